@@ -1,0 +1,32 @@
+# The two entry points of the README: `make demo` and `make test`.
+GO      ?= go
+BIN     := bin/quadrant
+VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+
+.PHONY: build demo test vet bench fuzz
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/quadrant
+
+# Installs what is missing (MariaDB, sysbench, net-snmp), builds, and runs the quickstart plan on a sandbox.
+demo:
+	scripts/setup.sh
+	$(MAKE) --no-print-directory build
+	scripts/demo.sh
+
+# Installs what is missing (the same plus Chromium) and runs every test, integration tests included.
+test:
+	scripts/setup.sh --test
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 15m ./...
+
+vet:
+	$(GO) vet ./...
+
+# Benchmarks print medians and ratios; they are never part of `make test`.
+bench: build
+	bench/run-all.sh
+
+fuzz:
+	$(GO) test ./spec -run '^$$' -fuzz FuzzLoad -fuzztime 5m

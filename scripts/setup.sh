@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Installs what Quadrant needs on Debian/Ubuntu, and only what is missing, so it is
+# safe to run on every `make demo` / `make test`.
+#   scripts/setup.sh          MariaDB server and client, sysbench, net-snmp (snmpd, snmp)
+#   scripts/setup.sh --test   the same plus Chromium (headless checks of the HTML report)
+set -euo pipefail
+
+packages=(mariadb-server mariadb-client sysbench snmpd snmp)
+if [[ "${1:-}" == "--test" ]]; then
+  packages+=(chromium)
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+  echo "setup: Go is not installed. Install Go 1.24 or newer (https://go.dev/doc/install) and rerun." >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "setup: missing ${missing[*]} and this is not a Debian-like system (no apt-get); install them with your package manager." >&2
+  exit 1
+fi
+
+sudo=()
+if [[ $(id -u) -ne 0 ]]; then
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "setup: missing ${missing[*]}; run as root or install sudo." >&2
+    exit 1
+  fi
+  sudo=(sudo)
+fi
+
+echo "setup: installing ${missing[*]}"
+# The Debian mariadb-server package starts a system server; Quadrant never uses it
+# (sandboxes run their own mariadbd on private ports), so keep the package from starting it.
+policy=/usr/sbin/policy-rc.d
+added_policy=0
+if [[ ! -e $policy ]]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo[@]}" tee "$policy" >/dev/null
+  "${sudo[@]}" chmod +x "$policy"
+  added_policy=1
+fi
+trap '[[ $added_policy == 1 ]] && "${sudo[@]}" rm -f "$policy"' EXIT
+
+"${sudo[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
