@@ -1,0 +1,247 @@
+// Package compare lines up the iterations of two or more results folders (a published
+// run and a colleague's rerun, say) and reports the differences: per matrix cell and
+// target, each metric with its change against the first folder; and what differed
+// around the numbers (server versions, settings, the plan itself).
+package compare
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/quadrant-bench/quadrant/reporters/results"
+)
+
+// DefaultMetrics are the summary columns compared unless asked otherwise.
+var DefaultMetrics = []string{"tps", "qps", "lat_avg_ms", "p95_ms", "p99_ms", "errors"}
+
+// Cell is one matrix cell on one target, with each run's value per metric: the median
+// over the cell's repeats, NaN when the run has no such cell.
+type Cell struct {
+	Key    string               // "threads=8 flush=O_DIRECT @primary"
+	Values map[string][]float64 // metric -> value per run
+}
+
+// Comparison is the result of Compare.
+type Comparison struct {
+	Runs    []*results.Run
+	Metrics []string
+	Cells   []Cell
+	Notes   []string // differences around the numbers, one sentence each
+}
+
+// Compare lines up runs[1:] against runs[0].
+func Compare(runs []*results.Run, metrics []string) *Comparison {
+	if len(metrics) == 0 {
+		metrics = DefaultMetrics
+	}
+	c := &Comparison{Runs: runs, Metrics: metrics}
+	order := []string{}
+	cells := map[string]*Cell{}
+	for ri, run := range runs {
+		groups := map[string]map[string][]float64{}
+		S := run.Summary
+		for i := range S.Rows {
+			key := cellKey(run, i)
+			g, ok := groups[key]
+			if !ok {
+				g = map[string][]float64{}
+				groups[key] = g
+				if _, seen := cells[key]; !seen {
+					cells[key] = &Cell{Key: key, Values: map[string][]float64{}}
+					order = append(order, key)
+				}
+			}
+			for _, m := range metrics {
+				if v, ok := S.Float(i, m); ok {
+					g[m] = append(g[m], v)
+				}
+			}
+		}
+		for _, key := range order {
+			cell := cells[key]
+			for _, m := range metrics {
+				vals := cell.Values[m]
+				for len(vals) < ri {
+					vals = append(vals, math.NaN())
+				}
+				vals = append(vals, median(groups[key][m]))
+				cell.Values[m] = vals
+			}
+		}
+	}
+	for _, key := range order {
+		cell := cells[key]
+		for _, m := range metrics {
+			for len(cell.Values[m]) < len(runs) {
+				cell.Values[m] = append(cell.Values[m], math.NaN())
+			}
+		}
+		c.Cells = append(c.Cells, *cell)
+	}
+	c.Notes = notes(runs)
+	return c
+}
+
+// cellKey names a summary row by its matrix values and target, not its iteration number,
+// so runs with different repeat counts or an extra include still line up.
+func cellKey(run *results.Run, i int) string {
+	var parts []string
+	for _, axis := range run.Info.Axes {
+		parts = append(parts, axis+"="+run.Summary.Value(i, axis))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "(single iteration)")
+	}
+	return strings.Join(parts, " ") + " @" + run.Summary.Value(i, "target")
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// Change is the relative change of v against base, in percent (NaN when undefined).
+func Change(base, v float64) float64 {
+	if math.IsNaN(base) || math.IsNaN(v) || base == 0 {
+		return math.NaN()
+	}
+	return 100 * (v - base) / base
+}
+
+// noisyVariables differ between any two servers without saying anything about performance.
+var noisyVariables = map[string]bool{
+	"hostname": true, "pid_file": true, "port": true, "socket": true, "datadir": true, "server_id": true,
+	"server_uuid": true, "log_error": true, "general_log_file": true, "slow_query_log_file": true,
+	"tmpdir": true, "basedir": true, "gtid_binlog_pos": true, "gtid_binlog_state": true, "gtid_current_pos": true,
+	"gtid_slave_pos": true, "gtid_executed": true, "gtid_purged": true, "timestamp": true, "log_bin_basename": true,
+	"log_bin_index": true, "relay_log_basename": true, "relay_log_index": true, "relay_log": true,
+	"innodb_data_home_dir": true, "innodb_log_group_home_dir": true, "report_port": true, "plugin_dir": true,
+	"version_compile_os": true, "version_compile_machine": true, "character_sets_dir": true, "lc_messages_dir": true,
+	"secure_file_priv": true, "system_time_zone": true, "log_bin_trust_function_creators": false,
+}
+
+func notes(runs []*results.Run) []string {
+	var out []string
+	base := runs[0]
+	for _, r := range runs[1:] {
+		name := r.Dir
+		if r.Info.PlanSHA256 != base.Info.PlanSHA256 {
+			out = append(out, fmt.Sprintf("%s ran a different resolved plan than %s (plan sha256 %.12s vs %.12s): compare plan.yaml of both.",
+				name, base.Dir, r.Info.PlanSHA256, base.Info.PlanSHA256))
+		}
+		for _, bt := range base.Info.Targets {
+			var ot *results.TargetInfo
+			for i := range r.Info.Targets {
+				if r.Info.Targets[i].Name == bt.Name {
+					ot = &r.Info.Targets[i]
+				}
+			}
+			if ot == nil {
+				out = append(out, fmt.Sprintf("%s has no target %q.", name, bt.Name))
+				continue
+			}
+			if bt.Flavor+bt.ServerVersion != ot.Flavor+ot.ServerVersion {
+				out = append(out, fmt.Sprintf("target %s: %s %s in %s, %s %s in %s.", bt.Name,
+					bt.Flavor, bt.ServerVersion, base.Dir, ot.Flavor, ot.ServerVersion, name))
+			}
+			diff := variableDiff(bt.VariablesBefore, ot.VariablesBefore)
+			if len(diff) > 0 {
+				const show = 25
+				more := ""
+				if len(diff) > show {
+					more = fmt.Sprintf(" (and %d more)", len(diff)-show)
+					diff = diff[:show]
+				}
+				out = append(out, fmt.Sprintf("target %s: settings that differ at the start (%s -> %s): %s%s.",
+					bt.Name, base.Dir, name, strings.Join(diff, ", "), more))
+			}
+		}
+	}
+	return out
+}
+
+func variableDiff(a, b map[string]string) []string {
+	if len(a) == 0 || len(b) == 0 {
+		return nil
+	}
+	var out []string
+	for k, av := range a {
+		if noisyVariables[k] {
+			continue
+		}
+		if bv, ok := b[k]; ok && bv != av {
+			out = append(out, fmt.Sprintf("%s %s -> %s", k, av, bv))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// WriteText prints the comparison as an aligned table: every metric of every run, and
+// the change against the first run in percent.
+func (c *Comparison) WriteText(w io.Writer) error {
+	for i, r := range c.Runs {
+		fmt.Fprintf(w, "run %d: %s (%s, %s, %s)\n", i+1, r.Dir, r.Info.Plan, r.Info.Host, r.Info.Start.Format("2006-01-02 15:04"))
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
+	head := []string{"cell"}
+	for _, m := range c.Metrics {
+		for i := range c.Runs {
+			head = append(head, fmt.Sprintf("%s[%d]", m, i+1))
+			if i > 0 {
+				head = append(head, "Δ%")
+			}
+		}
+	}
+	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	for _, cell := range c.Cells {
+		row := []string{cell.Key}
+		for _, m := range c.Metrics {
+			vals := cell.Values[m]
+			for i, v := range vals {
+				row = append(row, fmtNum(v))
+				if i > 0 {
+					row = append(row, fmtChange(Change(vals[0], v)))
+				}
+			}
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(c.Notes) > 0 {
+		fmt.Fprintln(w, "\nAround the numbers:")
+		for _, n := range c.Notes {
+			fmt.Fprintln(w, "- "+n)
+		}
+	}
+	return nil
+}
+
+func fmtNum(v float64) string {
+	if math.IsNaN(v) {
+		return "-"
+	}
+	return results.FormatFloat(v)
+}
+
+func fmtChange(p float64) string {
+	if math.IsNaN(p) {
+		return "-"
+	}
+	return strconv.FormatFloat(p, 'f', 1, 64)
+}

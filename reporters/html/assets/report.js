@@ -1,0 +1,295 @@
+// Quadrant report: renders the results folder's data (embedded as JSON) with uPlot.
+// Everything is inline so the file works offline and can be mailed as is.
+(function () {
+  "use strict";
+  var state = { charts: 0, errors: [] };
+  function mark() {
+    document.body.setAttribute("data-charts", String(state.charts));
+    document.body.setAttribute("data-errors", String(state.errors.length));
+    if (state.errors.length) document.body.setAttribute("data-error-text", state.errors.join(" | "));
+  }
+  window.addEventListener("error", function (e) { state.errors.push(String(e.message)); mark(); });
+
+  var D = JSON.parse(document.getElementById("quadrant-data").textContent);
+  var palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
+  var skipCols = { iteration: 1, repeat: 1, elapsed_s: 1, time: 1, warmup: 1, target: 1, status: 1 };
+
+  function el(tag, attrs) {
+    var n = document.createElement(tag);
+    for (var k in attrs || {}) {
+      if (k === "text") n.textContent = attrs[k]; else n.setAttribute(k, attrs[k]);
+    }
+    for (var i = 2; i < arguments.length; i++) if (arguments[i] != null) n.appendChild(arguments[i]);
+    return n;
+  }
+  function num(s) {
+    if (s === "" || s == null) return null;
+    var v = Number(s);
+    return isFinite(v) ? v : null;
+  }
+  function col(t, name) { return t.header.indexOf(name); }
+  function numericCols(t) {
+    return t.header.filter(function (h, i) {
+      if (skipCols[h]) return false;
+      return t.rows.some(function (r) { return num(r[i]) !== null; });
+    });
+  }
+
+  var info = D.info || {};
+  var iterations = info.iterations || [];
+  var labels = {};
+  iterations.forEach(function (it) {
+    var m = (it.matrix || []).map(function (f) { return f.name + "=" + f.value; }).join(" ");
+    labels[it.index] = "#" + it.index + (m ? " " + m : "") + (it.repeat > 1 ? " (repeat " + it.repeat + ")" : "");
+  });
+  function iterLabel(i) { return labels[i] || "#" + i; }
+
+  function ySize(self, values) {
+    var longest = 0;
+    (values || []).forEach(function (v) { if (v != null && String(v).length > longest) longest = String(v).length; });
+    return Math.max(50, 14 + longest * 8);
+  }
+
+  function chart(parent, title, xLabel, xs, series) {
+    var box = el("div", { "class": "chart" });
+    parent.appendChild(box);
+    var width = Math.max(480, Math.min(1100, parent.clientWidth || 900));
+    var opts = {
+      title: title, width: width, height: 260,
+      scales: { x: { time: false } },
+      // Integer steps on x (iterations, seconds); a y axis wide enough for its longest label.
+      axes: [{ label: xLabel, incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600] }, { size: ySize }],
+      cursor: { drag: { x: true, y: false } },
+      series: [{ label: xLabel }].concat(series.map(function (s, i) {
+        return { label: s.label, stroke: palette[i % palette.length], width: 1.5, spanGaps: false, points: { show: xs.length < 40 } };
+      }))
+    };
+    new uPlot(opts, [xs].concat(series.map(function (s) { return s.values; })), box);
+    state.charts++;
+  }
+
+  // aligned builds one shared x axis from several (x, y) lists, leaving gaps as null.
+  function aligned(lists) {
+    var xsSet = {};
+    lists.forEach(function (l) { l.x.forEach(function (x) { xsSet[x] = 1; }); });
+    var xs = Object.keys(xsSet).map(Number).sort(function (a, b) { return a - b; });
+    var pos = {};
+    xs.forEach(function (x, i) { pos[x] = i; });
+    return {
+      xs: xs,
+      series: lists.map(function (l) {
+        var v = new Array(xs.length).fill(null);
+        l.x.forEach(function (x, i) { v[pos[x]] = l.y[i]; });
+        return { label: l.label, values: v };
+      })
+    };
+  }
+
+  function header(root) {
+    root.appendChild(el("h1", { text: (D.only ? D.only + " — " : "") + (info.plan || "quadrant run") }));
+    var meta = [
+      ["status", info.status], ["started", info.start], ["ended", info.end || "(not finished)"],
+      ["host", info.host], ["quadrant", info.version], ["plan sha256", (info.plan_sha256 || "").slice(0, 16)]
+    ];
+    var dl = el("dl", { "class": "meta" });
+    meta.forEach(function (m) { dl.appendChild(el("dt", { text: m[0] })); dl.appendChild(el("dd", { text: m[1] || "" })); });
+    root.appendChild(dl);
+    if (info.error) root.appendChild(el("p", { "class": "error", text: info.error }));
+    var tt = el("table", { "class": "targets" }, el("tr", {}, el("th", { text: "target" }), el("th", { text: "kind" }),
+      el("th", { text: "server" }), el("th", { text: "address" })));
+    (info.targets || []).forEach(function (t) {
+      tt.appendChild(el("tr", {}, el("td", { text: t.name }), el("td", { text: t.kind }),
+        el("td", { text: (t.flavor || "") + " " + (t.server_version || "") }), el("td", { text: t.address || "" })));
+    });
+    root.appendChild(tt);
+  }
+
+  function summaryTable(root) {
+    var S = D.summary;
+    if (!S || !S.header || !S.header.length) { root.appendChild(el("p", { text: "No iteration finished yet." })); return; }
+    root.appendChild(el("h2", { text: "Summary (one row per iteration and target)" }));
+    var table = el("table", { "class": "summary sortable" });
+    var tr = el("tr");
+    S.header.forEach(function (h, i) {
+      var th = el("th", { text: h, title: "click to sort" });
+      th.addEventListener("click", function () { sortBy(i); });
+      tr.appendChild(th);
+    });
+    table.appendChild(tr);
+    var body = el("tbody");
+    table.appendChild(body);
+    var dir = 1;
+    function fill(rows) {
+      body.textContent = "";
+      rows.forEach(function (r) {
+        var row = el("tr", { "class": "st-" + (r[col(S, "status")] || "") });
+        r.forEach(function (c) { row.appendChild(el("td", { text: c })); });
+        body.appendChild(row);
+      });
+    }
+    function sortBy(i) {
+      dir = -dir;
+      fill(S.rows.slice().sort(function (a, b) {
+        var x = num(a[i]), y = num(b[i]);
+        if (x !== null && y !== null) return dir * (x - y);
+        return dir * String(a[i]).localeCompare(String(b[i]));
+      }));
+    }
+    fill(S.rows);
+    root.appendChild(el("div", { "class": "scroll" }, table));
+
+    var failed = iterations.filter(function (it) { return it.status !== "done"; });
+    if (failed.length) {
+      var ul = el("ul", { "class": "failures" });
+      failed.forEach(function (it) {
+        var why = (it.failed_assertions || []).join("; ") || it.error || "";
+        ul.appendChild(el("li", { text: iterLabel(it.index) + ": " + it.status + (why ? " — " + why : "") }));
+      });
+      root.appendChild(el("h3", { text: "Iterations that did not pass" }));
+      root.appendChild(ul);
+    }
+  }
+
+  function byIteration(root) {
+    var S = D.summary;
+    if (!S || !S.rows || !S.rows.length) return;
+    var cols = numericCols(S).filter(function (h) { return h !== "duration_s"; });
+    if (!cols.length) return;
+    root.appendChild(el("h2", { text: "By iteration" }));
+    var pick = el("select", { "aria-label": "summary metric" });
+    cols.forEach(function (c) { pick.appendChild(el("option", { value: c, text: c })); });
+    var area = el("div");
+    root.appendChild(el("p", {}, document.createTextNode("Metric: "), pick));
+    root.appendChild(area);
+    var ti = col(S, "target"), ii = col(S, "iteration");
+    function draw(metric) {
+      area.textContent = "";
+      var byTarget = {};
+      S.rows.forEach(function (r) {
+        var t = r[ti], l = byTarget[t] || (byTarget[t] = { label: t, x: [], y: [] });
+        l.x.push(num(r[ii])); l.y.push(num(r[col(S, metric)]));
+      });
+      var a = aligned(Object.keys(byTarget).map(function (k) { return byTarget[k]; }));
+      chart(area, metric + " by iteration", "iteration", a.xs, a.series);
+      var legend = el("ol", { "class": "iterlabels" });
+      a.xs.forEach(function (x) { legend.appendChild(el("li", { value: String(x), text: iterLabel(x) })); });
+      area.appendChild(legend);
+    }
+    pick.addEventListener("change", function () { draw(pick.value); });
+    var def = cols.indexOf("tps") >= 0 ? "tps" : cols[0];
+    pick.value = def;
+    draw(def);
+  }
+
+  function overTime(root) {
+    var targets = Object.keys(D.series || {}).sort();
+    if (!targets.length) return;
+    root.appendChild(el("h2", { text: "Over time (one line per iteration; drag to zoom, double-click to reset)" }));
+    targets.forEach(function (t) {
+      var T = D.series[t];
+      var cols = numericCols(T);
+      if (D.only) cols = cols.filter(function (c) { return c === D.only; });
+      if (!cols.length) return;
+      var sec = el("section", { "class": "target" });
+      sec.appendChild(el("h3", { text: "Target " + t }));
+      root.appendChild(sec);
+      var area = el("div");
+      var defaults = D.only ? [D.only] : ["tps", "p95_ms"].filter(function (c) { return cols.indexOf(c) >= 0; })
+        .concat(cols.filter(function (c) { return c.indexOf(".") > 0; }).slice(0, 4));
+      if (!defaults.length) defaults = cols.slice(0, 2);
+      if (!D.only) {
+        var pick = el("select", { "aria-label": "add a chart for " + t });
+        pick.appendChild(el("option", { value: "", text: "add a chart…" }));
+        cols.forEach(function (c) { pick.appendChild(el("option", { value: c, text: c })); });
+        pick.addEventListener("change", function () { if (pick.value) { draw(pick.value); pick.value = ""; } });
+        sec.appendChild(el("p", {}, pick));
+      }
+      sec.appendChild(area);
+      var ii = col(T, "iteration"), ei = col(T, "elapsed_s");
+      function draw(metric) {
+        var mi = col(T, metric), byIter = {};
+        T.rows.forEach(function (r) {
+          var it = r[ii], l = byIter[it] || (byIter[it] = { label: iterLabel(Number(it)), x: [], y: [] });
+          l.x.push(num(r[ei])); l.y.push(num(r[mi]));
+        });
+        var a = aligned(Object.keys(byIter).sort(function (x, y) { return x - y; }).map(function (k) { return byIter[k]; }));
+        chart(area, metric, "elapsed s", a.xs, a.series);
+      }
+      defaults.forEach(draw);
+    });
+  }
+
+  function variables(root) {
+    var rows = [];
+    iterations.forEach(function (it) {
+      var v = it.variables || {};
+      Object.keys(v).sort().forEach(function (t) {
+        Object.keys(v[t]).sort().forEach(function (name) { rows.push([iterLabel(it.index), t, name, v[t][name]]); });
+      });
+    });
+    if (!rows.length) return;
+    root.appendChild(el("h2", { text: "Settings that differed from the start of the run" }));
+    var table = el("table", { "class": "vars" }, el("tr", {}, el("th", { text: "iteration" }), el("th", { text: "target" }),
+      el("th", { text: "variable" }), el("th", { text: "value" })));
+    rows.forEach(function (r) { table.appendChild(el("tr", {}, el("td", { text: r[0] }), el("td", { text: r[1] }), el("td", { text: r[2] }), el("td", { text: r[3] }))); });
+    root.appendChild(el("div", { "class": "scroll" }, table));
+  }
+
+  function plan(root) {
+    if (!D.plan) return;
+    root.appendChild(el("details", {}, el("summary", { text: "Resolved plan (plan.yaml)" }), el("pre", { text: D.plan })));
+  }
+
+  function comparison(root, C) {
+    root.appendChild(el("h1", { text: "Comparison of " + C.runs.length + " runs" }));
+    var ol = el("ol");
+    C.runs.forEach(function (r) { ol.appendChild(el("li", { text: r })); });
+    root.appendChild(ol);
+    if (C.notes && C.notes.length) {
+      root.appendChild(el("h2", { text: "Around the numbers" }));
+      var ul = el("ul");
+      C.notes.forEach(function (n) { ul.appendChild(el("li", { text: n })); });
+      root.appendChild(ul);
+    }
+    var xs = C.cells.map(function (_, i) { return i + 1; });
+    C.metrics.forEach(function (m) {
+      root.appendChild(el("h2", { text: m }));
+      var table = el("table", { "class": "summary" });
+      var head = el("tr", {}, el("th", { text: "#" }), el("th", { text: "cell" }));
+      C.runs.forEach(function (_, i) {
+        head.appendChild(el("th", { text: "run " + (i + 1) }));
+        if (i > 0) head.appendChild(el("th", { text: "Δ% vs run 1" }));
+      });
+      table.appendChild(head);
+      C.cells.forEach(function (c, ci) {
+        var tr = el("tr", {}, el("td", { text: String(ci + 1) }), el("td", { text: c.key }));
+        var v = c.values[m] || [];
+        v.forEach(function (x, i) {
+          tr.appendChild(el("td", { text: x == null ? "-" : String(x) }));
+          if (i > 0) {
+            var d = (x == null || v[0] == null || v[0] === 0) ? null : 100 * (x - v[0]) / v[0];
+            tr.appendChild(el("td", { "class": d == null ? "" : (d < 0 ? "down" : "up"), text: d == null ? "-" : d.toFixed(1) }));
+          }
+        });
+        table.appendChild(tr);
+      });
+      root.appendChild(el("div", { "class": "scroll" }, table));
+      chart(root, m + " by cell", "cell", xs, C.runs.map(function (r, i) {
+        return { label: "run " + (i + 1), values: C.cells.map(function (c) { var v = (c.values[m] || [])[i]; return v == null ? null : v; }) };
+      }));
+    });
+  }
+
+  var root = document.getElementById("report");
+  try {
+    if (D.compare) { comparison(root, D.compare); mark(); return; }
+    header(root);
+    if (!D.only) { summaryTable(root); byIteration(root); }
+    overTime(root);
+    if (!D.only) { variables(root); plan(root); }
+  } catch (e) {
+    state.errors.push(String(e && e.stack || e));
+    root.appendChild(el("p", { "class": "error", text: "report error: " + e }));
+  }
+  mark();
+})();

@@ -1,0 +1,195 @@
+// Package html renders a results folder as one self-contained, interactive HTML file
+// (uPlot charts embedded, data inline), so the report works offline and can be mailed.
+package html
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	gohtml "html"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"text/template"
+
+	"github.com/quadrant-bench/quadrant/reporters/compare"
+	"github.com/quadrant-bench/quadrant/reporters/results"
+)
+
+var (
+	//go:embed assets/uPlot.iife.min.js
+	uplotJS string
+	//go:embed assets/uPlot.min.css
+	uplotCSS string
+	//go:embed assets/report.js
+	reportJS string
+	//go:embed assets/report.html.tmpl
+	pageSource string
+
+	page = template.Must(template.New("report").Parse(pageSource))
+)
+
+type dataTable struct {
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
+}
+
+type pageData struct {
+	Info    *results.RunInfo     `json:"info"`
+	Summary dataTable            `json:"summary"`
+	Series  map[string]dataTable `json:"series"`
+	Plan    string               `json:"plan,omitempty"`
+	Only    string               `json:"only,omitempty"`
+}
+
+// Render writes the report of run to w. With only set, the page shows that one
+// variable (a column of the time series) across targets and iterations.
+func Render(w io.Writer, run *results.Run, version, only string) error {
+	d := pageData{Info: run.Info, Series: map[string]dataTable{}, Only: only}
+	if only == "" {
+		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
+		d.Plan = run.Plan
+	}
+	for t, ts := range run.Timeseries {
+		if only != "" {
+			ts = project(ts, only)
+			if ts == nil {
+				continue
+			}
+		}
+		d.Series[t] = dataTable{ts.Header, ts.Rows}
+	}
+	data, err := json.Marshal(d) // escapes <, > and &, so the data cannot close its <script>
+	if err != nil {
+		return err
+	}
+	title := run.Info.Plan
+	if only != "" {
+		title = only + " — " + title
+	}
+	return page.Execute(w, map[string]string{
+		"Title":    gohtml.EscapeString("quadrant: " + title),
+		"Version":  gohtml.EscapeString(version),
+		"UPlotCSS": uplotCSS,
+		"UPlotJS":  uplotJS,
+		"ReportJS": reportJS,
+		"Data":     string(data),
+	})
+}
+
+// project keeps the columns that place a sample (iteration, elapsed_s, time) and one variable.
+func project(ts *results.Data, name string) *results.Data {
+	c := ts.Col(name)
+	if c < 0 {
+		return nil
+	}
+	keep := []int{}
+	for _, k := range []string{"iteration", "elapsed_s", "time"} {
+		if i := ts.Col(k); i >= 0 {
+			keep = append(keep, i)
+		}
+	}
+	keep = append(keep, c)
+	header := make([]string, len(keep))
+	for j, i := range keep {
+		header[j] = ts.Header[i]
+	}
+	rows := make([][]string, len(ts.Rows))
+	for r, row := range ts.Rows {
+		out := make([]string, len(keep))
+		for j, i := range keep {
+			out[j] = row[i]
+		}
+		rows[r] = out
+	}
+	return results.NewData(header, rows)
+}
+
+// WriteReport (re)builds report.html in the run's folder.
+func WriteReport(run *results.Run, version string) (string, error) {
+	path := filepath.Join(run.Dir, results.ReportFile)
+	return path, writeFile(path, func(w io.Writer) error { return Render(w, run, version, "") })
+}
+
+// WriteVariablePages writes variables/NAME.html for every watched variable (a time-series
+// column with a dot in its name: status.*, repl.*, query.*, snmp.*).
+func WriteVariablePages(run *results.Run, version string) ([]string, error) {
+	var paths []string
+	for _, name := range run.Watched() {
+		path := filepath.Join(run.Dir, results.VariablesDir, results.FileName(name)+".html")
+		if err := writeFile(path, func(w io.Writer) error { return Render(w, run, version, name) }); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+func writeFile(path string, render func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := render(&buf); err != nil {
+		return fmt.Errorf("render %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+type comparisonData struct {
+	Runs    []string         `json:"runs"`
+	Metrics []string         `json:"metrics"`
+	Cells   []comparisonCell `json:"cells"`
+	Notes   []string         `json:"notes"`
+}
+
+type comparisonCell struct {
+	Key    string                `json:"key"`
+	Values map[string][]*float64 `json:"values"` // nil: the run has no such cell
+}
+
+// RenderComparison writes a comparison of runs as one self-contained page: per metric, a
+// table with the change against the first run and a chart across cells.
+func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
+	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes}
+	for _, r := range c.Runs {
+		cd.Runs = append(cd.Runs, r.Dir+" ("+r.Info.Plan+", "+r.Info.Host+")")
+	}
+	for _, cell := range c.Cells {
+		cc := comparisonCell{Key: cell.Key, Values: map[string][]*float64{}}
+		for m, vals := range cell.Values {
+			for _, v := range vals {
+				if math.IsNaN(v) {
+					cc.Values[m] = append(cc.Values[m], nil)
+				} else {
+					v := v
+					cc.Values[m] = append(cc.Values[m], &v)
+				}
+			}
+		}
+		cd.Cells = append(cd.Cells, cc)
+	}
+	data, err := json.Marshal(map[string]any{"compare": cd})
+	if err != nil {
+		return err
+	}
+	return page.Execute(w, map[string]string{
+		"Title":    gohtml.EscapeString("quadrant: comparison"),
+		"Version":  gohtml.EscapeString(version),
+		"UPlotCSS": uplotCSS,
+		"UPlotJS":  uplotJS,
+		"ReportJS": reportJS,
+		"Data":     string(data),
+	})
+}
+
+// WriteComparison renders c to path.
+func WriteComparison(path string, c *compare.Comparison, version string) error {
+	return writeFile(path, func(w io.Writer) error { return RenderComparison(w, c, version) })
+}

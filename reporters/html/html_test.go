@@ -1,0 +1,144 @@
+package html
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/reporters/compare"
+	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
+	"github.com/quadrant-bench/quadrant/reporters/results"
+)
+
+// chromium renders a page headless and returns the DOM after its scripts ran. The flags
+// keep Chromium off the network (it would otherwise try to reach Google's hosts).
+func chromium(t *testing.T, page string) string {
+	t.Helper()
+	bin, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is needed to test the HTML report: apt-get install chromium (make test installs it)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+t.TempDir(), "--virtual-time-budget=5000", "--window-size=1200,900",
+		"--dump-dom", "file://"+page)
+	var out, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chromium: %v\n%s", err, stderr.String())
+	}
+	return out.String()
+}
+
+func bodyAttr(t *testing.T, dom, name string) string {
+	t.Helper()
+	m := regexp.MustCompile(`<body[^>]*\s` + name + `="([^"]*)"`).FindStringSubmatch(dom)
+	if m == nil {
+		t.Fatalf("the page did not set %s on <body>: its script did not finish\n%.2000s", name, dom)
+	}
+	return m[1]
+}
+
+func TestReportRendersInChromium(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Folder(t, dir, 1)
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, path)
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
+	}
+	// 1 by-iteration chart + primary (tps, p95_ms, status.Com_select, status.Threads_running) + replica (repl.lag_s).
+	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 6 {
+		t.Fatalf("rendered %d charts, want 6", n)
+	}
+	for _, want := range []string{"p99_ms &lt; 5", "#2 threads=4", "sync_binlog", "MariaDB 10.11.19", "uplot"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered page lacks %q", want)
+		}
+	}
+	if os.Getenv("QUADRANT_SCREENSHOT") != "" {
+		screenshot(t, path, os.Getenv("QUADRANT_SCREENSHOT"))
+	}
+}
+
+func TestVariablePagesRender(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Folder(t, dir, 1)
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := WriteVariablePages(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"status.Com_select.html", "status.Threads_running.html", "repl.lag_s.html"}
+	if len(paths) != len(want) {
+		t.Fatalf("pages %v, want %v", paths, want)
+	}
+	for i, p := range paths {
+		if filepath.Base(p) != want[i] {
+			t.Fatalf("page %d is %s, want %s", i, p, want[i])
+		}
+	}
+	dom := chromium(t, paths[0])
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors: %s", bodyAttr(t, dom, "data-error-text"))
+	}
+	if n := bodyAttr(t, dom, "data-charts"); n != "1" {
+		t.Fatalf("variable page rendered %s charts, want 1", n)
+	}
+}
+
+func screenshot(t *testing.T, page, out string) {
+	cmd := exec.Command("chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--no-first-run", "--user-data-dir="+t.TempDir(),
+		"--virtual-time-budget=5000", "--window-size=1200,2400", "--screenshot="+out, "file://"+page)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Logf("screenshot: %v %s", err, b)
+	}
+}
+
+func TestComparisonRendersInChromium(t *testing.T) {
+	var runs []*results.Run
+	for _, scale := range []float64{1, 0.8} {
+		dir := filepath.Join(t.TempDir(), "run")
+		fixture.Folder(t, dir, scale)
+		r, err := results.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	c := compare.Compare(runs, []string{"tps", "p95_ms"})
+	path := filepath.Join(t.TempDir(), "compare.html")
+	if err := WriteComparison(path, c, "test"); err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, path)
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors: %s", bodyAttr(t, dom, "data-error-text"))
+	}
+	if n := bodyAttr(t, dom, "data-charts"); n != "2" {
+		t.Fatalf("comparison rendered %s charts, want 2", n)
+	}
+	if !strings.Contains(dom, "-20.0") {
+		t.Errorf("comparison lacks the -20.0%% tps change")
+	}
+}

@@ -1,0 +1,276 @@
+// Package results writes and reads a quadrant results folder. Every report (HTML,
+// per-variable files, compare) is rebuilt from what this package reads back, so a
+// colleague's folder is as good as one's own.
+package results
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// File names of the folder (PLAN-FORMAT.md, "The results folder").
+const (
+	PlanFile       = "plan.yaml"
+	RunFile        = "run.json"
+	SummaryFile    = "summary.csv"
+	LogFile        = "log.txt"
+	TimeseriesDir  = "timeseries"
+	HistogramsDir  = "histograms"
+	ReportFile     = "report.html"
+	VariablesDir   = "variables"
+	histogramUnits = "latency in microseconds"
+)
+
+// SummaryColumns are the fixed first columns of summary.csv; matrix axes follow
+// "repeat", and record_as metrics and status.NAME increases follow the last of these.
+var SummaryColumns = []string{"target", "status", "duration_s", "transactions", "tps", "qps", "reads", "writes", "other",
+	"errors", "reconnects", "lat_avg_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "lat_max_ms"}
+
+// Writer owns an open results folder while a run writes it.
+type Writer struct {
+	Dir string
+
+	mu         sync.Mutex
+	log        *os.File
+	summary    *Table
+	timeseries map[string]*Table
+}
+
+// NewDir picks DIR/NAME/YYYYmmdd-HHMMSS under root, adding -2, -3... when two runs
+// start in the same second.
+func NewDir(root, plan string, start time.Time) (string, error) {
+	base := filepath.Join(root, plan, start.Format("20060102-150405"))
+	dir := base
+	for i := 2; ; i++ {
+		err := os.MkdirAll(filepath.Dir(dir), 0o755)
+		if err == nil {
+			err = os.Mkdir(dir, 0o755)
+		}
+		if err == nil {
+			return dir, nil
+		}
+		if !os.IsExist(err) {
+			return "", fmt.Errorf("create results folder: %w", err)
+		}
+		dir = fmt.Sprintf("%s-%d", base, i)
+	}
+}
+
+// Create opens dir (made by NewDir, or an interrupted run's folder being resumed) for writing.
+func Create(dir string) (*Writer, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create results folder: %w", err)
+	}
+	lf, err := os.OpenFile(filepath.Join(dir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", LogFile, err)
+	}
+	sum, err := OpenTable(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		lf.Close()
+		return nil, err
+	}
+	return &Writer{Dir: dir, log: lf, summary: sum, timeseries: map[string]*Table{}}, nil
+}
+
+// WritePlan stores the resolved plan (secrets already replaced by ***).
+func (w *Writer) WritePlan(yaml []byte) error {
+	return writeAtomic(filepath.Join(w.Dir, PlanFile), yaml)
+}
+
+// WriteRunInfo replaces run.json; called whenever a status changes.
+func (w *Writer) WriteRunInfo(ri *RunInfo) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return WriteJSON(filepath.Join(w.Dir, RunFile), ri)
+}
+
+// Logf appends one timestamped line to log.txt.
+func (w *Writer) Logf(format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	line := time.Now().UTC().Format("2006-01-02T15:04:05.000Z ") + strings.TrimRight(fmt.Sprintf(format, args...), "\n") + "\n"
+	w.log.WriteString(line) //nolint:errcheck // the log is best effort; measurements are not
+}
+
+// AppendSummary writes one iteration x target row of summary.csv.
+func (w *Writer) AppendSummary(rec Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.summary.Append(rec)
+}
+
+// AppendSample writes one row of timeseries/TARGET.csv.
+func (w *Writer) AppendSample(target string, rec Record) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t, ok := w.timeseries[target]
+	if !ok {
+		var err error
+		t, err = OpenTable(filepath.Join(w.Dir, TimeseriesDir, target+".csv"))
+		if err != nil {
+			return err
+		}
+		w.timeseries[target] = t
+	}
+	return t.Append(rec)
+}
+
+// Sync pushes every table to stable storage (end of an iteration).
+func (w *Writer) Sync() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.summary.Sync()
+	for _, t := range w.timeseries {
+		if e := t.Sync(); err == nil {
+			err = e
+		}
+	}
+	return err
+}
+
+// Close flushes and closes every file.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err := w.summary.Close()
+	for _, t := range w.timeseries {
+		if e := t.Close(); err == nil {
+			err = e
+		}
+	}
+	if e := w.log.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// HistogramPath is where the latency histograms of one iteration on one target go.
+func HistogramPath(dir, target string, iteration int) string {
+	return filepath.Join(dir, HistogramsDir, target, fmt.Sprintf("iteration-%04d.hlog", iteration))
+}
+
+// HistogramLog is an HdrHistogram interval log (the standard .hlog format, readable by
+// HdrHistogram's own tools): one compressed histogram per report interval, so any
+// percentile of any time range can be recomputed later by merging lines.
+type HistogramLog struct {
+	f  *os.File
+	bw *bufio.Writer
+	lw *hdrhistogram.HistogramLogWriter
+}
+
+// OpenHistogramLog creates (or, on resume, truncates) the log of one iteration x target.
+func (w *Writer) OpenHistogramLog(target string, iteration int, start time.Time) (*HistogramLog, error) {
+	path := HistogramPath(w.Dir, target, iteration)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	bw := bufio.NewWriter(f)
+	lw := hdrhistogram.NewHistogramLogWriter(bw)
+	ms := start.UnixMilli()
+	lw.SetBaseTime(ms)
+	for _, e := range []error{
+		lw.OutputLogFormatVersion(),
+		lw.OutputComment("[" + histogramUnits + "; Tag=warmup marks intervals that were run but not counted]"),
+		lw.OutputStartTime(ms),
+		lw.OutputBaseTime(ms),
+		lw.OutputLegend(),
+	} {
+		if e != nil {
+			f.Close()
+			return nil, e
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &HistogramLog{f: f, bw: bw, lw: lw}, nil
+}
+
+// Write appends one interval histogram; h's start/end times and tag must be set.
+func (l *HistogramLog) Write(h *hdrhistogram.Histogram) error {
+	if err := l.lw.OutputIntervalHistogram(h); err != nil {
+		return err
+	}
+	return l.bw.Flush()
+}
+
+// Close flushes and closes the log.
+func (l *HistogramLog) Close() error {
+	if err := l.bw.Flush(); err != nil {
+		l.f.Close()
+		return err
+	}
+	return l.f.Close()
+}
+
+// ReadHistograms merges the interval histograms of one iteration x target whose tag
+// is in tags ("" is the untagged, measured intervals).
+func ReadHistograms(dir, target string, iteration int, tags ...string) (*hdrhistogram.Histogram, error) {
+	f, err := os.Open(HistogramPath(dir, target, iteration))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	want := map[string]bool{}
+	for _, t := range tags {
+		want[t] = true
+	}
+	if len(tags) == 0 {
+		want[""] = true
+	}
+	r := hdrhistogram.NewHistogramLogReader(f)
+	var total *hdrhistogram.Histogram
+	for {
+		h, err := r.NextIntervalHistogram()
+		if err != nil {
+			return total, fmt.Errorf("%s: %w", HistogramPath(dir, target, iteration), err)
+		}
+		if h == nil {
+			break
+		}
+		if !want[h.Tag()] {
+			continue
+		}
+		if total == nil {
+			total = hdrhistogram.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
+		}
+		total.Merge(h)
+	}
+	return total, nil
+}
+
+var safeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+// FileName turns a variable name (status.Com_select) into a safe file name.
+func FileName(name string) string { return safeName.ReplaceAllString(name, "_") }
+
+// Targets lists the targets that have a time series in dir, sorted.
+func Targets(dir string) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(dir, TimeseriesDir))
+	if err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if n, ok := strings.CutSuffix(e.Name(), ".csv"); ok && !e.IsDir() {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}

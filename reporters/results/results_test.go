@@ -1,0 +1,141 @@
+package results
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+func TestTableWidensAndSurvivesTornLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "ts.csv")
+	tb, err := OpenTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r1 Record
+	r1.AddInt("iteration", 1)
+	r1.AddFloat("tps", 12.5)
+	if err := tb.Append(r1); err != nil {
+		t.Fatal(err)
+	}
+	var r2 Record
+	r2.AddInt("iteration", 1)
+	r2.AddFloat("tps", 13)
+	r2.AddFloat("status.Binlog_commits", 4)
+	if err := tb.Append(r2); err != nil {
+		t.Fatal(err)
+	}
+	// Simulate a kill in the middle of a write, then a resumed run appending.
+	tb.Close()
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("2,14")
+	f.Close()
+	tb, err = OpenTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r3 Record
+	r3.AddInt("iteration", 2)
+	r3.AddFloat("tps", 15)
+	if err := tb.Append(r3); err != nil {
+		t.Fatal(err)
+	}
+	tb.Close()
+	header, rows, err := ReadTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHeader := []string{"iteration", "tps", "status.Binlog_commits"}
+	wantRows := [][]string{{"1", "12.500", ""}, {"1", "13", "4"}, {"2", "15", ""}}
+	if !reflect.DeepEqual(header, wantHeader) || !reflect.DeepEqual(rows, wantRows) {
+		t.Fatalf("got %v %v, want %v %v", header, rows, wantHeader, wantRows)
+	}
+}
+
+func TestFormatFloat(t *testing.T) {
+	for v, want := range map[float64]string{1234.5678: "1234.57", 3: "3", 0.25: "0.250000", 12.3456: "12.346"} {
+		if got := FormatFloat(v); got != want {
+			t.Errorf("FormatFloat(%v) = %q, want %q", v, got, want)
+		}
+	}
+	var nan float64
+	nan = nan / nan
+	if FormatFloat(nan) != "" {
+		t.Error("NaN must be an empty cell")
+	}
+}
+
+func TestHistogramLogRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	start := time.Now()
+	hl, err := w.OpenHistogramLog("primary", 3, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tag := range []string{"warmup", "", ""} {
+		h := hdrhistogram.New(1, 100_000_000, 3)
+		for v := int64(1); v <= 1000; v++ {
+			h.RecordValue(v * int64(i+1))
+		}
+		h.SetTag(tag)
+		h.SetStartTimeMs(start.Add(time.Duration(i) * time.Second).UnixMilli())
+		h.SetEndTimeMs(start.Add(time.Duration(i+1) * time.Second).UnixMilli())
+		if err := hl.Write(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hl.Close()
+	total, err := ReadHistograms(dir, "primary", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total.TotalCount() != 2000 {
+		t.Fatalf("merged %d values, want 2000 (warmup excluded)", total.TotalCount())
+	}
+	if max := total.Max(); max < 2990 || max > 3010 {
+		t.Fatalf("max %d, want about 3000", max)
+	}
+	all, _ := ReadHistograms(dir, "primary", 3, "", "warmup")
+	if all.TotalCount() != 3000 {
+		t.Fatalf("with warmup %d, want 3000", all.TotalCount())
+	}
+}
+
+func TestVariableCSVs(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 1; s <= 3; s++ {
+		var r Record
+		r.AddInt("iteration", 1)
+		r.AddInt("elapsed_s", int64(s))
+		r.AddFloat("tps", 10)
+		r.AddFloat("status.Com_select", float64(s))
+		w.AppendSample("primary", r)
+	}
+	w.WriteRunInfo(&RunInfo{Plan: "x"})
+	w.Close()
+	run, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, err := WriteVariableCSVs(run)
+	if err != nil || len(paths) != 1 {
+		t.Fatalf("paths %v err %v", paths, err)
+	}
+	header, rows, _ := ReadTable(paths[0])
+	if !reflect.DeepEqual(header, []string{"target", "iteration", "elapsed_s", "time", "value"}) || len(rows) != 3 || rows[2][4] != "3" {
+		t.Fatalf("got %v %v", header, rows)
+	}
+}

@@ -1,0 +1,133 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Run statuses, shared by run.json and summary.csv.
+const (
+	StatusRunning     = "running"
+	StatusDone        = "done"
+	StatusFailed      = "failed"      // an assertion was false, or the iteration errored
+	StatusError       = "error"       // the run could not go on (setup failed, target lost)
+	StatusInterrupted = "interrupted" // Ctrl-C
+	StatusSkipped     = "skipped"     // on_failure: stop after an earlier failure
+)
+
+// RunInfo is run.json: everything about a run that is not a measurement, so that a
+// colleague's folder explains itself (which tool, which plan, which servers and settings).
+type RunInfo struct {
+	Tool       string            `json:"tool"`
+	Version    string            `json:"version"`
+	Plan       string            `json:"plan"`        // the plan's name
+	PlanFile   string            `json:"plan_file"`   // path as given on the command line
+	PlanSHA256 string            `json:"plan_sha256"` // of the resolved plan (plan.yaml)
+	Labels     map[string]string `json:"labels,omitempty"`
+	Axes       []string          `json:"axes,omitempty"` // matrix axes in written order
+	Host       string            `json:"host"`
+	Command    []string          `json:"command,omitempty"`
+	Start      time.Time         `json:"start"`
+	End        *time.Time        `json:"end,omitempty"`
+	Status     string            `json:"status"`
+	Error      string            `json:"error,omitempty"`
+	Targets    []TargetInfo      `json:"targets"`
+	Iterations []IterationInfo   `json:"iterations"`
+}
+
+// TargetInfo describes one server as it was during the run.
+type TargetInfo struct {
+	Name            string            `json:"name"`
+	Kind            string            `json:"kind"`    // dsn | sandbox
+	Address         string            `json:"address"` // redacted DSN
+	Flavor          string            `json:"flavor,omitempty"`
+	ServerVersion   string            `json:"server_version,omitempty"`
+	VariablesBefore map[string]string `json:"variables_before,omitempty"`
+	VariablesAfter  map[string]string `json:"variables_after,omitempty"`
+}
+
+// IterationInfo is one iteration's outcome. Variables lists, per target, the global
+// variables that differed from the run's starting snapshot while the iteration ran, so a
+// report can show exactly which settings each iteration had.
+type IterationInfo struct {
+	Index     int                          `json:"index"`
+	Repeat    int                          `json:"repeat"`
+	Matrix    []Field                      `json:"matrix,omitempty"`
+	Status    string                       `json:"status"`
+	Error     string                       `json:"error,omitempty"`
+	Failed    []string                     `json:"failed_assertions,omitempty"`
+	Start     time.Time                    `json:"start"`
+	End       *time.Time                   `json:"end,omitempty"`
+	Variables map[string]map[string]string `json:"variables,omitempty"`
+	Warnings  []string                     `json:"warnings,omitempty"`
+}
+
+// MarshalJSON keeps matrix values ordered as an array of {name, value}.
+func (f Field) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}{f.Name, f.Value})
+}
+
+// UnmarshalJSON is MarshalJSON's inverse.
+func (f *Field) UnmarshalJSON(b []byte) error {
+	var v struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	f.Name, f.Value = v.Name, v.Value
+	return nil
+}
+
+// WriteJSON writes v to path through a temporary file and a rename, so readers (and a
+// kill -9) only ever see a complete file.
+func WriteJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, append(data, '\n'))
+}
+
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// ReadRunInfo reads run.json.
+func ReadRunInfo(dir string) (*RunInfo, error) {
+	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a quadrant results folder: %w", dir, err)
+	}
+	var ri RunInfo
+	if err := json.Unmarshal(data, &ri); err != nil {
+		return nil, fmt.Errorf("%s: run.json: %w", dir, err)
+	}
+	return &ri, nil
+}

@@ -1,0 +1,292 @@
+package results
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Field is one named cell of a row. Rows are ordered lists of fields rather than maps
+// because column order is part of the contract (summary.csv starts with fixed columns).
+type Field struct {
+	Name  string
+	Value string
+}
+
+// Record is one CSV row under construction.
+type Record []Field
+
+// Add appends a string cell.
+func (r *Record) Add(name, value string) { *r = append(*r, Field{name, value}) }
+
+// AddFloat appends a number; NaN and ±Inf become an empty cell, which is how a missing
+// sample (an unreachable agent, a lost connection) is written.
+func (r *Record) AddFloat(name string, v float64) { r.Add(name, FormatFloat(v)) }
+
+// AddInt appends an integer cell.
+func (r *Record) AddInt(name string, v int64) { r.Add(name, strconv.FormatInt(v, 10)) }
+
+// FormatFloat renders v with enough precision for any rate or latency we record and no
+// trailing noise; NaN and infinities are empty cells.
+func FormatFloat(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'f', precision(v), 64)
+}
+
+func precision(v float64) int {
+	a := math.Abs(v)
+	switch {
+	case a >= 1000:
+		return 2
+	case a >= 1:
+		return 3
+	default:
+		return 6
+	}
+}
+
+// Table is a CSV file that rows are appended to as they are measured. Its header is the
+// union of the columns seen so far: a column that appears later (a status variable that
+// only exists after a restart with log_bin, say) widens the file, which is rewritten
+// atomically so a kill at any moment leaves a valid CSV behind.
+type Table struct {
+	path   string
+	header []string
+	index  map[string]int
+	f      *os.File
+	w      *bufio.Writer
+}
+
+// OpenTable opens path for appending, creating it (and its directory) when absent. An
+// existing file keeps its header, so a resumed run appends to what the interrupted one wrote.
+func OpenTable(path string) (*Table, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	t := &Table{path: path, index: map[string]int{}}
+	if header, err := readHeader(path); err == nil {
+		if err := dropTornLine(path); err != nil {
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+		t.setHeader(header)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := t.reopen(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func readHeader(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	header, err := csv.NewReader(f).Read()
+	if err == io.EOF {
+		return nil, nil
+	}
+	return header, err
+}
+
+// dropTornLine cuts a final line that has no newline: a process killed mid-write leaves
+// one, and appending after it would glue two rows together.
+func dropTornLine(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) == 0 || data[len(data)-1] == '\n' {
+		return err
+	}
+	cut := len(data)
+	for cut > 0 && data[cut-1] != '\n' {
+		cut--
+	}
+	return os.Truncate(path, int64(cut))
+}
+
+func (t *Table) setHeader(h []string) {
+	t.header = h
+	t.index = make(map[string]int, len(h))
+	for i, name := range h {
+		t.index[name] = i
+	}
+}
+
+func (t *Table) reopen() error {
+	f, err := os.OpenFile(t.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	t.f, t.w = f, bufio.NewWriter(f)
+	return nil
+}
+
+// Append writes one row and hands it to the operating system before returning, so the
+// row survives a kill -9 of quadrant.
+func (t *Table) Append(rec Record) error {
+	var added []string
+	for _, f := range rec {
+		if _, ok := t.index[f.Name]; !ok {
+			added = append(added, f.Name)
+			t.index[f.Name] = -1 // reserve, so a duplicate name in rec is not added twice
+		}
+	}
+	if len(added) > 0 {
+		if err := t.widen(added); err != nil {
+			return fmt.Errorf("widen %s: %w", t.path, err)
+		}
+	}
+	row := make([]string, len(t.header))
+	for _, f := range rec {
+		row[t.index[f.Name]] = f.Value
+	}
+	cw := csv.NewWriter(t.w)
+	if err := cw.Write(row); err != nil {
+		return err
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return t.w.Flush()
+}
+
+// widen rewrites the file with the new columns appended to the header and empty cells in
+// the rows written before; the rename makes the switch atomic.
+func (t *Table) widen(added []string) error {
+	if err := t.w.Flush(); err != nil {
+		return err
+	}
+	if err := t.f.Close(); err != nil {
+		return err
+	}
+	old := t.header
+	newHeader := append(append([]string(nil), old...), added...)
+	tmp := t.path + ".tmp"
+	out, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	cw := csv.NewWriter(out)
+	if err := cw.Write(newHeader); err != nil {
+		out.Close()
+		return err
+	}
+	if len(old) > 0 {
+		in, err := os.Open(t.path)
+		if err != nil {
+			out.Close()
+			return err
+		}
+		cr := csv.NewReader(in)
+		cr.FieldsPerRecord = -1
+		if _, err := cr.Read(); err != nil { // old header
+			in.Close()
+			out.Close()
+			return err
+		}
+		for {
+			row, err := cr.Read()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				// A torn last line from an earlier crash: drop it rather than fail the run.
+				break
+			}
+			padded := make([]string, len(newHeader))
+			copy(padded, row)
+			if err := cw.Write(padded); err != nil {
+				in.Close()
+				out.Close()
+				return err
+			}
+		}
+		in.Close()
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
+	if err := out.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, t.path); err != nil {
+		return err
+	}
+	t.setHeader(newHeader)
+	return t.reopen()
+}
+
+// Sync flushes the file to stable storage; called at iteration boundaries, not per row.
+func (t *Table) Sync() error {
+	if err := t.w.Flush(); err != nil {
+		return err
+	}
+	return t.f.Sync()
+}
+
+// Close flushes and closes the file.
+func (t *Table) Close() error {
+	if t.f == nil {
+		return nil
+	}
+	err := t.Sync()
+	if cerr := t.f.Close(); err == nil {
+		err = cerr
+	}
+	t.f = nil
+	return err
+}
+
+// ReadTable reads a whole CSV written by Table. A torn final line (the process was killed
+// mid-write) is ignored: everything before it is intact by construction.
+func ReadTable(path string) (header []string, rows [][]string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = -1
+	header, err = cr.Read()
+	if err == io.EOF {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: header: %w", path, err)
+	}
+	for {
+		row, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			break
+		}
+		if len(row) < len(header) {
+			padded := make([]string, len(header))
+			copy(padded, row)
+			row = padded
+		}
+		rows = append(rows, row[:len(header)])
+	}
+	return header, rows, nil
+}
