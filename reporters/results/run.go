@@ -34,8 +34,29 @@ type RunInfo struct {
 	End        *time.Time        `json:"end,omitempty"`
 	Status     string            `json:"status"`
 	Error      string            `json:"error,omitempty"`
+	Report     ReportOptions     `json:"report"`
 	Targets    []TargetInfo      `json:"targets"`
 	Iterations []IterationInfo   `json:"iterations"`
+}
+
+// ReportOptions are the plan's report settings, kept so that `quadrant report` rebuilds
+// the same files from the folder alone.
+type ReportOptions struct {
+	Formats     []string `json:"formats"`
+	PerVariable bool     `json:"per_variable"`
+}
+
+// Wants reports whether format (csv, html, json) is to be written.
+func (o ReportOptions) Wants(format string) bool {
+	if len(o.Formats) == 0 {
+		return true
+	}
+	for _, f := range o.Formats {
+		if f == format {
+			return true
+		}
+	}
+	return false
 }
 
 // TargetInfo describes one server as it was during the run.
