@@ -5,6 +5,7 @@ package results
 
 import (
 	"bufio"
+	"encoding/csv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -273,4 +274,20 @@ func Targets(dir string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// SavedDir holds the result sets of sql steps with save_as.
+const SavedDir = "saved"
+
+// SaveResult writes a result set kept by a step's save_as, as saved/NAME-iteration-N.csv
+// (iteration 0 is setup and teardown).
+func (w *Writer) SaveResult(name string, iteration int, columns []string, rows [][]string) error {
+	var b strings.Builder
+	cw := csv.NewWriter(&b)
+	cw.Write(columns)
+	cw.WriteAll(rows)
+	if err := cw.Error(); err != nil {
+		return err
+	}
+	return writeAtomic(filepath.Join(w.Dir, SavedDir, fmt.Sprintf("%s-iteration-%d.csv", FileName(name), iteration)), []byte(b.String()))
 }

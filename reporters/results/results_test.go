@@ -50,14 +50,14 @@ func TestTableWidensAndSurvivesTornLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantHeader := []string{"iteration", "tps", "status.Binlog_commits"}
-	wantRows := [][]string{{"1", "12.500", ""}, {"1", "13", "4"}, {"2", "15", ""}}
+	wantRows := [][]string{{"1", "12.5", ""}, {"1", "13", "4"}, {"2", "15", ""}}
 	if !reflect.DeepEqual(header, wantHeader) || !reflect.DeepEqual(rows, wantRows) {
 		t.Fatalf("got %v %v, want %v %v", header, rows, wantHeader, wantRows)
 	}
 }
 
 func TestFormatFloat(t *testing.T) {
-	for v, want := range map[float64]string{1234.5678: "1234.57", 3: "3", 0.25: "0.250000", 12.3456: "12.346"} {
+	for v, want := range map[float64]string{1234.5678: "1234.57", 3: "3", 0.25: "0.25", 0.1234567: "0.123457", 12.3456: "12.346"} {
 		if got := FormatFloat(v); got != want {
 			t.Errorf("FormatFloat(%v) = %q, want %q", v, got, want)
 		}

@@ -41,7 +41,8 @@ func FormatFloat(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		return strconv.FormatInt(int64(v), 10)
 	}
-	return strconv.FormatFloat(v, 'f', precision(v), 64)
+	p := math.Pow(10, float64(precision(v)))
+	return strconv.FormatFloat(math.Round(v*p)/p, 'f', -1, 64)
 }
 
 func precision(v float64) int {

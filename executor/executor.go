@@ -1,0 +1,447 @@
+// Package executor runs a resolved plan: it starts or connects the targets, runs setup,
+// every iteration (server config, globals, steps, the measured workload with its
+// watchers, assertions) and teardown, and emits every measurement to a Sink as it is
+// taken. It never reads a plan file; spec does that.
+package executor
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
+	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// Addr is where a target listens, known once its sandbox started.
+type Addr struct {
+	Host string
+	Port int
+}
+
+// Options tune a run.
+type Options struct {
+	// AllowShell lets shell, drop_caches and restart commands run; without it a plan that
+	// has any is refused before anything runs (the CLI asks on a terminal first).
+	AllowShell bool
+	// Console receives progress and the per-interval lines; nil discards them.
+	Console io.Writer
+	// Version is quadrant's version, for run.json.
+	Version string
+	// PlanFile, PlanYAML and PlanSHA describe the resolved plan for the results folder.
+	PlanFile string
+	PlanYAML []byte
+	PlanSHA  string
+	Command  []string
+	// SandboxDir is where sandboxes live ("" = the system temp dir); KeepSandboxes keeps them.
+	SandboxDir    string
+	KeepSandboxes bool
+	// Bind re-resolves the plan once sandbox addresses are known, for plans that use
+	// ${{ target.NAME.host/port }}; nil when the plan does not need it.
+	Bind func(addrs map[string]Addr) (*spec.Plan, error)
+	// Previous is the run.json of an interrupted run being resumed: its finished
+	// iterations are kept and skipped.
+	Previous *results.RunInfo
+	// StopTimeout bounds teardown, global restore and sandbox stop after an interrupt.
+	StopTimeout time.Duration
+}
+
+// Outcome is how a run ended.
+type Outcome struct {
+	Status string // results.StatusDone / StatusFailed / StatusError / StatusInterrupted
+	// AssertionsFailed counts iterations whose assertions were false; ErrorsFailed those
+	// that failed with an error.
+	AssertionsFailed int
+	ErrorsFailed     int
+}
+
+// ErrPrivileged is returned, before anything runs, when the plan has privileged actions
+// and AllowShell is off.
+type ErrPrivileged struct{ Actions []string }
+
+func (e *ErrPrivileged) Error() string {
+	return "the plan runs commands on the host; rerun with --allow-shell to allow them:\n  " + strings.Join(e.Actions, "\n  ")
+}
+
+type runner struct {
+	plan     *spec.Plan
+	sink     Sink
+	opts     Options
+	console  io.Writer
+	servers  map[string]*server
+	order    []string // target names, plan order (replicas after their primary)
+	clusters []*sandbox.Cluster
+	globals  *globals
+	watch    *watchers
+	pending  []results.Record // the current iteration's summary rows, until its status is known
+	info     *results.RunInfo
+	start    map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
+}
+
+// Run runs plan p and emits everything to sink. The returned error is for a run that
+// could not go on (a target could not start, setup failed); failed iterations are in
+// the Outcome. Cancelling ctx is an interrupt: the workload stops now, teardown and the
+// restore of globals still run (bounded by StopTimeout), and the Outcome says interrupted.
+func Run(ctx context.Context, p *spec.Plan, sink Sink, o Options) (out *Outcome, err error) {
+	if acts := Privileged(p); len(acts) > 0 && !o.AllowShell {
+		return nil, &ErrPrivileged{Actions: acts}
+	}
+	if o.StopTimeout <= 0 {
+		o.StopTimeout = 2 * time.Minute
+	}
+	r := &runner{plan: p, sink: sink, opts: o, console: o.Console, servers: map[string]*server{}, globals: newGlobals()}
+	if r.console == nil {
+		r.console = io.Discard
+	}
+	r.info = r.newRunInfo()
+	if err := sink.WritePlan(o.PlanYAML); err != nil {
+		return nil, fmt.Errorf("write plan.yaml: %w", err)
+	}
+	r.saveInfo()
+	out = &Outcome{Status: results.StatusDone}
+
+	// Whatever happens below, the servers quadrant started are stopped and the
+	// globals it changed are restored, even after an interrupt.
+	defer func() {
+		if rec := recover(); rec != nil {
+			err = fmt.Errorf("internal error: %v", rec)
+			out.Status = results.StatusError
+		}
+		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.StopTimeout)
+		defer cancel()
+		r.finish(stopCtx, out, err)
+	}()
+
+	if err := r.startTargets(ctx); err != nil {
+		out.Status = results.StatusError
+		return out, err
+	}
+	if o.Bind != nil {
+		addrs := map[string]Addr{}
+		for name, s := range r.servers {
+			addrs[name] = Addr{s.host(), s.port()}
+		}
+		bound, err := o.Bind(addrs)
+		if err != nil {
+			out.Status = results.StatusError
+			return out, fmt.Errorf("bind target addresses: %w", err)
+		}
+		r.plan = bound
+	}
+	if r.watch, err = r.openWatchers(ctx); err != nil {
+		out.Status = results.StatusError
+		return out, err
+	}
+	if err := r.steps(ctx, r.plan.Setup, stepScope{phase: "setup", target: defaultTarget(r.plan)}); err != nil {
+		out.Status = statusOf(ctx, results.StatusError)
+		return out, fmt.Errorf("setup: %w", err)
+	}
+	r.iterations(ctx, out)
+	return out, nil
+}
+
+// statusOf is StatusInterrupted when ctx was cancelled, else s.
+func statusOf(ctx context.Context, s string) string {
+	if ctx.Err() != nil {
+		return results.StatusInterrupted
+	}
+	return s
+}
+
+func (r *runner) newRunInfo() *results.RunInfo {
+	host, _ := os.Hostname()
+	ri := &results.RunInfo{
+		Tool: "quadrant", Version: r.opts.Version, Plan: r.plan.Name, PlanFile: r.opts.PlanFile,
+		PlanSHA256: r.opts.PlanSHA, Host: host, Command: r.opts.Command, Start: time.Now().UTC(),
+		Status: results.StatusRunning, Report: results.ReportOptions{Formats: r.plan.Report.Formats, PerVariable: r.plan.Report.PerVariable},
+	}
+	if len(r.plan.Labels) > 0 {
+		ri.Labels = map[string]string{}
+		for _, l := range r.plan.Labels {
+			ri.Labels[l.Name] = fmt.Sprint(l.Value)
+		}
+	}
+	if len(r.plan.Iterations) > 0 {
+		for _, av := range r.plan.Iterations[0].Matrix {
+			ri.Axes = append(ri.Axes, av.Axis)
+		}
+	}
+	prev := map[int]results.IterationInfo{}
+	if r.opts.Previous != nil {
+		ri.Start = r.opts.Previous.Start
+		for _, it := range r.opts.Previous.Iterations {
+			prev[it.Index] = it
+		}
+	}
+	for _, it := range r.plan.Iterations {
+		if p, ok := prev[it.Index]; ok && finished(p.Status) {
+			ri.Iterations = append(ri.Iterations, p)
+			continue
+		}
+		ri.Iterations = append(ri.Iterations, results.IterationInfo{Index: it.Index, Repeat: it.Repeat, Matrix: matrixFields(it), Status: "pending"})
+	}
+	return ri
+}
+
+// finished is true for an iteration a resumed run keeps.
+func finished(status string) bool {
+	return status == results.StatusDone || status == results.StatusFailed
+}
+
+func matrixFields(it spec.Iteration) []results.Field {
+	var out []results.Field
+	for _, av := range it.Matrix {
+		out = append(out, results.Field{Name: av.Axis, Value: fmt.Sprint(av.Value)})
+	}
+	return out
+}
+
+func (r *runner) saveInfo() {
+	if err := r.sink.WriteRunInfo(r.info); err != nil {
+		r.logf("warning: write run.json: %v", err)
+	}
+}
+
+// logf goes to log.txt and the console.
+func (r *runner) logf(format string, args ...any) {
+	r.sink.Logf(format, args...)
+	fmt.Fprintf(r.console, format+"\n", args...)
+}
+
+// startTargets starts every sandbox (replicas included) and connects every dsn target.
+func (r *runner) startTargets(ctx context.Context) error {
+	for _, t := range r.plan.Targets {
+		if t.Sandbox != nil {
+			if err := r.startSandbox(ctx, t); err != nil {
+				return err
+			}
+			continue
+		}
+		cfg, err := mysql.ParseDSN(t.DSN)
+		if err != nil {
+			return fmt.Errorf("target %s: dsn: %v", t.Name, redactErr(err, t.DSN))
+		}
+		s := &server{name: t.Name, kind: "dsn", cfg: cfg, restartCmd: t.Restart}
+		if err := r.connect(ctx, s); err != nil {
+			return err
+		}
+	}
+	r.info.Targets = nil
+	for _, name := range r.order {
+		s := r.servers[name]
+		ti := results.TargetInfo{Name: name, Kind: s.kind, Address: s.redacted(), Flavor: s.flavor, ServerVersion: s.version}
+		vars, err := s.variables(ctx)
+		if err != nil {
+			return fmt.Errorf("target %s: SHOW GLOBAL VARIABLES: %w", name, err)
+		}
+		if r.start == nil {
+			r.start = map[string]map[string]string{}
+		}
+		r.start[name] = vars
+		ti.VariablesBefore = vars
+		r.info.Targets = append(r.info.Targets, ti)
+	}
+	r.saveInfo()
+	return nil
+}
+
+func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
+	sb := t.Sandbox
+	base := sandboxOptions(sb.Config)
+	r.logf("starting sandbox %s (%s, %d replicas, %s)", t.Name, sb.Flavor, sb.Replicas, sb.Replication)
+	c, err := sandbox.Start(ctx, sandbox.Options{
+		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
+		Replication: sb.Replication, Dir: r.opts.SandboxDir, Keep: r.opts.KeepSandboxes,
+		Logf: func(f string, a ...any) { r.sink.Logf("sandbox "+f, a...) },
+	})
+	if err != nil {
+		return fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	r.clusters = append(r.clusters, c)
+	for _, srv := range c.Servers() {
+		cfg, err := mysql.ParseDSN(srv.DSN(""))
+		if err != nil {
+			return fmt.Errorf("target %s: %w", srv.Name(), err)
+		}
+		s := &server{name: srv.Name(), kind: "sandbox", cfg: cfg, sb: srv, base: base}
+		if err := r.connect(ctx, s); err != nil {
+			return err
+		}
+		r.logf("target %s: %s %s at %s", s.name, s.flavor, s.version, s.redacted())
+	}
+	return nil
+}
+
+func (r *runner) connect(ctx context.Context, s *server) error {
+	cfg := s.cfg.Clone()
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return fmt.Errorf("target %s: %w", s.name, err)
+	}
+	s.db = sql.OpenDB(conn)
+	s.db.SetMaxIdleConns(2)
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	if err := s.db.PingContext(pctx); err != nil {
+		s.db.Close()
+		return fmt.Errorf("target %s (%s): cannot connect: %w", s.name, s.redacted(), err)
+	}
+	if err := s.probe(ctx); err != nil {
+		s.db.Close()
+		return err
+	}
+	r.servers[s.name] = s
+	r.order = append(r.order, s.name)
+	return nil
+}
+
+// redactErr removes a DSN's password from a parse error that quotes it.
+func redactErr(err error, dsn string) string {
+	msg := err.Error()
+	if at := strings.LastIndex(dsn, "@"); at > 0 {
+		if colon := strings.Index(dsn[:at], ":"); colon >= 0 && colon+1 < at {
+			msg = strings.ReplaceAll(msg, dsn[colon+1:at], "***")
+		}
+	}
+	return msg
+}
+
+// iterations runs every iteration not finished by a previous run, in order.
+func (r *runner) iterations(ctx context.Context, out *Outcome) {
+	stop := false
+	for i := range r.plan.Iterations {
+		it := &r.plan.Iterations[i]
+		info := &r.info.Iterations[i]
+		if finished(info.Status) {
+			r.logf("iteration %d: kept from the interrupted run (%s)", it.Index, info.Status)
+			continue
+		}
+		if ctx.Err() != nil || stop {
+			if stop {
+				info.Status = results.StatusSkipped
+			} else {
+				info.Status = results.StatusInterrupted
+			}
+			continue
+		}
+		status := r.iteration(ctx, it, info)
+		switch status {
+		case results.StatusFailed:
+			if len(info.Failed) > 0 && info.Error == "" {
+				out.AssertionsFailed++
+			} else {
+				out.ErrorsFailed++
+			}
+			if r.plan.OnFailure == "stop" {
+				r.logf("on_failure: stop: skipping the remaining iterations")
+				stop = true
+			}
+		case results.StatusInterrupted:
+			out.Status = results.StatusInterrupted
+		}
+		r.saveInfo()
+	}
+	switch {
+	case out.Status == results.StatusInterrupted || ctx.Err() != nil:
+		out.Status = results.StatusInterrupted
+	case out.ErrorsFailed > 0 || out.AssertionsFailed > 0:
+		out.Status = results.StatusFailed
+	}
+}
+
+// finish runs teardown, restores globals, records the final variables and stops the
+// sandboxes. It runs on a fresh context: an interrupted run still cleans up.
+func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
+	if len(r.servers) > 0 {
+		if err := r.steps(ctx, r.plan.Teardown, stepScope{phase: "teardown", target: defaultTarget(r.plan)}); err != nil {
+			r.logf("teardown: %v", err)
+			if out.Status == results.StatusDone {
+				out.Status = results.StatusFailed
+				out.ErrorsFailed++
+			}
+		}
+		if err := r.globals.restore(ctx, r.sink.Logf); err != nil {
+			r.logf("warning: %v", err)
+		}
+		for i := range r.info.Targets {
+			ti := &r.info.Targets[i]
+			if s := r.servers[ti.Name]; s != nil {
+				if vars, err := s.variables(ctx); err == nil {
+					ti.VariablesAfter = vars
+				}
+			}
+		}
+	}
+	if r.watch != nil {
+		r.watch.close()
+	}
+	for _, s := range r.servers {
+		s.db.Close()
+	}
+	for _, c := range r.clusters {
+		if err := c.Stop(ctx); err != nil {
+			r.logf("warning: stop sandbox %s: %v", c.Name(), err)
+		}
+	}
+	end := time.Now().UTC()
+	r.info.End = &end
+	r.info.Status = out.Status
+	if runErr != nil {
+		r.info.Error = runErr.Error()
+	}
+	r.saveInfo()
+	if err := r.sink.Sync(); err != nil {
+		r.logf("warning: sync results: %v", err)
+	}
+}
+
+// variablesNow records, per watched target, the global variables that differ from the
+// start of the run: what the iteration's workload ran with.
+func (r *runner) variablesNow(ctx context.Context, targets []string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, name := range targets {
+		s := r.servers[name]
+		now, err := s.variables(ctx)
+		if err != nil {
+			r.logf("warning: %s: SHOW GLOBAL VARIABLES: %v", name, err)
+			continue
+		}
+		d := mysqlwatch.DiffVariables(r.start[name], now)
+		m := map[string]string{}
+		for _, c := range d.Changed {
+			m[c.Name] = c.After
+		}
+		for _, c := range d.Added {
+			m[c.Name] = c.After
+		}
+		if len(m) > 0 {
+			out[name] = m
+		}
+	}
+	return out
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+var errInterrupted = errors.New("interrupted")

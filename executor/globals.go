@@ -1,0 +1,105 @@
+package executor
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"regexp"
+	"strconv"
+	"sync"
+)
+
+// identifier is what a SET GLOBAL name may be; spec validates plans, this guards the
+// statement text itself since names cannot be bound as parameters.
+var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
+
+// globals sets server variables and remembers each one's value from before the run's
+// first change, so that the run leaves every server as it found it.
+type globals struct {
+	mu       sync.Mutex
+	original map[*server]map[string]sql.NullString
+	order    map[*server][]string
+}
+
+func newGlobals() *globals {
+	return &globals{original: map[*server]map[string]sql.NullString{}, order: map[*server][]string{}}
+}
+
+// set runs SET GLOBAL name = ? with the value bound, after saving the current value.
+func (g *globals) set(ctx context.Context, s *server, name string, value any) error {
+	if !identifier.MatchString(name) {
+		return fmt.Errorf("set global %q: not a variable name", name)
+	}
+	g.mu.Lock()
+	orig := g.original[s]
+	if orig == nil {
+		orig = map[string]sql.NullString{}
+		g.original[s] = orig
+	}
+	_, saved := orig[name]
+	g.mu.Unlock()
+	if !saved {
+		var cur sql.NullString
+		if err := s.db.QueryRowContext(ctx, "SELECT @@GLOBAL."+name).Scan(&cur); err != nil {
+			return fmt.Errorf("read @@GLOBAL.%s on %s: %w", name, s.name, err)
+		}
+		g.mu.Lock()
+		orig[name] = cur
+		g.order[s] = append(g.order[s], name)
+		g.mu.Unlock()
+	}
+	if b, ok := value.(bool); ok {
+		value = map[bool]string{true: "ON", false: "OFF"}[b]
+	}
+	if _, err := s.db.ExecContext(ctx, "SET GLOBAL "+name+" = ?", value); err != nil {
+		return fmt.Errorf("SET GLOBAL %s = %v on %s: %w", name, value, s.name, err)
+	}
+	return nil
+}
+
+// restore puts back every value changed by set, last changed first. It goes on after an
+// error so that one failure does not leave the other variables changed.
+func (g *globals) restore(ctx context.Context, logf func(string, ...any)) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var first error
+	for s, names := range g.order {
+		for i := len(names) - 1; i >= 0; i-- {
+			name := names[i]
+			v := g.original[s][name]
+			var val any
+			if v.Valid {
+				val = bindable(v.String)
+			}
+			if _, err := s.db.ExecContext(ctx, "SET GLOBAL "+name+" = ?", val); err != nil {
+				err = fmt.Errorf("restore @@GLOBAL.%s = %q on %s: %w", name, v.String, s.name, err)
+				logf("warning: %v", err)
+				if first == nil {
+					first = err
+				}
+				continue
+			}
+			logf("restored %s.%s = %q", s.name, name, v.String)
+		}
+		delete(g.order, s)
+		delete(g.original, s)
+	}
+	return first
+}
+
+// bindable is a saved value as SET GLOBAL wants it back: numeric variables reject a
+// quoted number (error 1232), so numbers go back as numbers.
+func bindable(v string) any {
+	if i, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return i
+	}
+	if u, err := strconv.ParseUint(v, 10, 64); err == nil {
+		return u
+	}
+	if isNumber(v) {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			return f
+		}
+	}
+	return v
+}

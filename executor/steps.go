@@ -1,0 +1,441 @@
+package executor
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/target"
+	"github.com/quadrant-bench/quadrant/executor/workload/replay"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// stepScope is where a list of steps runs: its phase (setup, before, after, during,
+// teardown), the default target, and the iteration (nil in setup and teardown) whose
+// record_as metrics the steps fill.
+type stepScope struct {
+	phase   string
+	target  string
+	it      *spec.Iteration
+	metrics map[string]float64
+}
+
+func (sc stepScope) index() int {
+	if sc.it == nil {
+		return 0
+	}
+	return sc.it.Index
+}
+
+func (sc stepScope) where(st *spec.Step) string {
+	if sc.it != nil {
+		return fmt.Sprintf("iteration %d: %s: %s (%s)", sc.it.Index, sc.phase, st.Kind(), st.Src.Pos)
+	}
+	return fmt.Sprintf("%s: %s (%s)", sc.phase, st.Kind(), st.Src.Pos)
+}
+
+// steps runs list in order and stops at the first failure.
+func (r *runner) steps(ctx context.Context, list []spec.Step, sc stepScope) error {
+	for i := range list {
+		if err := ctx.Err(); err != nil {
+			return errInterrupted
+		}
+		if err := r.step(ctx, &list[i], sc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
+	where := sc.where(st)
+	name := st.Target
+	if name == "" {
+		name = sc.target
+	}
+	var s *server
+	if name != "" {
+		s = r.servers[name]
+	}
+	needServer := func() error {
+		if s == nil {
+			return fmt.Errorf("%s: no target: give the step a target: (the plan has %d)", where, len(r.servers))
+		}
+		return nil
+	}
+	if st.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, st.Timeout)
+		defer cancel()
+	}
+	began := time.Now()
+	var err error
+	switch a := st.Action().(type) {
+	case *spec.SQL:
+		if err = needServer(); err == nil {
+			err = r.sqlStatements(ctx, s, st, sc, listOf(a.Statements))
+		}
+	case *spec.SQLFile:
+		if err = needServer(); err == nil {
+			err = r.sqlFile(ctx, s, st, sc, a.Path)
+		}
+	case *spec.SetGlobal:
+		if err = needServer(); err == nil {
+			for _, kv := range a.Settings {
+				r.sink.Logf("%s: SET GLOBAL %s = %v on %s", where, kv.Name, kv.Value, s.name)
+				if err = r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
+					break
+				}
+			}
+		}
+	case *spec.Restart:
+		if err = needServer(); err == nil {
+			err = r.restartStep(ctx, s, a.Config)
+		}
+	case *spec.DropCaches:
+		err = dropCaches(ctx)
+	case *spec.Shell:
+		err = r.shell(ctx, a.Command, sc, where)
+	case *spec.Sleep:
+		r.sink.Logf("%s: sleep %s", where, a.Duration)
+		select {
+		case <-ctx.Done():
+			err = ctx.Err()
+		case <-time.After(a.Duration):
+		}
+	case *spec.Wait:
+		err = r.wait(ctx, a, name, sc, where)
+	case *spec.Workload:
+		if err = needServer(); err == nil {
+			r.logf("%s: %s on %s", where, describeWorkload(a), s.name)
+			_, err = r.runWorkload(ctx, s, a, sc.it, nil)
+		}
+	default:
+		err = fmt.Errorf("step of unknown kind")
+	}
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted) {
+			return errInterrupted
+		}
+		if errors.Is(err, context.DeadlineExceeded) && st.Timeout > 0 {
+			return fmt.Errorf("%s: did not finish within its timeout of %s", where, st.Timeout)
+		}
+		return fmt.Errorf("%s: %w", where, err)
+	}
+	r.sink.Logf("%s: done in %.3fs", where, time.Since(began).Seconds())
+	return nil
+}
+
+// statements yields one statement at a time (and its line in a file, 0 otherwise);
+// io.EOF ends it.
+type statements func() (stmt string, line int, err error)
+
+func listOf(list []string) statements {
+	i := 0
+	return func() (string, int, error) {
+		if i >= len(list) {
+			return "", 0, io.EOF
+		}
+		i++
+		return list[i-1], 0, nil
+	}
+}
+
+// sqlStatements runs statements on one connection, so session state (USE, SET @x)
+// carries from one to the next, and keeps the last result set when save_as asks.
+func (r *runner) sqlStatements(ctx context.Context, s *server, st *spec.Step, sc stepScope, next statements) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", s.name, err)
+	}
+	defer conn.Close()
+	var savedCols []string
+	var savedRows [][]string
+	for {
+		stmt, line, err := next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		r.sink.Logf("sql on %s: %s", s.name, abbreviate(stmt, 500))
+		cols, rows, err := query(ctx, conn, stmt)
+		if err != nil {
+			if code := mysqlCode(err); code != 0 && contains(st.IgnoreErrors, code) {
+				r.sink.Logf("ignored error %d (ignore_errors): %v", code, err)
+				continue
+			}
+			if line > 0 {
+				return fmt.Errorf("line %d: %s: %w", line, abbreviate(stmt, 200), err)
+			}
+			return fmt.Errorf("%s: %w", abbreviate(stmt, 200), err)
+		}
+		if len(cols) > 0 {
+			savedCols, savedRows = cols, rows
+		}
+	}
+	if st.SaveAs != "" && savedCols != nil {
+		if err := r.sink.SaveResult(st.SaveAs, sc.index(), savedCols, savedRows); err != nil {
+			return fmt.Errorf("save_as %s: %w", st.SaveAs, err)
+		}
+	}
+	return nil
+}
+
+// query runs one statement through the text protocol (any statement works, unlike
+// prepared statements) and reads its result set, if any, as strings.
+func query(ctx context.Context, conn *sql.Conn, stmt string) ([]string, [][]string, error) {
+	rows, err := conn.QueryContext(ctx, stmt)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil || len(cols) == 0 {
+		return nil, nil, err
+	}
+	var out [][]string
+	vals := make([]sql.NullString, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, nil, err
+		}
+		row := make([]string, len(cols))
+		for i, v := range vals {
+			row[i] = v.String
+		}
+		out = append(out, row)
+	}
+	return cols, out, rows.Err()
+}
+
+func (r *runner) sqlFile(ctx context.Context, s *server, st *spec.Step, sc stepScope, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sp := replay.NewSplitter(f)
+	return r.sqlStatements(ctx, s, st, sc, func() (string, int, error) {
+		stmt, line, err := sp.Next()
+		if err != nil && err != io.EOF {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
+		return string(stmt), line, err
+	})
+}
+
+func mysqlCode(err error) int {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return int(me.Number)
+	}
+	return 0
+}
+
+func contains(list []int, v int) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func abbreviate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// restartStep always restarts (a restart step is often there for a cold buffer pool),
+// with the server's current config plus the step's options.
+func (r *runner) restartStep(ctx context.Context, s *server, settings spec.Settings) error {
+	if s.sb == nil {
+		_, err := s.restart(ctx, settings, r.logf)
+		return err
+	}
+	want := removed(overlay(s.sb.Config(), sandboxOptions(settings)), settings)
+	r.logf("restart %s", s.name)
+	if err := s.sb.Stop(ctx); err != nil {
+		return err
+	}
+	return s.sb.Restart(ctx, want)
+}
+
+// dropCaches empties the OS page cache so the next iteration reads from storage. It
+// needs root; without it the step fails, it never pretends.
+func dropCaches(ctx context.Context) error {
+	if os.Geteuid() != 0 {
+		return errors.New("drop_caches needs root (it writes /proc/sys/vm/drop_caches): run quadrant as root, or remove the step")
+	}
+	if out, err := exec.CommandContext(ctx, "sync").CombinedOutput(); err != nil {
+		return fmt.Errorf("sync: %v %s", err, out)
+	}
+	if err := os.WriteFile("/proc/sys/vm/drop_caches", []byte("3\n"), 0); err != nil {
+		return fmt.Errorf("drop_caches: %w (in a container /proc/sys is often read-only: run on the host, or remove the step)", err)
+	}
+	return nil
+}
+
+// shell runs a command with sh -c; its output goes to the log, and a failure shows its
+// last lines.
+func (r *runner) shell(ctx context.Context, command string, sc stepScope, where string) error {
+	r.logf("%s: shell: %s", where, command)
+	cmd := exec.CommandContext(ctx, "sh", "-c", command)
+	cmd.Env = append(os.Environ(), r.shellEnv(sc)...)
+	cmd.WaitDelay = 5 * time.Second
+	out, err := cmd.CombinedOutput()
+	if len(out) > 0 {
+		r.sink.Logf("shell output:\n%s", strings.TrimRight(string(out), "\n"))
+	}
+	if err != nil {
+		return fmt.Errorf("%q failed: %v\n%s", command, err, lastLines(string(out), 15))
+	}
+	return nil
+}
+
+// shellEnv is what a shell step knows of the run (PLAN-FORMAT.md, Steps).
+func (r *runner) shellEnv(sc stepScope) []string {
+	var env []string
+	if sc.it != nil {
+		env = append(env, fmt.Sprintf("QUADRANT_ITERATION=%d", sc.it.Index), fmt.Sprintf("QUADRANT_REPEAT=%d", sc.it.Repeat))
+		for _, av := range sc.it.Matrix {
+			env = append(env, fmt.Sprintf("QUADRANT_MATRIX_%s=%v", strings.ToUpper(av.Axis), av.Value))
+		}
+	}
+	for _, name := range r.order {
+		s := r.servers[name]
+		up := strings.ToUpper(name)
+		env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_HOST=%s", up, s.host()), fmt.Sprintf("QUADRANT_TARGET_%s_PORT=%d", up, s.port()))
+	}
+	return env
+}
+
+// wait polls until its condition holds. The condition sees status.NAME (SHOW GLOBAL
+// STATUS), replica.NAME (SHOW REPLICA STATUS, both MariaDB and MySQL spellings) and
+// row.COLUMN (the first row of sql:).
+func (r *runner) wait(ctx context.Context, w *spec.Wait, stepTarget string, sc stepScope, where string) error {
+	name := w.Target
+	if name == "" {
+		name = stepTarget
+	}
+	s := r.servers[name]
+	if s == nil {
+		return fmt.Errorf("no target to poll: give the wait a target:")
+	}
+	interval, timeout := w.Interval, w.Timeout
+	if interval <= 0 {
+		interval = time.Second
+	}
+	if timeout <= 0 {
+		timeout = 10 * time.Minute
+	}
+	r.logf("%s: waiting until %s on %s (timeout %s)", where, w.Until.Source, s.name, timeout)
+	began := time.Now()
+	deadline := began.Add(timeout)
+	var last map[string]any
+	for {
+		env, err := r.waitEnv(ctx, s, w)
+		if err != nil && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			r.sink.Logf("%s: poll: %v", where, err)
+		} else {
+			last = env
+			ok, err := w.Until.EvalBool(env)
+			if err != nil {
+				return err
+			}
+			if ok {
+				took := time.Since(began).Seconds()
+				r.logf("%s: condition true after %.3fs", where, took)
+				if w.RecordAs != "" && sc.metrics != nil {
+					sc.metrics[w.RecordAs] = took
+				}
+				return nil
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s still false after %s%s", w.Until.Source, timeout, describeEnv(last))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(interval):
+		}
+	}
+}
+
+func (r *runner) waitEnv(ctx context.Context, s *server, w *spec.Wait) (map[string]any, error) {
+	status, err := s.status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	replica := map[string]any{}
+	if st, ok, err := target.ReadReplicaStatus(ctx, s.db); err != nil {
+		return nil, err
+	} else if ok {
+		for k, v := range st.Fields {
+			replica[k] = typed(v)
+		}
+	}
+	row := map[string]any{}
+	if w.SQL != "" {
+		conn, err := s.db.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		cols, rows, err := query(ctx, conn, w.SQL)
+		conn.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", abbreviate(w.SQL, 200), err)
+		}
+		if len(rows) > 0 {
+			for i, c := range cols {
+				row[c] = typed(rows[0][i])
+			}
+		}
+	}
+	return map[string]any{"status": status, "replica": replica, "row": row}, nil
+}
+
+// describeEnv shows the polled row and replica state in a timeout message: they say why.
+func describeEnv(env map[string]any) string {
+	if env == nil {
+		return ""
+	}
+	var parts []string
+	if row, _ := env["row"].(map[string]any); len(row) > 0 {
+		for _, k := range sortedKeys(row) {
+			parts = append(parts, fmt.Sprintf("row.%s=%v", k, row[k]))
+		}
+	}
+	if rep, _ := env["replica"].(map[string]any); len(rep) > 0 {
+		for _, k := range []string{"Seconds_Behind_Master", "Slave_IO_Running", "Slave_SQL_Running", "Last_Error"} {
+			if v, ok := rep[k]; ok {
+				parts = append(parts, fmt.Sprintf("replica.%s=%v", k, v))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (last poll: " + strings.Join(parts, ", ") + ")"
+}

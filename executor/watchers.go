@@ -1,0 +1,206 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/watch"
+	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
+	"github.com/quadrant-bench/quadrant/executor/watch/snmpwatch"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// sampler is one watch.Sampler with the target whose rows it fills. busy keeps a slow
+// source (a dead SNMP agent) from being asked again before it answered.
+type sampler struct {
+	target string
+	what   string
+	s      watch.Sampler
+	busy   atomic.Bool
+}
+
+// watchers are every sampler of the run, opened once (so wrong credentials fail the run
+// at its start) and baselined at each measured workload.
+type watchers struct {
+	all     []*sampler
+	active  []*sampler
+	targets []string // of the current workload, in order
+}
+
+// openWatchers starts the samplers the plan's watch section asks for, on every target.
+func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
+	w := &watchers{}
+	wp := r.plan.Watch
+	snmpSeen := map[string]bool{}
+	for _, name := range r.order {
+		s := r.servers[name]
+		dsn := s.cfg.FormatDSN()
+		st, err := mysqlwatch.NewStatus(mysqlwatch.StatusConfig{DSN: dsn, Status: wp.Status, Counters: wp.Counters, Gauges: wp.Gauges})
+		if err != nil {
+			return nil, fmt.Errorf("watch.status: %w", err)
+		}
+		w.all = append(w.all, &sampler{target: name, what: "status", s: st})
+		if len(wp.Queries) > 0 {
+			var qs []mysqlwatch.Query
+			for _, q := range wp.Queries {
+				qs = append(qs, mysqlwatch.Query{Name: q.Name, SQL: q.SQL})
+			}
+			q, err := mysqlwatch.NewQueries(mysqlwatch.QueriesConfig{DSN: dsn, Queries: qs})
+			if err != nil {
+				return nil, fmt.Errorf("watch.queries: %w", err)
+			}
+			w.all = append(w.all, &sampler{target: name, what: "queries", s: q})
+		}
+		if wp.Replication && r.isReplica(name) {
+			w.all = append(w.all, &sampler{target: name, what: "replication", s: mysqlwatch.NewReplication(mysqlwatch.ReplicationConfig{DSN: dsn})})
+		}
+		if t := r.planTarget(name); t != nil && t.SNMP != nil && !snmpSeen[t.SNMP.Address] {
+			snmpSeen[t.SNMP.Address] = true // one agent per host, however many servers run there
+			sn, err := snmpwatch.New(snmpConfig(t.SNMP, wp.SNMP))
+			if err != nil {
+				return nil, fmt.Errorf("target %s: snmp: %w", name, err)
+			}
+			w.all = append(w.all, &sampler{target: name, what: "snmp " + t.SNMP.Address, s: sn})
+		}
+	}
+	for _, sm := range w.all {
+		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+		err := sm.s.Start(sctx)
+		cancel()
+		if err != nil {
+			if errors.Is(err, watch.ErrUnavailable) {
+				r.logf("warning: %s %s: %v (its columns stay empty until it answers)", sm.target, sm.what, err)
+				continue
+			}
+			w.close()
+			return nil, fmt.Errorf("watch %s on %s: %w", sm.what, sm.target, err)
+		}
+	}
+	return w, nil
+}
+
+func (r *runner) isReplica(name string) bool {
+	s := r.servers[name]
+	return s != nil && s.sb != nil && s.sb.Name() != "" && name != r.primaryOf(name)
+}
+
+// primaryOf is the sandbox target a replica belongs to (NAME for NAME_replicaN).
+func (r *runner) primaryOf(name string) string {
+	for _, t := range r.plan.Targets {
+		if t.Sandbox != nil && t.Sandbox.Replicas > 0 && len(name) > len(t.Name) && name[:len(t.Name)] == t.Name {
+			return t.Name
+		}
+	}
+	return name
+}
+
+// planTarget is the plan's target of name; replicas share their primary's host (and SNMP agent).
+func (r *runner) planTarget(name string) *spec.Target {
+	base := r.primaryOf(name)
+	for i := range r.plan.Targets {
+		if r.plan.Targets[i].Name == base {
+			return &r.plan.Targets[i]
+		}
+	}
+	return nil
+}
+
+func snmpConfig(t *spec.SNMP, metrics spec.SNMPMetrics) snmpwatch.Config {
+	c := snmpwatch.Config{
+		Address: t.Address, Version: t.Version, Community: t.Community, User: t.User,
+		AuthProtocol: t.AuthProtocol, AuthPassword: t.AuthPassword, PrivProtocol: t.PrivProtocol, PrivPassword: t.PrivPassword,
+	}
+	for _, m := range metrics {
+		c.Metrics = append(c.Metrics, snmpwatch.Metric{Name: m.Name, OID: m.OID})
+	}
+	return c
+}
+
+// use selects the samplers of targets for the next workload and baselines them.
+func (w *watchers) use(ctx context.Context, targets []string, logf func(string, ...any)) {
+	w.targets = targets
+	w.active = nil
+	want := map[string]bool{}
+	for _, t := range targets {
+		want[t] = true
+	}
+	for _, sm := range w.all {
+		if !want[sm.target] {
+			continue
+		}
+		w.active = append(w.active, sm)
+		bctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if err := sm.s.Baseline(bctx); err != nil {
+			logf("warning: %s %s: baseline: %v", sm.target, sm.what, err)
+		}
+		cancel()
+	}
+}
+
+// sampled is one sampler's answer at one tick.
+type sampled struct {
+	target string
+	cols   []watch.Column
+	values []float64
+	warn   error
+}
+
+// sample asks every active sampler for a value at once; each answers into its own slot
+// within the interval, and wg is done when all have.
+func (w *watchers) sample(at time.Time, interval time.Duration, wg *sync.WaitGroup) []sampled {
+	out := make([]sampled, len(w.active))
+	if interval <= 0 {
+		interval = time.Second
+	}
+	for i, sm := range w.active {
+		cols := sm.s.Columns()
+		out[i] = sampled{target: sm.target, cols: cols}
+		if !sm.busy.CompareAndSwap(false, true) {
+			out[i].values = watch.Empty(len(cols))
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer sm.busy.Store(false)
+			ctx, cancel := context.WithTimeout(context.Background(), interval*9/10)
+			defer cancel()
+			smp, err := sm.s.Sample(ctx, at)
+			out[i].values = smp.Values
+			if len(out[i].values) != len(cols) {
+				out[i].values = watch.Empty(len(cols))
+			}
+			if err != nil {
+				out[i].warn = fmt.Errorf("%s %s: %w", sm.target, sm.what, err)
+			}
+		}()
+	}
+	return out
+}
+
+// summaries are, per target, every active sampler's summary (counter increases, gauges'
+// last values) over the workload.
+func (w *watchers) summaries() map[string]map[string]float64 {
+	out := map[string]map[string]float64{}
+	for _, sm := range w.active {
+		m := out[sm.target]
+		if m == nil {
+			m = map[string]float64{}
+			out[sm.target] = m
+		}
+		for k, v := range sm.s.Summary() {
+			m[k] = v
+		}
+	}
+	return out
+}
+
+func (w *watchers) close() {
+	for _, sm := range w.all {
+		sm.s.Close()
+	}
+}

@@ -1,0 +1,104 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/quadrant-bench/quadrant/executor/measure"
+	"github.com/quadrant-bench/quadrant/executor/workload"
+	"github.com/quadrant-bench/quadrant/executor/workload/custom"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// runWorkload maps a plan workload onto the workload engine and runs it on s. With
+// onInterval nil the workload is a step (prepare, cleanup, a load not measured).
+func (r *runner) runWorkload(ctx context.Context, s *server, w *spec.Workload, it *spec.Iteration, onInterval func(*measure.Interval)) (*measure.Total, error) {
+	o := workload.Options{
+		Builtin: w.Builtin, Action: w.Action, Options: settingsMap(w.Options),
+		Threads: w.Threads, Duration: w.Duration, Events: w.Events, Warmup: w.Warmup, Rate: w.Rate,
+		ReportInterval: w.ReportInterval,
+		OnError:        workload.OnError{Ignore: w.OnError.Ignore, Reconnect: w.OnError.Reconnect, MaxErrors: int64(w.OnError.MaxErrors)},
+		OnInterval:     onInterval,
+		Console:        r.console,
+		Log:            func(msg string) { r.logf("%s", msg) },
+		Vars:           r.varsMap(),
+	}
+	for _, tx := range w.Transactions {
+		ct := custom.Transaction{Name: tx.Name, Weight: tx.Weight}
+		for _, st := range tx.Statements {
+			cs := custom.Statement{SQL: st.SQL}
+			for _, a := range st.Args {
+				cs.Args = append(cs.Args, a.Source)
+			}
+			ct.Statements = append(ct.Statements, cs)
+		}
+		o.Transactions = append(o.Transactions, ct)
+	}
+	if w.Replay != nil {
+		o.Replay = &workload.Replay{File: w.Replay.Path, Connections: w.Replay.Connections}
+	}
+	if w.Sysbench != nil {
+		o.Sysbench = &workload.Sysbench{Script: w.Sysbench.Script, Args: settingsMap(w.Sysbench.Args)}
+	}
+	if o.Action == "run" {
+		o.Action = ""
+	}
+	if onInterval == nil && o.Action != "" {
+		o.Console = nil // prepare and cleanup have no intervals worth a line
+	}
+	return workload.Run(ctx, s.connConfig(), o)
+}
+
+func settingsMap(s spec.Settings) map[string]string {
+	if len(s) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(s))
+	for _, kv := range s {
+		switch v := kv.Value.(type) {
+		case bool:
+			m[kv.Name] = map[bool]string{true: "on", false: "off"}[v]
+		default:
+			m[kv.Name] = fmt.Sprint(v)
+		}
+	}
+	return m
+}
+
+func (r *runner) varsMap() map[string]any {
+	m := make(map[string]any, len(r.plan.Vars))
+	for _, v := range r.plan.Vars {
+		m[v.Name] = v.Value
+	}
+	return m
+}
+
+// describeWorkload is one line for the log: kind, threads, length.
+func describeWorkload(w *spec.Workload) string {
+	var b strings.Builder
+	switch w.Type() {
+	case "builtin":
+		fmt.Fprintf(&b, "%s %s", w.Builtin, w.Action)
+	case "transactions":
+		fmt.Fprintf(&b, "custom mix of %d transactions", len(w.Transactions))
+	case "replay":
+		fmt.Fprintf(&b, "replay of %s over %d connection(s)", w.Replay.File, w.Replay.Connections)
+	case "sysbench":
+		fmt.Fprintf(&b, "sysbench %s", w.Sysbench.Script)
+	}
+	fmt.Fprintf(&b, ", %d threads", w.Threads)
+	if w.Rate > 0 {
+		fmt.Fprintf(&b, ", %.0f tx/s", w.Rate)
+	}
+	if w.Duration > 0 {
+		fmt.Fprintf(&b, ", %s", w.Duration)
+	}
+	if w.Events > 0 {
+		fmt.Fprintf(&b, ", %d events", w.Events)
+	}
+	if w.Warmup > 0 {
+		fmt.Fprintf(&b, " after %s warmup", w.Warmup)
+	}
+	return b.String()
+}
