@@ -251,7 +251,7 @@ func (rw *rowWriter) write(t *tick) {
 	base := func() results.Record {
 		var rec results.Record
 		rec.AddInt("iteration", int64(rw.it.Index))
-		rec.AddFloat("elapsed_s", math.Round(iv.Elapsed.Seconds()*1000)/1000)
+		rec.AddFloat("elapsed_s", gridSeconds(iv.Elapsed, rw.it.Workload.ReportInterval))
 		rec.Add("time", iv.End.UTC().Format("2006-01-02T15:04:05.000Z"))
 		return rec
 	}
@@ -324,6 +324,17 @@ func (rw *rowWriter) downtime(iv *measure.Interval) {
 		rw.r.logf("iteration %d: transactions again after %.1fs down (%d errors in the window)", rw.it.Index, iv.Start.Sub(rw.downAt).Seconds(), rw.downErr)
 		rw.downAt, rw.downErr = time.Time{}, 0
 	}
+}
+
+// gridSeconds puts a tick on the report-interval grid (1, 2, 3 s...): a tick delivered a
+// few milliseconds late on a busy machine still joins the rows of other iterations and
+// targets for the same second. The real end of the interval is in the time column.
+func gridSeconds(elapsed, interval time.Duration) float64 {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	k := math.Round(float64(elapsed) / float64(interval))
+	return math.Round(k*interval.Seconds()*1000) / 1000
 }
 
 func addLatency(rec *results.Record, l measure.Latency) {

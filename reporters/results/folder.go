@@ -6,11 +6,13 @@ package results
 import (
 	"bufio"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -290,4 +292,48 @@ func (w *Writer) SaveResult(name string, iteration int, columns []string, rows [
 		return err
 	}
 	return writeAtomic(filepath.Join(w.Dir, SavedDir, fmt.Sprintf("%s-iteration-%d.csv", FileName(name), iteration)), []byte(b.String()))
+}
+
+// KeepIterations rewrites summary.csv and every time series without the rows of
+// iterations not in keep: a resumed run reruns those from the start.
+func KeepIterations(dir string, keep map[int]bool) error {
+	paths := []string{filepath.Join(dir, SummaryFile)}
+	targets, err := Targets(dir)
+	if err != nil {
+		return err
+	}
+	for _, t := range targets {
+		paths = append(paths, filepath.Join(dir, TimeseriesDir, t+".csv"))
+	}
+	for _, p := range paths {
+		header, rows, err := ReadTable(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		col := -1
+		for i, h := range header {
+			if h == "iteration" {
+				col = i
+			}
+		}
+		if col < 0 {
+			continue
+		}
+		var b strings.Builder
+		cw := csv.NewWriter(&b)
+		cw.Write(header)
+		for _, row := range rows {
+			if n, _ := strconv.Atoi(row[col]); keep[n] {
+				cw.Write(row)
+			}
+		}
+		cw.Flush()
+		if err := writeAtomic(p, []byte(b.String())); err != nil {
+			return err
+		}
+	}
+	return nil
 }

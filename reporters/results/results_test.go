@@ -139,3 +139,25 @@ func TestVariableCSVs(t *testing.T) {
 		t.Fatalf("got %v %v", header, rows)
 	}
 }
+
+func TestKeepIterations(t *testing.T) {
+	dir := t.TempDir()
+	w, _ := Create(dir)
+	for it := 1; it <= 3; it++ {
+		var r Record
+		r.AddInt("iteration", int64(it))
+		r.AddFloat("tps", float64(it))
+		w.AppendSample("db", r)
+		w.AppendSummary(r)
+	}
+	w.Close()
+	if err := KeepIterations(dir, map[int]bool{1: true, 3: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{SummaryFile, "timeseries/db.csv"} {
+		_, rows, _ := ReadTable(filepath.Join(dir, p))
+		if len(rows) != 2 || rows[0][0] != "1" || rows[1][0] != "3" {
+			t.Fatalf("%s: %v", p, rows)
+		}
+	}
+}
