@@ -83,7 +83,6 @@ type runner struct {
 	clusters []*sandbox.Cluster
 	globals  *globals
 	watch    *watchers
-	pending  []results.Record // the current iteration's summary rows, until its status is known
 	info     *results.RunInfo
 	start    map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
 }

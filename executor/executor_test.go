@@ -166,7 +166,6 @@ iteration:
 	}
 }
 
-
 func TestGridSeconds(t *testing.T) {
 	for _, c := range []struct {
 		elapsed, interval time.Duration

@@ -29,6 +29,8 @@ func (r *runner) iteration(ctx context.Context, it *spec.Iteration, info *result
 	}
 	s := r.servers[name]
 	metrics := map[string]float64{}
+	watched := []string{name}
+	var measured *measurement // what the workload measured, also when a later step fails
 	sc := stepScope{phase: "before", target: name, it: it, metrics: metrics}
 
 	fail := func(err error) string {
@@ -42,10 +44,10 @@ func (r *runner) iteration(ctx context.Context, it *spec.Iteration, info *result
 			info.Error = err.Error()
 		}
 		r.logf("iteration %d: %s: %v", it.Index, info.Status, err)
-		if len(r.pending) == 0 {
-			r.writeSummary(it, info, name, []string{name}, &measurement{}, metrics)
+		if measured == nil {
+			measured = &measurement{}
 		}
-		r.flushSummary(info)
+		r.writeSummary(it, info, name, watched, measured, metrics)
 		return info.Status
 	}
 	if s == nil {
@@ -57,13 +59,11 @@ func (r *runner) iteration(ctx context.Context, it *spec.Iteration, info *result
 	if err := r.steps(ctx, it.Before, sc); err != nil {
 		return fail(err)
 	}
-	watched := r.watchedTargets(it, name)
+	watched = r.watchedTargets(it, name)
 	info.Variables = r.variablesNow(ctx, watched)
 
 	m, err := r.measure(ctx, it, s, watched, sc)
-	if m != nil {
-		r.writeSummary(it, info, s.name, watched, m, metrics)
-	}
+	measured = m
 	if err != nil {
 		return fail(err)
 	}
@@ -79,9 +79,7 @@ func (r *runner) iteration(ctx context.Context, it *spec.Iteration, info *result
 		info.Status = results.StatusFailed
 		r.logf("iteration %d: assertions failed: %s", it.Index, strings.Join(info.Failed, "; "))
 	}
-	// The summary row was written before the assertions ran; its status column must
-	// say what the iteration ended as, so the row is written once the status is known.
-	r.flushSummary(info)
+	r.writeSummary(it, info, name, watched, m, metrics)
 	return info.Status
 }
 
@@ -401,8 +399,9 @@ func (d *duringSteps) stop() error {
 	return d.err
 }
 
-// writeSummary builds the iteration's summary rows (one per watched target); they are
-// appended by flushSummary once the assertions have decided the status.
+// writeSummary appends the iteration's summary rows, one per watched target, once its
+// status is known (after the after steps, whose record_as metrics they carry, and the
+// assertions).
 func (r *runner) writeSummary(it *spec.Iteration, info *results.IterationInfo, main string, watched []string, m *measurement, metrics map[string]float64) {
 	for _, name := range watched {
 		var rec results.Record
@@ -412,7 +411,7 @@ func (r *runner) writeSummary(it *spec.Iteration, info *results.IterationInfo, m
 			rec.Add(av.Axis, fmt.Sprint(av.Value))
 		}
 		rec.Add("target", name)
-		rec.Add("status", "") // filled by flushSummary
+		rec.Add("status", info.Status)
 		rec.AddFloat("duration_s", math.Round(m.duration.Seconds()*1000)/1000)
 		if name == main && m.total != nil {
 			t := m.total
@@ -441,23 +440,10 @@ func (r *runner) writeSummary(it *spec.Iteration, info *results.IterationInfo, m
 		for _, k := range sortedKeys(sum) {
 			rec.AddFloat(k, sum[k])
 		}
-		r.pending = append(r.pending, rec)
-	}
-}
-
-// flushSummary writes the pending summary rows with the iteration's final status.
-func (r *runner) flushSummary(info *results.IterationInfo) {
-	for _, rec := range r.pending {
-		for i := range rec {
-			if rec[i].Name == "status" {
-				rec[i].Value = info.Status
-			}
-		}
 		if err := r.sink.AppendSummary(rec); err != nil {
 			r.logf("warning: write summary.csv: %v", err)
 		}
 	}
-	r.pending = nil
 	if err := r.sink.Sync(); err != nil {
 		r.logf("warning: sync results: %v", err)
 	}

@@ -22,7 +22,7 @@ type server struct {
 	name       string
 	kind       string // "sandbox" | "dsn"
 	cfg        *mysql.Config
-	sb         *sandbox.Server // nil for dsn targets
+	sb         *sandbox.Server  // nil for dsn targets
 	base       []sandbox.Option // the plan's sandbox config; server_config and restarts add to it
 	restartCmd string
 	db         *sql.DB // steps, globals and waits; workloads and samplers open their own
@@ -136,7 +136,11 @@ func (s *server) restart(ctx context.Context, settings spec.Settings, logf func(
 		if err := s.sb.Restart(ctx, want); err != nil {
 			return false, err
 		}
-		return fmt.Sprint(s.sb.Config()) != before, nil
+		changed := fmt.Sprint(s.sb.Config()) != before
+		if changed {
+			s.dropIdle()
+		}
+		return changed, nil
 	}
 	if s.restartCmd == "" {
 		return false, fmt.Errorf("target %s is a dsn target without a `restart:` command: add one to the target (e.g. restart: \"sudo systemctl restart mariadb\") or use a sandbox target", s.name)
@@ -153,6 +157,7 @@ func (s *server) restart(ctx context.Context, settings spec.Settings, logf func(
 	if err != nil {
 		return false, fmt.Errorf("restart command of %s failed: %w\n%s", s.name, err, lastLines(string(out), 10))
 	}
+	s.dropIdle()
 	return true, s.waitReady(ctx, 5*time.Minute)
 }
 
@@ -162,6 +167,13 @@ func settingNames(settings spec.Settings) string {
 		names = append(names, kv.Name)
 	}
 	return strings.Join(names, ", ")
+}
+
+// dropIdle closes the pool's idle connections, which a restart has broken, so the next
+// step does not start with a dead one.
+func (s *server) dropIdle() {
+	s.db.SetMaxIdleConns(0)
+	s.db.SetMaxIdleConns(2)
 }
 
 // waitReady polls until the server answers a ping.

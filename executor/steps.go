@@ -272,6 +272,7 @@ func (r *runner) restartStep(ctx context.Context, s *server, settings spec.Setti
 	}
 	want := removed(overlay(s.sb.Config(), sandboxOptions(settings)), settings)
 	r.logf("restart %s", s.name)
+	defer s.dropIdle()
 	if err := s.sb.Stop(ctx); err != nil {
 		return err
 	}
