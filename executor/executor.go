@@ -261,7 +261,7 @@ func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 	c, err := sandbox.Start(ctx, sandbox.Options{
 		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
 		Replication: sb.Replication, Dir: r.opts.SandboxDir, Keep: r.opts.KeepSandboxes,
-		Logf: func(f string, a ...any) { r.sink.Logf("sandbox "+f, a...) },
+		Logf: r.sink.Logf,
 	})
 	if err != nil {
 		return fmt.Errorf("target %s: %w", t.Name, err)

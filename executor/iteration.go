@@ -308,18 +308,28 @@ func (rw *rowWriter) write(t *tick) {
 	}
 }
 
-// downtime logs a window in which the workload completed nothing but counted errors: the
-// server went away (or stalled), and the log should say from when to when.
+// connectionErrors are the client and server codes of a server that went away: lost or
+// refused connections, a shutdown in progress.
+var connectionErrors = []int{2002, 2003, 2006, 2013, 2055, 1053, 1927}
+
+// downtime logs the window in which the workload's target was unreachable: from the first
+// interval with connection errors to the first one that completed transactions without
+// any (to the report interval's precision).
 func (rw *rowWriter) downtime(iv *measure.Interval) {
+	var lost int64
+	for _, code := range connectionErrors {
+		lost += iv.ErrorsByCode[code]
+	}
 	switch {
-	case iv.Events == 0 && iv.Errors > 0:
+	case lost > 0 || (iv.Events == 0 && iv.Errors > 0):
 		if rw.downAt.IsZero() {
 			rw.downAt = iv.Start
-			rw.r.logf("iteration %d: no transaction completed since %s (errors %v)", rw.it.Index, iv.Start.UTC().Format(time.TimeOnly), iv.ErrorsByCode)
+			rw.r.logf("iteration %d: %s unreachable from about %s (errors by code %v)", rw.it.Index, rw.main, iv.Start.UTC().Format("15:04:05.000"), iv.ErrorsByCode)
 		}
 		rw.downErr += iv.Errors
 	case iv.Events > 0 && !rw.downAt.IsZero():
-		rw.r.logf("iteration %d: transactions again after %.1fs down (%d errors in the window)", rw.it.Index, iv.Start.Sub(rw.downAt).Seconds(), rw.downErr)
+		rw.r.logf("iteration %d: %s answering again at about %s, after at most %.1fs (%d errors in the window)",
+			rw.it.Index, rw.main, iv.End.UTC().Format("15:04:05.000"), iv.End.Sub(rw.downAt).Seconds(), rw.downErr)
 		rw.downAt, rw.downErr = time.Time{}, 0
 	}
 }

@@ -254,3 +254,44 @@ iteration:
 		t.Errorf("%d restarts for 4 iterations over 2 flush methods, want 2 (first cell and the change):\n%s", n, log)
 	}
 }
+
+// The server goes away in the middle of a measured workload (a restart as a `during`
+// step): the workload reconnects, errors are counted by code, and the log has the window.
+func TestServerGoneMidIterationIsReconnected(t *testing.T) {
+	run, out, err := runPlan(t, `
+version: 1
+name: gone
+targets:
+  db: {sandbox: {}}
+setup:
+  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+  - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 1000}}
+iteration:
+  workload:
+    builtin: oltp_point_select
+    options: {table_size: 1000}
+    threads: 2
+    duration: 8s
+    on_error: {reconnect: [2013, 2006, 2003, 1927, 1053]}
+  during:
+    - {at: 2s, restart: {}}
+  assert: ["tps > 0", "reconnects > 0"]
+`, nil, Options{})
+	requireDone(t, run, out, err, 1)
+	if e, _ := run.Summary.Float(0, "errors"); e == 0 {
+		t.Errorf("no errors counted while the server restarted: %v", run.Summary.Rows[0])
+	}
+	codes := 0
+	for _, h := range run.Summary.Header {
+		if strings.HasPrefix(h, "error.") {
+			codes++
+		}
+	}
+	if codes == 0 {
+		t.Errorf("no error.CODE column in summary.csv: %v", run.Summary.Header)
+	}
+	log, _ := os.ReadFile(filepath.Join(run.Dir, results.LogFile))
+	if !strings.Contains(string(log), "db unreachable from about") || !strings.Contains(string(log), "db answering again at about") {
+		t.Errorf("log.txt lacks the downtime window:\n%s", log)
+	}
+}
