@@ -425,16 +425,9 @@ func (r *runner) writeSummary(it *spec.Iteration, info *results.IterationInfo, m
 		rec.AddFloat("duration_s", math.Round(m.duration.Seconds()*1000)/1000)
 		if name == main && m.total != nil {
 			t := m.total
-			rates := t.Rates()
-			rec.AddInt("transactions", t.Events)
-			rec.AddFloat("tps", rates.TPS)
-			rec.AddFloat("qps", rates.QPS)
-			rec.AddInt("reads", t.Reads)
-			rec.AddInt("writes", t.Writes)
-			rec.AddInt("other", t.Other)
-			rec.AddInt("errors", t.Errors)
-			rec.AddInt("reconnects", t.Reconnects)
-			addLatency(&rec, t.Lat)
+			for _, f := range totalMetrics(t) {
+				rec.AddFloat(f.name, f.value)
+			}
 			for _, k := range sortedKeys(metrics) {
 				rec.AddFloat(k, metrics[k])
 			}
@@ -459,6 +452,25 @@ func (r *runner) writeSummary(it *spec.Iteration, info *results.IterationInfo, m
 	}
 }
 
+type metric struct {
+	name  string
+	value float64
+}
+
+// totalMetrics are a measured workload's metrics under the contract's names, in
+// summary.csv's column order; assertions see the same values. tps and qps are per
+// second, the other counts are totals over the measured part.
+func totalMetrics(t *measure.Total) []metric {
+	r := t.Rates()
+	return []metric{
+		{"transactions", float64(t.Events)}, {"tps", r.TPS}, {"qps", r.QPS},
+		{"reads", float64(t.Reads)}, {"writes", float64(t.Writes)}, {"other", float64(t.Other)},
+		{"errors", float64(t.Errors)}, {"reconnects", float64(t.Reconnects)},
+		{"lat_avg_ms", ms(t.Lat.Avg)}, {"p50_ms", ms(t.Lat.P50)}, {"p95_ms", ms(t.Lat.P95)},
+		{"p99_ms", ms(t.Lat.P99)}, {"p999_ms", ms(t.Lat.P999)}, {"lat_max_ms", ms(t.Lat.Max)},
+	}
+}
+
 // assertions evaluates the iteration's assert expressions; it returns the false (or
 // failing) ones, each with the values it saw.
 func (r *runner) assertions(it *spec.Iteration, m *measurement, metrics map[string]float64) []string {
@@ -467,15 +479,8 @@ func (r *runner) assertions(it *spec.Iteration, m *measurement, metrics map[stri
 	}
 	env := map[string]any{}
 	if m != nil && m.total != nil {
-		t := m.total
-		rates := t.Rates()
-		for k, v := range map[string]float64{
-			"tps": rates.TPS, "qps": rates.QPS, "reads": float64(t.Reads), "writes": float64(t.Writes), "other": float64(t.Other),
-			"transactions": float64(t.Events), "errors": float64(t.Errors), "reconnects": float64(t.Reconnects),
-			"lat_avg_ms": ms(t.Lat.Avg), "p50_ms": ms(t.Lat.P50), "p95_ms": ms(t.Lat.P95), "p99_ms": ms(t.Lat.P99),
-			"p999_ms": ms(t.Lat.P999), "lat_max_ms": ms(t.Lat.Max),
-		} {
-			env[k] = v
+		for _, f := range totalMetrics(m.total) {
+			env[f.name] = f.value
 		}
 	}
 	status := map[string]float64{}

@@ -1,0 +1,392 @@
+package main
+
+// End-to-end tests of `quadrant run` as a process: the binary is built once, plans run on
+// real MariaDB sandboxes, and the process is interrupted and killed the way a DBA would.
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/reporters/results"
+)
+
+var quadrantBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "quadrant-bin-")
+	if err != nil {
+		panic(err)
+	}
+	quadrantBin = filepath.Join(dir, "quadrant")
+	if out, err := exec.Command("go", "build", "-o", quadrantBin, ".").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build quadrant: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// proc is a running quadrant.
+type proc struct {
+	cmd    *exec.Cmd
+	out    bytes.Buffer
+	done   chan struct{}
+	exit   int
+	outDir string
+}
+
+func start(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	p := &proc{done: make(chan struct{})}
+	p.cmd = exec.Command(quadrantBin, args...)
+	p.cmd.Env = append(os.Environ(), env...)
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
+	p.cmd.Stdin = nil
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		err := p.cmd.Wait()
+		p.exit = p.cmd.ProcessState.ExitCode()
+		if ee, ok := err.(*exec.ExitError); ok && !ee.Exited() {
+			p.exit = -1
+		}
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+func (p *proc) wait(t *testing.T, d time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.exit
+	case <-time.After(d):
+		p.cmd.Process.Kill()
+		<-p.done
+		t.Fatalf("quadrant did not finish within %s:\n%s", d, p.out.String())
+	}
+	return 0
+}
+
+// findRunDir finds the one run folder under root.
+func findRunDir(t *testing.T, root string) string {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(root, "*", "*", results.RunFile))
+	if len(matches) != 1 {
+		t.Fatalf("want one results folder under %s, found %v", root, matches)
+	}
+	return filepath.Dir(matches[0])
+}
+
+// waitRows waits until a time series has at least n rows of iteration it.
+func waitRows(t *testing.T, p *proc, root, target string, it, n int) string {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Minute)
+	for time.Now().Before(deadline) {
+		select {
+		case <-p.done:
+			t.Fatalf("quadrant ended early (exit %d):\n%s", p.exit, p.out.String())
+		default:
+		}
+		if m, _ := filepath.Glob(filepath.Join(root, "*", "*", "timeseries", target+".csv")); len(m) == 1 {
+			_, rows, _ := results.ReadTable(m[0])
+			count := 0
+			for _, r := range rows {
+				if r[0] == fmt.Sprint(it) {
+					count++
+				}
+			}
+			if count >= n {
+				return filepath.Dir(filepath.Dir(m[0]))
+			}
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Fatalf("no %d rows of iteration %d in timeseries/%s.csv:\n%s", n, it, target, p.out.String())
+	return ""
+}
+
+func writePlan(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func openDB(t *testing.T, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func global(t *testing.T, db *sql.DB, name string) string {
+	t.Helper()
+	var v string
+	if err := db.QueryRow("SELECT @@GLOBAL." + name).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+const smallPrepare = `
+setup:
+  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+  - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 1000}}
+`
+
+// A DBA presses Ctrl-C during a long iteration: the workload stops, globals go back,
+// the report is written, and quadrant exits 130.
+func TestInterruptRestoresGlobalsAndExits130(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "sigint"})
+	db := openDB(t, c.Primary.DSN(""))
+	before := global(t, db, "sync_binlog")
+	plan := writePlan(t, fmt.Sprintf(`
+version: 1
+name: interrupt
+targets:
+  db: {dsn: "%s"}
+%s
+iteration:
+  globals: {sync_binlog: 7, max_connections: 333}
+  workload: {builtin: oltp_point_select, options: {table_size: 1000}, threads: 2, duration: 10m}
+`, c.Primary.DSN(""), smallPrepare))
+	root := t.TempDir()
+	p := start(t, nil, "run", plan, "--out", root)
+	dir := waitRows(t, p, root, "db", 1, 2)
+	if got := global(t, db, "sync_binlog"); got != "7" {
+		t.Fatalf("sync_binlog is %s during the run, want 7", got)
+	}
+	p.cmd.Process.Signal(syscall.SIGINT)
+	if code := p.wait(t, time.Minute); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, p.out.String())
+	}
+	if got := global(t, db, "sync_binlog"); got != before {
+		t.Fatalf("sync_binlog %s after the interrupt, want %s restored", got, before)
+	}
+	if got := global(t, db, "max_connections"); got == "333" {
+		t.Fatalf("max_connections not restored")
+	}
+	ri, err := results.ReadRunInfo(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri.Status != results.StatusInterrupted || ri.Iterations[0].Status != results.StatusInterrupted {
+		t.Fatalf("run.json status %s, iteration %s", ri.Status, ri.Iterations[0].Status)
+	}
+	if _, err := os.Stat(filepath.Join(dir, results.ReportFile)); err != nil {
+		t.Fatalf("no report after the interrupt: %v", err)
+	}
+	_, rows, _ := results.ReadTable(filepath.Join(dir, results.SummaryFile))
+	if len(rows) != 1 || !strings.Contains(strings.Join(rows[0], ","), "interrupted") {
+		t.Fatalf("summary rows %v, want the interrupted iteration with what it measured", rows)
+	}
+}
+
+// kill -9 of quadrant: the sandbox dies with it (parent-death signal), the folder it
+// wrote is valid, and `quadrant report` rebuilds the report from it.
+func TestKill9LeavesAValidFolder(t *testing.T) {
+	plan := writePlan(t, `
+version: 1
+name: killed
+targets:
+  db: {sandbox: {}}
+`+smallPrepare+`
+iteration:
+  workload: {builtin: oltp_point_select, options: {table_size: 1000}, threads: 1, duration: 10m}
+`)
+	root := t.TempDir()
+	sandboxes := t.TempDir()
+	p := start(t, []string{"TMPDIR=" + sandboxes}, "run", plan, "--out", root)
+	dir := waitRows(t, p, root, "db", 1, 3)
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.wait(t, time.Minute)
+
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, _ := exec.Command("pgrep", "-f", sandboxes).Output()
+		if len(bytes.TrimSpace(out)) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server processes survived kill -9 of quadrant: %s", out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	_, rows, err := results.ReadTable(filepath.Join(dir, "timeseries", "db.csv"))
+	if err != nil || len(rows) < 3 {
+		t.Fatalf("time series after kill -9: %d rows, %v", len(rows), err)
+	}
+	r := start(t, nil, "report", dir)
+	if code := r.wait(t, time.Minute); code != 0 {
+		t.Fatalf("report exit %d:\n%s", code, r.out.String())
+	}
+	html, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if err != nil || !bytes.Contains(html, []byte(`"tps"`)) {
+		t.Fatalf("report.html after kill -9: %v", err)
+	}
+}
+
+// An interrupted run resumes: finished iterations are kept, the interrupted one runs
+// again from its start, and a changed plan is refused.
+func TestResume(t *testing.T) {
+	plan := writePlan(t, `
+version: 1
+name: resumed
+vars: {rows: 1000}
+targets:
+  db: {sandbox: {}}
+`+smallPrepare+`
+matrix:
+  threads: [1, 2, 3]
+iteration:
+  workload: {builtin: oltp_point_select, options: {table_size: 1000}, threads: "${{ matrix.threads }}", duration: 3s}
+`)
+	root := t.TempDir()
+	p := start(t, nil, "run", plan, "--out", root)
+	dir := waitRows(t, p, root, "db", 2, 1)
+	p.cmd.Process.Signal(syscall.SIGINT)
+	if code := p.wait(t, time.Minute); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, p.out.String())
+	}
+
+	bad := start(t, nil, "run", plan, "--resume", dir, "--set", "rows=2000")
+	if code := bad.wait(t, time.Minute); code != 2 || !strings.Contains(bad.out.String(), "another resolved plan") {
+		t.Fatalf("resume with another plan: exit %d:\n%s", code, bad.out.String())
+	}
+
+	r := start(t, nil, "run", plan, "--resume", dir)
+	if code := r.wait(t, 3*time.Minute); code != 0 {
+		t.Fatalf("resume exit %d:\n%s", code, r.out.String())
+	}
+	_, rows, _ := results.ReadTable(filepath.Join(dir, results.SummaryFile))
+	var its []string
+	for _, row := range rows {
+		its = append(its, row[0])
+	}
+	if strings.Join(its, ",") != "1,2,3" {
+		t.Fatalf("summary iterations %v, want 1,2,3", its)
+	}
+	header, ts, _ := results.ReadTable(filepath.Join(dir, "timeseries", "db.csv"))
+	seen := map[string]bool{}
+	for _, row := range ts {
+		key := row[0] + "@" + row[1]
+		if seen[key] {
+			t.Fatalf("time series has iteration %s at %ss twice (header %v)", row[0], row[1], header)
+		}
+		seen[key] = true
+	}
+	ri, _ := results.ReadRunInfo(dir)
+	if ri.Status != results.StatusDone {
+		t.Fatalf("run.json status %s after resume", ri.Status)
+	}
+}
+
+// A plan with a shell step and no --allow-shell runs nothing and exits 2.
+func TestShellWithoutAllowShellRunsNothing(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	plan := writePlan(t, `
+version: 1
+name: shelly
+targets:
+  db: {sandbox: {}}
+setup:
+  - shell: "touch `+marker+`"
+iteration:
+  workload: {builtin: oltp_point_select, duration: 1s}
+`)
+	root := t.TempDir()
+	p := start(t, nil, "run", plan, "--out", root)
+	if code := p.wait(t, time.Minute); code != 2 {
+		t.Fatalf("exit %d, want 2:\n%s", code, p.out.String())
+	}
+	if !strings.Contains(p.out.String(), "touch "+marker) || !strings.Contains(p.out.String(), "--allow-shell") {
+		t.Fatalf("the refusal does not list the command and the flag:\n%s", p.out.String())
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("the shell step ran")
+	}
+	if m, _ := filepath.Glob(filepath.Join(root, "*")); len(m) != 0 {
+		t.Fatalf("a refused run created %v", m)
+	}
+}
+
+// A password given through the environment appears in no file of the results and not
+// on the console.
+func TestPasswordFromEnvNeverWritten(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "secret"})
+	const password = "Qz7-very-secret-pw"
+	db := openDB(t, c.Primary.DSN(""))
+	for _, stmt := range []string{
+		"CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '" + password + "'",
+		"GRANT ALL ON *.* TO 'bench'@'127.0.0.1'",
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plan := writePlan(t, fmt.Sprintf(`
+version: 1
+name: secret
+targets:
+  db: {dsn: "bench:${{ env.BENCH_PW }}@tcp(127.0.0.1:%d)/"}
+%s
+iteration:
+  workload: {builtin: oltp_point_select, options: {table_size: 1000}, duration: 2s}
+`, c.Primary.Port(), smallPrepare))
+	root := t.TempDir()
+	p := start(t, []string{"BENCH_PW=" + password}, "run", plan, "--out", root)
+	if code := p.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.out.String())
+	}
+	if strings.Contains(p.out.String(), password) {
+		t.Fatalf("the password is on the console:\n%s", p.out.String())
+	}
+	dir := findRunDir(t, root)
+	files := 0
+	filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err != nil || info.IsDir() {
+			return err
+		}
+		files++
+		data, _ := os.ReadFile(path)
+		if bytes.Contains(data, []byte(password)) {
+			t.Errorf("%s contains the password", path)
+		}
+		return nil
+	})
+	if files < 6 {
+		t.Fatalf("only %d files in the results folder", files)
+	}
+	planYAML, _ := os.ReadFile(filepath.Join(dir, results.PlanFile))
+	if !bytes.Contains(planYAML, []byte("bench:***@tcp")) {
+		t.Fatalf("plan.yaml does not show the redacted DSN:\n%s", planYAML)
+	}
+}
