@@ -6,7 +6,6 @@ package executor
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -15,9 +14,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
+
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/reporters/results"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -128,7 +128,7 @@ func Run(ctx context.Context, p *spec.Plan, sink Sink, o Options) (out *Outcome,
 	if o.Bind != nil {
 		addrs := map[string]Addr{}
 		for name, s := range r.servers {
-			addrs[name] = Addr{s.host(), s.port()}
+			addrs[name] = Addr{s.Host(), s.Port()}
 		}
 		bound, err := o.Bind(addrs)
 		if err != nil {
@@ -226,22 +226,21 @@ func (r *runner) startTargets(ctx context.Context) error {
 			}
 			continue
 		}
-		cfg, err := mysql.ParseDSN(t.DSN)
+		dt, err := target.NewDSN(t.Name, t.DSN, t.Restart)
 		if err != nil {
-			return fmt.Errorf("target %s: dsn: %v", t.Name, redactErr(err, t.DSN))
+			return err
 		}
-		s := &server{name: t.Name, kind: "dsn", cfg: cfg, restartCmd: t.Restart}
-		if err := r.connect(ctx, s); err != nil {
+		if err := r.connect(ctx, &server{Target: dt}); err != nil {
 			return err
 		}
 	}
 	r.info.Targets = nil
 	for _, name := range r.order {
 		s := r.servers[name]
-		ti := results.TargetInfo{Name: name, Kind: s.kind, Address: s.redacted(), Flavor: s.flavor, ServerVersion: s.version}
-		vars, err := s.variables(ctx)
+		ti := results.TargetInfo{Name: name, Kind: s.Kind(), Address: s.Redacted(), Flavor: s.info.Flavor, ServerVersion: s.info.Version}
+		vars, err := target.Variables(ctx, s.db)
 		if err != nil {
-			return fmt.Errorf("target %s: SHOW GLOBAL VARIABLES: %w", name, err)
+			return fmt.Errorf("target %s: %w", name, err)
 		}
 		if r.start == nil {
 			r.start = map[string]map[string]string{}
@@ -268,54 +267,31 @@ func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 	}
 	r.clusters = append(r.clusters, c)
 	for _, srv := range c.Servers() {
-		cfg, err := mysql.ParseDSN(srv.DSN(""))
-		if err != nil {
-			return fmt.Errorf("target %s: %w", srv.Name(), err)
-		}
-		s := &server{name: srv.Name(), kind: "sandbox", cfg: cfg, sb: srv, base: base}
+		s := &server{Target: target.NewSandbox(srv), sb: srv, base: base}
 		if err := r.connect(ctx, s); err != nil {
 			return err
 		}
-		r.logf("target %s: %s %s at %s", s.name, s.flavor, s.version, s.redacted())
+		r.logf("target %s: %s %s at %s", s.Name(), s.info.Flavor, s.info.Version, s.Redacted())
 	}
 	return nil
 }
 
 func (r *runner) connect(ctx context.Context, s *server) error {
-	cfg := s.cfg.Clone()
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 10 * time.Second
-	}
-	conn, err := mysql.NewConnector(cfg)
-	if err != nil {
-		return fmt.Errorf("target %s: %w", s.name, err)
-	}
-	s.db = sql.OpenDB(conn)
-	s.db.SetMaxIdleConns(2)
-	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	if err := s.db.PingContext(pctx); err != nil {
-		s.db.Close()
-		return fmt.Errorf("target %s (%s): cannot connect: %w", s.name, s.redacted(), err)
+	db, err := s.Open(cctx)
+	if err != nil {
+		return fmt.Errorf("cannot connect: %w", err)
 	}
-	if err := s.probe(ctx); err != nil {
-		s.db.Close()
-		return err
+	db.SetMaxIdleConns(2)
+	s.db = db
+	if s.info, err = target.Probe(cctx, db); err != nil {
+		db.Close()
+		return fmt.Errorf("target %s: %w", s.Name(), err)
 	}
-	r.servers[s.name] = s
-	r.order = append(r.order, s.name)
+	r.servers[s.Name()] = s
+	r.order = append(r.order, s.Name())
 	return nil
-}
-
-// redactErr removes a DSN's password from a parse error that quotes it.
-func redactErr(err error, dsn string) string {
-	msg := err.Error()
-	if at := strings.LastIndex(dsn, "@"); at > 0 {
-		if colon := strings.Index(dsn[:at], ":"); colon >= 0 && colon+1 < at {
-			msg = strings.ReplaceAll(msg, dsn[colon+1:at], "***")
-		}
-	}
-	return msg
 }
 
 // iterations runs every iteration not finished by a previous run, in order.
@@ -378,7 +354,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 		for i := range r.info.Targets {
 			ti := &r.info.Targets[i]
 			if s := r.servers[ti.Name]; s != nil {
-				if vars, err := s.variables(ctx); err == nil {
+				if vars, err := target.Variables(ctx, s.db); err == nil {
 					ti.VariablesAfter = vars
 				}
 			}
@@ -413,7 +389,7 @@ func (r *runner) variablesNow(ctx context.Context, targets []string) map[string]
 	out := map[string]map[string]string{}
 	for _, name := range targets {
 		s := r.servers[name]
-		now, err := s.variables(ctx)
+		now, err := target.Variables(ctx, s.db)
 		if err != nil {
 			r.logf("warning: %s: SHOW GLOBAL VARIABLES: %v", name, err)
 			continue

@@ -41,7 +41,7 @@ func (g *globals) set(ctx context.Context, s *server, name string, value any) er
 	if !saved {
 		var cur sql.NullString
 		if err := s.db.QueryRowContext(ctx, "SELECT @@GLOBAL."+name).Scan(&cur); err != nil {
-			return fmt.Errorf("read @@GLOBAL.%s on %s: %w", name, s.name, err)
+			return fmt.Errorf("read @@GLOBAL.%s on %s: %w", name, s.Name(), err)
 		}
 		g.mu.Lock()
 		orig[name] = cur
@@ -52,7 +52,7 @@ func (g *globals) set(ctx context.Context, s *server, name string, value any) er
 		value = map[bool]string{true: "ON", false: "OFF"}[b]
 	}
 	if _, err := s.db.ExecContext(ctx, "SET GLOBAL "+name+" = ?", value); err != nil {
-		return fmt.Errorf("SET GLOBAL %s = %v on %s: %w", name, value, s.name, err)
+		return fmt.Errorf("SET GLOBAL %s = %v on %s: %w", name, value, s.Name(), err)
 	}
 	return nil
 }
@@ -72,14 +72,14 @@ func (g *globals) restore(ctx context.Context, logf func(string, ...any)) error 
 				val = bindable(v.String)
 			}
 			if _, err := s.db.ExecContext(ctx, "SET GLOBAL "+name+" = ?", val); err != nil {
-				err = fmt.Errorf("restore @@GLOBAL.%s = %q on %s: %w", name, v.String, s.name, err)
+				err = fmt.Errorf("restore @@GLOBAL.%s = %q on %s: %w", name, v.String, s.Name(), err)
 				logf("warning: %v", err)
 				if first == nil {
 					first = err
 				}
 				continue
 			}
-			logf("restored %s.%s = %q", s.name, name, v.String)
+			logf("restored %s.%s = %q", s.Name(), name, v.String)
 		}
 		delete(g.order, s)
 		delete(g.original, s)

@@ -101,16 +101,16 @@ func describeCell(it *spec.Iteration) string {
 // effective config changes) and its globals.
 func (r *runner) prepareServer(ctx context.Context, s *server, it *spec.Iteration) error {
 	if s.sb != nil || len(it.ServerConfig) > 0 {
-		restarted, err := s.restart(ctx, it.ServerConfig, r.logf)
+		restarted, err := s.restart(ctx, it.ServerConfig)
 		if err != nil {
 			return fmt.Errorf("server_config: %w", err)
 		}
 		if restarted {
-			r.logf("iteration %d: %s restarted with its server_config", it.Index, s.name)
+			r.logf("iteration %d: %s restarted with its server_config", it.Index, s.Name())
 		}
 	}
 	for _, kv := range it.Globals {
-		r.sink.Logf("iteration %d: SET GLOBAL %s = %v on %s", it.Index, kv.Name, kv.Value, s.name)
+		r.sink.Logf("iteration %d: SET GLOBAL %s = %v on %s", it.Index, kv.Name, kv.Value, s.Name())
 		if err := r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
 			return fmt.Errorf("globals: %w", err)
 		}
@@ -162,15 +162,15 @@ type measurement struct {
 func (r *runner) measure(ctx context.Context, it *spec.Iteration, s *server, watched []string, sc stepScope) (*measurement, error) {
 	w := r.watch
 	w.use(ctx, watched, r.logf)
-	hl, err := r.sink.OpenHistogramLog(s.name, it.Index, time.Now())
+	hl, err := r.sink.OpenHistogramLog(s.Name(), it.Index, time.Now())
 	if err != nil {
 		return nil, fmt.Errorf("histogram log: %w", err)
 	}
 	defer hl.Close()
 
-	rows := newRowWriter(r, it, s.name, w, hl)
+	rows := newRowWriter(r, it, s.Name(), w, hl)
 	during := r.startDuring(ctx, it, sc)
-	r.logf("iteration %d: %s on %s", it.Index, describeWorkload(it.Workload), s.name)
+	r.logf("iteration %d: %s on %s", it.Index, describeWorkload(it.Workload), s.Name())
 	began := time.Now()
 	total, werr := r.runWorkload(ctx, s, it.Workload, it, rows.interval)
 	rows.close()

@@ -90,7 +90,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	case *spec.SetGlobal:
 		if err = needServer(); err == nil {
 			for _, kv := range a.Settings {
-				r.sink.Logf("%s: SET GLOBAL %s = %v on %s", where, kv.Name, kv.Value, s.name)
+				r.sink.Logf("%s: SET GLOBAL %s = %v on %s", where, kv.Name, kv.Value, s.Name())
 				if err = r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
 					break
 				}
@@ -115,7 +115,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 		err = r.wait(ctx, a, name, sc, where)
 	case *spec.Workload:
 		if err = needServer(); err == nil {
-			r.logf("%s: %s on %s", where, describeWorkload(a), s.name)
+			r.logf("%s: %s on %s", where, describeWorkload(a), s.Name())
 			_, err = r.runWorkload(ctx, s, a, sc.it, nil)
 		}
 	default:
@@ -154,7 +154,7 @@ func listOf(list []string) statements {
 func (r *runner) sqlStatements(ctx context.Context, s *server, st *spec.Step, sc stepScope, next statements) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
-		return fmt.Errorf("connect to %s: %w", s.name, err)
+		return fmt.Errorf("connect to %s: %w", s.Name(), err)
 	}
 	defer conn.Close()
 	var savedCols []string
@@ -167,7 +167,7 @@ func (r *runner) sqlStatements(ctx context.Context, s *server, st *spec.Step, sc
 		if err != nil {
 			return err
 		}
-		r.sink.Logf("sql on %s: %s", s.name, abbreviate(stmt, 500))
+		r.sink.Logf("sql on %s: %s", s.Name(), abbreviate(stmt, 500))
 		cols, rows, err := query(ctx, conn, stmt)
 		if err != nil {
 			if code := mysqlCode(err); code != 0 && contains(st.IgnoreErrors, code) {
@@ -267,11 +267,11 @@ func abbreviate(s string, n int) string {
 // with the server's current config plus the step's options.
 func (r *runner) restartStep(ctx context.Context, s *server, settings spec.Settings) error {
 	if s.sb == nil {
-		_, err := s.restart(ctx, settings, r.logf)
+		_, err := s.restart(ctx, settings)
 		return err
 	}
 	want := removed(overlay(s.sb.Config(), sandboxOptions(settings)), settings)
-	r.logf("restart %s", s.name)
+	r.logf("restart %s", s.Name())
 	defer s.dropIdle()
 	if err := s.sb.Stop(ctx); err != nil {
 		return err
@@ -323,7 +323,7 @@ func (r *runner) shellEnv(sc stepScope) []string {
 	for _, name := range r.order {
 		s := r.servers[name]
 		up := strings.ToUpper(name)
-		env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_HOST=%s", up, s.host()), fmt.Sprintf("QUADRANT_TARGET_%s_PORT=%d", up, s.port()))
+		env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_HOST=%s", up, s.Host()), fmt.Sprintf("QUADRANT_TARGET_%s_PORT=%d", up, s.Port()))
 	}
 	return env
 }
@@ -347,7 +347,7 @@ func (r *runner) wait(ctx context.Context, w *spec.Wait, stepTarget string, sc s
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
 	}
-	r.logf("%s: waiting until %s on %s (timeout %s)", where, w.Until.Source, s.name, timeout)
+	r.logf("%s: waiting until %s on %s (timeout %s)", where, w.Until.Source, s.Name(), timeout)
 	began := time.Now()
 	deadline := began.Add(timeout)
 	var last map[string]any

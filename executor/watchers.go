@@ -38,7 +38,7 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 	snmpSeen := map[string]bool{}
 	for _, name := range r.order {
 		s := r.servers[name]
-		dsn := s.cfg.FormatDSN()
+		dsn := s.Config().FormatDSN()
 		st, err := mysqlwatch.NewStatus(mysqlwatch.StatusConfig{DSN: dsn, Status: wp.Status, Counters: wp.Counters, Gauges: wp.Gauges})
 		if err != nil {
 			return nil, fmt.Errorf("watch.status: %w", err)

@@ -47,7 +47,7 @@ func (r *runner) runWorkload(ctx context.Context, s *server, w *spec.Workload, i
 	if onInterval == nil && o.Action != "" {
 		o.Console = nil // prepare and cleanup have no intervals worth a line
 	}
-	return workload.Run(ctx, s.connConfig(), o)
+	return workload.Run(ctx, s.Config(), o)
 }
 
 func settingsMap(s spec.Settings) map[string]string {

@@ -1,0 +1,505 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Timeouts of a graceful stop: SHUTDOWN, then SIGTERM, then SIGKILL.
+const (
+	shutdownWait = 60 * time.Second // InnoDB flushes dirty pages; a large buffer pool takes a while
+	termWait     = 30 * time.Second
+	killWait     = 10 * time.Second
+)
+
+// Server is one mariadbd/mysqld process of a sandbox.
+type Server struct {
+	name    string
+	bin     Binary
+	basedir string
+	dir     string // holds data/, my.cnf, error.log
+	socket  string
+	role    role
+	logf    func(string, ...any)
+	timeout time.Duration
+	ports   func() (int, error)
+
+	mu     sync.Mutex // serialises Restart/Stop/Kill
+	port   int
+	config []Option
+	proc   *process // nil when not running
+}
+
+type role struct {
+	serverID  int
+	primary   bool // the primary of a cluster with replicas
+	replica   bool
+	semisync  bool
+	replicaOf *Server
+	replicas  []*Server // of a primary
+}
+
+type process struct {
+	cmd    *exec.Cmd
+	exited chan struct{} // closed once the process has been reaped
+	err    error         // Wait's result, valid after exited
+}
+
+// Name is the server's label: "NAME" for the primary, "NAME_replica1", ... for replicas.
+func (s *Server) Name() string { return s.name }
+
+// Host is always the loopback address: sandboxes listen nowhere else.
+func (s *Server) Host() string { return "127.0.0.1" }
+
+// Port is the TCP port on 127.0.0.1.
+func (s *Server) Port() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.port
+}
+
+// Socket is the unix socket path.
+func (s *Server) Socket() string { return s.socket }
+
+// Dir is the server's directory (data/, my.cnf, error.log).
+func (s *Server) Dir() string { return s.dir }
+
+// Binary is the server executable and its version.
+func (s *Server) Binary() Binary { return s.bin }
+
+// Config is the config the server currently runs with (without the sandbox's own settings).
+func (s *Server) Config() []Option {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Option(nil), s.config...)
+}
+
+// DSN is a go-sql-driver/mysql DSN for root (no password) over TCP.
+func (s *Server) DSN(db string) string {
+	return fmt.Sprintf("root@tcp(127.0.0.1:%d)/%s", s.Port(), db)
+}
+
+// Running reports whether the server process is alive.
+func (s *Server) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.proc != nil && !s.proc.done()
+}
+
+// Pid is the server's process id, 0 when not running.
+func (s *Server) Pid() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil || s.proc.done() {
+		return 0
+	}
+	return s.proc.cmd.Process.Pid
+}
+
+func (p *process) done() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s *Server) errorLog() string { return filepath.Join(s.dir, "error.log") }
+func (s *Server) cnfPath() string  { return filepath.Join(s.dir, "my.cnf") }
+
+// ErrorLogTail returns the last n lines of the server's error log.
+func (s *Server) ErrorLogTail(n int) string {
+	b, err := os.ReadFile(s.errorLog())
+	if err != nil {
+		return fmt.Sprintf("(no error log: %v)", err)
+	}
+	return lastLines(string(b), n)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// connector reaches the server as root over its unix socket (works before networking matters and
+// never leaves the machine).
+func (s *Server) connector() *mysql.Config {
+	c := mysql.NewConfig()
+	c.User = "root"
+	c.Net = "unix"
+	c.Addr = s.socket
+	c.Timeout = 5 * time.Second
+	c.ReadTimeout = 60 * time.Second
+	c.WriteTimeout = 60 * time.Second
+	c.Logger = quietLogger{} // SHUTDOWN makes the driver complain about the closed socket on every control connection
+	return c
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Print(...any) {}
+
+// Open returns a pool to the server (root, unix socket). The caller closes it.
+func (s *Server) Open() (*sql.DB, error) {
+	conn, err := mysql.NewConnector(s.connector())
+	if err != nil {
+		return nil, err
+	}
+	return sql.OpenDB(conn), nil
+}
+
+// Exec runs statements in order on one connection.
+func (s *Server) Exec(ctx context.Context, stmts ...string) error {
+	db, err := s.Open()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, q := range stmts {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %s: %w", s.name, q, err)
+		}
+	}
+	return nil
+}
+
+// forcedOptions are the settings replication needs; they are written after the config so they win.
+func (s *Server) forcedOptions(config []Option) []Option {
+	if !s.role.primary && !s.role.replica {
+		return nil
+	}
+	given := configMap(config)
+	opts := []Option{{Name: "server_id", Value: strconv.Itoa(s.role.serverID)}}
+	if s.role.primary {
+		if _, ok := given["log_bin"]; !ok {
+			opts = append(opts, Option{Name: "log-bin", Value: "binlog"})
+		}
+	}
+	if s.role.replica {
+		opts = append(opts, Option{Name: "relay-log", Value: "relay-bin"})
+	}
+	if s.role.semisync {
+		opts = append(opts, semisyncOptions(s.bin, s.role.primary)...)
+	}
+	return opts
+}
+
+func (s *Server) fixedOptions() []Option {
+	opts := []Option{
+		{Name: "datadir", Value: filepath.Join(s.dir, "data")},
+		{Name: "socket", Value: s.socket},
+		{Name: "port", Value: strconv.Itoa(s.port)},
+		{Name: "bind-address", Value: "127.0.0.1"},
+		{Name: "pid-file", Value: filepath.Join(s.dir, "mysqld.pid")},
+		{Name: "log-error", Value: s.errorLog()},
+		{Name: "tmpdir", Value: filepath.Join(s.dir, "tmp")},
+	}
+	if s.basedir != "" {
+		opts = append(opts, Option{Name: "basedir", Value: s.basedir})
+	}
+	if os.Getuid() == 0 {
+		opts = append(opts, Option{Name: "user", Value: "root"}) // mysqld refuses to run as root without it
+	}
+	return opts
+}
+
+func (s *Server) writeCnf(config []Option) error {
+	cnf := myCnf(s.fixedOptions(), sandboxDefaults(s.bin), config, s.forcedOptions(config))
+	return writeFileAtomic(s.cnfPath(), cnf)
+}
+
+// start launches the server with config and waits until it answers. A port found taken (another
+// process won the race between our probe and the server's bind) is replaced by a fresh one, unless
+// keepPort (a restart must keep the address clients know).
+func (s *Server) start(ctx context.Context, config []Option, keepPort bool) error {
+	const attempts = 5
+	for i := 0; ; i++ {
+		if s.port == 0 {
+			p, err := s.ports()
+			if err != nil {
+				return fmt.Errorf("start %s: %w", s.name, err)
+			}
+			s.port = p
+		}
+		err := s.startOnce(ctx, config)
+		if err == nil {
+			s.config = append([]Option(nil), config...)
+			return nil
+		}
+		var pe *portInUseError
+		if errors.As(err, &pe) && !keepPort && i+1 < attempts {
+			s.logf("sandbox: %s: port %d is in use, trying another", s.name, s.port)
+			s.port = 0
+			continue
+		}
+		return err
+	}
+}
+
+type portInUseError struct{ error }
+
+func (e *portInUseError) Unwrap() error { return e.error }
+
+func (s *Server) startOnce(ctx context.Context, config []Option) error {
+	if err := s.writeCnf(config); err != nil {
+		return fmt.Errorf("start %s: write my.cnf: %w", s.name, err)
+	}
+	logf, err := os.OpenFile(s.errorLog(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("start %s: %w", s.name, err)
+	}
+	defer logf.Close()
+	st, _ := logf.Stat()
+	offset := st.Size() // lines before this belong to earlier runs
+	cmd := exec.Command(s.bin.Path, "--defaults-file="+s.cnfPath())
+	cmd.Dir = s.dir
+	cmd.Stdout, cmd.Stderr = logf, logf // output before the server opens log-error lands in the same file
+	if err := startProcess(cmd); err != nil {
+		return fmt.Errorf("start %s: %w", s.name, err)
+	}
+	p := &process{cmd: cmd, exited: make(chan struct{})}
+	go func() { p.err = cmd.Wait(); close(p.exited) }()
+	s.proc = p
+	if err := s.waitReady(ctx, p, offset); err != nil {
+		if !p.done() {
+			s.killProc(p)
+		}
+		s.proc = nil
+		return err
+	}
+	return nil
+}
+
+// waitReady polls until the server accepts a connection, the process exits (error with the log lines
+// of this start), the timeout passes or ctx ends.
+func (s *Server) waitReady(ctx context.Context, p *process, offset int64) error {
+	deadline := time.NewTimer(s.timeout)
+	defer deadline.Stop()
+	cfg := s.connector()
+	cfg.Timeout = time.Second
+	conn, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return err
+	}
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if _, err := os.Stat(s.socket); err == nil {
+			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			c, err := conn.Connect(pctx)
+			cancel()
+			if err == nil {
+				c.Close()
+				return nil
+			}
+		}
+		select {
+		case <-p.exited:
+			log := s.logSince(offset)
+			if strings.Contains(log, "Address already in use") {
+				return &portInUseError{fmt.Errorf("start %s: port %d: address already in use", s.name, s.port)}
+			}
+			return fmt.Errorf("start %s: server exited (%v) during start; error log:\n%s",
+				s.name, p.err, relevantLines(log, 20))
+		case <-deadline.C:
+			return fmt.Errorf("start %s: not answering on %s after %s; last lines of the error log:\n%s",
+				s.name, s.socket, s.timeout, lastLines(s.logSince(offset), 20))
+		case <-ctx.Done():
+			return fmt.Errorf("start %s: %w", s.name, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+func (s *Server) logSince(offset int64) string {
+	b, err := os.ReadFile(s.errorLog())
+	if err != nil {
+		return fmt.Sprintf("(no error log: %v)", err)
+	}
+	if offset <= int64(len(b)) {
+		b = b[offset:]
+	}
+	return string(bytes.TrimSpace(b))
+}
+
+// relevantLines prefers the [ERROR] lines (e.g. "[ERROR] mariadbd: unknown variable 'foo=1'") and
+// falls back to the tail when there are none.
+func relevantLines(log string, n int) string {
+	var errs []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "[ERROR]") {
+			errs = append(errs, l)
+		}
+	}
+	if len(errs) == 0 {
+		return lastLines(log, n)
+	}
+	if len(errs) > n {
+		errs = errs[len(errs)-n:]
+	}
+	return strings.Join(errs, "\n")
+}
+
+// Restart stops the server gracefully and starts it with config, which replaces the config it ran
+// with (the sandbox's own settings stay). Nothing happens when the effective config is unchanged
+// and the server is running. When the server rejects the new config, the error carries its log
+// lines and the server is started again with the previous config so the sandbox stays usable.
+func (s *Server) Restart(ctx context.Context, config []Option) error {
+	if err := validateConfig(config); err != nil {
+		return fmt.Errorf("restart %s: %w", s.name, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	running := s.proc != nil && !s.proc.done()
+	if running && sameConfig(config, s.config) {
+		s.logf("sandbox: %s: config unchanged, restart skipped", s.name)
+		return nil
+	}
+	if running {
+		if err := s.stopLocked(ctx); err != nil {
+			return fmt.Errorf("restart %s: %w", s.name, err)
+		}
+	}
+	old := s.config
+	err := s.start(ctx, config, true)
+	if err == nil {
+		return s.waitReplication(ctx)
+	}
+	if ctx.Err() == nil && !sameConfig(old, config) {
+		if rerr := s.start(ctx, old, true); rerr != nil {
+			return fmt.Errorf("restart %s: %w (starting again with the previous config failed too: %v)", s.name, err, rerr)
+		}
+		if werr := s.waitReplication(ctx); werr != nil {
+			return fmt.Errorf("restart %s: %w (running again with the previous config, but %v)", s.name, err, werr)
+		}
+		return fmt.Errorf("restart %s: %w (running again with the previous config)", s.name, err)
+	}
+	return fmt.Errorf("restart %s: %w", s.name, err)
+}
+
+// waitReplication makes a restart return only once replication is back: a restarted replica runs both
+// threads again; a restarted primary has its running replicas reconnected (and, with semi-sync,
+// acknowledging), so a measurement right after the restart does not see the catch-up or the
+// semi-sync fallback to async.
+func (s *Server) waitReplication(ctx context.Context) error {
+	if s.role.replica {
+		if p := s.role.replicaOf; p != nil && !p.Running() {
+			return nil // nothing to connect to
+		}
+		return waitReplicaRunning(ctx, s)
+	}
+	n := 0
+	for _, r := range s.role.replicas {
+		if r.Running() {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if err := waitDumpThreads(ctx, s, n); err != nil {
+		return err
+	}
+	if s.role.semisync {
+		return waitSemisyncClients(ctx, s, n)
+	}
+	return nil
+}
+
+// Stop shuts the server down: SHUTDOWN, then SIGTERM, then SIGKILL, each after a timeout.
+func (s *Server) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopLocked(ctx)
+}
+
+func (s *Server) stopLocked(ctx context.Context) error {
+	p := s.proc
+	if p == nil || p.done() {
+		s.proc = nil
+		return nil
+	}
+	defer func() { s.proc = nil }()
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err := s.Exec(sctx, "SHUTDOWN")
+	cancel()
+	if err == nil && waitExit(ctx, p, shutdownWait) {
+		return nil
+	}
+	if err != nil {
+		s.logf("sandbox: %s: SHUTDOWN failed (%v), sending SIGTERM", s.name, err)
+	} else {
+		s.logf("sandbox: %s: still running %s after SHUTDOWN, sending SIGTERM", s.name, shutdownWait)
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	if waitExit(ctx, p, termWait) {
+		return nil
+	}
+	s.logf("sandbox: %s: still running after SIGTERM, sending SIGKILL", s.name)
+	if !s.killProc(p) {
+		return fmt.Errorf("stop %s: pid %d survived SIGKILL", s.name, p.cmd.Process.Pid)
+	}
+	return nil
+}
+
+// waitExit waits up to d for the process to exit; a cancelled ctx cuts the wait short.
+func waitExit(ctx context.Context, p *process, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.exited:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return p.done()
+}
+
+func (s *Server) killProc(p *process) bool {
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	return waitExit(context.Background(), p, killWait)
+}
+
+// Kill sends SIGKILL and waits until the process is gone (a crash, for fault tests). Restart starts it again.
+func (s *Server) Kill() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.proc
+	if p == nil || p.done() {
+		return nil
+	}
+	s.proc = nil
+	if !s.killProc(p) {
+		return fmt.Errorf("kill %s: pid %d survived SIGKILL", s.name, p.cmd.Process.Pid)
+	}
+	return nil
+}
+
+// freePort asks the kernel for a free port on 127.0.0.1 and releases it for the server to bind.
+// Another process may take it in between; start notices "Address already in use" and tries again.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port on 127.0.0.1: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

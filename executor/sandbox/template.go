@@ -1,0 +1,235 @@
+package sandbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// templateFormat changes whenever the way a template is initialised changes, so old caches are not reused.
+const templateFormat = "quadrant-template-v1"
+
+const templateMarker = "quadrant-template.txt"
+
+// defaultCacheDir is where initialised template datadirs are kept between runs.
+func defaultCacheDir() string {
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "quadrant", "templates")
+	}
+	if d, err := os.UserHomeDir(); err == nil && d != "" {
+		return filepath.Join(d, ".cache", "quadrant", "templates")
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("quadrant-templates-%d", os.Getuid()))
+}
+
+// templateKey identifies a server build: a package upgrade changes the version line or the file itself.
+func templateKey(b Binary) string {
+	h := sha256.New()
+	real, err := filepath.EvalSymlinks(b.Path)
+	if err != nil {
+		real = b.Path
+	}
+	fmt.Fprintln(h, templateFormat, real, b.Line, os.Getuid())
+	if st, err := os.Stat(real); err == nil {
+		fmt.Fprintln(h, st.Size(), st.ModTime().UnixNano())
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// ensureTemplate returns the path of an initialised datadir for b, creating it once per binary.
+// Two processes may race here: an exclusive flock serialises the (slow) initialisation, and the
+// finished template appears atomically by rename, so a reader never sees a half-initialised one.
+func ensureTemplate(ctx context.Context, b Binary, basedir, cacheDir string, logf func(string, ...any)) (string, error) {
+	if cacheDir == "" {
+		cacheDir = defaultCacheDir()
+		if err := os.MkdirAll(cacheDir, 0o755); err != nil { // e.g. a read-only HOME on CI
+			fallback := filepath.Join(os.TempDir(), fmt.Sprintf("quadrant-templates-%d", os.Getuid()))
+			logf("sandbox: cannot use template cache %s (%v); using %s", cacheDir, err, fallback)
+			cacheDir = fallback
+		}
+	}
+	final := filepath.Join(cacheDir, b.Flavor+"-"+b.Version+"-"+templateKey(b))
+	data := filepath.Join(final, "data")
+	if isTemplate(final) {
+		return data, nil
+	}
+	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+		return "", fmt.Errorf("template cache: %w", err)
+	}
+	unlock, err := lockFile(ctx, final+".lock")
+	if err != nil {
+		return "", fmt.Errorf("template cache: %w", err)
+	}
+	defer unlock()
+	if isTemplate(final) { // another process finished it while we waited
+		return data, nil
+	}
+	_ = os.RemoveAll(final) // a leftover without marker is garbage
+	tmp, err := os.MkdirTemp(cacheDir, filepath.Base(final)+".tmp-")
+	if err != nil {
+		return "", fmt.Errorf("template cache: %w", err)
+	}
+	defer os.RemoveAll(tmp) // no-op after a successful rename
+	logf("sandbox: initialising template datadir for %s %s (once per server binary) in %s", b.Flavor, b.Version, final)
+	start := time.Now()
+	if err := initDatadir(ctx, b, basedir, tmp); err != nil {
+		return "", err
+	}
+	marker := fmt.Sprintf("%s\nbinary: %s\nversion: %s\ncreated: %s\n", templateFormat, b.Path, b.Line, time.Now().UTC().Format(time.RFC3339))
+	if err := os.WriteFile(filepath.Join(tmp, templateMarker), []byte(marker), 0o644); err != nil {
+		return "", fmt.Errorf("template cache: %w", err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		if isTemplate(final) {
+			return data, nil
+		}
+		return "", fmt.Errorf("template cache: %w", err)
+	}
+	logf("sandbox: template ready in %s", time.Since(start).Round(time.Millisecond))
+	return data, nil
+}
+
+func isTemplate(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, templateMarker))
+	return err == nil
+}
+
+// lockFile takes an exclusive flock, polling so that ctx can cancel the wait.
+func lockFile(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("waiting for lock %s: %w", path, ctx.Err())
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// osUser is the account the server runs as: itself (root needs --user=root, or mysqld refuses to start).
+func osUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return fmt.Sprint(os.Getuid())
+}
+
+// initDatadir creates dir/data with the system tables, root without password on localhost and 127.0.0.1.
+func initDatadir(ctx context.Context, b Binary, basedir, dir string) error {
+	data := filepath.Join(dir, "data")
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	var cmd *exec.Cmd
+	switch b.Flavor {
+	case FlavorMariaDB:
+		tool, err := installDBTool(b, basedir)
+		if err != nil {
+			return err
+		}
+		args := []string{"--no-defaults", "--datadir=" + data, "--user=" + osUser(),
+			"--auth-root-authentication-method=normal", "--skip-test-db"}
+		if basedir != "" {
+			args = append(args, "--basedir="+basedir)
+		}
+		cmd = exec.CommandContext(ctx, tool, args...)
+	default:
+		// --initialize-insecure creates root@localhost only; TCP clients from 127.0.0.1 must work even with
+		// skip_name_resolve, so create root@127.0.0.1 too.
+		initSQL := filepath.Join(dir, "init.sql")
+		sql := "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1';\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n"
+		if err := os.WriteFile(initSQL, []byte(sql), 0o644); err != nil {
+			return err
+		}
+		args := []string{"--no-defaults", "--initialize-insecure", "--datadir=" + data, "--user=" + osUser(),
+			"--init-file=" + initSQL, "--log-error=" + filepath.Join(dir, "init.err")}
+		if basedir != "" {
+			args = append(args, "--basedir="+basedir)
+		}
+		cmd = exec.CommandContext(ctx, b.Path, args...)
+	}
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		msg := strings.TrimSpace(string(out))
+		if b, rerr := os.ReadFile(filepath.Join(dir, "init.err")); rerr == nil {
+			msg += "\n" + string(b)
+		}
+		return fmt.Errorf("initialise datadir with %s: %v\n%s", cmd.Path, err, lastLines(msg, 30))
+	}
+	// MySQL keeps the server UUID in auto.cnf; copies of one template would share it and replication refuses
+	// "equal server UUIDs". Without the file every copy generates its own.
+	_ = os.Remove(filepath.Join(data, "auto.cnf"))
+	return nil
+}
+
+// copyDir copies a datadir tree. io.Copy between files uses copy_file_range, which is fast (and a
+// reflink where the filesystem supports it); the result is fully allocated, unlike a sparse copy,
+// so benchmark writes into the redo log do not pay for block allocation.
+func copyDir(src, dst string) error {
+	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, path)
+		if err != nil {
+			return err
+		}
+		target := filepath.Join(dst, rel)
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		switch {
+		case d.IsDir():
+			return os.MkdirAll(target, info.Mode().Perm()|0o700)
+		case info.Mode().IsRegular():
+			return copyFile(path, target, info.Mode().Perm())
+		case info.Mode()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		}
+		return nil // sockets, pipes: not part of a datadir worth copying
+	})
+}
+
+func copyFile(src, dst string, perm fs.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}

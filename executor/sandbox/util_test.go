@@ -1,0 +1,5 @@
+package sandbox_test
+
+import "strconv"
+
+func itoa(i int) string { return strconv.Itoa(i) }
