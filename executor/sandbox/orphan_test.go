@@ -29,7 +29,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// orphanHelper behaves like `quadrant sandbox up`: SIGINT/SIGTERM stop everything (StopAll) and exit 0.
+// orphanHelper behaves like `quadrant sandbox up`: SIGINT/SIGTERM stop the cluster and exit 0.
 func orphanHelper(dir string) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -44,7 +44,7 @@ func orphanHelper(dir string) {
 	}
 	fmt.Println("READY", c.Dir(), strings.Join(pids, " "))
 	<-ctx.Done()
-	if err := sandbox.StopAll(context.Background()); err != nil {
+	if err := c.Stop(context.Background()); err != nil {
 		fmt.Println("ERROR", err)
 		os.Exit(1)
 	}
@@ -93,7 +93,7 @@ func TestSigtermStopsAndCleansUp(t *testing.T) {
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("%v: helper exited with %v", sig, err)
 		}
-		// StopAll returned before the exit: nothing may be left, without any waiting.
+		// Stop returned before the exit: nothing may be left, without any waiting.
 		if survivors := processesMentioning(clusterDir); len(survivors) > 0 {
 			t.Fatalf("%v: servers still running after a clean exit: %v", sig, survivors)
 		}

@@ -120,7 +120,6 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
-	register(c)
 	fail := func(err error) (*Cluster, error) {
 		_ = c.Stop(context.Background())
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
@@ -193,7 +192,6 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 // directory unless Keep. Calling it again does nothing.
 func (c *Cluster) Stop(ctx context.Context) error {
 	c.stopped.Do(func() {
-		defer unregister(c)
 		var errs []error
 		var mu sync.Mutex
 		var wg sync.WaitGroup
@@ -225,45 +223,6 @@ func (c *Cluster) Stop(ctx context.Context) error {
 		c.stopErr = errors.Join(errs...)
 	})
 	return c.stopErr
-}
-
-// The process-wide list of running clusters lets a CLI's signal handler stop everything (StopAll)
-// without threading every cluster through to it.
-var live struct {
-	sync.Mutex
-	clusters map[*Cluster]bool
-}
-
-func register(c *Cluster) {
-	live.Lock()
-	defer live.Unlock()
-	if live.clusters == nil {
-		live.clusters = map[*Cluster]bool{}
-	}
-	live.clusters[c] = true
-}
-
-func unregister(c *Cluster) {
-	live.Lock()
-	defer live.Unlock()
-	delete(live.clusters, c)
-}
-
-// StopAll stops every cluster this process started and has not stopped yet: call it from a SIGINT/SIGTERM
-// handler or a deferred cleanup in main. (A SIGKILLed process cannot; its servers die by the
-// parent-death signal and the next Start in the same Dir removes their directories.)
-func StopAll(ctx context.Context) error {
-	live.Lock()
-	cs := make([]*Cluster, 0, len(live.clusters))
-	for c := range live.clusters {
-		cs = append(cs, c)
-	}
-	live.Unlock()
-	var errs []error
-	for _, c := range cs {
-		errs = append(errs, c.Stop(ctx))
-	}
-	return errors.Join(errs...)
 }
 
 // socketPath keeps the unix socket within the 107-byte sun_path limit: inside the server's dir when
