@@ -21,7 +21,7 @@ func (r *runner) iteration(ctx context.Context, it *spec.Iteration, info *result
 	info.Status = results.StatusRunning
 	info.Error, info.Failed, info.Warnings = "", nil, nil
 	r.saveInfo()
-	r.logf("iteration %d/%d%s", it.Index, len(r.plan.Iterations), describeCell(it))
+	r.logf("iteration %d/%d%s%s", it.Index, len(r.plan.Iterations), describeCell(it), r.remaining(it.Index))
 
 	name := it.Target
 	if name == "" {
@@ -81,6 +81,21 @@ func (r *runner) iteration(ctx context.Context, it *spec.Iteration, info *result
 	}
 	r.writeSummary(it, info, name, watched, m, metrics)
 	return info.Status
+}
+
+// remaining estimates the measured time left from iteration index on (durations and
+// warmups; restarts, steps and event-bounded workloads come on top).
+func (r *runner) remaining(index int) string {
+	var d time.Duration
+	for _, it := range r.plan.Iterations[index-1:] {
+		if it.Workload != nil {
+			d += it.Workload.Duration + it.Workload.Warmup
+		}
+	}
+	if d < time.Second {
+		return ""
+	}
+	return fmt.Sprintf(" (at least %s of workload left)", d.Round(time.Second))
 }
 
 func describeCell(it *spec.Iteration) string {
