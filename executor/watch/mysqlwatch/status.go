@@ -1,0 +1,187 @@
+package mysqlwatch
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/watch"
+)
+
+// StatusConfig is what the status sampler watches on one target.
+type StatusConfig struct {
+	DSN string
+	// Status lists variable names or globs (case-insensitive). Empty: watch.DefaultStatus.
+	Status []string
+	// Counters and Gauges override the built-in counter/gauge rule (globs; Gauges wins when both match).
+	Counters []string
+	Gauges   []string
+}
+
+// Status samples SHOW GLOBAL STATUS once per tick: counters become per-second rates over the real time
+// between two reads, gauges are read as they are.
+type Status struct {
+	cfg  StatusConfig
+	pats watch.Globs // lower-cased
+	orig []string    // as written, for messages
+	cls  watch.Classifier
+	conn *conn
+
+	cols   []watch.Column
+	names  []string // lower-case server names, aligned with cols
+	rates  []watch.Rate
+	gauges []float64 // last gauge value since Baseline, for Summary
+	rebase bool      // Baseline failed: rebase at the next successful read
+	outage watch.Outage
+}
+
+// NewStatus validates the configuration; nothing is opened until Start.
+func NewStatus(cfg StatusConfig) (*Status, error) {
+	pats := cfg.Status
+	if len(pats) == 0 {
+		pats = watch.DefaultStatus
+	}
+	s := &Status{cfg: cfg, orig: pats}
+	var err error
+	if s.pats, err = watch.ParseGlobs("watch.status", pats); err != nil {
+		return nil, err
+	}
+	if s.cls.Counters, err = watch.ParseGlobs("watch.counters", cfg.Counters); err != nil {
+		return nil, err
+	}
+	if s.cls.Gauges, err = watch.ParseGlobs("watch.gauges", cfg.Gauges); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Start connects and fixes the columns: every variable matched by a pattern whose value is numeric (or
+// ON/OFF) now. A literal name the server lacks is an error when the plan listed it (a typo must not pass
+// silently) and skipped in the default set (MySQL and MariaDB differ).
+func (s *Status) Start(ctx context.Context) error {
+	c, err := openConn(ctx, "status watch", s.cfg.DSN)
+	if err != nil {
+		return err
+	}
+	s.conn = c
+	names, values, at, err := readPairs(ctx, c.db, "SHOW GLOBAL STATUS")
+	if err != nil {
+		return fmt.Errorf("status watch %s: SHOW GLOBAL STATUS: %w", c.addr, err)
+	}
+	explicit := len(s.cfg.Status) > 0
+	seen := map[string]bool{}
+	for pi, p := range s.pats {
+		found := false
+		for i, n := range names {
+			ln := strings.ToLower(n)
+			if !(watch.Globs{p}).Match(ln) {
+				continue
+			}
+			found = true
+			if seen[ln] {
+				continue
+			}
+			// A glob takes only what is a number now; a literal name is kept even if its value is not yet
+			// numeric (e.g. NULL until first use): the plan asked for it by name.
+			if _, ok := watch.ParseValue(values[i]); !ok && !watch.IsLiteral(p) {
+				continue
+			}
+			seen[ln] = true
+			s.names = append(s.names, ln)
+			s.cols = append(s.cols, watch.Column{Name: "status." + n, Kind: s.cls.Kind(n)})
+		}
+		if !found && explicit && watch.IsLiteral(p) {
+			return fmt.Errorf("status watch %s: status variable %q does not exist on this server (see SHOW GLOBAL STATUS; names are case-insensitive, globs like Handler_read_* are allowed)", c.addr, s.orig[pi])
+		}
+	}
+	s.rates = make([]watch.Rate, len(s.cols))
+	s.gauges = watch.Empty(len(s.cols))
+	s.observe(pairsMap(names, values), at)
+	return nil
+}
+
+// Columns implements watch.Sampler.
+func (s *Status) Columns() []watch.Column { return s.cols }
+
+// Baseline implements watch.Sampler.
+func (s *Status) Baseline(ctx context.Context) error {
+	_, err := s.Sample(ctx, time.Time{})
+	s.rebase = true
+	s.finishRebase()
+	return err
+}
+
+// Sample implements watch.Sampler.
+func (s *Status) Sample(ctx context.Context, at time.Time) (watch.Sample, error) {
+	if s.conn == nil {
+		return watch.Sample{At: at, Values: watch.Empty(len(s.cols))}, errNotStarted
+	}
+	out := watch.Sample{At: at}
+	names, values, readAt, err := readPairs(ctx, s.conn.db, "SHOW GLOBAL STATUS")
+	if err != nil {
+		out.Values = watch.Empty(len(s.cols))
+		return out, s.outage.Fail(time.Now(), watch.Unavailable("status watch "+s.conn.addr, err))
+	}
+	s.outage.OK(time.Now())
+	out.Values = s.observe(pairsMap(names, values), readAt)
+	s.finishRebase()
+	return out, nil
+}
+
+func (s *Status) finishRebase() {
+	if !s.rebase || s.outage.Down() {
+		return
+	}
+	for i := range s.rates {
+		s.rates[i].Rebase()
+	}
+	s.rebase = false
+}
+
+func (s *Status) observe(m map[string]string, at time.Time) []float64 {
+	vals := watch.Empty(len(s.cols))
+	for i, n := range s.names {
+		raw, ok := m[n]
+		if !ok {
+			continue
+		}
+		v, ok := watch.ParseValue(raw)
+		if !ok {
+			continue
+		}
+		if s.cols[i].Kind == watch.Counter {
+			vals[i] = s.rates[i].Observe(v, at)
+		} else {
+			vals[i] = v
+			s.gauges[i] = v
+		}
+	}
+	return vals
+}
+
+// Summary implements watch.Sampler.
+func (s *Status) Summary() map[string]float64 {
+	m := make(map[string]float64, len(s.cols))
+	for i, c := range s.cols {
+		switch {
+		case c.Kind == watch.Counter && s.rates[i].Valid():
+			m[c.Name] = s.rates[i].Increase()
+		case c.Kind == watch.Gauge && !math.IsNaN(s.gauges[i]):
+			m[c.Name] = s.gauges[i]
+		}
+	}
+	return m
+}
+
+// Close implements watch.Sampler.
+func (s *Status) Close() error { return s.conn.close() }
+
+func pairsMap(names, values []string) map[string]string {
+	m := make(map[string]string, len(names))
+	for i, n := range names {
+		m[strings.ToLower(n)] = values[i]
+	}
+	return m
+}

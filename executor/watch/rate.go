@@ -1,0 +1,62 @@
+package watch
+
+import (
+	"math"
+	"time"
+)
+
+// Rate turns successive readings of a monotonically increasing counter into per-interval rates and a total
+// increase. A reading below the previous one is a reset (server restart, FLUSH STATUS, agent restart): that
+// interval has no rate (its start is unknown), and the new value counts as increase, since the counter
+// restarted from zero. A rate is therefore never negative.
+type Rate struct {
+	last     float64
+	lastAt   time.Time
+	have     bool
+	increase float64
+}
+
+// Observe records value v read at time t and returns the rate per second since the previous reading, or NaN
+// when there is none: first reading, a reset, NaN input, or no time elapsed. A missing reading (NaN) keeps
+// the previous one, so the next rate spans the gap: it is the true average over it.
+func (c *Rate) Observe(v float64, t time.Time) float64 {
+	if math.IsNaN(v) {
+		return math.NaN()
+	}
+	prev, prevAt, had := c.last, c.lastAt, c.have
+	c.last, c.lastAt, c.have = v, t, true
+	if !had {
+		return math.NaN()
+	}
+	if v < prev {
+		c.increase += v
+		return math.NaN()
+	}
+	d := v - prev
+	c.increase += d
+	dt := t.Sub(prevAt).Seconds()
+	if dt <= 0 {
+		return math.NaN()
+	}
+	return d / dt
+}
+
+// Rebase makes the last reading the starting point of Increase.
+func (c *Rate) Rebase() { c.increase = 0 }
+
+// Increase is the total increase since Rebase (or the first reading), resets included.
+func (c *Rate) Increase() float64 { return c.increase }
+
+// Valid reports whether at least one reading was observed.
+func (c *Rate) Valid() bool { return c.have }
+
+// Wrap32 is the increase of a 32-bit counter (SNMP Counter32) from prev to cur, allowing one wrap. ok is false
+// when the increase is implausible (more than half the range): then the agent restarted rather than wrapped.
+func Wrap32(prev, cur uint64) (d uint64, ok bool) {
+	if cur >= prev {
+		d = cur - prev
+	} else {
+		d = cur + (1 << 32) - prev
+	}
+	return d, d < 1<<31
+}

@@ -1,0 +1,90 @@
+// Package watch defines what the executor samples next to a running workload: server status, replication,
+// custom SQL metrics and host metrics over SNMP. Samplers are pull-based: the executor asks every sampler for
+// one Sample on each tick of the workload's report interval, so one time-series row holds throughput, latency
+// and everything watched for the same second.
+//
+// Implementations live in sub-packages (mysqlwatch, snmpwatch); this package holds what they share: the
+// interface, the sample shape, counter arithmetic, glob matching and the status counter/gauge rule.
+package watch
+
+import (
+	"context"
+	"math"
+	"time"
+)
+
+// Kind says how a column's values are to be read.
+type Kind int
+
+const (
+	// Gauge columns hold the value read at the tick; their summary is the last value.
+	Gauge Kind = iota
+	// Counter columns hold the per-second rate over the interval ending at the tick; their summary is the
+	// increase since Baseline.
+	Counter
+)
+
+func (k Kind) String() string {
+	if k == Counter {
+		return "counter"
+	}
+	return "gauge"
+}
+
+// Column is one named numeric series, e.g. "status.Com_select", "repl.lag_s", "snmp.load1".
+type Column struct {
+	Name string
+	Kind Kind
+}
+
+// Sample is one tick of one sampler. Values is aligned with the sampler's Columns(); NaN means no value
+// (empty cell): not measured, not yet computable, or the source was unreachable.
+type Sample struct {
+	At     time.Time
+	Values []float64
+}
+
+// Sampler is one source of watched series on one target or host.
+//
+// Life cycle: Start once, then per measured workload: Baseline at the workload's start, Sample at every tick,
+// Summary at the end; Close when the run ends. Sample may be called concurrently with other samplers but not
+// concurrently with itself.
+type Sampler interface {
+	// Start opens the sampler's own connection, checks credentials and fixes the column set. An error is
+	// fatal for this sampler unless errors.Is(err, ErrUnavailable): then the source did not answer, the
+	// sampler is usable (empty cells until it answers) and the error is the one warning for that outage.
+	Start(ctx context.Context) error
+	// Columns is the stable, ordered column set, valid after Start.
+	Columns() []Column
+	// Baseline reads the sources now as the starting point of the next rates and of Summary.
+	Baseline(ctx context.Context) error
+	// Sample reads the sources and returns one value per column, stamped with at (the workload's tick time).
+	// The Sample is always usable. A non-nil error is a warning to log, returned once per outage: the
+	// first failing tick returns it, later failing ticks return nil error and empty cells.
+	Sample(ctx context.Context, at time.Time) (Sample, error)
+	// Summary is, per column name, the increase since Baseline for counters and the last value for gauges.
+	// Columns without a value are absent.
+	Summary() map[string]float64
+	// Close releases the connection.
+	Close() error
+}
+
+// Empty returns n NaN values: a sample with every cell empty.
+func Empty(n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}
+
+// LastValues is the Summary of gauge-only samplers: name -> last value, skipping empty ones.
+func LastValues(cols []Column, last []float64) map[string]float64 {
+	m := make(map[string]float64, len(cols))
+	for i, c := range cols {
+		if !math.IsNaN(last[i]) {
+			m[c.Name] = last[i]
+		}
+	}
+	return m
+}
