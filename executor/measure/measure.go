@@ -1,0 +1,191 @@
+package measure
+
+import (
+	"maps"
+	"slices"
+	"time"
+)
+
+// Counts are plain event and statement counters, sysbench's meaning:
+// a statement returning a result set is a read, affected rows > 0 a write,
+// anything else other.
+type Counts struct {
+	Events     int64 `json:"events"` // transactions (sysbench "events")
+	Reads      int64 `json:"reads"`
+	Writes     int64 `json:"writes"`
+	Other      int64 `json:"other"`
+	Errors     int64 `json:"errors"` // all errors, ignored ones included
+	Reconnects int64 `json:"reconnects"`
+}
+
+// Queries is reads + writes + other.
+func (c Counts) Queries() int64 { return c.Reads + c.Writes + c.Other }
+
+func (c *Counts) add(o Counts) {
+	c.Events += o.Events
+	c.Reads += o.Reads
+	c.Writes += o.Writes
+	c.Other += o.Other
+	c.Errors += o.Errors
+	c.Reconnects += o.Reconnects
+}
+
+// Latency is the derived summary of a latency histogram. A negative field
+// means unknown: results parsed from sysbench carry only what sysbench prints.
+type Latency struct {
+	Avg  time.Duration `json:"avg"`
+	Min  time.Duration `json:"min"`
+	P50  time.Duration `json:"p50"`
+	P95  time.Duration `json:"p95"`
+	P99  time.Duration `json:"p99"`
+	P999 time.Duration `json:"p999"`
+	Max  time.Duration `json:"max"`
+}
+
+// Unknown latency summary (every field -1).
+var unknownLatency = Latency{-1, -1, -1, -1, -1, -1, -1}
+
+// UnknownLatency returns a summary with every field unknown (-1).
+func UnknownLatency() Latency { return unknownLatency }
+
+// Summarize derives the summary of h (zeros when h is empty, unknown when nil).
+func Summarize(h *Histogram) Latency {
+	if h == nil {
+		return unknownLatency
+	}
+	return Latency{
+		Avg: h.Mean(), Min: h.Min(), P50: h.Percentile(50), P95: h.Percentile(95),
+		P99: h.Percentile(99), P999: h.Percentile(99.9), Max: h.Max(),
+	}
+}
+
+// Named are the statistics of one named transaction of a custom workload
+// (or one statement kind of a replay).
+type Named struct {
+	Name    string     `json:"name"`
+	Counts  Counts     `json:"counts"`
+	Latency *Histogram `json:"latency"`
+	Lat     Latency    `json:"lat"`
+}
+
+// Stats is what an Interval and the Total have in common.
+type Stats struct {
+	Counts
+	// ErrorsByCode: MySQL error number (server or client, e.g. 1213, 2013) -> count.
+	// Errors without a MySQL number (timeouts, driver errors) use code 0.
+	ErrorsByCode map[int]int64 `json:"errors_by_code,omitempty"`
+	// Latency of each event in µs. Closed loop: from event start. Open loop: from the
+	// event's intended (scheduled) start, so queueing counts (no coordinated omission).
+	// Nil for results parsed from sysbench output.
+	Latency *Histogram `json:"latency,omitempty"`
+	// Service time (from actual start) in open loop; nil in closed loop (equal to Latency).
+	Service *Histogram `json:"service,omitempty"`
+	// Lat is the summary of Latency (or what sysbench printed).
+	Lat Latency `json:"lat"`
+	// Transactions: per-transaction statistics of a custom workload, in declaration order.
+	Transactions []Named `json:"transactions,omitempty"`
+}
+
+// Interval is one report interval. The engine's ticker produces one per report_interval;
+// it is the clock watchers sample on.
+type Interval struct {
+	Index int       `json:"index"` // 1-based, warmup intervals included
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Elapsed is End minus the start of the measured part: <= 0 for warmup intervals.
+	Elapsed time.Duration `json:"elapsed"`
+	Warmup  bool          `json:"warmup"`
+	Threads int           `json:"threads"`
+	// Backlog: open loop, events scheduled but not yet started at End.
+	Backlog int64 `json:"backlog"`
+	Stats
+}
+
+// Seconds is the interval's length.
+func (iv *Interval) Seconds() float64 { return iv.End.Sub(iv.Start).Seconds() }
+
+// Rates returns per-second rates of the interval.
+func (iv *Interval) Rates() Rates { return rates(&iv.Stats, iv.Seconds()) }
+
+// Total covers the measured part of a workload (warmup excluded).
+type Total struct {
+	Start      time.Time `json:"start"`
+	End        time.Time `json:"end"`
+	Threads    int       `json:"threads"`
+	MaxBacklog int64     `json:"max_backlog"`
+	Stats
+}
+
+// Seconds is the length of the measured part.
+func (t *Total) Seconds() float64 { return t.End.Sub(t.Start).Seconds() }
+
+// Rates returns per-second rates over the measured part.
+func (t *Total) Rates() Rates { return rates(&t.Stats, t.Seconds()) }
+
+// Rates are per-second figures.
+type Rates struct {
+	TPS, QPS, Reads, Writes, Other, Errors, Reconnects float64
+}
+
+func rates(s *Stats, sec float64) Rates {
+	if sec <= 0 {
+		return Rates{}
+	}
+	return Rates{
+		TPS: float64(s.Events) / sec, QPS: float64(s.Queries()) / sec,
+		Reads: float64(s.Reads) / sec, Writes: float64(s.Writes) / sec, Other: float64(s.Other) / sec,
+		Errors: float64(s.Errors) / sec, Reconnects: float64(s.Reconnects) / sec,
+	}
+}
+
+// Merge adds o into s (histograms merged, error codes summed, named stats matched by name).
+func (s *Stats) Merge(o *Stats) {
+	s.Counts.add(o.Counts)
+	for c, n := range o.ErrorsByCode {
+		if s.ErrorsByCode == nil {
+			s.ErrorsByCode = map[int]int64{}
+		}
+		s.ErrorsByCode[c] += n
+	}
+	s.Latency = mergeHist(s.Latency, o.Latency)
+	s.Service = mergeHist(s.Service, o.Service)
+	for _, on := range o.Transactions {
+		i := slices.IndexFunc(s.Transactions, func(n Named) bool { return n.Name == on.Name })
+		if i < 0 {
+			s.Transactions = append(s.Transactions, Named{Name: on.Name})
+			i = len(s.Transactions) - 1
+		}
+		s.Transactions[i].Counts.add(on.Counts)
+		s.Transactions[i].Latency = mergeHist(s.Transactions[i].Latency, on.Latency)
+	}
+	s.Summarize()
+}
+
+func mergeHist(dst, src *Histogram) *Histogram {
+	if src == nil {
+		return dst
+	}
+	if dst == nil {
+		dst = NewHistogram()
+	}
+	dst.Merge(src)
+	return dst
+}
+
+// Summarize recomputes Lat (and each transaction's Lat) from the histograms.
+// Stats without a histogram keep their Lat.
+func (s *Stats) Summarize() {
+	if s.Latency != nil {
+		s.Lat = Summarize(s.Latency)
+	}
+	for i := range s.Transactions {
+		if s.Transactions[i].Latency != nil {
+			s.Transactions[i].Lat = Summarize(s.Transactions[i].Latency)
+		}
+	}
+}
+
+// ErrorCodes returns the error codes seen, sorted.
+func (s *Stats) ErrorCodes() []int {
+	return slices.Sorted(maps.Keys(s.ErrorsByCode))
+}

@@ -1,0 +1,159 @@
+package measure
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHistogramMergeEncodeDecode(t *testing.T) {
+	a, b := NewHistogram(), NewHistogram()
+	for i := 1; i <= 1000; i++ {
+		a.Record(time.Duration(i) * time.Microsecond)
+		b.Record(time.Duration(i) * time.Millisecond)
+	}
+	b.Record(10 * time.Minute) // clamped to 100 s, not dropped
+	b.Record(0)                // clamped to 1 µs
+	a.Merge(b)
+	if a.Count() != 2002 {
+		t.Fatalf("count %d", a.Count())
+	}
+	if a.Max() < 99*time.Second || a.Max() > 101*time.Second {
+		t.Fatalf("max %v", a.Max())
+	}
+	p50 := a.Percentile(50)
+	if p50 < 990*time.Microsecond || p50 > 1010*time.Microsecond {
+		t.Fatalf("p50 %v", p50)
+	}
+	s, err := a.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := DecodeHistogram(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Count() != a.Count() || d.Percentile(99) != a.Percentile(99) || d.Mean() != a.Mean() {
+		t.Fatalf("decoded differs: %d %v %v", d.Count(), d.Percentile(99), a.Percentile(99))
+	}
+	if _, err := DecodeHistogram("not base64!"); err == nil {
+		t.Fatal("garbage decoded")
+	}
+}
+
+func TestCollectorWarmupIntervalsAndTotal(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := NewCollector(CollectorOptions{Workers: 2, OpenLoop: true, Names: []string{"a", "b"}, Start: start, MeasuredStart: start.Add(time.Second)})
+	r0, r1 := c.Recorder(0), c.Recorder(1)
+	// warmup interval
+	r0.Statements(20, 0, 0, 0)
+	r0.Event(Event{Latency: time.Millisecond, Service: time.Millisecond, Tx: 0})
+	w := c.Cut(start.Add(time.Second), 2, 0)
+	if !w.Warmup || w.Events != 1 || w.Elapsed != 0 {
+		t.Fatalf("warmup interval %+v", w)
+	}
+	// measured intervals
+	for i := range 10 {
+		r0.Statements(14, 4, 2, 0)
+		r0.Event(Event{Latency: 2 * time.Millisecond, Service: time.Millisecond, Tx: 0})
+		r1.Statements(1, 0, 0, 1)
+		r1.Event(Event{Latency: 4 * time.Millisecond, Service: 3 * time.Millisecond, Tx: 1})
+		if i%2 == 0 {
+			r1.Error(1213, 1)
+		}
+	}
+	r1.Reconnect()
+	iv := c.Cut(start.Add(2*time.Second), 2, 7)
+	if iv.Warmup || iv.Index != 2 || iv.Elapsed != time.Second || iv.Events != 20 || iv.Reads != 150 || iv.Writes != 40 ||
+		iv.Other != 20 || iv.Errors != 5 || iv.ErrorsByCode[1213] != 5 || iv.Reconnects != 1 || iv.Backlog != 7 {
+		t.Fatalf("interval %+v", iv)
+	}
+	if r := iv.Rates(); r.TPS != 20 || r.QPS != 210 {
+		t.Fatalf("rates %+v", r)
+	}
+	if iv.Transactions[1].Counts.Events != 10 || iv.Transactions[1].Counts.Errors != 5 || iv.Transactions[0].Lat.Max < 2*time.Millisecond {
+		t.Fatalf("per transaction %+v", iv.Transactions)
+	}
+	empty := c.Cut(start.Add(3*time.Second), 2, 0)
+	if empty.Events != 0 || empty.Latency.Count() != 0 || empty.Lat.P99 != 0 {
+		t.Fatalf("recorders not reset: %+v", empty)
+	}
+	tot := c.Total()
+	if tot.Events != 20 || tot.Seconds() != 2 || tot.MaxBacklog != 7 || tot.Latency.Count() != 20 || tot.Service.Count() != 20 ||
+		tot.Lat.P50 < 2*time.Millisecond || tot.Lat.Max < 4*time.Millisecond || tot.ErrorsByCode[1213] != 5 {
+		t.Fatalf("total %+v lat %+v", tot.Counts, tot.Lat)
+	}
+	// JSON keeps the histograms (base64), so percentiles can be recomputed.
+	b, err := json.Marshal(tot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Total
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Latency.Percentile(99) != tot.Latency.Percentile(99) || back.Events != 20 {
+		t.Fatalf("json round trip: %s", b)
+	}
+}
+
+func TestHistogramLogRoundTrip(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var buf bytes.Buffer
+	l, err := NewHistogramLog(&buf, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 3; i++ {
+		iv := &Interval{Start: start.Add(time.Duration(i-1) * time.Second), End: start.Add(time.Duration(i) * time.Second)}
+		iv.Latency, iv.Service = NewHistogram(), NewHistogram()
+		for j := 0; j < 100*i; j++ {
+			iv.Latency.Record(time.Duration(i) * time.Millisecond)
+			iv.Service.Record(time.Millisecond)
+		}
+		if err := l.Write(iv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !strings.Contains(buf.String(), "Tag=latency") {
+		t.Fatalf("log:\n%s", buf.String())
+	}
+	h, err := ReadHistogramLog(strings.NewReader(buf.String()), "latency")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Count() != 600 || h.Max() < 3*time.Millisecond-10*time.Microsecond || h.Max() > 3*time.Millisecond+10*time.Microsecond {
+		t.Fatalf("merged count %d max %v", h.Count(), h.Max())
+	}
+	s, err := ReadHistogramLog(strings.NewReader(buf.String()), "service")
+	if err != nil || s.Count() != 600 {
+		t.Fatalf("service count %v %v", s, err)
+	}
+}
+
+func TestFormatLine(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	iv := &Interval{Start: start, End: start.Add(time.Second), Elapsed: 10 * time.Second, Threads: 16}
+	iv.Counts = Counts{Events: 1234, Reads: 17284, Writes: 4938, Other: 2469}
+	iv.Lat.P95 = 8430 * time.Microsecond
+	got := FormatLine(iv, false)
+	want := "[ 10s ] thds: 16 tps: 1234.00 qps: 24691.00 (r/w/o: 17284.00/4938.00/2469.00) lat (ms,95%): 8.43 err/s: 0.00 reconn/s: 0.00"
+	if got != want {
+		t.Fatalf("\ngot  %s\nwant %s", got, want)
+	}
+	iv.Warmup, iv.Elapsed, iv.Backlog = true, -1500*time.Millisecond, 3
+	if got := FormatLine(iv, true); !strings.HasPrefix(got, "[ -1.5s ]") || !strings.HasSuffix(got, " queue: 3 (warmup)") {
+		t.Fatalf("warmup/open loop line: %s", got)
+	}
+}
+
+func BenchmarkRecorderEvent(b *testing.B) {
+	c := NewCollector(CollectorOptions{Workers: 1, Start: time.Now(), MeasuredStart: time.Now()})
+	r := c.Recorder(0)
+	for b.Loop() {
+		r.Statements(14, 4, 2, 0)
+		r.Event(Event{Latency: 1234 * time.Microsecond})
+	}
+}

@@ -1,0 +1,337 @@
+// Package engine is the part all SQL workloads share: a pinned driver-level
+// connection with statements prepared once, sysbench's read/write/other
+// counting, MySQL error classification, and the closed/open loop that drives
+// workers and cuts one measure.Interval per report interval.
+package engine
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// Tally counts the statements of the current event, sysbench's way.
+type Tally struct{ Reads, Writes, Other int64 }
+
+// Stmt is a statement of a Conn: server-side prepared (ps_mode=auto) or
+// sent as text with client-side interpolation (ps_mode=disable).
+type Stmt struct {
+	sql   string
+	rows  bool // returns a result set (counted as a read)
+	ps    driver.Stmt
+	dest  []driver.Value
+	nargs int
+}
+
+// Conn is one worker's connection, used without database/sql so no pool,
+// liveness check, context watcher or per-call allocation sits between the
+// worker and the wire. Not safe for concurrent use.
+type Conn struct {
+	connector driver.Connector
+	prepared  bool
+	dc        driver.Conn
+	ex        driver.Execer  //nolint:staticcheck // the context-free path avoids the driver's cancel watcher
+	q         driver.Queryer //nolint:staticcheck
+	stmts     []*Stmt
+	T         Tally
+}
+
+// DialConfig tunes a copy of cfg for benchmarking: no liveness check, server-side
+// prepares unless ps_mode=disable, and timeouts so a lost server cannot hang a worker.
+// threads is the number of connections the caller will run at once (see blockingConn).
+func DialConfig(cfg *mysql.Config, prepared bool, readTimeout time.Duration, threads int) *mysql.Config {
+	c := cfg.Clone()
+	c.CheckConnLiveness = false
+	c.InterpolateParams = !prepared
+	if c.Timeout == 0 {
+		c.Timeout = 5 * time.Second
+	}
+	if c.ReadTimeout == 0 {
+		c.ReadTimeout = readTimeout
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = readTimeout
+	}
+	if blockingSockets && c.TLS == nil && c.DialFunc == nil && c.TLSConfig == "" {
+		// Blocking sockets with one socket timeout instead of per-packet deadlines.
+		to := max(c.ReadTimeout, c.WriteTimeout)
+		raw := runtime.GOMAXPROCS(0) > threads
+		c.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return dialBlocking(ctx, network, addr, to, raw)
+		}
+		c.ReadTimeout, c.WriteTimeout = 0, 0
+	}
+	// The driver logs lost connections to stderr; the workload counts and reports them.
+	c.Logger = discardLogger{}
+	return c
+}
+
+var procsMu sync.Mutex
+
+// EnsureProcs raises GOMAXPROCS (never lowers it) to threads+2, capped at 1026,
+// so each worker can keep a P during its raw reads (see blockingConn) and the
+// ticker still finds one. Only idle Ps are added: an I/O-bound client does not
+// run more goroutines at once because of them. Call it before DialConfig.
+func EnsureProcs(threads int) {
+	want := min(threads, 1024) + 2
+	procsMu.Lock()
+	defer procsMu.Unlock()
+	if runtime.GOMAXPROCS(0) < want {
+		runtime.GOMAXPROCS(want)
+	}
+}
+
+type discardLogger struct{}
+
+func (discardLogger) Print(...any) {}
+
+// Dial opens a connection. prepared selects server-side prepared statements.
+func Dial(ctx context.Context, cfg *mysql.Config, prepared bool) (*Conn, error) {
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	c := &Conn{connector: connector, prepared: prepared}
+	if err := c.open(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func (c *Conn) open(ctx context.Context) error {
+	dc, err := c.connector.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("connect: %w", err)
+	}
+	c.dc = dc
+	c.ex = dc.(driver.Execer) //nolint:staticcheck
+	c.q = dc.(driver.Queryer) //nolint:staticcheck
+	for _, s := range c.stmts {
+		if err := c.prepare(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Reconnect drops the connection and opens a new one, re-preparing every statement.
+func (c *Conn) Reconnect(ctx context.Context) error {
+	c.closeDriver()
+	return c.open(ctx)
+}
+
+func (c *Conn) closeDriver() {
+	if c.dc == nil {
+		return
+	}
+	for _, s := range c.stmts {
+		if s.ps != nil {
+			_ = s.ps.Close()
+			s.ps = nil
+		}
+	}
+	_ = c.dc.Close()
+	c.dc = nil
+}
+
+// Close closes the connection.
+func (c *Conn) Close() error {
+	c.closeDriver()
+	return nil
+}
+
+// Prepare registers a statement (prepared on the server when ps_mode=auto).
+// Statements the server cannot prepare (1295) silently fall back to text.
+func (c *Conn) Prepare(sql string) (*Stmt, error) {
+	s := &Stmt{sql: sql, rows: ReturnsRows(sql), nargs: -1}
+	if err := c.prepare(s); err != nil {
+		return nil, err
+	}
+	c.stmts = append(c.stmts, s)
+	return s, nil
+}
+
+func (c *Conn) prepare(s *Stmt) error {
+	if !c.prepared {
+		return nil
+	}
+	ps, err := c.dc.Prepare(s.sql)
+	if err != nil {
+		if Code(err) == 1295 { // ER_UNSUPPORTED_PS
+			return nil
+		}
+		return fmt.Errorf("prepare %q: %w", abbrev(s.sql), err)
+	}
+	s.ps = ps
+	s.nargs = ps.NumInput()
+	return nil
+}
+
+// Exec runs a registered statement with args, counting it in c.T.
+func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
+	if s.rows {
+		var rows driver.Rows
+		var err error
+		if s.ps != nil {
+			rows, err = s.ps.Query(args) //nolint:staticcheck
+		} else {
+			rows, err = c.q.Query(s.sql, args)
+		}
+		if err != nil {
+			return err
+		}
+		c.T.Reads++
+		s.dest, err = drain(rows, s.dest)
+		return err
+	}
+	var res driver.Result
+	var err error
+	if s.ps != nil {
+		res, err = s.ps.Exec(args) //nolint:staticcheck
+	} else {
+		res, err = c.ex.Exec(s.sql, args)
+	}
+	if err != nil {
+		return err
+	}
+	c.count(res)
+	return nil
+}
+
+// ExecText sends sql as a text-protocol statement (BEGIN, COMMIT, replayed SQL).
+// rows says whether it returns a result set.
+func (c *Conn) ExecText(sql string, rows bool, dest []driver.Value) ([]driver.Value, error) {
+	if rows {
+		r, err := c.q.Query(sql, nil)
+		if err != nil {
+			return dest, err
+		}
+		c.T.Reads++
+		return drain(r, dest)
+	}
+	res, err := c.ex.Exec(sql, nil)
+	if err != nil {
+		return dest, err
+	}
+	c.count(res)
+	return dest, nil
+}
+
+func (c *Conn) count(res driver.Result) {
+	if n, _ := res.RowsAffected(); n > 0 {
+		c.T.Writes++
+	} else {
+		c.T.Other++
+	}
+}
+
+func drain(rows driver.Rows, dest []driver.Value) ([]driver.Value, error) {
+	if n := len(rows.Columns()); cap(dest) < n {
+		dest = make([]driver.Value, n)
+	} else {
+		dest = dest[:n]
+	}
+	for {
+		if err := rows.Next(dest); err != nil {
+			if err == io.EOF {
+				break
+			}
+			_ = rows.Close()
+			return dest, err
+		}
+	}
+	return dest, rows.Close()
+}
+
+// ReturnsRows guesses from the first keyword whether a statement returns a
+// result set; it decides between the driver's Query (read) and Exec paths.
+func ReturnsRows(sql string) bool {
+	kw := strings.ToUpper(firstWord(sql))
+	switch kw {
+	case "SELECT", "SHOW", "WITH", "VALUES", "TABLE", "DESC", "DESCRIBE", "EXPLAIN", "CHECKSUM", "ANALYZE", "CHECK", "OPTIMIZE", "REPAIR", "HELP":
+		return true
+	}
+	return false
+}
+
+// firstWord skips blanks, comments (but not /*! */) and parentheses.
+func firstWord(s string) string {
+	for {
+		s = strings.TrimLeft(s, " \t\r\n(")
+		switch {
+		case strings.HasPrefix(s, "/*!"), strings.HasPrefix(s, "/*M!"):
+			// executable comment: its content is the statement
+			s = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(s, "/*"), "M"), "!0123456789")
+		case strings.HasPrefix(s, "/*"):
+			i := strings.Index(s, "*/")
+			if i < 0 {
+				return ""
+			}
+			s = s[i+2:]
+		case strings.HasPrefix(s, "-- "), strings.HasPrefix(s, "#"):
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				return ""
+			}
+			s = s[i+1:]
+		default:
+			end := strings.IndexFunc(s, func(r rune) bool {
+				return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_')
+			})
+			if end < 0 {
+				return s
+			}
+			return s[:end]
+		}
+	}
+}
+
+func abbrev(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+// MySQL client error numbers used for errors the driver reports without a number.
+const (
+	CodeConnError  = 2003 // CR_CONN_HOST_ERROR: cannot connect
+	CodeServerLost = 2013 // CR_SERVER_LOST: connection lost or timed out mid-query
+)
+
+// Code returns the MySQL error number of err: the server's number, 2003 for a
+// failed connect, 2013 for a lost connection or a read/write timeout, 0 otherwise.
+func Code(err error) int {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return int(me.Number)
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return CodeConnError
+	}
+	if Broken(err) {
+		return CodeServerLost
+	}
+	return 0
+}
+
+// Broken reports whether err leaves the connection unusable (no server error number).
+func Broken(err error) bool {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne)
+}

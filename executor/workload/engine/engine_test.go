@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+func TestReturnsRows(t *testing.T) {
+	for sql, want := range map[string]bool{
+		"SELECT 1": true, "  (select 1) union (select 2)": true, "/* hint */ SHOW TABLES": true,
+		"/*!40101 SELECT 1 */": true, "-- c\nWITH x AS (SELECT 1) SELECT * FROM x": true, "# c\nDESC t": true,
+		"INSERT INTO t SELECT 1": false, "UPDATE t SET a=1": false, "BEGIN": false, "/*!40101 SET NAMES utf8 */": false, "": false,
+	} {
+		if got := ReturnsRows(sql); got != want {
+			t.Errorf("ReturnsRows(%q) = %v", sql, got)
+		}
+	}
+}
+
+func TestCode(t *testing.T) {
+	cases := []struct {
+		err    error
+		code   int
+		broken bool
+	}{
+		{&mysql.MySQLError{Number: 1213, Message: "Deadlock"}, 1213, false},
+		{fmt.Errorf("file.sql:3: %w", &mysql.MySQLError{Number: 1062}), 1062, false},
+		{mysql.ErrInvalidConn, CodeServerLost, true},
+		{driver.ErrBadConn, CodeServerLost, true},
+		{io.ErrUnexpectedEOF, CodeServerLost, true},
+		{&net.OpError{Op: "read", Err: timeoutError{"read"}}, CodeServerLost, true},
+		{fmt.Errorf("connect: %w", &net.OpError{Op: "dial", Err: errors.New("refused")}), CodeConnError, true},
+		{errors.New("something else"), 0, false},
+	}
+	for _, c := range cases {
+		if got := Code(c.err); got != c.code {
+			t.Errorf("Code(%v) = %d, want %d", c.err, got, c.code)
+		}
+		if got := Broken(c.err); got != c.broken {
+			t.Errorf("Broken(%v) = %v, want %v", c.err, got, c.broken)
+		}
+	}
+}
+
+func TestNextTick(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	r := &run{cfg: Config{ReportInterval: time.Second}, start: start, measured: start.Add(2500 * time.Millisecond)}
+	at := func(ms int) time.Time { return start.Add(time.Duration(ms) * time.Millisecond) }
+	for _, c := range []struct{ now, want int }{{0, 1000}, {1000, 2000}, {2000, 2500}, {2400, 2500}, {2500, 3500}, {3510, 4500}, {9000, 9500}} {
+		if got := r.nextTick(at(c.now)); !got.Equal(at(c.want)) {
+			t.Errorf("nextTick(%dms) = %v, want %dms", c.now, got.Sub(start), c.want)
+		}
+	}
+}

@@ -1,0 +1,363 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/measure"
+)
+
+// Worker runs events on its own connection.
+type Worker interface {
+	// Event runs one event; tx is the index of the named transaction it ran
+	// (custom workloads), 0 otherwise. Statements are counted in c.T.
+	Event(c *Conn) (tx int, err error)
+}
+
+// ErrDone, returned by Event, ends the worker normally (a replay file is exhausted).
+var ErrDone = errors.New("no more events")
+
+// Finisher is implemented by workers with work to flush at the end (bulk_insert).
+type Finisher interface {
+	Finish(c *Conn) error
+}
+
+// Config drives Run.
+type Config struct {
+	Threads        int
+	Duration       time.Duration // 0: no time limit (then Events must be set)
+	Events         int64         // 0: no event limit
+	Warmup         time.Duration
+	Rate           float64 // events/s over all workers; 0 closed loop
+	ReportInterval time.Duration
+	Ignore         []int // error codes that restart the event
+	Reconnect      []int // error codes that reconnect, re-prepare and restart the event
+	MaxErrors      int64 // abort when more errors than this; 0 = no limit
+	Names          []string
+	// Rollback sends ROLLBACK (uncounted) after an ignored error, so a statement-level
+	// error (1205) does not leave a half transaction that the next BEGIN commits.
+	Rollback bool
+	// Setup connects worker i and prepares its statements. Called for all workers
+	// before the clock starts.
+	Setup      func(ctx context.Context, i int) (Worker, *Conn, error)
+	OnInterval func(*measure.Interval)
+}
+
+// AbortError says why a workload stopped before its end.
+type AbortError struct {
+	Reason string
+	Err    error
+}
+
+func (e *AbortError) Error() string { return "workload aborted: " + e.Reason }
+func (e *AbortError) Unwrap() error { return e.Err }
+
+type run struct {
+	cfg       Config
+	col       *measure.Collector
+	start     time.Time
+	measured  time.Time
+	end       time.Time // zero: no time limit
+	stop      atomic.Bool
+	stopCh    chan struct{}
+	stopOnce  sync.Once
+	abortOnce sync.Once
+	abort     error
+	errs      atomic.Int64
+	claimed   atomic.Int64
+	active    atomic.Int64
+	queue     chan time.Duration // open loop: intended start offsets from start
+}
+
+func (r *run) halt() {
+	r.stopOnce.Do(func() {
+		r.stop.Store(true)
+		close(r.stopCh)
+	})
+}
+
+func (r *run) fail(err error) {
+	r.abortOnce.Do(func() { r.abort = err })
+	r.halt()
+}
+
+// Run sets up the workers, runs them and returns the Total of the measured
+// part. The Total is returned (possibly partial) together with any error.
+func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
+	if cfg.Threads < 1 {
+		return nil, fmt.Errorf("threads must be at least 1, got %d", cfg.Threads)
+	}
+	if cfg.ReportInterval <= 0 {
+		cfg.ReportInterval = time.Second
+	}
+	workers := make([]Worker, cfg.Threads)
+	conns := make([]*Conn, cfg.Threads)
+	defer func() {
+		for _, c := range conns {
+			if c != nil {
+				_ = c.Close()
+			}
+		}
+	}()
+	// Setup in parallel: preparing many statements per connection adds up.
+	var wg sync.WaitGroup
+	setupErrs := make([]error, cfg.Threads)
+	for i := range cfg.Threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			workers[i], conns[i], setupErrs[i] = cfg.Setup(ctx, i)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(setupErrs...); err != nil {
+		return nil, err
+	}
+
+	r := &run{cfg: cfg, stopCh: make(chan struct{})}
+	r.start = time.Now()
+	r.measured = r.start.Add(cfg.Warmup)
+	if cfg.Duration > 0 {
+		r.end = r.measured.Add(cfg.Duration)
+	}
+	r.col = measure.NewCollector(measure.CollectorOptions{
+		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0, Names: cfg.Names, Start: r.start, MeasuredStart: r.measured,
+	})
+	if cfg.Rate > 0 {
+		r.queue = make(chan time.Duration, 1<<20)
+		go r.dispatch()
+	}
+	done := make(chan struct{})
+	r.active.Store(int64(cfg.Threads))
+	var wwg sync.WaitGroup
+	for i := range cfg.Threads {
+		wwg.Add(1)
+		go func() {
+			defer wwg.Done()
+			defer r.active.Add(-1)
+			r.work(ctx, i, workers[i], conns[i])
+		}()
+	}
+	go func() { wwg.Wait(); close(done) }()
+	r.tick(ctx, done)
+	if r.abort != nil {
+		return r.col.Total(), r.abort
+	}
+	if err := ctx.Err(); err != nil {
+		return r.col.Total(), fmt.Errorf("workload interrupted: %w", err)
+	}
+	return r.col.Total(), nil
+}
+
+// tick is the interval clock: it cuts an interval every ReportInterval (and
+// exactly at the end of warmup) until all workers have exited, even while
+// they are stuck in a query.
+func (r *run) tick(ctx context.Context, done <-chan struct{}) {
+	next := r.nextTick(r.start)
+	var endTimer <-chan time.Time
+	if !r.end.IsZero() {
+		t := time.NewTimer(time.Until(r.end))
+		defer t.Stop()
+		endTimer = t.C
+	}
+	timer := time.NewTimer(time.Until(next))
+	defer timer.Stop()
+	last := r.start
+	for {
+		select {
+		case <-timer.C:
+			now := time.Now()
+			if next.Equal(r.measured) {
+				now = r.measured // the warmup interval ends exactly there
+			}
+			// At the end, wait for the workers' last events (the done case cuts)
+			// rather than emitting a sliver of an interval; stuck workers get one interval.
+			if r.end.IsZero() || next.Before(r.end) || now.Sub(r.end) >= r.cfg.ReportInterval {
+				r.cut(now, int(r.active.Load()))
+				last = now
+			}
+			next = r.nextTick(now)
+			timer.Reset(time.Until(next))
+		case <-endTimer:
+			r.halt()
+		case <-ctx.Done():
+			r.halt()
+			ctx = context.Background() // keep ticking until workers exit
+		case <-done:
+			now := time.Now()
+			if now.Sub(last) >= time.Millisecond || last.Equal(r.start) {
+				r.cut(now, r.cfg.Threads)
+			}
+			r.halt()
+			return
+		}
+	}
+}
+
+// nextTick is the first tick after t: every ReportInterval from the start during
+// warmup, exactly at the end of warmup, then every ReportInterval from there.
+func (r *run) nextTick(t time.Time) time.Time {
+	iv := r.cfg.ReportInterval
+	if t.Before(r.measured) {
+		n := r.start.Add(iv * (t.Sub(r.start)/iv + 1))
+		if n.After(r.measured) {
+			return r.measured
+		}
+		return n
+	}
+	return r.measured.Add(iv * (t.Sub(r.measured)/iv + 1))
+}
+
+func (r *run) cut(now time.Time, threads int) {
+	backlog := int64(0)
+	if r.queue != nil {
+		backlog = int64(len(r.queue))
+	}
+	iv := r.col.Cut(now, threads, backlog)
+	if r.cfg.OnInterval != nil {
+		r.cfg.OnInterval(iv)
+	}
+}
+
+// dispatch schedules Poisson arrivals at Rate events/s; workers take them from
+// the queue. Times are scheduled, not observed, so a full queue or a slow
+// worker shows up as latency instead of silently lowering the rate.
+func (r *run) dispatch() {
+	rng := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
+	mean := float64(time.Second) / r.cfg.Rate
+	var at time.Duration
+	for {
+		at += time.Duration(rng.ExpFloat64() * mean)
+		if d := time.Until(r.start.Add(at)); d > 0 {
+			select {
+			case <-time.After(d):
+			case <-r.stopCh:
+				return
+			}
+		}
+		select {
+		case r.queue <- at:
+		case <-r.stopCh:
+			return
+		}
+	}
+}
+
+func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
+	rec := r.col.Recorder(id)
+	for !r.stop.Load() {
+		var intended time.Time
+		if r.queue != nil {
+			select {
+			case at := <-r.queue:
+				intended = r.start.Add(at)
+			case <-r.stopCh:
+				return
+			}
+		}
+		start := time.Now()
+		if r.cfg.Events > 0 && !start.Before(r.measured) && r.claimed.Add(1) > r.cfg.Events {
+			r.halt()
+			return
+		}
+		if intended.IsZero() {
+			intended = start
+		}
+		var tx int
+		for {
+			c.T = Tally{}
+			var err error
+			tx, err = w.Event(c)
+			rec.Statements(c.T.Reads, c.T.Writes, c.T.Other, tx)
+			if err == nil {
+				break
+			}
+			if err == ErrDone {
+				return
+			}
+			if !r.handle(ctx, id, rec, c, tx, err) || r.stop.Load() {
+				return
+			}
+		}
+		end := time.Now()
+		rec.Event(measure.Event{Latency: end.Sub(intended), Service: end.Sub(start), Tx: tx})
+		if !r.end.IsZero() && !end.Before(r.end) {
+			r.halt()
+		}
+	}
+	if f, ok := w.(Finisher); ok {
+		c.T = Tally{}
+		err := f.Finish(c)
+		rec.Statements(c.T.Reads, c.T.Writes, c.T.Other, 0)
+		if err != nil {
+			rec.Error(Code(err), 0)
+			r.fail(&AbortError{Reason: fmt.Sprintf("worker %d: %v", id+1, err), Err: err})
+		}
+	}
+}
+
+// handle deals with a failed event; false means the worker must stop.
+func (r *run) handle(ctx context.Context, id int, rec *measure.Recorder, c *Conn, tx int, err error) bool {
+	code := Code(err)
+	rec.Error(code, tx)
+	if !r.countError(code, err) {
+		return false
+	}
+	ignore, reconnect := slices.Contains(r.cfg.Ignore, code), slices.Contains(r.cfg.Reconnect, code)
+	switch {
+	case reconnect || ignore && Broken(err):
+		return r.reconnect(ctx, id, rec, c)
+	case ignore:
+		if r.cfg.Rollback {
+			_, rerr := c.ExecText("ROLLBACK", false, nil)
+			if rerr != nil && Broken(rerr) {
+				return r.reconnect(ctx, id, rec, c)
+			}
+		}
+		return true
+	}
+	what := ""
+	if Broken(err) {
+		what = fmt.Sprintf(" (connection lost or timed out; add %d to on_error.reconnect to reconnect instead)", code)
+	}
+	r.fail(&AbortError{Reason: fmt.Sprintf("worker %d: error %d: %v%s", id+1, code, err, what), Err: err})
+	return false
+}
+
+// countError applies max_errors; false when the workload has been aborted.
+func (r *run) countError(code int, err error) bool {
+	if n := r.errs.Add(1); r.cfg.MaxErrors > 0 && n > r.cfg.MaxErrors {
+		r.fail(&AbortError{Reason: fmt.Sprintf("more than max_errors=%d errors; last: error %d: %v", r.cfg.MaxErrors, code, err), Err: err})
+		return false
+	}
+	return true
+}
+
+func (r *run) reconnect(ctx context.Context, id int, rec *measure.Recorder, c *Conn) bool {
+	backoff := 50 * time.Millisecond
+	for !r.stop.Load() {
+		err := c.Reconnect(ctx)
+		if err == nil {
+			rec.Reconnect()
+			return true
+		}
+		code := Code(err)
+		rec.Error(code, -1)
+		if !r.countError(code, err) {
+			return false
+		}
+		select {
+		case <-time.After(backoff):
+		case <-r.stopCh:
+			return false
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+	return false
+}

@@ -1,0 +1,169 @@
+package oltp
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/executor/workload/sbrand"
+)
+
+// bulkSize bounds one multi-row INSERT of prepare: big enough to amortise
+// round trips, well under the 16 MB default max_allowed_packet.
+const bulkSize = 512 << 10
+
+// CreateTableSQL is oltp_common.lua's create_table statement for MySQL.
+func CreateTableSQL(p Params, n int) string {
+	idDef := "INTEGER NOT NULL AUTO_INCREMENT"
+	if !p.AutoInc {
+		idDef = "INTEGER NOT NULL"
+	}
+	idIndex := "PRIMARY KEY"
+	if p.Secondary {
+		idIndex = "KEY xid"
+	}
+	return fmt.Sprintf("CREATE TABLE sbtest%d(\n  id %s,\n  k INTEGER DEFAULT '0' NOT NULL,\n"+
+		"  c CHAR(120) DEFAULT '' NOT NULL,\n  pad CHAR(60) DEFAULT '' NOT NULL,\n  %s (id)\n) /*! ENGINE = %s */ ",
+		n, idDef, idIndex, p.Engine)
+}
+
+func bulkTableSQL(n int) string {
+	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS sbtest%d (\n  id INTEGER NOT NULL,\n  k INTEGER DEFAULT '0' NOT NULL,\n  PRIMARY KEY (id))", n)
+}
+
+// Prepare creates and loads the tables like sysbench's prepare: tables are
+// spread over threads (table i goes to thread (i-1) % threads), loaded with
+// multi-row INSERTs, and the secondary index k_N is created after the load.
+// progress, if not nil, is told each finished table.
+func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, threads int, progress func(msg string)) error {
+	if name == "bulk_insert" {
+		return forEachTable(ctx, cfg, threads, threads, p.Rand, func(c *engine.Conn, n int, _ *sbrand.Rand) error {
+			_, err := c.ExecText(bulkTableSQL(n), false, nil)
+			return err
+		})
+	}
+	size := p.TableSize
+	if name == "oltp_insert" && !p.AutoInc {
+		size = 0 // as oltp_insert.lua: ids from prepare could collide with rand.unique()
+	}
+	return forEachTable(ctx, cfg, threads, p.Tables, p.Rand, func(c *engine.Conn, n int, rng *sbrand.Rand) error {
+		if err := loadTable(c, p, n, size, rng); err != nil {
+			return fmt.Errorf("prepare sbtest%d: %w", n, err)
+		}
+		if progress != nil {
+			progress(fmt.Sprintf("prepared sbtest%d (%d rows)", n, size))
+		}
+		return nil
+	})
+}
+
+func loadTable(c *engine.Conn, p Params, n, size int, rng *sbrand.Rand) error {
+	if _, err := c.ExecText(CreateTableSQL(p, n), false, nil); err != nil {
+		return err
+	}
+	head := "INSERT INTO sbtest" + strconv.Itoa(n) + "(k, c, pad) VALUES"
+	if !p.AutoInc {
+		head = "INSERT INTO sbtest" + strconv.Itoa(n) + "(id, k, c, pad) VALUES"
+	}
+	buf := make([]byte, 0, bulkSize+1024)
+	flush := func() error {
+		if len(buf) <= len(head) {
+			return nil
+		}
+		_, err := c.ExecText(string(buf), false, nil)
+		buf = buf[:0]
+		return err
+	}
+	for i := 1; i <= size; i++ {
+		if len(buf) == 0 {
+			buf = append(buf, head...)
+		} else {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, '(')
+		if !p.AutoInc {
+			buf = strconv.AppendInt(buf, int64(i), 10)
+			buf = append(buf, ", "...)
+		}
+		buf = strconv.AppendUint(buf, uint64(rng.Default(1, uint32(p.TableSize))), 10)
+		buf = append(buf, ", '"...)
+		buf = rng.String(buf, sbrand.CTemplate)
+		buf = append(buf, "', '"...)
+		buf = rng.String(buf, sbrand.PadTemplate)
+		buf = append(buf, "')"...)
+		if len(buf) >= bulkSize {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if p.CreateSecondary {
+		if _, err := c.ExecText(fmt.Sprintf("CREATE INDEX k_%d ON sbtest%d(k)", n, n), false, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Cleanup drops the tables (DROP TABLE IF EXISTS, like sysbench).
+func Cleanup(ctx context.Context, cfg *mysql.Config, name string, p Params, threads int) error {
+	tables := p.Tables
+	if name == "bulk_insert" {
+		tables = threads
+	}
+	c, err := engine.Dial(ctx, cfg, false)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for n := 1; n <= tables; n++ {
+		if _, err := c.ExecText("DROP TABLE IF EXISTS sbtest"+strconv.Itoa(n), false, nil); err != nil {
+			return fmt.Errorf("cleanup sbtest%d: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// forEachTable runs fn for tables 1..tables on min(threads, tables) connections.
+func forEachTable(ctx context.Context, cfg *mysql.Config, threads, tables int, ro sbrand.Options, fn func(c *engine.Conn, n int, rng *sbrand.Rand) error) error {
+	threads = max(1, min(threads, tables))
+	var wg sync.WaitGroup
+	errs := make([]error, threads)
+	for t := range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := engine.Dial(ctx, cfg, false)
+			if err != nil {
+				errs[t] = err
+				return
+			}
+			defer c.Close()
+			rng := sbrand.New(ro, t)
+			for n := t + 1; n <= tables; n += threads {
+				if ctx.Err() != nil {
+					errs[t] = ctx.Err()
+					return
+				}
+				if err := fn(c, n, rng); err != nil {
+					errs[t] = err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,236 @@
+// Package replay streams a SQL file statement by statement, as the mysql/mariadb
+// command-line client splits it, and runs it on one or more connections.
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+)
+
+// Splitter reads statements from a SQL script without holding it in memory.
+// It understands DELIMITER lines, '...' "..." `...` quoting with backslash and
+// doubled-quote escapes, -- and # line comments and /* */ comments (dropped),
+// and /*! */ /*M! */ executable comments (kept as SQL).
+type Splitter struct {
+	r     *bufio.Reader
+	delim []byte
+	line  int // current line, 1-based
+	buf   []byte
+	start int // line where the current statement starts
+	eof   bool
+}
+
+// NewSplitter reads from r.
+func NewSplitter(r io.Reader) *Splitter {
+	return &Splitter{r: bufio.NewReaderSize(r, 256<<10), delim: []byte(";"), line: 1}
+}
+
+// Next returns the next statement (without its delimiter, trimmed) and the line
+// it starts on; io.EOF at the end. The slice is valid until the next call.
+func (s *Splitter) Next() ([]byte, int, error) {
+	for {
+		stmt, line, err := s.next()
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(stmt) > 0 {
+			return stmt, line, nil
+		}
+	}
+}
+
+func (s *Splitter) readByte() (byte, bool) {
+	c, err := s.r.ReadByte()
+	if err != nil {
+		s.eof = true
+		return 0, false
+	}
+	if c == '\n' {
+		s.line++
+	}
+	return c, true
+}
+
+func (s *Splitter) peek() (byte, bool) {
+	b, err := s.r.Peek(1)
+	if err != nil {
+		return 0, false
+	}
+	return b[0], true
+}
+
+func (s *Splitter) next() ([]byte, int, error) {
+	if s.eof {
+		return nil, 0, io.EOF
+	}
+	s.buf = s.buf[:0]
+	s.start = 0
+	for {
+		l := s.line
+		c, ok := s.readByte()
+		if !ok {
+			return s.finish(), s.start, nil
+		}
+		switch {
+		case c == '\'' || c == '"' || c == '`':
+			s.buf = append(s.buf, c)
+			if err := s.quoted(c); err != nil {
+				return nil, 0, err
+			}
+		case c == '#':
+			s.skipLine()
+		case c == '-' && s.nextIs('-'):
+			// "--" starts a comment only when followed by a blank or control char (MySQL rule)
+			b, _ := s.r.Peek(2)
+			if len(b) == 1 || len(b) == 2 && b[1] <= ' ' {
+				s.skipLine()
+			} else {
+				s.buf = append(s.buf, c)
+			}
+		case c == '/' && s.nextIs('*'):
+			b, _ := s.r.Peek(2)
+			if len(b) == 2 && b[1] == '!' || s.peekString("*M!") {
+				s.buf = append(s.buf, c)
+				s.executable()
+			} else {
+				s.readByte()
+				s.skipComment()
+				s.buf = append(s.buf, ' ')
+			}
+		default:
+			s.buf = append(s.buf, c)
+			if (c == ' ' || c == '\t') && len(s.buf) < 256 && s.atDelimiterLine() {
+				if err := s.delimiter(); err != nil {
+					return nil, 0, err
+				}
+				return nil, 0, nil
+			}
+			if c == s.delim[len(s.delim)-1] && bytes.HasSuffix(s.buf, s.delim) {
+				s.buf = s.buf[:len(s.buf)-len(s.delim)]
+				return bytes.TrimSpace(s.buf), s.start, nil
+			}
+		}
+		if s.start == 0 && !isSpace(c) && len(bytes.TrimSpace(s.buf)) > 0 {
+			s.start = l
+		}
+	}
+}
+
+func (s *Splitter) finish() []byte {
+	return bytes.TrimSpace(s.buf)
+}
+
+func (s *Splitter) nextIs(c byte) bool {
+	b, ok := s.peek()
+	return ok && b == c
+}
+
+func (s *Splitter) peekString(p string) bool {
+	b, _ := s.r.Peek(len(p))
+	return string(b) == p
+}
+
+func (s *Splitter) skipLine() {
+	for {
+		c, ok := s.readByte()
+		if !ok || c == '\n' {
+			s.buf = append(s.buf, '\n')
+			return
+		}
+	}
+}
+
+func (s *Splitter) skipComment() {
+	prev := byte(0)
+	for {
+		c, ok := s.readByte()
+		if !ok || prev == '*' && c == '/' {
+			return
+		}
+		prev = c
+	}
+}
+
+// executable copies a /*! ... */ comment verbatim (quotes inside respected).
+func (s *Splitter) executable() {
+	prev := byte(0)
+	for {
+		c, ok := s.readByte()
+		if !ok {
+			return
+		}
+		s.buf = append(s.buf, c)
+		if prev == '*' && c == '/' {
+			return
+		}
+		if c == '\'' || c == '"' || c == '`' {
+			_ = s.quoted(c)
+			prev = 0
+			continue
+		}
+		prev = c
+	}
+}
+
+// quoted copies a quoted string up to its closing quote.
+func (s *Splitter) quoted(q byte) error {
+	startLine := s.line
+	for {
+		c, ok := s.readByte()
+		if !ok {
+			return fmt.Errorf("line %d: unterminated %c quote", startLine, q)
+		}
+		s.buf = append(s.buf, c)
+		switch {
+		case c == '\\' && q != '`':
+			if c2, ok := s.readByte(); ok {
+				s.buf = append(s.buf, c2)
+			}
+		case c == q:
+			if s.nextIs(q) { // doubled quote
+				c2, _ := s.readByte()
+				s.buf = append(s.buf, c2)
+				continue
+			}
+			return nil
+		}
+	}
+}
+
+// atDelimiterLine: the statement so far is exactly "DELIMITER" followed by a blank.
+func (s *Splitter) atDelimiterLine() bool {
+	t := bytes.TrimLeft(s.buf, " \t\r\n")
+	if len(t) != len("delimiter ") && len(t) != len("delimiter\t") {
+		return false
+	}
+	return bytes.EqualFold(t[:9], delimiterWord) && (t[9] == ' ' || t[9] == '\t')
+}
+
+// delimiter reads the rest of a DELIMITER line and switches to it.
+func (s *Splitter) delimiter() error {
+	line := s.line
+	var d []byte
+	for {
+		c, ok := s.readByte()
+		if !ok || c == '\n' {
+			break
+		}
+		d = append(d, c)
+	}
+	d = bytes.TrimSpace(d)
+	if i := bytes.IndexAny(d, " \t"); i >= 0 {
+		d = d[:i]
+	}
+	if len(d) == 0 {
+		return fmt.Errorf("line %d: DELIMITER without a delimiter", line)
+	}
+	s.delim = append([]byte(nil), d...)
+	s.buf = s.buf[:0]
+	return nil
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+var delimiterWord = []byte("delimiter")

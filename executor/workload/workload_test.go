@@ -1,0 +1,420 @@
+package workload
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/measure"
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/workload/custom"
+	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+)
+
+// server starts one sandbox for the package's tests (startup is the slow part).
+var (
+	srvOnce sync.Once
+	srv     *sandbox.Cluster
+)
+
+func startServer(t *testing.T) *sandbox.Cluster {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	// Each test gets its own sandbox: several tests kill or load the server.
+	c := sandboxtest.Start(t, sandbox.Options{Name: "wl", Config: []sandbox.Option{
+		{Name: "innodb_buffer_pool_size", Value: "128M"},
+		{Name: "innodb_flush_log_at_trx_commit", Value: "2"},
+	}})
+	db, err := sql.Open("mysql", c.Primary.DSN(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("CREATE DATABASE IF NOT EXISTS sbtest"); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func config(t *testing.T, c *sandbox.Cluster) *mysql.Config {
+	t.Helper()
+	cfg, err := mysql.ParseDSN(c.Primary.DSN("sbtest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func openDB(t *testing.T, c *sandbox.Cluster) *sql.DB {
+	db, err := sql.Open("mysql", c.Primary.DSN("sbtest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func run(t *testing.T, cfg *mysql.Config, o Options) (*measure.Total, []*measure.Interval, error) {
+	t.Helper()
+	var ivs []*measure.Interval
+	o.OnInterval = func(iv *measure.Interval) { ivs = append(ivs, iv) }
+	var console strings.Builder
+	o.Console = &console
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tot, err := Run(ctx, cfg, o)
+	t.Logf("%s %s:\n%s", o.Builtin, o.Action, console.String())
+	return tot, ivs, err
+}
+
+func TestBuiltinReadWriteCountsLikeSysbench(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	opts := map[string]string{"tables": "2", "table_size": "2000"}
+	if _, _, err := run(t, cfg, Options{Builtin: "oltp_read_write", Action: "prepare", Options: opts, Threads: 2}); err != nil {
+		t.Fatal(err)
+	}
+	db := openDB(t, c)
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM sbtest2").Scan(&n); err != nil || n != 2000 {
+		t.Fatalf("sbtest2 rows = %d, %v; want 2000", n, err)
+	}
+	var cval, pad string
+	if err := db.QueryRow("SELECT c, pad FROM sbtest1 WHERE id=77").Scan(&cval, &pad); err != nil {
+		t.Fatal(err)
+	}
+	if len(cval) != 119 || len(pad) != 59 || strings.Count(cval, "-") != 9 || strings.Count(pad, "-") != 4 {
+		t.Fatalf("c/pad format: %q %q", cval, pad)
+	}
+	var idx int
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema='sbtest' AND table_name='sbtest1' AND index_name='k_1'").Scan(&idx); err != nil || idx != 1 {
+		t.Fatalf("secondary index k_1: %d %v", idx, err)
+	}
+
+	// One thread: no deadlocks possible, so the counts are exact.
+	tot, ivs, err := run(t, cfg, Options{Builtin: "oltp_read_write", Options: opts, Threads: 1, Duration: 2 * time.Second, ReportInterval: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.Events == 0 || tot.Errors != 0 {
+		t.Fatalf("events %d errors %d", tot.Events, tot.Errors)
+	}
+	if tot.Queries() != 20*tot.Events || tot.Reads != 14*tot.Events || tot.Writes != 4*tot.Events || tot.Other != 2*tot.Events {
+		t.Fatalf("per transaction: queries %d r/w/o %d/%d/%d for %d events; want 20 and 14/4/2",
+			tot.Queries(), tot.Reads, tot.Writes, tot.Other, tot.Events)
+	}
+	if len(ivs) < 3 || tot.Latency.Count() != tot.Events || tot.Lat.P95 <= 0 {
+		t.Fatalf("intervals %d, histogram count %d, p95 %v", len(ivs), tot.Latency.Count(), tot.Lat.P95)
+	}
+	var sum int64
+	for _, iv := range ivs {
+		sum += iv.Events
+	}
+	if sum != tot.Events {
+		t.Fatalf("intervals sum to %d events, total %d", sum, tot.Events)
+	}
+
+	if _, _, err := run(t, cfg, Options{Builtin: "oltp_read_write", Action: "cleanup", Options: opts}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema='sbtest'").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("after cleanup %d tables, %v", n, err)
+	}
+}
+
+func TestAllBuiltinsRun(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	per := map[string][3]int64{ // reads, writes, other per event (exact with 1 thread and uniform ids)
+		"oltp_read_only":        {14, 0, 2},
+		"oltp_write_only":       {0, 4, 2},
+		"oltp_point_select":     {1, 0, 0},
+		"oltp_update_index":     {0, 1, 0},
+		"oltp_update_non_index": {0, 1, 0},
+		"oltp_insert":           {0, 1, 0},
+		"select_random_points":  {1, 0, 0},
+		"select_random_ranges":  {1, 0, 0},
+	}
+	for _, name := range []string{"oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_update_index",
+		"oltp_update_non_index", "oltp_insert", "oltp_delete", "select_random_points", "select_random_ranges", "bulk_insert"} {
+		t.Run(name, func(t *testing.T) {
+			opts := map[string]string{"table_size": "1000", "rand_type": "uniform"}
+			o := Options{Builtin: name, Options: opts, Threads: 1, Events: 200}
+			for _, a := range []string{"prepare", "run", "cleanup"} {
+				o.Action = a
+				tot, _, err := run(t, cfg, o)
+				if err != nil {
+					t.Fatalf("%s: %v", a, err)
+				}
+				if a != "run" {
+					continue
+				}
+				if tot.Events != 200 || tot.Errors != 0 {
+					t.Fatalf("events %d errors %d", tot.Events, tot.Errors)
+				}
+				if want, ok := per[name]; ok && (tot.Reads != want[0]*200 || tot.Writes != want[1]*200 || tot.Other != want[2]*200) {
+					t.Fatalf("r/w/o %d/%d/%d, want %v per event", tot.Reads, tot.Writes, tot.Other, want)
+				}
+			}
+		})
+	}
+}
+
+func TestDeadlocksAreCountedAndRetried(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	db := openDB(t, c)
+	for _, q := range []string{"CREATE TABLE dl (id INT PRIMARY KEY, v INT) ENGINE=InnoDB", "INSERT INTO dl VALUES (1,0),(2,0)"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two transactions lock the same two rows in opposite order; SLEEP widens the window.
+	txs := []custom.Transaction{
+		{Name: "ab", Statements: []custom.Statement{{SQL: "BEGIN"}, {SQL: "UPDATE dl SET v=v+1 WHERE id=1"},
+			{SQL: "DO SLEEP(0.01)"}, {SQL: "UPDATE dl SET v=v+1 WHERE id=2"}, {SQL: "COMMIT"}}},
+		{Name: "ba", Statements: []custom.Statement{{SQL: "BEGIN"}, {SQL: "UPDATE dl SET v=v+1 WHERE id=2"},
+			{SQL: "DO SLEEP(0.01)"}, {SQL: "UPDATE dl SET v=v+1 WHERE id=1"}, {SQL: "COMMIT"}}},
+	}
+	tot, _, err := run(t, cfg, Options{Transactions: txs, Threads: 4, Duration: 3 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.ErrorsByCode[1213] == 0 {
+		t.Fatalf("no deadlock counted: %+v", tot.ErrorsByCode)
+	}
+	// Every committed event added 1 to both rows; retried events must not be lost or doubled.
+	var v1, v2 int64
+	if err := db.QueryRow("SELECT (SELECT v FROM dl WHERE id=1), (SELECT v FROM dl WHERE id=2)").Scan(&v1, &v2); err != nil {
+		t.Fatal(err)
+	}
+	if v1 != v2 || v1 < tot.Events {
+		t.Fatalf("rows %d/%d, events %d", v1, v2, tot.Events)
+	}
+	if len(tot.Transactions) != 2 || tot.Transactions[0].Counts.Events+tot.Transactions[1].Counts.Events != tot.Events {
+		t.Fatalf("per-transaction stats: %+v", tot.Transactions)
+	}
+	t.Logf("events %d, 1213 errors %d", tot.Events, tot.ErrorsByCode[1213])
+}
+
+func TestKilledServerEndsWorkloadWithoutHang(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	opts := map[string]string{"table_size": "1000"}
+	prepare(t, cfg, "oltp_point_select", opts)
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		_ = c.Primary.Kill()
+	}()
+	tot, ivs, err := run(t, cfg, Options{Builtin: "oltp_point_select", Options: opts, Threads: 2, Duration: time.Minute,
+		OnError: OnError{Reconnect: []int{2013, 2006}, MaxErrors: 8}})
+	if err == nil {
+		t.Fatal("workload against a killed server ended without error")
+	}
+	var ae *engine.AbortError
+	if !asAbort(err, &ae) || !strings.Contains(ae.Reason, "max_errors") {
+		t.Fatalf("want an abort for max_errors, got %v", err)
+	}
+	if tot == nil || tot.ErrorsByCode[2013]+tot.ErrorsByCode[2003] == 0 || tot.Events == 0 {
+		t.Fatalf("total %+v", tot)
+	}
+	if len(ivs) == 0 || ivs[len(ivs)-1].Elapsed > 30*time.Second {
+		t.Fatalf("workload did not end soon after the kill: %d intervals", len(ivs))
+	}
+	t.Logf("reason: %v; errors %v", err, tot.ErrorsByCode)
+}
+
+func prepare(t *testing.T, cfg *mysql.Config, builtin string, opts map[string]string) {
+	t.Helper()
+	if _, _, err := run(t, cfg, Options{Builtin: builtin, Action: "prepare", Options: opts}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func asAbort(err error, ae **engine.AbortError) bool {
+	for err != nil {
+		if a, ok := err.(*engine.AbortError); ok {
+			*ae = a
+			return true
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return false
+		}
+		err = u.Unwrap()
+	}
+	return false
+}
+
+func TestReplayCountsStatements(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	var b strings.Builder
+	b.WriteString("-- generated\nCREATE TABLE r (id INT PRIMARY KEY, s VARCHAR(50));\nSET autocommit=0;\n")
+	for i := 1; i <= 500; i++ {
+		fmt.Fprintf(&b, "INSERT INTO r VALUES (%d, 'it''s; #%d /* no */');\n", i, i)
+	}
+	b.WriteString("COMMIT;\nDELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT COUNT(*) FROM r; SELECT 1; END//\nDELIMITER ;\n/*!40101 SELECT 1 */;\nSELECT COUNT(*) FROM r;\n")
+	file := filepath.Join(t.TempDir(), "r.sql")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tot, _, err := run(t, cfg, Options{Replay: &Replay{File: file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// CREATE, SET, 500 INSERT, COMMIT, CREATE PROCEDURE, /*! SELECT */, SELECT
+	if tot.Events != 506 || tot.Writes != 500 || tot.Reads != 2 || tot.Errors != 0 {
+		t.Fatalf("events %d r/w/o %d/%d/%d errors %d", tot.Events, tot.Reads, tot.Writes, tot.Other, tot.Errors)
+	}
+	var s string
+	if err := openDB(t, c).QueryRow("SELECT s FROM r WHERE id=7").Scan(&s); err != nil || s != "it's; #7 /* no */" {
+		t.Fatalf("row 7: %q %v", s, err)
+	}
+}
+
+func TestOpenLoopAchievesRate(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	opts := map[string]string{"table_size": "1000"}
+	prepare(t, cfg, "oltp_point_select", opts)
+	tot, ivs, err := run(t, cfg, Options{Builtin: "oltp_point_select", Options: opts, Threads: 2, Rate: 200,
+		Duration: 3 * time.Second, Warmup: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Poisson with mean 600 events: +-25% is > 6 standard deviations.
+	if tot.Events < 450 || tot.Events > 750 {
+		t.Fatalf("rate 200/s for 3s gave %d events", tot.Events)
+	}
+	if tot.Service == nil || tot.Service.Count() != tot.Events || tot.Lat.P50 < tot.Service.Percentile(50) {
+		t.Fatalf("service histogram %+v", tot.Service)
+	}
+	if !ivs[0].Warmup || ivs[len(ivs)-1].Warmup || tot.Seconds() < 2.9 || tot.Seconds() > 3.5 {
+		t.Fatalf("warmup flags or measured time wrong: first %v last %v seconds %.2f", ivs[0].Warmup, ivs[len(ivs)-1].Warmup, tot.Seconds())
+	}
+}
+
+func showCreate(t *testing.T, db *sql.DB, table string) string {
+	t.Helper()
+	var name, ddl string
+	if err := db.QueryRow("SHOW CREATE TABLE "+table).Scan(&name, &ddl); err != nil {
+		t.Fatal(err)
+	}
+	return ddl
+}
+
+// Tables prepared by quadrant run under sysbench and the other way round, and
+// both prepare the same schema.
+func TestTablesCompatibleWithSysbench(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	db := openDB(t, c)
+	opts := map[string]string{"tables": "2", "table_size": "1000"}
+	if _, _, err := run(t, cfg, Options{Builtin: "oltp_read_write", Action: "prepare", Options: opts, Threads: 2}); err != nil {
+		t.Fatal(err)
+	}
+	ours := showCreate(t, db, "sbtest2")
+	tot, ivs, err := run(t, cfg, Options{Sysbench: &Sysbench{Script: "oltp_read_write", Args: opts}, Threads: 1, Events: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.Events != 200 || tot.Reads != 14*200 || tot.Writes != 4*200 || tot.Other != 2*200 || tot.Lat.P95 <= 0 || len(ivs) == 0 && tot.Seconds() > 1.5 {
+		t.Fatalf("sysbench on quadrant's tables: %+v lat %+v", tot.Counts, tot.Lat)
+	}
+	if _, _, err := run(t, cfg, Options{Builtin: "oltp_read_write", Action: "cleanup", Options: opts}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sysbench", "oltp_read_write", "--db-driver=mysql", "--mysql-host=127.0.0.1",
+		fmt.Sprintf("--mysql-port=%d", c.Primary.Port()), "--mysql-user=root", "--mysql-db=sbtest",
+		"--tables=2", "--table-size=1000", "prepare")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sysbench prepare: %v\n%s", err, out)
+	}
+	if theirs := showCreate(t, db, "sbtest2"); theirs != ours {
+		t.Fatalf("schemas differ:\nquadrant:\n%s\nsysbench:\n%s", ours, theirs)
+	}
+	tot, _, err = run(t, cfg, Options{Builtin: "oltp_read_write", Options: opts, Threads: 1, Events: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tot.Events != 200 || tot.Queries() != 20*200 || tot.Errors != 0 {
+		t.Fatalf("quadrant on sysbench's tables: %+v", tot.Counts)
+	}
+}
+
+func TestCustomArgsAndVars(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	db := openDB(t, c)
+	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY, tid INT, code CHAR(7), r INT)"); err != nil {
+		t.Fatal(err)
+	}
+	txs := []custom.Transaction{
+		{Name: "insert", Weight: 3, Statements: []custom.Statement{{SQL: "INSERT INTO kv VALUES (?, ?, ?, ?)",
+			Args: []string{"seq()", "thread_id()", `rand_string("###-@@@")`, "rand_int(1, vars.rows)"}}}},
+		{Name: "read", Weight: 1, Statements: []custom.Statement{{SQL: "SELECT * FROM kv WHERE id = ?", Args: []string{"rand_int(1, 10)"}}}},
+	}
+	tot, _, err := run(t, cfg, Options{Transactions: txs, Vars: map[string]any{"rows": 5}, Threads: 2, Events: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins, rd := tot.Transactions[0], tot.Transactions[1]
+	if tot.Events != 400 || ins.Counts.Events+rd.Counts.Events != 400 || ins.Counts.Writes != ins.Counts.Events || rd.Counts.Reads != rd.Counts.Events {
+		t.Fatalf("counts %+v / %+v / %+v", tot.Counts, ins.Counts, rd.Counts)
+	}
+	if ins.Counts.Events < 200 || ins.Counts.Events > 380 { // weight 3:1 → about 300
+		t.Fatalf("weights ignored: %d inserts of 400", ins.Counts.Events)
+	}
+	var n, maxID, badR, tids int64
+	if err := db.QueryRow("SELECT COUNT(*), MAX(id), SUM(r NOT BETWEEN 1 AND 5), COUNT(DISTINCT tid) FROM kv").Scan(&n, &maxID, &badR, &tids); err != nil {
+		t.Fatal(err)
+	}
+	if n != ins.Counts.Events || maxID != n || badR != 0 || tids != 2 {
+		t.Fatalf("rows %d max id %d bad r %d thread ids %d", n, maxID, badR, tids)
+	}
+}
+
+// A server that stops answering (SIGSTOP) must not hang the workload: the read
+// timeout fails the stuck queries with 2013 and the interval clock keeps ticking.
+func TestStuckServerDoesNotHang(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	opts := map[string]string{"table_size": "1000"}
+	prepare(t, cfg, "oltp_point_select", opts)
+	pid := c.Primary.Pid()
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGCONT) })
+	go func() {
+		time.Sleep(500 * time.Millisecond)
+		_ = syscall.Kill(pid, syscall.SIGSTOP)
+	}()
+	tot, ivs, err := run(t, cfg, Options{Builtin: "oltp_point_select", Options: opts, Threads: 2, Duration: time.Minute,
+		ReportInterval: 500 * time.Millisecond, ReadTimeout: 2 * time.Second})
+	_ = syscall.Kill(pid, syscall.SIGCONT)
+	if err == nil || tot == nil || tot.ErrorsByCode[engine.CodeServerLost] == 0 {
+		t.Fatalf("want an abort with 2013 counted, got %v, %+v", err, tot)
+	}
+	stalled := 0
+	for _, iv := range ivs {
+		if iv.Events == 0 {
+			stalled++
+		}
+	}
+	if stalled < 2 {
+		t.Fatalf("the interval clock stopped while workers were stuck: %d empty intervals of %d", stalled, len(ivs))
+	}
+	t.Logf("aborted: %v", err)
+}
