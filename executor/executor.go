@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-
-
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"

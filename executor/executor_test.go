@@ -132,7 +132,7 @@ watch:
 	if len(ts.Rows) < 3 || ts.Col("status.Com_select") < 0 || ts.Col("p95_ms") < 0 {
 		t.Fatalf("timeseries: %d rows, header %v", len(ts.Rows), ts.Header)
 	}
-	if h, err := results.ReadHistograms(run.Dir, "db", 2); err != nil || h.TotalCount() == 0 {
+	if h, err := results.ReadHistograms(run.Dir, "db", 2, "latency"); err != nil || h.Count() == 0 {
 		t.Fatalf("histograms of iteration 2: %v, %v", h, err)
 	}
 	saved, err := os.ReadFile(filepath.Join(run.Dir, "saved", "sync-iteration-2.csv"))

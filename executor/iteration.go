@@ -308,18 +308,8 @@ func (rw *rowWriter) write(t *tick) {
 			rw.r.logf("warning: iteration %d: %v", rw.it.Index, smp.warn)
 		}
 	}
-	if iv.Latency != nil && iv.Latency.Count() > 0 {
-		h := iv.Latency.Hdr()
-		h.SetStartTimeMs(iv.Start.UnixMilli())
-		h.SetEndTimeMs(iv.End.UnixMilli())
-		if iv.Warmup {
-			h.SetTag("warmup")
-		} else {
-			h.SetTag("")
-		}
-		if err := rw.hl.Write(h); err != nil {
-			rw.r.logf("warning: histogram log: %v", err)
-		}
+	if err := rw.hl.Write(iv); err != nil {
+		rw.r.logf("warning: histogram log: %v", err)
 	}
 }
 

@@ -3,8 +3,7 @@ package executor
 import (
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
-
+	"github.com/quadrant-bench/quadrant/executor/measure"
 	"github.com/quadrant-bench/quadrant/reporters/results"
 )
 
@@ -21,8 +20,8 @@ type Sink interface {
 	Sync() error
 }
 
-// HistogramLog receives one latency histogram per report interval.
+// HistogramLog receives every report interval's latency histograms.
 type HistogramLog interface {
-	Write(h *hdrhistogram.Histogram) error
+	Write(iv *measure.Interval) error
 	Close() error
 }

@@ -80,16 +80,22 @@ func NewHistogramLog(w io.Writer, start time.Time) (*HistogramLog, error) {
 }
 
 // Write appends iv's histograms and flushes, so an interrupted run keeps them.
+// Warmup intervals are tagged "warmup-latency" and "warmup-service": kept, but apart
+// from the measured part.
 func (l *HistogramLog) Write(iv *Interval) error {
+	prefix := ""
+	if iv.Warmup {
+		prefix = "warmup-"
+	}
 	for _, x := range []struct {
 		tag string
 		h   *Histogram
 	}{{"latency", iv.Latency}, {"service", iv.Service}} {
-		if x.h == nil {
+		if x.h == nil || x.h.Count() == 0 {
 			continue
 		}
 		h := x.h.h.Clone()
-		h.SetTag(x.tag)
+		h.SetTag(prefix + x.tag)
 		h.SetStartTimeMs(iv.Start.UnixMilli())
 		h.SetEndTimeMs(iv.End.UnixMilli())
 		if err := l.lw.OutputIntervalHistogram(h); err != nil {

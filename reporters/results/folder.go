@@ -4,7 +4,6 @@
 package results
 
 import (
-	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -17,20 +16,19 @@ import (
 	"sync"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/quadrant-bench/quadrant/executor/measure"
 )
 
 // File names of the folder (PLAN-FORMAT.md, "The results folder").
 const (
-	PlanFile       = "plan.yaml"
-	RunFile        = "run.json"
-	SummaryFile    = "summary.csv"
-	LogFile        = "log.txt"
-	TimeseriesDir  = "timeseries"
-	HistogramsDir  = "histograms"
-	ReportFile     = "report.html"
-	VariablesDir   = "variables"
-	histogramUnits = "latency in microseconds"
+	PlanFile      = "plan.yaml"
+	RunFile       = "run.json"
+	SummaryFile   = "summary.csv"
+	LogFile       = "log.txt"
+	TimeseriesDir = "timeseries"
+	HistogramsDir = "histograms"
+	ReportFile    = "report.html"
+	VariablesDir  = "variables"
 )
 
 // SummaryColumns are the fixed first columns of summary.csv; matrix axes follow
@@ -162,99 +160,31 @@ func HistogramPath(dir, target string, iteration int) string {
 	return filepath.Join(dir, HistogramsDir, target, fmt.Sprintf("iteration-%04d.hlog", iteration))
 }
 
-// HistogramLog is an HdrHistogram interval log (the standard .hlog format, readable by
-// HdrHistogram's own tools): one compressed histogram per report interval, so any
-// percentile of any time range can be recomputed later by merging lines.
-type HistogramLog struct {
-	f  *os.File
-	bw *bufio.Writer
-	lw *hdrhistogram.HistogramLogWriter
-}
-
-// OpenHistogramLog creates (or, on resume, truncates) the log of one iteration x target.
-func (w *Writer) OpenHistogramLog(target string, iteration int, start time.Time) (*HistogramLog, error) {
+// CreateHistogramFile creates (or, on resume, truncates) the .hlog file of one
+// iteration x target; the caller writes it with measure.HistogramLog.
+func (w *Writer) CreateHistogramFile(target string, iteration int) (*os.File, error) {
 	path := HistogramPath(w.Dir, target, iteration)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	bw := bufio.NewWriter(f)
-	lw := hdrhistogram.NewHistogramLogWriter(bw)
-	ms := start.UnixMilli()
-	lw.SetBaseTime(ms)
-	for _, e := range []error{
-		lw.OutputLogFormatVersion(),
-		lw.OutputComment("[" + histogramUnits + "; Tag=warmup marks intervals that were run but not counted]"),
-		lw.OutputStartTime(ms),
-		lw.OutputBaseTime(ms),
-		lw.OutputLegend(),
-	} {
-		if e != nil {
-			f.Close()
-			return nil, e
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &HistogramLog{f: f, bw: bw, lw: lw}, nil
+	return os.Create(path)
 }
 
-// Write appends one interval histogram; h's start/end times and tag must be set.
-func (l *HistogramLog) Write(h *hdrhistogram.Histogram) error {
-	if err := l.lw.OutputIntervalHistogram(h); err != nil {
-		return err
-	}
-	return l.bw.Flush()
-}
-
-// Close flushes and closes the log.
-func (l *HistogramLog) Close() error {
-	if err := l.bw.Flush(); err != nil {
-		l.f.Close()
-		return err
-	}
-	return l.f.Close()
-}
-
-// ReadHistograms merges the interval histograms of one iteration x target whose tag
-// is in tags ("" is the untagged, measured intervals).
-func ReadHistograms(dir, target string, iteration int, tags ...string) (*hdrhistogram.Histogram, error) {
-	f, err := os.Open(HistogramPath(dir, target, iteration))
+// ReadHistograms merges the interval histograms of one iteration x target with the
+// given tag ("latency", "service"; "warmup-latency" for the warmup), from which any
+// percentile of the iteration can be recomputed.
+func ReadHistograms(dir, target string, iteration int, tag string) (*measure.Histogram, error) {
+	path := HistogramPath(dir, target, iteration)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	want := map[string]bool{}
-	for _, t := range tags {
-		want[t] = true
+	h, err := measure.ReadHistogramLog(f, tag)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if len(tags) == 0 {
-		want[""] = true
-	}
-	r := hdrhistogram.NewHistogramLogReader(f)
-	var total *hdrhistogram.Histogram
-	for {
-		h, err := r.NextIntervalHistogram()
-		if err != nil {
-			return total, fmt.Errorf("%s: %w", HistogramPath(dir, target, iteration), err)
-		}
-		if h == nil {
-			break
-		}
-		if !want[h.Tag()] {
-			continue
-		}
-		if total == nil {
-			total = hdrhistogram.New(h.LowestTrackableValue(), h.HighestTrackableValue(), int(h.SignificantFigures()))
-		}
-		total.Merge(h)
-	}
-	return total, nil
+	return h, nil
 }
 
 var safeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/quadrant-bench/quadrant/executor/measure"
 )
 
 func TestTableWidensAndSurvivesTornLine(t *testing.T) {
@@ -77,36 +77,38 @@ func TestHistogramLogRoundTrip(t *testing.T) {
 	}
 	defer w.Close()
 	start := time.Now()
-	hl, err := w.OpenHistogramLog("primary", 3, start)
+	f, err := w.CreateHistogramFile("primary", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, tag := range []string{"warmup", "", ""} {
-		h := hdrhistogram.New(1, 100_000_000, 3)
+	hl, err := measure.NewHistogramLog(f, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, warm := range []bool{true, false, false} {
+		iv := &measure.Interval{Index: i + 1, Warmup: warm, Start: start.Add(time.Duration(i) * time.Second), End: start.Add(time.Duration(i+1) * time.Second)}
+		iv.Latency = measure.NewHistogram()
 		for v := int64(1); v <= 1000; v++ {
-			h.RecordValue(v * int64(i+1))
+			iv.Latency.RecordUS(v * int64(i+1))
 		}
-		h.SetTag(tag)
-		h.SetStartTimeMs(start.Add(time.Duration(i) * time.Second).UnixMilli())
-		h.SetEndTimeMs(start.Add(time.Duration(i+1) * time.Second).UnixMilli())
-		if err := hl.Write(h); err != nil {
+		if err := hl.Write(iv); err != nil {
 			t.Fatal(err)
 		}
 	}
-	hl.Close()
-	total, err := ReadHistograms(dir, "primary", 3)
+	f.Close()
+	total, err := ReadHistograms(dir, "primary", 3, "latency")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if total.TotalCount() != 2000 {
-		t.Fatalf("merged %d values, want 2000 (warmup excluded)", total.TotalCount())
+	if total.Count() != 2000 {
+		t.Fatalf("merged %d values, want 2000 (warmup apart)", total.Count())
 	}
-	if max := total.Max(); max < 2990 || max > 3010 {
-		t.Fatalf("max %d, want about 3000", max)
+	if max := total.Max(); max < 2990*time.Microsecond || max > 3010*time.Microsecond {
+		t.Fatalf("max %s, want about 3ms", max)
 	}
-	all, _ := ReadHistograms(dir, "primary", 3, "", "warmup")
-	if all.TotalCount() != 3000 {
-		t.Fatalf("with warmup %d, want 3000", all.TotalCount())
+	warm, _ := ReadHistograms(dir, "primary", 3, "warmup-latency")
+	if warm.Count() != 1000 {
+		t.Fatalf("warmup %d values, want 1000", warm.Count())
 	}
 }
 

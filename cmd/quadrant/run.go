@@ -1,0 +1,395 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/reporters"
+	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// runRequest is what run and rerun have in common.
+type runRequest struct {
+	plan       string
+	sets       []string
+	targets    []string
+	out        string
+	resume     string
+	allowShell bool
+	keep       bool
+	command    []string
+}
+
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("run", "PLAN [--set K=V]... [--target NAME=DSN]... [--out DIR] [--allow-shell] [--resume DIR]",
+		"Runs a plan and writes its results folder (DIR/NAME/YYYYmmdd-HHMMSS): CSV summary and time series, latency\n"+
+			"histograms, run.json, log.txt and report.html. Rows are written as they are measured, so an interrupted run\n"+
+			"keeps everything up to its last second; --resume continues it.\n"+
+			"Ctrl-C stops the workload, runs teardown, restores globals and writes the report (exit 130); a second Ctrl-C exits at once.\n"+
+			"Exit codes: 0 done, 1 an assertion failed, 2 invalid plan or command line, 3 the run failed, 130 interrupted.", stdout, stderr)
+	var req runRequest
+	var sets, targets multiFlag
+	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
+	fs.Var(&targets, "target", "point a target at your own server: `NAME=DSN` (repeatable)")
+	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir")
+	fs.StringVar(&req.resume, "resume", "", "continue the interrupted run whose results folder is `DIR` (same plan and --set values)")
+	fs.BoolVar(&req.allowShell, "allow-shell", false, "allow the plan's shell steps, drop_caches and restart commands")
+	fs.BoolVar(&req.keep, "keep", false, "keep sandbox data directories after the run")
+	plans, code, stop := parseFlags(fs, args, stdout)
+	if stop {
+		return code
+	}
+	if len(plans) != 1 {
+		fmt.Fprintln(stderr, "quadrant run: give exactly one plan file, e.g. quadrant run plan.yaml")
+		return exitInvalid
+	}
+	req.plan, req.sets, req.targets = plans[0], sets, targets
+	req.command = append([]string{"quadrant", "run"}, args...)
+	return execute(req, stdout, stderr)
+}
+
+func runRerun(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("rerun", "DIR [--target NAME=DSN]... [--out DIR] [--allow-shell]",
+		"Runs again the plan of a results folder (its plan.yaml, with the data files it copied), for example a colleague's\n"+
+			"published run on your own server: point its targets at yours with --target. Sandbox targets start locally as before.\n"+
+			"Then `quadrant compare DIR NEWDIR` shows the difference.", stdout, stderr)
+	var req runRequest
+	var targets multiFlag
+	fs.Var(&targets, "target", "point a target at your own server: `NAME=DSN` (repeatable)")
+	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir")
+	fs.BoolVar(&req.allowShell, "allow-shell", false, "allow the plan's shell steps, drop_caches and restart commands")
+	fs.BoolVar(&req.keep, "keep", false, "keep sandbox data directories after the run")
+	dirs, code, stop := parseFlags(fs, args, stdout)
+	if stop {
+		return code
+	}
+	if len(dirs) != 1 {
+		fmt.Fprintln(stderr, "quadrant rerun: give exactly one results folder, e.g. quadrant rerun results/flush-method/20261130-120000")
+		return exitInvalid
+	}
+	if _, err := results.ReadRunInfo(dirs[0]); err != nil {
+		fmt.Fprintf(stderr, "quadrant rerun: %v\n", err)
+		return exitInvalid
+	}
+	req.plan = filepath.Join(dirs[0], results.PlanFile)
+	req.targets = targets
+	req.command = append([]string{"quadrant", "rerun"}, args...)
+	return execute(req, stdout, stderr)
+}
+
+// targetOverrides parses --target NAME=DSN values.
+func targetOverrides(list []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, kv := range list {
+		name, dsn, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || dsn == "" {
+			return nil, fmt.Errorf("--target %q: want NAME=DSN, e.g. --target primary='bench:secret@tcp(db1:3306)/sbtest'", spec.RedactDSN(kv))
+		}
+		out[name] = dsn
+	}
+	return out, nil
+}
+
+func execute(req runRequest, stdout, stderr io.Writer) int {
+	overrides, err := targetOverrides(req.targets)
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant: %v\n", err)
+		return exitInvalid
+	}
+	opts := spec.Options{Set: req.sets, Targets: overrides}
+	p, err := spec.Load(req.plan, opts)
+	if err != nil {
+		printLoadError(stderr, err)
+		return exitInvalid
+	}
+	planYAML, err := p.Redacted()
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant: render the resolved plan: %v\n", err)
+		return exitFailed
+	}
+	sum := sha256.Sum256(planYAML)
+	sha := hex.EncodeToString(sum[:])
+
+	allow := req.allowShell
+	if acts := executor.Privileged(p); len(acts) > 0 && !allow {
+		if !isTerminal(os.Stdin) || !confirm(stderr, acts) {
+			fmt.Fprintf(stderr, "quadrant: nothing was run: the plan runs commands on this host, and they need --allow-shell:\n  %s\nRead them (quadrant explain %s), then rerun with --allow-shell.\n",
+				strings.Join(acts, "\n  "), req.plan)
+			return exitInvalid
+		}
+		allow = true
+	}
+
+	dir, prev, code := resultsDir(req, p, sha, stderr)
+	if code != 0 {
+		return code
+	}
+	w, err := results.Create(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant: %v\n", err)
+		return exitFailed
+	}
+	// The driver reports dropped connections (after a restart, say) on its own logger:
+	// they belong in log.txt, not between the interval lines.
+	mysql.SetLogger(driverLog{w})
+	if err := copyPlanFiles(p, dir); err != nil {
+		w.Logf("warning: %v", err)
+		fmt.Fprintf(stderr, "warning: %v\n", err)
+	}
+	fmt.Fprintf(stdout, "results: %s\n", dir)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		if _, ok := <-sigs; !ok {
+			return
+		}
+		fmt.Fprintln(stderr, "\ninterrupted: stopping the workload, then teardown, restoring globals and writing the report (Ctrl-C again to exit at once)")
+		cancel()
+		if _, ok := <-sigs; ok {
+			fmt.Fprintln(stderr, "exiting now; sandboxes die with quadrant, and what was measured is in "+dir)
+			os.Exit(exitSignaled)
+		}
+	}()
+
+	// One scheduler slot per worker lets the workload engine read replies without a
+	// context switch (see engine.EnsureProcs): process-wide, so it is set here.
+	engine.EnsureProcs(maxThreads(p))
+
+	eo := executor.Options{
+		AllowShell: allow, Console: stdout, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
+		Command: redactArgs(p, req.command), KeepSandboxes: req.keep, Previous: prev,
+	}
+	if len(p.Unbound) > 0 {
+		eo.Bind = func(addrs map[string]executor.Addr) (*spec.Plan, error) {
+			bound := opts
+			bound.Addrs = map[string]spec.Addr{}
+			for name, a := range addrs {
+				bound.Addrs[name] = spec.Addr{Host: a.Host, Port: a.Port}
+			}
+			return spec.Load(req.plan, bound)
+		}
+	}
+	outcome, runErr := executor.Run(ctx, p, executor.FolderSink(w), eo)
+	if err := w.Close(); err != nil {
+		fmt.Fprintf(stderr, "warning: close results: %v\n", err)
+	}
+	var pe *executor.ErrPrivileged
+	if errors.As(runErr, &pe) {
+		fmt.Fprintf(stderr, "quadrant: %v\n", runErr)
+		return exitInvalid
+	}
+	written, rerr := reporters.Rebuild(dir, buildVersion())
+	for _, path := range written {
+		if filepath.Base(path) == results.ReportFile {
+			fmt.Fprintf(stdout, "report: %s\n", path)
+		}
+	}
+	if rerr != nil {
+		fmt.Fprintf(stderr, "warning: reports: %v (rebuild with: quadrant report %s)\n", rerr, dir)
+	}
+	if runErr != nil {
+		fmt.Fprintf(stderr, "quadrant: the run failed: %v\n", runErr)
+	}
+	return exitCode(outcome, runErr)
+}
+
+func exitCode(o *executor.Outcome, runErr error) int {
+	switch {
+	case o != nil && o.Status == results.StatusInterrupted:
+		return exitSignaled
+	case runErr != nil || o == nil || o.ErrorsFailed > 0:
+		return exitFailed
+	case o.AssertionsFailed > 0:
+		return exitAssert
+	}
+	return exitOK
+}
+
+// resultsDir is a new folder under --out (or report.dir), or the folder being resumed
+// after checking it ran the same plan.
+func resultsDir(req runRequest, p *spec.Plan, sha string, stderr io.Writer) (string, *results.RunInfo, int) {
+	if req.resume == "" {
+		root := req.out
+		if root == "" {
+			root = p.Report.Dir
+		}
+		dir, err := results.NewDir(root, p.Name, time.Now())
+		if err != nil {
+			fmt.Fprintf(stderr, "quadrant: %v\n", err)
+			return "", nil, exitFailed
+		}
+		return dir, nil, 0
+	}
+	prev, err := results.ReadRunInfo(req.resume)
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant: --resume: %v\n", err)
+		return "", nil, exitInvalid
+	}
+	if prev.PlanSHA256 != sha {
+		fmt.Fprintf(stderr, "quadrant: --resume %s: that run used another resolved plan (sha256 %.12s, this one %.12s).\n"+
+			"Resume needs the same plan file and the same --set values; to run this plan, start a new run without --resume.\n",
+			req.resume, prev.PlanSHA256, sha)
+		return "", nil, exitInvalid
+	}
+	if prev.Status == results.StatusDone || prev.Status == results.StatusFailed {
+		fmt.Fprintf(stderr, "quadrant: --resume %s: that run finished (%s); nothing to resume\n", req.resume, prev.Status)
+		return "", nil, exitInvalid
+	}
+	keep := map[int]bool{}
+	for _, it := range prev.Iterations {
+		if it.Status == results.StatusDone || it.Status == results.StatusFailed {
+			keep[it.Index] = true
+		}
+	}
+	if err := results.KeepIterations(req.resume, keep); err != nil {
+		fmt.Fprintf(stderr, "quadrant: --resume: %v\n", err)
+		return "", nil, exitFailed
+	}
+	return req.resume, prev, 0
+}
+
+// copyPlanFiles copies the data files the plan reads (sql_file, replay) into the results
+// folder at the same relative paths, so `quadrant rerun DIR` finds them there.
+func copyPlanFiles(p *spec.Plan, dir string) error {
+	var missing []string
+	seen := map[string]bool{}
+	copyOne := func(rel, abs string) {
+		if rel == "" || abs == "" || seen[rel] {
+			return
+		}
+		seen[rel] = true
+		clean := filepath.Clean(rel)
+		if filepath.IsAbs(clean) || strings.HasPrefix(clean, "..") {
+			missing = append(missing, rel)
+			return
+		}
+		if err := copyFile(abs, filepath.Join(dir, clean)); err != nil {
+			missing = append(missing, rel+" ("+err.Error()+")")
+		}
+	}
+	visit := func(steps []spec.Step) {
+		for _, st := range steps {
+			if st.SQLFile != nil {
+				copyOne(st.SQLFile.File, st.SQLFile.Path)
+			}
+			if st.Workload != nil && st.Workload.Replay != nil {
+				copyOne(st.Workload.Replay.File, st.Workload.Replay.Path)
+			}
+		}
+	}
+	visit(p.Setup)
+	visit(p.Teardown)
+	for _, it := range p.Iterations {
+		visit(it.Before)
+		visit(it.During)
+		visit(it.After)
+		if it.Workload != nil && it.Workload.Replay != nil {
+			copyOne(it.Workload.Replay.File, it.Workload.Replay.Path)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("not copied into the results (outside the plan's folder), a rerun will need them: %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// redactArgs hides DSN passwords (--target) and env values from the command line kept in run.json.
+func redactArgs(p *spec.Plan, args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if name, dsn, ok := strings.Cut(a, "="); ok && strings.Contains(dsn, "@") {
+			a = name + "=" + spec.RedactDSN(dsn)
+		} else if strings.Contains(a, "@") {
+			a = spec.RedactDSN(a)
+		}
+		out[i] = p.Redact(a)
+	}
+	return out
+}
+
+// maxThreads is the most connections any workload of the plan runs at once.
+func maxThreads(p *spec.Plan) int {
+	most := 1
+	add := func(w *spec.Workload) {
+		if w == nil {
+			return
+		}
+		n := w.Threads
+		if w.Replay != nil {
+			n = w.Replay.Connections
+		}
+		most = max(most, n)
+	}
+	steps := func(list []spec.Step) {
+		for _, st := range list {
+			add(st.Workload)
+		}
+	}
+	steps(p.Setup)
+	steps(p.Teardown)
+	for _, it := range p.Iterations {
+		add(it.Workload)
+		steps(it.Before)
+		steps(it.During)
+		steps(it.After)
+	}
+	return most
+}
+
+// driverLog sends go-sql-driver/mysql's messages to log.txt.
+type driverLog struct{ w *results.Writer }
+
+func (d driverLog) Print(v ...any) { d.w.Logf("mysql driver: %s", fmt.Sprint(v...)) }
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// confirm lists the privileged actions and asks for a yes on the terminal.
+func confirm(w io.Writer, acts []string) bool {
+	fmt.Fprintf(w, "The plan runs these commands on this host:\n  %s\nRun them? [y/N] ", strings.Join(acts, "\n  "))
+	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
+	answer := strings.ToLower(strings.TrimSpace(line))
+	return answer == "y" || answer == "yes"
+}
