@@ -1,0 +1,300 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+const privileged = "  [needs --allow-shell]"
+
+// explainer prints what a plan does and adds up the time it will take.
+type explainer struct {
+	w          io.Writer
+	p          *spec.Plan
+	upper      time.Duration // workloads + warmups + sleeps + wait timeouts
+	unbounded  int           // workloads whose length is not known in advance
+	privileged int
+}
+
+func explain(w io.Writer, p *spec.Plan) {
+	e := &explainer{w: w, p: p}
+	e.header()
+	e.printf("\nExecution order:\n")
+	e.steps("setup", p.Setup, "  ")
+	var prevConfig = map[string]string{}
+	for i := range p.Iterations {
+		e.iteration(&p.Iterations[i], prevConfig)
+	}
+	e.steps("teardown", p.Teardown, "  ")
+	e.footer()
+}
+
+func (e *explainer) printf(format string, args ...any) {
+	fmt.Fprintf(e.w, "%s", e.p.Redact(fmt.Sprintf(format, args...)))
+}
+
+func (e *explainer) header() {
+	p := e.p
+	e.printf("Plan %s (%s)\n", p.Name, p.File)
+	if p.Description != "" {
+		e.printf("  %s\n", p.Description)
+	}
+	e.printf("\nTargets:\n")
+	for _, t := range p.Targets {
+		switch {
+		case t.Sandbox != nil:
+			e.printf("  %-20s sandbox, flavor %s", t.Name, t.Sandbox.Flavor)
+			if t.Sandbox.Replicas > 0 {
+				var names []string
+				for r := 1; r <= t.Sandbox.Replicas; r++ {
+					names = append(names, spec.ReplicaName(t.Name, r))
+				}
+				e.printf(", %d %s replica(s): %s", t.Sandbox.Replicas, t.Sandbox.Replication, strings.Join(names, ", "))
+			}
+			e.printf("\n")
+			if len(t.Sandbox.Config) > 0 {
+				e.printf("  %-20s my.cnf: %s\n", "", t.Sandbox.Config.String())
+			}
+		default:
+			e.printf("  %-20s %s\n", t.Name, spec.RedactDSN(t.DSN))
+		}
+		if t.SNMP != nil {
+			e.printf("  %-20s snmp v%s at %s\n", "", t.SNMP.Version, t.SNMP.Address)
+		}
+	}
+	cells := len(p.Matrix.Cells())
+	repeat := max(p.Repeat, 1)
+	var axes []string
+	for _, a := range p.Matrix.Axes {
+		axes = append(axes, fmt.Sprintf("%s (%d)", a.Name, len(a.Values)))
+	}
+	e.printf("\nIterations: %d = %d matrix cell(s) x repeat %d (repeats run back to back; last axis varies fastest)\n", len(p.Iterations), cells, repeat)
+	if len(axes) > 0 {
+		e.printf("  axes: %s", strings.Join(axes, ", "))
+		if len(p.Matrix.Exclude) > 0 {
+			e.printf("; %d exclude", len(p.Matrix.Exclude))
+		}
+		if len(p.Matrix.Include) > 0 {
+			e.printf("; %d include", len(p.Matrix.Include))
+		}
+		e.printf("\n")
+	}
+	width := 0
+	for _, it := range p.Iterations {
+		width = max(width, len(cell(it.Matrix)))
+	}
+	for _, it := range p.Iterations {
+		e.printf("  %3d  %-*s  repeat %d\n", it.Index, width, cell(it.Matrix), it.Repeat)
+	}
+	if len(p.Unbound) > 0 {
+		e.printf("\nNote: the address of %s is known only once it runs; shown as <port of NAME>.\n", strings.Join(p.Unbound, ", "))
+	}
+}
+
+func cell(c []spec.AxisValue) string {
+	if len(c) == 0 {
+		return "(no matrix)"
+	}
+	parts := make([]string, len(c))
+	for i, av := range c {
+		parts[i] = fmt.Sprintf("%s=%v", av.Axis, av.Value)
+	}
+	return strings.Join(parts, " ")
+}
+
+func (e *explainer) iteration(it *spec.Iteration, prevConfig map[string]string) {
+	e.printf("\nIteration %d/%d: %s, repeat %d, target %s\n", it.Index, len(e.p.Iterations), cell(it.Matrix), it.Repeat, it.Target)
+	const in = "    "
+	if len(it.ServerConfig) > 0 {
+		cfg := it.ServerConfig.String()
+		if prevConfig[it.Target] != cfg {
+			e.printf("  server_config: restart %s with %s\n", it.Target, cfg)
+			e.restartNote(it.Target, in)
+		} else {
+			e.printf("  server_config: unchanged, no restart\n")
+		}
+		prevConfig[it.Target] = cfg
+	}
+	if len(it.Globals) > 0 {
+		e.printf("  globals on %s:\n", it.Target)
+		for _, kv := range it.Globals {
+			e.printf("%sSET GLOBAL %s = %s\n", in, kv.Name, sqlValue(kv.Value))
+		}
+	}
+	e.steps("before", it.Before, "  ")
+	if w := it.Workload; w != nil {
+		e.printf("  workload (measured) on %s: %s\n", it.Target, e.workload(w))
+		if w.Replay != nil {
+			e.fileStatements(w.Replay.Path, "        ", 3)
+		}
+	}
+	if len(it.During) > 0 {
+		during := append([]spec.Step(nil), it.During...)
+		sort.SliceStable(during, func(i, j int) bool { return during[i].At < during[j].At })
+		e.printf("  during the workload:\n")
+		for i := range during {
+			e.step(&during[i], in, fmt.Sprintf("at +%s: ", during[i].At))
+		}
+	}
+	e.steps("after", it.After, "  ")
+	for _, a := range it.Assert {
+		e.printf("  assert: %s\n", a.Source)
+	}
+}
+
+func (e *explainer) steps(name string, steps []spec.Step, indent string) {
+	if len(steps) == 0 {
+		return
+	}
+	e.printf("%s%s:\n", indent, name)
+	for i := range steps {
+		e.step(&steps[i], indent+"  ", "")
+	}
+}
+
+func (e *explainer) step(s *spec.Step, in, prefix string) {
+	on := ""
+	if s.Target != "" {
+		on = " on " + s.Target
+	}
+	switch a := s.Action().(type) {
+	case *spec.SQL:
+		e.printf("%s%ssql%s:\n", in, prefix, on)
+		for _, st := range a.Statements {
+			e.printf("%s  %s;\n", in, oneLine(st))
+		}
+		if len(s.IgnoreErrors) > 0 {
+			e.printf("%s  (ignoring errors %v)\n", in, s.IgnoreErrors)
+		}
+		if s.SaveAs != "" {
+			e.printf("%s  (result saved as %s)\n", in, s.SaveAs)
+		}
+	case *spec.SQLFile:
+		e.printf("%s%ssql_file%s: %s\n", in, prefix, on, a.Path)
+		e.fileStatements(a.Path, in+"  ", 50)
+	case *spec.SetGlobal:
+		e.printf("%s%sset_global%s:\n", in, prefix, on)
+		for _, kv := range a.Settings {
+			e.printf("%s  SET GLOBAL %s = %s\n", in, kv.Name, sqlValue(kv.Value))
+		}
+	case *spec.Restart:
+		e.printf("%s%srestart %s", in, prefix, s.Target)
+		if len(a.Config) > 0 {
+			e.printf(" with %s", a.Config.String())
+		}
+		e.printf("\n")
+		e.restartNote(s.Target, in+"  ")
+	case *spec.DropCaches:
+		e.privileged++
+		e.printf("%s%sdrop_caches: sync; echo 3 > /proc/sys/vm/drop_caches (needs root)%s\n", in, prefix, privileged)
+	case *spec.Shell:
+		e.privileged++
+		e.printf("%s%sshell: %s%s\n", in, prefix, oneLine(a.Command), privileged)
+		if s.Timeout > 0 {
+			e.printf("%s  (timeout %s)\n", in, s.Timeout)
+		}
+	case *spec.Sleep:
+		e.upper += a.Duration
+		e.printf("%s%ssleep %s\n", in, prefix, a.Duration)
+	case *spec.Wait:
+		e.upper += a.Timeout
+		e.printf("%s%swait%s until %s (every %s, at most %s)", in, prefix, on, a.Until.Source, a.Interval, a.Timeout)
+		if a.RecordAs != "" {
+			e.printf(", seconds recorded as %s", a.RecordAs)
+		}
+		e.printf("\n")
+		if a.SQL != "" {
+			e.printf("%s  polling: %s\n", in, oneLine(a.SQL))
+		}
+	case *spec.Workload:
+		e.printf("%s%sworkload (not measured)%s: %s\n", in, prefix, on, e.workload(a))
+	}
+}
+
+// restartNote flags a restart that runs the target's own shell command.
+func (e *explainer) restartNote(target, in string) {
+	for _, t := range e.p.Targets {
+		if t.Name == target && t.Sandbox == nil && t.Restart != "" {
+			e.privileged++
+			e.printf("%srestart command: %s%s\n", in, t.Restart, privileged)
+		}
+	}
+}
+
+// workload describes a workload (plus the statements of custom ones) and adds its duration to the estimate.
+func (e *explainer) workload(w *spec.Workload) string {
+	if !w.Runs() || w.Duration == 0 {
+		e.unbounded++
+	}
+	if w.Runs() {
+		e.upper += w.Duration + w.Warmup
+	}
+	var b strings.Builder
+	b.WriteString(w.String())
+	for _, t := range w.Transactions {
+		for _, st := range t.Statements {
+			fmt.Fprintf(&b, "\n        %s: %s", t.Name, oneLine(st.SQL))
+			if len(st.Args) > 0 {
+				args := make([]string, len(st.Args))
+				for i, a := range st.Args {
+					args[i] = a.Source
+				}
+				fmt.Fprintf(&b, "  <- %s", strings.Join(args, ", "))
+			}
+		}
+	}
+	return b.String()
+}
+
+// fileStatements lists the statements of a SQL file, the first max of them.
+func (e *explainer) fileStatements(path, in string, max int) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		e.printf("%s(cannot read it now: %v)\n", in, err)
+		return
+	}
+	stmts := spec.SplitStatements(string(data))
+	for i, st := range stmts {
+		if i == max {
+			e.printf("%s... and %d more statement(s)\n", in, len(stmts)-max)
+			break
+		}
+		e.printf("%s%s;\n", in, oneLine(st))
+	}
+}
+
+func (e *explainer) footer() {
+	e.printf("\nPrivileged actions (shell, drop_caches, restart commands): %d", e.privileged)
+	if e.privileged > 0 {
+		e.printf(" -- the run needs --allow-shell (or a yes on a terminal)")
+	}
+	e.printf("\nEstimated duration: at most %s", e.upper.Round(time.Second))
+	e.printf(" (estimate: sum of workload durations, warmups, sleeps and wait timeouts; waits usually end sooner")
+	if e.unbounded > 0 {
+		e.printf("; not counted: %d workload(s) whose length depends on the data (prepare/cleanup, replay, events only)", e.unbounded)
+	}
+	e.printf("; not counted: server restarts, SQL and shell steps)\n")
+}
+
+func sqlValue(v any) string {
+	if s, ok := v.(string); ok {
+		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+	}
+	if b, ok := v.(bool); ok {
+		if b {
+			return "ON"
+		}
+		return "OFF"
+	}
+	return fmt.Sprint(v)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

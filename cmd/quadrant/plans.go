@@ -1,0 +1,194 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/templates"
+)
+
+// version is set at build time: go build -ldflags "-X main.version=v1.2.3".
+var version = ""
+
+func printLoadError(stderr io.Writer, err error) {
+	var es spec.Errors
+	if errors.As(err, &es) {
+		for _, e := range es {
+			fmt.Fprintln(stderr, e.Error())
+		}
+		return
+	}
+	fmt.Fprintln(stderr, err)
+}
+
+func runValidate(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("validate", "PLAN... [--set K=V]...",
+		"Loads each plan (extends, vars, matrix, expressions) and prints every problem with file:line:column.\nExit 0 when all are valid, 2 otherwise.", stdout, stderr)
+	var sets multiFlag
+	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
+	quiet := fs.Bool("q", false, "print nothing for valid plans")
+	plans, code, stop := parseFlags(fs, args, stdout)
+	if stop {
+		return code
+	}
+	if len(plans) == 0 {
+		fmt.Fprintln(stderr, "quadrant validate: give at least one plan file, e.g. quadrant validate plan.yaml")
+		return exitInvalid
+	}
+	code = exitOK
+	for _, path := range plans {
+		p, err := spec.Load(path, spec.Options{Set: sets})
+		if err != nil {
+			printLoadError(stderr, err)
+			code = exitInvalid
+			continue
+		}
+		if !*quiet {
+			fmt.Fprintf(stdout, "%s: ok (%s, %d iteration%s)\n", path, p.Name, len(p.Iterations), plural(len(p.Iterations)))
+		}
+	}
+	return code
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func runExplain(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("explain", "PLAN [--set K=V]...",
+		"Shows, without running anything, every iteration with its matrix values and every step in execution order:\n"+
+			"each SQL statement, each shell command, each privileged action (flagged \"needs --allow-shell\"),\nand an estimate of how long the run takes.", stdout, stderr)
+	var sets multiFlag
+	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
+	plans, code, stop := parseFlags(fs, args, stdout)
+	if stop {
+		return code
+	}
+	if len(plans) != 1 {
+		fmt.Fprintln(stderr, "quadrant explain: give exactly one plan file, e.g. quadrant explain plan.yaml")
+		return exitInvalid
+	}
+	p, err := spec.Load(plans[0], spec.Options{Set: sets})
+	if err != nil {
+		printLoadError(stderr, err)
+		return exitInvalid
+	}
+	explain(stdout, p)
+	return exitOK
+}
+
+func runSchema(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("schema", "[--markdown]",
+		"Prints the JSON Schema of plan files (for editors: # yaml-language-server: $schema=...),\nor with --markdown the plan reference (docs/plan-reference.md).", stdout, stderr)
+	md := fs.Bool("markdown", false, "print the Markdown plan reference instead")
+	rest, code, stop := parseFlags(fs, args, stdout)
+	if stop {
+		return code
+	}
+	if unexpected("schema", rest, "", stderr) {
+		return exitInvalid
+	}
+	if *md {
+		stdout.Write(spec.MarkdownReference())
+	} else {
+		stdout.Write(spec.JSONSchema())
+	}
+	return exitOK
+}
+
+func runVersion(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("version", "", "Prints quadrant's version.", stdout, stderr)
+	rest, code, stop := parseFlags(fs, args, stdout)
+	if stop {
+		return code
+	}
+	if unexpected("version", rest, "", stderr) {
+		return exitInvalid
+	}
+	fmt.Fprintln(stdout, "quadrant", buildVersion())
+	return exitOK
+}
+
+// buildVersion is the -ldflags version, else the module version or VCS revision Go recorded.
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(devel)"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 && (v == "" || v == "(devel)") {
+			v = "(devel) " + s.Value[:12]
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	return v
+}
+
+func runTemplates(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("templates", "", "Lists the built-in plan templates: use one with `extends: builtin:NAME`\nor start a plan from it with `quadrant init --template NAME`.", stdout, stderr)
+	rest, code, stop := parseFlags(fs, args, stdout)
+	if stop {
+		return code
+	}
+	if unexpected("templates", rest, "", stderr) {
+		return exitInvalid
+	}
+	for _, t := range templates.List() {
+		fmt.Fprintf(stdout, "%-20s %s\n", t.Name, t.Description)
+	}
+	return exitOK
+}
+
+// unexpected reports positional arguments a command does not take.
+func unexpected(cmd string, rest []string, hint string, stderr io.Writer) bool {
+	if len(rest) == 0 {
+		return false
+	}
+	fmt.Fprintf(stderr, "quadrant %s: unexpected argument %q%s\n", cmd, rest[0], hint)
+	return true
+}
+
+const defaultTemplate = "quickstart"
+
+func runInit(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("init", "[--template NAME] > plan.yaml",
+		"Prints a plan that validates, to edit and run. `quadrant templates` lists the templates.", stdout, stderr)
+	name := fs.String("template", defaultTemplate, "built-in template to start from")
+	rest, code, stop := parseFlags(fs, args, stdout)
+	if stop {
+		return code
+	}
+	if unexpected("init", rest, "; the plan is printed on stdout: quadrant init > plan.yaml", stderr) {
+		return exitInvalid
+	}
+	data, err := templates.Read(*name)
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant init: no template %q; choose one of: %s\n", *name, strings.Join(templates.Names(), ", "))
+		return exitInvalid
+	}
+	stdout.Write(withSchemaURL(data))
+	return exitOK
+}
+
+// withSchemaURL points a template's schema line at the published schema: the relative path
+// used inside the repository means nothing where the new plan is saved.
+func withSchemaURL(data []byte) []byte {
+	first, rest, _ := strings.Cut(string(data), "\n")
+	if strings.HasPrefix(first, "# yaml-language-server: $schema=") {
+		first = "# yaml-language-server: $schema=" + spec.SchemaURL
+	}
+	return []byte(first + "\n" + rest)
+}

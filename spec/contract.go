@@ -1,0 +1,65 @@
+package spec
+
+import "sort"
+
+// Names fixed by the plan format contract, exported so the executor and the workload engine
+// can be checked against them.
+
+// BuiltinWorkloads are the sysbench-compatible workloads of `workload: {builtin: NAME}`.
+var BuiltinWorkloads = []string{
+	"oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_point_select",
+	"oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp_delete",
+	"select_random_points", "select_random_ranges", "bulk_insert",
+}
+
+// AssertionMetrics are the iteration metrics an `assert:` may use by name (all float64),
+// besides status.NAME and the plan's record_as names.
+var AssertionMetrics = []string{
+	"tps", "qps", "reads", "writes", "other", "transactions", "errors", "reconnects",
+	"lat_avg_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "lat_max_ms",
+}
+
+// Generator is a function available to transaction `args`. Sig is a pointer to a func value
+// of the exact signature (as expr.Function takes it): the engine registers its implementation
+// with the same type.
+type Generator struct {
+	Name string
+	Sig  any
+	Doc  string
+}
+
+// Generators is the contract's table of argument generator functions.
+var Generators = []Generator{
+	{"rand_int", new(func(lo, hi int) int), "uniform random integer in [lo, hi] (sysbench's default distribution)"},
+	{"rand_uniform", new(func(lo, hi int) int), "uniform random integer in [lo, hi]"},
+	{"rand_gauss", new(func(lo, hi int) int), "gaussian random integer in [lo, hi]"},
+	{"rand_special", new(func(lo, hi int) int), "sysbench 'special' distribution in [lo, hi]"},
+	{"rand_zipf", new(func(lo, hi int, theta float64) int), "zipfian random integer in [lo, hi] with exponent theta"},
+	{"rand_string", new(func(pattern string) string), "random string: # becomes a digit, @ a letter"},
+	{"seq", new(func() int), "per-workload counter, 1, 2, 3, ..."},
+	{"thread_id", new(func() int), "0-based number of the worker thread"},
+}
+
+// KnownSNMPMetrics maps the named host metrics of `watch: {snmp: [...]}` to what they read
+// (UCD-SNMP-MIB); cpu_* are computed from tick counters by the executor.
+var KnownSNMPMetrics = map[string]string{
+	"load1":      ".1.3.6.1.4.1.2021.10.1.3.1",
+	"load5":      ".1.3.6.1.4.1.2021.10.1.3.2",
+	"load15":     ".1.3.6.1.4.1.2021.10.1.3.3",
+	"cpu_util":   "100 - idle% from ssCpuRaw* ticks",
+	"cpu_user":   ".1.3.6.1.4.1.2021.11.50.0 (ticks)",
+	"cpu_system": ".1.3.6.1.4.1.2021.11.52.0 (ticks)",
+	"cpu_iowait": ".1.3.6.1.4.1.2021.11.54.0 (ticks)",
+	"mem_total":  ".1.3.6.1.4.1.2021.4.5.0",
+	"mem_avail":  ".1.3.6.1.4.1.2021.4.27.0",
+}
+
+// SNMPMetricNames lists KnownSNMPMetrics, sorted.
+func SNMPMetricNames() []string {
+	out := make([]string, 0, len(KnownSNMPMetrics))
+	for k := range KnownSNMPMetrics {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

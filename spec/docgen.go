@@ -1,0 +1,189 @@
+package spec
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/quadrant-bench/quadrant/templates"
+)
+
+//go:generate go test -run=TestGeneratedDocs -update .
+
+// MarkdownReference returns docs/plan-reference.md, generated from the types.
+func MarkdownReference() []byte {
+	var b strings.Builder
+	b.WriteString(refIntro)
+	for _, t := range docTypes {
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n| key | type | default | description |\n| --- | --- | --- | --- |\n", sectionTitle(t), sectionText[t.Name()])
+		for _, f := range structFields(t) {
+			ft := t.Field(f.index).Type
+			typ := typeWord(ft, f)
+			if f.required {
+				typ += ", required"
+			}
+			def := ""
+			if f.def != "" {
+				def = "`" + f.def + "`"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.key, typ, def, strings.ReplaceAll(f.doc, "|", "\\|"))
+		}
+	}
+	b.WriteString("\n## Built-in workloads\n\n")
+	for _, w := range BuiltinWorkloads {
+		fmt.Fprintf(&b, "- `%s`\n", w)
+	}
+	b.WriteString("\n## Assertion names\n\n`assert:` expressions may use these iteration metrics (numbers), `status.NAME` " +
+		"(the counter's increase during the workload, or the gauge's last value) and every `record_as` name of the plan:\n\n")
+	for _, m := range AssertionMetrics {
+		fmt.Fprintf(&b, "`%s` ", m)
+	}
+	b.WriteString("\n\n## Generator functions for transaction args\n\n| function | signature | meaning |\n| --- | --- | --- |\n")
+	for _, g := range Generators {
+		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", g.Name, strings.TrimPrefix(reflect.TypeOf(g.Sig).Elem().String(), "func"), g.Doc)
+	}
+	b.WriteString("\n## SNMP metric names\n\n| name | source |\n| --- | --- |\n")
+	for _, n := range SNMPMetricNames() {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", n, KnownSNMPMetrics[n])
+	}
+	b.WriteString("\n## Built-in templates\n\nUse with `extends: builtin:NAME` or `quadrant init --template NAME`.\n\n")
+	for _, t := range templates.List() {
+		fmt.Fprintf(&b, "- `%s`: %s\n", t.Name, t.Description)
+	}
+	return []byte(b.String())
+}
+
+func sectionTitle(t reflect.Type) string {
+	if t == reflect.TypeOf(Plan{}) {
+		return "Top level"
+	}
+	return "`" + defName(t) + "`"
+}
+
+func typeWord(t reflect.Type, f field) string {
+	switch t {
+	case durationType:
+		return "duration"
+	case reflect.TypeOf(Settings{}):
+		return "map NAME: scalar (ordered)"
+	case reflect.TypeOf(Targets{}):
+		return "map NAME: [target](#target)"
+	case reflect.TypeOf(Vars{}):
+		return "map NAME: value"
+	case reflect.TypeOf(Matrix{}):
+		return "map AXIS: list, exclude, include"
+	case reflect.TypeOf(Expr{}):
+		return "expression"
+	case reflect.TypeOf(SNMPMetrics{}):
+		return "list of names, or map NAME: OID"
+	case reflect.TypeOf(&SQL{}), reflect.TypeOf(&SQLFile{}), reflect.TypeOf(&Shell{}):
+		return "string"
+	case reflect.TypeOf(&Sleep{}):
+		return "duration"
+	case reflect.TypeOf(&SetGlobal{}):
+		return "map NAME: scalar"
+	case reflect.TypeOf(&DropCaches{}):
+		return "`true`"
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return typeWord(t.Elem(), f)
+	case reflect.Struct:
+		return fmt.Sprintf("[%s](#%s)", defName(t), defName(t))
+	case reflect.Slice:
+		w := "list of " + typeWord(t.Elem(), field{})
+		if len(f.enum) > 0 {
+			w += " (" + strings.Join(f.enum, ", ") + ")"
+		}
+		return w
+	case reflect.String:
+		if len(f.enum) > 0 {
+			return "one of " + strings.Join(f.enum, ", ")
+		}
+		if f.pattern != "" {
+			return "name `" + f.pattern + "`"
+		}
+		return "string"
+	case reflect.Int, reflect.Int64:
+		if f.min != "" {
+			return "integer >= " + f.min
+		}
+		return "integer"
+	case reflect.Float64:
+		if f.min != "" {
+			return "number >= " + f.min
+		}
+		return "number"
+	case reflect.Bool:
+		return "boolean"
+	}
+	return t.String()
+}
+
+var sectionText = map[string]string{
+	"Plan":        "A plan is one YAML file. Unknown keys are errors (with a \"did you mean\"); all errors are reported together, sorted by position.",
+	"Target":      "A server, by name (`[a-z][a-z0-9_]*`). A sandbox's replicas are the targets `NAME_replica1`, `NAME_replica2`, ...",
+	"Sandbox":     "A throwaway local server (127.0.0.1 only) started and removed by quadrant.",
+	"SNMP":        "Host metrics of the machine a target runs on. v1/v2c need `community`; v3 needs `user`, and auth/priv protocol and password in pairs.",
+	"Iteration":   "What each matrix cell does, in this order: server_config (restart when it changed), globals, before, workload (with during steps at their offsets), after, assert.",
+	"Step":        "Each step has exactly one action key (`sql`, `sql_file`, `set_global`, `restart`, `drop_caches`, `shell`, `sleep`, `wait`, `workload`) plus options that apply to it. `shell`, `drop_caches` and a dsn target's `restart` command need `--allow-shell`.",
+	"Restart":     "`restart: {}` restarts the step's target; `restart: {config: {...}}` first changes a sandbox's my.cnf.",
+	"Wait":        "Polls until `until` is true, every `interval`, failing after `timeout`.",
+	"Workload":    "Exactly one of `builtin`, `transactions`, `replay`, `sysbench`. A run needs `duration` or `events`.",
+	"Transaction": "One weighted transaction of a custom mix.",
+	"TxStatement": "A statement with `?` placeholders and one `args` expression per placeholder.",
+	"Replay":      "Executes a SQL file in order, timed (e.g. a dump of single-row INSERTs).",
+	"Sysbench":    "Runs the sysbench binary itself and parses its output.",
+	"OnError":     "Which MySQL errors a workload tolerates.",
+	"Watch":       "What is sampled during every measured workload. Counters are reported as per-second rates and increases; gauges as values.",
+	"WatchQuery":  "A custom sampled query.",
+	"Report":      "Where results go and in which formats.",
+}
+
+const refIntro = `<!-- Generated by spec.MarkdownReference (go generate ./spec); do not edit by hand. -->
+# Plan reference (format version 1)
+
+A plan is one YAML file that says everything a benchmark run does. This page is generated from the code that
+reads plans, so it is always what ` + "`quadrant validate`" + ` accepts. Editors get completion from
+` + "`docs/plan.schema.json`" + ` (first line of a plan: ` + "`# yaml-language-server: $schema=...`" + `).
+
+## Conventions
+
+- Keys are snake_case. Durations are Go-style strings: ` + "`500ms`, `30s`, `10m`, `1h30m`" + `. Sizes of size options
+  (names ending in ` + "`_size`" + `, ` + "`max_allowed_packet`" + `) may be written ` + "`512K`, `256M`, `1G`" + `; in ` + "`globals`/`set_global`" + ` they are
+  converted to bytes, in my.cnf options they are written as given.
+- ` + "`${{ EXPR }}`" + ` anywhere in a string is an expression ([expr-lang](https://expr-lang.org) syntax), evaluated when the plan
+  loads. It may use ` + "`vars.NAME`, `env.NAME`, `matrix.AXIS`, `iteration.index`" + ` (1-based over the run), ` + "`iteration.repeat`" + `,
+  ` + "`iteration.cell`, `target.NAME.host`, `target.NAME.port`" + `. A string that is exactly one expression keeps its type
+  (` + "`threads: ${{ matrix.threads }}`" + ` is a number). A missing environment variable is an error unless a default is
+  given: ` + "`${{ env.PW ?? \"\" }}`" + `. ` + "`matrix.*`/`iteration.*`" + ` exist only inside ` + "`iteration:`" + `; a var may use ` + "`env.*`" + ` and
+  the vars declared before it. A sandbox's port is known only once it runs: ` + "`quadrant explain`" + ` shows it as ` + "`<port of NAME>`" + `.
+- ` + "`assert`" + `, ` + "`wait.until`" + ` and transaction ` + "`args`" + ` are expressions themselves (no ` + "`${{ }}`" + ` needed), checked when the plan loads.
+- ` + "`--set vars.NAME=VALUE`" + ` (or ` + "`--set NAME=VALUE`" + `) overrides a declared var; VALUE is read as YAML: ` + "`--set threads=[1,8]`" + `.
+- ` + "`extends: builtin:NAME`" + ` or ` + "`extends: base.yaml`" + ` (relative to the file): maps merge key by key, lists and scalars replace,
+  and a key set to null is removed (` + "`sandbox: null`" + ` plus ` + "`dsn:`" + ` turns a template's sandbox into an existing server).
+- YAML anchors and aliases work, merge keys too (` + "`<<: *common`" + `). Top-level keys starting with ` + "`x-`" + ` are ignored,
+  so that they can hold anchors: ` + "`x-workload: &wl {builtin: oltp_read_only, duration: 60s}`" + `.
+
+## Matrix and iterations
+
+Cells run in the order the axes are written, **last axis fastest**; ` + "`exclude`" + ` entries remove every cell they match
+(an entry that matches nothing is an error), ` + "`include`" + ` entries are extra cells appended at the end (each gives every axis).
+Repeats are **inner**: with ` + "`repeat: 2`" + ` the order is cell 1 run 1, cell 1 run 2, cell 2 run 1, ... so that the runs of one
+configuration stay together (they share the server configuration, and results are easy to compare). An axis may be an
+expression giving a list: ` + "`threads: ${{ vars.threads }}`" + `.
+
+## Secrets
+
+The resolved plan written to the results (still a valid plan: a colleague reruns it with ` + "`--target NAME=DSN`" + `)
+replaces dsn passwords, SNMP community and passwords, every ` + "`${{ }}`" + ` that reads ` + "`env.*`" + `, and any other
+occurrence of the value of an environment variable the plan read (4 characters or longer) with ` + "`***`" + `.
+` + "`quadrant explain`" + ` hides them the same way.
+
+## Errors
+
+` + "`quadrant validate`" + ` reports every problem of a plan at once, sorted by position, one per line, as
+` + "`FILE:LINE:COLUMN: what is wrong; what to do`" + `, e.g.
+` + "`plan.yaml:12:5: unknown key \"thread\" in workload; did you mean \"threads\"?`" + `. Errors inside an expression point at
+the column inside the expression. A plan may expand to at most 10000 iterations.
+`

@@ -1,0 +1,310 @@
+package spec
+
+import (
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+	"go.yaml.in/yaml/v3"
+)
+
+// Options change how a plan is loaded.
+type Options struct {
+	// Set are --set overrides, "vars.NAME=VALUE" or "NAME=VALUE"; VALUE is parsed as a YAML scalar (or flow list).
+	Set []string
+	// Env is the environment env.NAME reads; nil means the process environment.
+	Env map[string]string
+	// Addrs binds targets' addresses (sandboxes once started) for ${{ target.NAME.host/port }}.
+	Addrs map[string]Addr
+	// FS, when set, is where the plan and the files it names are read from (tests, fuzzing).
+	FS fs.FS
+	// Targets points targets at other servers: NAME -> DSN replaces the target's dsn or
+	// sandbox (--target NAME=DSN), for running a shared plan against one's own server.
+	Targets map[string]string
+}
+
+// Addr is a target's network address.
+type Addr struct {
+	Host string
+	Port int
+}
+
+// Load reads, merges, expands and validates the plan at path. Every problem found is
+// returned together as Errors, sorted by position.
+func Load(path string, opts Options) (*Plan, error) {
+	src, err := readSource(path, "", opts.FS)
+	if err != nil {
+		return nil, Errors{{Pos: Pos{File: path}, Msg: fmt.Sprintf("cannot read the plan: %v", err)}}
+	}
+	src.name = path
+	return load(src, opts)
+}
+
+// LoadBytes loads a plan from memory; name is used in positions and relative paths resolve against its directory.
+func LoadBytes(name string, data []byte, opts Options) (*Plan, error) {
+	key, _ := filepath.Abs(name)
+	return load(&source{name: name, key: key, dir: filepath.Dir(name), data: data}, opts)
+}
+
+func load(src *source, opts Options) (*Plan, error) {
+	errs := &errorList{}
+	t := newTree()
+	env := opts.Env
+	if env == nil {
+		env = osEnv()
+	}
+	t.env = env
+	root := t.load(src, []string{src.key}, opts.FS, errs)
+	if root == nil {
+		return nil, errs.result(t.files)
+	}
+	t.overrideTargets(root, opts.Targets, errs)
+	p := &Plan{File: src.name, Dir: src.dir, envUsed: map[string]bool{}, overridden: map[string]bool{}}
+	if p.Dir == "" {
+		p.Dir = "."
+	}
+	sc := &scope{where: "vars:", env: env, envUsed: p.envUsed, unbound: map[string]bool{}}
+	d := &decoder{t: t, errs: errs, scope: sc, fsys: opts.FS}
+
+	d.vars(root, opts.Set, p)
+	sc.vars, sc.varNames = map[string]any{}, nil
+	for _, v := range p.Vars {
+		sc.vars[v.Name] = v.Value
+		sc.varNames = append(sc.varNames, v.Name)
+	}
+
+	if tn, _ := mapGet(root, "targets"); tn != nil {
+		sc.where, sc.cache = "targets:", nil
+		d.decode(tn, reflect.ValueOf(&p.Targets).Elem(), "targets")
+	} else {
+		errs.add(t.pos(root), "missing required key \"targets\" in the plan; add at least one, e.g. targets: {primary: {sandbox: {}}}")
+	}
+	sc.targets = p.bindTargets(opts.Addrs, errs)
+	sc.where, sc.cache = "setup:, teardown: and the other top-level sections", nil
+	d.decode(root, reflect.ValueOf(p).Elem(), "")
+
+	if mn, _ := mapGet(root, "matrix"); mn != nil {
+		sc.where, sc.cache = "matrix:", nil
+		d.decode(mn, reflect.ValueOf(&p.Matrix).Elem(), "matrix")
+	}
+	in, _ := mapGet(root, "iteration")
+	if in == nil {
+		errs.add(t.pos(root), "missing required key \"iteration\" in the plan; it says what each run does, e.g. iteration: {workload: {builtin: oltp_read_only, duration: 60s}}")
+	} else {
+		d.iterations(in, p)
+	}
+	for name := range sc.unbound {
+		p.Unbound = append(p.Unbound, name)
+	}
+	sortStrings(p.Unbound)
+	p.merged = t
+	t.root = root
+	validate(d, p)
+	if err := errs.result(t.files); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// vars decodes `vars:` in order, each var seeing env and the vars before it, with --set applied.
+func (d *decoder) vars(root *yaml.Node, set []string, p *Plan) {
+	vn, _ := mapGet(root, "vars")
+	vn = resolveAlias(vn)
+	overrides := map[string]*yaml.Node{}
+	var order []string
+	for _, kv := range set {
+		k, v, ok := strings.Cut(kv, "=")
+		at := Pos{} // the command line has no position; messages name the --set
+		if !ok {
+			d.errs.add(at, "--set %s: give NAME=VALUE, e.g. --set vars.threads=8", kv)
+			continue
+		}
+		k = strings.TrimPrefix(strings.TrimSpace(k), "vars.")
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(v), &doc); err != nil {
+			d.errs.add(at, "--set %s: value is not valid YAML: %v", k, err)
+			continue
+		}
+		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: ""}
+		if len(doc.Content) == 1 {
+			n = doc.Content[0]
+		}
+		d.t.register(n, "--set "+kv)
+		setPos(n, 0, 0)
+		if _, dup := overrides[k]; !dup {
+			order = append(order, k)
+		}
+		overrides[k] = n
+	}
+	declared := map[string]bool{}
+	var names []string
+	var content []*yaml.Node
+	if vn != nil && !isNull(vn) {
+		if vn.Kind != yaml.MappingNode {
+			d.errs.add(d.t.pos(vn), "vars must be a mapping of NAME: VALUE, got %s", describeNode(vn))
+		} else {
+			content = d.pairs(vn)
+			for i := 0; i+1 < len(content); i += 2 {
+				names = append(names, content[i].Value)
+			}
+		}
+	}
+	d.scope.vars = map[string]any{}
+	{
+		for i := 0; i+1 < len(content); i += 2 {
+			k, v := content[i], content[i+1]
+			if !matchPattern(varNamePattern, k.Value) {
+				d.errs.add(d.t.pos(k), "invalid var name %q: use letters, digits and '_', not starting with a digit", k.Value)
+			}
+			declared[k.Value] = true
+			if o, ok := overrides[k.Value]; ok {
+				v = o
+				p.overridden[k.Value] = true
+			}
+			d.scope.cache = nil
+			val, ok := d.generic(v, "vars."+k.Value)
+			if !ok {
+				val = nil
+			}
+			p.Vars = append(p.Vars, Var{Name: k.Value, Value: val, Pos: d.t.pos(resolveAlias(v))})
+			d.scope.vars[k.Value] = val
+			d.scope.varNames = append(d.scope.varNames, k.Value)
+		}
+	}
+	for _, k := range order {
+		if declared[k] {
+			continue
+		}
+		msg := fmt.Sprintf("--set %s: the plan has no var %q", k, k)
+		if sg := suggest(k, names); sg != "" {
+			msg += sg
+		} else if len(names) > 0 {
+			msg += "; its vars are: " + strings.Join(names, ", ")
+		} else {
+			msg += "; it declares no vars: add it under vars: first"
+		}
+		d.errs.add(Pos{}, "%s", msg)
+	}
+}
+
+// bindTargets fills Host/Port and returns target.* values for expressions, replicas included.
+func (p *Plan) bindTargets(addrs map[string]Addr, errs *errorList) map[string]any {
+	out := map[string]any{}
+	bind := func(name string, host string, port int) {
+		if a, ok := addrs[name]; ok {
+			host, port = a.Host, a.Port
+		}
+		if port == 0 {
+			out[name] = map[string]any{"host": "127.0.0.1", "port": unboundPort(name)}
+			return
+		}
+		out[name] = map[string]any{"host": host, "port": port}
+	}
+	for i := range p.Targets {
+		t := &p.Targets[i]
+		if t.DSN != "" {
+			if cfg, err := mysql.ParseDSN(t.DSN); err != nil {
+				errs.add(t.Src.At("dsn"), "bad dsn for target %s: %s; the format is user:password@tcp(host:port)/dbname", t.Name, redactDSNError(err, t.DSN))
+			} else {
+				t.Host, t.Port = splitAddr(cfg.Net, cfg.Addr)
+			}
+		}
+		if a, ok := addrs[t.Name]; ok {
+			t.Host, t.Port = a.Host, a.Port
+		}
+		bind(t.Name, t.Host, t.Port)
+		if t.Sandbox != nil {
+			for r := 1; r <= t.Sandbox.Replicas; r++ {
+				bind(ReplicaName(t.Name, r), "127.0.0.1", 0)
+			}
+		}
+	}
+	return out
+}
+
+// ReplicaName is the target name of a sandbox's replica r (1-based).
+func ReplicaName(target string, r int) string { return fmt.Sprintf("%s_replica%d", target, r) }
+
+func splitAddr(network, addr string) (string, int) {
+	if network != "tcp" && network != "tcp6" {
+		return "localhost", 0
+	}
+	host, port, ok := strings.Cut(addr, ":")
+	if i := strings.LastIndex(addr, ":"); i >= 0 {
+		host, port, ok = addr[:i], addr[i+1:], true
+	}
+	n, _ := strconv.Atoi(port)
+	if !ok || n == 0 {
+		n = 3306
+	}
+	return strings.Trim(host, "[]"), n
+}
+
+func redactDSNError(err error, dsn string) string {
+	msg := err.Error()
+	if u, _, ok := strings.Cut(dsn, "@"); ok {
+		if _, pw, ok := strings.Cut(u, ":"); ok && pw != "" {
+			msg = strings.ReplaceAll(msg, pw, "***")
+		}
+	}
+	return msg
+}
+
+// MaxIterations bounds the expansion of a plan: beyond it a matrix is surely a mistake
+// (and would make loading slow).
+const MaxIterations = 10000
+
+// iterations expands the matrix and decodes `iteration:` once per cell and repeat.
+func (d *decoder) iterations(in *yaml.Node, p *Plan) {
+	repeat := max(p.Repeat, 1)
+	if n := p.Matrix.size() * repeat; n > MaxIterations || n < 0 || repeat > MaxIterations {
+		d.errs.add(p.Src.Pos, "the plan expands to more than %d iterations (matrix cells x repeat); split it into several plans", MaxIterations)
+		return
+	}
+	cells := p.Matrix.Cells()
+	if len(cells) == 0 {
+		d.errs.add(p.Matrix.Pos, "the matrix has no cells left after exclude; remove an exclude entry")
+		return
+	}
+	axes := []string{}
+	for _, a := range p.Matrix.Axes {
+		axes = append(axes, a.Name)
+	}
+	if len(p.Matrix.Axes) == 0 {
+		for _, c := range cells {
+			for _, av := range c {
+				if !contains(axes, av.Axis) {
+					axes = append(axes, av.Axis)
+				}
+			}
+		}
+	}
+	sc := d.scope
+	defer func() { d.scope = sc }()
+	index := 0
+	for ci, cell := range cells {
+		for r := 1; r <= repeat; r++ {
+			index++
+			m := map[string]any{}
+			for _, av := range cell {
+				m[av.Axis] = av.Value
+			}
+			isc := *sc
+			isc.where, isc.cache = "iteration:", nil
+			isc.axes, isc.matrix = axes, m
+			isc.iteration = map[string]any{"index": index, "repeat": r, "cell": ci + 1}
+			d.scope = &isc
+			it := Iteration{Index: index, Cell: ci + 1, Repeat: r, Matrix: cell}
+			d.decode(in, reflect.ValueOf(&it).Elem(), "iteration")
+			it.env, it.scope = isc.values(), &isc
+			it.Index, it.Cell, it.Repeat, it.Matrix = index, ci+1, r, cell
+			p.Iterations = append(p.Iterations, it)
+		}
+	}
+}
+
+func reflectValue(ptr any) reflect.Value { return reflect.ValueOf(ptr).Elem() }

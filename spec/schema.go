@@ -1,0 +1,255 @@
+package spec
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// The JSON Schema and the Markdown reference are generated from the Go types by reflection,
+// so that neither can drift from what Load accepts.
+
+const (
+	// SchemaURL is where the published JSON Schema of plans lives.
+	SchemaURL     = "https://raw.githubusercontent.com/quadrant-bench/quadrant/main/docs/plan.schema.json"
+	durationRegex = `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$|^0$`
+	exprRegex     = `\$\{\{.*\}\}`
+)
+
+// schemaer is implemented by types whose YAML shape is not their Go shape.
+type schemaer interface {
+	jsonSchema() map[string]any
+}
+
+var docTypes = []reflect.Type{
+	reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(SNMP{}),
+	reflect.TypeOf(Iteration{}), reflect.TypeOf(Step{}), reflect.TypeOf(Restart{}), reflect.TypeOf(Wait{}),
+	reflect.TypeOf(Workload{}), reflect.TypeOf(Transaction{}), reflect.TypeOf(TxStatement{}), reflect.TypeOf(Replay{}),
+	reflect.TypeOf(Sysbench{}), reflect.TypeOf(OnError{}), reflect.TypeOf(Watch{}), reflect.TypeOf(WatchQuery{}),
+	reflect.TypeOf(Report{}),
+}
+
+func exprRef() map[string]any { return map[string]any{"$ref": "#/$defs/expression"} }
+
+func orExpr(s map[string]any) map[string]any {
+	return map[string]any{"anyOf": []any{s, exprRef()}}
+}
+
+func (Settings) jsonSchema() map[string]any {
+	return map[string]any{"type": "object", "additionalProperties": map[string]any{"type": []any{"string", "number", "boolean"}}}
+}
+func (Vars) jsonSchema() map[string]any {
+	return map[string]any{"type": "object", "propertyNames": map[string]any{"pattern": varNamePattern}}
+}
+func (Targets) jsonSchema() map[string]any {
+	return map[string]any{"type": "object", "minProperties": 1, "propertyNames": map[string]any{"pattern": identPattern},
+		"additionalProperties": map[string]any{"$ref": "#/$defs/target"}}
+}
+func (Matrix) jsonSchema() map[string]any {
+	cells := map[string]any{"type": "array", "items": map[string]any{"type": "object"}}
+	return map[string]any{"type": "object",
+		"properties":           map[string]any{"exclude": cells, "include": cells},
+		"additionalProperties": orExpr(map[string]any{"type": "array", "minItems": 1})}
+}
+func (Expr) jsonSchema() map[string]any { return map[string]any{"type": "string"} }
+func (SQL) jsonSchema() map[string]any  { return map[string]any{"type": "string", "minLength": 1} }
+func (SQLFile) jsonSchema() map[string]any {
+	return map[string]any{"type": "string", "minLength": 1}
+}
+func (Shell) jsonSchema() map[string]any { return map[string]any{"type": "string", "minLength": 1} }
+func (Sleep) jsonSchema() map[string]any { return durationSchema() }
+func (SetGlobal) jsonSchema() map[string]any {
+	s := Settings{}.jsonSchema()
+	s["minProperties"] = 1
+	return s
+}
+func (DropCaches) jsonSchema() map[string]any { return map[string]any{"const": true} }
+func (SNMPMetrics) jsonSchema() map[string]any {
+	return map[string]any{"anyOf": []any{
+		map[string]any{"type": "array", "items": map[string]any{"enum": toAny(SNMPMetricNames())}},
+		map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string", "pattern": `^\.?[0-9]+(\.[0-9]+)+$`}},
+	}}
+}
+
+func durationSchema() map[string]any {
+	return map[string]any{"type": "string", "anyOf": []any{
+		map[string]any{"pattern": durationRegex}, map[string]any{"pattern": exprRegex}}}
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+func defName(t reflect.Type) string {
+	switch t {
+	case reflect.TypeOf(TxStatement{}):
+		return "tx_statement"
+	case reflect.TypeOf(WatchQuery{}):
+		return "watch_query"
+	case reflect.TypeOf(OnError{}):
+		return "on_error"
+	}
+	return strings.ToLower(t.Name())
+}
+
+type schemaGen struct{ defs map[string]any }
+
+func (g *schemaGen) typeSchema(t reflect.Type, f *field) map[string]any {
+	if t.Kind() == reflect.Pointer {
+		return g.typeSchema(t.Elem(), f)
+	}
+	if s, ok := reflect.New(t).Elem().Interface().(schemaer); ok {
+		return s.jsonSchema()
+	}
+	if t == durationType {
+		return durationSchema()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		name := defName(t)
+		if _, ok := g.defs[name]; !ok {
+			g.defs[name] = nil // recursion guard
+			g.defs[name] = g.structSchema(t)
+		}
+		return map[string]any{"$ref": "#/$defs/" + name}
+	case reflect.Slice:
+		return map[string]any{"type": "array", "items": g.typeSchema(t.Elem(), f)}
+	case reflect.String:
+		s := map[string]any{"type": "string"}
+		if f != nil && len(f.enum) > 0 {
+			return orExpr(map[string]any{"enum": toAny(f.enum)})
+		}
+		if f != nil && f.pattern != "" {
+			return orExpr(map[string]any{"type": "string", "pattern": f.pattern})
+		}
+		return s
+	case reflect.Int, reflect.Int64:
+		s := map[string]any{"type": "integer"}
+		if f != nil && f.min != "" {
+			m, _ := strconv.Atoi(f.min)
+			s["minimum"] = m
+		}
+		return orExpr(s)
+	case reflect.Float64:
+		s := map[string]any{"type": "number"}
+		if f != nil && f.min != "" {
+			m, _ := strconv.Atoi(f.min)
+			s["minimum"] = m
+		}
+		return orExpr(s)
+	case reflect.Bool:
+		return orExpr(map[string]any{"type": "boolean"})
+	}
+	return map[string]any{}
+}
+
+func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
+	props := map[string]any{}
+	var required []any
+	for _, f := range structFields(t) {
+		f := f
+		ft := t.Field(f.index).Type
+		var s map[string]any
+		if f.enum != nil && ft.Kind() == reflect.Slice {
+			s = map[string]any{"type": "array", "items": map[string]any{"enum": toAny(f.enum)}}
+		} else {
+			s = g.typeSchema(ft, &f)
+		}
+		prop := map[string]any{}
+		for k, v := range s {
+			prop[k] = v
+		}
+		if f.doc != "" {
+			prop["description"] = f.doc
+		}
+		if f.def != "" {
+			var v any
+			if err := json.Unmarshal([]byte(yamlFlowToJSON(f.def)), &v); err == nil {
+				prop["default"] = v
+			} else {
+				prop["default"] = f.def
+			}
+		}
+		props[f.key] = prop
+		if f.required {
+			required = append(required, f.key)
+		}
+	}
+	s := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	// A plan that extends another gets its required keys (at any depth) from it, so editors only
+	// check them on a plan that extends nothing, and only at the top; quadrant validate checks the merge.
+	if t == planType {
+		s["if"] = map[string]any{"not": map[string]any{"required": []any{"extends"}}}
+		s["then"] = map[string]any{"required": required}
+		s["patternProperties"] = map[string]any{"^x-": map[string]any{}}
+	}
+	// at most one action per step and one kind per workload (none: inherited through extends)
+	var exclusive []string
+	switch t {
+	case reflect.TypeOf(Step{}):
+		exclusive = stepKinds
+	case reflect.TypeOf(Workload{}):
+		exclusive = workloadKinds
+	}
+	if exclusive != nil {
+		var one []any
+		for _, k := range exclusive {
+			one = append(one, map[string]any{"required": []any{k}})
+		}
+		none := map[string]any{"not": map[string]any{"anyOf": append([]any(nil), one...)}}
+		s["oneOf"] = append(one, none)
+	}
+	return s
+}
+
+// yamlFlowToJSON turns the simple defaults of the struct tags ([a, b], 1s, 3) into JSON.
+func yamlFlowToJSON(s string) string {
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return s
+	}
+	if strings.HasPrefix(s, "[") {
+		items := strings.Split(strings.Trim(s, "[]"), ",")
+		for i, it := range items {
+			it = strings.TrimSpace(it)
+			if _, err := strconv.ParseFloat(it, 64); err != nil {
+				it = strconv.Quote(it)
+			}
+			items[i] = it
+		}
+		return "[" + strings.Join(items, ", ") + "]"
+	}
+	return strconv.Quote(s)
+}
+
+// JSONSchema returns the JSON Schema (draft 2020-12) of plan files, for editors.
+func JSONSchema() []byte {
+	g := &schemaGen{defs: map[string]any{}}
+	for _, t := range docTypes {
+		g.typeSchema(t, nil)
+	}
+	g.defs["expression"] = map[string]any{"type": "string", "pattern": exprRegex,
+		"description": "A ${{ EXPR }} expression, evaluated when the plan loads."}
+	root := map[string]any{
+		"$schema":     "https://json-schema.org/draft/2020-12/schema",
+		"$id":         SchemaURL,
+		"title":       "Quadrant plan, version 1",
+		"description": "A declarative MySQL/MariaDB load test plan. See docs/plan-reference.md.",
+		"$ref":        "#/$defs/plan",
+		"$defs":       g.defs,
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(root); err != nil {
+		panic(fmt.Sprintf("schema: %v", err)) // cannot happen: the schema is made of maps, strings and numbers
+	}
+	return buf.Bytes()
+}

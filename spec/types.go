@@ -1,0 +1,403 @@
+package spec
+
+import (
+	"time"
+)
+
+// Source remembers where a mapping was written, and where each of its keys' values was,
+// so that validation and the executor can point at the right line:column.
+type Source struct {
+	Pos  Pos
+	Keys map[string]Pos
+}
+
+// At returns the position of key's value, or of the mapping when the key was not written.
+func (s Source) At(key string) Pos {
+	if p, ok := s.Keys[key]; ok {
+		return p
+	}
+	return s.Pos
+}
+
+// Has reports whether key was written in the plan (a default was not used).
+func (s Source) Has(key string) bool {
+	_, ok := s.Keys[key]
+	return ok
+}
+
+// Plan is a loaded, validated plan: extends merged, vars applied, every iteration expanded.
+// It is what the executor consumes; it knows nothing about running.
+type Plan struct {
+	Src         Source   `yaml:"-"`
+	Version     int      `yaml:"version,required" doc:"Plan format version. Must be 1."`
+	Name        string   `yaml:"name,required" pattern:"^[a-z0-9][a-z0-9_-]*$" doc:"Names the results folder. Lower case letters, digits, '_' and '-', starting with a letter or digit."`
+	Description string   `yaml:"description" doc:"Free text: what the experiment is about."`
+	Labels      Settings `yaml:"labels" doc:"Map of strings copied into the results (owner, ticket, storage...)."`
+	Extends     string   `yaml:"extends,skip" doc:"builtin:NAME or a path relative to this file. Deep merge: maps merge key by key, lists and scalars replace. Chains are allowed, cycles are errors."`
+	Vars        Vars     `yaml:"vars,skip" doc:"Defaults for ${{ vars.NAME }}. Override with --set vars.NAME=VALUE or --set NAME=VALUE (parsed as YAML scalars). A var may use env.* and earlier vars."`
+	Targets     Targets  `yaml:"targets,required,skip" doc:"The servers, by name ([a-z][a-z0-9_]*). At least one."`
+	Setup       []Step   `yaml:"setup" doc:"Steps run once, before the first iteration."`
+	Matrix      Matrix   `yaml:"matrix,skip" doc:"Axes (name: [values...]) plus optional exclude: and include:. Cells run in the order the axes are written, last axis fastest. No matrix = one iteration."`
+	Repeat      int      `yaml:"repeat" default:"1" min:"1" doc:"How many times each matrix cell runs. Repeats are inner: cell 1 run 1, cell 1 run 2, cell 2 run 1, ..."`
+	// Iteration documents the `iteration:` key; Load leaves it nil and expands it into Iterations.
+	Iteration *Iteration `yaml:"iteration,required,skip" doc:"What each matrix cell does: expanded once per matrix cell and repeat."`
+	OnFailure string     `yaml:"on_failure" default:"continue" enum:"continue,stop" doc:"What a failed iteration does to the rest of the run."`
+	Teardown  []Step     `yaml:"teardown" doc:"Steps run once at the end, also after a failure or an interrupt."`
+	Watch     Watch      `yaml:"watch" doc:"What is sampled during every measured workload."`
+	Report    Report     `yaml:"report" doc:"Result formats and folder."`
+
+	// Iterations is the expanded matrix, in execution order.
+	Iterations []Iteration `yaml:"-"`
+	// File is the plan's path as given to Load (or builtin:NAME); Dir is the directory relative paths resolve against.
+	File string `yaml:"-"`
+	Dir  string `yaml:"-"`
+	// Unbound lists targets whose host/port were not known at load (sandboxes not started yet):
+	// ${{ target.NAME.host/port }} rendered as a placeholder. Load again with Options.Addrs to bind them.
+	Unbound []string `yaml:"-"`
+
+	merged     *nodeTree // the merged source, for Redacted
+	envUsed    map[string]bool
+	overridden map[string]bool // vars given with --set
+}
+
+// Vars are the plan's variables in written order, after --set overrides.
+type Vars []Var
+
+// Var is one variable.
+type Var struct {
+	Name  string
+	Value any // string, int, float64, bool, []any or map[string]any
+	Pos   Pos
+}
+
+// Lookup returns the value of the variable name.
+func (vs Vars) Lookup(name string) (any, bool) {
+	for _, v := range vs {
+		if v.Name == name {
+			return v.Value, true
+		}
+	}
+	return nil, false
+}
+
+// Targets are the plan's targets in written order.
+type Targets []Target
+
+// Target is one server.
+type Target struct {
+	Src     Source   `yaml:"-"`
+	Name    string   `yaml:"-"`
+	DSN     string   `yaml:"dsn" doc:"go-sql-driver/mysql DSN, e.g. user:${{ env.PW }}@tcp(db1:3306)/sbtest. Exactly one of dsn and sandbox."`
+	Sandbox *Sandbox `yaml:"sandbox" doc:"A throwaway local server started by quadrant. Exactly one of dsn and sandbox."`
+	SNMP    *SNMP    `yaml:"snmp" doc:"Host metrics of the machine this target runs on."`
+	Restart string   `yaml:"restart" doc:"Shell command run by restart steps on a dsn target (needs --allow-shell)."`
+
+	// Host and Port come from the DSN, or from Options.Addrs for sandboxes (empty/0 until bound).
+	Host string `yaml:"-"`
+	Port int    `yaml:"-"`
+}
+
+// Sandbox describes a local throwaway server.
+type Sandbox struct {
+	Src         Source   `yaml:"-"`
+	Flavor      string   `yaml:"flavor" default:"auto" enum:"auto,mariadb,mysql" doc:"Which server: auto uses whichever server binary is found."`
+	Basedir     string   `yaml:"basedir" doc:"Where bin/ or sbin/ holds mariadbd or mysqld (default: search PATH, /usr/sbin)."`
+	Config      Settings `yaml:"config" doc:"[mysqld] options of the generated my.cnf. true writes the bare option (log_bin: true -> log-bin), false leaves it out."`
+	Replicas    int      `yaml:"replicas" default:"0" min:"0" doc:"Number of replicas, addressable as targets NAME_replica1, NAME_replica2, ..."`
+	Replication string   `yaml:"replication" default:"async" enum:"async,semisync" doc:"Replication mode of the replicas."`
+}
+
+// SNMP is where and how to read a target host's metrics.
+type SNMP struct {
+	Src          Source `yaml:"-"`
+	Address      string `yaml:"address,required" doc:"host:port of the agent, e.g. 127.0.0.1:161."`
+	Version      string `yaml:"version" default:"2c" enum:"1,2c,3" doc:"SNMP version."`
+	Community    string `yaml:"community" secret:"true" doc:"v1/v2c community (required for those versions)."`
+	User         string `yaml:"user" doc:"v3 user name (required for v3)."`
+	AuthProtocol string `yaml:"auth_protocol" enum:"MD5,SHA,SHA224,SHA256,SHA384,SHA512" doc:"v3 authentication protocol."`
+	AuthPassword string `yaml:"auth_password" secret:"true" doc:"v3 authentication password (required with auth_protocol)."`
+	PrivProtocol string `yaml:"priv_protocol" enum:"DES,AES,AES192,AES256,AES192C,AES256C" doc:"v3 privacy protocol (needs auth_protocol)."`
+	PrivPassword string `yaml:"priv_password" secret:"true" doc:"v3 privacy password (required with priv_protocol)."`
+}
+
+// Settings is an ordered map of option names to scalar values (my.cnf options, globals, script options).
+// Order is kept: my.cnf lines and SET GLOBAL statements follow the plan.
+type Settings []Setting
+
+// Setting is one option. Value is a string, int, float64 or bool.
+type Setting struct {
+	Name  string
+	Value any
+	Pos   Pos // of the value
+}
+
+// Lookup returns the value of name.
+func (s Settings) Lookup(name string) (any, bool) {
+	for _, kv := range s {
+		if kv.Name == name {
+			return kv.Value, true
+		}
+	}
+	return nil, false
+}
+
+// Iteration is one run of a matrix cell: the resolved `iteration:` section.
+type Iteration struct {
+	Src Source `yaml:"-"`
+	// Index is 1-based over the whole run; Cell is the 1-based matrix cell; Repeat the 1-based repeat of that cell.
+	Index  int         `yaml:"-"`
+	Cell   int         `yaml:"-"`
+	Repeat int         `yaml:"-"`
+	Matrix []AxisValue `yaml:"-"`
+
+	Target       string    `yaml:"target" doc:"Default target of this iteration's steps and workload (optional with one target)."`
+	ServerConfig Settings  `yaml:"server_config" doc:"my.cnf options for this iteration; a change restarts the target before the iteration."`
+	Globals      Settings  `yaml:"globals" doc:"SET GLOBAL before the iteration; every changed global is restored when the run ends. Sizes like 256M are converted to bytes."`
+	Before       []Step    `yaml:"before" doc:"Steps run before the workload."`
+	Workload     *Workload `yaml:"workload,required" doc:"The measured workload."`
+	During       []Step    `yaml:"during" doc:"Steps started at an offset (at:) into the measured workload, while it runs."`
+	After        []Step    `yaml:"after" doc:"Steps run after the workload."`
+	Assert       []Expr    `yaml:"assert" doc:"Expressions over the iteration's metrics; a false one marks the iteration failed."`
+
+	env   map[string]any
+	scope *scope
+}
+
+// AxisValue is one matrix axis' value in an iteration.
+type AxisValue struct {
+	Axis  string
+	Value any
+}
+
+// Env returns the values the iteration's expressions see: vars, env, matrix, iteration, target.
+// The workload engine compiles `args` against it (plus its generator functions, see Generators).
+func (it *Iteration) Env() map[string]any { return it.env }
+
+// Step is one action. Exactly one of the kind fields is set; Action returns it.
+type Step struct {
+	Src Source `yaml:"-"`
+
+	SQL        *SQL        `yaml:"sql" doc:"Statements separated by ';' run on the step's target."`
+	SQLFile    *SQLFile    `yaml:"sql_file" doc:"A file of statements, path relative to the plan; DELIMITER aware."`
+	SetGlobal  *SetGlobal  `yaml:"set_global" doc:"{NAME: VALUE}: SET GLOBAL with a validated name and a bound value; restored at the end of the run."`
+	Restart    *Restart    `yaml:"restart" doc:"{config: {...}}: restart a sandbox with these my.cnf options, or run a dsn target's restart command."`
+	DropCaches *DropCaches `yaml:"drop_caches" doc:"true: sync, then drop the OS page cache (needs root and --allow-shell)."`
+	Shell      *Shell      `yaml:"shell" doc:"A shell command (needs --allow-shell). Env: QUADRANT_ITERATION, QUADRANT_MATRIX_<AXIS>, QUADRANT_TARGET_<NAME>_HOST/_PORT."`
+	Sleep      *Sleep      `yaml:"sleep" doc:"Wait this long (Go duration)."`
+	Wait       *Wait       `yaml:"wait" doc:"Poll until an expression is true."`
+	Workload   *Workload   `yaml:"workload" doc:"Run a workload without measuring it (e.g. prepare data)."`
+
+	Target       string        `yaml:"target" doc:"Target of sql, sql_file, set_global, restart, wait and workload steps (default: the iteration's target)."`
+	IgnoreErrors []int         `yaml:"ignore_errors" doc:"sql/sql_file: MySQL error numbers that do not fail the step."`
+	SaveAs       string        `yaml:"save_as" pattern:"^[a-z][a-z0-9_]*$" doc:"sql: keep the last result set in the results under this name."`
+	Timeout      time.Duration `yaml:"timeout" doc:"Fail the step when it takes longer (shell, sql, sql_file, set_global, restart, workload; wait has its own)."`
+	At           time.Duration `yaml:"at" doc:"during steps only: offset into the measured workload."`
+}
+
+// Action is one step kind: *SQL, *SQLFile, *SetGlobal, *Restart, *DropCaches, *Shell, *Sleep, *Wait or *Workload.
+type Action interface {
+	Kind() string
+	validate(v *validator, s *Step)
+}
+
+// Action returns the step's kind struct (nil only for an invalid step, which Load rejects).
+func (s *Step) Action() Action {
+	for _, a := range s.actions() {
+		if a != nil {
+			return a
+		}
+	}
+	return nil
+}
+
+// actions lists the kind fields; typed nils become untyped so callers can test != nil.
+func (s *Step) actions() []Action {
+	var out []Action
+	add := func(present bool, a Action) {
+		if present {
+			out = append(out, a)
+		} else {
+			out = append(out, nil)
+		}
+	}
+	add(s.SQL != nil, s.SQL)
+	add(s.SQLFile != nil, s.SQLFile)
+	add(s.SetGlobal != nil, s.SetGlobal)
+	add(s.Restart != nil, s.Restart)
+	add(s.DropCaches != nil, s.DropCaches)
+	add(s.Shell != nil, s.Shell)
+	add(s.Sleep != nil, s.Sleep)
+	add(s.Wait != nil, s.Wait)
+	add(s.Workload != nil, s.Workload)
+	return out
+}
+
+// Kind returns the step's kind name ("sql", "shell", ...).
+func (s *Step) Kind() string {
+	if a := s.Action(); a != nil {
+		return a.Kind()
+	}
+	return ""
+}
+
+// SQL is a `sql:` step: one or more statements.
+type SQL struct {
+	Text       string
+	Statements []string
+}
+
+// SQLFile is a `sql_file:` step. Path is resolved against the plan's directory.
+type SQLFile struct {
+	File string // as written
+	Path string // resolved
+}
+
+// SetGlobal is a `set_global:` step.
+type SetGlobal struct{ Settings Settings }
+
+// Restart is a `restart:` step.
+type Restart struct {
+	Src    Source   `yaml:"-"`
+	Config Settings `yaml:"config" doc:"my.cnf options to apply (sandbox targets)."`
+}
+
+// DropCaches is a `drop_caches: true` step.
+type DropCaches struct{}
+
+// Shell is a `shell:` step.
+type Shell struct{ Command string }
+
+// Sleep is a `sleep:` step.
+type Sleep struct{ Duration time.Duration }
+
+// Wait is a `wait:` step.
+type Wait struct {
+	Src      Source        `yaml:"-"`
+	Until    Expr          `yaml:"until,required" doc:"Expression over status.NAME, replica.NAME (replica status fields) and row.COLUMN (first row of sql:)."`
+	SQL      string        `yaml:"sql" doc:"Query whose first row is row.* in until."`
+	Target   string        `yaml:"target" doc:"Target polled (default: the step's target)."`
+	Interval time.Duration `yaml:"interval" default:"1s" doc:"Time between polls."`
+	Timeout  time.Duration `yaml:"timeout" default:"10m" doc:"Fail the step after this long."`
+	RecordAs string        `yaml:"record_as" pattern:"^[a-z][a-z0-9_]*$" doc:"Store the seconds the wait took as an iteration metric of this name (usable in assert)."`
+}
+
+// Workload is a load generator: exactly one of Builtin, Transactions, Replay, Sysbench.
+type Workload struct {
+	Src            Source        `yaml:"-"`
+	Builtin        string        `yaml:"builtin" doc:"A sysbench-compatible workload run by quadrant's own engine (see Built-in workloads)."`
+	Transactions   []Transaction `yaml:"transactions" doc:"A custom weighted mix of transactions."`
+	Replay         *Replay       `yaml:"replay" doc:"Execute a SQL file in order, timed."`
+	Sysbench       *Sysbench     `yaml:"sysbench" doc:"Run the sysbench binary itself and parse its output."`
+	Action         string        `yaml:"action" default:"run" enum:"run,prepare,cleanup" doc:"builtin and sysbench: run, prepare (create and load tables) or cleanup (drop them)."`
+	Options        Settings      `yaml:"options" doc:"builtin: sysbench script options, same names and defaults (tables, table_size, range_size, ...)."`
+	Threads        int           `yaml:"threads" default:"1" min:"1" doc:"Concurrent connections."`
+	Duration       time.Duration `yaml:"duration" doc:"How long the measured part runs. A run needs duration or events (or both: whichever comes first)."`
+	Events         int64         `yaml:"events" min:"0" doc:"Stop after this many transactions."`
+	Warmup         time.Duration `yaml:"warmup" doc:"Run this long before measuring; not counted."`
+	Rate           float64       `yaml:"rate" default:"0" min:"0" doc:"Transactions per second for the whole workload; 0 = as fast as possible (closed loop)."`
+	ReportInterval time.Duration `yaml:"report_interval" default:"1s" doc:"Interval of the per-second time series."`
+	OnError        OnError       `yaml:"on_error" doc:"What errors do to a transaction."`
+}
+
+// Type returns "builtin", "transactions", "replay" or "sysbench" ("" when none is set).
+func (w *Workload) Type() string {
+	switch {
+	case w.Builtin != "":
+		return "builtin"
+	case w.Transactions != nil:
+		return "transactions"
+	case w.Replay != nil:
+		return "replay"
+	case w.Sysbench != nil:
+		return "sysbench"
+	}
+	return ""
+}
+
+// Transaction is one weighted transaction of a custom mix.
+type Transaction struct {
+	Src        Source        `yaml:"-"`
+	Name       string        `yaml:"name,required" pattern:"^[a-z][a-z0-9_]*$" doc:"Name in reports."`
+	Weight     int           `yaml:"weight" default:"1" min:"1" doc:"Relative frequency."`
+	Statements []TxStatement `yaml:"statements,required" doc:"Statements run in order at each execution of the transaction."`
+}
+
+// TxStatement is one statement of a custom transaction. Args are evaluated per execution
+// by the workload engine, with the generator functions (see Generators) and Iteration.Env.
+type TxStatement struct {
+	Src  Source `yaml:"-"`
+	SQL  string `yaml:"sql,required" doc:"The statement, with ? placeholders."`
+	Args []Expr `yaml:"args" doc:"One expression per placeholder, evaluated per execution (rand_int(1, vars.rows), ...)."`
+}
+
+// Replay executes a SQL file in order.
+type Replay struct {
+	Src         Source `yaml:"-"`
+	File        string `yaml:"file,required" doc:"The file, relative to the plan."`
+	Connections int    `yaml:"connections" default:"1" min:"1" doc:"Connections the statements are spread over (1 keeps the file's order)."`
+	Path        string `yaml:"-"`
+}
+
+// Sysbench runs the sysbench binary.
+type Sysbench struct {
+	Src    Source   `yaml:"-"`
+	Script string   `yaml:"script,required" doc:"sysbench test name or script path, e.g. oltp_read_write."`
+	Args   Settings `yaml:"args" doc:"Script options, passed as --NAME=VALUE."`
+}
+
+// OnError says which MySQL errors a workload tolerates.
+type OnError struct {
+	Src       Source `yaml:"-"`
+	Ignore    []int  `yaml:"ignore" default:"[1213, 1020, 1205]" doc:"Errors that restart the transaction (counted as errors)."`
+	Reconnect []int  `yaml:"reconnect" doc:"Errors after which the connection is re-opened (e.g. 2013, 2006), counted as reconnects."`
+	MaxErrors int    `yaml:"max_errors" default:"0" min:"0" doc:"Fail the workload after this many errors; 0 = no limit."`
+}
+
+// Watch says what is sampled during measured workloads.
+type Watch struct {
+	Src         Source        `yaml:"-"`
+	Interval    time.Duration `yaml:"interval" default:"1s" doc:"Sampling interval."`
+	Targets     []string      `yaml:"targets" doc:"Targets sampled (default: every target of the iteration)."`
+	Status      []string      `yaml:"status" doc:"Globs over SHOW GLOBAL STATUS names (default: a curated set)."`
+	Counters    []string      `yaml:"counters" doc:"Status names (globs) to treat as counters, overriding the built-in rule."`
+	Gauges      []string      `yaml:"gauges" doc:"Status names (globs) to treat as gauges, overriding the built-in rule."`
+	Replication bool          `yaml:"replication" doc:"Sample replica lag and thread state of replicas."`
+	Queries     []WatchQuery  `yaml:"queries" doc:"Custom queries sampled each interval; the first column of the first row is the value."`
+	SNMP        SNMPMetrics   `yaml:"snmp" doc:"Host metrics: a list of known names (load1, cpu_util, mem_avail, ...) or a map NAME: OID."`
+}
+
+// WatchQuery is a custom sampled query.
+type WatchQuery struct {
+	Src  Source `yaml:"-"`
+	Name string `yaml:"name,required" pattern:"^[a-z][a-z0-9_]*$" doc:"Column name in the time series."`
+	SQL  string `yaml:"sql,required" doc:"Query returning one value."`
+}
+
+// SNMPMetrics are watched host metrics in written order.
+type SNMPMetrics []SNMPMetric
+
+// SNMPMetric is a known metric name (OID empty: the executor knows it) or a custom NAME: OID.
+type SNMPMetric struct {
+	Name string
+	OID  string
+	Pos  Pos
+}
+
+// Report says which result files are written where.
+type Report struct {
+	Src         Source   `yaml:"-"`
+	Formats     []string `yaml:"formats" default:"[csv, html, json]" enum:"csv,html,json" doc:"Result formats."`
+	PerVariable bool     `yaml:"per_variable" doc:"Also one CSV and one HTML page per watched variable."`
+	Dir         string   `yaml:"dir" default:"results" doc:"Results go to DIR/NAME/YYYYmmdd-HHMMSS/ (relative to the working directory)."`
+}
+
+// Kind implementations: the names of the step keys.
+func (*SQL) Kind() string        { return "sql" }
+func (*SQLFile) Kind() string    { return "sql_file" }
+func (*SetGlobal) Kind() string  { return "set_global" }
+func (*Restart) Kind() string    { return "restart" }
+func (*DropCaches) Kind() string { return "drop_caches" }
+func (*Shell) Kind() string      { return "shell" }
+func (*Sleep) Kind() string      { return "sleep" }
+func (*Wait) Kind() string       { return "wait" }
+func (*Workload) Kind() string   { return "workload" }

@@ -1,0 +1,551 @@
+package spec
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/expr-lang/expr"
+)
+
+// stepPlace says where a list of steps is, which changes what a step may do.
+type stepPlace struct {
+	name          string // "setup", "before", "during", ...
+	defaultTarget string // "" when the plan has several targets and nothing says which
+	during        bool
+}
+
+type validator struct {
+	d       *decoder
+	p       *Plan
+	targets map[string]*Target // by name, replicas included (pointing at their sandbox target)
+	names   []string
+	records []string // record_as names of the whole plan
+}
+
+func validate(d *decoder, p *Plan) {
+	v := &validator{d: d, p: p, targets: map[string]*Target{}}
+	errs := d.errs
+	if p.Src.Has("version") && p.Version != 1 {
+		errs.add(p.Src.At("version"), "unsupported plan version %d; this quadrant reads version: 1", p.Version)
+	}
+	for i := range p.Targets {
+		t := &p.Targets[i]
+		v.target(t)
+		v.targets[t.Name] = t
+		v.names = append(v.names, t.Name)
+		if t.Sandbox != nil {
+			for r := 1; r <= t.Sandbox.Replicas; r++ {
+				v.targets[ReplicaName(t.Name, r)] = t
+				v.names = append(v.names, ReplicaName(t.Name, r))
+			}
+		}
+	}
+
+	// The default target of setup/teardown: the only target, or the iteration's when it is the same everywhere.
+	planDefault := ""
+	if len(p.Targets) == 1 {
+		planDefault = p.Targets[0].Name
+	} else if len(p.Iterations) > 0 {
+		planDefault = p.Iterations[0].Target
+		for _, it := range p.Iterations {
+			if it.Target != planDefault {
+				planDefault = ""
+			}
+		}
+	}
+	v.collectRecords()
+
+	v.steps(p.Setup, stepPlace{name: "setup", defaultTarget: planDefault})
+	for i := range p.Iterations {
+		v.iteration(&p.Iterations[i])
+	}
+	v.steps(p.Teardown, stepPlace{name: "teardown", defaultTarget: planDefault})
+	v.watch()
+}
+
+func (v *validator) errorf(p Pos, format string, args ...any) { v.d.errs.add(p, format, args...) }
+
+func (v *validator) target(t *Target) {
+	switch {
+	case !t.Src.Has("dsn") && t.Sandbox == nil:
+		v.errorf(t.Src.Pos, "target %s needs dsn: (an existing server) or sandbox: (a throwaway local one)", t.Name)
+	case t.Src.Has("dsn") && t.Sandbox != nil:
+		v.errorf(t.Src.At("sandbox"), "target %s has both dsn: and sandbox:; keep one", t.Name)
+	}
+	if t.Sandbox != nil {
+		if t.Restart != "" {
+			v.errorf(t.Src.At("restart"), "target %s is a sandbox, which quadrant restarts itself; remove restart:", t.Name)
+		}
+		v.settings(t.Sandbox.Config, "config", false)
+	}
+	if s := t.SNMP; s != nil {
+		switch s.Version {
+		case "1", "2c":
+			if s.Community == "" {
+				v.errorf(s.Src.Pos, "snmp version %s needs community: (e.g. community: public)", s.Version)
+			}
+			for _, k := range []string{"user", "auth_protocol", "auth_password", "priv_protocol", "priv_password"} {
+				if s.Src.Has(k) {
+					v.errorf(s.Src.At(k), "%s is for snmp version 3; remove it or set version: 3", k)
+				}
+			}
+		case "3":
+			if s.User == "" {
+				v.errorf(s.Src.Pos, "snmp version 3 needs user:")
+			}
+			if s.Src.Has("community") {
+				v.errorf(s.Src.At("community"), "community is for snmp versions 1 and 2c; version 3 uses user/auth_*/priv_*")
+			}
+			if (s.AuthProtocol == "") != (s.AuthPassword == "") {
+				v.errorf(s.Src.Pos, "snmp v3 auth_protocol and auth_password go together; give both or neither")
+			}
+			if (s.PrivProtocol == "") != (s.PrivPassword == "") {
+				v.errorf(s.Src.Pos, "snmp v3 priv_protocol and priv_password go together; give both or neither")
+			}
+			if s.PrivProtocol != "" && s.AuthProtocol == "" {
+				v.errorf(s.Src.At("priv_protocol"), "snmp v3 privacy needs authentication too; add auth_protocol and auth_password")
+			}
+		}
+		if _, port, ok := strings.Cut(s.Address, ":"); !ok || port == "" {
+			v.errorf(s.Src.At("address"), "snmp address %q needs a port, e.g. %s:161", s.Address, s.Address)
+		}
+	}
+}
+
+// checkTarget verifies a target reference and returns the effective name.
+func (v *validator) checkTarget(name string, at Pos, what string) {
+	if _, ok := v.targets[name]; ok {
+		return
+	}
+	msg := fmt.Sprintf("unknown target %q in %s", name, what)
+	if sg := suggest(name, v.names); sg != "" {
+		msg += sg
+	} else {
+		msg += "; targets: " + strings.Join(v.names, ", ")
+	}
+	v.errorf(at, "%s", msg)
+}
+
+func (v *validator) iteration(it *Iteration) {
+	saved := v.d.scope
+	v.d.scope = it.scope
+	defer func() { v.d.scope = saved }()
+	target := it.Target
+	switch {
+	case target != "":
+		v.checkTarget(target, it.Src.At("target"), "iteration.target")
+	case len(v.p.Targets) == 1:
+		it.Target = v.p.Targets[0].Name
+	case len(v.p.Targets) > 1:
+		v.errorf(it.Src.Pos, "iteration needs target: the plan has %d targets (%s); say which one the workload runs on", len(v.p.Targets), strings.Join(v.names, ", "))
+	}
+	v.settings(it.ServerConfig, "server_config", false)
+	if t := v.targets[it.Target]; t != nil && t.Sandbox == nil && len(it.ServerConfig) > 0 && t.Restart == "" {
+		v.errorf(it.Src.At("server_config"), "server_config restarts target %s, a dsn target without a restart command; add restart: to the target (e.g. restart: \"sudo systemctl restart mysql\")", t.Name)
+	}
+	v.settings(it.Globals, "globals", true)
+	place := stepPlace{defaultTarget: it.Target}
+	place.name = "before"
+	v.steps(it.Before, place)
+	if it.Workload != nil {
+		v.workload(it.Workload)
+	}
+	place.name, place.during = "during", true
+	v.steps(it.During, place)
+	place.name, place.during = "after", false
+	v.steps(it.After, place)
+
+	env := map[string]any{}
+	for k, val := range it.env {
+		env[k] = val
+	}
+	for _, m := range AssertionMetrics {
+		env[m] = 0.0
+	}
+	for _, r := range v.records {
+		env[r] = 0.0
+	}
+	env["status"] = map[string]float64{}
+	ns := &nameSpace{s: it.scope, idents: append(append([]string(nil), AssertionMetrics...), v.records...), maps: []string{"status"}}
+	for i := range it.Assert {
+		v.d.compile(&it.Assert[i], ns, env, expr.AsBool())
+	}
+}
+
+// collectRecords gathers the record_as names of every wait step, for assertions.
+func (v *validator) collectRecords() {
+	add := func(steps []Step) {
+		for _, s := range steps {
+			if s.Wait != nil && s.Wait.RecordAs != "" && !contains(v.records, s.Wait.RecordAs) {
+				v.records = append(v.records, s.Wait.RecordAs)
+			}
+		}
+	}
+	add(v.p.Setup)
+	add(v.p.Teardown)
+	for _, it := range v.p.Iterations {
+		add(it.Before)
+		add(it.During)
+		add(it.After)
+	}
+	for _, r := range v.records {
+		if contains(AssertionMetrics, r) {
+			v.errorf(Pos{File: v.p.File}, "record_as name %q is a built-in metric name; choose another", r)
+		}
+	}
+}
+
+func isSizeOption(name string) bool {
+	n := strings.ReplaceAll(strings.ToLower(name), "-", "_")
+	return strings.HasSuffix(n, "_size") || n == "max_allowed_packet" || strings.HasSuffix(n, "_buffer_pool_size")
+}
+
+// ParseSize converts 256M, 1G, 512K, 1T or a plain number to bytes.
+func ParseSize(s string) (int64, bool) {
+	s = strings.TrimSpace(s)
+	if !matchPattern(sizePattern, s) {
+		return 0, false
+	}
+	mult := int64(1)
+	switch strings.ToUpper(s[len(s)-1:]) {
+	case "K":
+		mult = 1 << 10
+	case "M":
+		mult = 1 << 20
+	case "G":
+		mult = 1 << 30
+	case "T":
+		mult = 1 << 40
+	}
+	if mult > 1 {
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n > (1<<62)/mult {
+		return 0, false
+	}
+	return n * mult, true
+}
+
+// settings checks option names and size values; globals (SET GLOBAL) get sizes as bytes.
+func (v *validator) settings(s Settings, what string, global bool) {
+	seen := map[string]bool{}
+	for i := range s {
+		kv := &s[i]
+		pat := optionPattern
+		if global {
+			pat = globalPattern
+		}
+		if !matchPattern(pat, kv.Name) {
+			if global {
+				v.errorf(kv.Pos, "invalid variable name %q in %s: a global variable name is letters, digits and '_'", kv.Name, what)
+			} else {
+				v.errorf(kv.Pos, "invalid option name %q in %s: use letters, digits, '_' and '-'", kv.Name, what)
+			}
+			continue
+		}
+		norm := strings.ReplaceAll(kv.Name, "-", "_")
+		if seen[norm] {
+			v.errorf(kv.Pos, "%s sets %s twice; remove one", what, kv.Name)
+		}
+		seen[norm] = true
+		if str, ok := kv.Value.(string); ok && isSizeOption(kv.Name) {
+			n, ok := ParseSize(str)
+			if !ok {
+				v.errorf(kv.Pos, "bad size %q for %s: write a number of bytes or a size like 512K, 256M or 1G", str, kv.Name)
+				continue
+			}
+			if global {
+				kv.Value = n
+			}
+		}
+	}
+}
+
+func (v *validator) steps(steps []Step, place stepPlace) {
+	for i := range steps {
+		v.step(&steps[i], place)
+	}
+}
+
+var workloadKinds = []string{"builtin", "transactions", "replay", "sysbench"}
+
+var stepKinds = []string{"sql", "sql_file", "set_global", "restart", "drop_caches", "shell", "sleep", "wait", "workload"}
+
+func (v *validator) step(s *Step, place stepPlace) {
+	var kinds []string
+	for i, a := range s.actions() {
+		if a != nil {
+			kinds = append(kinds, stepKinds[i])
+		}
+	}
+	switch len(kinds) {
+	case 0:
+		v.errorf(s.Src.Pos, "%s step has no action; give it one of: %s", place.name, strings.Join(stepKinds, ", "))
+		return
+	case 1:
+	default:
+		v.errorf(s.Src.At(kinds[1]), "%s step has more than one action (%s); a step does one thing: split it into one step per action", place.name, strings.Join(kinds, " and "))
+		return
+	}
+	kind := kinds[0]
+	usesTarget := map[string]bool{"sql": true, "sql_file": true, "set_global": true, "restart": true, "wait": true, "workload": true}[kind]
+	only := func(key string, allowed ...string) {
+		if s.Src.Has(key) && !contains(allowed, kind) {
+			v.errorf(s.Src.At(key), "%s does not apply to a %s step; remove it (it applies to %s)", key, kind, strings.Join(allowed, ", "))
+		}
+	}
+	only("ignore_errors", "sql", "sql_file")
+	only("save_as", "sql")
+	only("timeout", "sql", "sql_file", "shell", "workload", "set_global", "restart")
+	if !usesTarget && s.Src.Has("target") {
+		v.errorf(s.Src.At("target"), "target does not apply to a %s step, which runs on this machine; remove it", kind)
+	}
+	if place.during {
+		if !s.Src.Has("at") {
+			v.errorf(s.Src.Pos, "during step needs at: (its offset into the measured workload, e.g. at: 20s)")
+		}
+	} else if s.Src.Has("at") {
+		v.errorf(s.Src.At("at"), "at: only applies to during steps; remove it or move the step under during:")
+	}
+	if kind == "wait" && s.Wait.Target != "" {
+		if s.Target != "" && s.Target != s.Wait.Target {
+			v.errorf(s.Wait.Src.At("target"), "wait has target %q but the step says %q; keep one", s.Wait.Target, s.Target)
+		}
+		s.Target = s.Wait.Target
+	}
+	if usesTarget {
+		switch {
+		case s.Target != "":
+			at := s.Src.At("target")
+			if kind == "wait" && s.Wait.Src.Has("target") {
+				at = s.Wait.Src.At("target")
+			}
+			v.checkTarget(s.Target, at, place.name+" step")
+		case place.defaultTarget != "":
+			s.Target = place.defaultTarget
+		default:
+			v.errorf(s.Src.Pos, "%s step needs target: the plan has several targets and no single default", place.name)
+		}
+	}
+	s.Action().validate(v, s)
+}
+
+// Each step kind checks itself (after the checks common to every step).
+
+func (a *SQLFile) validate(v *validator, s *Step) {
+	a.Path = v.path(a.File, s.Src.At("sql_file"), "sql_file")
+}
+
+func (a *SetGlobal) validate(v *validator, _ *Step) { v.settings(a.Settings, "set_global", true) }
+
+func (a *Restart) validate(v *validator, s *Step) {
+	v.settings(a.Config, "restart.config", false)
+	t := v.targets[s.Target]
+	if t == nil || t.Sandbox != nil {
+		return
+	}
+	if t.Restart == "" {
+		v.errorf(s.Src.At("restart"), "target %s has no restart command; add restart: \"sudo systemctl restart mysql\" to the target", t.Name)
+	}
+	if len(a.Config) > 0 {
+		v.errorf(a.Src.At("config"), "restart.config only applies to sandbox targets; %s is a dsn target (change its my.cnf yourself in its restart command)", t.Name)
+	}
+}
+
+func (a *Wait) validate(v *validator, _ *Step)     { v.wait(a) }
+func (a *Workload) validate(v *validator, _ *Step) { v.workload(a) }
+
+// SQL, shell, sleep and drop_caches need nothing beyond what decoding checked.
+func (*SQL) validate(*validator, *Step)        {}
+func (*Shell) validate(*validator, *Step)      {}
+func (*Sleep) validate(*validator, *Step)      {}
+func (*DropCaches) validate(*validator, *Step) {}
+
+func (v *validator) wait(w *Wait) {
+	if w.Interval <= 0 {
+		v.errorf(w.Src.At("interval"), "wait interval must be more than 0")
+	}
+	if w.Timeout <= 0 {
+		v.errorf(w.Src.At("timeout"), "wait timeout must be more than 0")
+	}
+	env := map[string]any{}
+	for k, val := range v.d.scope.values() {
+		env[k] = val
+	}
+	for _, k := range []string{"status", "replica", "row"} {
+		env[k] = map[string]any{}
+	}
+	ns := &nameSpace{s: v.d.scope, maps: []string{"status", "replica", "row"}}
+	v.d.compile(&w.Until, ns, env, expr.AsBool())
+	if w.Until.prog != nil && strings.Contains(w.Until.Source, "row.") && w.SQL == "" {
+		v.errorf(w.Src.At("until"), "until uses row.* but wait has no sql: to read the row from; add sql: \"SELECT ...\"")
+	}
+}
+
+// path resolves a file named in the plan and checks that it exists.
+func (v *validator) path(name string, at Pos, what string) string {
+	if name == "" {
+		return ""
+	}
+	p := name
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(v.p.Dir, p)
+	}
+	var err error
+	if v.d.fsys != nil {
+		_, err = fs.Stat(v.d.fsys, filepath.ToSlash(p))
+	} else {
+		_, err = os.Stat(p)
+	}
+	if err != nil {
+		v.errorf(at, "%s %s: file %s does not exist (paths are relative to the plan's directory %s)", what, name, p, v.p.Dir)
+	}
+	return p
+}
+
+func (v *validator) workload(w *Workload) {
+	var kinds []string
+	for _, k := range []struct {
+		name string
+		set  bool
+	}{{"builtin", w.Builtin != ""}, {"transactions", w.Transactions != nil}, {"replay", w.Replay != nil}, {"sysbench", w.Sysbench != nil}} {
+		if k.set {
+			kinds = append(kinds, k.name)
+		}
+	}
+	switch len(kinds) {
+	case 0:
+		v.errorf(w.Src.Pos, "workload needs one of builtin:, transactions:, replay: or sysbench:")
+		return
+	case 1:
+	default:
+		v.errorf(w.Src.At(kinds[1]), "workload has more than one kind (%s); keep one", strings.Join(kinds, " and "))
+		return
+	}
+	kind := kinds[0]
+	if kind != "builtin" && kind != "sysbench" && w.Src.Has("action") && w.Action != "run" {
+		v.errorf(w.Src.At("action"), "action %s only applies to builtin and sysbench workloads", w.Action)
+	}
+	if kind != "builtin" && w.Src.Has("options") {
+		v.errorf(w.Src.At("options"), "options only apply to builtin workloads (sysbench takes args:)")
+	}
+	if w.ReportInterval <= 0 {
+		v.errorf(w.Src.At("report_interval"), "report_interval must be more than 0")
+	}
+	running := w.Action == "run" || w.Action == ""
+	if running && kind != "replay" && !w.Src.Has("duration") && !w.Src.Has("events") {
+		v.errorf(w.Src.Pos, "workload needs duration: or events: (or both: whichever comes first), e.g. duration: 60s")
+	}
+	if w.Warmup > 0 && !running {
+		v.errorf(w.Src.At("warmup"), "warmup only applies to action: run")
+	}
+	switch kind {
+	case "builtin":
+		if !contains(BuiltinWorkloads, w.Builtin) {
+			msg := fmt.Sprintf("unknown builtin workload %q", w.Builtin)
+			if sg := suggest(w.Builtin, BuiltinWorkloads); sg != "" {
+				msg += sg
+			} else {
+				msg += "; known: " + strings.Join(BuiltinWorkloads, ", ")
+			}
+			v.errorf(w.Src.At("builtin"), "%s", msg)
+		}
+		v.settings(w.Options, "options", false)
+	case "transactions":
+		v.transactions(w)
+	case "replay":
+		w.Replay.Path = v.path(w.Replay.File, w.Replay.Src.At("file"), "replay.file")
+	case "sysbench":
+		v.settings(w.Sysbench.Args, "sysbench.args", false)
+	}
+}
+
+func (v *validator) transactions(w *Workload) {
+	if len(w.Transactions) == 0 {
+		v.errorf(w.Src.At("transactions"), "transactions is empty; add at least one {name:, statements: [...]}")
+		return
+	}
+	env := map[string]any{}
+	for k, val := range v.d.scope.values() {
+		env[k] = val
+	}
+	var opts []expr.Option
+	var funcs []string
+	for _, g := range Generators {
+		opts = append(opts, expr.Function(g.Name, func(...any) (any, error) { return 0, nil }, g.Sig))
+		funcs = append(funcs, g.Name)
+	}
+	ns := &nameSpace{s: v.d.scope, funcs: funcs}
+	seen := map[string]bool{}
+	for i := range w.Transactions {
+		tx := &w.Transactions[i]
+		if seen[tx.Name] {
+			v.errorf(tx.Src.At("name"), "two transactions are named %q; names must be unique", tx.Name)
+		}
+		seen[tx.Name] = true
+		for j := range tx.Statements {
+			st := &tx.Statements[j]
+			if n := countPlaceholders(st.SQL); n != len(st.Args) && st.SQL != "" {
+				v.errorf(st.Src.Pos, "statement has %d ? placeholder(s) but %d args; give one arg per ?", n, len(st.Args))
+			}
+			for k := range st.Args {
+				v.d.compile(&st.Args[k], ns, env, opts...)
+			}
+		}
+	}
+}
+
+// countPlaceholders counts ? outside quotes and comments.
+func countPlaceholders(sql string) int {
+	n := 0
+	s := stripComments(sql)
+	var q byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case q != 0:
+			if c == '\\' {
+				i++
+			} else if c == q {
+				q = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			q = c
+		case c == '?':
+			n++
+		}
+	}
+	return n
+}
+
+func (v *validator) watch() {
+	w := &v.p.Watch
+	if w.Interval <= 0 {
+		v.errorf(w.Src.At("interval"), "watch interval must be more than 0")
+	}
+	for _, t := range w.Targets {
+		v.checkTarget(t, w.Src.At("targets"), "watch.targets")
+	}
+	seen := map[string]bool{}
+	for _, q := range w.Queries {
+		if seen[q.Name] {
+			v.errorf(q.Src.At("name"), "two watch queries are named %q; names must be unique", q.Name)
+		}
+		seen[q.Name] = true
+	}
+	for _, lists := range [][]string{w.Status, w.Counters, w.Gauges} {
+		for _, g := range lists {
+			if _, err := filepath.Match(g, ""); err != nil {
+				v.errorf(w.Src.Pos, "bad status glob %q: %v", g, err)
+			}
+		}
+	}
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

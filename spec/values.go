@@ -1,0 +1,208 @@
+package spec
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var (
+	patternsMu sync.Mutex
+	patterns   = map[string]*regexp.Regexp{}
+)
+
+func matchPattern(p, s string) bool {
+	patternsMu.Lock()
+	re, ok := patterns[p]
+	if !ok {
+		re = regexp.MustCompile(p)
+		patterns[p] = re
+	}
+	patternsMu.Unlock()
+	return re.MatchString(s)
+}
+
+func patternHelp(p string) string {
+	switch p {
+	case planNamePattern:
+		return "use lower case letters, digits, '_' and '-', starting with a letter or digit"
+	case identPattern:
+		return "use lower case letters, digits and '_', starting with a letter"
+	}
+	return "must match " + p
+}
+
+const (
+	planNamePattern = `^[a-z0-9][a-z0-9_-]*$`
+	identPattern    = `^[a-z][a-z0-9_]*$`
+	varNamePattern  = `^[A-Za-z_][A-Za-z0-9_]*$`
+	globalPattern   = `^[A-Za-z_][A-Za-z0-9_]*$`
+	optionPattern   = `^[A-Za-z][A-Za-z0-9_.-]*$`
+	sizePattern     = `^[0-9]+[KMGTkmgt]?$`
+)
+
+// decodeNode reads an ordered map of scalar options.
+func (s *Settings) decodeNode(d *decoder, n *yaml.Node, name string) {
+	if isNull(n) {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errs.add(d.t.pos(n), "%s must be a mapping of NAME: VALUE, got %s", name, describeNode(n))
+		return
+	}
+	out := Settings{}
+	content := d.pairs(n)
+	for i := 0; i+1 < len(content); i += 2 {
+		k, v := content[i], d.alias(content[i+1])
+		if v == nil {
+			continue
+		}
+		if v.Kind != yaml.ScalarNode {
+			d.errs.add(d.t.pos(v), "%s.%s must be a single value (string, number or true/false), got %s", name, k.Value, describeNode(v))
+			continue
+		}
+		val, ok := d.scalar(v, k.Value)
+		if !ok {
+			continue
+		}
+		switch val.(type) {
+		case []any, map[string]any:
+			d.errs.add(d.t.pos(v), "%s.%s must be a single value, but the expression gave %s", name, k.Value, describeValue(val))
+			continue
+		case nil:
+			d.errs.add(d.t.pos(v), "%s.%s has no value; write one, or remove the key", name, k.Value)
+			continue
+		}
+		out = append(out, Setting{Name: k.Value, Value: val, Pos: d.t.pos(v)})
+	}
+	*s = out
+}
+
+func (s *SQL) decodeNode(d *decoder, n *yaml.Node, name string) {
+	var text string
+	if d.str(n, name, &text) {
+		s.Text = text
+		s.Statements = SplitStatements(text)
+		if len(s.Statements) == 0 {
+			d.errs.add(d.t.pos(n), "sql has no statement; write one, e.g. sql: \"SELECT 1\"")
+		}
+	}
+}
+
+func (s *SQLFile) decodeNode(d *decoder, n *yaml.Node, name string) { d.str(n, name, &s.File) }
+func (s *Shell) decodeNode(d *decoder, n *yaml.Node, name string)   { d.str(n, name, &s.Command) }
+
+func (s *Sleep) decodeNode(d *decoder, n *yaml.Node, name string) {
+	if dur, ok := d.duration(n, name); ok {
+		s.Duration = dur
+	}
+}
+
+func (s *SetGlobal) decodeNode(d *decoder, n *yaml.Node, name string) {
+	s.Settings.decodeNode(d, n, name)
+	if len(s.Settings) == 0 && isNull(n) || n.Kind == yaml.MappingNode && len(n.Content) == 0 {
+		d.errs.add(d.t.pos(n), "set_global needs at least one NAME: VALUE")
+	}
+}
+
+func (s *DropCaches) decodeNode(d *decoder, n *yaml.Node, name string) {
+	val, ok := d.scalar(n, name)
+	if ok && val != true {
+		d.errs.add(d.t.pos(n), "drop_caches must be true (write drop_caches: true), got %s", describeValue(val))
+	}
+}
+
+// str decodes a non-empty string.
+func (d *decoder) str(n *yaml.Node, name string, out *string) bool {
+	if n.Kind != yaml.ScalarNode {
+		d.errs.add(d.t.pos(n), "%s must be a string, got %s", name, describeNode(n))
+		return false
+	}
+	val, ok := d.scalar(n, name)
+	if !ok {
+		return false
+	}
+	if val == nil || val == "" {
+		d.errs.add(d.t.pos(n), "%s must not be empty", name)
+		return false
+	}
+	if s, isStr := val.(string); isStr {
+		*out = s
+	} else {
+		*out = formatValue(val)
+	}
+	return true
+}
+
+// decodeNode reads the targets mapping, keeping the written order.
+func (ts *Targets) decodeNode(d *decoder, n *yaml.Node, name string) {
+	if n.Kind != yaml.MappingNode {
+		d.errs.add(d.t.pos(n), "targets must be a mapping of NAME: {dsn: ...} or NAME: {sandbox: {...}}, got %s", describeNode(n))
+		return
+	}
+	if len(n.Content) == 0 {
+		d.errs.add(d.t.pos(n), "targets is empty; add at least one, e.g. targets: {primary: {sandbox: {}}}")
+		return
+	}
+	content := d.pairs(n)
+	for i := 0; i+1 < len(content); i += 2 {
+		k := content[i]
+		var t Target
+		d.decode(content[i+1], reflectValue(&t), "target "+k.Value)
+		t.Name = k.Value
+		if t.Src.Pos.Line == 0 {
+			t.Src.Pos = d.t.pos(k)
+		}
+		if !matchPattern(identPattern, k.Value) {
+			d.errs.add(d.t.pos(k), "invalid target name %q: %s", k.Value, patternHelp(identPattern))
+		}
+		*ts = append(*ts, t)
+	}
+}
+
+// decodeNode reads `snmp:` of watch: a list of known names or a map NAME: OID.
+func (m *SNMPMetrics) decodeNode(d *decoder, n *yaml.Node, name string) {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			var s string
+			if !d.str(c, "snmp metric", &s) {
+				continue
+			}
+			if _, ok := KnownSNMPMetrics[s]; !ok {
+				msg := fmt.Sprintf("unknown SNMP metric %q", s)
+				if sg := suggest(s, SNMPMetricNames()); sg != "" {
+					msg += sg
+				} else {
+					msg += "; known: " + strings.Join(SNMPMetricNames(), ", ") + " (or use a map NAME: OID)"
+				}
+				d.errs.add(d.t.pos(c), "%s", msg)
+				continue
+			}
+			*m = append(*m, SNMPMetric{Name: s, Pos: d.t.pos(c)})
+		}
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			var oid string
+			if !d.str(n.Content[i+1], k.Value, &oid) {
+				continue
+			}
+			if !matchPattern(`^\.?[0-9]+(\.[0-9]+)+$`, oid) {
+				d.errs.add(d.t.pos(n.Content[i+1]), "bad OID %q for %s: write it numerically, e.g. .1.3.6.1.4.1.2021.10.1.3.1", oid, k.Value)
+				continue
+			}
+			if !matchPattern(identPattern, k.Value) {
+				d.errs.add(d.t.pos(k), "invalid SNMP metric name %q: %s", k.Value, patternHelp(identPattern))
+			}
+			*m = append(*m, SNMPMetric{Name: k.Value, OID: oid, Pos: d.t.pos(k)})
+		}
+	default:
+		if !isNull(n) {
+			d.errs.add(d.t.pos(n), "snmp must be a list of metric names or a map NAME: OID, got %s", describeNode(n))
+		}
+	}
+}
