@@ -185,7 +185,7 @@ func (r *runner) measure(ctx context.Context, it *spec.Iteration, s *server, wat
 
 	rows := newRowWriter(r, it, s.Name(), w, hl)
 	during := r.startDuring(ctx, it, sc)
-	r.logf("iteration %d: %s on %s", it.Index, describeWorkload(it.Workload), s.Name())
+	r.logf("iteration %d: %s on %s", it.Index, it.Workload, s.Name())
 	began := time.Now()
 	total, werr := r.runWorkload(ctx, s, it.Workload, it, rows.interval)
 	rows.close()

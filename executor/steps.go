@@ -14,8 +14,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/executor/target"
-	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // stepScope is where a list of steps runs: its phase (setup, before, after, during,
@@ -115,7 +115,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 		err = r.wait(ctx, a, name, sc, where)
 	case *spec.Workload:
 		if err = needServer(); err == nil {
-			r.logf("%s: %s on %s", where, describeWorkload(a), s.Name())
+			r.logf("%s: %s on %s", where, a, s.Name())
 			_, err = r.runWorkload(ctx, s, a, sc.it, nil)
 		}
 	default:
@@ -228,7 +228,7 @@ func (r *runner) sqlFile(ctx context.Context, s *server, st *spec.Step, sc stepS
 		return err
 	}
 	defer f.Close()
-	sp := replay.NewSplitter(f)
+	sp := sqltext.NewSplitter(f)
 	return r.sqlStatements(ctx, s, st, sc, func() (string, int, error) {
 		stmt, line, err := sp.Next()
 		if err != nil && err != io.EOF {

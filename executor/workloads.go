@@ -3,7 +3,6 @@ package executor
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/quadrant-bench/quadrant/executor/measure"
 	"github.com/quadrant-bench/quadrant/executor/workload"
@@ -72,33 +71,4 @@ func (r *runner) varsMap() map[string]any {
 		m[v.Name] = v.Value
 	}
 	return m
-}
-
-// describeWorkload is one line for the log: kind, threads, length.
-func describeWorkload(w *spec.Workload) string {
-	var b strings.Builder
-	switch w.Type() {
-	case "builtin":
-		fmt.Fprintf(&b, "%s %s", w.Builtin, w.Action)
-	case "transactions":
-		fmt.Fprintf(&b, "custom mix of %d transactions", len(w.Transactions))
-	case "replay":
-		fmt.Fprintf(&b, "replay of %s over %d connection(s)", w.Replay.File, w.Replay.Connections)
-	case "sysbench":
-		fmt.Fprintf(&b, "sysbench %s", w.Sysbench.Script)
-	}
-	fmt.Fprintf(&b, ", %d threads", w.Threads)
-	if w.Rate > 0 {
-		fmt.Fprintf(&b, ", %.0f tx/s", w.Rate)
-	}
-	if w.Duration > 0 {
-		fmt.Fprintf(&b, ", %s", w.Duration)
-	}
-	if w.Events > 0 {
-		fmt.Fprintf(&b, ", %d events", w.Events)
-	}
-	if w.Warmup > 0 {
-		fmt.Fprintf(&b, " after %s warmup", w.Warmup)
-	}
-	return b.String()
 }

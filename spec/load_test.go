@@ -343,21 +343,6 @@ iteration:
 	}
 }
 
-func TestSplitStatements(t *testing.T) {
-	in := "CREATE TABLE a (s VARCHAR(3) DEFAULT ';');\n-- a comment; with semicolon\nINSERT INTO a VALUES ('x;y'), (\"q\\\";\"); /* c; */\n" +
-		"DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END //\nDELIMITER ;\nSELECT `a;b` FROM a;  ;\n# only a comment"
-	got := SplitStatements(in)
-	want := []string{
-		"CREATE TABLE a (s VARCHAR(3) DEFAULT ';')",
-		"INSERT INTO a VALUES ('x;y'), (\"q\\\";\")",
-		"CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END",
-		"SELECT `a;b` FROM a",
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got  %q\nwant %q", got, want)
-	}
-}
-
 func TestSuggest(t *testing.T) {
 	for _, c := range []struct{ word, want string }{
 		{"thread", "threads"}, {"thraeds", "threads"}, {"p99", "p99_ms"}, {"zzz", ""},

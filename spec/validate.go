@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -504,7 +505,10 @@ func (v *validator) transactions(w *Workload) {
 // countPlaceholders counts ? outside quotes and comments.
 func countPlaceholders(sql string) int {
 	n := 0
-	s := stripComments(sql)
+	s := sql
+	if parts, err := sqltext.Split(sql); err == nil && len(parts) > 0 {
+		s = strings.Join(parts, ";") // comments dropped: a ? in a comment is no placeholder
+	}
 	var q byte
 	for i := 0; i < len(s); i++ {
 		c := s[i]

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 	"regexp"
 	"strings"
 	"sync"
@@ -85,7 +86,12 @@ func (s *SQL) decodeNode(d *decoder, n *yaml.Node, name string) {
 	var text string
 	if d.str(n, name, &text) {
 		s.Text = text
-		s.Statements = SplitStatements(text)
+		stmts, err := sqltext.Split(text)
+		if err != nil {
+			d.errs.add(d.t.pos(n), "sql: %v; close it, or quote the text differently", err)
+			return
+		}
+		s.Statements = stmts
 		if len(s.Statements) == 0 {
 			d.errs.add(d.t.pos(n), "sql has no statement; write one, e.g. sql: \"SELECT 1\"")
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 	"io"
 	"os"
 	"sort"
@@ -252,20 +253,33 @@ func (e *explainer) workload(w *spec.Workload) string {
 	return b.String()
 }
 
-// fileStatements lists the statements of a SQL file, the first max of them.
+// fileStatements lists the first max statements of a SQL file (streamed: a replay file
+// can be large) and counts the rest.
 func (e *explainer) fileStatements(path, in string, max int) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		e.printf("%s(cannot read it now: %v)\n", in, err)
 		return
 	}
-	stmts := spec.SplitStatements(string(data))
-	for i, st := range stmts {
-		if i == max {
-			e.printf("%s... and %d more statement(s)\n", in, len(stmts)-max)
+	defer f.Close()
+	sp := sqltext.NewSplitter(f)
+	n := 0
+	for {
+		st, line, err := sp.Next()
+		if err == io.EOF {
 			break
 		}
-		e.printf("%s%s;\n", in, oneLine(st))
+		if err != nil {
+			e.printf("%s(stops at line %d: %v)\n", in, line, err)
+			return
+		}
+		if n < max {
+			e.printf("%s%s;\n", in, oneLine(string(st)))
+		}
+		n++
+	}
+	if n > max {
+		e.printf("%s... and %d more statement(s)\n", in, n-max)
 	}
 }
 

@@ -1,3 +1,5 @@
+// Package replay runs a SQL file statement by statement, in file order, on one or more
+// connections, as `mariadb < file` would.
 package replay
 
 import (
@@ -9,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // Source is an open SQL file shared by the replay connections: each takes
@@ -18,7 +21,7 @@ type Source struct {
 	name string
 	f    *os.File
 	mu   sync.Mutex
-	sp   *Splitter
+	sp   *sqltext.Splitter
 }
 
 // Open opens a SQL file for replay.
@@ -27,7 +30,7 @@ func Open(path string) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
-	return &Source{name: path, f: f, sp: NewSplitter(f)}, nil
+	return &Source{name: path, f: f, sp: sqltext.NewSplitter(f)}, nil
 }
 
 // Close closes the file.

@@ -1,8 +1,9 @@
-package replay
+package sqltext
 
 import (
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -99,5 +100,23 @@ func BenchmarkSplitter(b *testing.B) {
 				break
 			}
 		}
+	}
+}
+
+func TestSplitText(t *testing.T) {
+	in := "CREATE TABLE a (s VARCHAR(3) DEFAULT ';');\n-- a comment; with semicolon\nINSERT INTO a VALUES ('x;y'), (\"q\\\";\"); /* c; */\n" +
+		"DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END //\nDELIMITER ;\nSELECT `a;b` FROM a;  ;\n# only a comment"
+	got, err := Split(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"CREATE TABLE a (s VARCHAR(3) DEFAULT ';')",
+		"INSERT INTO a VALUES ('x;y'), (\"q\\\";\")",
+		"CREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END",
+		"SELECT `a;b` FROM a",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %q\nwant %q", got, want)
 	}
 }

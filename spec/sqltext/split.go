@@ -1,12 +1,14 @@
-// Package replay streams a SQL file statement by statement, as the mysql/mariadb
-// command-line client splits it, and runs it on one or more connections.
-package replay
+// Package sqltext splits SQL text into statements as the mysql/mariadb command-line
+// client does, streaming, so a file of any size is never held in memory. Plans use it
+// for sql: steps, the executor for sql_file steps and replay.
+package sqltext
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Splitter reads statements from a SQL script without holding it in memory.
@@ -234,3 +236,19 @@ func (s *Splitter) delimiter() error {
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
 var delimiterWord = []byte("delimiter")
+
+// Split splits SQL text held in memory (a plan's sql: step) into statements.
+func Split(text string) ([]string, error) {
+	sp := NewSplitter(strings.NewReader(text))
+	var out []string
+	for {
+		stmt, _, err := sp.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, string(stmt))
+	}
+}
