@@ -4,13 +4,17 @@ package executor
 // each test is the experiment a DBA ran by hand, written as a plan.
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 func saved(t *testing.T, run *results.Run, name string, it int) string {
@@ -293,5 +297,42 @@ iteration:
 	log, _ := os.ReadFile(filepath.Join(run.Dir, results.LogFile))
 	if !strings.Contains(string(log), "db unreachable from about") || !strings.Contains(string(log), "db answering again at about") {
 		t.Errorf("log.txt lacks the downtime window:\n%s", log)
+	}
+}
+
+// A dsn target's server_config goes to its restart command (quadrant does not own that
+// server's my.cnf), once per change, and only with --allow-shell.
+func TestDSNServerConfigGoesToRestartCommand(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "dsncfg"})
+	log := filepath.Join(t.TempDir(), "restarts")
+	plan := fmt.Sprintf(`
+version: 1
+name: dsncfg
+targets:
+  db:
+    dsn: "%s"
+    restart: 'echo "$QUADRANT_CONFIG_INNODB_FLUSH_METHOD" >> %s'
+matrix:
+  flush: [fsync, O_DSYNC]
+repeat: 2
+iteration:
+  server_config: {innodb_flush_method: "${{ matrix.flush }}"}
+  workload: {builtin: oltp_point_select, options: {table_size: 100}, duration: 1s}
+setup:
+  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+  - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
+`, c.Primary.DSN(""), log)
+	p, err := spec.LoadBytes(filepath.Join(t.TempDir(), "plan.yaml"), []byte(plan), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), p, nil, Options{}); err == nil {
+		t.Fatal("a restart command ran without AllowShell")
+	}
+	run, out, err := runPlan(t, plan, nil, Options{AllowShell: true})
+	requireDone(t, run, out, err, 4)
+	got, _ := os.ReadFile(log)
+	if string(got) != "fsync\nO_DSYNC\n" {
+		t.Fatalf("restart command ran with %q, want one restart per flush method", got)
 	}
 }

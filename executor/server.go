@@ -21,6 +21,9 @@ type server struct {
 	base []sandbox.Option // the plan's sandbox config; server_config and restarts add to it
 	db   *sql.DB
 	info target.ServerInfo
+	// applied is the server_config last handed to a dsn target's restart command, so
+	// the next iteration restarts only when it asks for something else.
+	applied string
 }
 
 // sandboxOptions turns a plan's my.cnf settings into sandbox options: true is the bare
@@ -86,9 +89,14 @@ func removed(cfg []sandbox.Option, settings spec.Settings) []sandbox.Option {
 // before the run started) and waits until it answers.
 func (s *server) restart(ctx context.Context, settings spec.Settings) (bool, error) {
 	if s.sb == nil {
-		if err := s.Restart(ctx, sandboxOptions(settings)); err != nil {
+		opts := sandboxOptions(settings)
+		if len(settings) > 0 && fmt.Sprint(opts) == s.applied {
+			return false, nil
+		}
+		if err := s.Restart(ctx, opts); err != nil {
 			return false, err
 		}
+		s.applied = fmt.Sprint(opts)
 		s.dropIdle()
 		return true, nil
 	}

@@ -267,8 +267,9 @@ func abbreviate(s string, n int) string {
 // with the server's current config plus the step's options.
 func (r *runner) restartStep(ctx context.Context, s *server, settings spec.Settings) error {
 	if s.sb == nil {
-		_, err := s.restart(ctx, settings)
-		return err
+		r.logf("restart %s with its restart command", s.Name())
+		defer s.dropIdle()
+		return s.Restart(ctx, sandboxOptions(settings))
 	}
 	want := removed(overlay(s.sb.Config(), sandboxOptions(settings)), settings)
 	r.logf("restart %s", s.Name())

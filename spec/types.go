@@ -90,7 +90,7 @@ type Target struct {
 	DSN     string   `yaml:"dsn" doc:"go-sql-driver/mysql DSN, e.g. user:${{ env.PW }}@tcp(db1:3306)/sbtest. Exactly one of dsn and sandbox."`
 	Sandbox *Sandbox `yaml:"sandbox" doc:"A throwaway local server started by quadrant. Exactly one of dsn and sandbox."`
 	SNMP    *SNMP    `yaml:"snmp" doc:"Host metrics of the machine this target runs on."`
-	Restart string   `yaml:"restart" doc:"Shell command run by restart steps on a dsn target (needs --allow-shell)."`
+	Restart string   `yaml:"restart" doc:"Shell command run by restart steps and by server_config changes on a dsn target (needs --allow-shell). Quadrant does not own that server's my.cnf: the options to apply reach the command as QUADRANT_MY_CNF (a [mysqld] section) and QUADRANT_CONFIG_<OPTION>=VALUE."`
 
 	// Host and Port come from the DSN, or from Options.Addrs for sandboxes (empty/0 until bound).
 	Host string `yaml:"-"`

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -170,11 +171,10 @@ func (t *DSNTarget) Open(ctx context.Context) (*sql.DB, error) {
 }
 
 // Restart runs the restart command with `sh -c`, then waits until the server answers a ping.
+// Quadrant does not manage a dsn target's my.cnf: the options an iteration's server_config
+// (or a restart step) asks for reach the command as QUADRANT_MY_CNF (a [mysqld] section,
+// one option a line) and QUADRANT_CONFIG_<NAME>=VALUE, for the command to apply.
 func (t *DSNTarget) Restart(ctx context.Context, config []sandbox.Option) error {
-	if len(config) > 0 {
-		return fmt.Errorf("restart %s: a dsn target cannot apply config (%s...): quadrant does not manage its my.cnf; "+
-			"change it in the target's restart command, or use a sandbox target", t.name, config[0])
-	}
 	if t.restart == "" {
 		return fmt.Errorf("restart %s: the target has no `restart` command; add one to the target (e.g. restart: \"sudo systemctl restart mariadb\")", t.name)
 	}
@@ -185,6 +185,7 @@ func (t *DSNTarget) Restart(ctx context.Context, config []sandbox.Option) error 
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, "sh", "-c", t.restart)
+	cmd.Env = append(os.Environ(), ConfigEnv(config)...)
 	// The command's own children (sleep, systemctl...) die with it on timeout: kill its process group.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
@@ -201,6 +202,22 @@ func (t *DSNTarget) Restart(ctx context.Context, config []sandbox.Option) error 
 		ready = 5 * time.Minute
 	}
 	return WaitReady(ctx, t, ready)
+}
+
+// ConfigEnv is how a restart command receives the my.cnf options to apply.
+func ConfigEnv(config []sandbox.Option) []string {
+	if len(config) == 0 {
+		return nil
+	}
+	var cnf strings.Builder
+	cnf.WriteString("[mysqld]\n")
+	env := []string{}
+	for _, o := range config {
+		cnf.WriteString(o.String() + "\n")
+		name := strings.ToUpper(strings.ReplaceAll(o.Name, "-", "_"))
+		env = append(env, "QUADRANT_CONFIG_"+name+"="+o.Value)
+	}
+	return append(env, "QUADRANT_MY_CNF="+cnf.String())
 }
 
 func lastLines(out []byte) string {

@@ -3,6 +3,8 @@ package target_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -101,8 +103,14 @@ func TestTargetsAgainstSandbox(t *testing.T) {
 	if err := tg.Restart(ctx, nil); err != nil {
 		t.Fatalf("restart with command `true`: %v", err)
 	}
-	if err := tg.Restart(ctx, []sandbox.Option{{Name: "log_bin", Bare: true}}); err == nil {
-		t.Fatal("a dsn target accepted a config to restart with")
+	// The options to apply reach the restart command, which owns the server's my.cnf.
+	got := filepath.Join(t.TempDir(), "cnf")
+	withCnf, _ := target.NewDSN("primary", dsn, `printf '%s' "$QUADRANT_MY_CNF" > `+got+`; test "$QUADRANT_CONFIG_INNODB_FLUSH_METHOD" = O_DIRECT`)
+	if err := withCnf.Restart(ctx, []sandbox.Option{{Name: "log_bin", Bare: true}, {Name: "innodb_flush_method", Value: "O_DIRECT"}}); err != nil {
+		t.Fatalf("restart with a config: %v", err)
+	}
+	if cnf, _ := os.ReadFile(got); string(cnf) != "[mysqld]\nlog_bin\ninnodb_flush_method = O_DIRECT\n" {
+		t.Fatalf("the restart command got QUADRANT_MY_CNF %q", cnf)
 	}
 	bad, _ := target.NewDSN("primary", dsn, "echo boom >&2; exit 3")
 	if err := bad.Restart(ctx, nil); err == nil || !strings.Contains(err.Error(), "boom") {
