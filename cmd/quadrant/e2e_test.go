@@ -390,3 +390,26 @@ iteration:
 		t.Fatalf("plan.yaml does not show the redacted DSN:\n%s", planYAML)
 	}
 }
+
+// The plan `make demo` runs works on a fresh sandbox (prepare makes the database) and
+// ends with a report, at a short duration.
+func TestQuickstartExampleRuns(t *testing.T) {
+	root := t.TempDir()
+	p := start(t, nil, "run", "../../examples/quickstart.yaml", "--set", "duration=2s", "--set", "table_size=2000", "--out", root)
+	if code := p.wait(t, 3*time.Minute); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.out.String())
+	}
+	dir := findRunDir(t, root)
+	_, rows, _ := results.ReadTable(filepath.Join(dir, results.SummaryFile))
+	if len(rows) != 2 {
+		t.Fatalf("summary rows %v, want the two thread counts", rows)
+	}
+	for _, f := range []string{results.ReportFile, "summary.json", "timeseries/primary.csv", "histograms/primary/iteration-0002.hlog"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("quickstart results lack %s", f)
+		}
+	}
+	if !strings.Contains(p.out.String(), "report: "+filepath.Join(dir, results.ReportFile)) {
+		t.Errorf("the run does not say where the report is:\n%s", p.out.String())
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/go-sql-driver/mysql"
@@ -40,6 +41,11 @@ func bulkTableSQL(n int) string {
 // multi-row INSERTs, and the secondary index k_N is created after the load.
 // progress, if not nil, is told each finished table.
 func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, threads int, progress func(msg string)) error {
+	// sysbench stops at a missing database; a fresh sandbox has none, and there is no
+	// doubt about what the user wants, so prepare makes it.
+	if err := createDatabase(ctx, cfg); err != nil {
+		return err
+	}
 	if name == "bulk_insert" {
 		return forEachTable(ctx, cfg, threads, threads, p.Rand, func(c *engine.Conn, n int, _ *sbrand.Rand) error {
 			_, err := c.ExecText(bulkTableSQL(n), false, nil)
@@ -164,6 +170,23 @@ func forEachTable(ctx context.Context, cfg *mysql.Config, threads, tables int, r
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+func createDatabase(ctx context.Context, cfg *mysql.Config) error {
+	if cfg.DBName == "" {
+		return nil
+	}
+	c := cfg.Clone()
+	c.DBName = ""
+	conn, err := engine.Dial(ctx, c, false)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecText("CREATE DATABASE IF NOT EXISTS `"+strings.ReplaceAll(cfg.DBName, "`", "``")+"`", false, nil); err != nil {
+		return fmt.Errorf("create database %s: %w", cfg.DBName, err)
 	}
 	return nil
 }
