@@ -32,8 +32,14 @@ type Options struct {
 	// AllowShell lets shell, drop_caches and restart commands run; without it a plan that
 	// has any is refused before anything runs (the CLI asks on a terminal first).
 	AllowShell bool
-	// Console receives progress and the per-interval lines; nil discards them.
+	// Console receives the sysbench-style line of every report interval; nil discards them.
 	Console io.Writer
+	// Progress receives each line of the run's log as it is written (what runs, warnings);
+	// nil keeps them in log.txt only.
+	Progress func(line string)
+	// OnTick is called at every report interval of a measured workload, for a live
+	// status line.
+	OnTick func(Tick)
 	// Version is quadrant's version, for run.json.
 	Version string
 	// PlanFile, PlanYAML and PlanSHA describe the resolved plan for the results folder.
@@ -61,6 +67,16 @@ type Outcome struct {
 	// that failed with an error.
 	AssertionsFailed int
 	ErrorsFailed     int
+}
+
+// Tick is where a run stands at one report interval.
+type Tick struct {
+	Iteration, Of int
+	Cell          string        // matrix values, "threads=8 flush=O_DIRECT"
+	Elapsed       time.Duration // into the measured workload (negative in warmup)
+	Length        time.Duration // the workload's duration (0 when bounded by events only)
+	Left          time.Duration // workload time left in the run after this iteration
+	TPS, P95ms    float64
 }
 
 // ErrPrivileged is returned, before anything runs, when the plan has privileged actions
@@ -212,7 +228,9 @@ func (r *runner) saveInfo() {
 // logf goes to log.txt and the console.
 func (r *runner) logf(format string, args ...any) {
 	r.sink.Logf(format, args...)
-	fmt.Fprintf(r.console, format+"\n", args...)
+	if r.opts.Progress != nil {
+		r.opts.Progress(fmt.Sprintf(format, args...))
+	}
 }
 
 // startTargets starts every sandbox (replicas included) and connects every dsn target.

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -44,6 +45,7 @@ func runPlan(t *testing.T, text string, files map[string]string, opts Options) (
 	opts.SandboxDir = t.TempDir()
 	if testing.Verbose() {
 		opts.Console = os.Stderr
+		opts.Progress = func(line string) { fmt.Fprintln(os.Stderr, line) }
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()

@@ -21,7 +21,7 @@ func (r *runner) iteration(ctx context.Context, it *spec.Iteration, info *result
 	info.Status = results.StatusRunning
 	info.Error, info.Failed, info.Warnings = "", nil, nil
 	r.saveInfo()
-	r.logf("iteration %d/%d%s%s", it.Index, len(r.plan.Iterations), describeCell(it), r.remaining(it.Index))
+	r.logf("iteration %d/%d%s", it.Index, len(r.plan.Iterations), describeCell(it))
 
 	name := it.Target
 	if name == "" {
@@ -83,19 +83,16 @@ func (r *runner) iteration(ctx context.Context, it *spec.Iteration, info *result
 	return info.Status
 }
 
-// remaining estimates the measured time left from iteration index on (durations and
-// warmups; restarts, steps and event-bounded workloads come on top).
-func (r *runner) remaining(index int) string {
+// remaining is the workload time (durations and warmups) of the iterations after index;
+// restarts, steps and event-bounded workloads come on top.
+func (r *runner) remaining(index int) time.Duration {
 	var d time.Duration
-	for _, it := range r.plan.Iterations[index-1:] {
+	for _, it := range r.plan.Iterations[index:] {
 		if it.Workload != nil {
 			d += it.Workload.Duration + it.Workload.Warmup
 		}
 	}
-	if d < time.Second {
-		return ""
-	}
-	return fmt.Sprintf(" (at least %s of workload left)", d.Round(time.Second))
+	return d
 }
 
 func describeCell(it *spec.Iteration) string {
@@ -290,6 +287,13 @@ func (rw *rowWriter) write(t *tick) {
 				rec.AddFloat("error."+strconv.Itoa(code), float64(iv.ErrorsByCode[code])/iv.Seconds())
 			}
 			rw.downtime(iv)
+			if rw.r.opts.OnTick != nil {
+				rw.r.opts.OnTick(Tick{
+					Iteration: rw.it.Index, Of: len(rw.r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(rw.it), ": "),
+					Elapsed: iv.Elapsed, Length: rw.it.Workload.Duration, Left: rw.r.remaining(rw.it.Index),
+					TPS: rates.TPS, P95ms: ms(iv.Lat.P95),
+				})
+			}
 		}
 		for _, smp := range t.samples {
 			if smp.target != name {

@@ -175,8 +175,10 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	// context switch (see engine.EnsureProcs): process-wide, so it is set here.
 	engine.EnsureProcs(maxThreads(p))
 
+	con := &console{out: stdout, err: stderr, tty: isTerminalWriter(stderr)}
+	defer con.done()
 	eo := executor.Options{
-		AllowShell: allow, Console: stdout, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
+		AllowShell: allow, Console: con, Progress: con.progress, OnTick: con.tick, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
 		Command: redactArgs(p, req.command), KeepSandboxes: req.keep, Previous: prev,
 	}
 	if len(p.Unbound) > 0 {
@@ -190,6 +192,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		}
 	}
 	outcome, runErr := executor.Run(ctx, p, executor.FolderSink(w), eo)
+	con.done()
 	if err := w.Close(); err != nil {
 		fmt.Fprintf(stderr, "warning: close results: %v\n", err)
 	}
@@ -380,6 +383,12 @@ func maxThreads(p *spec.Plan) int {
 type driverLog struct{ w *results.Writer }
 
 func (d driverLog) Print(v ...any) { d.w.Logf("mysql driver: %s", fmt.Sprint(v...)) }
+
+// isTerminalWriter is whether w is a terminal (not a pipe, a file or a test's buffer).
+func isTerminalWriter(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminal(f)
+}
 
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
