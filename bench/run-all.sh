@@ -1,0 +1,10 @@
+#!/bin/sh
+# Every benchmark, one after the other (they need a quiet machine: run nothing else).
+# Each prints its runs, medians and a ratio; see bench/README.md for what each measures.
+set -eu
+cd "$(dirname "$0")"
+for b in workload_vs_sysbench.sh replay_vs_client.sh sandbox_start.sh watch_overhead.sh; do
+  echo "== $b"
+  ./"$b"
+  echo
+done
