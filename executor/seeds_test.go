@@ -336,3 +336,33 @@ setup:
 		t.Fatalf("restart command ran with %q, want one restart per flush method", got)
 	}
 }
+
+// Shell steps run with --allow-shell and see the iteration, its matrix values and the
+// targets' addresses; drop_caches really drops the page cache (as root, which CI is).
+func TestShellAndDropCachesSteps(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("drop_caches needs root; CI runs as root")
+	}
+	out := filepath.Join(t.TempDir(), "env")
+	run, o, err := runPlan(t, `
+version: 1
+name: shell
+targets:
+  db: {sandbox: {}}
+matrix:
+  size: [small]
+iteration:
+  before:
+    - shell: 'echo "$QUADRANT_ITERATION $QUADRANT_MATRIX_SIZE $QUADRANT_TARGET_DB_HOST" > `+out+`'
+    - drop_caches: true
+    - sleep: 100ms
+  workload: {builtin: oltp_point_select, options: {table_size: 100}, duration: 1s}
+setup:
+  - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
+`, nil, Options{AllowShell: true})
+	requireDone(t, run, o, err, 1)
+	got, _ := os.ReadFile(out)
+	if string(got) != "1 small 127.0.0.1\n" {
+		t.Fatalf("the shell step saw %q", got)
+	}
+}

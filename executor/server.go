@@ -127,24 +127,18 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// status reads SHOW GLOBAL STATUS as numbers where they are numbers (ON/OFF as 1/0),
-// strings otherwise: what wait conditions see as status.NAME.
+// status reads SHOW GLOBAL STATUS as numbers where they are numbers, strings otherwise:
+// what wait conditions see as status.NAME.
 func (s *server) status(ctx context.Context) (map[string]any, error) {
-	rows, err := s.db.QueryContext(ctx, "SHOW GLOBAL STATUS")
+	raw, err := target.Status(ctx, s.db)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	out := map[string]any{}
-	for rows.Next() {
-		var k string
-		var v sql.NullString
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, err
-		}
-		out[k] = typed(v.String)
+	out := make(map[string]any, len(raw))
+	for k, v := range raw {
+		out[k] = typed(v)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // typed gives a status or replica field the type an expression wants: a number when it

@@ -6,7 +6,6 @@ package target
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -339,25 +338,35 @@ func Classify(version, comment string) (flavor, numeric string) {
 
 // Variables snapshots SHOW GLOBAL VARIABLES.
 func Variables(ctx context.Context, db *sql.DB) (map[string]string, error) {
-	rows, err := db.QueryContext(ctx, "SHOW GLOBAL VARIABLES")
+	return pairs(ctx, db, "SHOW GLOBAL VARIABLES")
+}
+
+// Status snapshots SHOW GLOBAL STATUS.
+func Status(ctx context.Context, db *sql.DB) (map[string]string, error) {
+	return pairs(ctx, db, "SHOW GLOBAL STATUS")
+}
+
+// pairs reads a two-column SHOW statement as name -> value.
+func pairs(ctx context.Context, db *sql.DB, stmt string) (map[string]string, error) {
+	rows, err := db.QueryContext(ctx, stmt)
 	if err != nil {
-		return nil, fmt.Errorf("SHOW GLOBAL VARIABLES: %w", err)
+		return nil, fmt.Errorf("%s: %w", stmt, err)
 	}
 	defer rows.Close()
-	vars := map[string]string{}
+	out := map[string]string{}
 	for rows.Next() {
 		var name string
 		var value sql.NullString
 		if err := rows.Scan(&name, &value); err != nil {
-			return nil, fmt.Errorf("SHOW GLOBAL VARIABLES: %w", err)
+			return nil, fmt.Errorf("%s: %w", stmt, err)
 		}
-		vars[name] = value.String
+		out[name] = value.String
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("SHOW GLOBAL VARIABLES: %w", err)
+		return nil, fmt.Errorf("%s: %w", stmt, err)
 	}
-	if len(vars) == 0 {
-		return nil, errors.New("SHOW GLOBAL VARIABLES returned nothing")
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s returned nothing", stmt)
 	}
-	return vars, nil
+	return out, nil
 }
