@@ -386,8 +386,8 @@ type SNMPMetric struct {
 // Report says which result files are written where.
 type Report struct {
 	Src         Source   `yaml:"-"`
-	Formats     []string `yaml:"formats" default:"[csv, html, json]" enum:"csv,html,json" doc:"Result formats."`
-	PerVariable bool     `yaml:"per_variable" doc:"Also one CSV and one HTML page per watched variable."`
+	Formats     []string `yaml:"formats" default:"[csv, html, json]" enum:"csv,html,json" doc:"Reports written from the results: html = report.html; json = summary.json; csv = with per_variable, variables/NAME.csv. summary.csv, timeseries/*.csv, histograms/, run.json and log.txt are always written: they are the measurements every report is rebuilt from (quadrant report DIR)."`
+	PerVariable bool     `yaml:"per_variable" doc:"Also variables/NAME.csv and variables/NAME.html for every watched variable (status.*, repl.*, query.*, snmp.*), as the formats allow."`
 	Dir         string   `yaml:"dir" default:"results" doc:"Results go to DIR/NAME/YYYYmmdd-HHMMSS/ (relative to the working directory)."`
 }
 
