@@ -40,8 +40,41 @@ type pageData struct {
 	Info    *results.RunInfo     `json:"info"`
 	Summary dataTable            `json:"summary"`
 	Series  map[string]dataTable `json:"series"`
+	Latency map[string]spectrum  `json:"latency,omitempty"`
 	Plan    string               `json:"plan,omitempty"`
 	Only    string               `json:"only,omitempty"`
+}
+
+// spectrum is one target's latency percentiles per iteration, recomputed from the
+// histogram logs (the whole measured part, not one percentile per interval).
+type spectrum struct {
+	Percentiles []float64            `json:"percentiles"`
+	Iterations  map[string][]float64 `json:"iterations"` // iteration index -> ms per percentile
+}
+
+// spectrumPercentiles are the points of the latency charts: the tail matters most.
+var spectrumPercentiles = []float64{50, 75, 90, 95, 99, 99.9, 99.99, 100}
+
+func latencySpectra(run *results.Run) map[string]spectrum {
+	out := map[string]spectrum{}
+	for _, t := range run.Targets {
+		sp := spectrum{Percentiles: spectrumPercentiles, Iterations: map[string][]float64{}}
+		for _, it := range run.Info.Iterations {
+			h, err := results.ReadHistograms(run.Dir, t, it.Index, "latency")
+			if err != nil || h.Count() == 0 {
+				continue
+			}
+			vals := make([]float64, len(spectrumPercentiles))
+			for i, p := range spectrumPercentiles {
+				vals[i] = float64(h.Percentile(p).Microseconds()) / 1000
+			}
+			sp.Iterations[fmt.Sprint(it.Index)] = vals
+		}
+		if len(sp.Iterations) > 0 {
+			out[t] = sp
+		}
+	}
+	return out
 }
 
 // Render writes the report of run to w. With only set, the page shows that one
@@ -51,6 +84,7 @@ func Render(w io.Writer, run *results.Run, version, only string) error {
 	if only == "" {
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan
+		d.Latency = latencySpectra(run)
 	}
 	for t, ts := range run.Timeseries {
 		if only != "" {

@@ -63,11 +63,12 @@ func TestReportRendersInChromium(t *testing.T) {
 	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
 		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
 	}
-	// 1 by-iteration chart + primary (tps, p95_ms, status.Com_select, status.Threads_running) + replica (repl.lag_s).
-	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 6 {
-		t.Fatalf("rendered %d charts, want 6", n)
+	// 1 by-iteration chart + primary (tps, p95_ms, status.Com_select, status.Threads_running) + replica (repl.lag_s)
+	// + the primary's latency distribution from its histograms.
+	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 7 {
+		t.Fatalf("rendered %d charts, want 7", n)
 	}
-	for _, want := range []string{"p99_ms &lt; 5", "#2 threads=4", "sync_binlog", "MariaDB 10.11.19", "uplot"} {
+	for _, want := range []string{"p99_ms &lt; 5", "#2 threads=4", "sync_binlog", "MariaDB 10.11.19", "uplot", "Target primary: latency (ms) at each percentile"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("rendered page lacks %q", want)
 		}
@@ -140,5 +141,29 @@ func TestComparisonRendersInChromium(t *testing.T) {
 	}
 	if !strings.Contains(dom, "-20.0") {
 		t.Errorf("comparison lacks the -20.0%% tps change")
+	}
+}
+
+func TestLatencySpectraComeFromTheHistograms(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Folder(t, dir, 1)
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := latencySpectra(run)["primary"]
+	// Iteration 2 (4 threads) recorded 40µs..40ms uniformly in every interval.
+	got := sp.Iterations["2"]
+	if len(got) != len(spectrumPercentiles) {
+		t.Fatalf("spectrum %v", sp)
+	}
+	for i, p := range spectrumPercentiles {
+		want := 40 * p / 100
+		if got[i] < want*0.99 || got[i] > want*1.01 {
+			t.Errorf("p%v = %v ms, want about %v", p, got[i], want)
+		}
+	}
+	if _, ok := latencySpectra(run)["primary_replica1"]; ok {
+		t.Error("the replica ran no workload and has no histograms")
 	}
 }

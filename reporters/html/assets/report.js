@@ -219,6 +219,33 @@
     });
   }
 
+  // latency draws, per target, each iteration's latency percentiles recomputed from its
+  // histograms: the whole distribution, where the summary has a few points.
+  function latency(root) {
+    var L = D.latency || {};
+    var targets = Object.keys(L).sort();
+    if (!targets.length) return;
+    root.appendChild(el("h2", { text: "Latency distribution (from the histograms; log scale)" }));
+    targets.forEach(function (t) {
+      var sp = L[t];
+      var names = sp.percentiles.map(function (p) { return p === 100 ? "max" : "p" + p; });
+      var xs = sp.percentiles.map(function (_, i) { return i; });
+      var its = Object.keys(sp.iterations).sort(function (a, b) { return a - b; });
+      var box = el("div", { "class": "chart" });
+      root.appendChild(box);
+      var opts = {
+        title: "Target " + t + ": latency (ms) at each percentile", width: Math.max(480, Math.min(1100, root.clientWidth || 900)), height: 280,
+        scales: { x: { time: false }, y: { distr: 3 } },
+        axes: [{ label: "percentile", values: function (u, vals) { return vals.map(function (v) { return names[v] || ""; }); }, incrs: [1] }, { size: ySize, label: "ms" }],
+        series: [{ label: "percentile", value: function (u, v) { return v == null ? "--" : names[v]; } }].concat(its.map(function (k, i) {
+          return { label: iterLabel(Number(k)), stroke: palette[i % palette.length], width: 1.5, points: { show: true } };
+        }))
+      };
+      new uPlot(opts, [xs].concat(its.map(function (k) { return sp.iterations[k].map(function (v) { return v > 0 ? v : null; }); })), box);
+      state.charts++;
+    });
+  }
+
   function variables(root) {
     var rows = [];
     iterations.forEach(function (it) {
@@ -286,7 +313,7 @@
     header(root);
     if (!D.only) { summaryTable(root); byIteration(root); }
     overTime(root);
-    if (!D.only) { variables(root); plan(root); }
+    if (!D.only) { latency(root); variables(root); plan(root); }
   } catch (e) {
     state.errors.push(String(e && e.stack || e));
     root.appendChild(el("p", { "class": "error", text: "report error: " + e }));
