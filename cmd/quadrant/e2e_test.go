@@ -413,3 +413,36 @@ func TestQuickstartExampleRuns(t *testing.T) {
 		t.Errorf("the run does not say where the report is:\n%s", p.out.String())
 	}
 }
+
+// Every shipped example runs to the end on a sandbox, at small sizes: they are what a
+// DBA copies first.
+func TestExamplesRun(t *testing.T) {
+	binlogDir := t.TempDir()
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"binlog", []string{"--set", "table_size=1000", "--set", "duration=1s"}},
+		{"flush-method", []string{"--set", "table_size=1000", "--set", "threads=[2]", "--set", "duration=1s", "--set", "warmup=0s"}},
+		{"logging-overhead", []string{"--set", "table_size=1000", "--set", "threads=2", "--set", "duration=1s", "--allow-shell"}},
+		{"replica-catchup", []string{"--set", "table_size=1000", "--set", "backlog=2s"}},
+		{"semisync-replay", nil},
+		{"nfs-replica-attach", []string{"--set", "table_size=1000", "--set", "duration=3s", "--set", "attach_at=1s",
+			"--set", "binlog_dirs=[" + binlogDir + "/a, " + binlogDir + "/b]", "--allow-shell"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			args := append([]string{"run", "../../examples/" + c.name + ".yaml", "--out", root}, c.args...)
+			p := start(t, nil, args...)
+			if code := p.wait(t, 5*time.Minute); code != 0 {
+				dir := findRunDir(t, root)
+				log, _ := os.ReadFile(filepath.Join(dir, results.LogFile))
+				t.Fatalf("exit %d:\n%s\nlog.txt:\n%s", code, p.out.String(), log)
+			}
+			ri, err := results.ReadRunInfo(findRunDir(t, root))
+			if err != nil || ri.Status != results.StatusDone {
+				t.Fatalf("run.json: %v %+v", err, ri)
+			}
+		})
+	}
+}
