@@ -446,3 +446,66 @@ func TestExamplesRun(t *testing.T) {
 		})
 	}
 }
+
+// The colleague flow: a published run is rerun against another server with --target
+// (its data file travels in the results folder), then compared with the original.
+func TestRerunOnAnotherServerThenCompare(t *testing.T) {
+	planDir := t.TempDir()
+	os.WriteFile(filepath.Join(planDir, "schema.sql"), []byte("CREATE DATABASE IF NOT EXISTS app;\nCREATE TABLE IF NOT EXISTS app.t (id INT PRIMARY KEY);\n"), 0o644)
+	plan := filepath.Join(planDir, "plan.yaml")
+	os.WriteFile(plan, []byte(`
+version: 1
+name: published
+targets:
+  db: {sandbox: {}}
+setup:
+  - sql_file: schema.sql
+  - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 500}}
+matrix:
+  threads: [1, 2]
+iteration:
+  workload: {builtin: oltp_point_select, options: {table_size: 500}, threads: "${{ matrix.threads }}", duration: 1s}
+`), 0o644)
+	first := t.TempDir()
+	p := start(t, nil, "run", plan, "--out", first)
+	if code := p.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("run exit %d:\n%s", code, p.out.String())
+	}
+	published := findRunDir(t, first)
+	if _, err := os.Stat(filepath.Join(published, "schema.sql")); err != nil {
+		t.Fatalf("the data file did not travel with the results: %v", err)
+	}
+
+	// "Their" server: a sandbox of the test's own, reached by DSN.
+	c := sandboxtest.Start(t, sandbox.Options{Name: "theirs"})
+	second := t.TempDir()
+	r := start(t, nil, "rerun", published, "--target", "db="+c.Primary.DSN(""), "--out", second)
+	if code := r.wait(t, 2*time.Minute); code != 0 {
+		t.Fatalf("rerun exit %d:\n%s", code, r.out.String())
+	}
+	rerun := findRunDir(t, second)
+	ri, _ := results.ReadRunInfo(rerun)
+	if ri.Targets[0].Kind != "dsn" || !strings.Contains(ri.Targets[0].Address, fmt.Sprint(c.Primary.Port())) {
+		t.Fatalf("the rerun did not run on the given server: %+v", ri.Targets[0])
+	}
+	db := openDB(t, c.Primary.DSN(""))
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'app'").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("schema.sql did not run on their server: %d tables, %v", n, err)
+	}
+
+	html := filepath.Join(t.TempDir(), "cmp.html")
+	cmp := start(t, nil, "compare", published, rerun, "--out", html)
+	if code := cmp.wait(t, time.Minute); code != 0 {
+		t.Fatalf("compare exit %d:\n%s", code, cmp.out.String())
+	}
+	out := cmp.out.String()
+	for _, want := range []string{"threads=1 @db", "threads=2 @db", "tps[2]", "different resolved plan", "comparison: " + html} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare output lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(html); err != nil {
+		t.Errorf("no comparison page: %v", err)
+	}
+}

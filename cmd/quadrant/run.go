@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -36,6 +37,16 @@ type runRequest struct {
 	command    []string
 }
 
+// flags adds the options run and rerun share; --target values land in the returned list.
+func (req *runRequest) flags(fs *flag.FlagSet) *multiFlag {
+	targets := &multiFlag{}
+	fs.Var(targets, "target", "point a target at your own server: `NAME=DSN` (repeatable)")
+	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir")
+	fs.BoolVar(&req.allowShell, "allow-shell", false, "allow the plan's shell steps, drop_caches and restart commands")
+	fs.BoolVar(&req.keep, "keep", false, "keep sandbox data directories after the run")
+	return targets
+}
+
 func runRun(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("run", "PLAN [--set K=V]... [--target NAME=DSN]... [--out DIR] [--allow-shell] [--resume DIR]",
 		"Runs a plan and writes its results folder (DIR/NAME/YYYYmmdd-HHMMSS): CSV summary and time series, latency\n"+
@@ -44,13 +55,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 			"Ctrl-C stops the workload, runs teardown, restores globals and writes the report (exit 130); a second Ctrl-C exits at once.\n"+
 			"Exit codes: 0 done, 1 an assertion failed, 2 invalid plan or command line, 3 the run failed, 130 interrupted.", stdout, stderr)
 	var req runRequest
-	var sets, targets multiFlag
+	var sets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
-	fs.Var(&targets, "target", "point a target at your own server: `NAME=DSN` (repeatable)")
-	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir")
 	fs.StringVar(&req.resume, "resume", "", "continue the interrupted run whose results folder is `DIR` (same plan and --set values)")
-	fs.BoolVar(&req.allowShell, "allow-shell", false, "allow the plan's shell steps, drop_caches and restart commands")
-	fs.BoolVar(&req.keep, "keep", false, "keep sandbox data directories after the run")
+	targets := req.flags(fs)
 	plans, code, stop := parseFlags(fs, args, stdout)
 	if stop {
 		return code
@@ -59,7 +67,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant run: give exactly one plan file, e.g. quadrant run plan.yaml")
 		return exitInvalid
 	}
-	req.plan, req.sets, req.targets = plans[0], sets, targets
+	req.plan, req.sets, req.targets = plans[0], sets, *targets
 	req.command = append([]string{"quadrant", "run"}, args...)
 	return execute(req, stdout, stderr)
 }
@@ -70,11 +78,7 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 			"published run on your own server: point its targets at yours with --target. Sandbox targets start locally as before.\n"+
 			"Then `quadrant compare DIR NEWDIR` shows the difference.", stdout, stderr)
 	var req runRequest
-	var targets multiFlag
-	fs.Var(&targets, "target", "point a target at your own server: `NAME=DSN` (repeatable)")
-	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir")
-	fs.BoolVar(&req.allowShell, "allow-shell", false, "allow the plan's shell steps, drop_caches and restart commands")
-	fs.BoolVar(&req.keep, "keep", false, "keep sandbox data directories after the run")
+	targets := req.flags(fs)
 	dirs, code, stop := parseFlags(fs, args, stdout)
 	if stop {
 		return code
@@ -88,7 +92,7 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	req.plan = filepath.Join(dirs[0], results.PlanFile)
-	req.targets = targets
+	req.targets = *targets
 	req.command = append([]string{"quadrant", "rerun"}, args...)
 	return execute(req, stdout, stderr)
 }
