@@ -13,6 +13,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/watch/snmptest"
 	"github.com/quadrant-bench/quadrant/reporters/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -364,5 +365,39 @@ setup:
 	got, _ := os.ReadFile(out)
 	if string(got) != "1 small 127.0.0.1\n" {
 		t.Fatalf("the shell step saw %q", got)
+	}
+}
+
+// Host metrics over SNMP (v3, authPriv) from a real snmpd land in the target's time
+// series next to throughput, and the plan's secrets stay out of the results.
+func TestSNMPHostMetricsInTheTimeSeries(t *testing.T) {
+	agent := snmptest.Start(t)
+	run, out, err := runPlan(t, fmt.Sprintf(`
+version: 1
+name: snmp
+targets:
+  db:
+    sandbox: {}
+    snmp: {address: "%s", version: "3", user: %s, auth_protocol: SHA, auth_password: %s, priv_protocol: AES, priv_password: %s}
+setup:
+  - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
+iteration:
+  workload: {builtin: oltp_point_select, options: {table_size: 100}, duration: 3s}
+watch:
+  snmp: [load1, mem_total, mem_avail]
+`, agent.Addr, snmptest.User, snmptest.AuthPassword, snmptest.PrivPassword), nil, Options{})
+	requireDone(t, run, out, err, 1)
+	ts := run.Timeseries["db"]
+	for _, c := range []string{"snmp.load1", "snmp.mem_total", "snmp.mem_avail", "tps"} {
+		if ts.Col(c) < 0 {
+			t.Fatalf("time series lacks %s: %v", c, ts.Header)
+		}
+	}
+	if v, ok := ts.Float(len(ts.Rows)-1, "snmp.mem_total"); !ok || v <= 0 {
+		t.Fatalf("snmp.mem_total %q", ts.Value(len(ts.Rows)-1, "snmp.mem_total"))
+	}
+	plan, _ := os.ReadFile(filepath.Join(run.Dir, results.PlanFile))
+	if strings.Contains(string(plan), snmptest.PrivPassword) || strings.Contains(string(plan), snmptest.AuthPassword) {
+		t.Fatalf("plan.yaml holds the SNMP passwords:\n%s", plan)
 	}
 }

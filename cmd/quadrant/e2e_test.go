@@ -509,3 +509,64 @@ iteration:
 		t.Errorf("no comparison page: %v", err)
 	}
 }
+
+// Exit codes: 1 when an assertion is false; with on_failure: stop the rest is skipped.
+func TestAssertionFailureExits1AndOnFailureStop(t *testing.T) {
+	plan := writePlan(t, `
+version: 1
+name: asserted
+targets:
+  db: {sandbox: {}}
+setup:
+  - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
+matrix:
+  threads: [1, 2]
+on_failure: stop
+iteration:
+  workload: {builtin: oltp_point_select, options: {table_size: 100}, threads: "${{ matrix.threads }}", duration: 1s}
+  assert: ["p99_ms > 60000"]
+`)
+	root := t.TempDir()
+	p := start(t, nil, "run", plan, "--out", root)
+	if code := p.wait(t, 2*time.Minute); code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, p.out.String())
+	}
+	ri, _ := results.ReadRunInfo(findRunDir(t, root))
+	if ri.Iterations[0].Status != results.StatusFailed || ri.Iterations[1].Status != results.StatusSkipped {
+		t.Fatalf("iterations %s, %s; want failed, skipped", ri.Iterations[0].Status, ri.Iterations[1].Status)
+	}
+}
+
+// drop_caches as a user who is not root fails its step with what to do; it never pretends.
+func TestDropCachesWithoutRootFailsClearly(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run quadrant as another user; CI runs as root")
+	}
+	c := sandboxtest.Start(t, sandbox.Options{Name: "nonroot"})
+	plan := writePlan(t, fmt.Sprintf(`
+version: 1
+name: nonroot
+targets:
+  db: {dsn: "%s"}
+setup:
+  - drop_caches: true
+iteration:
+  workload: {builtin: oltp_point_select, duration: 1s}
+`, c.Primary.DSN("")))
+	os.Chmod(filepath.Dir(plan), 0o755)
+	root := t.TempDir()
+	os.Chmod(root, 0o777)
+	os.Chmod(filepath.Dir(root), 0o755)
+	exe := filepath.Join(root, "quadrant")
+	data, _ := os.ReadFile(quadrantBin)
+	os.WriteFile(exe, data, 0o755)
+	cmd := exec.Command("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", exe, "run", plan, "--out", root, "--allow-shell")
+	cmd.Env = append(os.Environ(), "HOME="+root)
+	out, _ := cmd.CombinedOutput()
+	if code := cmd.ProcessState.ExitCode(); code != 3 {
+		t.Fatalf("exit %d, want 3 (the run failed):\n%s", code, out)
+	}
+	if !strings.Contains(string(out), "drop_caches needs root") || !strings.Contains(string(out), "run quadrant as root") {
+		t.Fatalf("the failure does not say why and what to do:\n%s", out)
+	}
+}
