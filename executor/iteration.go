@@ -249,6 +249,13 @@ func (rw *rowWriter) close() {
 
 func (rw *rowWriter) loop() {
 	defer close(rw.done)
+	defer func() {
+		if p := recover(); p != nil {
+			rw.r.logf("warning: iteration %d: internal error writing the time series: %v (rows from here on are lost)", rw.it.Index, p)
+			for range rw.ticks { // keep the workload's clock from blocking
+			}
+		}
+	}()
 	for t := range rw.ticks {
 		t.wg.Wait()
 		rw.write(t)
@@ -393,6 +400,13 @@ func (r *runner) startDuring(ctx context.Context, it *spec.Iteration, sc stepSco
 		d.wg.Add(1)
 		go func() {
 			defer d.wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					d.mu.Lock()
+					d.err = fmt.Errorf("internal error in during step %s: %v", st.Src.Pos, p)
+					d.mu.Unlock()
+				}
+			}()
 			select {
 			case <-ctx.Done():
 				r.logf("iteration %d: during step at %s (%s) did not run: the workload ended first", it.Index, st.At, st.Src.Pos)

@@ -167,6 +167,12 @@ func (w *watchers) sample(at time.Time, interval time.Duration, wg *sync.WaitGro
 		go func() {
 			defer wg.Done()
 			defer sm.busy.Store(false)
+			defer func() {
+				if p := recover(); p != nil {
+					out[i].values = watch.Empty(len(cols))
+					out[i].warn = fmt.Errorf("%s %s: internal error: %v", sm.target, sm.what, p)
+				}
+			}()
 			ctx, cancel := context.WithTimeout(context.Background(), interval*9/10)
 			defer cancel()
 			smp, err := sm.s.Sample(ctx, at)

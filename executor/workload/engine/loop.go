@@ -141,6 +141,13 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		go func() {
 			defer wwg.Done()
 			defer r.active.Add(-1)
+			// A bug in a worker ends the workload with a reason, not the process with a
+			// stack trace: what was measured so far is kept.
+			defer func() {
+				if p := recover(); p != nil {
+					r.fail(&AbortError{Reason: fmt.Sprintf("internal error in worker %d: %v", i+1, p)})
+				}
+			}()
 			r.work(ctx, i, workers[i], conns[i])
 		}()
 	}
