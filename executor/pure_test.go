@@ -1,0 +1,62 @@
+package executor
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+func TestSandboxConfigOverlay(t *testing.T) {
+	base := sandboxOptions(spec.Settings{{Name: "innodb_buffer_pool_size", Value: "1G"}, {Name: "log_bin", Value: true}, {Name: "server_id", Value: 1}})
+	iteration := spec.Settings{{Name: "innodb-buffer-pool-size", Value: "2G"}, {Name: "log_bin", Value: false}, {Name: "sync_binlog", Value: 1}}
+	got := removed(overlay(base, sandboxOptions(iteration)), iteration)
+	want := []sandbox.Option{{Name: "innodb-buffer-pool-size", Value: "2G"}, {Name: "server_id", Value: "1"}, {Name: "sync_binlog", Value: "1"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v\nwant %+v", got, want)
+	}
+}
+
+func TestTypedAndBindable(t *testing.T) {
+	for in, want := range map[string]any{"42": 42.0, "-1.5": -1.5, "ON": "ON", "": "", "1e5": "1e5", "mysql-bin.000001": "mysql-bin.000001"} {
+		if got := typed(in); got != want {
+			t.Errorf("typed(%q) = %#v, want %#v", in, got, want)
+		}
+	}
+	// SET GLOBAL rejects a quoted number for a numeric variable (error 1232).
+	for in, want := range map[string]any{"1": int64(1), "18446744073709551615": uint64(18446744073709551615), "0.5": 0.5, "OFF": "OFF", "O_DIRECT": "O_DIRECT"} {
+		if got := bindable(in); got != want {
+			t.Errorf("bindable(%q) = %#v, want %#v", in, got, want)
+		}
+	}
+}
+
+func TestSeenNamesOnlyTheMetricsAnAssertionUses(t *testing.T) {
+	env := map[string]any{"tps": 12.5, "p99_ms": 3.0, "p999_ms": 9.0, "status": map[string]float64{"Com_select": 7, "Com_insert": 1}}
+	if got := seen("p99_ms < 2 && status.Com_select > 10", env); got != " (p99_ms=3, status.Com_select=7)" {
+		t.Fatalf("seen = %q", got)
+	}
+}
+
+func TestPrivilegedListsEachCommandOnce(t *testing.T) {
+	p, err := spec.LoadBytes("plan.yaml", []byte(`
+version: 1
+name: trust
+targets:
+  db: {dsn: "u@tcp(127.0.0.1:3306)/", restart: "systemctl restart mariadb"}
+setup: [{shell: "echo setup"}]
+matrix: {x: [1, 2]}
+iteration:
+  server_config: {innodb_flush_method: fsync}
+  before: [{drop_caches: true}, {restart: {}}]
+  workload: {builtin: oltp_point_select, duration: 1s}
+`), spec.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Privileged(p)
+	if len(got) != 4 {
+		t.Fatalf("privileged actions %q, want shell, server_config restart, drop_caches, restart step once each", got)
+	}
+}
