@@ -139,7 +139,7 @@ func (r *runner) watchedTargets(it *spec.Iteration, main string) []string {
 	}
 	want := map[string]bool{main: true}
 	for _, name := range r.order {
-		if strings.HasPrefix(name, main+"_replica") {
+		if r.primaryOf(name) == main {
 			want[name] = true
 		}
 	}

@@ -83,16 +83,19 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 	return w, nil
 }
 
-func (r *runner) isReplica(name string) bool {
-	s := r.servers[name]
-	return s != nil && s.sb != nil && s.sb.Name() != "" && name != r.primaryOf(name)
-}
+func (r *runner) isReplica(name string) bool { return r.primaryOf(name) != name }
 
-// primaryOf is the sandbox target a replica belongs to (NAME for NAME_replicaN).
+// primaryOf is the sandbox target a replica belongs to (NAME for NAME_replicaN), or
+// name itself.
 func (r *runner) primaryOf(name string) string {
 	for _, t := range r.plan.Targets {
-		if t.Sandbox != nil && t.Sandbox.Replicas > 0 && len(name) > len(t.Name) && name[:len(t.Name)] == t.Name {
-			return t.Name
+		if t.Sandbox == nil {
+			continue
+		}
+		for i := 1; i <= t.Sandbox.Replicas; i++ {
+			if spec.ReplicaName(t.Name, i) == name {
+				return t.Name
+			}
 		}
 	}
 	return name
