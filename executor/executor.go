@@ -50,6 +50,9 @@ type Options struct {
 	// SandboxDir is where sandboxes live ("" = the system temp dir); KeepSandboxes keeps them.
 	SandboxDir    string
 	KeepSandboxes bool
+	// SandboxStarted is told the directory of each sandbox cluster as it starts, for an
+	// exit that cannot wait for Run to stop it.
+	SandboxStarted func(dir string)
 	// Bind re-resolves the plan once sandbox addresses are known, for plans that use
 	// ${{ target.NAME.host/port }}; nil when the plan does not need it.
 	Bind func(addrs map[string]Addr) (*spec.Plan, error)
@@ -282,6 +285,9 @@ func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 		return fmt.Errorf("target %s: %w", t.Name, err)
 	}
 	r.clusters = append(r.clusters, c)
+	if r.opts.SandboxStarted != nil {
+		r.opts.SandboxStarted(c.Dir())
+	}
 	for _, srv := range c.Servers() {
 		s := &server{Target: target.NewSandbox(srv), sb: srv, base: base}
 		if err := r.connect(ctx, s); err != nil {

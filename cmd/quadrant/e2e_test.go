@@ -570,3 +570,40 @@ iteration:
 		t.Fatalf("the failure does not say why and what to do:\n%s", out)
 	}
 }
+
+// A second Ctrl-C exits at once and still leaves no server and no sandbox directory.
+func TestSecondInterruptExitsAtOnceLeavingNoSandbox(t *testing.T) {
+	plan := writePlan(t, `
+version: 1
+name: twice
+targets:
+  db: {sandbox: {}}
+setup:
+  - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
+iteration:
+  workload: {builtin: oltp_point_select, options: {table_size: 100}, duration: 10m}
+teardown:
+  - sleep: 10m
+`)
+	root, tmp := t.TempDir(), t.TempDir()
+	p := start(t, []string{"TMPDIR=" + tmp}, "run", plan, "--out", root)
+	waitRows(t, p, root, "db", 1, 2)
+	p.cmd.Process.Signal(syscall.SIGINT) // the teardown's long sleep now holds the run
+	time.Sleep(500 * time.Millisecond)
+	p.cmd.Process.Signal(syscall.SIGINT)
+	if code := p.wait(t, 30*time.Second); code != 130 {
+		t.Fatalf("exit %d, want 130:\n%s", code, p.out.String())
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		procs, _ := exec.Command("pgrep", "-f", tmp).Output()
+		left, _ := filepath.Glob(filepath.Join(tmp, "quadrant-*"))
+		if len(bytes.TrimSpace(procs)) == 0 && len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after a second Ctrl-C: processes %q, directories %v", procs, left)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -158,6 +159,21 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "results: %s\n", dir)
 
+	// The sandboxes this run starts, so that even an exit on a second Ctrl-C removes
+	// their directories (their servers die with quadrant). A kill -9 leaves them to the
+	// next run, which removes directories whose owner is gone.
+	var sbMu sync.Mutex
+	var sandboxDirs []string
+	removeSandboxes := func() {
+		sbMu.Lock()
+		defer sbMu.Unlock()
+		if !req.keep {
+			for _, d := range sandboxDirs {
+				os.RemoveAll(d)
+			}
+		}
+	}
+
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
@@ -171,6 +187,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		cancel()
 		if _, ok := <-sigs; ok {
 			fmt.Fprintln(stderr, "exiting now; sandboxes die with quadrant, and what was measured is in "+dir)
+			removeSandboxes()
 			os.Exit(exitSignaled)
 		}
 	}()
@@ -184,6 +201,11 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	eo := executor.Options{
 		AllowShell: allow, Console: con, Progress: con.progress, OnTick: con.tick, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
 		Command: redactArgs(p, req.command), KeepSandboxes: req.keep, Previous: prev,
+		SandboxStarted: func(dir string) {
+			sbMu.Lock()
+			defer sbMu.Unlock()
+			sandboxDirs = append(sandboxDirs, dir)
+		},
 	}
 	if len(p.Unbound) > 0 {
 		eo.Bind = func(addrs map[string]executor.Addr) (*spec.Plan, error) {
@@ -197,6 +219,11 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	}
 	outcome, runErr := executor.Run(ctx, p, executor.FolderSink(w), eo)
 	con.done()
+	if req.keep {
+		for _, d := range sandboxDirs {
+			fmt.Fprintf(stdout, "sandbox kept in %s\n", d)
+		}
+	}
 	if err := w.Close(); err != nil {
 		fmt.Fprintf(stderr, "warning: close results: %v\n", err)
 	}
