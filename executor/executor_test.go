@@ -90,7 +90,7 @@ iteration:
     options: {tables: 1, table_size: 1000}
     threads: "${{ matrix.threads }}"
     duration: 2s
-  assert: ["tps > 0", "errors == 0", "status.Com_select > 0", "p99_ms > 1000000"]
+  assert: ["tps > 0", "errors == 0", "status.com_select > 0", "p99_ms > 1000000"]
 watch:
   status: [Com_select, Threads_running]
 `

@@ -514,7 +514,9 @@ func (r *runner) assertions(it *spec.Iteration, m *measurement, metrics map[stri
 		}
 		for k, v := range m.summary[name] {
 			if n, ok := strings.CutPrefix(k, "status."); ok {
+				// MySQL's names are case-insensitive: status.com_select works too.
 				status[n] = v
+				status[strings.ToLower(n)] = v
 			}
 		}
 	}

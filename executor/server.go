@@ -134,9 +134,10 @@ func (s *server) status(ctx context.Context) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]any, len(raw))
+	out := make(map[string]any, 2*len(raw))
 	for k, v := range raw {
 		out[k] = typed(v)
+		out[strings.ToLower(k)] = out[k] // MySQL's names are case-insensitive
 	}
 	return out, nil
 }
