@@ -414,8 +414,8 @@ func TestQuickstartExampleRuns(t *testing.T) {
 	}
 }
 
-// Every shipped example runs to the end on a sandbox, at small sizes: they are what a
-// DBA copies first.
+// Every shipped example and template runs to the end on a sandbox, at small sizes:
+// they are what a DBA copies first.
 func TestExamplesRun(t *testing.T) {
 	binlogDir := t.TempDir()
 	for _, c := range []struct {
@@ -427,12 +427,19 @@ func TestExamplesRun(t *testing.T) {
 		{"logging-overhead", []string{"--set", "table_size=1000", "--set", "threads=2", "--set", "duration=1s", "--allow-shell"}},
 		{"replica-catchup", []string{"--set", "table_size=1000", "--set", "backlog=2s"}},
 		{"semisync-replay", nil},
+		// The templates the examples do not extend.
+		{"builtin:sysbench-oltp", []string{"--set", "table_size=1000", "--set", "tables=1", "--set", "threads=[2]", "--set", "duration=1s", "--set", "warmup=0s"}},
+		{"builtin:semisync-replay", []string{"--set", "rows=300"}},
 		{"nfs-replica-attach", []string{"--set", "table_size=1000", "--set", "duration=3s", "--set", "attach_at=1s",
 			"--set", "binlog_dirs=[" + binlogDir + "/a, " + binlogDir + "/b]", "--allow-shell"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
-			args := append([]string{"run", "../../examples/" + c.name + ".yaml", "--out", root}, c.args...)
+			path := "../../examples/" + c.name + ".yaml"
+			if tmpl, ok := strings.CutPrefix(c.name, "builtin:"); ok {
+				path = "../../templates/" + tmpl + ".yaml"
+			}
+			args := append([]string{"run", path, "--out", root}, c.args...)
 			p := start(t, nil, args...)
 			if code := p.wait(t, 5*time.Minute); code != 0 {
 				dir := findRunDir(t, root)
