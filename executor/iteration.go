@@ -275,12 +275,7 @@ func (rw *rowWriter) write(t *tick) {
 	for _, name := range rw.w.targets {
 		rec := base()
 		if name == rw.main {
-			warm := int64(0)
-			if iv.Warmup {
-				warm = 1
-			}
-			rec.AddInt("warmup", warm)
-			rec.AddInt("threads", int64(iv.Threads))
+			// The contract's columns first (time, tps, qps, ..., latency), then ours.
 			rec.AddFloat("tps", rates.TPS)
 			rec.AddFloat("qps", rates.QPS)
 			rec.AddFloat("reads", rates.Reads)
@@ -289,6 +284,12 @@ func (rw *rowWriter) write(t *tick) {
 			rec.AddFloat("errors", rates.Errors)
 			rec.AddFloat("reconnects", rates.Reconnects)
 			addLatency(&rec, iv.Lat)
+			rec.AddInt("threads", int64(iv.Threads))
+			warm := int64(0)
+			if iv.Warmup {
+				warm = 1
+			}
+			rec.AddInt("warmup", warm)
 			rec.AddInt("backlog", iv.Backlog)
 			for _, code := range iv.ErrorCodes() {
 				rec.AddFloat("error."+strconv.Itoa(code), float64(iv.ErrorsByCode[code])/iv.Seconds())
