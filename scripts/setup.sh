@@ -50,7 +50,9 @@ if [[ ! -e $policy ]]; then
   "${sudo[@]}" chmod +x "$policy"
   added_policy=1
 fi
-trap '[[ $added_policy == 1 ]] && "${sudo[@]}" rm -f "$policy"' EXIT
+remove_policy() { if [[ $added_policy == 1 ]]; then "${sudo[@]}" rm -f "$policy"; fi; }
+trap remove_policy EXIT
 
 "${sudo[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# env, not a prefix: sudo would drop a variable set before it
+"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
