@@ -339,7 +339,7 @@ func (r *runner) wait(ctx context.Context, w *spec.Wait, stepTarget string, sc s
 	}
 	s := r.servers[name]
 	if s == nil {
-		return fmt.Errorf("no target to poll: give the wait a target:")
+		return fmt.Errorf("no target to poll: give the wait step a target")
 	}
 	interval, timeout := w.Interval, w.Timeout
 	if interval <= 0 {

@@ -41,11 +41,10 @@ func TestMain(m *testing.M) {
 
 // proc is a running quadrant.
 type proc struct {
-	cmd    *exec.Cmd
-	out    bytes.Buffer
-	done   chan struct{}
-	exit   int
-	outDir string
+	cmd  *exec.Cmd
+	out  bytes.Buffer
+	done chan struct{}
+	exit int
 }
 
 func start(t *testing.T, env []string, args ...string) *proc {

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,12 +19,6 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/executor/workload/custom"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
-)
-
-// server starts one sandbox for the package's tests (startup is the slow part).
-var (
-	srvOnce sync.Once
-	srv     *sandbox.Cluster
 )
 
 func startServer(t *testing.T) *sandbox.Cluster {

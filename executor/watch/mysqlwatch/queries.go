@@ -77,7 +77,7 @@ func (s *Queries) Start(ctx context.Context) error {
 			}
 		}
 		if len(pick) == 0 {
-			return fmt.Errorf("query watch %s: query %s: no numeric column in its first row (columns: %s); select numbers, e.g. SELECT COUNT(*) AS n ...", c.addr, q.Name, strings.Join(names, ", "))
+			return fmt.Errorf("query watch %s: query %s: no numeric column in its first row (columns: %s); select numbers, e.g. SELECT COUNT(*) AS n", c.addr, q.Name, strings.Join(names, ", "))
 		}
 		for _, i := range pick {
 			name := "query." + q.Name

@@ -185,7 +185,6 @@ type Parser struct {
 	lastSec    float64
 	total      *measure.Total
 	section    string
-	pct        float64
 }
 
 // NewParser: start is when sysbench started (interval times are offsets from it).
