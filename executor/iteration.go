@@ -207,6 +207,8 @@ func (r *runner) measure(ctx context.Context, it *spec.Iteration, s *server, wat
 // interval and goes on at once; samplers read their sources right away, concurrently,
 // and a single goroutine writes rows in tick order.
 type rowWriter struct {
+	cell    string        // the iteration's matrix values, for the status line
+	left    time.Duration // workload time of the iterations after this one
 	r       *runner
 	it      *spec.Iteration
 	main    string
@@ -225,7 +227,8 @@ type tick struct {
 }
 
 func newRowWriter(r *runner, it *spec.Iteration, main string, w *watchers, hl HistogramLog) *rowWriter {
-	rw := &rowWriter{r: r, it: it, main: main, w: w, hl: hl, ticks: make(chan *tick, 1024), done: make(chan struct{})}
+	rw := &rowWriter{r: r, it: it, main: main, w: w, hl: hl, ticks: make(chan *tick, 1024), done: make(chan struct{}),
+		cell: strings.TrimPrefix(describeCell(it), ": "), left: r.remaining(it.Index)}
 	go rw.loop()
 	return rw
 }
@@ -297,8 +300,8 @@ func (rw *rowWriter) write(t *tick) {
 			rw.downtime(iv)
 			if rw.r.opts.OnTick != nil {
 				rw.r.opts.OnTick(Tick{
-					Iteration: rw.it.Index, Of: len(rw.r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(rw.it), ": "),
-					Elapsed: iv.Elapsed, Length: rw.it.Workload.Duration, Left: rw.r.remaining(rw.it.Index),
+					Iteration: rw.it.Index, Of: len(rw.r.plan.Iterations), Cell: rw.cell,
+					Elapsed: iv.Elapsed, Length: rw.it.Workload.Duration, Left: rw.left,
 					TPS: rates.TPS, P95ms: ms(iv.Lat.P95),
 				})
 			}
