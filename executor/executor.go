@@ -17,7 +17,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
-	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -92,7 +92,7 @@ func (e *ErrPrivileged) Error() string {
 
 type runner struct {
 	plan     *spec.Plan
-	sink     Sink
+	sink     *results.Writer
 	opts     Options
 	console  io.Writer
 	servers  map[string]*server
@@ -108,7 +108,7 @@ type runner struct {
 // could not go on (a target could not start, setup failed); failed iterations are in
 // the Outcome. Cancelling ctx is an interrupt: the workload stops now, teardown and the
 // restore of globals still run (bounded by StopTimeout), and the Outcome says interrupted.
-func Run(ctx context.Context, p *spec.Plan, sink Sink, o Options) (out *Outcome, err error) {
+func Run(ctx context.Context, p *spec.Plan, sink *results.Writer, o Options) (out *Outcome, err error) {
 	if acts := Privileged(p); len(acts) > 0 && !o.AllowShell {
 		return nil, &ErrPrivileged{Actions: acts}
 	}

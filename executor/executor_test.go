@@ -12,7 +12,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
-	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -49,7 +49,7 @@ func runPlan(t *testing.T, text string, files map[string]string, opts Options) (
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	o, runErr := Run(ctx, p, FolderSink(w), opts)
+	o, runErr := Run(ctx, p, w, opts)
 	w.Close()
 	run, err := results.Load(out)
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/executor/measure"
-	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -213,7 +213,7 @@ type rowWriter struct {
 	it      *spec.Iteration
 	main    string
 	w       *watchers
-	hl      HistogramLog
+	hl      *results.HistogramLog
 	ticks   chan *tick
 	done    chan struct{}
 	downAt  time.Time // start of a window with no successful event, for the log
@@ -226,7 +226,7 @@ type tick struct {
 	wg      sync.WaitGroup
 }
 
-func newRowWriter(r *runner, it *spec.Iteration, main string, w *watchers, hl HistogramLog) *rowWriter {
+func newRowWriter(r *runner, it *spec.Iteration, main string, w *watchers, hl *results.HistogramLog) *rowWriter {
 	rw := &rowWriter{r: r, it: it, main: main, w: w, hl: hl, ticks: make(chan *tick, 1024), done: make(chan struct{}),
 		cell: strings.TrimPrefix(describeCell(it), ": "), left: r.remaining(it.Index)}
 	go rw.loop()

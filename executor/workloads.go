@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/quadrant-bench/quadrant/executor/measure"
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/custom"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/quadrant-bench/quadrant/reporters/html"
-	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 // Reporter writes one kind of derived file.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
-	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 func TestRebuildWritesWhatTheRunAsked(t *testing.T) {

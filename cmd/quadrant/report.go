@@ -8,7 +8,7 @@ import (
 	"github.com/quadrant-bench/quadrant/reporters"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/reporters/html"
-	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 func runReport(args []string, stdout, stderr io.Writer) int {

@@ -22,7 +22,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/reporters"
-	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -217,7 +217,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 			return spec.Load(req.plan, bound)
 		}
 	}
-	outcome, runErr := executor.Run(ctx, p, executor.FolderSink(w), eo)
+	outcome, runErr := executor.Run(ctx, p, w, eo)
 	con.done()
 	if req.keep {
 		for _, d := range sandboxDirs {

@@ -15,12 +15,12 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/quadrant-bench/quadrant/executor/measure"
 	"github.com/quadrant-bench/quadrant/executor/workload/custom"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
 	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/executor/workload/sysbench"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // Options describe one workload, independent of the plan types. Exactly one of

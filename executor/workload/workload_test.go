@@ -14,11 +14,11 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/quadrant-bench/quadrant/executor/measure"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/executor/workload/custom"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 func startServer(t *testing.T) *sandbox.Cluster {

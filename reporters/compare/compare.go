@@ -13,7 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 // DefaultMetrics are the summary columns compared unless asked otherwise.

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
-	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 func load(t *testing.T, scale float64, edit func(*results.RunInfo)) *results.Run {

@@ -15,7 +15,7 @@ import (
 	"text/template"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
-	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 var (

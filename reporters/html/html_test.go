@@ -14,7 +14,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
-	"github.com/quadrant-bench/quadrant/reporters/results"
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 // chromium renders a page headless and returns the DOM after its scripts ran. The flags

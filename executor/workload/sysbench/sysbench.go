@@ -19,7 +19,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/quadrant-bench/quadrant/executor/measure"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // Options of a sysbench run.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/quadrant-bench/quadrant/executor/measure"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 func parseFile(t *testing.T, name string) (*measure.Total, []*measure.Interval) {

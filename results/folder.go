@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/executor/measure"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // File names of the folder (PLAN-FORMAT.md, "The results folder").
@@ -160,14 +160,24 @@ func HistogramPath(dir, target string, iteration int) string {
 	return filepath.Join(dir, HistogramsDir, target, fmt.Sprintf("iteration-%04d.hlog", iteration))
 }
 
-// CreateHistogramFile creates (or, on resume, truncates) the .hlog file of one
-// iteration x target; the caller writes it with measure.HistogramLog.
-func (w *Writer) CreateHistogramFile(target string, iteration int) (*os.File, error) {
+// OpenHistogramLog creates (or, on resume, truncates) the .hlog file of one
+// iteration x target and writes its header; start is the workload's start.
+func (w *Writer) OpenHistogramLog(target string, iteration int, start time.Time) (*HistogramLog, error) {
 	path := HistogramPath(w.Dir, target, iteration)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
-	return os.Create(path)
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	l, err := NewHistogramLog(f, start)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	l.f = f
+	return l, nil
 }
 
 // ReadHistograms merges the interval histograms of one iteration x target with the
@@ -180,7 +190,7 @@ func ReadHistograms(dir, target string, iteration int, tag string) (*measure.His
 		return nil, err
 	}
 	defer f.Close()
-	h, err := measure.ReadHistogramLog(f, tag)
+	h, err := ReadHistogramLog(f, tag)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/executor/measure"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 func TestTableWidensAndSurvivesTornLine(t *testing.T) {
@@ -77,11 +77,7 @@ func TestHistogramLogRoundTrip(t *testing.T) {
 	}
 	defer w.Close()
 	start := time.Now()
-	f, err := w.CreateHistogramFile("primary", 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hl, err := measure.NewHistogramLog(f, start)
+	hl, err := w.OpenHistogramLog("primary", 3, start)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +91,7 @@ func TestHistogramLogRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.Close()
+	hl.Close()
 	total, err := ReadHistograms(dir, "primary", 3, "latency")
 	if err != nil {
 		t.Fatal(err)
