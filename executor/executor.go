@@ -1,45 +1,30 @@
 // Package executor runs a resolved plan: it starts or connects the targets, runs setup,
 // every iteration (server config, globals, steps, the measured workload with its
-// watchers, assertions) and teardown, and emits every measurement to a Sink as it is
-// taken. It never reads a plan file; spec does that.
+// watchers, assertions) and teardown, and writes every measurement into the results
+// folder (package results) as it is taken. It never reads a plan file; spec does that.
 package executor
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
-	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
-
-// Addr is where a target listens, known once its sandbox started.
-type Addr struct {
-	Host string
-	Port int
-}
 
 // Options tune a run.
 type Options struct {
 	// AllowShell lets shell, drop_caches and restart commands run; without it a plan that
 	// has any is refused before anything runs (the CLI asks on a terminal first).
 	AllowShell bool
-	// Console receives the sysbench-style line of every report interval; nil discards them.
-	Console io.Writer
-	// Progress receives each line of the run's log as it is written (what runs, warnings);
-	// nil keeps them in log.txt only.
-	Progress func(line string)
-	// OnTick is called at every report interval of a measured workload, for a live
-	// status line.
-	OnTick func(Tick)
+	// Observer is told what the run does as it goes (the CLI's console); nil: nobody.
+	Observer Observer
 	// Version is quadrant's version, for run.json.
 	Version string
 	// PlanFile, PlanYAML and PlanSHA describe the resolved plan for the results folder.
@@ -50,12 +35,6 @@ type Options struct {
 	// SandboxDir is where sandboxes live ("" = the system temp dir); KeepSandboxes keeps them.
 	SandboxDir    string
 	KeepSandboxes bool
-	// SandboxStarted is told the directory of each sandbox cluster as it starts, for an
-	// exit that cannot wait for Run to stop it.
-	SandboxStarted func(dir string)
-	// Bind re-resolves the plan once sandbox addresses are known, for plans that use
-	// ${{ target.NAME.host/port }}; nil when the plan does not need it.
-	Bind func(addrs map[string]Addr) (*spec.Plan, error)
 	// Previous is the run.json of an interrupted run being resumed: its finished
 	// iterations are kept and skipped.
 	Previous *results.RunInfo
@@ -72,16 +51,6 @@ type Outcome struct {
 	ErrorsFailed     int
 }
 
-// Tick is where a run stands at one report interval.
-type Tick struct {
-	Iteration, Of int
-	Cell          string        // matrix values, "threads=8 flush=O_DIRECT"
-	Elapsed       time.Duration // into the measured workload (negative in warmup)
-	Length        time.Duration // the workload's duration (0 when bounded by events only)
-	Left          time.Duration // workload time left in the run after this iteration
-	TPS, P95ms    float64
-}
-
 // ErrPrivileged is returned, before anything runs, when the plan has privileged actions
 // and AllowShell is off.
 type ErrPrivileged struct{ Actions []string }
@@ -92,10 +61,10 @@ func (e *ErrPrivileged) Error() string {
 
 type runner struct {
 	plan     *spec.Plan
-	sink     *results.Writer
+	out      *results.Writer
 	opts     Options
-	console  io.Writer
-	servers  map[string]*server
+	obs      Observer
+	servers  map[string]*liveTarget
 	order    []string // target names, plan order (replicas after their primary)
 	clusters []*sandbox.Cluster
 	globals  *globals
@@ -104,66 +73,67 @@ type runner struct {
 	start    map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
 }
 
-// Run runs plan p and emits everything to sink. The returned error is for a run that
+// Run runs plan p and writes everything it measures into out. The returned error is for a run that
 // could not go on (a target could not start, setup failed); failed iterations are in
 // the Outcome. Cancelling ctx is an interrupt: the workload stops now, teardown and the
 // restore of globals still run (bounded by StopTimeout), and the Outcome says interrupted.
-func Run(ctx context.Context, p *spec.Plan, sink *results.Writer, o Options) (out *Outcome, err error) {
+func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (outcome *Outcome, err error) {
 	if acts := Privileged(p); len(acts) > 0 && !o.AllowShell {
 		return nil, &ErrPrivileged{Actions: acts}
 	}
 	if o.StopTimeout <= 0 {
 		o.StopTimeout = 2 * time.Minute
 	}
-	r := &runner{plan: p, sink: sink, opts: o, console: o.Console, servers: map[string]*server{}, globals: newGlobals()}
-	if r.console == nil {
-		r.console = io.Discard
+	r := &runner{plan: p, out: out, opts: o, obs: o.Observer, servers: map[string]*liveTarget{}, globals: newGlobals()}
+	if r.obs == nil {
+		r.obs = quiet{}
 	}
 	r.info = r.newRunInfo()
-	if err := sink.WritePlan(o.PlanYAML); err != nil {
+	if err := out.WritePlan(o.PlanYAML); err != nil {
 		return nil, fmt.Errorf("write plan.yaml: %w", err)
 	}
 	r.saveInfo()
-	out = &Outcome{Status: results.StatusDone}
+	outcome = &Outcome{Status: results.StatusDone}
 
 	// Whatever happens below, the servers quadrant started are stopped and the
 	// globals it changed are restored, even after an interrupt.
 	defer func() {
 		if rec := recover(); rec != nil {
 			err = fmt.Errorf("internal error: %v", rec)
-			out.Status = results.StatusError
+			outcome.Status = results.StatusError
 		}
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.StopTimeout)
 		defer cancel()
-		r.finish(stopCtx, out, err)
+		r.finish(stopCtx, outcome, err)
 	}()
 
 	if err := r.startTargets(ctx); err != nil {
-		out.Status = results.StatusError
-		return out, err
+		outcome.Status = results.StatusError
+		return outcome, err
 	}
-	if o.Bind != nil {
-		addrs := map[string]Addr{}
+	if len(p.Unbound) > 0 {
+		addrs := map[string]spec.Addr{}
 		for name, s := range r.servers {
-			addrs[name] = Addr{s.Host(), s.Port()}
+			addrs[name] = spec.Addr{Host: s.Host(), Port: s.Port()}
 		}
-		bound, err := o.Bind(addrs)
+		bound, err := p.Bind(addrs)
 		if err != nil {
-			out.Status = results.StatusError
-			return out, fmt.Errorf("bind target addresses: %w", err)
+			outcome.Status = results.StatusError
+			return outcome, fmt.Errorf("bind target addresses: %w", err)
 		}
 		r.plan = bound
 	}
 	if r.watch, err = r.openWatchers(ctx); err != nil {
-		out.Status = results.StatusError
-		return out, err
+		outcome.Status = results.StatusError
+		return outcome, err
 	}
-	if err := r.steps(ctx, r.plan.Setup, stepScope{phase: "setup", target: defaultTarget(r.plan)}); err != nil {
-		out.Status = statusOf(ctx, results.StatusError)
-		return out, fmt.Errorf("setup: %w", err)
+	r.recordWatched()
+	if err := r.steps(ctx, r.plan.Setup, stepScope{phase: spec.PhaseSetup, target: r.plan.DefaultTarget()}); err != nil {
+		outcome.Status = statusOf(ctx, results.StatusError)
+		return outcome, fmt.Errorf("setup: %w", err)
 	}
-	r.iterations(ctx, out)
-	return out, nil
+	r.iterations(ctx, outcome)
+	return outcome, nil
 }
 
 // statusOf is StatusInterrupted when ctx was cancelled, else s.
@@ -200,18 +170,13 @@ func (r *runner) newRunInfo() *results.RunInfo {
 		}
 	}
 	for _, it := range r.plan.Iterations {
-		if p, ok := prev[it.Index]; ok && finished(p.Status) {
+		if p, ok := prev[it.Index]; ok && results.Finished(p.Status) {
 			ri.Iterations = append(ri.Iterations, p)
 			continue
 		}
 		ri.Iterations = append(ri.Iterations, results.IterationInfo{Index: it.Index, Repeat: it.Repeat, Matrix: matrixFields(it), Status: "pending"})
 	}
 	return ri
-}
-
-// finished is true for an iteration a resumed run keeps.
-func finished(status string) bool {
-	return status == results.StatusDone || status == results.StatusFailed
 }
 
 func matrixFields(it spec.Iteration) []results.Field {
@@ -223,17 +188,15 @@ func matrixFields(it spec.Iteration) []results.Field {
 }
 
 func (r *runner) saveInfo() {
-	if err := r.sink.WriteRunInfo(r.info); err != nil {
+	if err := r.out.WriteRunInfo(r.info); err != nil {
 		r.logf("warning: write run.json: %v", err)
 	}
 }
 
 // logf goes to log.txt and the console.
 func (r *runner) logf(format string, args ...any) {
-	r.sink.Logf(format, args...)
-	if r.opts.Progress != nil {
-		r.opts.Progress(fmt.Sprintf(format, args...))
-	}
+	r.out.Logf(format, args...)
+	r.obs.Logged(fmt.Sprintf(format, args...))
 }
 
 // startTargets starts every sandbox (replicas included) and connects every dsn target.
@@ -249,7 +212,7 @@ func (r *runner) startTargets(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := r.connect(ctx, &server{Target: dt}); err != nil {
+		if err := r.connect(ctx, &liveTarget{Target: dt}); err != nil {
 			return err
 		}
 	}
@@ -279,17 +242,15 @@ func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 	c, err := sandbox.Start(ctx, sandbox.Options{
 		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
 		Replication: sb.Replication, Dir: r.opts.SandboxDir, Keep: r.opts.KeepSandboxes,
-		Logf: r.sink.Logf,
+		Logf: r.out.Logf,
 	})
 	if err != nil {
 		return fmt.Errorf("target %s: %w", t.Name, err)
 	}
 	r.clusters = append(r.clusters, c)
-	if r.opts.SandboxStarted != nil {
-		r.opts.SandboxStarted(c.Dir())
-	}
+	r.obs.SandboxStarted(c.Dir())
 	for _, srv := range c.Servers() {
-		s := &server{Target: target.NewSandbox(srv), sb: srv, base: base}
+		s := &liveTarget{Target: target.NewSandbox(srv), sb: srv, base: base}
 		if err := r.connect(ctx, s); err != nil {
 			return err
 		}
@@ -298,7 +259,7 @@ func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 	return nil
 }
 
-func (r *runner) connect(ctx context.Context, s *server) error {
+func (r *runner) connect(ctx context.Context, s *liveTarget) error {
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	db, err := s.Open(cctx)
@@ -322,7 +283,7 @@ func (r *runner) iterations(ctx context.Context, out *Outcome) {
 	for i := range r.plan.Iterations {
 		it := &r.plan.Iterations[i]
 		info := &r.info.Iterations[i]
-		if finished(info.Status) {
+		if results.Finished(info.Status) {
 			r.logf("iteration %d: kept from the interrupted run (%s)", it.Index, info.Status)
 			continue
 		}
@@ -334,7 +295,7 @@ func (r *runner) iterations(ctx context.Context, out *Outcome) {
 			}
 			continue
 		}
-		status := r.iteration(ctx, it, info)
+		status := r.runIteration(ctx, it, info)
 		switch status {
 		case results.StatusFailed:
 			if len(info.Failed) > 0 && info.Error == "" {
@@ -363,14 +324,14 @@ func (r *runner) iterations(ctx context.Context, out *Outcome) {
 // sandboxes. It runs on a fresh context: an interrupted run still cleans up.
 func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 	if len(r.servers) > 0 {
-		if err := r.steps(ctx, r.plan.Teardown, stepScope{phase: "teardown", target: defaultTarget(r.plan)}); err != nil {
+		if err := r.steps(ctx, r.plan.Teardown, stepScope{phase: spec.PhaseTeardown, target: r.plan.DefaultTarget()}); err != nil {
 			r.logf("teardown: %v", err)
 			if out.Status == results.StatusDone {
 				out.Status = results.StatusFailed
 				out.ErrorsFailed++
 			}
 		}
-		if err := r.globals.restore(ctx, r.sink.Logf); err != nil {
+		if err := r.globals.restore(ctx, r.out.Logf); err != nil {
 			r.logf("warning: %v", err)
 		}
 		for i := range r.info.Targets {
@@ -400,9 +361,27 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 		r.info.Error = runErr.Error()
 	}
 	r.saveInfo()
-	if err := r.sink.Sync(); err != nil {
+	if err := r.out.Sync(); err != nil {
 		r.logf("warning: sync results: %v", err)
 	}
+}
+
+// recordWatched lists each target's watched columns and their kind in run.json, so
+// readers know them without guessing from names.
+func (r *runner) recordWatched() {
+	for i := range r.info.Targets {
+		ti := &r.info.Targets[i]
+		ti.Watched = nil
+		for _, sm := range r.watch.all {
+			if sm.target != ti.Name {
+				continue
+			}
+			for _, c := range sm.s.Columns() {
+				ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: c.Kind})
+			}
+		}
+	}
+	r.saveInfo()
 }
 
 // variablesNow records, per watched target, the global variables that differ from the
@@ -416,7 +395,7 @@ func (r *runner) variablesNow(ctx context.Context, targets []string) map[string]
 			r.logf("warning: %s: SHOW GLOBAL VARIABLES: %v", name, err)
 			continue
 		}
-		d := mysqlwatch.DiffVariables(r.start[name], now)
+		d := results.DiffVariables(r.start[name], now)
 		m := map[string]string{}
 		for _, c := range d.Changed {
 			m[c.Name] = c.After
@@ -428,16 +407,6 @@ func (r *runner) variablesNow(ctx context.Context, targets []string) map[string]
 			out[name] = m
 		}
 	}
-	return out
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }
 

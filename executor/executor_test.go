@@ -13,6 +13,7 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -44,8 +45,7 @@ func runPlan(t *testing.T, text string, files map[string]string, opts Options) (
 	opts.Version = "test"
 	opts.SandboxDir = t.TempDir()
 	if testing.Verbose() {
-		opts.Console = os.Stderr
-		opts.Progress = func(line string) { fmt.Fprintln(os.Stderr, line) }
+		opts.Observer = verbose{}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -168,19 +168,11 @@ iteration:
 	}
 }
 
-func TestGridSeconds(t *testing.T) {
-	for _, c := range []struct {
-		elapsed, interval time.Duration
-		want              float64
-	}{
-		{2025 * time.Millisecond, time.Second, 2},
-		{8300 * time.Millisecond, time.Second, 8},
-		{-4 * time.Second, time.Second, -4},
-		{1480 * time.Millisecond, 500 * time.Millisecond, 1.5},
-		{3 * time.Second, 0, 3},
-	} {
-		if got := gridSeconds(c.elapsed, c.interval); got != c.want {
-			t.Errorf("gridSeconds(%s, %s) = %v, want %v", c.elapsed, c.interval, got, c.want)
-		}
-	}
+// verbose shows a test's run on stderr with go test -v.
+type verbose struct{}
+
+func (verbose) Logged(line string) { fmt.Fprintln(os.Stderr, line) }
+func (verbose) Interval(t Progress) {
+	fmt.Fprintln(os.Stderr, measure.FormatLine(t.Interval, t.OpenLoop))
 }
+func (verbose) SandboxStarted(string) {}

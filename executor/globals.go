@@ -17,16 +17,16 @@ var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0
 // first change, so that the run leaves every server as it found it.
 type globals struct {
 	mu       sync.Mutex
-	original map[*server]map[string]sql.NullString
-	order    map[*server][]string
+	original map[*liveTarget]map[string]sql.NullString
+	order    map[*liveTarget][]string
 }
 
 func newGlobals() *globals {
-	return &globals{original: map[*server]map[string]sql.NullString{}, order: map[*server][]string{}}
+	return &globals{original: map[*liveTarget]map[string]sql.NullString{}, order: map[*liveTarget][]string{}}
 }
 
 // set runs SET GLOBAL name = ? with the value bound, after saving the current value.
-func (g *globals) set(ctx context.Context, s *server, name string, value any) error {
+func (g *globals) set(ctx context.Context, s *liveTarget, name string, value any) error {
 	if !identifier.MatchString(name) {
 		return fmt.Errorf("set global %q: not a variable name", name)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/tail"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
@@ -61,7 +62,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	if name == "" {
 		name = sc.target
 	}
-	var s *server
+	var s *liveTarget
 	if name != "" {
 		s = r.servers[name]
 	}
@@ -90,7 +91,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	case *spec.SetGlobal:
 		if err = needServer(); err == nil {
 			for _, kv := range a.Settings {
-				r.sink.Logf("%s: SET GLOBAL %s = %v on %s", where, kv.Name, kv.Value, s.Name())
+				r.out.Logf("%s: SET GLOBAL %s = %v on %s", where, kv.Name, kv.Value, s.Name())
 				if err = r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
 					break
 				}
@@ -105,7 +106,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	case *spec.Shell:
 		err = r.shell(ctx, a.Command, sc, where)
 	case *spec.Sleep:
-		r.sink.Logf("%s: sleep %s", where, a.Duration)
+		r.out.Logf("%s: sleep %s", where, a.Duration)
 		select {
 		case <-ctx.Done():
 			err = ctx.Err()
@@ -116,7 +117,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	case *spec.Workload:
 		if err = needServer(); err == nil {
 			r.logf("%s: %s on %s", where, a, s.Name())
-			_, err = r.runWorkload(ctx, s, a, sc.it, nil)
+			_, err = r.runWorkload(ctx, s, a, nil)
 		}
 	default:
 		err = fmt.Errorf("step of unknown kind")
@@ -130,7 +131,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 		}
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	r.sink.Logf("%s: done in %.3fs", where, time.Since(began).Seconds())
+	r.out.Logf("%s: done in %.3fs", where, time.Since(began).Seconds())
 	return nil
 }
 
@@ -151,7 +152,7 @@ func listOf(list []string) statements {
 
 // sqlStatements runs statements on one connection, so session state (USE, SET @x)
 // carries from one to the next, and keeps the last result set when save_as asks.
-func (r *runner) sqlStatements(ctx context.Context, s *server, st *spec.Step, sc stepScope, next statements) error {
+func (r *runner) sqlStatements(ctx context.Context, s *liveTarget, st *spec.Step, sc stepScope, next statements) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", s.Name(), err)
@@ -167,11 +168,11 @@ func (r *runner) sqlStatements(ctx context.Context, s *server, st *spec.Step, sc
 		if err != nil {
 			return err
 		}
-		r.sink.Logf("sql on %s: %s", s.Name(), abbreviate(stmt, 500))
+		r.out.Logf("sql on %s: %s", s.Name(), abbreviate(stmt, 500))
 		cols, rows, err := query(ctx, conn, stmt)
 		if err != nil {
 			if code := mysqlCode(err); code != 0 && contains(st.IgnoreErrors, code) {
-				r.sink.Logf("ignored error %d (ignore_errors): %v", code, err)
+				r.out.Logf("ignored error %d (ignore_errors): %v", code, err)
 				continue
 			}
 			if line > 0 {
@@ -184,7 +185,7 @@ func (r *runner) sqlStatements(ctx context.Context, s *server, st *spec.Step, sc
 		}
 	}
 	if st.SaveAs != "" && savedCols != nil {
-		if err := r.sink.SaveResult(st.SaveAs, sc.index(), savedCols, savedRows); err != nil {
+		if err := r.out.SaveResult(st.SaveAs, sc.index(), savedCols, savedRows); err != nil {
 			return fmt.Errorf("save_as %s: %w", st.SaveAs, err)
 		}
 	}
@@ -222,7 +223,7 @@ func query(ctx context.Context, conn *sql.Conn, stmt string) ([]string, [][]stri
 	return cols, out, rows.Err()
 }
 
-func (r *runner) sqlFile(ctx context.Context, s *server, st *spec.Step, sc stepScope, path string) error {
+func (r *runner) sqlFile(ctx context.Context, s *liveTarget, st *spec.Step, sc stepScope, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -265,7 +266,7 @@ func abbreviate(s string, n int) string {
 
 // restartStep always restarts (a restart step is often there for a cold buffer pool),
 // with the server's current config plus the step's options.
-func (r *runner) restartStep(ctx context.Context, s *server, settings spec.Settings) error {
+func (r *runner) restartStep(ctx context.Context, s *liveTarget, settings spec.Settings) error {
 	if s.sb == nil {
 		r.logf("restart %s with its restart command", s.Name())
 		defer s.dropIdle()
@@ -304,10 +305,10 @@ func (r *runner) shell(ctx context.Context, command string, sc stepScope, where 
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
 	if len(out) > 0 {
-		r.sink.Logf("shell output:\n%s", strings.TrimRight(string(out), "\n"))
+		r.out.Logf("shell output:\n%s", strings.TrimRight(string(out), "\n"))
 	}
 	if err != nil {
-		return fmt.Errorf("%q failed: %v\n%s", command, err, lastLines(string(out), 15))
+		return fmt.Errorf("%q failed: %v\n%s", command, err, tail.Lines(string(out), 15))
 	}
 	return nil
 }
@@ -358,7 +359,7 @@ func (r *runner) wait(ctx context.Context, w *spec.Wait, stepTarget string, sc s
 			return ctx.Err()
 		}
 		if err != nil {
-			r.sink.Logf("%s: poll: %v", where, err)
+			r.out.Logf("%s: poll: %v", where, err)
 		} else {
 			last = env
 			ok, err := w.Until.EvalBool(env)
@@ -385,7 +386,7 @@ func (r *runner) wait(ctx context.Context, w *spec.Wait, stepTarget string, sc s
 	}
 }
 
-func (r *runner) waitEnv(ctx context.Context, s *server, w *spec.Wait) (map[string]any, error) {
+func (r *runner) waitEnv(ctx context.Context, s *liveTarget, w *spec.Wait) (map[string]any, error) {
 	status, err := s.status(ctx)
 	if err != nil {
 		return nil, err

@@ -27,50 +27,36 @@ func Privileged(p *spec.Plan) []string {
 		}
 		return ""
 	}
-	steps := func(list []spec.Step, defaultTarget string) {
-		for i := range list {
-			st := &list[i]
-			target := st.Target
-			if target == "" {
-				target = defaultTarget
-			}
-			switch a := st.Action().(type) {
-			case *spec.Shell:
-				add(st.Src.Pos, "shell: "+a.Command)
-			case *spec.DropCaches:
-				add(st.Src.Pos, "drop_caches: sync; echo 3 > /proc/sys/vm/drop_caches (needs root)")
-			case *spec.Restart:
-				if cmd := restartCmd(target); cmd != "" {
-					add(st.Src.Pos, fmt.Sprintf("restart of %s: %s", target, cmd))
-				}
+	// An iteration's server_config restarts before its steps run; iterations without
+	// steps have theirs listed before the next step that comes after them.
+	listed := 0
+	serverConfigs := func(upTo int) {
+		for ; listed < upTo; listed++ {
+			it := &p.Iterations[listed]
+			if cmd := restartCmd(p.TargetOf(it)); cmd != "" && len(it.ServerConfig) > 0 {
+				add(it.Src.At("server_config"), fmt.Sprintf("restart of %s for server_config: %s", p.TargetOf(it), cmd))
 			}
 		}
 	}
-	def := defaultTarget(p)
-	steps(p.Setup, def)
-	for i := range p.Iterations {
-		it := &p.Iterations[i]
-		target := it.Target
-		if target == "" {
-			target = def
+	for ps := range p.Steps() {
+		switch {
+		case ps.Iteration != nil:
+			serverConfigs(ps.Iteration.Index)
+		case ps.Phase == spec.PhaseTeardown:
+			serverConfigs(len(p.Iterations))
 		}
-		if len(it.ServerConfig) > 0 {
-			if cmd := restartCmd(target); cmd != "" {
-				add(it.Src.At("server_config"), fmt.Sprintf("restart of %s for server_config: %s", target, cmd))
+		st := ps.Step
+		switch a := st.Action().(type) {
+		case *spec.Shell:
+			add(st.Src.Pos, "shell: "+a.Command)
+		case *spec.DropCaches:
+			add(st.Src.Pos, "drop_caches: sync; echo 3 > /proc/sys/vm/drop_caches (needs root)")
+		case *spec.Restart:
+			if cmd := restartCmd(ps.Target); cmd != "" {
+				add(st.Src.Pos, fmt.Sprintf("restart of %s: %s", ps.Target, cmd))
 			}
 		}
-		steps(it.Before, target)
-		steps(it.During, target)
-		steps(it.After, target)
 	}
-	steps(p.Teardown, def)
+	serverConfigs(len(p.Iterations))
 	return out
-}
-
-// defaultTarget is the plan's only target, when it has one.
-func defaultTarget(p *spec.Plan) string {
-	if len(p.Targets) == 1 {
-		return p.Targets[0].Name
-	}
-	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/snmpwatch"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -192,18 +194,16 @@ func (w *watchers) sample(at time.Time, interval time.Duration, wg *sync.WaitGro
 }
 
 // summaries are, per target, every active sampler's summary (counter increases, gauges'
-// last values) over the workload.
-func (w *watchers) summaries() map[string]map[string]float64 {
-	out := map[string]map[string]float64{}
+// last values) over the workload, sorted by name.
+func (w *watchers) summaries() map[string][]measure.Value {
+	out := map[string][]measure.Value{}
 	for _, sm := range w.active {
-		m := out[sm.target]
-		if m == nil {
-			m = map[string]float64{}
-			out[sm.target] = m
-		}
 		for k, v := range sm.s.Summary() {
-			m[k] = v
+			out[sm.target] = append(out[sm.target], measure.Value{Name: k, Value: v})
 		}
+	}
+	for _, vs := range out {
+		sort.Slice(vs, func(i, j int) bool { return vs[i].Name < vs[j].Name })
 	}
 	return out
 }

@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
+	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
 	"github.com/quadrant-bench/quadrant/results"
 )
@@ -66,5 +68,45 @@ func TestSummaryJSONKeepsNumbersTyped(t *testing.T) {
 	}
 	if len(out.Rows) != 2 || out.Rows[1]["tps"] != 4000.0 || out.Rows[1]["status"] != "failed" {
 		t.Fatalf("rows %v", out.Rows)
+	}
+}
+
+// A folder written by quadrant before package results owned the format (868e43d) still
+// rebuilds, and its error.CODE column is no watched variable (it once got a page).
+func TestFolderWrittenBeforeTheFormatOwner(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/v1-folder")); err != nil {
+		t.Fatal(err)
+	}
+	paths, err := Rebuild(dir, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range paths {
+		rel, _ := filepath.Rel(dir, p)
+		got = append(got, rel)
+	}
+	sort.Strings(got)
+	want := []string{"report.html", "summary.json",
+		"variables/status.Com_insert.csv", "variables/status.Com_insert.html", "variables/status.Com_select.csv",
+		"variables/status.Com_select.html", "variables/status.Threads_running.csv", "variables/status.Threads_running.html"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("wrote %v\nwant %v", got, want)
+	}
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := run.Summary.Float(1, "tps"); !ok || v != 11380.3 {
+		t.Fatalf("summary tps of iteration 2: %v %v", v, ok)
+	}
+	h, err := results.ReadHistograms(dir, "primary", 2, "latency")
+	if err != nil || h.Count() != 34143 {
+		t.Fatalf("histogram of iteration 2: %v, %v", h, err)
+	}
+	c := compare.Compare([]*results.Run{run, run}, nil)
+	if len(c.Cells) != 2 || c.Cells[1].Values["tps"][1] != 11380.3 || c.Cells[1].Values["errors"][0] != 11482 {
+		t.Fatalf("compare with itself: %+v", c.Cells)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,11 +31,6 @@ const (
 	ReportFile    = "report.html"
 	VariablesDir  = "variables"
 )
-
-// SummaryColumns are the fixed first columns of summary.csv; matrix axes follow
-// "repeat", and record_as metrics and status.NAME increases follow the last of these.
-var SummaryColumns = []string{"target", "status", "duration_s", "transactions", "tps", "qps", "reads", "writes", "other",
-	"errors", "reconnects", "lat_avg_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "lat_max_ms"}
 
 // Writer owns an open results folder while a run writes it.
 type Writer struct {
@@ -101,29 +97,6 @@ func (w *Writer) Logf(format string, args ...any) {
 	defer w.mu.Unlock()
 	line := time.Now().UTC().Format("2006-01-02T15:04:05.000Z ") + strings.TrimRight(fmt.Sprintf(format, args...), "\n") + "\n"
 	w.log.WriteString(line) //nolint:errcheck // the log is best effort; measurements are not
-}
-
-// AppendSummary writes one iteration x target row of summary.csv.
-func (w *Writer) AppendSummary(rec Record) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.summary.Append(rec)
-}
-
-// AppendSample writes one row of timeseries/TARGET.csv.
-func (w *Writer) AppendSample(target string, rec Record) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	t, ok := w.timeseries[target]
-	if !ok {
-		var err error
-		t, err = OpenTable(filepath.Join(w.Dir, TimeseriesDir, target+".csv"))
-		if err != nil {
-			return err
-		}
-		w.timeseries[target] = t
-	}
-	return t.Append(rec)
 }
 
 // Sync pushes every table to stable storage (end of an iteration).
@@ -274,6 +247,37 @@ func KeepIterations(dir string, keep map[int]bool) error {
 		if err := writeAtomic(p, []byte(b.String())); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// CopyIn copies a file the plan reads (rel, as the plan names it relative to itself; src,
+// where it is) into the folder at the same relative path, so a rerun from the folder finds
+// it. A path outside the plan's folder cannot be placed so and is refused.
+func (w *Writer) CopyIn(rel, src string) error {
+	clean := filepath.Clean(rel)
+	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s (outside the plan's folder)", rel)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return fmt.Errorf("%s (%v)", rel, err)
+	}
+	defer in.Close()
+	dst := filepath.Join(w.Dir, clean)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("%s (%v)", rel, err)
+	}
+	out, err := os.Create(dst)
+	if err != nil {
+		return fmt.Errorf("%s (%v)", rel, err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("%s (%v)", rel, err)
+	}
+	if err := out.Close(); err != nil {
+		return fmt.Errorf("%s (%v)", rel, err)
 	}
 	return nil
 }

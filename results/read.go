@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // Data is a CSV table read back from a folder.
@@ -97,20 +99,49 @@ func loadData(path string) (*Data, error) {
 	return NewData(header, rows), nil
 }
 
-// Watched lists the watched variables of the run's time series (columns named
-// SOURCE.NAME: status.*, repl.*, query.*, snmp.*), in first-seen order.
+// Watched lists the watched columns of the run (status.*, repl.*, query.*, snmp.*), in
+// first-seen order: as run.json lists them, or, in a folder written before run.json
+// did, the time-series columns that are no workload metric.
 func (r *Run) Watched() []string {
 	seen := map[string]bool{}
 	var out []string
+	add := func(name string) {
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	listed := false
+	for _, ti := range r.Info.Targets {
+		for _, c := range ti.Watched {
+			listed = true
+			add(c.Name)
+		}
+	}
+	if listed {
+		return out
+	}
 	for _, t := range r.Targets {
 		for _, h := range r.Timeseries[t].Header {
-			if strings.Contains(h, ".") && !seen[h] {
-				seen[h] = true
-				out = append(out, h)
+			if strings.Contains(h, ".") && !IsWorkloadColumn(h) {
+				add(h)
 			}
 		}
 	}
 	return out
+}
+
+// IsWorkloadColumn reports whether a column is one of the workload's (a metric, a metric
+// family such as error.CODE, or a row key), not a watched one.
+func IsWorkloadColumn(name string) bool {
+	switch name {
+	case "iteration", "elapsed_s", "time", "repeat", "target", "status", "duration_s":
+		return true
+	}
+	if _, ok := measure.Lookup(name); ok {
+		return true
+	}
+	return strings.HasPrefix(name, "error.") || strings.HasPrefix(name, "tx.")
 }
 
 // WriteVariableCSVs writes variables/NAME.csv for every watched variable: one row per

@@ -114,15 +114,13 @@ func TestVariableCSVs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	start := time.Now()
 	for s := 1; s <= 3; s++ {
-		var r Record
-		r.AddInt("iteration", 1)
-		r.AddInt("elapsed_s", int64(s))
-		r.AddFloat("tps", 10)
-		r.AddFloat("status.Com_select", float64(s))
-		w.AppendSample("primary", r)
+		iv := &measure.Interval{Start: start.Add(time.Duration(s-1) * time.Second), End: start.Add(time.Duration(s) * time.Second), Elapsed: time.Duration(s) * time.Second}
+		iv.Events = 10
+		w.AppendTimeseries("primary", &TimeseriesRow{Iteration: 1, Interval: iv, Workload: true, Watched: []measure.Value{{Name: "status.Com_select", Value: float64(s)}}})
 	}
-	w.WriteRunInfo(&RunInfo{Plan: "x"})
+	w.WriteRunInfo(&RunInfo{Plan: "x", Targets: []TargetInfo{{Name: "primary", Watched: []Column{{Name: "status.Com_select", Kind: measure.Counter}}}}})
 	w.Close()
 	run, err := Load(dir)
 	if err != nil {
@@ -141,12 +139,12 @@ func TestVariableCSVs(t *testing.T) {
 func TestKeepIterations(t *testing.T) {
 	dir := t.TempDir()
 	w, _ := Create(dir)
+	start := time.Now()
 	for it := 1; it <= 3; it++ {
-		var r Record
-		r.AddInt("iteration", int64(it))
-		r.AddFloat("tps", float64(it))
-		w.AppendSample("db", r)
-		w.AppendSummary(r)
+		iv := &measure.Interval{Start: start, End: start.Add(time.Second), Elapsed: time.Second}
+		iv.Events = int64(it)
+		w.AppendTimeseries("db", &TimeseriesRow{Iteration: it, Interval: iv, Workload: true})
+		w.AppendSummary(&SummaryRow{Iteration: it, Target: "db", Status: StatusDone, Total: &measure.Total{Start: start, End: start.Add(time.Second)}})
 	}
 	w.Close()
 	if err := KeepIterations(dir, map[int]bool{1: true, 3: true}); err != nil {

@@ -6,7 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
+
+// Finished reports whether an iteration with this status is done for good: a resumed run
+// keeps it and does not run it again.
+func Finished(status string) bool { return status == StatusDone || status == StatusFailed }
 
 // Run statuses, shared by run.json and summary.csv.
 const (
@@ -68,6 +74,15 @@ type TargetInfo struct {
 	ServerVersion   string            `json:"server_version,omitempty"`
 	VariablesBefore map[string]string `json:"variables_before,omitempty"`
 	VariablesAfter  map[string]string `json:"variables_after,omitempty"`
+	// Watched are the watched columns of the target's time series with their kind, so a
+	// reader never guesses which columns are measured by a sampler.
+	Watched []Column `json:"watched,omitempty"`
+}
+
+// Column is one watched column: status.Com_select, repl.lag_s, snmp.load1...
+type Column struct {
+	Name string       `json:"name"`
+	Kind measure.Kind `json:"kind"` // counter (a per-second rate; the summary has the increase) or gauge
 }
 
 // IterationInfo is one iteration's outcome. Variables lists, per target, the global

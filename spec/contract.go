@@ -1,6 +1,10 @@
 package spec
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/quadrant-bench/quadrant/results/measure"
+)
 
 // Names fixed by the plan format contract, exported so the executor and the workload engine
 // can be checked against them.
@@ -13,11 +17,9 @@ var BuiltinWorkloads = []string{
 }
 
 // AssertionMetrics are the iteration metrics an `assert:` may use by name (all float64),
-// besides status.NAME and the plan's record_as names.
-var AssertionMetrics = []string{
-	"tps", "qps", "reads", "writes", "other", "transactions", "errors", "reconnects",
-	"lat_avg_ms", "p50_ms", "p95_ms", "p99_ms", "p999_ms", "lat_max_ms",
-}
+// besides status.NAME and the plan's record_as names: every summary metric of the
+// results folder's metric table.
+var AssertionMetrics = measure.AssertionNames()
 
 // Generator is a function available to transaction `args`. Sig is a pointer to a func value
 // of the exact signature (as expr.Function takes it): the engine registers its implementation

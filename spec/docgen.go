@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/templates"
 )
 
@@ -33,12 +34,14 @@ func MarkdownReference() []byte {
 	for _, w := range BuiltinWorkloads {
 		fmt.Fprintf(&b, "- `%s`\n", w)
 	}
-	b.WriteString("\n## Assertion names\n\n`assert:` expressions may use these iteration metrics (numbers), `status.NAME` " +
-		"(the counter's increase during the workload, or the gauge's last value) and every `record_as` name of the plan:\n\n")
-	for _, m := range AssertionMetrics {
-		fmt.Fprintf(&b, "`%s` ", m)
+	b.WriteString("\n## Assertion names\n\n`assert:` expressions may use these iteration metrics (numbers, over the measured part of the " +
+		"iteration), `status.NAME` (the counter's increase during the workload, or the gauge's last value) and every " +
+		"`record_as` name of the plan. The same names are summary.csv's columns (see docs/metrics.md).\n\n| name | unit | meaning |\n| --- | --- | --- |\n")
+	for _, name := range AssertionMetrics {
+		m, _ := measure.Lookup(name)
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", m.Name, m.TotalUnit, m.Doc)
 	}
-	b.WriteString("\n\n## Generator functions for transaction args\n\n| function | signature | meaning |\n| --- | --- | --- |\n")
+	b.WriteString("\n## Generator functions for transaction args\n\n| function | signature | meaning |\n| --- | --- | --- |\n")
 	for _, g := range Generators {
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", g.Name, strings.TrimPrefix(reflect.TypeOf(g.Sig).Elem().String(), "func"), g.Doc)
 	}

@@ -102,12 +102,22 @@ func load(src *source, opts Options) (*Plan, error) {
 	}
 	sortStrings(p.Unbound)
 	p.merged = t
+	p.loaded, p.opts = src, opts
 	t.root = root
 	validate(d, p)
 	if err := errs.result(t.files); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// Bind resolves the plan again with the addresses of targets that were not known at load
+// (sandboxes, once started), so ${{ target.NAME.host/port }} holds the real values. It
+// works from the plan text read at load; the files it extends are read again.
+func (p *Plan) Bind(addrs map[string]Addr) (*Plan, error) {
+	o := p.opts
+	o.Addrs = addrs
+	return load(p.loaded, o)
 }
 
 // vars decodes `vars:` in order, each var seeing env and the vars before it, with --set applied.

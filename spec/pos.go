@@ -161,3 +161,17 @@ func editDistance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// Tidy returns es with repeats dropped (the same problem found in every iteration of a
+// matrix) and sorted by position, or nil when there is none.
+func (es Errors) Tidy() error {
+	var l errorList
+	for _, e := range es {
+		l.add(e.Pos, "%s", e.Msg)
+	}
+	var files []string
+	for _, e := range l.errs {
+		files = append(files, e.Pos.File)
+	}
+	return l.result(files)
+}

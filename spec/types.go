@@ -52,10 +52,12 @@ type Plan struct {
 	File string `yaml:"-"`
 	Dir  string `yaml:"-"`
 	// Unbound lists targets whose host/port were not known at load (sandboxes not started yet):
-	// ${{ target.NAME.host/port }} rendered as a placeholder. Load again with Options.Addrs to bind them.
+	// ${{ target.NAME.host/port }} rendered as a placeholder. Bind binds them.
 	Unbound []string `yaml:"-"`
 
 	merged     *nodeTree // the merged source, for Redacted
+	loaded     *source   // the plan text and the options it was loaded with, for Bind
+	opts       Options
 	envUsed    map[string]bool
 	overridden map[string]bool // vars given with --set
 }

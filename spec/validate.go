@@ -180,20 +180,7 @@ func (v *validator) iteration(it *Iteration) {
 
 // collectRecords gathers the record_as names of every wait step, for assertions.
 func (v *validator) collectRecords() {
-	add := func(steps []Step) {
-		for _, s := range steps {
-			if s.Wait != nil && s.Wait.RecordAs != "" && !contains(v.records, s.Wait.RecordAs) {
-				v.records = append(v.records, s.Wait.RecordAs)
-			}
-		}
-	}
-	add(v.p.Setup)
-	add(v.p.Teardown)
-	for _, it := range v.p.Iterations {
-		add(it.Before)
-		add(it.During)
-		add(it.After)
-	}
+	v.records = v.p.RecordNames()
 	for _, r := range v.records {
 		if contains(AssertionMetrics, r) {
 			v.errorf(Pos{File: v.p.File}, "record_as name %q is a built-in metric name; choose another", r)

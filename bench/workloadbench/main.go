@@ -27,6 +27,9 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	workloadkinds "github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 var showStatus *bool
@@ -102,25 +105,25 @@ func run(mode, script string, kinds []string, pairs int, dur time.Duration, thre
 func oltpBench(ctx context.Context, cfg *mysql.Config, db *sql.DB, serverPid int, script string, kinds []string, pairs int, dur time.Duration, threads, tables, size int) error {
 	opts := map[string]string{"tables": fmt.Sprint(tables), "table_size": fmt.Sprint(size)}
 	t0 := time.Now()
-	if _, err := workload.Run(ctx, cfg, workload.Options{Builtin: script, Action: "prepare", Options: opts, Threads: threads}); err != nil {
+	if _, err := runWorkload(ctx, cfg, &spec.Workload{Builtin: script, Action: "prepare", Options: settings(opts), Threads: threads}); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
 	fmt.Printf("prepared %d x %d rows with quadrant in %.1fs\n", tables, size, time.Since(t0).Seconds())
 	// Warm the buffer pool once so the first run is not penalised.
-	if _, err := workload.Run(ctx, cfg, workload.Options{Builtin: script, Options: opts, Threads: threads, Duration: 3 * time.Second}); err != nil {
+	if _, err := runWorkload(ctx, cfg, &spec.Workload{Builtin: script, Options: settings(opts), Threads: threads, Duration: 3 * time.Second}); err != nil {
 		return fmt.Errorf("warm: %w", err)
 	}
 	var sb, qd []float64
 	for i := 1; i <= pairs; i++ {
 		for _, kind := range kinds {
-			o := workload.Options{Threads: threads, Duration: dur, ReportInterval: time.Second}
+			o := &spec.Workload{Threads: threads, Duration: dur, ReportInterval: time.Second}
 			if kind == "sysbench" {
-				o.Sysbench = &workload.Sysbench{Script: script, Args: opts}
+				o.Sysbench = &spec.Sysbench{Script: script, Args: settings(opts)}
 			} else {
-				o.Builtin, o.Options = script, opts
+				o.Builtin, o.Options = script, settings(opts)
 			}
 			cpu0, srv0, st0 := cpuTime(), procCPU(serverPid), status(db)
-			tot, err := workload.Run(ctx, cfg, o)
+			tot, err := runWorkload(ctx, cfg, o)
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", kind, i, err)
 			}
@@ -191,7 +194,7 @@ func replayBench(ctx context.Context, cfg *mysql.Config, c *sandbox.Cluster, dir
 		sec := time.Since(t0).Seconds()
 		cl = append(cl, sec)
 		t0 = time.Now()
-		tot, err := workload.Run(ctx, cfg, workload.Options{Replay: &workload.Replay{File: file}})
+		tot, err := runWorkload(ctx, cfg, &spec.Workload{Replay: &spec.Replay{File: file, Path: file, Connections: 1}})
 		if err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
@@ -274,4 +277,25 @@ func numCPU() int {
 		return 0
 	}
 	return strings.Count(string(b), "processor\t:")
+}
+
+// runWorkload runs w through its kind, with the defaults a plan would give it.
+func runWorkload(ctx context.Context, cfg *mysql.Config, w *spec.Workload) (*measure.Total, error) {
+	if w.Action == "" {
+		w.Action = "run"
+	}
+	if w.ReportInterval == 0 {
+		w.ReportInterval = time.Second
+	}
+	w.Threads = max(w.Threads, 1)
+	w.OnError.Ignore = []int{1213, 1020, 1205}
+	return workloadkinds.Do(ctx, w, workload.Env{Server: cfg}, func(*measure.Interval) {})
+}
+
+func settings(m map[string]string) spec.Settings {
+	var out spec.Settings
+	for k, v := range m {
+		out = append(out, spec.Setting{Name: k, Value: v})
+	}
+	return out
 }

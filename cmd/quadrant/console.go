@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // console is a run's output. stdout gets the sysbench-style interval lines, always (they
@@ -15,11 +16,12 @@ import (
 // status line (iteration k/N, elapsed, time left); piped, stderr gets only warnings:
 // everything else is in log.txt.
 type console struct {
-	mu     sync.Mutex
-	out    io.Writer
-	err    io.Writer
-	tty    bool
-	status string
+	mu        sync.Mutex
+	out       io.Writer
+	err       io.Writer
+	tty       bool
+	status    string
+	sandboxes []string
 }
 
 const clearLine = "\r\033[K"
@@ -36,18 +38,8 @@ func (c *console) redraw() {
 	}
 }
 
-// Write takes interval lines.
-func (c *console) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.clear()
-	n, err := c.out.Write(p)
-	c.redraw()
-	return n, err
-}
-
-// progress takes a line of the run's log.
-func (c *console) progress(line string) {
+// Logged takes a line of the run's log.
+func (c *console) Logged(line string) {
 	if !c.tty && !strings.HasPrefix(line, "warning") {
 		return
 	}
@@ -58,35 +50,52 @@ func (c *console) progress(line string) {
 	c.redraw()
 }
 
-// tick updates the status line.
-func (c *console) tick(t executor.Tick) {
-	if !c.tty {
-		return
-	}
+// Interval prints the sysbench-style line of an interval and, for a measured workload,
+// updates the status line.
+func (c *console) Interval(t executor.Progress) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clear()
-	c.status = statusLine(t)
+	fmt.Fprintln(c.out, measure.FormatLine(t.Interval, t.OpenLoop))
+	if c.tty && t.Measured {
+		c.status = statusLine(t)
+	}
 	c.redraw()
 }
 
-func statusLine(t executor.Tick) string {
+// SandboxStarted remembers a sandbox's directory, so that even an exit on a second
+// Ctrl-C removes it (its servers die with quadrant).
+func (c *console) SandboxStarted(dir string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sandboxes = append(c.sandboxes, dir)
+}
+
+// sandboxDirs are the directories of the sandboxes the run started.
+func (c *console) sandboxDirs() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.sandboxes...)
+}
+
+func statusLine(t executor.Progress) string {
 	var b strings.Builder
+	elapsed, rates := t.Interval.Elapsed, t.Interval.Rates()
 	fmt.Fprintf(&b, "iteration %d/%d", t.Iteration, t.Of)
 	if t.Cell != "" {
 		fmt.Fprintf(&b, " %s", t.Cell)
 	}
-	if t.Elapsed < 0 {
-		fmt.Fprintf(&b, " · warmup %s", (-t.Elapsed).Round(time.Second))
+	if elapsed < 0 {
+		fmt.Fprintf(&b, " · warmup %s", (-elapsed).Round(time.Second))
 	} else if t.Length > 0 {
-		fmt.Fprintf(&b, " · %s/%s", t.Elapsed.Round(time.Second), t.Length)
+		fmt.Fprintf(&b, " · %s/%s", elapsed.Round(time.Second), t.Length)
 	} else {
-		fmt.Fprintf(&b, " · %s", t.Elapsed.Round(time.Second))
+		fmt.Fprintf(&b, " · %s", elapsed.Round(time.Second))
 	}
-	fmt.Fprintf(&b, " · %.0f tps · p95 %.2f ms", t.TPS, t.P95ms)
+	fmt.Fprintf(&b, " · %.0f tps · p95 %.2f ms", rates.TPS, measure.Ms(t.Interval.Lat.P95))
 	left := t.Left
-	if t.Length > t.Elapsed {
-		left += t.Length - t.Elapsed
+	if t.Length > elapsed {
+		left += t.Length - elapsed
 	}
 	if left > 0 {
 		fmt.Fprintf(&b, " · ~%s of workload left", left.Round(time.Second))

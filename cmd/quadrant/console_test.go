@@ -7,17 +7,28 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
+
+// interval is one second with tps transactions, p95 latency and the given elapsed time.
+func interval(elapsed time.Duration, tps int64, p95 time.Duration) *measure.Interval {
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	iv := &measure.Interval{Index: 1, Start: start, End: start.Add(time.Second), Elapsed: elapsed, Threads: 1}
+	iv.Events = tps
+	iv.Lat = measure.UnknownLatency()
+	iv.Lat.P95 = p95
+	return iv
+}
 
 func TestConsolePipedIsQuietButForWarnings(t *testing.T) {
 	var out, errb bytes.Buffer
 	c := &console{out: &out, err: &errb}
-	c.progress("iteration 1/2: threads=1")
-	c.progress("warning: snmp 127.0.0.1:161: timeout")
-	c.tick(executor.Tick{Iteration: 1, Of: 2})
-	c.Write([]byte("[ 1s ] thds: 1 tps: 10.00\n"))
-	if out.String() != "[ 1s ] thds: 1 tps: 10.00\n" {
-		t.Fatalf("stdout %q", out.String())
+	c.Logged("iteration 1/2: threads=1")
+	c.Logged("warning: snmp 127.0.0.1:161: timeout")
+	iv := interval(time.Second, 10, time.Millisecond)
+	c.Interval(executor.Progress{Interval: iv, Measured: true, Iteration: 1, Of: 2})
+	if want := measure.FormatLine(iv, false) + "\n"; out.String() != want {
+		t.Fatalf("stdout %q, want %q", out.String(), want)
 	}
 	if errb.String() != "warning: snmp 127.0.0.1:161: timeout\n" {
 		t.Fatalf("stderr %q", errb.String())
@@ -27,15 +38,21 @@ func TestConsolePipedIsQuietButForWarnings(t *testing.T) {
 func TestConsoleTerminalKeepsTheStatusLineBelow(t *testing.T) {
 	var term bytes.Buffer // stdout and stderr on one terminal
 	c := &console{out: &term, err: &term, tty: true}
-	c.tick(executor.Tick{Iteration: 2, Of: 6, Cell: "threads=4", Elapsed: 12 * time.Second, Length: time.Minute, Left: 4 * time.Minute, TPS: 1234, P95ms: 3.25})
-	c.Write([]byte("[ 12s ] line\n"))
+	tick := executor.Progress{Measured: true, Iteration: 2, Of: 6, Cell: "threads=4", Length: time.Minute, Left: 4 * time.Minute}
+	tick.Interval = interval(12*time.Second, 1234, 3250*time.Microsecond)
+	c.Interval(tick)
+	tick.Interval = interval(13*time.Second, 1234, 3250*time.Microsecond)
+	c.Interval(tick)
 	c.done()
-	want := "iteration 2/6 threads=4 · 12s/1m0s · 1234 tps · p95 3.25 ms · ~4m48s of workload left" +
-		clearLine + "[ 12s ] line\n" + "iteration 2/6 threads=4 · 12s/1m0s · 1234 tps · p95 3.25 ms · ~4m48s of workload left" + clearLine
+	status := func(s string) string {
+		return "iteration 2/6 threads=4 · " + s + "/1m0s · 1234 tps · p95 3.25 ms · ~4m4" + map[string]string{"12s": "8", "13s": "7"}[s] + "s of workload left"
+	}
+	want := measure.FormatLine(interval(12*time.Second, 1234, 3250*time.Microsecond), false) + "\n" + status("12s") +
+		clearLine + measure.FormatLine(interval(13*time.Second, 1234, 3250*time.Microsecond), false) + "\n" + status("13s") + clearLine
 	if got := term.String(); got != want {
 		t.Fatalf("terminal got\n%q\nwant\n%q", got, want)
 	}
-	if strings.Count(term.String(), "\n") != 1 {
+	if strings.Count(term.String(), "\n") != 2 {
 		t.Fatal("the status line must never end a line")
 	}
 }

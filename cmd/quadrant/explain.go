@@ -2,12 +2,13 @@ package main
 
 import (
 	"fmt"
-	"github.com/quadrant-bench/quadrant/spec/sqltext"
 	"io"
 	"os"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 
 	"github.com/quadrant-bench/quadrant/spec"
 )

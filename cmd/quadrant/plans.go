@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/templates"
 )
@@ -41,7 +42,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	code = exitOK
 	for _, path := range plans {
-		p, err := spec.Load(path, spec.Options{Set: sets})
+		p, err := loadPlan(path, spec.Options{Set: sets})
 		if err != nil {
 			printLoadError(stderr, err)
 			code = exitInvalid
@@ -52,6 +53,19 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// loadPlan loads a plan and checks its workloads with their kinds' own rules: what
+// validate, explain and run refuse alike.
+func loadPlan(path string, opts spec.Options) (*spec.Plan, error) {
+	p, err := spec.Load(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := kinds.Validate(p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 func plural(n int) string {
@@ -75,7 +89,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant explain: give exactly one plan file, e.g. quadrant explain plan.yaml")
 		return exitInvalid
 	}
-	p, err := spec.Load(plans[0], spec.Options{Set: sets})
+	p, err := loadPlan(plans[0], spec.Options{Set: sets})
 	if err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid

@@ -13,7 +13,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -118,7 +117,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	opts := spec.Options{Set: req.sets, Targets: overrides}
-	p, err := spec.Load(req.plan, opts)
+	p, err := loadPlan(req.plan, opts)
 	if err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid
@@ -153,27 +152,14 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	// The driver reports dropped connections (after a restart, say) on its own logger:
 	// they belong in log.txt, not between the interval lines.
 	mysql.SetLogger(driverLog{w})
-	if err := copyPlanFiles(p, dir); err != nil {
+	if err := copyPlanFiles(p, w); err != nil {
 		w.Logf("warning: %v", err)
 		fmt.Fprintf(stderr, "warning: %v\n", err)
 	}
 	fmt.Fprintf(stdout, "results: %s\n", dir)
 
-	// The sandboxes this run starts, so that even an exit on a second Ctrl-C removes
-	// their directories (their servers die with quadrant). A kill -9 leaves them to the
-	// next run, which removes directories whose owner is gone.
-	var sbMu sync.Mutex
-	var sandboxDirs []string
-	removeSandboxes := func() {
-		sbMu.Lock()
-		defer sbMu.Unlock()
-		if !req.keep {
-			for _, d := range sandboxDirs {
-				os.RemoveAll(d)
-			}
-		}
-	}
-
+	con := &console{out: stdout, err: stderr, tty: isTerminalWriter(stderr)}
+	defer con.done()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
@@ -187,40 +173,27 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		cancel()
 		if _, ok := <-sigs; ok {
 			fmt.Fprintln(stderr, "exiting now; sandboxes die with quadrant, and what was measured is in "+dir)
-			removeSandboxes()
+			if !req.keep {
+				for _, d := range con.sandboxDirs() {
+					os.RemoveAll(d)
+				}
+			}
 			os.Exit(exitSignaled)
 		}
 	}()
 
 	// One scheduler slot per worker lets the workload engine read replies without a
 	// context switch (see engine.EnsureProcs): process-wide, so it is set here.
-	engine.EnsureProcs(maxThreads(p))
+	engine.EnsureProcs(p.MaxThreads())
 
-	con := &console{out: stdout, err: stderr, tty: isTerminalWriter(stderr)}
-	defer con.done()
 	eo := executor.Options{
-		AllowShell: allow, Console: con, Progress: con.progress, OnTick: con.tick, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
+		AllowShell: allow, Observer: con, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
 		Command: redactArgs(p, req.command), KeepSandboxes: req.keep, Previous: prev,
-		SandboxStarted: func(dir string) {
-			sbMu.Lock()
-			defer sbMu.Unlock()
-			sandboxDirs = append(sandboxDirs, dir)
-		},
-	}
-	if len(p.Unbound) > 0 {
-		eo.Bind = func(addrs map[string]executor.Addr) (*spec.Plan, error) {
-			bound := opts
-			bound.Addrs = map[string]spec.Addr{}
-			for name, a := range addrs {
-				bound.Addrs[name] = spec.Addr{Host: a.Host, Port: a.Port}
-			}
-			return spec.Load(req.plan, bound)
-		}
 	}
 	outcome, runErr := executor.Run(ctx, p, w, eo)
 	con.done()
 	if req.keep {
-		for _, d := range sandboxDirs {
+		for _, d := range con.sandboxDirs() {
 			fmt.Fprintf(stdout, "sandbox kept in %s\n", d)
 		}
 	}
@@ -285,13 +258,13 @@ func resultsDir(req runRequest, p *spec.Plan, sha string, stderr io.Writer) (str
 			req.resume, prev.PlanSHA256, sha)
 		return "", nil, exitInvalid
 	}
-	if prev.Status == results.StatusDone || prev.Status == results.StatusFailed {
+	if results.Finished(prev.Status) {
 		fmt.Fprintf(stderr, "quadrant: --resume %s: that run finished (%s); nothing to resume\n", req.resume, prev.Status)
 		return "", nil, exitInvalid
 	}
 	keep := map[int]bool{}
 	for _, it := range prev.Iterations {
-		if it.Status == results.StatusDone || it.Status == results.StatusFailed {
+		if results.Finished(it.Status) {
 			keep[it.Index] = true
 		}
 	}
@@ -304,67 +277,17 @@ func resultsDir(req runRequest, p *spec.Plan, sha string, stderr io.Writer) (str
 
 // copyPlanFiles copies the data files the plan reads (sql_file, replay) into the results
 // folder at the same relative paths, so `quadrant rerun DIR` finds them there.
-func copyPlanFiles(p *spec.Plan, dir string) error {
+func copyPlanFiles(p *spec.Plan, w *results.Writer) error {
 	var missing []string
-	seen := map[string]bool{}
-	copyOne := func(rel, abs string) {
-		if rel == "" || abs == "" || seen[rel] {
-			return
-		}
-		seen[rel] = true
-		clean := filepath.Clean(rel)
-		if filepath.IsAbs(clean) || strings.HasPrefix(clean, "..") {
-			missing = append(missing, rel)
-			return
-		}
-		if err := copyFile(abs, filepath.Join(dir, clean)); err != nil {
-			missing = append(missing, rel+" ("+err.Error()+")")
-		}
-	}
-	visit := func(steps []spec.Step) {
-		for _, st := range steps {
-			if st.SQLFile != nil {
-				copyOne(st.SQLFile.File, st.SQLFile.Path)
-			}
-			if st.Workload != nil && st.Workload.Replay != nil {
-				copyOne(st.Workload.Replay.File, st.Workload.Replay.Path)
-			}
-		}
-	}
-	visit(p.Setup)
-	visit(p.Teardown)
-	for _, it := range p.Iterations {
-		visit(it.Before)
-		visit(it.During)
-		visit(it.After)
-		if it.Workload != nil && it.Workload.Replay != nil {
-			copyOne(it.Workload.Replay.File, it.Workload.Replay.Path)
+	for _, f := range p.DataFiles() {
+		if err := w.CopyIn(f.File, f.Path); err != nil {
+			missing = append(missing, err.Error())
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("not copied into the results (outside the plan's folder), a rerun will need them: %s", strings.Join(missing, ", "))
+		return fmt.Errorf("not copied into the results, a rerun will need them: %s", strings.Join(missing, ", "))
 	}
 	return nil
-}
-
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	out, err := os.Create(dst)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // redactArgs hides DSN passwords (--target) and env values from the command line kept in run.json.
@@ -379,35 +302,6 @@ func redactArgs(p *spec.Plan, args []string) []string {
 		out[i] = p.Redact(a)
 	}
 	return out
-}
-
-// maxThreads is the most connections any workload of the plan runs at once.
-func maxThreads(p *spec.Plan) int {
-	most := 1
-	add := func(w *spec.Workload) {
-		if w == nil {
-			return
-		}
-		n := w.Threads
-		if w.Replay != nil {
-			n = w.Replay.Connections
-		}
-		most = max(most, n)
-	}
-	steps := func(list []spec.Step) {
-		for _, st := range list {
-			add(st.Workload)
-		}
-	}
-	steps(p.Setup)
-	steps(p.Teardown)
-	for _, it := range p.Iterations {
-		add(it.Workload)
-		steps(it.Before)
-		steps(it.During)
-		steps(it.After)
-	}
-	return most
 }
 
 // driverLog sends go-sql-driver/mysql's messages to log.txt.

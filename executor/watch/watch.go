@@ -11,25 +11,21 @@ import (
 	"context"
 	"math"
 	"time"
+
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
-// Kind says how a column's values are to be read.
-type Kind int
+// Kind says how a column's values are to be read; the results folder records it in run.json.
+// Gauge columns hold the value read at the tick, and their summary is the last value.
+// Counter columns hold the per-second rate over the interval ending at the tick, and their
+// summary is the increase since Baseline.
+type Kind = measure.Kind
 
+// The kinds a sampler's columns have.
 const (
-	// Gauge columns hold the value read at the tick; their summary is the last value.
-	Gauge Kind = iota
-	// Counter columns hold the per-second rate over the interval ending at the tick; their summary is the
-	// increase since Baseline.
-	Counter
+	Gauge   = measure.Gauge
+	Counter = measure.Counter
 )
-
-func (k Kind) String() string {
-	if k == Counter {
-		return "counter"
-	}
-	return "gauge"
-}
 
 // Column is one named numeric series, e.g. "status.Com_select", "repl.lag_s", "snmp.load1".
 type Column struct {

@@ -1,4 +1,4 @@
-package workload
+package workload_test
 
 import (
 	"context"
@@ -16,9 +16,12 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/custom"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 func startServer(t *testing.T) *sandbox.Cluster {
@@ -60,15 +63,93 @@ func openDB(t *testing.T, c *sandbox.Cluster) *sql.DB {
 	return db
 }
 
+// Options are a workload's settings as the tests write them; run turns them into the
+// spec.Workload a plan would resolve to, with spec's defaults, and runs it through its kind.
+type Options struct {
+	Builtin, Action string
+	Options         map[string]string
+	Transactions    []custom.Transaction
+	Vars            map[string]any
+	Replay          *Replay
+	Sysbench        *Sysbench
+	Threads         int
+	Duration        time.Duration
+	Events          int64
+	Warmup          time.Duration
+	Rate            float64
+	ReportInterval  time.Duration
+	OnError         OnError
+	ReadTimeout     time.Duration
+}
+
+type Replay struct{ File string }
+
+type Sysbench struct {
+	Script string
+	Args   map[string]string
+}
+
+type OnError struct {
+	Reconnect []int
+	MaxErrors int
+}
+
+func (o Options) workload() *spec.Workload {
+	w := &spec.Workload{Builtin: o.Builtin, Action: o.Action, Threads: max(o.Threads, 1), Duration: o.Duration, Events: o.Events,
+		Warmup: o.Warmup, Rate: o.Rate, ReportInterval: o.ReportInterval,
+		OnError: spec.OnError{Ignore: []int{1213, 1020, 1205}, Reconnect: o.OnError.Reconnect, MaxErrors: o.OnError.MaxErrors}}
+	if w.Action == "" {
+		w.Action = "run"
+	}
+	if w.ReportInterval == 0 {
+		w.ReportInterval = time.Second
+	}
+	if w.Duration == 0 && w.Events == 0 && o.Replay == nil {
+		w.Duration = 10 * time.Second
+	}
+	settings := func(m map[string]string) spec.Settings {
+		var out spec.Settings
+		for k, v := range m {
+			out = append(out, spec.Setting{Name: k, Value: v})
+		}
+		return out
+	}
+	w.Options = settings(o.Options)
+	for _, tx := range o.Transactions {
+		st := spec.Transaction{Name: tx.Name, Weight: max(tx.Weight, 1)}
+		for _, s := range tx.Statements {
+			ts := spec.TxStatement{SQL: s.SQL}
+			for _, a := range s.Args {
+				ts.Args = append(ts.Args, spec.Expr{Source: a})
+			}
+			st.Statements = append(st.Statements, ts)
+		}
+		w.Transactions = append(w.Transactions, st)
+	}
+	if o.Replay != nil {
+		w.Replay = &spec.Replay{File: o.Replay.File, Path: o.Replay.File, Connections: 1}
+	}
+	if o.Sysbench != nil {
+		w.Sysbench = &spec.Sysbench{Script: o.Sysbench.Script, Args: settings(o.Sysbench.Args)}
+	}
+	return w
+}
+
 func run(t *testing.T, cfg *mysql.Config, o Options) (*measure.Total, []*measure.Interval, error) {
 	t.Helper()
 	var ivs []*measure.Interval
-	o.OnInterval = func(iv *measure.Interval) { ivs = append(ivs, iv) }
 	var console strings.Builder
-	o.Console = &console
+	onInterval := func(iv *measure.Interval) {
+		ivs = append(ivs, iv)
+		fmt.Fprintln(&console, measure.FormatLine(iv, o.Rate > 0))
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	tot, err := Run(ctx, cfg, o)
+	w := o.workload()
+	if errs := kinds.All[w.Type()].Validate(w); len(errs) > 0 {
+		return nil, nil, errs
+	}
+	tot, err := kinds.Do(ctx, w, workload.Env{Server: cfg, Vars: o.Vars, ReadTimeout: o.ReadTimeout, Log: func(msg string) { t.Log(msg) }}, onInterval)
 	t.Logf("%s %s:\n%s", o.Builtin, o.Action, console.String())
 	return tot, ivs, err
 }

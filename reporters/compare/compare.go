@@ -14,10 +14,12 @@ import (
 	"text/tabwriter"
 
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
-// DefaultMetrics are the summary columns compared unless asked otherwise.
-var DefaultMetrics = []string{"tps", "qps", "lat_avg_ms", "p95_ms", "p99_ms", "errors"}
+// DefaultMetrics are the summary columns compared unless asked otherwise: those the
+// metric table marks for comparison.
+var DefaultMetrics = measure.CompareDefaults()
 
 // Cell is one matrix cell on one target, with each run's value per metric: the median
 // over the cell's repeats, NaN when the run has no such cell.
@@ -177,15 +179,11 @@ func variableDiff(a, b map[string]string) []string {
 		return nil
 	}
 	var out []string
-	for k, av := range a {
-		if noisyVariables[k] {
-			continue
-		}
-		if bv, ok := b[k]; ok && bv != av {
-			out = append(out, fmt.Sprintf("%s %s -> %s", k, av, bv))
+	for _, c := range results.DiffVariables(a, b).Changed {
+		if !noisyVariables[strings.ToLower(c.Name)] {
+			out = append(out, fmt.Sprintf("%s %s -> %s", c.Name, c.Before, c.After))
 		}
 	}
-	sort.Strings(out)
 	return out
 }
 

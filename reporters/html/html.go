@@ -16,6 +16,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 var (
@@ -43,6 +44,9 @@ type pageData struct {
 	Latency map[string]spectrum  `json:"latency,omitempty"`
 	Plan    string               `json:"plan,omitempty"`
 	Only    string               `json:"only,omitempty"`
+	// Charts are the workload metrics charted first; Watched the run's watched columns.
+	Charts  []string `json:"charts"`
+	Watched []string `json:"watched"`
 }
 
 // spectrum is one target's latency percentiles per iteration, recomputed from the
@@ -80,7 +84,7 @@ func latencySpectra(run *results.Run) map[string]spectrum {
 // Render writes the report of run to w. With only set, the page shows that one
 // variable (a column of the time series) across targets and iterations.
 func Render(w io.Writer, run *results.Run, version, only string) error {
-	d := pageData{Info: run.Info, Series: map[string]dataTable{}, Only: only}
+	d := pageData{Info: run.Info, Series: map[string]dataTable{}, Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched()}
 	if only == "" {
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan

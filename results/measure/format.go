@@ -18,7 +18,7 @@ func FormatLine(iv *Interval, openLoop bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "[ %ss ] thds: %d tps: %.2f qps: %.2f (r/w/o: %.2f/%.2f/%.2f) lat (ms,95%%): %.2f err/s: %.2f reconn/s: %.2f",
 		fmtSeconds(iv.Elapsed), iv.Threads, r.TPS, r.QPS, r.Reads, r.Writes, r.Other,
-		ms(iv.Lat.P95), r.Errors, r.Reconnects)
+		Ms(iv.Lat.P95), r.Errors, r.Reconnects)
 	if openLoop {
 		fmt.Fprintf(&b, " queue: %d", iv.Backlog)
 	}
@@ -35,13 +35,3 @@ func fmtSeconds(d time.Duration) string {
 	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64)
 }
 
-// ms converts to milliseconds; unknown (negative) stays negative.
-func ms(d time.Duration) float64 {
-	if d < 0 {
-		return -1
-	}
-	return float64(d) / float64(time.Millisecond)
-}
-
-// Ms converts a latency to milliseconds for reports (-1 when unknown).
-func Ms(d time.Duration) float64 { return ms(d) }

@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"github.com/quadrant-bench/quadrant/executor/target"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/target"
+	"github.com/quadrant-bench/quadrant/results"
 
 	_ "github.com/go-sql-driver/mysql"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
@@ -265,18 +267,18 @@ func TestVariablesDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := DiffVariables(before, after)
-	if len(d.Changed) != 1 || d.Changed[0] != (VarChange{"max_connections", before["max_connections"], "77"}) || len(d.Added)+len(d.Removed) != 0 {
+	d := results.DiffVariables(before, after)
+	if len(d.Changed) != 1 || d.Changed[0] != (results.VarChange{Name: "max_connections", Before: before["max_connections"], After: "77"}) || len(d.Added)+len(d.Removed) != 0 {
 		t.Fatalf("diff = %+v", d)
 	}
 	delete(after, "max_connections")
 	after["new_plugin_var"] = "1"
 	after["gtid_binlog_pos"] = "0-1-5"
-	d = DiffVariables(before, after)
+	d = results.DiffVariables(before, after)
 	if len(d.Changed) != 0 || len(d.Added) != 1 || d.Added[0].Name != "new_plugin_var" || len(d.Removed) != 1 || d.Removed[0].Name != "max_connections" {
 		t.Fatalf("diff = %+v", d)
 	}
-	if DiffVariables(before, before).Empty() != true {
+	if results.DiffVariables(before, before).Empty() != true {
 		t.Fatal("diff of a snapshot with itself is not empty")
 	}
 }

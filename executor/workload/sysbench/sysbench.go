@@ -19,11 +19,14 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/tail"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // Options of a sysbench run.
 type Options struct {
+	// Command is sysbench's: run (the default), prepare or cleanup.
+	Command        string
 	Script         string
 	Args           map[string]string
 	Binary         string
@@ -85,30 +88,61 @@ func Command(cfg *mysql.Config, o Options, configFile string) ([]string, error) 
 		}
 		args = append(args, "--mysql-ignore-errors="+strings.Join(codes, ","))
 	}
-	keys := make([]string, 0, len(o.Args))
-	for k := range o.Args {
+	if err := checkArgs(o.Args); err != nil {
+		return nil, err
+	}
+	for _, k := range sortedKeys(o.Args) {
+		args = append(args, "--"+strings.TrimLeft(k, "-")+"="+o.Args[k])
+	}
+	cmd := o.Command
+	if cmd == "" {
+		cmd = "run"
+	}
+	return append(args, cmd), nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	for _, k := range keys {
+	return keys
+}
+
+// checkArgs refuses script options that quadrant sets itself.
+func checkArgs(args map[string]string) error {
+	for _, k := range sortedKeys(args) {
 		n := strings.ReplaceAll(strings.TrimLeft(k, "-"), "_", "-")
 		for _, r := range reserved {
 			if n == r {
-				return nil, fmt.Errorf("sysbench: option %q is set by quadrant (from the target or the workload); remove it from args", k)
+				return fmt.Errorf("sysbench: option %q is set by quadrant (from the target or the workload); remove it from args", k)
 			}
 		}
-		args = append(args, "--"+strings.TrimLeft(k, "-")+"="+o.Args[k])
 	}
-	return append(args, "run"), nil
+	return nil
+}
+
+// Check refuses what the sysbench binary cannot do; it runs at validate and before a run.
+func Check(o Options) error {
+	if err := checkArgs(o.Args); err != nil {
+		return err
+	}
+	if o.Warmup > 0 {
+		return errors.New("sysbench: warmup is not supported with the sysbench binary 1.0.20 (no --warmup-time); run a separate unmeasured workload step first")
+	}
+	if o.ReportInterval%time.Second != 0 {
+		return fmt.Errorf("sysbench: report_interval %v: sysbench only takes whole seconds", o.ReportInterval)
+	}
+	return nil
 }
 
 // Run runs sysbench and parses its output.
+//
+// Prepare and cleanup (Options.Command) return a nil Total when they succeed.
 func Run(ctx context.Context, cfg *mysql.Config, o Options) (*measure.Total, error) {
-	if o.Warmup > 0 {
-		return nil, errors.New("sysbench: warmup is not supported with the sysbench binary 1.0.20 (no --warmup-time); run a separate unmeasured workload step first")
-	}
-	if o.ReportInterval%time.Second != 0 {
-		return nil, fmt.Errorf("sysbench: report_interval %v: sysbench only takes whole seconds", o.ReportInterval)
+	if err := Check(o); err != nil {
+		return nil, err
 	}
 	bin := o.Binary
 	if bin == "" {
@@ -155,25 +189,20 @@ func Run(ctx context.Context, cfg *mysql.Config, o Options) (*measure.Total, err
 		return nil, fmt.Errorf("sysbench: %w", err)
 	}
 	p := NewParser(start, o.Threads, o.OnInterval)
-	tail := p.Parse(out)
+	unparsed := p.Parse(out)
 	werr := cmd.Wait()
 	total := p.Total()
 	if werr != nil {
-		msg := strings.TrimSpace(stderr.String() + "\n" + strings.Join(tail, "\n"))
-		return total, fmt.Errorf("sysbench %s: %w: %s", o.Script, werr, lastLines(msg, 8))
+		msg := strings.TrimSpace(stderr.String() + "\n" + strings.Join(unparsed, "\n"))
+		return total, fmt.Errorf("sysbench %s %s: %w: %s", o.Script, args[len(args)-1], werr, tail.Lines(msg, 8))
+	}
+	if o.Command != "" && o.Command != "run" {
+		return nil, nil
 	}
 	if total == nil {
-		return nil, fmt.Errorf("sysbench %s: no final report in its output: %s", o.Script, lastLines(strings.Join(tail, "\n"), 8))
+		return nil, fmt.Errorf("sysbench %s: no final report in its output: %s", o.Script, tail.Lines(strings.Join(unparsed, "\n"), 8))
 	}
 	return total, nil
-}
-
-func lastLines(s string, n int) string {
-	l := strings.Split(strings.TrimSpace(s), "\n")
-	if len(l) > n {
-		l = l[len(l)-n:]
-	}
-	return strings.Join(l, " | ")
 }
 
 // Parser turns sysbench output into intervals and a total.

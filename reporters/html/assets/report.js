@@ -176,7 +176,8 @@
       area.appendChild(legend);
     }
     pick.addEventListener("change", function () { draw(pick.value); });
-    var def = cols.indexOf("tps") >= 0 ? "tps" : cols[0];
+    var first = (D.charts || []).filter(function (c) { return cols.indexOf(c) >= 0; });
+    var def = first.length ? first[0] : cols[0];
     pick.value = def;
     draw(def);
   }
@@ -194,8 +195,8 @@
       sec.appendChild(el("h3", { text: "Target " + t }));
       root.appendChild(sec);
       var area = el("div");
-      var defaults = D.only ? [D.only] : ["tps", "p95_ms"].filter(function (c) { return cols.indexOf(c) >= 0; })
-        .concat(cols.filter(function (c) { return c.indexOf(".") > 0; }).slice(0, 4));
+      var defaults = D.only ? [D.only] : (D.charts || []).filter(function (c) { return cols.indexOf(c) >= 0; })
+        .concat(cols.filter(function (c) { return (D.watched || []).indexOf(c) >= 0; }).slice(0, 4));
       if (!defaults.length) defaults = cols.slice(0, 2);
       if (!D.only) {
         var pick = el("select", { "aria-label": "add a chart for " + t });

@@ -1,4 +1,4 @@
-package mysqlwatch
+package results
 
 import (
 	"sort"

@@ -12,10 +12,10 @@ import (
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// server is one target while a run goes: a sandbox server quadrant started, or a server
+// liveTarget is one target while a run goes: a sandbox server quadrant started, or a server
 // reached by DSN, with the connection pool that steps, globals and waits use (workloads
 // and samplers open their own).
-type server struct {
+type liveTarget struct {
 	target.Target
 	sb   *sandbox.Server  // nil for dsn targets
 	base []sandbox.Option // the plan's sandbox config; server_config and restarts add to it
@@ -87,7 +87,7 @@ func removed(cfg []sandbox.Option, settings spec.Settings) []sandbox.Option {
 // restart applies settings and restarts the server. A sandbox is only restarted when its
 // effective config changes; a dsn target runs its restart command (trust was checked
 // before the run started) and waits until it answers.
-func (s *server) restart(ctx context.Context, settings spec.Settings) (bool, error) {
+func (s *liveTarget) restart(ctx context.Context, settings spec.Settings) (bool, error) {
 	if s.sb == nil {
 		opts := sandboxOptions(settings)
 		if len(settings) > 0 && fmt.Sprint(opts) == s.applied {
@@ -114,22 +114,14 @@ func (s *server) restart(ctx context.Context, settings spec.Settings) (bool, err
 
 // dropIdle closes the pool's idle connections, which a restart has broken, so the next
 // step does not start with a dead one.
-func (s *server) dropIdle() {
+func (s *liveTarget) dropIdle() {
 	s.db.SetMaxIdleConns(0)
 	s.db.SetMaxIdleConns(2)
 }
 
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
 // status reads SHOW GLOBAL STATUS as numbers where they are numbers, strings otherwise:
 // what wait conditions see as status.NAME.
-func (s *server) status(ctx context.Context) (map[string]any, error) {
+func (s *liveTarget) status(ctx context.Context) (map[string]any, error) {
 	raw, err := target.Status(ctx, s.db)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,99 @@
+package executor
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
+)
+
+// assertions evaluates the iteration's assert expressions; it returns the false (or
+// failing) ones, each with the values it saw.
+func (x *iteration) assertions() []string {
+	it, m := x.it, x.m
+	if len(it.Assert) == 0 {
+		return nil
+	}
+	env := map[string]any{}
+	if m != nil && m.total != nil {
+		fixed, _ := measure.TotalValues(m.total)
+		for _, v := range fixed {
+			env[v.Name] = v.Value
+		}
+	}
+	status := map[string]float64{}
+	if m != nil {
+		for _, v := range m.summary[x.target] {
+			if n, ok := strings.CutPrefix(v.Name, "status."); ok {
+				// MySQL's names are case-insensitive: status.com_select works too.
+				status[n] = v.Value
+				status[strings.ToLower(n)] = v.Value
+			}
+		}
+	}
+	env["status"] = status
+	for _, name := range x.r.plan.RecordNames() {
+		env[name] = math.NaN()
+	}
+	for k, v := range x.records {
+		env[k] = v
+	}
+	var failed []string
+	for i := range it.Assert {
+		a := &it.Assert[i]
+		ok, err := a.EvalBool(env)
+		switch {
+		case err != nil:
+			failed = append(failed, fmt.Sprintf("%s: %v", a.Source, err))
+		case !ok:
+			failed = append(failed, a.Source+seen(a.Source, env))
+		}
+	}
+	return failed
+}
+
+// seen lists the metric values an assertion used, so a failure says why.
+func seen(src string, env map[string]any) string {
+	var parts []string
+	for _, k := range sortedKeys(env) {
+		if k == "status" {
+			continue
+		}
+		if containsWord(src, k) {
+			parts = append(parts, fmt.Sprintf("%s=%s", k, results.FormatFloat(env[k].(float64))))
+		}
+	}
+	if st, ok := env["status"].(map[string]float64); ok {
+		for _, k := range sortedKeys(st) {
+			if strings.Contains(src, "status."+k) {
+				parts = append(parts, fmt.Sprintf("status.%s=%s", k, results.FormatFloat(st[k])))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func containsWord(s, w string) bool {
+	for i := strings.Index(s, w); i >= 0; {
+		before := i == 0 || !isIdent(s[i-1])
+		after := i+len(w) == len(s) || !isIdent(s[i+len(w)])
+		if before && after {
+			return true
+		}
+		j := strings.Index(s[i+1:], w)
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+	}
+	return false
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}

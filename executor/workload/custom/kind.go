@@ -1,0 +1,65 @@
+package custom
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/quadrant-bench/quadrant/executor/workload"
+	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// Kind is `workload: {transactions: [...]}`: a weighted mix of the plan's own statements.
+var Kind = workload.Kind{Name: "transactions", Validate: workload.Validate, New: newMix}
+
+type mixWorkload struct {
+	w   *spec.Workload
+	mix *Mix
+	env workload.Env
+}
+
+// newMix compiles the args against the generator functions bound per worker; spec has
+// compiled each one already against the same signatures (spec.Generators), for its
+// positions in the plan.
+func newMix(w *spec.Workload, env workload.Env) (workload.Workload, error) {
+	var txs []Transaction
+	for _, tx := range w.Transactions {
+		ct := Transaction{Name: tx.Name, Weight: tx.Weight}
+		for _, st := range tx.Statements {
+			cs := Statement{SQL: st.SQL}
+			for _, a := range st.Args {
+				cs.Args = append(cs.Args, a.Source)
+			}
+			ct.Statements = append(ct.Statements, cs)
+		}
+		txs = append(txs, ct)
+	}
+	mix, err := Compile(txs, env.Vars)
+	if err != nil {
+		return nil, err
+	}
+	return &mixWorkload{w: w, mix: mix, env: env}, nil
+}
+
+func (m *mixWorkload) Prepare(context.Context) error { return workload.ErrNoAction }
+func (m *mixWorkload) Cleanup(context.Context) error { return workload.ErrNoAction }
+
+func (m *mixWorkload) Run(ctx context.Context, onInterval func(*measure.Interval)) (*measure.Total, error) {
+	lc := workload.Loop(m.w, onInterval)
+	dc := engine.DialConfig(m.env.Server, true, m.env.Timeout(), lc.Threads)
+	lc.Names = m.mix.Names()
+	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
+		c, err := engine.Dial(ctx, dc, true)
+		if err != nil {
+			return nil, nil, fmt.Errorf("worker %d: %w", i+1, err)
+		}
+		w, err := m.mix.NewWorker(i, c)
+		if err != nil {
+			_ = c.Close()
+			return nil, nil, fmt.Errorf("worker %d: %w", i+1, err)
+		}
+		return w, c, nil
+	}
+	return engine.Run(ctx, lc)
+}

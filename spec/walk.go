@@ -1,0 +1,155 @@
+package spec
+
+import "iter"
+
+// Phase names where a step stands in a plan.
+const (
+	PhaseSetup    = "setup"
+	PhaseBefore   = "before"
+	PhaseDuring   = "during"
+	PhaseAfter    = "after"
+	PhaseTeardown = "teardown"
+)
+
+// PlacedStep is one step of a plan with where it runs: its phase, its iteration (nil in
+// setup and teardown) and the target it acts on (its own target:, else the iteration's,
+// else the plan's only target; "" when none applies).
+type PlacedStep struct {
+	Step      *Step
+	Phase     string
+	Iteration *Iteration
+	Target    string
+}
+
+// Steps walks every step of the plan in run order: setup, each iteration's before,
+// during and after, then teardown. Every question asked of "all the steps of a plan"
+// (files to copy, privileged commands, record_as names, threads) is one loop over it.
+func (p *Plan) Steps() iter.Seq[PlacedStep] {
+	return func(yield func(PlacedStep) bool) {
+		list := func(steps []Step, phase string, it *Iteration, def string) bool {
+			for i := range steps {
+				st := &steps[i]
+				t := st.Target
+				if t == "" {
+					t = def
+				}
+				if !yield(PlacedStep{Step: st, Phase: phase, Iteration: it, Target: t}) {
+					return false
+				}
+			}
+			return true
+		}
+		def := p.DefaultTarget()
+		if !list(p.Setup, PhaseSetup, nil, def) {
+			return
+		}
+		for i := range p.Iterations {
+			it := &p.Iterations[i]
+			t := p.TargetOf(it)
+			if !list(it.Before, PhaseBefore, it, t) || !list(it.During, PhaseDuring, it, t) || !list(it.After, PhaseAfter, it, t) {
+				return
+			}
+		}
+		list(p.Teardown, PhaseTeardown, nil, def)
+	}
+}
+
+// PlacedWorkload is one workload of a plan: an iteration's measured workload (Step nil) or
+// a workload step.
+type PlacedWorkload struct {
+	Workload  *Workload
+	Step      *Step // nil for the iteration's measured workload
+	Iteration *Iteration
+	Target    string
+}
+
+// Workloads walks every workload of the plan: the workload steps in run order, then each
+// iteration's measured workload.
+func (p *Plan) Workloads() iter.Seq[PlacedWorkload] {
+	return func(yield func(PlacedWorkload) bool) {
+		for ps := range p.Steps() {
+			if ps.Step.Workload != nil && !yield(PlacedWorkload{Workload: ps.Step.Workload, Step: ps.Step, Iteration: ps.Iteration, Target: ps.Target}) {
+				return
+			}
+		}
+		for i := range p.Iterations {
+			it := &p.Iterations[i]
+			if it.Workload != nil && !yield(PlacedWorkload{Workload: it.Workload, Iteration: it, Target: p.TargetOf(it)}) {
+				return
+			}
+		}
+	}
+}
+
+// DefaultTarget is the plan's only target, when it has one.
+func (p *Plan) DefaultTarget() string {
+	if len(p.Targets) == 1 {
+		return p.Targets[0].Name
+	}
+	return ""
+}
+
+// TargetOf is the target an iteration's workload and steps use by default.
+func (p *Plan) TargetOf(it *Iteration) string {
+	if it.Target != "" {
+		return it.Target
+	}
+	return p.DefaultTarget()
+}
+
+// RecordNames are the plan's record_as names, once each in plan order.
+func (p *Plan) RecordNames() []string {
+	var out []string
+	for ps := range p.Steps() {
+		if w := ps.Step.Wait; w != nil && w.RecordAs != "" && !contains(out, w.RecordAs) {
+			out = append(out, w.RecordAs)
+		}
+	}
+	return out
+}
+
+// MaxThreads is the most connections any workload of the plan runs at once.
+func (p *Plan) MaxThreads() int {
+	most := 1
+	for pw := range p.Workloads() {
+		most = max(most, pw.Workload.Connections())
+	}
+	return most
+}
+
+// Connections is how many connections the workload opens.
+func (w *Workload) Connections() int {
+	if w.Replay != nil {
+		return w.Replay.Connections
+	}
+	return w.Threads
+}
+
+// DataFile is a file a plan reads at run time, as written (relative to the plan) and resolved.
+type DataFile struct {
+	File, Path string
+}
+
+// DataFiles lists the files the plan's steps and workloads read (sql_file, replay), once
+// each in plan order: what a results folder must carry for a rerun.
+func (p *Plan) DataFiles() []DataFile {
+	var out []DataFile
+	seen := map[string]bool{}
+	add := func(f DataFile) {
+		if f.File != "" && !seen[f.File] {
+			seen[f.File] = true
+			out = append(out, f)
+		}
+	}
+	for ps := range p.Steps() {
+		if ps.Step.SQLFile != nil {
+			add(DataFile{ps.Step.SQLFile.File, ps.Step.SQLFile.Path})
+		}
+	}
+	for pw := range p.Workloads() {
+		if r := pw.Workload.Replay; r != nil {
+			add(DataFile{r.File, r.Path})
+		}
+	}
+	return out
+}
