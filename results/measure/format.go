@@ -34,4 +34,3 @@ func fmtSeconds(d time.Duration) string {
 	}
 	return strconv.FormatFloat(d.Seconds(), 'f', 1, 64)
 }
-
