@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/results"
@@ -250,4 +252,273 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// rowInputs is everything a rowWriter uses: where rows go, who samples, who watches.
+type rowInputs struct {
+	out            *results.Writer
+	samplers       *watchers
+	histograms     *results.HistogramLog
+	obs            Observer
+	logf           func(string, ...any)
+	iteration      int
+	target         string // the workload's: its rows get the workload's figures
+	reportInterval time.Duration
+	progress       Progress // where the run stands, completed with each interval for the observer
+}
+
+// rowWriter turns intervals into time-series rows. The workload's ticker hands over an
+// interval and goes on at once; samplers read their sources right away, concurrently,
+// and a single goroutine writes rows in interval order.
+type rowWriter struct {
+	rowInputs
+	queue   chan *pending
+	done    chan struct{}
+	downAt  time.Time // start of a window with no successful event, for the log
+	downErr int64
+}
+
+// pending is an interval waiting for its samplers.
+type pending struct {
+	iv      *measure.Interval
+	samples []sampled
+	wg      sync.WaitGroup
+}
+
+func newRowWriter(in rowInputs) *rowWriter {
+	rw := &rowWriter{rowInputs: in, queue: make(chan *pending, 1024), done: make(chan struct{})}
+	go rw.loop()
+	return rw
+}
+
+// interval is the workload's OnInterval.
+func (rw *rowWriter) interval(iv *measure.Interval) {
+	tk := rw.progress
+	tk.Interval = iv
+	rw.obs.Interval(tk)
+	t := &pending{iv: iv}
+	t.samples = rw.samplers.sample(iv.End, iv.End.Sub(iv.Start), &t.wg)
+	select {
+	case rw.queue <- t:
+	default:
+		// The writer is more than 1024 intervals behind (a stalled disk): keep the
+		// workload's clock running and say so rather than block it.
+		rw.out.Logf("warning: iteration %d: time-series writer behind, interval %d dropped", rw.iteration, iv.Index)
+	}
+}
+
+func (rw *rowWriter) close() {
+	close(rw.queue)
+	<-rw.done
+}
+
+func (rw *rowWriter) loop() {
+	defer close(rw.done)
+	defer func() {
+		if p := recover(); p != nil {
+			rw.logf("warning: iteration %d: internal error writing the time series: %v (rows from here on are lost)", rw.iteration, p)
+			for range rw.queue { // keep the workload's clock from blocking
+			}
+		}
+	}()
+	for t := range rw.queue {
+		t.wg.Wait()
+		rw.write(t)
+	}
+}
+
+func (rw *rowWriter) write(t *pending) {
+	iv := t.iv
+	rw.downtime(iv)
+	for _, name := range rw.samplers.targets {
+		row := &results.TimeseriesRow{Iteration: rw.iteration, Interval: iv, ReportInterval: rw.reportInterval, Workload: name == rw.target}
+		for _, smp := range t.samples {
+			if smp.target != name {
+				continue
+			}
+			for i, c := range smp.cols {
+				row.Watched = append(row.Watched, measure.Value{Name: c.Name, Value: smp.values[i]})
+			}
+		}
+		if err := rw.out.AppendTimeseries(name, row); err != nil {
+			rw.logf("warning: write timeseries/%s.csv: %v", name, err)
+		}
+	}
+	for _, smp := range t.samples {
+		if smp.warn != nil {
+			rw.logf("warning: iteration %d: %v", rw.iteration, smp.warn)
+		}
+	}
+	if err := rw.histograms.Write(iv); err != nil {
+		rw.logf("warning: histogram log: %v", err)
+	}
+}
+
+// connectionErrors are the client and server codes of a server that went away: lost or
+// refused connections, a shutdown in progress.
+var connectionErrors = []int{2002, 2003, 2006, 2013, 2055, 1053, 1927}
+
+// downtime logs the window in which the workload's target was unreachable: from the first
+// interval with connection errors to the first one that completed transactions without
+// any (to the report interval's precision).
+func (rw *rowWriter) downtime(iv *measure.Interval) {
+	var lost int64
+	for _, code := range connectionErrors {
+		lost += iv.ErrorsByCode[code]
+	}
+	switch {
+	case lost > 0 || (iv.Events == 0 && iv.Errors > 0):
+		if rw.downAt.IsZero() {
+			rw.downAt = iv.Start
+			rw.logf("iteration %d: %s unreachable from about %s (errors by code %v)", rw.iteration, rw.target, iv.Start.UTC().Format("15:04:05.000"), iv.ErrorsByCode)
+		}
+		rw.downErr += iv.Errors
+	case iv.Events > 0 && !rw.downAt.IsZero():
+		rw.logf("iteration %d: %s answering again at about %s, after at most %.1fs (%d errors in the window)",
+			rw.iteration, rw.target, iv.End.UTC().Format("15:04:05.000"), iv.End.Sub(rw.downAt).Seconds(), rw.downErr)
+		rw.downAt, rw.downErr = time.Time{}, 0
+	}
+}
+
+// during starts the iteration's `during` steps at their offsets into the measured part.
+type duringSteps struct {
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	err    error
+}
+
+func (r *runner) startDuring(ctx context.Context, it *spec.Iteration, sc stepScope) *duringSteps {
+	d := &duringSteps{}
+	if len(it.During) == 0 {
+		d.cancel = func() {}
+		return d
+	}
+	ctx, d.cancel = context.WithCancel(ctx)
+	measured := time.Now().Add(it.Workload.Warmup)
+	sc.phase = "during"
+	for i := range it.During {
+		st := &it.During[i]
+		d.wg.Add(1)
+		go func() {
+			defer d.wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					d.mu.Lock()
+					d.err = fmt.Errorf("internal error in during step %s: %v", st.Src.Pos, p)
+					d.mu.Unlock()
+				}
+			}()
+			select {
+			case <-ctx.Done():
+				r.logf("iteration %d: during step at %s (%s) did not run: the workload ended first", it.Index, st.At, st.Src.Pos)
+				return
+			case <-time.After(time.Until(measured.Add(st.At))):
+			}
+			if err := r.step(ctx, st, sc); err != nil && ctx.Err() == nil {
+				d.mu.Lock()
+				if d.err == nil {
+					d.err = err
+				}
+				d.mu.Unlock()
+			}
+		}()
+	}
+	return d
+}
+
+// stop cancels steps not started yet (or still running) once the workload is over.
+func (d *duringSteps) stop() error {
+	d.cancel()
+	d.wg.Wait()
+	return d.err
+}
+
+// assertions evaluates the iteration's assert expressions; it returns the false (or
+// failing) ones, each with the values it saw.
+func (x *iteration) assertions() []string {
+	it, m := x.it, x.m
+	if len(it.Assert) == 0 {
+		return nil
+	}
+	env := map[string]any{}
+	if m != nil && m.total != nil {
+		fixed, _ := measure.TotalValues(m.total)
+		for _, v := range fixed {
+			env[v.Name] = v.Value
+		}
+	}
+	status := map[string]float64{}
+	if m != nil {
+		for _, v := range m.summary[x.target] {
+			if n, ok := strings.CutPrefix(v.Name, "status."); ok {
+				// MySQL's names are case-insensitive: status.com_select works too.
+				status[n] = v.Value
+				status[strings.ToLower(n)] = v.Value
+			}
+		}
+	}
+	env["status"] = status
+	for _, name := range x.r.plan.RecordNames() {
+		env[name] = math.NaN()
+	}
+	for k, v := range x.records {
+		env[k] = v
+	}
+	var failed []string
+	for i := range it.Assert {
+		a := &it.Assert[i]
+		ok, err := a.EvalBool(env)
+		switch {
+		case err != nil:
+			failed = append(failed, fmt.Sprintf("%s: %v", a.Source, err))
+		case !ok:
+			failed = append(failed, a.Source+seen(a.Source, env))
+		}
+	}
+	return failed
+}
+
+// seen lists the metric values an assertion used, so a failure says why.
+func seen(src string, env map[string]any) string {
+	var parts []string
+	for _, k := range sortedKeys(env) {
+		if k == "status" {
+			continue
+		}
+		if containsWord(src, k) {
+			parts = append(parts, fmt.Sprintf("%s=%s", k, results.FormatFloat(env[k].(float64))))
+		}
+	}
+	if st, ok := env["status"].(map[string]float64); ok {
+		for _, k := range sortedKeys(st) {
+			if strings.Contains(src, "status."+k) {
+				parts = append(parts, fmt.Sprintf("status.%s=%s", k, results.FormatFloat(st[k])))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func containsWord(s, w string) bool {
+	for i := strings.Index(s, w); i >= 0; {
+		before := i == 0 || !isIdent(s[i-1])
+		after := i+len(w) == len(s) || !isIdent(s[i+len(w)])
+		if before && after {
+			return true
+		}
+		j := strings.Index(s[i+1:], w)
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+	}
+	return false
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

@@ -417,3 +417,47 @@ iteration:
 		}
 	}
 }
+
+// Every question asked of all the steps of a plan is one walk, teardown included.
+func TestWalkers(t *testing.T) {
+	p, err := LoadBytes("w.yaml", []byte(`version: 1
+name: w
+targets: {db: {dsn: "u@tcp(127.0.0.1:3306)/x"}}
+setup:
+  - sql_file: setup.sql
+  - workload: {builtin: oltp_read_only, action: prepare, threads: 3}
+matrix: {threads: [2, 5]}
+iteration:
+  before: [{wait: {until: "true", record_as: warm_s}}]
+  workload: {builtin: oltp_read_only, threads: "${{ matrix.threads }}", duration: 1s}
+teardown:
+  - wait: {until: "true", record_as: drain_s}
+  - sql_file: setup.sql
+`), Options{FS: fstest.MapFS{"setup.sql": {Data: []byte("SELECT 1;")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	for ps := range p.Steps() {
+		phases = append(phases, ps.Phase+"@"+ps.Target)
+	}
+	if got := strings.Join(phases, " "); got != "setup@db setup@db before@db before@db teardown@db teardown@db" {
+		t.Errorf("steps: %s", got)
+	}
+	if got := strings.Join(p.RecordNames(), " "); got != "warm_s drain_s" {
+		t.Errorf("record names: %s", got)
+	}
+	if p.MaxThreads() != 5 {
+		t.Errorf("max threads %d, want 5", p.MaxThreads())
+	}
+	if files := p.DataFiles(); len(files) != 1 || files[0].File != "setup.sql" {
+		t.Errorf("data files %+v", files)
+	}
+	n := 0
+	for range p.Workloads() {
+		n++
+	}
+	if n != 3 {
+		t.Errorf("%d workloads, want 3", n)
+	}
+}

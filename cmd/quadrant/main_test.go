@@ -230,3 +230,46 @@ func TestExplainMatrixWithRepeat(t *testing.T) {
 		t.Errorf("teardown is not after the last iteration")
 	}
 }
+
+// Each workload kind checks its own options at validate, at the option's line: a builtin's
+// misspelt option, sysbench args quadrant sets itself, warmup with the sysbench binary.
+func TestValidateChecksEachKindsOptions(t *testing.T) {
+	dir := t.TempDir()
+	for name, c := range map[string]struct{ plan, want string }{
+		"builtin": {`version: 1
+name: k
+targets: {db: {dsn: "u@tcp(127.0.0.1:3306)/x"}}
+iteration:
+  workload:
+    builtin: oltp_read_only
+    options: {tabels: 2}
+    duration: 1s
+`, `k.yaml:7:14: oltp_read_only options: unknown option "tabels"`},
+		"sysbench": {`version: 1
+name: k
+targets: {db: {dsn: "u@tcp(127.0.0.1:3306)/x"}}
+iteration:
+  workload:
+    sysbench: {script: oltp_read_only, args: {threads: 4}}
+    duration: 1s
+`, `k.yaml:6:46: sysbench: option "threads" is set by quadrant`},
+		"sysbench warmup": {`version: 1
+name: k
+targets: {db: {dsn: "u@tcp(127.0.0.1:3306)/x"}}
+iteration:
+  workload:
+    sysbench: {script: oltp_read_only}
+    duration: 1s
+    warmup: 2s
+`, `k.yaml:8:13: sysbench: warmup is not supported`},
+	} {
+		path := filepath.Join(dir, "k.yaml")
+		if err := os.WriteFile(path, []byte(c.plan), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := runCLI("validate", path)
+		if code != exitInvalid || !strings.Contains(errOut, c.want) {
+			t.Errorf("%s: exit %d, stderr %q, want %q", name, code, errOut, c.want)
+		}
+	}
+}

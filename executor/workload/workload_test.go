@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -412,11 +411,9 @@ func TestTablesCompatibleWithSysbench(t *testing.T) {
 	if _, _, err := run(t, cfg, Options{Builtin: "oltp_read_write", Action: "cleanup", Options: opts}); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("sysbench", "oltp_read_write", "--db-driver=mysql", "--mysql-host=127.0.0.1",
-		fmt.Sprintf("--mysql-port=%d", c.Primary.Port()), "--mysql-user=root", "--mysql-db=sbtest",
-		"--tables=2", "--table-size=1000", "prepare")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("sysbench prepare: %v\n%s", err, out)
+	// The sysbench kind's prepare runs `sysbench ... prepare`.
+	if _, _, err := run(t, cfg, Options{Sysbench: &Sysbench{Script: "oltp_read_write", Args: opts}, Action: "prepare"}); err != nil {
+		t.Fatalf("sysbench prepare: %v", err)
 	}
 	if theirs := showCreate(t, db, "sbtest2"); theirs != ours {
 		t.Fatalf("schemas differ:\nquadrant:\n%s\nsysbench:\n%s", ours, theirs)
@@ -427,6 +424,13 @@ func TestTablesCompatibleWithSysbench(t *testing.T) {
 	}
 	if tot.Events != 200 || tot.Queries() != 20*200 || tot.Errors != 0 {
 		t.Fatalf("quadrant on sysbench's tables: %+v", tot.Counts)
+	}
+	if _, _, err := run(t, cfg, Options{Sysbench: &Sysbench{Script: "oltp_read_write", Args: opts}, Action: "cleanup"}); err != nil {
+		t.Fatalf("sysbench cleanup: %v", err)
+	}
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'sbtest' AND table_name LIKE 'sbtest%'").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("after sysbench cleanup: %d tables left (%v)", n, err)
 	}
 }
 
