@@ -69,6 +69,9 @@ type runner struct {
 	clusters []*sandbox.Cluster
 	globals  *globals
 	watch    *watchers
+	// stopRun cancels the run with a cause (a results write error); ctx is the run's.
+	stopRun context.CancelCauseFunc
+	ctx     context.Context
 	info     *results.RunInfo
 	start    map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
 }
@@ -84,10 +87,13 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	if o.StopTimeout <= 0 {
 		o.StopTimeout = 2 * time.Minute
 	}
-	r := &runner{plan: p, out: out, opts: o, obs: o.Observer, servers: map[string]*liveTarget{}, globals: newGlobals()}
+	ctx, stopRun := context.WithCancelCause(ctx)
+	defer stopRun(nil)
+	r := &runner{plan: p, out: out, opts: o, obs: o.Observer, servers: map[string]*liveTarget{}, globals: newGlobals(), stopRun: stopRun}
 	if r.obs == nil {
 		r.obs = quiet{}
 	}
+	r.ctx = ctx
 	r.info = r.newRunInfo()
 	if err := out.WritePlan(o.PlanYAML); err != nil {
 		return nil, fmt.Errorf("write plan.yaml: %w", err)
@@ -133,7 +139,34 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		return outcome, fmt.Errorf("setup: %w", err)
 	}
 	r.iterations(ctx, outcome)
+	if werr := writeFailure(ctx); werr != nil {
+		outcome.Status = results.StatusError
+		return outcome, werr
+	}
 	return outcome, nil
+}
+
+// resultsFailed stops the run when the results folder cannot be written (a full disk):
+// what is measured from then on could not be kept. Teardown and the restore of globals
+// still run; the error says which file and why.
+func (r *runner) resultsFailed(err error) {
+	var we *results.WriteError
+	if !errors.As(err, &we) {
+		we = &results.WriteError{Dir: r.out.Dir, File: "the results folder", Err: err}
+	}
+	if context.Cause(r.ctx) == nil || !errors.As(context.Cause(r.ctx), new(*results.WriteError)) {
+		r.logf("error: %v: stopping the run (teardown and the restore of globals still run)", we)
+	}
+	r.stopRun(we)
+}
+
+// writeFailure is the results folder's write error that stopped the run, if one did.
+func writeFailure(ctx context.Context) *results.WriteError {
+	var we *results.WriteError
+	if errors.As(context.Cause(ctx), &we) {
+		return we
+	}
+	return nil
 }
 
 // statusOf is StatusInterrupted when ctx was cancelled, else s.
@@ -288,7 +321,7 @@ func (r *runner) iterations(ctx context.Context, out *Outcome) {
 			continue
 		}
 		if ctx.Err() != nil || stop {
-			if stop {
+			if stop || writeFailure(ctx) != nil {
 				info.Status = results.StatusSkipped
 			} else {
 				info.Status = results.StatusInterrupted
@@ -313,6 +346,8 @@ func (r *runner) iterations(ctx context.Context, out *Outcome) {
 		r.saveInfo()
 	}
 	switch {
+	case writeFailure(ctx) != nil:
+		out.Status = results.StatusError
 	case out.Status == results.StatusInterrupted || ctx.Err() != nil:
 		out.Status = results.StatusInterrupted
 	case out.ErrorsFailed > 0 || out.AssertionsFailed > 0:

@@ -82,6 +82,8 @@ func (x *iteration) end(ctx context.Context, err error) {
 	endAt := time.Now().UTC()
 	info.End = &endAt
 	switch {
+	case err != nil && writeFailure(ctx) != nil:
+		info.Status, info.Error = results.StatusFailed, writeFailure(ctx).Error()
 	case err != nil && (errors.Is(err, errInterrupted) || ctx.Err() != nil):
 		info.Status, info.Error = results.StatusInterrupted, "interrupted"
 	case err != nil:
@@ -134,7 +136,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	defer hl.Close()
 
 	rows := newRowWriter(rowInputs{
-		out: r.out, samplers: r.watch, histograms: hl, obs: r.obs, logf: r.logf,
+		out: r.out, samplers: r.watch, histograms: hl, obs: r.obs, logf: r.logf, failed: r.resultsFailed,
 		iteration: it.Index, target: s.Name(), reportInterval: it.Workload.ReportInterval,
 		progress: Progress{Measured: true, Iteration: it.Index, Of: len(r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(it), ": "),
 			OpenLoop: it.Workload.Rate > 0, Length: it.Workload.Duration, Left: r.remaining(it.Index)},
@@ -178,7 +180,7 @@ func (x *iteration) summarize() {
 			o.Total, o.Records = m.total, records
 		}
 		if err := x.r.out.AppendSummary(o); err != nil {
-			x.r.logf("warning: write summary.csv: %v", err)
+			x.r.resultsFailed(err)
 		}
 	}
 	if err := x.r.out.Sync(); err != nil {
@@ -265,6 +267,7 @@ type rowInputs struct {
 	target         string // the workload's: its rows get the workload's figures
 	reportInterval time.Duration
 	progress       Progress // where the run stands, completed with each interval for the observer
+	failed         func(error) // a row could not be written: the run stops
 }
 
 // rowWriter turns intervals into time-series rows. The workload's ticker hands over an
@@ -341,7 +344,8 @@ func (rw *rowWriter) write(t *pending) {
 			}
 		}
 		if err := rw.out.AppendTimeseries(name, row); err != nil {
-			rw.logf("warning: write timeseries/%s.csv: %v", name, err)
+			rw.failed(err)
+			return
 		}
 	}
 	for _, smp := range t.samples {
@@ -350,7 +354,7 @@ func (rw *rowWriter) write(t *pending) {
 		}
 	}
 	if err := rw.histograms.Write(iv); err != nil {
-		rw.logf("warning: histogram log: %v", err)
+		rw.failed(err)
 	}
 }
 

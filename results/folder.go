@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
@@ -137,19 +138,21 @@ func HistogramPath(dir, target string, iteration int) string {
 // iteration x target and writes its header; start is the workload's start.
 func (w *Writer) OpenHistogramLog(target string, iteration int, start time.Time) (*HistogramLog, error) {
 	path := HistogramPath(w.Dir, target, iteration)
+	rel, _ := filepath.Rel(w.Dir, path)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
+		return nil, w.writeError(rel, err)
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return nil, err
+		return nil, w.writeError(rel, err)
 	}
 	l, err := NewHistogramLog(f, start)
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, w.writeError(rel, err)
 	}
-	l.f = f
+	l.f, l.name = f, rel
+	l.wrap = w.writeError
 	return l, nil
 }
 
@@ -280,4 +283,50 @@ func (w *Writer) CopyIn(rel, src string) error {
 		return fmt.Errorf("%s (%v)", rel, err)
 	}
 	return nil
+}
+
+// WriteError is a failure to write a file of the results folder, said so that a full disk
+// reads as one: nothing measured after it can be kept, so a run stops on it.
+type WriteError struct {
+	Dir, File string // the folder, and the file's path inside it
+	Err       error
+}
+
+func (e *WriteError) Error() string {
+	if errors.Is(e.Err, syscall.ENOSPC) {
+		return fmt.Sprintf("no space left on %s while writing %s", filesystemOf(e.Dir), e.File)
+	}
+	return fmt.Sprintf("cannot write %s in %s: %v", e.File, e.Dir, e.Err)
+}
+
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// writeError wraps err (nil stays nil) as a WriteError of file.
+func (w *Writer) writeError(file string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &WriteError{Dir: w.Dir, File: file, Err: err}
+}
+
+// filesystemOf names the filesystem that holds dir by its mount point: the highest
+// directory above dir on the same device.
+func filesystemOf(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	var st syscall.Stat_t
+	if syscall.Stat(abs, &st) != nil {
+		return dir
+	}
+	mount := abs
+	for p := filepath.Dir(abs); p != mount; p = filepath.Dir(p) {
+		var up syscall.Stat_t
+		if syscall.Stat(p, &up) != nil || up.Dev != st.Dev {
+			break
+		}
+		mount = p
+	}
+	return "the filesystem mounted at " + mount
 }

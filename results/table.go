@@ -146,6 +146,9 @@ func (t *Table) Append(rec Record) error {
 	}
 	if len(added) > 0 {
 		if err := t.widen(added); err != nil {
+			for _, n := range added {
+				delete(t.index, n) // the file kept its header: so do we
+			}
 			return fmt.Errorf("widen %s: %w", t.path, err)
 		}
 	}

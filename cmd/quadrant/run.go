@@ -146,8 +146,8 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	}
 	w, err := results.Create(dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "quadrant: %v\n", err)
-		return exitFailed
+		fmt.Fprintf(stderr, "quadrant: nothing was run: %v\nChoose a folder you can write with --out DIR (or report.dir in the plan).\n", err)
+		return exitInvalid
 	}
 	// The driver reports dropped connections (after a restart, say) on its own logger:
 	// they belong in log.txt, not between the interval lines.
@@ -242,8 +242,8 @@ func resultsDir(req runRequest, p *spec.Plan, sha string, stderr io.Writer) (str
 		}
 		dir, err := results.NewDir(root, p.Name, time.Now())
 		if err != nil {
-			fmt.Fprintf(stderr, "quadrant: %v\n", err)
-			return "", nil, exitFailed
+			fmt.Fprintf(stderr, "quadrant: nothing was run: %v\nChoose a folder you can write with --out DIR (or report.dir in the plan).\n", err)
+			return "", nil, exitInvalid
 		}
 		return dir, nil, 0
 	}
