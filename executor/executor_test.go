@@ -44,7 +44,7 @@ func runPlan(t *testing.T, text string, files map[string]string, opts Options) (
 	opts.PlanYAML = yaml
 	opts.Version = "test"
 	opts.SandboxDir = t.TempDir()
-	if testing.Verbose() {
+	if testing.Verbose() && opts.Observer == nil {
 		opts.Observer = verbose{}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

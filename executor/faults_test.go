@@ -1,0 +1,219 @@
+package executor
+
+// Network faults on purpose: a toxiproxy between quadrant and a real sandbox, turned on
+// and off at set points of a measured workload, and what the run does under each.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/quadrant-bench/quadrant/executor/faulttest"
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/results"
+)
+
+// schedule runs actions when a measured workload reaches an interval: the run's own clock,
+// so the faults land at the same points whatever the machine's load.
+type schedule struct {
+	mu   sync.Mutex
+	at   map[[2]int]func() // {iteration, elapsed seconds} -> action
+	done map[[2]int]bool
+}
+
+func (s *schedule) Logged(string)         {}
+func (s *schedule) SandboxStarted(string) {}
+func (s *schedule) Interval(p Progress) {
+	if !p.Measured {
+		return
+	}
+	key := [2]int{p.Iteration, int(results.GridSeconds(p.Interval.Elapsed, 0))}
+	s.mu.Lock()
+	f := s.at[key]
+	if f != nil && !s.done[key] {
+		s.done[key] = true
+	} else {
+		f = nil
+	}
+	s.mu.Unlock()
+	if f != nil {
+		f()
+	}
+}
+
+func newSchedule(at map[[2]int]func()) *schedule {
+	return &schedule{at: at, done: map[[2]int]bool{}}
+}
+
+// proxied starts a sandbox and a fault proxy in front of it; dsn reaches the sandbox
+// through the proxy.
+func proxied(t *testing.T, name, params string) (*faulttest.Proxy, string) {
+	t.Helper()
+	c := sandboxtest.Start(t, sandbox.Options{Name: name})
+	upstream := fmt.Sprintf("127.0.0.1:%d", c.Primary.Port())
+	p := faulttest.Start(t, upstream)
+	return p, p.DSN(c.Primary.DSN("")+params, upstream)
+}
+
+// series is one column of the workload's time series by elapsed second, per iteration.
+func series(t *testing.T, run *results.Run, target, col string, iteration int) map[int]float64 {
+	t.Helper()
+	ts := run.Timeseries[target]
+	if ts == nil || ts.Col(col) < 0 {
+		t.Fatalf("timeseries/%s.csv has no column %s", target, col)
+	}
+	out := map[int]float64{}
+	for i := range ts.Rows {
+		if ts.Value(i, "iteration") != fmt.Sprint(iteration) {
+			continue
+		}
+		e, _ := ts.Float(i, "elapsed_s")
+		v, ok := ts.Float(i, col)
+		if !ok {
+			v = -1 // an empty cell
+		}
+		out[int(e)] = v
+	}
+	return out
+}
+
+const selectOne = `transactions: [{name: one, statements: [{sql: "SELECT 1"}]}]`
+
+// +50 ms on every reply for 3 s: the latency columns show it, closed-loop tps drops, the
+// open loop builds a backlog, and nothing is an error.
+func TestFaultLatency(t *testing.T) {
+	proxy, dsn := proxied(t, "flat", "")
+	on := func() { proxy.Latency(50) }
+	run, out, err := runPlan(t, fmt.Sprintf(`
+version: 1
+name: latency
+targets: {db: {dsn: "%s"}}
+matrix: {rate: [0, 300]}
+iteration:
+  workload:
+    %s
+    threads: 2
+    rate: "${{ matrix.rate }}"
+    duration: 8s
+`, dsn, selectOne), nil, Options{Observer: newSchedule(map[[2]int]func(){
+		{1, 2}: on, {1, 5}: proxy.Clear, {2, 2}: on, {2, 5}: proxy.Clear,
+	})})
+	requireDone(t, run, out, err, 2)
+	p95 := series(t, run, "db", "p95_ms", 1)
+	tps := series(t, run, "db", "tps", 1)
+	if p95[4] < 50 || p95[1] >= 50 || tps[4] > tps[1]/2 {
+		t.Errorf("closed loop: p95 %v tps %v: want p95 >= 50 ms and tps halved at 4 s, not at 1 s", p95, tps)
+	}
+	backlog := series(t, run, "db", "backlog", 2)
+	if backlog[5] <= backlog[1] || backlog[5] < 10 {
+		t.Errorf("open loop at 300/s with 2 threads and 50 ms per reply: backlog %v, want it built up by 5 s", backlog)
+	}
+	if e, _ := run.Summary.Float(0, "errors"); e != 0 {
+		t.Errorf("%v errors under added latency", e)
+	}
+}
+
+// Every connection reset for 2 s: errors by code, reconnects per on_error, the downtime
+// window in log.txt, and a row for every interval.
+func TestFaultConnectionsReset(t *testing.T) {
+	proxy, dsn := proxied(t, "freset", "")
+	run, out, err := runPlan(t, fmt.Sprintf(`
+version: 1
+name: reset
+targets: {db: {dsn: "%s"}}
+iteration:
+  workload:
+    %s
+    threads: 2
+    duration: 7s
+    on_error: {reconnect: [2013, 2006, 2003]}
+  assert: ["reconnects > 0", "errors > 0"]
+`, dsn, selectOne), nil, Options{Observer: newSchedule(map[[2]int]func(){{1, 2}: proxy.Reset, {1, 4}: proxy.Clear})})
+	requireDone(t, run, out, err, 1)
+	tps := series(t, run, "db", "tps", 1)
+	for s := 1; s <= 7; s++ {
+		if _, ok := tps[s]; !ok {
+			t.Errorf("no row at %d s: %v", s, tps)
+		}
+	}
+	if tps[7] <= 0 {
+		t.Errorf("no transactions after the resets ended: %v", tps)
+	}
+	if v, ok := run.Summary.Float(0, "error.2013"); !ok || v == 0 {
+		t.Errorf("no error.2013 in the summary: %v", run.Summary.Header)
+	}
+	log, _ := os.ReadFile(filepath.Join(run.Dir, results.LogFile))
+	if !strings.Contains(string(log), "db unreachable from about") || !strings.Contains(string(log), "db answering again at about") {
+		t.Errorf("log.txt lacks the downtime window:\n%s", log)
+	}
+}
+
+// Traffic blackholed for longer than the read timeout: errors by code once the timeout
+// passes, no hang, the run goes on, and what was measured before stays.
+func TestFaultBlackholeLongerThanReadTimeout(t *testing.T) {
+	proxy, dsn := proxied(t, "fhole", "?readTimeout=1s&timeout=1s")
+	run, out, err := runPlan(t, fmt.Sprintf(`
+version: 1
+name: blackhole
+targets: {db: {dsn: "%s"}}
+watch: {status: [Com_select]}
+iteration:
+  workload:
+    %s
+    threads: 2
+    duration: 9s
+    on_error: {reconnect: [2013, 2006, 2003]}
+`, dsn, selectOne), nil, Options{Observer: newSchedule(map[[2]int]func(){{1, 2}: proxy.Blackhole, {1, 5}: proxy.Clear})})
+	requireDone(t, run, out, err, 1)
+	tps := series(t, run, "db", "tps", 1)
+	if tps[1] <= 0 || tps[2] <= 0 {
+		t.Errorf("what was measured before the fault is gone: %v", tps)
+	}
+	if tps[4] != 0 {
+		t.Errorf("transactions at 4 s through a blackhole: %v", tps)
+	}
+	if tps[9] <= 0 {
+		t.Errorf("no transactions after the blackhole ended: %v", tps)
+	}
+	if v, ok := run.Summary.Float(0, "error.2013"); !ok || v == 0 {
+		t.Errorf("no error.2013 after the read timeout: %v", run.Summary.Rows)
+	}
+}
+
+// The watcher's connection stalls while the workload's does not: the watcher's cells go
+// empty for those intervals, the workload's columns go on.
+func TestFaultWatcherStallsWorkloadDoesNot(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "fwatch"})
+	upstream := fmt.Sprintf("127.0.0.1:%d", c.Primary.Port())
+	watched := faulttest.Start(t, upstream)
+	run, out, err := runPlan(t, fmt.Sprintf(`
+version: 1
+name: watcher
+targets:
+  db: {dsn: "%s"}
+  mon: {dsn: "%s"}
+watch: {targets: [db, mon], status: [Com_select, Uptime]}
+iteration:
+  target: db
+  workload:
+    %s
+    threads: 2
+    duration: 8s
+`, c.Primary.DSN(""), watched.DSN(c.Primary.DSN("")+"?readTimeout=1s", upstream), selectOne), nil,
+		Options{Observer: newSchedule(map[[2]int]func(){{1, 2}: watched.Blackhole, {1, 6}: watched.Clear})})
+	requireDone(t, run, out, err, 1)
+	uptime := series(t, run, "mon", "status.Uptime", 1)
+	if uptime[1] < 0 || uptime[4] >= 0 || uptime[5] >= 0 {
+		t.Errorf("mon's Uptime: %v, want a value at 1 s and empty cells at 4-5 s", uptime)
+	}
+	tps := series(t, run, "db", "tps", 1)
+	for s := 1; s <= 8; s++ {
+		if tps[s] <= 0 {
+			t.Errorf("the workload stalled with the watcher at %d s: %v", s, tps)
+		}
+	}
+}
