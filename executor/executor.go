@@ -72,8 +72,8 @@ type runner struct {
 	// stopRun cancels the run with a cause (a results write error); ctx is the run's.
 	stopRun context.CancelCauseFunc
 	ctx     context.Context
-	info     *results.RunInfo
-	start    map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
+	info    *results.RunInfo
+	start   map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
 }
 
 // Run runs plan p and writes everything it measures into out. The returned error is for a run that

@@ -176,3 +176,4 @@ func (verbose) Interval(t Progress) {
 	fmt.Fprintln(os.Stderr, measure.FormatLine(t.Interval, t.OpenLoop))
 }
 func (verbose) SandboxStarted(string) {}
+func (verbose) Working(w Work)        { fmt.Fprintln(os.Stderr, w) }

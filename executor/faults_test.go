@@ -27,6 +27,7 @@ type schedule struct {
 
 func (s *schedule) Logged(string)         {}
 func (s *schedule) SandboxStarted(string) {}
+func (s *schedule) Working(Work)          {}
 func (s *schedule) Interval(p Progress) {
 	if !p.Measured {
 		return

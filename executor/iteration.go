@@ -144,7 +144,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	during := r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
 	r.logf("iteration %d: %s on %s", it.Index, it.Workload, s.Name())
 	began := time.Now()
-	total, werr := r.runWorkload(ctx, s, it.Workload, rows.interval)
+	total, werr := r.runWorkload(ctx, s, it.Workload, "", rows.interval)
 	rows.close()
 	derr := during.stop()
 	x.m = &measurement{total: total, summary: r.watch.summaries(), duration: time.Since(began)}
@@ -266,7 +266,7 @@ type rowInputs struct {
 	iteration      int
 	target         string // the workload's: its rows get the workload's figures
 	reportInterval time.Duration
-	progress       Progress // where the run stands, completed with each interval for the observer
+	progress       Progress    // where the run stands, completed with each interval for the observer
 	failed         func(error) // a row could not be written: the run stops
 }
 

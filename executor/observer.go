@@ -1,6 +1,10 @@
 package executor
 
 import (
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
@@ -16,6 +20,64 @@ type Observer interface {
 	// SandboxStarted gets the directory of each sandbox cluster as it starts, for an exit
 	// that cannot wait for Run to stop it.
 	SandboxStarted(dir string)
+	// Working gets where a long step stands (a data load, a SQL file, a wait) about once a
+	// second while it runs, and once with Finished set when it ends.
+	Working(w Work)
+}
+
+// Work is where a long step stands.
+type Work struct {
+	Step string // where it is in the plan: "setup: workload (plan.yaml:12:5)"
+	// Done of Total Units (Total 0: unknown), since Started.
+	Done, Total float64
+	Unit        string
+	Started     time.Time
+	// State is what a wait sees now ("replica.Seconds_Behind_Master = 412"); Deadline is
+	// when it gives up.
+	State    string
+	Deadline time.Time
+	Finished bool
+}
+
+// String is the one-line form the console and log.txt show.
+func (w Work) String() string {
+	var b strings.Builder
+	b.WriteString(w.Step)
+	elapsed := time.Since(w.Started)
+	if w.Unit != "" {
+		fmt.Fprintf(&b, ": %s", count(w.Done))
+		if w.Total > 0 {
+			fmt.Fprintf(&b, "/%s %s (%.0f%%)", count(w.Total), w.Unit, 100*w.Done/w.Total)
+		} else {
+			fmt.Fprintf(&b, " %s", w.Unit)
+		}
+		if s := elapsed.Seconds(); s >= 1 && w.Done > 0 {
+			rate := w.Done / s
+			fmt.Fprintf(&b, " · %s %s/s", count(rate), w.Unit)
+			if w.Total > w.Done && !w.Finished {
+				fmt.Fprintf(&b, " · ~%s left", (time.Duration((w.Total-w.Done)/rate) * time.Second).Round(time.Second))
+			}
+		}
+	}
+	if w.State != "" {
+		fmt.Fprintf(&b, ": %s", w.State)
+	}
+	if !w.Deadline.IsZero() && !w.Finished {
+		fmt.Fprintf(&b, " · %s to its timeout", time.Until(w.Deadline).Round(time.Second))
+	}
+	if w.Finished {
+		fmt.Fprintf(&b, " · done in %s", elapsed.Round(100*time.Millisecond))
+	}
+	return b.String()
+}
+
+// count writes n with thousands separators: 1,234,567.
+func count(n float64) string {
+	s := strconv.FormatInt(int64(n+0.5), 10)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // Progress is one report interval and where the run stands.
@@ -36,3 +98,55 @@ type quiet struct{}
 func (quiet) Logged(string)         {}
 func (quiet) Interval(Progress)     {}
 func (quiet) SandboxStarted(string) {}
+func (quiet) Working(Work)          {}
+
+// progressLogEvery is how often a long step's progress goes to log.txt (and to a piped
+// console): often enough that a log shows a load is alive, rarely enough to stay readable.
+const progressLogEvery = 10 * time.Second
+
+// tracker follows one long step: the observer sees it about twice a second, log.txt every
+// progressLogEvery.
+type tracker struct {
+	mu     sync.Mutex
+	r      *runner
+	w      Work
+	shown  time.Time
+	logged time.Time
+}
+
+func (r *runner) track(step, unit string, total float64) *tracker {
+	now := time.Now()
+	return &tracker{r: r, w: Work{Step: step, Unit: unit, Total: total, Started: now}, logged: now}
+}
+
+// update changes the work and shows it when it is time to.
+func (t *tracker) update(f func(w *Work)) {
+	t.mu.Lock()
+	f(&t.w)
+	now := time.Now()
+	show := now.Sub(t.shown) >= 500*time.Millisecond
+	log := now.Sub(t.logged) >= progressLogEvery
+	if show {
+		t.shown = now
+	}
+	if log {
+		t.logged = now
+	}
+	w := t.w
+	t.mu.Unlock()
+	if show {
+		t.r.obs.Working(w)
+	}
+	if log {
+		t.r.logf("progress: %s", w)
+	}
+}
+
+// finish shows the work's end.
+func (t *tracker) finish() {
+	t.mu.Lock()
+	t.w.Finished = true
+	w := t.w
+	t.mu.Unlock()
+	t.r.obs.Working(w)
+}

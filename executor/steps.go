@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"time"
 
@@ -117,7 +118,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	case *spec.Workload:
 		if err = needServer(); err == nil {
 			r.logf("%s: %s on %s", where, a, s.Name())
-			_, err = r.runWorkload(ctx, s, a, nil)
+			_, err = r.runWorkload(ctx, s, a, where, nil)
 		}
 	default:
 		err = fmt.Errorf("step of unknown kind")
@@ -229,14 +230,38 @@ func (r *runner) sqlFile(ctx context.Context, s *liveTarget, st *spec.Step, sc s
 		return err
 	}
 	defer f.Close()
-	sp := sqltext.NewSplitter(f)
+	var size float64
+	if fi, err := f.Stat(); err == nil {
+		size = float64(fi.Size())
+	}
+	read := &countingReader{r: f}
+	t := r.track(sc.where(st), "bytes", size)
+	defer t.finish()
+	sp := sqltext.NewSplitter(read)
+	statements := 0
 	return r.sqlStatements(ctx, s, st, sc, func() (string, int, error) {
 		stmt, line, err := sp.Next()
 		if err != nil && err != io.EOF {
 			err = fmt.Errorf("%s: %w", path, err)
 		}
+		if err == nil {
+			statements++
+			t.update(func(w *Work) { w.Done, w.State = float64(read.n), fmt.Sprintf("%d statements", statements) })
+		}
 		return string(stmt), line, err
 	})
+}
+
+// countingReader counts the bytes read through it: how far into a SQL file a step is.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 func mysqlCode(err error) int {
@@ -352,6 +377,9 @@ func (r *runner) wait(ctx context.Context, w *spec.Wait, stepTarget string, sc s
 	r.logf("%s: waiting until %s on %s (timeout %s)", where, w.Until.Source, s.Name(), timeout)
 	began := time.Now()
 	deadline := began.Add(timeout)
+	t := r.track(where+": until "+w.Until.Source, "", 0)
+	t.w.Deadline = deadline
+	defer t.finish()
 	var last map[string]any
 	for {
 		env, err := r.waitEnv(ctx, s, w)
@@ -362,6 +390,7 @@ func (r *runner) wait(ctx context.Context, w *spec.Wait, stepTarget string, sc s
 			r.out.Logf("%s: poll: %v", where, err)
 		} else {
 			last = env
+			t.update(func(w2 *Work) { w2.State = conditionValues(w.Until.Source, env) })
 			ok, err := w.Until.EvalBool(env)
 			if err != nil {
 				return err
@@ -418,6 +447,28 @@ func (r *runner) waitEnv(ctx context.Context, s *liveTarget, w *spec.Wait) (map[
 	}
 	return map[string]any{"status": status, "replica": replica, "row": row}, nil
 }
+
+// conditionValues shows what a wait's condition reads now: "replica.Seconds_Behind_Master = 412".
+func conditionValues(cond string, env map[string]any) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, m := range conditionName.FindAllStringSubmatch(cond, -1) {
+		if seen[m[0]] {
+			continue
+		}
+		seen[m[0]] = true
+		if vals, ok := env[m[1]].(map[string]any); ok {
+			if v, ok := vals[m[2]]; ok {
+				parts = append(parts, fmt.Sprintf("%s = %v", m[0], v))
+			} else {
+				parts = append(parts, m[0]+" not there")
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+var conditionName = regexp.MustCompile(`\b(status|replica|row)\.([A-Za-z0-9_]+)`)
 
 // describeEnv shows the polled row and replica state in a timeout message: they say why.
 func describeEnv(env map[string]any) string {

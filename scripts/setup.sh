@@ -2,12 +2,12 @@
 # Installs what Quadrant needs on Debian/Ubuntu, and only what is missing, so it is
 # safe to run on every `make demo` / `make test`.
 #   scripts/setup.sh          MariaDB server and client, sysbench, net-snmp (snmpd, snmp)
-#   scripts/setup.sh --test   the same plus Chromium (headless checks of the HTML report)
+#   scripts/setup.sh --test   the same plus Chromium (headless checks of the HTML report) and tmux (a real terminal for the live progress lines)
 set -euo pipefail
 
 packages=(mariadb-server mariadb-client sysbench snmpd snmp)
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(chromium)
+  packages+=(chromium tmux)
 fi
 
 if ! command -v go >/dev/null 2>&1; then

@@ -38,9 +38,12 @@ func (c *console) redraw() {
 	}
 }
 
-// Logged takes a line of the run's log.
+// Logged takes a line of the run's log. Piped, only warnings and the progress of long
+// steps (every 10 s) go to stderr; on a terminal every line does, but progress, which the
+// live line shows.
 func (c *console) Logged(line string) {
-	if !c.tty && !strings.HasPrefix(line, "warning") {
+	progress := strings.HasPrefix(line, "progress: ")
+	if c.tty == progress && !strings.HasPrefix(line, "warning") {
 		return
 	}
 	c.mu.Lock()
@@ -59,6 +62,21 @@ func (c *console) Interval(t executor.Progress) {
 	fmt.Fprintln(c.out, measure.FormatLine(t.Interval, t.OpenLoop))
 	if c.tty && t.Measured {
 		c.status = statusLine(t)
+	}
+	c.redraw()
+}
+
+// Working redraws the live line of a long step on a terminal.
+func (c *console) Working(w executor.Work) {
+	if !c.tty {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clear()
+	c.status = w.String()
+	if w.Finished {
+		c.status = ""
 	}
 	c.redraw()
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/workload"
+	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 
 	"github.com/quadrant-bench/quadrant/spec"
@@ -20,7 +22,10 @@ type explainer struct {
 	w          io.Writer
 	p          *spec.Plan
 	upper      time.Duration // workloads + warmups + sleeps + wait timeouts
-	unbounded  int           // workloads whose length is not known in advance
+	loadRows   int64         // rows that builtin prepares load, and about how many bytes
+	loadBytes  int64
+	loadTime   time.Duration // at loadRate per loading thread
+	unbounded  int // workloads whose length is not known in advance
 	privileged int
 }
 
@@ -239,6 +244,17 @@ func (e *explainer) workload(w *spec.Workload) string {
 	}
 	var b strings.Builder
 	b.WriteString(w.String())
+	if w.Builtin != "" && w.Action == "prepare" {
+		if p, err := oltp.ParseParams(w.Builtin, workload.Settings(w.Options)); err == nil {
+			if rows, bytes := oltp.LoadSize(w.Builtin, p); rows > 0 {
+				e.loadRows += rows
+				e.loadBytes += bytes
+				threads := max(1, min(w.Threads, p.Tables))
+				e.loadTime += time.Duration(float64(rows) / float64(loadRate*threads) * float64(time.Second))
+				fmt.Fprintf(&b, " -- loads %d rows, about %s", rows, megabytes(bytes))
+			}
+		}
+	}
 	for _, t := range w.Transactions {
 		for _, st := range t.Statements {
 			fmt.Fprintf(&b, "\n        %s: %s", t.Name, oneLine(st.SQL))
@@ -294,7 +310,22 @@ func (e *explainer) footer() {
 	if e.unbounded > 0 {
 		e.printf("; not counted: %d workload(s) whose length depends on the data (prepare/cleanup, replay, events only)", e.unbounded)
 	}
+	if e.loadRows > 0 {
+		e.printf("; the data loads insert %d rows, about %s: roughly %s more at %dk rows/s per loading thread, as measured on a 2-core machine",
+			e.loadRows, megabytes(e.loadBytes), e.loadTime.Round(time.Second), loadRate/1000)
+	}
 	e.printf("; not counted: server restarts, SQL and shell steps)\n")
+}
+
+// loadRate is the rows per second one loading thread inserts into a local sandbox on a
+// 2-core machine (bench figures): enough to tell minutes from hours.
+const loadRate = 100_000
+
+func megabytes(b int64) string {
+	if b >= 10<<30 {
+		return fmt.Sprintf("%.0f GB", float64(b)/(1<<30))
+	}
+	return fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
 }
 
 func sqlValue(v any) string {

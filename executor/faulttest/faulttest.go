@@ -47,7 +47,9 @@ func (x *Proxy) add(name, kind, stream string, attrs map[string]any) {
 }
 
 // Latency delays every reply by ms milliseconds.
-func (x *Proxy) Latency(ms int) { x.add("latency", "latency", "downstream", map[string]any{"latency": ms}) }
+func (x *Proxy) Latency(ms int) {
+	x.add("latency", "latency", "downstream", map[string]any{"latency": ms})
+}
 
 // Reset resets every connection as soon as data flows (TCP RST), until Clear.
 func (x *Proxy) Reset() { x.add("reset", "reset_peer", "upstream", map[string]any{"timeout": 0}) }
@@ -59,7 +61,9 @@ func (x *Proxy) Blackhole() {
 }
 
 // Bandwidth limits replies to kbps kilobytes per second.
-func (x *Proxy) Bandwidth(kbps int) { x.add("bandwidth", "bandwidth", "downstream", map[string]any{"rate": kbps}) }
+func (x *Proxy) Bandwidth(kbps int) {
+	x.add("bandwidth", "bandwidth", "downstream", map[string]any{"rate": kbps})
+}
 
 // Clear removes every fault.
 func (x *Proxy) Clear() { x.p.Toxics.ResetToxics(context.Background()) }

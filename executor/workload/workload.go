@@ -44,6 +44,9 @@ type Env struct {
 	Server *mysql.Config
 	// Log gets progress messages (prepare, the sysbench command line without password).
 	Log func(msg string)
+	// Loaded, if set, is told how many rows a data load has inserted of how many, about
+	// once a second while Prepare runs.
+	Loaded func(done, total int64)
 	// Vars are the plan's vars, for expressions the workload evaluates as it runs.
 	Vars map[string]any
 	// ReadTimeout bounds every query so a lost server cannot hang a worker; 0: 60s, above

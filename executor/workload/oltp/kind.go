@@ -43,7 +43,7 @@ func (b *builtin) threads() int { return max(b.w.Threads, 1) }
 
 func (b *builtin) Prepare(ctx context.Context) error {
 	// CREATE INDEX on a big table can take long: no short read timeout here.
-	return Prepare(ctx, engine.DialConfig(b.env.Server, false, 24*time.Hour, b.threads()), b.w.Builtin, b.p, b.threads(), b.env.Log)
+	return Prepare(ctx, engine.DialConfig(b.env.Server, false, 24*time.Hour, b.threads()), b.w.Builtin, b.p, b.threads(), b.env.Log, b.env.Loaded)
 }
 
 func (b *builtin) Cleanup(ctx context.Context) error {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -39,8 +41,9 @@ func bulkTableSQL(n int) string {
 // Prepare creates and loads the tables like sysbench's prepare: tables are
 // spread over threads (table i goes to thread (i-1) % threads), loaded with
 // multi-row INSERTs, and the secondary index k_N is created after the load.
-// progress, if not nil, is told each finished table.
-func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, threads int, progress func(msg string)) error {
+// progress, if not nil, is told each finished table; loaded, if not nil, is told the rows
+// inserted so far of all tables, about once a second.
+func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, threads int, progress func(msg string), loaded func(done, total int64)) error {
 	// sysbench stops at a missing database; a fresh sandbox has none, and there is no
 	// doubt about what the user wants, so prepare makes it.
 	if err := createDatabase(ctx, cfg); err != nil {
@@ -56,8 +59,27 @@ func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, thre
 	if name == "oltp_insert" && !p.AutoInc {
 		size = 0 // as oltp_insert.lua: ids from prepare could collide with rand.unique()
 	}
+	var rows atomic.Int64
+	if loaded != nil {
+		total := int64(size) * int64(p.Tables)
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					loaded(rows.Load(), total)
+				}
+			}
+		}()
+		defer func() { loaded(rows.Load(), total) }()
+	}
 	return forEachTable(ctx, cfg, threads, p.Tables, p.Rand, func(c *engine.Conn, n int, rng *sbrand.Rand) error {
-		if err := loadTable(c, p, n, size, rng); err != nil {
+		if err := loadTable(c, p, n, size, rng, &rows); err != nil {
 			return fmt.Errorf("prepare sbtest%d: %w", n, err)
 		}
 		if progress != nil {
@@ -67,7 +89,8 @@ func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, thre
 	})
 }
 
-func loadTable(c *engine.Conn, p Params, n, size int, rng *sbrand.Rand) error {
+// loadTable creates and fills one table; rows counts the rows inserted, for progress.
+func loadTable(c *engine.Conn, p Params, n, size int, rng *sbrand.Rand, rows *atomic.Int64) error {
 	if _, err := c.ExecText(CreateTableSQL(p, n), false, nil); err != nil {
 		return err
 	}
@@ -76,12 +99,17 @@ func loadTable(c *engine.Conn, p Params, n, size int, rng *sbrand.Rand) error {
 		head = "INSERT INTO sbtest" + strconv.Itoa(n) + "(id, k, c, pad) VALUES"
 	}
 	buf := make([]byte, 0, bulkSize+1024)
+	pending := int64(0) // rows in buf
 	flush := func() error {
 		if len(buf) <= len(head) {
 			return nil
 		}
 		_, err := c.ExecText(string(buf), false, nil)
 		buf = buf[:0]
+		if err == nil {
+			rows.Add(pending)
+		}
+		pending = 0
 		return err
 	}
 	for i := 1; i <= size; i++ {
@@ -101,6 +129,7 @@ func loadTable(c *engine.Conn, p Params, n, size int, rng *sbrand.Rand) error {
 		buf = append(buf, "', '"...)
 		buf = rng.String(buf, sbrand.PadTemplate)
 		buf = append(buf, "')"...)
+		pending++
 		if len(buf) >= bulkSize {
 			if err := flush(); err != nil {
 				return err
@@ -189,4 +218,17 @@ func createDatabase(ctx context.Context, cfg *mysql.Config) error {
 		return fmt.Errorf("create database %s: %w", cfg.DBName, err)
 	}
 	return nil
+}
+
+// rowBytes is about what one sysbench row takes in InnoDB: id and k (4 bytes each), c
+// (120) and pad (60), the clustered index's per-row overhead, and the k_N index entry.
+const rowBytes = 240
+
+// LoadSize estimates what action: prepare loads: rows, and about how many bytes on disk.
+func LoadSize(name string, p Params) (rows, bytes int64) {
+	if name == "bulk_insert" || name == "oltp_insert" && !p.AutoInc {
+		return 0, 0
+	}
+	rows = int64(p.Tables) * int64(p.TableSize)
+	return rows, rows * rowBytes
 }

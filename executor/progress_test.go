@@ -1,0 +1,88 @@
+package executor
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/results"
+)
+
+// works records what a run says of its long steps.
+type works struct {
+	mu   sync.Mutex
+	seen []Work
+}
+
+func (w *works) Logged(string)         {}
+func (w *works) Interval(Progress)     {}
+func (w *works) SandboxStarted(string) {}
+func (w *works) Working(x Work) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.seen = append(w.seen, x)
+}
+
+// A data load shows its rows before it is done, ends at its total, and a wait shows the
+// value its condition reads, changing.
+func TestLongStepsShowTheirProgress(t *testing.T) {
+	obs := &works{}
+	run, out, err := runPlan(t, `
+version: 1
+name: progress
+targets: {db: {sandbox: {}}}
+setup:
+  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+  - workload: {builtin: oltp_read_only, action: prepare, threads: 2, options: {tables: 2, table_size: 300000}}
+  - sql: "CREATE SEQUENCE sbtest.polls"
+  - wait: {until: "row.n >= 55", sql: "SELECT NEXTVAL(sbtest.polls) AS n", interval: 200ms}
+iteration:
+  workload: {transactions: [{name: one, statements: [{sql: "SELECT 1"}]}], duration: 1s}
+`, nil, Options{Observer: obs})
+	requireDone(t, run, out, err, 1)
+	var during, last Work
+	uptimes := map[string]bool{}
+	for _, w := range obs.seen {
+		switch {
+		case w.Unit == "rows" && !w.Finished && w.Done > 0 && w.Done < w.Total && during.Step == "":
+			during = w
+		case w.Unit == "rows" && w.Finished:
+			last = w
+		case strings.Contains(w.Step, "until row.n") && !w.Finished:
+			uptimes[w.State] = true
+		}
+	}
+	if during.Step == "" || !strings.Contains(during.String(), "/600,000 rows (") {
+		t.Errorf("no progress line before the load finished; seen %d updates, last %q", len(obs.seen), last.String())
+	}
+	if last.Done != 600000 || last.Total != 600000 {
+		t.Errorf("the load ended at %v of %v rows", last.Done, last.Total)
+	}
+	if len(uptimes) < 2 {
+		t.Errorf("the wait showed %v: want row.n changing", uptimes)
+	}
+	// A wait of more than 10 s leaves its progress in log.txt, for logs of piped runs.
+	log, _ := os.ReadFile(filepath.Join(run.Dir, results.LogFile))
+	if !regexp.MustCompile(`progress: setup: wait \(.*\): until row.n >= 55: row.n = \d+`).Match(log) {
+		t.Errorf("log.txt has no progress line of the 11 s wait:\n%s", log)
+	}
+}
+
+func TestWorkLine(t *testing.T) {
+	start := time.Now().Add(-10 * time.Second)
+	w := Work{Step: "setup: workload (p.yaml:7:5)", Done: 1234567, Total: 4000000, Unit: "rows", Started: start}
+	got := w.String()
+	for _, want := range []string{"setup: workload (p.yaml:7:5): 1,234,567/4,000,000 rows (31%)", "123,457 rows/s", "left"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	w = Work{Step: "before: wait", State: "replica.Seconds_Behind_Master = 412", Started: start, Deadline: time.Now().Add(time.Minute)}
+	if got := w.String(); !strings.Contains(got, "replica.Seconds_Behind_Master = 412 · ") || !strings.Contains(got, "to its timeout") {
+		t.Errorf("wait line %q", got)
+	}
+}
