@@ -25,7 +25,7 @@ type explainer struct {
 	loadRows   int64         // rows that builtin prepares load, and about how many bytes
 	loadBytes  int64
 	loadTime   time.Duration // at loadRate per loading thread
-	unbounded  int // workloads whose length is not known in advance
+	unbounded  int           // workloads whose length is not known in advance
 	privileged int
 }
 
