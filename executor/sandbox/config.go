@@ -5,6 +5,8 @@ import (
 	"os"
 	"regexp"
 	"strings"
+
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
 )
 
 // Option is one [mysqld] line of my.cnf: "name = value", or the bare "name" when Bare is set
@@ -33,6 +35,7 @@ var optionNameRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 var fixedOptions = map[string]bool{
 	"datadir": true, "socket": true, "port": true, "bind_address": true, "pid_file": true,
 	"log_error": true, "user": true, "defaults_file": true, "defaults_extra_file": true,
+	"init_file": true, // sets the sandbox's passwords at its first start
 }
 
 // SandboxDefaults are written to every sandbox's my.cnf unless the config sets the same option.
@@ -60,6 +63,9 @@ func validateConfig(config []Option) error {
 		}
 		if strings.ContainsAny(o.Value, "\n\r\x00") {
 			return fmt.Errorf("config option %q: value contains a line break", o.Name)
+		}
+		if why := mycnf.Unsafe(o.Name, o.Value, o.Bare); why != "" {
+			return fmt.Errorf("config option %q: refused: %s", o.String(), why)
 		}
 	}
 	return nil
