@@ -32,7 +32,7 @@ type Options struct {
 	// quadrant never runs a server as root. Without root, servers run as quadrant's own user and
 	// RunAs must be empty or that user.
 	RunAs string
-	Logf        func(format string, args ...any)
+	Logf  func(format string, args ...any)
 
 	CacheDir     string        // template datadirs; "" -> $XDG_CACHE_HOME/quadrant/templates (or ~/.cache/...)
 	StartTimeout time.Duration // per server start; 0 -> 2 minutes
@@ -52,7 +52,7 @@ type Cluster struct {
 	runAs    string
 	logf     func(string, ...any)
 	stopped  sync.Once
-	stopErr error
+	stopErr  error
 }
 
 // Servers returns the primary followed by the replicas.
