@@ -41,7 +41,7 @@ func (r *runner) iteration(ctx context.Context, it *spec.Iteration, info *result
 			info.Error = "interrupted"
 		} else {
 			info.Status = results.StatusFailed
-			info.Error = err.Error()
+			info.Error = r.redact(err.Error())
 		}
 		r.logf("iteration %d: %s: %v", it.Index, info.Status, err)
 		if measured == nil {
@@ -122,7 +122,7 @@ func (r *runner) prepareServer(ctx context.Context, s *server, it *spec.Iteratio
 		}
 	}
 	for _, kv := range it.Globals {
-		r.sink.Logf("iteration %d: SET GLOBAL %s = %v on %s", it.Index, kv.Name, kv.Value, s.Name())
+		r.logFile("iteration %d: SET GLOBAL %s = %v on %s", it.Index, kv.Name, kv.Value, s.Name())
 		if err := r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
 			return fmt.Errorf("globals: %w", err)
 		}
@@ -241,7 +241,7 @@ func (rw *rowWriter) interval(iv *measure.Interval) {
 	default:
 		// The writer is more than 1024 intervals behind (a stalled disk): keep the
 		// workload's clock running and say so rather than block it.
-		rw.r.sink.Logf("warning: iteration %d: time-series writer behind, interval %d dropped", rw.it.Index, iv.Index)
+		rw.r.logFile("warning: iteration %d: time-series writer behind, interval %d dropped", rw.it.Index, iv.Index)
 	}
 }
 

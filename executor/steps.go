@@ -90,7 +90,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	case *spec.SetGlobal:
 		if err = needServer(); err == nil {
 			for _, kv := range a.Settings {
-				r.sink.Logf("%s: SET GLOBAL %s = %v on %s", where, kv.Name, kv.Value, s.Name())
+				r.logFile("%s: SET GLOBAL %s = %v on %s", where, kv.Name, kv.Value, s.Name())
 				if err = r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
 					break
 				}
@@ -105,7 +105,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	case *spec.Shell:
 		err = r.shell(ctx, a.Command, sc, where)
 	case *spec.Sleep:
-		r.sink.Logf("%s: sleep %s", where, a.Duration)
+		r.logFile("%s: sleep %s", where, a.Duration)
 		select {
 		case <-ctx.Done():
 			err = ctx.Err()
@@ -130,7 +130,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 		}
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	r.sink.Logf("%s: done in %.3fs", where, time.Since(began).Seconds())
+	r.logFile("%s: done in %.3fs", where, time.Since(began).Seconds())
 	return nil
 }
 
@@ -167,11 +167,11 @@ func (r *runner) sqlStatements(ctx context.Context, s *server, st *spec.Step, sc
 		if err != nil {
 			return err
 		}
-		r.sink.Logf("sql on %s: %s", s.Name(), abbreviate(stmt, 500))
+		r.logFile("sql on %s: %s", s.Name(), abbreviate(stmt, 500))
 		cols, rows, err := query(ctx, conn, stmt)
 		if err != nil {
 			if code := mysqlCode(err); code != 0 && contains(st.IgnoreErrors, code) {
-				r.sink.Logf("ignored error %d (ignore_errors): %v", code, err)
+				r.logFile("ignored error %d (ignore_errors): %v", code, err)
 				continue
 			}
 			if line > 0 {
@@ -304,7 +304,7 @@ func (r *runner) shell(ctx context.Context, command string, sc stepScope, where 
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
 	if len(out) > 0 {
-		r.sink.Logf("shell output:\n%s", strings.TrimRight(string(out), "\n"))
+		r.logFile("shell output:\n%s", strings.TrimRight(string(out), "\n"))
 	}
 	if err != nil {
 		return fmt.Errorf("%q failed: %v\n%s", command, err, lastLines(string(out), 15))
@@ -325,6 +325,11 @@ func (r *runner) shellEnv(sc stepScope) []string {
 		s := r.servers[name]
 		up := strings.ToUpper(name)
 		env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_HOST=%s", up, s.Host()), fmt.Sprintf("QUADRANT_TARGET_%s_PORT=%d", up, s.Port()))
+		if s.sb != nil {
+			// A sandbox's password is random: a script reaches it through the option file, so
+			// the password shows neither in the plan nor on a command line.
+			env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_CNF=%s", up, s.sb.ClientConfigFile()))
+		}
 	}
 	return env
 }
@@ -358,7 +363,7 @@ func (r *runner) wait(ctx context.Context, w *spec.Wait, stepTarget string, sc s
 			return ctx.Err()
 		}
 		if err != nil {
-			r.sink.Logf("%s: poll: %v", where, err)
+			r.logFile("%s: poll: %v", where, err)
 		} else {
 			last = env
 			ok, err := w.Until.EvalBool(env)

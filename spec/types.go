@@ -105,6 +105,7 @@ type Sandbox struct {
 	Config      Settings `yaml:"config" doc:"[mysqld] options of the generated my.cnf. true writes the bare option (log_bin: true -> log-bin), false leaves it out."`
 	Replicas    int      `yaml:"replicas" default:"0" min:"0" doc:"Number of replicas, addressable as targets NAME_replica1, NAME_replica2, ..."`
 	Replication string   `yaml:"replication" default:"async" enum:"async,semisync" doc:"Replication mode of the replicas."`
+	RunAs       string   `yaml:"run_as" doc:"OS user the server runs as when quadrant runs as root (default mysql, the user the server package creates; never root). Without root the server runs as quadrant's own user."`
 }
 
 // SNMP is where and how to read a target host's metrics.
@@ -182,7 +183,7 @@ type Step struct {
 	SetGlobal  *SetGlobal  `yaml:"set_global" doc:"{NAME: VALUE}: SET GLOBAL with a validated name and a bound value; restored at the end of the run."`
 	Restart    *Restart    `yaml:"restart" doc:"{config: {...}}: restart a sandbox with these my.cnf options, or run a dsn target's restart command."`
 	DropCaches *DropCaches `yaml:"drop_caches" doc:"true: sync, then drop the OS page cache (needs root and --allow-shell)."`
-	Shell      *Shell      `yaml:"shell" doc:"A shell command (needs --allow-shell). Env: QUADRANT_ITERATION, QUADRANT_MATRIX_<AXIS>, QUADRANT_TARGET_<NAME>_HOST/_PORT."`
+	Shell      *Shell      `yaml:"shell" doc:"A shell command (needs --allow-shell). Env: QUADRANT_ITERATION, QUADRANT_MATRIX_<AXIS>, QUADRANT_TARGET_<NAME>_HOST/_PORT, and for a sandbox QUADRANT_TARGET_<NAME>_CNF, a client option file with its credentials (mariadb --defaults-extra-file=$QUADRANT_TARGET_<NAME>_CNF)."`
 	Sleep      *Sleep      `yaml:"sleep" doc:"Wait this long (Go duration)."`
 	Wait       *Wait       `yaml:"wait" doc:"Poll until an expression is true."`
 	Workload   *Workload   `yaml:"workload" doc:"Run a workload without measuring it (e.g. prepare data)."`
