@@ -363,6 +363,10 @@ func procStart(pid int) string {
 	return ""
 }
 
+// ProcessStart is the start time of process pid as /proc has it ("" when it is gone): with the
+// pid, it names one process, even after the pid is reused.
+func ProcessStart(pid int) string { return procStart(pid) }
+
 // OwnerAlive reports whether the process recorded in a cluster directory's owner file still runs.
 func OwnerAlive(dir string) (pid int, alive bool) {
 	b, err := os.ReadFile(filepath.Join(dir, ownerFile))
