@@ -281,7 +281,9 @@ func (t *SandboxTarget) Port() int               { return t.s.Port() }
 func (t *SandboxTarget) Redacted() string        { return t.s.RedactedDSN("") }
 func (t *SandboxTarget) Server() *sandbox.Server { return t.s }
 func (t *SandboxTarget) String() string          { return t.Name() + " (" + t.Redacted() + ")" }
-func (t *SandboxTarget) GoString() string        { return "target.SandboxTarget(" + strconv.Quote(t.String()) + ")" }
+func (t *SandboxTarget) GoString() string {
+	return "target.SandboxTarget(" + strconv.Quote(t.String()) + ")"
+}
 
 func (t *SandboxTarget) Config() *mysql.Config {
 	c := mysql.NewConfig()
