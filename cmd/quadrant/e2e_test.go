@@ -222,7 +222,7 @@ iteration:
   workload: {builtin: oltp_point_select, options: {table_size: 1000}, threads: 1, duration: 10m}
 `)
 	root := t.TempDir()
-	sandboxes := t.TempDir()
+	sandboxes := sandboxtest.Dir(t)
 	p := start(t, []string{"TMPDIR=" + sandboxes}, "run", plan, "--out", root)
 	dir := waitRows(t, p, root, "db", 1, 3)
 	p.cmd.Process.Signal(syscall.SIGKILL)
@@ -591,7 +591,7 @@ iteration:
 teardown:
   - sleep: 10m
 `)
-	root, tmp := t.TempDir(), t.TempDir()
+	root, tmp := t.TempDir(), sandboxtest.Dir(t)
 	p := start(t, []string{"TMPDIR=" + tmp}, "run", plan, "--out", root)
 	waitRows(t, p, root, "db", 1, 2)
 	p.cmd.Process.Signal(syscall.SIGINT) // the teardown's long sleep now holds the run
