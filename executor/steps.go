@@ -329,6 +329,9 @@ func (r *runner) shellEnv(sc stepScope) []string {
 			// A sandbox's password is random: a script reaches it through the option file, so
 			// the password shows neither in the plan nor on a command line.
 			env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_CNF=%s", up, s.sb.ClientConfigFile()))
+			// Directories a step makes for the server (binary logs elsewhere, say) must be the
+			// server's user's: quadrant may run as root, the server never does.
+			env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_OS_USER=%s", up, s.sb.RunAs()))
 		}
 	}
 	return env

@@ -183,7 +183,7 @@ type Step struct {
 	SetGlobal  *SetGlobal  `yaml:"set_global" doc:"{NAME: VALUE}: SET GLOBAL with a validated name and a bound value; restored at the end of the run."`
 	Restart    *Restart    `yaml:"restart" doc:"{config: {...}}: restart a sandbox with these my.cnf options, or run a dsn target's restart command."`
 	DropCaches *DropCaches `yaml:"drop_caches" doc:"true: sync, then drop the OS page cache (needs root and --allow-shell)."`
-	Shell      *Shell      `yaml:"shell" doc:"A shell command (needs --allow-shell). Env: QUADRANT_ITERATION, QUADRANT_MATRIX_<AXIS>, QUADRANT_TARGET_<NAME>_HOST/_PORT, and for a sandbox QUADRANT_TARGET_<NAME>_CNF, a client option file with its credentials (mariadb --defaults-extra-file=$QUADRANT_TARGET_<NAME>_CNF)."`
+	Shell      *Shell      `yaml:"shell" doc:"A shell command (needs --allow-shell). Env: QUADRANT_ITERATION, QUADRANT_MATRIX_<AXIS>, QUADRANT_TARGET_<NAME>_HOST/_PORT, and for a sandbox QUADRANT_TARGET_<NAME>_CNF, a client option file with its credentials (mariadb --defaults-extra-file=$QUADRANT_TARGET_<NAME>_CNF), and QUADRANT_TARGET_<NAME>_OS_USER, the OS user its server runs as (chown to it what the server must write)."`
 	Sleep      *Sleep      `yaml:"sleep" doc:"Wait this long (Go duration)."`
 	Wait       *Wait       `yaml:"wait" doc:"Poll until an expression is true."`
 	Workload   *Workload   `yaml:"workload" doc:"Run a workload without measuring it (e.g. prepare data)."`

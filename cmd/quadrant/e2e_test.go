@@ -416,7 +416,7 @@ func TestQuickstartExampleRuns(t *testing.T) {
 // Every shipped example and template runs to the end on a sandbox, at small sizes:
 // they are what a DBA copies first.
 func TestExamplesRun(t *testing.T) {
-	binlogDir := t.TempDir()
+	binlogDir := sandboxtest.Dir(t) // the server's user writes binary logs under it
 	for _, c := range []struct {
 		name string
 		args []string
