@@ -244,7 +244,7 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 		if ctx.Err() != nil {
 			return 130
 		}
-		if errors.Is(err, sandbox.ErrNoServer) || strings.Contains(err.Error(), "config option") || strings.Contains(err.Error(), "run as") {
+		if errors.Is(err, sandbox.ErrNoServer) || strings.Contains(err.Error(), "config option") || errors.Is(err, sandbox.ErrServerUser) {
 			return 2
 		}
 		return 3

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,6 +14,10 @@ import (
 // DefaultRunAs is the account a server runs as when quadrant runs as root: the one the
 // Debian/Ubuntu mariadb-server and mysql-server packages create for their own server.
 const DefaultRunAs = "mysql"
+
+// ErrServerUser is wrapped by the errors about the OS user a server would run as (missing, root,
+// or another user asked for without root): a setup problem, not a failed start.
+var ErrServerUser = errors.New("server OS user")
 
 // account is the OS user a sandbox's server processes run as. A server started by root as root
 // would let anyone who logs in to it (or who finds a hole in it) read and write any file on the
@@ -29,7 +34,7 @@ func resolveAccount(runAs string) (account, error) {
 	if os.Geteuid() != 0 {
 		me := currentName()
 		if runAs != "" && runAs != me && runAs != strconv.Itoa(os.Geteuid()) {
-			return account{}, fmt.Errorf("run as %q: only root can start a server as another OS user; quadrant runs as %s, so remove run_as / --run-as and the server runs as %s", runAs, me, me)
+			return account{}, fmt.Errorf("%w: run as %q: only root can start a server as another OS user; quadrant runs as %s, so remove run_as / --run-as and the server runs as %s", ErrServerUser, runAs, me, me)
 		}
 		return account{name: me, uid: os.Geteuid(), gid: os.Getegid(), self: true}, nil
 	}
@@ -40,19 +45,19 @@ func resolveAccount(runAs string) (account, error) {
 	u, err := user.Lookup(name)
 	if err != nil {
 		if _, ok := err.(user.UnknownUserError); ok || runAs == "" {
-			return account{}, fmt.Errorf("quadrant runs as root and never runs a server as root, so the server needs an unprivileged OS user, but user %q does not exist: "+
+			return account{}, fmt.Errorf("%w: quadrant runs as root and never runs a server as root, so the server needs an unprivileged OS user, but user %q does not exist: "+
 				"install mariadb-server (it creates the user %s), or create one with `useradd --system --no-create-home --shell /usr/sbin/nologin %s`, "+
-				"or name another unprivileged user with --run-as or the sandbox's run_as (%w)", name, DefaultRunAs, name, err)
+				"or name another unprivileged user with --run-as or the sandbox's run_as (%v)", ErrServerUser, name, DefaultRunAs, name, err)
 		}
-		return account{}, fmt.Errorf("look up OS user %q for the server: %w", name, err)
+		return account{}, fmt.Errorf("%w: look up OS user %q: %v", ErrServerUser, name, err)
 	}
 	uid, err1 := strconv.Atoi(u.Uid)
 	gid, err2 := strconv.Atoi(u.Gid)
 	if err1 != nil || err2 != nil {
-		return account{}, fmt.Errorf("OS user %q: uid %q / gid %q are not numbers", name, u.Uid, u.Gid)
+		return account{}, fmt.Errorf("%w: OS user %q: uid %q / gid %q are not numbers", ErrServerUser, name, u.Uid, u.Gid)
 	}
 	if uid == 0 {
-		return account{}, fmt.Errorf("run as %q: that is the OS root (uid 0); the server must run as an unprivileged user such as %s (create it with `useradd --system --no-create-home --shell /usr/sbin/nologin %s`)", name, DefaultRunAs, DefaultRunAs)
+		return account{}, fmt.Errorf("%w: run as %q: that is the OS root (uid 0); the server must run as an unprivileged user such as %s (create it with `useradd --system --no-create-home --shell /usr/sbin/nologin %s`)", ErrServerUser, name, DefaultRunAs, DefaultRunAs)
 	}
 	return account{name: name, uid: uid, gid: gid}, nil
 }
