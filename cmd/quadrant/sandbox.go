@@ -41,7 +41,8 @@ Throwaway local MariaDB/MySQL servers on 127.0.0.1, as a plan's sandbox target g
       that name); stopping it still needs the right to signal its process (root, or its owner).
   quadrant sandbox list [--all]
       Lists your running sandboxes; entries of sandboxes whose process is gone are removed.
-      --all lists every user's, with an OWNER column.
+      --all lists every user's it can read (under $TMPDIR/quadrant-*/ and /run/user/*/, which
+      is private to its user), with an OWNER column.
 
 The first start on a machine initialises a template datadir once per server binary and server
 user (in $XDG_CACHE_HOME/quadrant/templates or ~/.cache/quadrant/templates); later starts copy it.
