@@ -332,7 +332,7 @@ func TestTablesCompatibleWithSysbench(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("sysbench", "oltp_read_write", "--db-driver=mysql", "--mysql-host=127.0.0.1",
-		fmt.Sprintf("--mysql-port=%d", c.Primary.Port()), "--mysql-user=root", "--mysql-db=sbtest",
+		fmt.Sprintf("--mysql-port=%d", c.Primary.Port()), "--mysql-user=root", "--mysql-password="+c.Password(), "--mysql-db=sbtest",
 		"--tables=2", "--table-size=1000", "prepare")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("sysbench prepare: %v\n%s", err, out)
