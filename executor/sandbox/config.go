@@ -5,6 +5,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/quadrant-bench/quadrant/spec/mycnf"
 )
@@ -134,9 +135,23 @@ func myCnf(fixed, defaults, config, forced []Option) string {
 	return sb.String()
 }
 
+// writeFileAtomic replaces path through a temporary file beside it. The directory belongs to the
+// server's OS user, who could plant a symlink there for root to follow: the temporary file is
+// created afresh, never through a link.
 func writeFileAtomic(path, content string) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+	if err := os.Remove(tmp); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 // PasswordFile is the name, inside a cluster's directory, of the file holding its root password.
@@ -28,7 +29,7 @@ func newPassword() (string, error) {
 // writePrivate writes a file only quadrant's own user can read, whatever the umask. O_EXCL keeps
 // it from following a planted file or symlink.
 func writePrivate(path, content string) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}

@@ -312,12 +312,14 @@ func (s *Server) startOnce(ctx context.Context, config []Option) error {
 	if err := s.writeCnf(config); err != nil {
 		return fmt.Errorf("start %s: write my.cnf: %w", s.name, err)
 	}
-	logf, err := os.OpenFile(s.errorLog(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	// O_NOFOLLOW: the directory is the server user's, and the file is handed to the server as
+	// its output; a planted symlink must not make root open some other file for it.
+	logf, err := os.OpenFile(s.errorLog(), os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return fmt.Errorf("start %s: %w", s.name, err)
 	}
 	defer logf.Close()
-	if err := s.acct.own(s.errorLog()); err != nil { // the server reopens it as its own user
+	if err := s.acct.own(s.errorLog()); err != nil { // the server reopens it as its own user (Lchown: no link followed)
 		return fmt.Errorf("start %s: %w", s.name, err)
 	}
 	st, _ := logf.Stat()
