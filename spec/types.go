@@ -102,7 +102,7 @@ type Sandbox struct {
 	Src         Source   `yaml:"-"`
 	Flavor      string   `yaml:"flavor" default:"auto" enum:"auto,mariadb,mysql" doc:"Which server: auto uses whichever server binary is found."`
 	Basedir     string   `yaml:"basedir" doc:"Where bin/ or sbin/ holds mariadbd or mysqld (default: search PATH, /usr/sbin)."`
-	Config      Settings `yaml:"config" doc:"[mysqld] options of the generated my.cnf. true writes the bare option (log_bin: true -> log-bin), false leaves it out."`
+	Config      Settings `yaml:"config" doc:"[mysqld] options of the generated my.cnf. true writes the bare option (log_bin: true -> log-bin), false leaves it out. skip-grant-tables and an empty secure_file_priv are refused: they would open the sandbox to every local user."`
 	Replicas    int      `yaml:"replicas" default:"0" min:"0" doc:"Number of replicas, addressable as targets NAME_replica1, NAME_replica2, ..."`
 	Replication string   `yaml:"replication" default:"async" enum:"async,semisync" doc:"Replication mode of the replicas."`
 	RunAs       string   `yaml:"run_as" doc:"OS user the server runs as when quadrant runs as root (default mysql, the user the server package creates; never root). Without root the server runs as quadrant's own user."`
