@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
@@ -35,6 +36,9 @@ type Options struct {
 	// SandboxDir is where sandboxes live ("" = the system temp dir); KeepSandboxes keeps them.
 	SandboxDir    string
 	KeepSandboxes bool
+	// SandboxRunAs is the OS user sandboxes run as when quadrant runs as root and the plan's
+	// sandbox names none ("" = the sandbox package's default, mysql).
+	SandboxRunAs string
 	// Previous is the run.json of an interrupted run being resumed: its finished
 	// iterations are kept and skipped.
 	Previous *results.RunInfo
@@ -74,6 +78,11 @@ type runner struct {
 	ctx     context.Context
 	info    *results.RunInfo
 	start   map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
+
+	// secrets are values learnt while running that nothing may write (log.txt, run.json,
+	// the console): the passwords of the sandboxes this run started.
+	secretsMu sync.Mutex
+	secrets   []string
 }
 
 // Run runs plan p and writes everything it measures into out. The returned error is for a run that
@@ -110,6 +119,7 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		}
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.StopTimeout)
 		defer cancel()
+		err = r.redactErr(err) // the caller prints it
 		r.finish(stopCtx, outcome, err)
 	}()
 
@@ -226,10 +236,50 @@ func (r *runner) saveInfo() {
 	}
 }
 
-// logf goes to log.txt and the console.
+// logf goes to log.txt and the console, secrets replaced by ***.
 func (r *runner) logf(format string, args ...any) {
-	r.out.Logf(format, args...)
-	r.obs.Logged(fmt.Sprintf(format, args...))
+	line := r.redact(fmt.Sprintf(format, args...))
+	r.out.Logf("%s", line)
+	r.obs.Logged(line)
+}
+
+// logFile goes to log.txt only, secrets replaced by ***.
+func (r *runner) logFile(format string, args ...any) {
+	r.out.Logf("%s", r.redact(fmt.Sprintf(format, args...)))
+}
+
+// redact hides what the plan's own redaction hides (values of the environment it read) and
+// the passwords of the run's sandboxes, with the same function.
+func (r *runner) redact(s string) string {
+	s = r.plan.Redact(s)
+	r.secretsMu.Lock()
+	defer r.secretsMu.Unlock()
+	return spec.RedactValues(s, r.secrets...)
+}
+
+func (r *runner) addSecret(v string) {
+	r.secretsMu.Lock()
+	defer r.secretsMu.Unlock()
+	r.secrets = append(r.secrets, v)
+}
+
+// redactedError is an error whose message went through redact; errors.Is/As still see the cause.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+func (r *runner) redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg := r.redact(err.Error()); msg != err.Error() {
+		return &redactedError{msg: msg, err: err}
+	}
+	return err
 }
 
 // startTargets starts every sandbox (replicas included) and connects every dsn target.
@@ -271,15 +321,20 @@ func (r *runner) startTargets(ctx context.Context) error {
 func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 	sb := t.Sandbox
 	base := sandboxOptions(sb.Config)
+	runAs := sb.RunAs
+	if runAs == "" {
+		runAs = r.opts.SandboxRunAs
+	}
 	r.logf("starting sandbox %s (%s, %d replicas, %s)", t.Name, sb.Flavor, sb.Replicas, sb.Replication)
 	c, err := sandbox.Start(ctx, sandbox.Options{
 		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
 		Replication: sb.Replication, Dir: r.opts.SandboxDir, Keep: r.opts.KeepSandboxes,
-		Logf: r.out.Logf,
+		RunAs: runAs, Logf: r.logFile,
 	})
 	if err != nil {
 		return fmt.Errorf("target %s: %w", t.Name, err)
 	}
+	r.addSecret(c.Password())
 	r.clusters = append(r.clusters, c)
 	r.obs.SandboxStarted(c.Dir())
 	for _, srv := range c.Servers() {
@@ -366,7 +421,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 				out.ErrorsFailed++
 			}
 		}
-		if err := r.globals.restore(ctx, r.out.Logf); err != nil {
+		if err := r.globals.restore(ctx, r.logFile); err != nil {
 			r.logf("warning: %v", err)
 		}
 		for i := range r.info.Targets {
@@ -393,7 +448,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 	r.info.End = &end
 	r.info.Status = out.Status
 	if runErr != nil {
-		r.info.Error = runErr.Error()
+		r.info.Error = r.redact(runErr.Error())
 	}
 	r.saveInfo()
 	if err := r.out.Sync(); err != nil {

@@ -12,6 +12,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -43,7 +44,7 @@ func runPlan(t *testing.T, text string, files map[string]string, opts Options) (
 	yaml, _ := p.Redacted()
 	opts.PlanYAML = yaml
 	opts.Version = "test"
-	opts.SandboxDir = t.TempDir()
+	opts.SandboxDir = sandboxtest.Dir(t)
 	if testing.Verbose() && opts.Observer == nil {
 		opts.Observer = verbose{}
 	}

@@ -87,7 +87,7 @@ func (x *iteration) end(ctx context.Context, err error) {
 	case err != nil && (errors.Is(err, errInterrupted) || ctx.Err() != nil):
 		info.Status, info.Error = results.StatusInterrupted, "interrupted"
 	case err != nil:
-		info.Status, info.Error = results.StatusFailed, err.Error()
+		info.Status, info.Error = results.StatusFailed, x.r.redact(err.Error())
 	default:
 		info.Failed = x.assertions()
 		info.Status = results.StatusDone
@@ -116,7 +116,7 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 		}
 	}
 	for _, kv := range it.Globals {
-		r.out.Logf("iteration %d: SET GLOBAL %s = %v on %s", it.Index, kv.Name, kv.Value, s.Name())
+		r.logFile("iteration %d: SET GLOBAL %s = %v on %s", it.Index, kv.Name, kv.Value, s.Name())
 		if err := r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
 			return fmt.Errorf("globals: %w", err)
 		}

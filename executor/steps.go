@@ -92,7 +92,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	case *spec.SetGlobal:
 		if err = needServer(); err == nil {
 			for _, kv := range a.Settings {
-				r.out.Logf("%s: SET GLOBAL %s = %v on %s", where, kv.Name, kv.Value, s.Name())
+				r.logFile("%s: SET GLOBAL %s = %v on %s", where, kv.Name, kv.Value, s.Name())
 				if err = r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
 					break
 				}
@@ -107,7 +107,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	case *spec.Shell:
 		err = r.shell(ctx, a.Command, sc, where)
 	case *spec.Sleep:
-		r.out.Logf("%s: sleep %s", where, a.Duration)
+		r.logFile("%s: sleep %s", where, a.Duration)
 		select {
 		case <-ctx.Done():
 			err = ctx.Err()
@@ -132,7 +132,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 		}
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	r.out.Logf("%s: done in %.3fs", where, time.Since(began).Seconds())
+	r.logFile("%s: done in %.3fs", where, time.Since(began).Seconds())
 	return nil
 }
 
@@ -169,11 +169,11 @@ func (r *runner) sqlStatements(ctx context.Context, s *liveTarget, st *spec.Step
 		if err != nil {
 			return err
 		}
-		r.out.Logf("sql on %s: %s", s.Name(), abbreviate(stmt, 500))
+		r.logFile("sql on %s: %s", s.Name(), abbreviate(stmt, 500))
 		cols, rows, err := query(ctx, conn, stmt)
 		if err != nil {
 			if code := mysqlCode(err); code != 0 && contains(st.IgnoreErrors, code) {
-				r.out.Logf("ignored error %d (ignore_errors): %v", code, err)
+				r.logFile("ignored error %d (ignore_errors): %v", code, err)
 				continue
 			}
 			if line > 0 {
@@ -330,7 +330,7 @@ func (r *runner) shell(ctx context.Context, command string, sc stepScope, where 
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
 	if len(out) > 0 {
-		r.out.Logf("shell output:\n%s", strings.TrimRight(string(out), "\n"))
+		r.logFile("shell output:\n%s", strings.TrimRight(string(out), "\n"))
 	}
 	if err != nil {
 		return fmt.Errorf("%q failed: %v\n%s", command, err, tail.Lines(string(out), 15))
@@ -351,6 +351,14 @@ func (r *runner) shellEnv(sc stepScope) []string {
 		s := r.servers[name]
 		up := strings.ToUpper(name)
 		env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_HOST=%s", up, s.Host()), fmt.Sprintf("QUADRANT_TARGET_%s_PORT=%d", up, s.Port()))
+		if s.sb != nil {
+			// A sandbox's password is random: a script reaches it through the option file, so
+			// the password shows neither in the plan nor on a command line.
+			env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_CNF=%s", up, s.sb.ClientConfigFile()))
+			// Directories a step makes for the server (binary logs elsewhere, say) must be the
+			// server's user's: quadrant may run as root, the server never does.
+			env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_OS_USER=%s", up, s.sb.RunAs()))
+		}
 	}
 	return env
 }
@@ -387,7 +395,7 @@ func (r *runner) wait(ctx context.Context, w *spec.Wait, stepTarget string, sc s
 			return ctx.Err()
 		}
 		if err != nil {
-			r.out.Logf("%s: poll: %v", where, err)
+			r.logFile("%s: poll: %v", where, err)
 		} else {
 			last = env
 			t.update(func(w2 *Work) { w2.State = conditionValues(w.Until.Source, env) })

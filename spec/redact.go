@@ -3,6 +3,7 @@ package spec
 import (
 	"bytes"
 	"regexp"
+	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -77,8 +78,21 @@ func RedactDSN(dsn string) string {
 // Redact replaces, in s, the values of the environment variables the plan read (4 characters
 // or longer: shorter ones would mangle unrelated text). For logs and command lines shown to users.
 func (p *Plan) Redact(s string) string {
+	var values []string
 	for name := range p.envUsed {
-		v := p.merged.envValue(name)
+		values = append(values, p.merged.envValue(name))
+	}
+	return RedactValues(s, values...)
+}
+
+// RedactValues replaces every occurrence of each value in s with ***, longest value first (so a
+// secret that contains another is hidden whole). Values shorter than 4 characters are left alone:
+// they would mangle unrelated text. The plan's own secrets go through it (Redact), and so do
+// secrets only known while running, such as the password of a sandbox quadrant started.
+func RedactValues(s string, values ...string) string {
+	vs := append([]string(nil), values...)
+	sort.Slice(vs, func(i, j int) bool { return len(vs[i]) > len(vs[j]) })
+	for _, v := range vs {
 		if len(v) >= 4 {
 			s = strings.ReplaceAll(s, v, redacted)
 		}

@@ -104,9 +104,10 @@ type Sandbox struct {
 	Src         Source   `yaml:"-"`
 	Flavor      string   `yaml:"flavor" default:"auto" enum:"auto,mariadb,mysql" doc:"Which server: auto uses whichever server binary is found."`
 	Basedir     string   `yaml:"basedir" doc:"Where bin/ or sbin/ holds mariadbd or mysqld (default: search PATH, /usr/sbin)."`
-	Config      Settings `yaml:"config" doc:"[mysqld] options of the generated my.cnf. true writes the bare option (log_bin: true -> log-bin), false leaves it out."`
+	Config      Settings `yaml:"config" doc:"[mysqld] options of the generated my.cnf. true writes the bare option (log_bin: true -> log-bin), false leaves it out. skip-grant-tables and an empty secure_file_priv are refused: they would open the sandbox to every local user."`
 	Replicas    int      `yaml:"replicas" default:"0" min:"0" doc:"Number of replicas, addressable as targets NAME_replica1, NAME_replica2, ..."`
 	Replication string   `yaml:"replication" default:"async" enum:"async,semisync" doc:"Replication mode of the replicas."`
+	RunAs       string   `yaml:"run_as" doc:"OS user the server runs as when quadrant runs as root (default mysql, the user the server package creates; never root). Without root the server runs as quadrant's own user."`
 }
 
 // SNMP is where and how to read a target host's metrics.
@@ -184,7 +185,7 @@ type Step struct {
 	SetGlobal  *SetGlobal  `yaml:"set_global" doc:"{NAME: VALUE}: SET GLOBAL with a validated name and a bound value; restored at the end of the run."`
 	Restart    *Restart    `yaml:"restart" doc:"{config: {...}}: restart a sandbox with these my.cnf options, or run a dsn target's restart command."`
 	DropCaches *DropCaches `yaml:"drop_caches" doc:"true: sync, then drop the OS page cache (needs root and --allow-shell)."`
-	Shell      *Shell      `yaml:"shell" doc:"A shell command (needs --allow-shell). Env: QUADRANT_ITERATION, QUADRANT_MATRIX_<AXIS>, QUADRANT_TARGET_<NAME>_HOST/_PORT."`
+	Shell      *Shell      `yaml:"shell" doc:"A shell command (needs --allow-shell). Env: QUADRANT_ITERATION, QUADRANT_MATRIX_<AXIS>, QUADRANT_TARGET_<NAME>_HOST/_PORT, and for a sandbox QUADRANT_TARGET_<NAME>_CNF, a client option file with its credentials (mariadb --defaults-extra-file=$QUADRANT_TARGET_<NAME>_CNF), and QUADRANT_TARGET_<NAME>_OS_USER, the OS user its server runs as (chown to it what the server must write)."`
 	Sleep      *Sleep      `yaml:"sleep" doc:"Wait this long (Go duration)."`
 	Wait       *Wait       `yaml:"wait" doc:"Poll until an expression is true."`
 	Workload   *Workload   `yaml:"workload" doc:"Run a workload without measuring it (e.g. prepare data)."`

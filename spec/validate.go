@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 	"io/fs"
 	"os"
@@ -83,6 +84,10 @@ func (v *validator) target(t *Target) {
 			v.errorf(t.Src.At("restart"), "target %s is a sandbox, which quadrant restarts itself; remove restart:", t.Name)
 		}
 		v.settings(t.Sandbox.Config, "config", false)
+		v.sandboxConfig(t.Sandbox.Config, "sandbox config of target "+t.Name)
+		if t.Sandbox.RunAs == "root" || t.Sandbox.RunAs == "0" {
+			v.errorf(t.Sandbox.Src.At("run_as"), "run_as %s: a sandbox never runs as the OS root; name an unprivileged user (default %s) or remove run_as", t.Sandbox.RunAs, "mysql")
+		}
 	}
 	if s := t.SNMP; s != nil {
 		switch s.Version {
@@ -146,6 +151,9 @@ func (v *validator) iteration(it *Iteration) {
 		v.errorf(it.Src.Pos, "iteration needs target: the plan has %d targets (%s); say which one the workload runs on", len(v.p.Targets), strings.Join(v.names, ", "))
 	}
 	v.settings(it.ServerConfig, "server_config", false)
+	if t := v.targets[it.Target]; t != nil && t.Sandbox != nil {
+		v.sandboxConfig(it.ServerConfig, "server_config of sandbox "+it.Target)
+	}
 	if t := v.targets[it.Target]; t != nil && t.Sandbox == nil && len(it.ServerConfig) > 0 && t.Restart == "" {
 		v.errorf(it.Src.At("server_config"), "server_config restarts target %s, a dsn target without a restart command; add restart: to the target (e.g. restart: \"sudo systemctl restart mysql\")", t.Name)
 	}
@@ -255,6 +263,21 @@ func (v *validator) settings(s Settings, what string, global bool) {
 	}
 }
 
+// sandboxConfig refuses the my.cnf options that would open a sandbox to every local user
+// (skip-grant-tables, an empty secure_file_priv): the sandbox would refuse them at start, after
+// everything before it ran; here the plan fails at once, at the option's position.
+func (v *validator) sandboxConfig(s Settings, what string) {
+	for _, kv := range s {
+		b, isBool := kv.Value.(bool)
+		if isBool && !b {
+			continue // false leaves the option out
+		}
+		if why := mycnf.Unsafe(kv.Name, fmt.Sprint(kv.Value), isBool); why != "" {
+			v.errorf(kv.Pos, "%s: %s is refused: %s", what, kv.Name, why)
+		}
+	}
+}
+
 func (v *validator) steps(steps []Step, place stepPlace) {
 	for i := range steps {
 		v.step(&steps[i], place)
@@ -335,6 +358,9 @@ func (a *SetGlobal) validate(v *validator, _ *Step) { v.settings(a.Settings, "se
 func (a *Restart) validate(v *validator, s *Step) {
 	v.settings(a.Config, "restart.config", false)
 	t := v.targets[s.Target]
+	if t != nil && t.Sandbox != nil {
+		v.sandboxConfig(a.Config, "restart.config of sandbox "+s.Target)
+	}
 	if t == nil || t.Sandbox != nil {
 		return
 	}

@@ -222,7 +222,7 @@ iteration:
   workload: {builtin: oltp_point_select, options: {table_size: 1000}, threads: 1, duration: 10m}
 `)
 	root := t.TempDir()
-	sandboxes := t.TempDir()
+	sandboxes := sandboxtest.Dir(t)
 	p := start(t, []string{"TMPDIR=" + sandboxes}, "run", plan, "--out", root)
 	dir := waitRows(t, p, root, "db", 1, 3)
 	p.cmd.Process.Signal(syscall.SIGKILL)
@@ -416,7 +416,7 @@ func TestQuickstartExampleRuns(t *testing.T) {
 // Every shipped example and template runs to the end on a sandbox, at small sizes:
 // they are what a DBA copies first.
 func TestExamplesRun(t *testing.T) {
-	binlogDir := t.TempDir()
+	binlogDir := sandboxtest.Dir(t) // the server's user writes binary logs under it
 	for _, c := range []struct {
 		name string
 		args []string
@@ -591,7 +591,7 @@ iteration:
 teardown:
   - sleep: 10m
 `)
-	root, tmp := t.TempDir(), t.TempDir()
+	root, tmp := t.TempDir(), sandboxtest.Dir(t)
 	p := start(t, []string{"TMPDIR=" + tmp}, "run", plan, "--out", root)
 	waitRows(t, p, root, "db", 1, 2)
 	p.cmd.Process.Signal(syscall.SIGINT) // the teardown's long sleep now holds the run

@@ -34,6 +34,7 @@ type runRequest struct {
 	resume     string
 	allowShell bool
 	keep       bool
+	runAs      string
 	command    []string
 }
 
@@ -44,6 +45,7 @@ func (req *runRequest) flags(fs *flag.FlagSet) *multiFlag {
 	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir")
 	fs.BoolVar(&req.allowShell, "allow-shell", false, "allow the plan's shell steps, drop_caches and restart commands")
 	fs.BoolVar(&req.keep, "keep", false, "keep sandbox data directories after the run")
+	fs.StringVar(&req.runAs, "run-as", "", "OS `USER` sandbox servers run as when quadrant runs as root and the plan's sandbox names no run_as (default mysql; never root)")
 	return targets
 }
 
@@ -188,7 +190,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 
 	eo := executor.Options{
 		AllowShell: allow, Observer: con, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
-		Command: redactArgs(p, req.command), KeepSandboxes: req.keep, Previous: prev,
+		Command: redactArgs(p, req.command), KeepSandboxes: req.keep, SandboxRunAs: req.runAs, Previous: prev,
 	}
 	outcome, runErr := executor.Run(ctx, p, w, eo)
 	con.done()

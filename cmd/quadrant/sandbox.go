@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"os/user"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -23,21 +25,29 @@ const sandboxUsage = `Usage: quadrant sandbox up|down|list [options]
 
 Throwaway local MariaDB/MySQL servers on 127.0.0.1, as a plan's sandbox target gets them.
 
-  quadrant sandbox up [--name N] [--replicas N] [--semisync] [--config K=V]... [--flavor F] [--basedir D] [--dir D] [--keep]
+  quadrant sandbox up [--name N] [--replicas N] [--semisync] [--config K=V]... [--flavor F] [--basedir D] [--dir D] [--keep] [--run-as USER] [--print-env]
       Starts a primary (and replicas), prints one line per server: NAME and its DSN
-      (root@tcp(127.0.0.1:PORT)/, root without password), then stays in the foreground until
-      Ctrl-C, SIGTERM or "quadrant sandbox down NAME" (which sends it SIGTERM). The servers are
-      shut down and their directories removed (unless --keep) before it exits; if it is killed
-      outright (SIGKILL), the servers die with it (parent-death signal) and the next "up" in the
-      same --dir removes the leftover directory. A second Ctrl-C while stopping kills at once.
-  quadrant sandbox down [NAME]
-      Stops the sandbox NAME (the only one running when NAME is omitted) and waits until it is gone.
-  quadrant sandbox list
-      Lists running sandboxes; entries of sandboxes whose process is gone are removed.
+      (root:PASSWORD@tcp(127.0.0.1:PORT)/; the password is random per sandbox and also in
+      DIR/password, mode 0600), or with --print-env shell export lines for scripts (eval them).
+      It then stays in the foreground until Ctrl-C, SIGTERM or "quadrant sandbox down NAME"
+      (which sends it SIGTERM). The servers are shut down and their directories removed (unless
+      --keep) before it exits; if it is killed outright (SIGKILL), the servers die with it
+      (parent-death signal) and the next "up" in the same --dir removes the leftover directory.
+      A second Ctrl-C while stopping kills at once.
+      Run as root, the servers run as the OS user mysql (or --run-as USER), never as root.
+  quadrant sandbox down [--all] [NAME | OWNER/NAME]
+      Stops your sandbox NAME (the only one running when NAME is omitted) and waits until it is
+      gone. With --all, NAME may be another user's (OWNER/NAME when several users have one of
+      that name); stopping it still needs the right to signal its process (root, or its owner).
+  quadrant sandbox list [--all]
+      Lists your running sandboxes; entries of sandboxes whose process is gone are removed.
+      --all lists every user's it can read (under $TMPDIR/quadrant-*/ and /run/user/*/, which
+      is private to its user), with an OWNER column.
 
-The first start on a machine initialises a template datadir once per server binary
-(in $XDG_CACHE_HOME/quadrant/templates or ~/.cache/quadrant/templates); later starts copy it.
-State files live in $XDG_RUNTIME_DIR/quadrant/sandboxes (or $TMPDIR/quadrant-UID/sandboxes).
+The first start on a machine initialises a template datadir once per server binary and server
+user (in $XDG_CACHE_HOME/quadrant/templates or ~/.cache/quadrant/templates); later starts copy it.
+State files (no password in them) live in $XDG_RUNTIME_DIR/quadrant/sandboxes, or
+$TMPDIR/quadrant-UID/sandboxes: one directory per OS user.
 `
 
 // runSandbox implements `quadrant sandbox`. Exit codes: 0 done, 2 bad command line, 3 failure,
@@ -63,26 +73,81 @@ func runSandbox(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-// sandboxState is what `up` records for `down` and `list`.
+// sandboxState is what `up` records for `down` and `list`. It holds no password: with --all,
+// other users read it.
 type sandboxState struct {
-	Name    string          `json:"name"`
-	Pid     int             `json:"pid"`
-	Dir     string          `json:"dir"`
-	Started time.Time       `json:"started"`
-	Servers []sandboxServer `json:"servers"`
+	Name         string          `json:"name"`
+	Pid          int             `json:"pid"`
+	ProcStart    string          `json:"proc_start,omitempty"` // with Pid, names the process even after the pid is reused
+	Owner        string          `json:"owner"`
+	UID          int             `json:"uid"`
+	RunAs        string          `json:"run_as,omitempty"` // the servers' OS user
+	Dir          string          `json:"dir"`
+	PasswordFile string          `json:"password_file,omitempty"`
+	Started      time.Time       `json:"started"`
+	Servers      []sandboxServer `json:"servers"`
+
+	path string // the state file it was read from
 }
 
 type sandboxServer struct {
 	Name   string `json:"name"`
-	DSN    string `json:"dsn"`
+	DSN    string `json:"dsn"` // password as ***
 	Socket string `json:"socket"`
 }
 
+// sandboxStateDir is this OS user's directory of state files.
 func sandboxStateDir() string {
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
 		return filepath.Join(d, "quadrant", "sandboxes")
 	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("quadrant-%d", os.Getuid()), "sandboxes")
+	return filepath.Join(os.TempDir(), fmt.Sprintf("quadrant-%d", os.Geteuid()), "sandboxes")
+}
+
+// allStateDirs are the state directories of every user that this process can find: its own, and
+// those under the shared temp dir and /run/user.
+func allStateDirs() []string {
+	dirs := []string{sandboxStateDir()}
+	for _, pat := range []string{filepath.Join(os.TempDir(), "quadrant-*", "sandboxes"), "/run/user/*/quadrant/sandboxes"} {
+		m, _ := filepath.Glob(pat)
+		dirs = append(dirs, m...)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, d := range dirs {
+		if c := filepath.Clean(d); !seen[c] {
+			seen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// ensureStateDir makes this user's state directory and refuses one that is not its own: /tmp is
+// shared, and a directory another user planted there could feed `down` a pid to signal.
+func ensureStateDir() (string, error) {
+	dir := sandboxStateDir()
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		if err := os.Mkdir(d, 0o755); err != nil && !os.IsExist(err) {
+			return "", fmt.Errorf("sandbox state directory: %w", err)
+		}
+		if err := checkOwnDir(d); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+func checkOwnDir(d string) error {
+	st, err := os.Lstat(d)
+	if err != nil {
+		return fmt.Errorf("sandbox state directory: %w", err)
+	}
+	sys, _ := st.Sys().(*syscall.Stat_t)
+	if !st.IsDir() || sys == nil || int(sys.Uid) != os.Geteuid() || st.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("sandbox state directory %s is not yours alone (a symlink, another user's, or writable by others): remove it, or set XDG_RUNTIME_DIR or TMPDIR to a directory of your own", d)
+	}
+	return nil
 }
 
 func newSandboxFlags(name string, stderr io.Writer) *flag.FlagSet {
@@ -118,6 +183,8 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Basedir, "basedir", "", "server installation holding bin/ or sbin/ (default: PATH, /usr/sbin)")
 	fs.StringVar(&o.Dir, "dir", "", "parent directory of the sandbox's datadirs (default $TMPDIR)")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the datadirs after stopping")
+	fs.StringVar(&o.RunAs, "run-as", "", "OS user the servers run as when quadrant runs as root (default mysql; never root)")
+	printEnv := fs.Bool("print-env", false, "print shell export lines (QUADRANT_SANDBOX_DSN, _HOST, _PORT, _USER, _PASSWORD, _CNF; REPLICAn_ for replicas) instead of the DSN table")
 	fs.Func("config", "my.cnf [mysqld] option K=V (repeatable); V true writes the bare option, false leaves it out", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
 		k = strings.TrimSpace(k)
@@ -159,7 +226,11 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 	}
 	o.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 
-	stateDir := sandboxStateDir()
+	stateDir, err := ensureStateDir()
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant sandbox up: %v\n", err)
+		return 3
+	}
 	statePath := filepath.Join(stateDir, o.Name+".json")
 	if st, err := readSandboxState(statePath); err == nil && sandboxAlive(st) {
 		fmt.Fprintf(stderr, "quadrant sandbox up: a sandbox named %s is already up (pid %d); use another --name or run `quadrant sandbox down %s`\n", o.Name, st.Pid, o.Name)
@@ -174,7 +245,7 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 		if ctx.Err() != nil {
 			return 130
 		}
-		if errors.Is(err, sandbox.ErrNoServer) || strings.Contains(err.Error(), "config option") {
+		if errors.Is(err, sandbox.ErrNoServer) || strings.Contains(err.Error(), "config option") || errors.Is(err, sandbox.ErrServerUser) {
 			return 2
 		}
 		return 3
@@ -188,22 +259,55 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 		os.Remove(statePath)
 	}()
 
-	st := sandboxState{Name: o.Name, Pid: os.Getpid(), Dir: c.Dir(), Started: time.Now().UTC()}
-	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	st := sandboxState{Name: o.Name, Pid: os.Getpid(), ProcStart: sandbox.ProcessStart(os.Getpid()), Owner: currentUser(), UID: os.Geteuid(),
+		RunAs: c.RunAs(), Dir: c.Dir(), PasswordFile: c.PasswordFile(), Started: time.Now().UTC()}
 	for _, s := range c.Servers() {
-		st.Servers = append(st.Servers, sandboxServer{Name: s.Name(), DSN: s.DSN(""), Socket: s.Socket()})
-		fmt.Fprintf(tw, "%s\t%s\n", s.Name(), s.DSN(""))
+		st.Servers = append(st.Servers, sandboxServer{Name: s.Name(), DSN: s.RedactedDSN(""), Socket: s.Socket()})
 	}
-	tw.Flush()
+	if *printEnv {
+		printSandboxEnv(stdout, c)
+	} else {
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		for _, s := range c.Servers() {
+			fmt.Fprintf(tw, "%s\t%s\n", s.Name(), s.DSN(""))
+		}
+		tw.Flush()
+	}
 	if err := writeSandboxState(statePath, st); err != nil {
 		fmt.Fprintf(stderr, "quadrant sandbox: %v (`down` and `list` will not see this sandbox)\n", err)
 	}
-	fmt.Fprintf(stderr, "sandbox %s is up (pid %d); stop it with Ctrl-C or `quadrant sandbox down %s`\n", o.Name, os.Getpid(), o.Name)
+	fmt.Fprintf(stderr, "sandbox %s is up (pid %d, servers running as OS user %s, password in %s); stop it with Ctrl-C or `quadrant sandbox down %s`\n",
+		o.Name, os.Getpid(), c.RunAs(), c.PasswordFile(), o.Name)
 
 	<-ctx.Done()
 	stop() // from here a second Ctrl-C kills quadrant at once; the servers then die by the parent-death signal
 	fmt.Fprintf(stderr, "sandbox %s: stopping\n", o.Name)
 	return 0
+}
+
+// printSandboxEnv writes shell export lines for scripts: eval "$(...)" or source a file of them.
+func printSandboxEnv(w io.Writer, c *sandbox.Cluster) {
+	for i, s := range c.Servers() {
+		prefix := "QUADRANT_SANDBOX_"
+		if i > 0 {
+			prefix = fmt.Sprintf("QUADRANT_SANDBOX_REPLICA%d_", i)
+		}
+		for _, kv := range [][2]string{
+			{"NAME", s.Name()}, {"DSN", s.DSN("")}, {"HOST", s.Host()}, {"PORT", strconv.Itoa(s.Port())},
+			{"USER", s.User()}, {"PASSWORD", s.Password()}, {"CNF", s.ClientConfigFile()},
+		} {
+			fmt.Fprintf(w, "export %s%s=%s\n", prefix, kv[0], shellQuote(kv[1]))
+		}
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func currentUser() string {
+	if u, err := user.Current(); err == nil {
+		return u.Username
+	}
+	return strconv.Itoa(os.Geteuid())
 }
 
 func readSandboxState(path string) (sandboxState, error) {
@@ -215,19 +319,37 @@ func readSandboxState(path string) (sandboxState, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return st, fmt.Errorf("%s: %w", path, err)
 	}
+	st.path = path
+	// The owner is whoever owns the file, whatever it says about itself.
+	if fi, err := os.Lstat(path); err == nil {
+		if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+			st.UID = int(sys.Uid)
+			st.Owner = strconv.Itoa(st.UID)
+			if u, err := user.LookupId(st.Owner); err == nil {
+				st.Owner = u.Username
+			}
+		}
+	}
 	return st, nil
 }
 
 func writeSandboxState(path string, st sandboxState) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
-	}
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+	os.Remove(tmp)
+	// Readable by others (`list --all`): it holds no password.
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)
@@ -236,55 +358,104 @@ func writeSandboxState(path string, st sandboxState) error {
 // sandboxAlive: the `up` process recorded in the state is still the one running (its pid has not
 // been reused), judged by the owner file in the sandbox's directory.
 func sandboxAlive(st sandboxState) bool {
+	if st.ProcStart != "" {
+		return st.Pid > 0 && sandbox.ProcessStart(st.Pid) == st.ProcStart
+	}
 	pid, alive := sandbox.OwnerAlive(st.Dir)
 	return alive && pid == st.Pid
 }
 
-// allSandboxStates reads every state file; stale ones (process gone) are removed, with the sandbox
-// directory they point to, and reported in stale.
-func allSandboxStates(stderr io.Writer) (live []sandboxState, stale []string) {
-	paths, _ := filepath.Glob(filepath.Join(sandboxStateDir(), "*.json"))
-	sort.Strings(paths)
-	for _, p := range paths {
-		st, err := readSandboxState(p)
-		if err != nil {
-			fmt.Fprintf(stderr, "quadrant sandbox: removing unreadable state file: %v\n", err)
+// sandboxStates reads the state files of this user (all: of every user it can find). Stale files
+// of its own (process gone) are removed, with the sandbox directory they point to, and reported
+// in stale; other users' stale files are skipped: theirs to clean.
+func sandboxStates(all bool, stderr io.Writer) (live []sandboxState, stale []string) {
+	dirs := []string{sandboxStateDir()}
+	if all {
+		dirs = allStateDirs()
+	}
+	own := filepath.Clean(sandboxStateDir())
+	for _, dir := range dirs {
+		mine := filepath.Clean(dir) == own && checkOwnDir(dir) == nil
+		if filepath.Clean(dir) == own && !mine {
+			if _, err := os.Lstat(dir); err == nil {
+				fmt.Fprintf(stderr, "quadrant sandbox: %v\n", checkOwnDir(dir))
+			}
+			continue
+		}
+		paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+		sort.Strings(paths)
+		for _, p := range paths {
+			st, err := readSandboxState(p)
+			if err != nil {
+				if mine {
+					fmt.Fprintf(stderr, "quadrant sandbox: removing unreadable state file: %v\n", err)
+					os.Remove(p)
+				}
+				continue
+			}
+			if sandboxAlive(st) {
+				live = append(live, st)
+				continue
+			}
+			if !mine {
+				continue
+			}
+			stale = append(stale, st.Name)
 			os.Remove(p)
-			continue
-		}
-		if sandboxAlive(st) {
-			live = append(live, st)
-			continue
-		}
-		stale = append(stale, st.Name)
-		os.Remove(p)
-		if st.Dir != "" && strings.Contains(filepath.Base(st.Dir), "quadrant-") {
-			os.RemoveAll(st.Dir) // the killed process could not; its servers died with it
+			if st.Dir != "" && strings.Contains(filepath.Base(st.Dir), "quadrant-") && ownedByMe(st.Dir) {
+				os.RemoveAll(st.Dir) // the killed process could not; its servers died with it
+			}
 		}
 	}
 	return live, stale
 }
 
+func ownedByMe(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	sys, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(sys.Uid) == os.Geteuid()
+}
+
 func sandboxList(args []string, stdout, stderr io.Writer) int {
 	fs := newSandboxFlags("list", stderr)
+	all := fs.Bool("all", false, "list every OS user's sandboxes, with their owner")
 	if code := parseSandboxFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
-	live, stale := allSandboxStates(stderr)
+	live, stale := sandboxStates(*all, stderr)
 	for _, n := range stale {
 		fmt.Fprintf(stderr, "sandbox %s: its process is gone; removed the stale entry\n", n)
 	}
 	if len(live) == 0 {
-		fmt.Fprintln(stderr, "no sandbox is up")
+		if *all {
+			fmt.Fprintln(stderr, "no sandbox is up")
+		} else {
+			fmt.Fprintln(stderr, "no sandbox of yours is up (--all lists every user's)")
+		}
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	owner := func(st sandboxState) string {
+		if *all {
+			return st.Owner + "\t"
+		}
+		return ""
+	}
+	if *all {
+		fmt.Fprint(tw, "OWNER\t")
+	}
 	fmt.Fprintln(tw, "SANDBOX\tPID\tUP SINCE\tSERVER\tDSN")
 	for _, st := range live {
 		for i, s := range st.Servers {
 			if i == 0 {
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", st.Name, st.Pid, st.Started.Format(time.RFC3339), s.Name, s.DSN)
+				fmt.Fprintf(tw, "%s%s\t%d\t%s\t%s\t%s\n", owner(st), st.Name, st.Pid, st.Started.Format(time.RFC3339), s.Name, s.DSN)
 			} else {
+				if *all {
+					fmt.Fprint(tw, "\t")
+				}
 				fmt.Fprintf(tw, "\t\t\t%s\t%s\n", s.Name, s.DSN)
 			}
 		}
@@ -296,6 +467,7 @@ func sandboxList(args []string, stdout, stderr io.Writer) int {
 func sandboxDown(args []string, stdout, stderr io.Writer) int {
 	fs := newSandboxFlags("down", stderr)
 	timeout := fs.Duration("timeout", 3*time.Minute, "how long to wait for the sandbox to stop")
+	all := fs.Bool("all", false, "also look among other OS users' sandboxes (NAME or OWNER/NAME); stopping one still needs the right to signal it")
 	if code := parseSandboxFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
@@ -303,29 +475,54 @@ func sandboxDown(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant sandbox down: at most one NAME")
 		return 2
 	}
-	live, stale := allSandboxStates(stderr)
+	if *all && fs.NArg() == 0 {
+		fmt.Fprintln(stderr, "quadrant sandbox down: --all needs a NAME (or OWNER/NAME): it never stops every sandbox at once")
+		return 2
+	}
+	live, stale := sandboxStates(*all, stderr)
 	var st *sandboxState
 	switch {
 	case fs.NArg() == 1:
+		want := fs.Arg(0)
+		wantOwner, wantName, hasOwner := strings.Cut(want, "/")
+		if !hasOwner {
+			wantOwner, wantName = "", want
+		}
+		var found []*sandboxState
 		for i := range live {
-			if live[i].Name == fs.Arg(0) {
-				st = &live[i]
+			if live[i].Name == wantName && (wantOwner == "" || live[i].Owner == wantOwner) {
+				found = append(found, &live[i])
 			}
+		}
+		if len(found) > 1 {
+			var owners []string
+			for _, f := range found {
+				owners = append(owners, f.Owner+"/"+f.Name)
+			}
+			fmt.Fprintf(stderr, "quadrant sandbox down: several users have a sandbox %s (%s): name one as OWNER/NAME\n", wantName, strings.Join(owners, ", "))
+			return 2
+		}
+		if len(found) == 1 {
+			st = found[0]
 		}
 		if st == nil {
 			for _, n := range stale {
-				if n == fs.Arg(0) {
+				if n == want {
 					fmt.Fprintf(stdout, "sandbox %s was not running any more; cleaned up its leftovers\n", n)
 					return 0
 				}
 			}
-			fmt.Fprintf(stderr, "quadrant sandbox down: no sandbox named %q is up (see `quadrant sandbox list`)\n", fs.Arg(0))
+			hint := "see `quadrant sandbox list`"
+			if !*all {
+				hint = "see `quadrant sandbox list`; another user's needs --all"
+			}
+			fmt.Fprintf(stderr, "quadrant sandbox down: no sandbox named %q is up (%s)\n", want, hint)
 			return 2
 		}
 	case len(live) == 1:
 		st = &live[0]
 	case len(live) == 0:
-		fmt.Fprintln(stderr, "quadrant sandbox down: no sandbox is up")
+		fmt.Fprintln(stderr, "quadrant sandbox down: no sandbox of yours is up")
 		return 2
 	default:
 		var names []string
@@ -336,13 +533,16 @@ func sandboxDown(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := syscall.Kill(st.Pid, syscall.SIGTERM); err != nil {
+		if errors.Is(err, syscall.EPERM) {
+			fmt.Fprintf(stderr, "quadrant sandbox down %s: it belongs to OS user %s (pid %d), and you may not signal that process: ask %s, or run this as root\n", st.Name, st.Owner, st.Pid, st.Owner)
+			return 3
+		}
 		fmt.Fprintf(stderr, "quadrant sandbox down %s: signal pid %d: %v\n", st.Name, st.Pid, err)
 		return 3
 	}
 	// Done when the process has stopped the servers, removed its state file and exited.
-	statePath := filepath.Join(sandboxStateDir(), st.Name+".json")
 	deadline := time.Now().Add(*timeout)
-	for sandboxAlive(*st) || (fileExists(statePath) && syscall.Kill(st.Pid, 0) == nil) {
+	for sandboxAlive(*st) || (fileExists(st.path) && syscall.Kill(st.Pid, 0) == nil) {
 		if time.Now().After(deadline) {
 			fmt.Fprintf(stderr, "quadrant sandbox down %s: pid %d still running after %s\n", st.Name, st.Pid, *timeout)
 			return 3

@@ -5,6 +5,9 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"syscall"
+
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
 )
 
 // Option is one [mysqld] line of my.cnf: "name = value", or the bare "name" when Bare is set
@@ -33,6 +36,7 @@ var optionNameRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 var fixedOptions = map[string]bool{
 	"datadir": true, "socket": true, "port": true, "bind_address": true, "pid_file": true,
 	"log_error": true, "user": true, "defaults_file": true, "defaults_extra_file": true,
+	"init_file": true, // sets the sandbox's passwords at its first start
 }
 
 // SandboxDefaults are written to every sandbox's my.cnf unless the config sets the same option.
@@ -60,6 +64,9 @@ func validateConfig(config []Option) error {
 		}
 		if strings.ContainsAny(o.Value, "\n\r\x00") {
 			return fmt.Errorf("config option %q: value contains a line break", o.Name)
+		}
+		if why := mycnf.Unsafe(o.Name, o.Value, o.Bare); why != "" {
+			return fmt.Errorf("config option %q: refused: %s", o.String(), why)
 		}
 	}
 	return nil
@@ -128,9 +135,23 @@ func myCnf(fixed, defaults, config, forced []Option) string {
 	return sb.String()
 }
 
+// writeFileAtomic replaces path through a temporary file beside it. The directory belongs to the
+// server's OS user, who could plant a symlink there for root to follow: the temporary file is
+// created afresh, never through a link.
 func writeFileAtomic(path, content string) error {
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+	if err := os.Remove(tmp); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 )
 
 // The orphan test re-executes the test binary as a stand-in for quadrant: the child starts a sandbox,
@@ -86,7 +87,7 @@ func startHelper(t *testing.T, dir string) (*exec.Cmd, string) {
 func TestSigtermStopsAndCleansUp(t *testing.T) {
 	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
-		cmd, clusterDir := startHelper(t, t.TempDir())
+		cmd, clusterDir := startHelper(t, sandboxtest.Dir(t))
 		if err := cmd.Process.Signal(sig); err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +106,7 @@ func TestSigtermStopsAndCleansUp(t *testing.T) {
 
 func TestSigkillLeavesNoServer(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := sandboxtest.Dir(t)
 	cmd, clusterDir := startHelper(t, dir)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)

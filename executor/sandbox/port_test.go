@@ -28,7 +28,7 @@ func TestTakenPortIsReplaced(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := Start(ctx, Options{Name: "port", Dir: t.TempDir(), Logf: t.Logf, pickPort: pick})
+	c, err := Start(ctx, Options{Name: "port", Dir: reachableDir(t), Logf: t.Logf, pickPort: pick})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestConcurrentTemplateCreation(t *testing.T) {
 	errs := make(chan error, 2)
 	for i := range 2 {
 		go func() {
-			c, err := Start(ctx, Options{Name: fmt.Sprintf("tmpl%d", i), Dir: t.TempDir(), CacheDir: cache, Logf: t.Logf})
+			c, err := Start(ctx, Options{Name: fmt.Sprintf("tmpl%d", i), Dir: reachableDir(t), CacheDir: cache, Logf: t.Logf})
 			if err == nil {
 				err = c.Stop(ctx)
 			}
@@ -70,4 +70,17 @@ func TestConcurrentTemplateCreation(t *testing.T) {
 	if len(dirs) != 1 || !isTemplate(filepath.Join(cache, dirs[0])) {
 		t.Fatalf("cache holds %v, want one complete template", dirs)
 	}
+}
+
+// reachableDir is sandboxtest.Dir for this package's own tests (which cannot import sandboxtest).
+func reachableDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "quadrant-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }

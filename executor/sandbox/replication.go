@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+// replUser is the account replicas connect to their primary with: replication only, from
+// 127.0.0.1 only, with a random password of the cluster's.
+const replUser = "quadrant_repl"
+
 // replicaWait bounds how long Start waits for replicas to connect (IO and SQL threads running).
 const replicaWait = 60 * time.Second
 
@@ -34,7 +38,7 @@ func semisyncOptions(b Binary, primary bool) []Option {
 	}
 }
 
-// attachReplica points r at primary and starts replication as root over TCP on 127.0.0.1.
+// attachReplica points r at primary and starts replication as replUser over TCP on 127.0.0.1.
 // MariaDB uses GTIDs (slave_pos, empty on a fresh copy of the template, so it reads every binlog of
 // the primary); MySQL uses the primary's current binlog position, taken before anything was written.
 func attachReplica(ctx context.Context, primary, r *Server) error {
@@ -42,7 +46,7 @@ func attachReplica(ctx context.Context, primary, r *Server) error {
 	var stmts []string
 	if b.Flavor == FlavorMariaDB {
 		stmts = []string{
-			fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='root', MASTER_PASSWORD='', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1", primary.Port()),
+			fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1", primary.Port(), replUser, r.repl),
 			"START SLAVE",
 		}
 	} else {
@@ -52,12 +56,12 @@ func attachReplica(ctx context.Context, primary, r *Server) error {
 		}
 		if b.AtLeast(8, 0, 23) {
 			stmts = []string{
-				fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, SOURCE_USER='root', SOURCE_PASSWORD='', SOURCE_LOG_FILE='%s', SOURCE_LOG_POS=%d, SOURCE_CONNECT_RETRY=1, GET_SOURCE_PUBLIC_KEY=1", primary.Port(), file, pos),
+				fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, SOURCE_USER='%s', SOURCE_PASSWORD='%s', SOURCE_LOG_FILE='%s', SOURCE_LOG_POS=%d, SOURCE_CONNECT_RETRY=1, GET_SOURCE_PUBLIC_KEY=1", primary.Port(), replUser, r.repl, file, pos),
 				"START REPLICA",
 			}
 		} else {
 			stmts = []string{
-				fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='root', MASTER_PASSWORD='', MASTER_LOG_FILE='%s', MASTER_LOG_POS=%d, MASTER_CONNECT_RETRY=1, GET_MASTER_PUBLIC_KEY=1", primary.Port(), file, pos),
+				fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_LOG_FILE='%s', MASTER_LOG_POS=%d, MASTER_CONNECT_RETRY=1, GET_MASTER_PUBLIC_KEY=1", primary.Port(), replUser, r.repl, file, pos),
 				"START SLAVE",
 			}
 		}

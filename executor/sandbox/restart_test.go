@@ -58,7 +58,7 @@ func TestRestartAppliesNonDynamicSettings(t *testing.T) {
 
 func TestBadOptionFailsWithLogLine(t *testing.T) {
 	t.Parallel()
-	_, err := sandbox.Start(ctx(t), sandbox.Options{Name: "bad", Dir: t.TempDir(), Logf: t.Logf,
+	_, err := sandbox.Start(ctx(t), sandbox.Options{Name: "bad", Dir: sandboxtest.Dir(t), Logf: t.Logf,
 		Config: []sandbox.Option{{Name: "foo", Value: "1"}}})
 	if err == nil {
 		t.Fatal("a server with unknown option foo started")
@@ -103,7 +103,7 @@ func TestKillAndRestart(t *testing.T) {
 
 func TestManagedOptionRejected(t *testing.T) {
 	t.Parallel()
-	_, err := sandbox.Start(ctx(t), sandbox.Options{Name: "managed", Dir: t.TempDir(), Config: []sandbox.Option{{Name: "port", Value: "3306"}}})
+	_, err := sandbox.Start(ctx(t), sandbox.Options{Name: "managed", Dir: sandboxtest.Dir(t), Config: []sandbox.Option{{Name: "port", Value: "3306"}}})
 	if err == nil || !strings.Contains(err.Error(), `"port"`) {
 		t.Fatalf("config with port: %v", err)
 	}
@@ -111,7 +111,7 @@ func TestManagedOptionRejected(t *testing.T) {
 
 func TestNoServerBinaryNamesPackage(t *testing.T) {
 	t.Parallel()
-	_, err := sandbox.Start(ctx(t), sandbox.Options{Name: "nobin", Dir: t.TempDir(), Basedir: t.TempDir()})
+	_, err := sandbox.Start(ctx(t), sandbox.Options{Name: "nobin", Dir: sandboxtest.Dir(t), Basedir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "mariadb-server") {
 		t.Fatalf("empty basedir: %v", err)
 	}
@@ -124,7 +124,7 @@ func TestNoServerBinaryNamesPackage(t *testing.T) {
 
 func TestStartTimeoutShowsLogAndLeavesNothing(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := sandboxtest.Dir(t)
 	_, err := sandbox.Start(ctx(t), sandbox.Options{Name: "slow", Dir: dir, StartTimeout: time.Nanosecond})
 	if err == nil || !strings.Contains(err.Error(), "not answering") || !strings.Contains(err.Error(), "error log") {
 		t.Fatalf("start with a 1ns timeout: %v", err)

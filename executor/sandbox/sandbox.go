@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -27,7 +28,11 @@ type Options struct {
 	Replication string // "async" (default) | "semisync"
 	Dir         string // parent dir for sandbox dirs; "" -> os.TempDir()
 	Keep        bool   // keep datadirs after Stop
-	Logf        func(format string, args ...any)
+	// RunAs is the OS user the servers run as when quadrant runs as root ("" = DefaultRunAs);
+	// quadrant never runs a server as root. Without root, servers run as quadrant's own user and
+	// RunAs must be empty or that user.
+	RunAs string
+	Logf  func(format string, args ...any)
 
 	CacheDir     string        // template datadirs; "" -> $XDG_CACHE_HOME/quadrant/templates (or ~/.cache/...)
 	StartTimeout time.Duration // per server start; 0 -> 2 minutes
@@ -40,12 +45,14 @@ type Cluster struct {
 	Primary  *Server
 	Replicas []*Server
 
-	name    string
-	dir     string
-	keep    bool
-	logf    func(string, ...any)
-	stopped sync.Once
-	stopErr error
+	name     string
+	dir      string
+	keep     bool
+	password string
+	runAs    string
+	logf     func(string, ...any)
+	stopped  sync.Once
+	stopErr  error
 }
 
 // Servers returns the primary followed by the replicas.
@@ -56,6 +63,16 @@ func (c *Cluster) Dir() string { return c.dir }
 
 // Name is the cluster's label.
 func (c *Cluster) Name() string { return c.name }
+
+// Password is root's password on every server of the cluster, random per cluster. It is also in
+// the cluster's directory (PasswordFile, mode 0600), for tools and scripts.
+func (c *Cluster) Password() string { return c.password }
+
+// PasswordFile is the path of the file holding Password.
+func (c *Cluster) PasswordFile() string { return filepath.Join(c.dir, PasswordFile) }
+
+// RunAs is the OS user the cluster's servers run as.
+func (c *Cluster) RunAs() string { return c.runAs }
 
 var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$`)
 
@@ -98,16 +115,23 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err := o.normalise(); err != nil {
 		return nil, err
 	}
+	acct, err := resolveAccount(o.RunAs)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
+	}
 	bin, err := FindServer(ctx, o.Flavor, o.Basedir)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
-	o.Logf("sandbox %s: %s", o.Name, bin.Line)
-	tmpl, err := ensureTemplate(ctx, bin, o.Basedir, o.CacheDir, o.Logf)
-	if err != nil {
+	o.Logf("sandbox %s: %s, running as OS user %s", o.Name, bin.Line, acct.name)
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+	if err := acct.checkReachable(o.Dir); err != nil {
+		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
+	}
+	tmpl, err := ensureTemplate(ctx, bin, o.Basedir, o.CacheDir, acct, o.Logf)
+	if err != nil {
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
 	removeStale(o.Dir, o.Logf)
@@ -115,8 +139,25 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
-	c := &Cluster{name: o.Name, dir: dir, keep: o.Keep, logf: o.Logf}
+	if !acct.self {
+		// quadrant keeps the cluster directory (password, client option files); the server's
+		// user may only pass through it to its own server directory.
+		if err := os.Chmod(dir, 0o711); err != nil {
+			os.RemoveAll(dir)
+			return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
+		}
+	}
+	password, err := newPassword()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
+	}
+	c := &Cluster{name: o.Name, dir: dir, keep: o.Keep, password: password, runAs: acct.name, logf: o.Logf}
 	if err := writeOwner(dir, o.Keep); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
+	}
+	if err := writePrivate(c.PasswordFile(), password+"\n"); err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
@@ -125,18 +166,22 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
 	semisync := o.Replication == "semisync" && o.Replicas > 0
+	var repl string
+	if o.Replicas > 0 {
+		if repl, err = newPassword(); err != nil {
+			return fail(err)
+		}
+	}
 	newServer := func(name string, r role) (*Server, error) {
 		s := &Server{name: name, bin: bin, basedir: o.Basedir, dir: filepath.Join(dir, name), role: r,
-			logf: o.Logf, timeout: o.StartTimeout, ports: o.pickPort}
-		if err := os.MkdirAll(filepath.Join(s.dir, "tmp"), 0o755); err != nil {
-			return nil, err
+			logf: o.Logf, timeout: o.StartTimeout, ports: o.pickPort, acct: acct, password: password}
+		if r.primary || r.replica {
+			s.repl = repl
 		}
-		sock, err := socketPath(s.dir)
-		if err != nil {
-			return nil, err
+		if err := prepareServerDir(s, tmpl); err != nil {
+			return nil, fmt.Errorf("prepare %s: %w", name, err)
 		}
-		s.socket = sock
-		return s, copyDir(tmpl, filepath.Join(s.dir, "data"))
+		return s, nil
 	}
 	p, err := newServer(o.Name, role{serverID: 1, primary: o.Replicas > 0, semisync: semisync})
 	if err != nil {
@@ -183,9 +228,64 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		}
 	}
 	for _, s := range servers {
-		o.Logf("sandbox %s: %s ready on %s (socket %s)", o.Name, s.Name(), s.DSN(""), s.Socket())
+		if err := writePrivate(s.ClientConfigFile(), clientCnf(s)); err != nil {
+			return fail(err)
+		}
+		o.Logf("sandbox %s: %s ready on %s (socket %s, password in %s)", o.Name, s.Name(), s.RedactedDSN(""), s.Socket(), c.PasswordFile())
 	}
 	return c, nil
+}
+
+// prepareServerDir lays out a server's directory, all of it the server user's alone (mode 0700):
+// the datadir copied from the template, tmp/, files/ (secure_file_priv), the socket's directory,
+// and the init file that sets the passwords at the first start.
+func prepareServerDir(s *Server, tmpl string) error {
+	for _, d := range []string{s.dir, filepath.Join(s.dir, "tmp"), s.FilesDir()} {
+		if err := s.acct.privateDir(d); err != nil {
+			return err
+		}
+	}
+	sock, err := socketPath(s.dir)
+	if err != nil {
+		return err
+	}
+	s.socket = sock
+	if sd := filepath.Dir(sock); sd != s.dir {
+		if err := s.acct.privateDir(sd); err != nil {
+			return err
+		}
+	}
+	data := filepath.Join(s.dir, "data")
+	if err := copyDir(tmpl, data); err != nil {
+		return err
+	}
+	if err := s.acct.ownTree(data); err != nil {
+		return err
+	}
+	if err := os.Chmod(data, 0o700); err != nil {
+		return err
+	}
+	s.initFile = filepath.Join(s.dir, "init.sql")
+	if err := writePrivate(s.initFile, initSQL(s)); err != nil {
+		return err
+	}
+	return s.acct.own(s.initFile) // the server reads it as its own user
+}
+
+// initSQL sets root's password on a copy of the template (whose own password was random and
+// thrown away) and, on a primary with replicas, creates the replication account. The server runs
+// it before it accepts connections; nothing of it goes to the binary log.
+func initSQL(s *Server) string {
+	lines := []string{"SET sql_log_bin = 0;"}
+	for _, host := range []string{"localhost", "127.0.0.1"} {
+		lines = append(lines, fmt.Sprintf("ALTER USER 'root'@'%s' IDENTIFIED BY '%s';", host, s.password))
+	}
+	if s.role.primary && s.repl != "" {
+		lines = append(lines,
+			fmt.Sprintf("CREATE USER '%s'@'127.0.0.1' IDENTIFIED BY '%s';", replUser, s.repl),
+			fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'127.0.0.1';", replUser))
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 // Stop stops every server (replicas first, in parallel, then the primary) and removes the cluster's
@@ -263,6 +363,10 @@ func procStart(pid int) string {
 	return ""
 }
 
+// ProcessStart is the start time of process pid as /proc has it ("" when it is gone): with the
+// pid, it names one process, even after the pid is reused.
+func ProcessStart(pid int) string { return procStart(pid) }
+
 // OwnerAlive reports whether the process recorded in a cluster directory's owner file still runs.
 func OwnerAlive(dir string) (pid int, alive bool) {
 	b, err := os.ReadFile(filepath.Join(dir, ownerFile))
@@ -289,9 +393,21 @@ func removeStale(parent string, logf func(string, ...any)) {
 		if f := strings.Fields(string(b)); len(f) < 3 || f[2] == "true" {
 			continue
 		}
+		if !ownedByMe(d) {
+			continue // another user's: theirs to clean
+		}
 		if pid, alive := OwnerAlive(d); !alive {
 			logf("sandbox: removing %s left by process %d, which is gone", d, pid)
 			os.RemoveAll(d)
 		}
 	}
+}
+
+func ownedByMe(path string) bool {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return false
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return ok && int(sys.Uid) == os.Geteuid()
 }

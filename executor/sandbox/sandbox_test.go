@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,7 +42,7 @@ func queryString(t *testing.T, db *sql.DB, q string) string {
 
 func TestSingleUpDown(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := sandboxtest.Dir(t)
 	c := sandboxtest.Start(t, sandbox.Options{Name: "single", Dir: dir})
 	s := c.Primary
 	if s.Name() != "single" || s.Host() != "127.0.0.1" || s.Port() == 0 {
@@ -51,8 +52,8 @@ func TestSingleUpDown(t *testing.T) {
 	if got := queryString(t, db, "SELECT 1+1"); got != "2" {
 		t.Fatalf("SELECT 1+1 = %q", got)
 	}
-	if got := queryString(t, db, "SELECT @@port"); got != s.DSN("")[len("root@tcp(127.0.0.1:"):len(s.DSN(""))-2] {
-		t.Fatalf("@@port %s does not match DSN %s", got, s.DSN(""))
+	if got := queryString(t, db, "SELECT @@port"); got != itoa(s.Port()) || !strings.Contains(s.DSN(""), "127.0.0.1:"+got+")") {
+		t.Fatalf("@@port %s does not match DSN %s", got, s.RedactedDSN(""))
 	}
 	pid := s.Pid()
 	if err := c.Stop(ctx(t)); err != nil {

@@ -37,6 +37,14 @@ type Server struct {
 	logf    func(string, ...any)
 	timeout time.Duration
 	ports   func() (int, error)
+	acct    account // the OS user the process runs as
+
+	// password is root's (the same on every server of a cluster); repl holds the replication
+	// account's, on a primary with replicas. initFile, until the first start succeeded, is the SQL
+	// that sets them before the server accepts any connection.
+	password string
+	repl     string
+	initFile string
 
 	mu     sync.Mutex // serialises Restart/Stop/Kill
 	port   int
@@ -88,10 +96,31 @@ func (s *Server) Config() []Option {
 	return append([]Option(nil), s.config...)
 }
 
-// DSN is a go-sql-driver/mysql DSN for root (no password) over TCP.
+// DSN is a go-sql-driver/mysql DSN for root over TCP, password included: hand it to a driver or
+// to the user who started the sandbox, never to a log (RedactedDSN is for those).
 func (s *Server) DSN(db string) string {
-	return fmt.Sprintf("root@tcp(127.0.0.1:%d)/%s", s.Port(), db)
+	return fmt.Sprintf("root:%s@tcp(127.0.0.1:%d)/%s", s.password, s.Port(), db)
 }
+
+// RedactedDSN is DSN with the password as ***.
+func (s *Server) RedactedDSN(db string) string {
+	return fmt.Sprintf("root:***@tcp(127.0.0.1:%d)/%s", s.Port(), db)
+}
+
+// User and Password are the root account's credentials.
+func (s *Server) User() string     { return "root" }
+func (s *Server) Password() string { return s.password }
+
+// RunAs is the OS user the server process runs as.
+func (s *Server) RunAs() string { return s.acct.name }
+
+// FilesDir is the only directory the server reads and writes files in for SQL (secure_file_priv:
+// LOAD DATA INFILE, SELECT ... INTO OUTFILE).
+func (s *Server) FilesDir() string { return filepath.Join(s.dir, "files") }
+
+// ClientConfigFile is a [client] option file (mode 0600) with the server's address and root's
+// credentials: `mariadb --defaults-extra-file=FILE` connects without a password on the command line.
+func (s *Server) ClientConfigFile() string { return filepath.Join(filepath.Dir(s.dir), s.name+".cnf") }
 
 // Running reports whether the server process is alive.
 func (s *Server) Running() bool {
@@ -144,6 +173,7 @@ func lastLines(s string, n int) string {
 func (s *Server) connector() *mysql.Config {
 	c := mysql.NewConfig()
 	c.User = "root"
+	c.Passwd = s.password
 	c.Net = "unix"
 	c.Addr = s.socket
 	c.Timeout = 5 * time.Second
@@ -175,10 +205,20 @@ func (s *Server) Exec(ctx context.Context, stmts ...string) error {
 	defer db.Close()
 	for _, q := range stmts {
 		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("%s: %s: %w", s.name, q, err)
+			return fmt.Errorf("%s: %s: %w", s.name, s.redact(q), err)
 		}
 	}
 	return nil
+}
+
+// redact hides the sandbox's passwords in text bound for an error or a log.
+func (s *Server) redact(text string) string {
+	for _, pw := range []string{s.password, s.repl} {
+		if pw != "" {
+			text = strings.ReplaceAll(text, pw, "***")
+		}
+	}
+	return text
 }
 
 // forcedOptions are the settings replication needs; they are written after the config so they win.
@@ -211,19 +251,24 @@ func (s *Server) fixedOptions() []Option {
 		{Name: "pid-file", Value: filepath.Join(s.dir, "mysqld.pid")},
 		{Name: "log-error", Value: s.errorLog()},
 		{Name: "tmpdir", Value: filepath.Join(s.dir, "tmp")},
+		// SQL reads and writes files here only: with it unset, any account with the FILE privilege
+		// reads and writes wherever the server's OS user can.
+		{Name: "secure_file_priv", Value: s.FilesDir()},
 	}
 	if s.basedir != "" {
 		opts = append(opts, Option{Name: "basedir", Value: s.basedir})
 	}
-	if os.Getuid() == 0 {
-		opts = append(opts, Option{Name: "user", Value: "root"}) // mysqld refuses to run as root without it
+	if s.initFile != "" {
+		opts = append(opts, Option{Name: "init_file", Value: s.initFile})
 	}
+	// No `user` option: the process is started as its account already (a server that switched
+	// user itself would lose the parent-death signal, which the kernel clears on a credential change).
 	return opts
 }
 
 func (s *Server) writeCnf(config []Option) error {
 	cnf := myCnf(s.fixedOptions(), sandboxDefaults(s.bin), config, s.forcedOptions(config))
-	return writeFileAtomic(s.cnfPath(), cnf)
+	return writeFileAtomic(s.cnfPath(), cnf) // 0644 and no secret in it: the server's user reads it
 }
 
 // start launches the server with config and waits until it answers. A port found taken (another
@@ -242,6 +287,11 @@ func (s *Server) start(ctx context.Context, config []Option, keepPort bool) erro
 		err := s.startOnce(ctx, config)
 		if err == nil {
 			s.config = append([]Option(nil), config...)
+			if s.initFile != "" {
+				// The passwords are in the datadir now; the file that set them has done its job.
+				os.Remove(s.initFile)
+				s.initFile = ""
+			}
 			return nil
 		}
 		var pe *portInUseError
@@ -262,16 +312,22 @@ func (s *Server) startOnce(ctx context.Context, config []Option) error {
 	if err := s.writeCnf(config); err != nil {
 		return fmt.Errorf("start %s: write my.cnf: %w", s.name, err)
 	}
-	logf, err := os.OpenFile(s.errorLog(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	// O_NOFOLLOW: the directory is the server user's, and the file is handed to the server as
+	// its output; a planted symlink must not make root open some other file for it.
+	logf, err := os.OpenFile(s.errorLog(), os.O_CREATE|os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return fmt.Errorf("start %s: %w", s.name, err)
 	}
 	defer logf.Close()
+	if err := s.acct.own(s.errorLog()); err != nil { // the server reopens it as its own user (Lchown: no link followed)
+		return fmt.Errorf("start %s: %w", s.name, err)
+	}
 	st, _ := logf.Stat()
 	offset := st.Size() // lines before this belong to earlier runs
 	cmd := exec.Command(s.bin.Path, "--defaults-file="+s.cnfPath())
 	cmd.Dir = s.dir
 	cmd.Stdout, cmd.Stderr = logf, logf // output before the server opens log-error lands in the same file
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.acct.credential()}
 	if err := startProcess(cmd); err != nil {
 		return fmt.Errorf("start %s: %w", s.name, err)
 	}

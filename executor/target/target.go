@@ -278,13 +278,17 @@ func (t *SandboxTarget) Name() string            { return t.s.Name() }
 func (t *SandboxTarget) Kind() string            { return KindSandbox }
 func (t *SandboxTarget) Host() string            { return t.s.Host() }
 func (t *SandboxTarget) Port() int               { return t.s.Port() }
-func (t *SandboxTarget) Redacted() string        { return t.s.DSN("") } // root without password: nothing to hide
+func (t *SandboxTarget) Redacted() string        { return t.s.RedactedDSN("") }
 func (t *SandboxTarget) Server() *sandbox.Server { return t.s }
 func (t *SandboxTarget) String() string          { return t.Name() + " (" + t.Redacted() + ")" }
+func (t *SandboxTarget) GoString() string {
+	return "target.SandboxTarget(" + strconv.Quote(t.String()) + ")"
+}
 
 func (t *SandboxTarget) Config() *mysql.Config {
 	c := mysql.NewConfig()
-	c.User = "root"
+	c.User = t.s.User()
+	c.Passwd = t.s.Password()
 	c.Net = "tcp"
 	c.Addr = net.JoinHostPort(t.s.Host(), strconv.Itoa(t.s.Port()))
 	return c

@@ -78,6 +78,15 @@ func TestTargetsAgainstSandbox(t *testing.T) {
 	if info.Flavor != "MariaDB" || !strings.HasPrefix(c.Primary.Binary().Version, info.Version) {
 		t.Fatalf("probe: %+v, binary %s", info, c.Primary.Binary().Version)
 	}
+	// The sandbox's password reaches the driver, never a printed form of the target.
+	if pw := c.Password(); len(pw) < 16 || sb.Config().Passwd != pw {
+		t.Fatalf("sandbox target config carries password %q, the cluster has %q", sb.Config().Passwd, pw)
+	}
+	for _, s := range []string{sb.Redacted(), fmt.Sprint(sb), fmt.Sprintf("%+v", sb), fmt.Sprintf("%#v", sb)} {
+		if strings.Contains(s, c.Password()) || !strings.Contains(s, "root:***@tcp(127.0.0.1:") {
+			t.Fatalf("printed form of a sandbox target leaks the password or lacks the mask: %s", s)
+		}
+	}
 	vars, err := target.Variables(ctx, db)
 	if err != nil {
 		t.Fatal(err)

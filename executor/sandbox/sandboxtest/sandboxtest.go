@@ -4,19 +4,37 @@ package sandboxtest
 import (
 	"context"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
 
+// Dir is a directory for a test's sandboxes, removed when the test ends. Unlike t.TempDir(), whose
+// parent is private to the user running the tests, the server's OS user can reach it when the
+// tests run as root (the servers then run as the mysql user): it is made here, so opening it
+// (mode 0711: enter, not list) is this helper's own business.
+func Dir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "quadrant-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // Start starts a sandbox cluster for the test and stops it in t.Cleanup. When no server binary is
 // installed it fails (never skips: CI installs one) with a message naming the Debian package.
-// Options.Dir defaults to a directory of the test; Options.Logf to t.Logf.
+// Options.Dir defaults to Dir(t); Options.Logf to t.Logf.
 func Start(t testing.TB, o sandbox.Options) *sandbox.Cluster {
 	t.Helper()
 	if o.Dir == "" {
-		o.Dir = t.TempDir()
+		o.Dir = Dir(t)
 	}
 	if o.Name == "" {
 		o.Name = "t"

@@ -221,7 +221,7 @@ func TestStatusStartErrors(t *testing.T) {
 		t.Errorf("unknown variable: %v", err)
 	}
 	s.Close()
-	s, _ = NewStatus(StatusConfig{DSN: strings.Replace(c.Primary.DSN(""), "root@", "nobody:secretpw@", 1)})
+	s, _ = NewStatus(StatusConfig{DSN: strings.Replace(c.Primary.DSN(""), "root:"+c.Password()+"@", "nobody:secretpw@", 1)})
 	if err := s.Start(ctx); err == nil || !strings.Contains(err.Error(), "1045") || strings.Contains(err.Error(), "secretpw") {
 		t.Errorf("wrong user: %v", err)
 	}

@@ -1,0 +1,41 @@
+// Package mycnf knows which my.cnf options a sandbox must never take from a plan or the command
+// line because they would open the server to every local user. spec uses it to refuse a plan at
+// validation (with the option's position), the sandbox to refuse a config however it got there.
+package mycnf
+
+import "strings"
+
+// Unsafe returns why the [mysqld] option name = value (bare: the name alone, as `skip-grant-tables`)
+// must not reach a sandbox's my.cnf, or "" when it may. The server accepts dashes for underscores,
+// the loose-, skip-, disable- and enable- prefixes and unique abbreviations (MariaDB:
+// `skip-grant-tab`), so all of those spellings are recognised.
+func Unsafe(name, value string, bare bool) string {
+	n := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
+	n = strings.TrimPrefix(n, "loose_")
+	negated := false
+	for _, p := range []string{"skip_", "disable_"} {
+		if strings.HasPrefix(n, p) {
+			n, negated = strings.TrimPrefix(n, p), true
+		}
+	}
+	n = strings.TrimPrefix(n, "enable_")
+	v := strings.ToLower(strings.TrimSpace(value))
+	on := bare || (v != "0" && v != "off" && v != "false")
+	switch {
+	case abbreviates(n, "grant_tables", len("grant")):
+		if (negated && on) || (!negated && !on) {
+			return "skip-grant-tables lets anyone who can reach the server log in as any user without a password; a sandbox always checks passwords"
+		}
+	case abbreviates(n, "secure_file_priv", len("secure_f")):
+		if negated || bare || v == "" || v == "/" || v == `""` || v == "''" {
+			return "an empty secure_file_priv lets SQL (LOAD DATA INFILE, SELECT ... INTO OUTFILE) read and write any file the server's OS user can; " +
+				"a sandbox keeps it to its own files/ directory; leave it out, or name another directory"
+		}
+	}
+	return ""
+}
+
+// abbreviates reports whether n is option full or an abbreviation of it at least min long.
+func abbreviates(n, full string, min int) bool {
+	return len(n) >= min && strings.HasPrefix(full, n)
+}
