@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/quadrant-bench/quadrant/executor/internal/tail"
 )
 
 // Timeouts of a graceful stop: SHUTDOWN, then SIGTERM, then SIGKILL.
@@ -157,15 +158,7 @@ func (s *Server) ErrorLogTail(n int) string {
 	if err != nil {
 		return fmt.Sprintf("(no error log: %v)", err)
 	}
-	return lastLines(string(b), n)
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return tail.Lines(string(b), n)
 }
 
 // connector reaches the server as root over its unix socket (works before networking matters and
@@ -377,7 +370,7 @@ func (s *Server) waitReady(ctx context.Context, p *process, offset int64) error 
 				s.name, p.err, relevantLines(log, 20))
 		case <-deadline.C:
 			return fmt.Errorf("start %s: not answering on %s after %s; last lines of the error log:\n%s",
-				s.name, s.socket, s.timeout, lastLines(s.logSince(offset), 20))
+				s.name, s.socket, s.timeout, tail.Lines(s.logSince(offset), 20))
 		case <-ctx.Done():
 			return fmt.Errorf("start %s: %w", s.name, ctx.Err())
 		case <-tick.C:
@@ -406,7 +399,7 @@ func relevantLines(log string, n int) string {
 		}
 	}
 	if len(errs) == 0 {
-		return lastLines(log, n)
+		return tail.Lines(log, n)
 	}
 	if len(errs) > n {
 		errs = errs[len(errs)-n:]

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/internal/tail"
 )
 
 // templateFormat changes whenever the way a template is initialised changes, so old caches are not
@@ -299,7 +301,7 @@ func initDatadir(ctx context.Context, b Binary, basedir, dir string, acct accoun
 		if b, rerr := os.ReadFile(filepath.Join(dir, "init.err")); rerr == nil {
 			msg += "\n" + string(b)
 		}
-		return fmt.Errorf("initialise datadir with %s as OS user %s: %v\n%s", cmd.Path, acct.name, err, lastLines(msg, 30))
+		return fmt.Errorf("initialise datadir with %s as OS user %s: %v\n%s", cmd.Path, acct.name, err, tail.Lines(msg, 30))
 	}
 	os.Remove(filepath.Join(dir, "init.sql"))
 	os.Remove(filepath.Join(dir, "init.err"))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/tail"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
 
@@ -191,10 +192,10 @@ func (t *DSNTarget) Restart(ctx context.Context, config []sandbox.Option) error 
 	cmd.WaitDelay = 5 * time.Second // and if one escaped the group holding the output pipe, do not hang
 	out, err := cmd.CombinedOutput()
 	if cctx.Err() == context.DeadlineExceeded {
-		return fmt.Errorf("restart %s: command %q still running after %s: %s", t.name, t.restart, timeout, lastLines(out))
+		return fmt.Errorf("restart %s: command %q still running after %s: %s", t.name, t.restart, timeout, tail.Lines(string(out), 10))
 	}
 	if err != nil {
-		return fmt.Errorf("restart %s: command %q: %v: %s", t.name, t.restart, err, lastLines(out))
+		return fmt.Errorf("restart %s: command %q: %v: %s", t.name, t.restart, err, tail.Lines(string(out), 10))
 	}
 	ready := t.ReadyTimeout
 	if ready <= 0 {
@@ -217,18 +218,6 @@ func ConfigEnv(config []sandbox.Option) []string {
 		env = append(env, "QUADRANT_CONFIG_"+name+"="+o.Value)
 	}
 	return append(env, "QUADRANT_MY_CNF="+cnf.String())
-}
-
-func lastLines(out []byte) string {
-	s := strings.TrimSpace(string(out))
-	lines := strings.Split(s, "\n")
-	if len(lines) > 10 {
-		lines = lines[len(lines)-10:]
-	}
-	if s == "" {
-		return "(no output)"
-	}
-	return strings.Join(lines, "\n")
 }
 
 // WaitReady polls the target until a connection and ping succeed, or timeout passes (the error has
