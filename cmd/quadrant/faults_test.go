@@ -114,3 +114,68 @@ teardown:
 		t.Fatalf("report after freeing space: exit %d: %s", code, errOut)
 	}
 }
+
+// Two `quadrant sandbox up --name X` started at the same instant: exactly one starts, the
+// other says the name is taken. Twenty times.
+func TestSandboxUpSameNameAtOnceOneWins(t *testing.T) {
+	tmp := sandboxtest.Dir(t)
+	env := []string{"TMPDIR=" + tmp, "XDG_RUNTIME_DIR="}
+	for round := 1; round <= 20; round++ {
+		a := start(t, env, "sandbox", "up", "--name", "race", "--dir", tmp)
+		b := start(t, env, "sandbox", "up", "--name", "race", "--dir", tmp)
+		// The loser exits 2 at once; the winner stays up until it is told to stop.
+		var loser, winner *proc
+		select {
+		case <-a.done:
+			loser, winner = a, b
+		case <-b.done:
+			loser, winner = b, a
+		case <-time.After(2 * time.Minute):
+			t.Fatalf("round %d: neither ended:\n%s\n%s", round, a.out.String(), b.out.String())
+		}
+		if loser.exit != exitInvalid || !strings.Contains(loser.out.String(), "already up or starting") {
+			t.Fatalf("round %d: the loser exited %d:\n%s", round, loser.exit, loser.out.String())
+		}
+		select {
+		case <-winner.done:
+			t.Fatalf("round %d: the winner ended too (exit %d):\n%s", round, winner.exit, winner.out.String())
+		default:
+		}
+		// The winner holds the name from its first moment; whether its servers come up is
+		// another test's business, so it is stopped wherever it is (exit 0, or 130 while starting).
+		winner.cmd.Process.Signal(syscall.SIGTERM)
+		if code := winner.wait(t, 2*time.Minute); code != 0 && code != 130 {
+			t.Fatalf("round %d: the winner stopped with exit %d:\n%s", round, code, winner.out.String())
+		}
+	}
+}
+
+// Two runs with sandboxes started at the same instant get their own ports and directories.
+func TestTwoRunsWithSandboxesAtOnce(t *testing.T) {
+	plan := writePlan(t, `
+version: 1
+name: twin
+targets: {db: {sandbox: {}}}
+iteration:
+  workload: {transactions: [{name: one, statements: [{sql: "SELECT 1"}]}], duration: 2s}
+`)
+	roots := []string{t.TempDir(), t.TempDir()}
+	var procs []*proc
+	for _, root := range roots {
+		procs = append(procs, start(t, nil, "run", plan, "--out", root))
+	}
+	addrs := map[string]bool{}
+	for i, p := range procs {
+		if code := p.wait(t, 3*time.Minute); code != 0 {
+			t.Fatalf("run %d exited %d:\n%s", i+1, code, p.out.String())
+		}
+		ri, err := results.ReadRunInfo(findRunDir(t, roots[i]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs[ri.Targets[0].Address] = true
+	}
+	if len(addrs) != 2 {
+		t.Fatalf("both runs' sandboxes had the same address: %v", addrs)
+	}
+}

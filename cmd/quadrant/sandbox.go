@@ -21,7 +21,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
 
-const sandboxUsage = `Usage: quadrant sandbox up|down|list [options]
+const sandboxUsage = `Usage: quadrant sandbox up|down|list|prune [options]
 
 Throwaway local MariaDB/MySQL servers on 127.0.0.1, as a plan's sandbox target gets them.
 
@@ -42,7 +42,12 @@ Throwaway local MariaDB/MySQL servers on 127.0.0.1, as a plan's sandbox target g
   quadrant sandbox list [--all]
       Lists your running sandboxes; entries of sandboxes whose process is gone are removed.
       --all lists every user's it can read (under $TMPDIR/quadrant-*/ and /run/user/*/, which
-      is private to its user), with an OWNER column.
+      is private to its user), with an OWNER column. Then the template cache: each cached
+      template datadir with its size and when a sandbox last started from it.
+  quadrant sandbox prune [--older-than 30d]
+      Removes cached template datadirs no sandbox started from for that long (days: 30d, or a
+      Go duration: 12h), and builds left unfinished as long ago; one being built by another
+      process is never removed. The next sandbox of that server builds its template again.
 
 The first start on a machine initialises a template datadir once per server binary and server
 user (in $XDG_CACHE_HOME/quadrant/templates or ~/.cache/quadrant/templates); later starts copy it.
@@ -64,11 +69,13 @@ func runSandbox(args []string, stdout, stderr io.Writer) int {
 		return sandboxDown(args[1:], stdout, stderr)
 	case "list", "ls":
 		return sandboxList(args[1:], stdout, stderr)
+	case "prune":
+		return sandboxPrune(args[1:], stdout, stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, sandboxUsage)
 		return 0
 	default:
-		fmt.Fprintf(stderr, "quadrant sandbox: unknown command %q (want up, down or list)\n\n%s", args[0], sandboxUsage)
+		fmt.Fprintf(stderr, "quadrant sandbox: unknown command %q (want up, down, list or prune)\n\n%s", args[0], sandboxUsage)
 		return 2
 	}
 }
@@ -232,6 +239,15 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 		return 3
 	}
 	statePath := filepath.Join(stateDir, o.Name+".json")
+	// The name is this process's for its whole life: two `up --name X` started at the same
+	// instant both see no state file, but only one gets the lock (the kernel drops it when the
+	// process dies, even by SIGKILL).
+	release, err := lockName(filepath.Join(stateDir, o.Name+".lock"))
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant sandbox up: a sandbox named %s is already up or starting; use another --name or run `quadrant sandbox down %s`\n", o.Name, o.Name)
+		return 2
+	}
+	defer release()
 	if st, err := readSandboxState(statePath); err == nil && sandboxAlive(st) {
 		fmt.Fprintf(stderr, "quadrant sandbox up: a sandbox named %s is already up (pid %d); use another --name or run `quadrant sandbox down %s`\n", o.Name, st.Pid, o.Name)
 		return 2
@@ -429,6 +445,7 @@ func sandboxList(args []string, stdout, stderr io.Writer) int {
 	for _, n := range stale {
 		fmt.Fprintf(stderr, "sandbox %s: its process is gone; removed the stale entry\n", n)
 	}
+	defer listTemplates(stdout, stderr)
 	if len(live) == 0 {
 		if *all {
 			fmt.Fprintln(stderr, "no sandbox is up")
@@ -462,6 +479,74 @@ func sandboxList(args []string, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	return 0
+}
+
+// listTemplates prints the template cache: what `sandbox prune` would look at.
+func listTemplates(stdout, stderr io.Writer) {
+	ts, err := sandbox.Templates("")
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant sandbox: %v\n", err)
+		return
+	}
+	if len(ts) == 0 {
+		return
+	}
+	var total int64
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "\nTEMPLATE (in %s)\tSIZE\tLAST USED\n", sandbox.CacheDir())
+	for _, t := range ts {
+		state := t.LastUsed.Format(time.RFC3339)
+		if t.Building {
+			state = "being built now"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", filepath.Base(t.Dir), mib(t.Size), state)
+		total += t.Size
+	}
+	fmt.Fprintf(tw, "(%d, %s in all; quadrant sandbox prune removes the unused)\t\t\n", len(ts), mib(total))
+	tw.Flush()
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20)) }
+
+func sandboxPrune(args []string, stdout, stderr io.Writer) int {
+	fs := newSandboxFlags("prune", stderr)
+	older := fs.String("older-than", "30d", "remove templates no sandbox started from for this long: 30d, or a Go duration such as 12h")
+	if code := parseSandboxFlags(fs, args, stdout, stderr); code >= 0 {
+		return code
+	}
+	age, err := parseAge(*older)
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant sandbox prune: --older-than %q: %v\n", *older, err)
+		return 2
+	}
+	removed, err := sandbox.PruneTemplates("", age)
+	var freed int64
+	for _, t := range removed {
+		fmt.Fprintf(stdout, "removed %s (%s, last used %s)\n", t.Dir, mib(t.Size), t.LastUsed.Format(time.RFC3339))
+		freed += t.Size
+	}
+	fmt.Fprintf(stdout, "%d template(s) removed, %s freed\n", len(removed), mib(freed))
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant sandbox prune: %v\n", err)
+		return 3
+	}
+	return 0
+}
+
+// parseAge reads 30d (days) or a Go duration.
+func parseAge(s string) (time.Duration, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("want a number of days such as 30d, or a duration such as 12h")
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("want a number of days such as 30d, or a duration such as 12h")
+	}
+	return d, nil
 }
 
 func sandboxDown(args []string, stdout, stderr io.Writer) int {
@@ -551,6 +636,19 @@ func sandboxDown(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "sandbox %s stopped\n", st.Name)
 	return 0
+}
+
+// lockName takes the flock of a sandbox name, or fails at once when another process has it.
+func lockName(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { f.Close() }, nil
 }
 
 func fileExists(path string) bool {

@@ -67,6 +67,7 @@ func ensureTemplate(ctx context.Context, b Binary, basedir, cacheDir string, acc
 	final := filepath.Join(cacheDir, b.Flavor+"-"+b.Version+"-"+templateKey(b, acct))
 	data := filepath.Join(final, "data")
 	if isTemplate(final) {
+		touch(filepath.Join(final, templateMarker)) // `sandbox prune` removes templates by their last use
 		return data, nil
 	}
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
@@ -228,6 +229,11 @@ func lockAccounts(ctx context.Context, s *Server, pw string) error {
 		}
 	}
 	return nil
+}
+
+func touch(path string) {
+	now := time.Now()
+	_ = os.Chtimes(path, now, now)
 }
 
 func isTemplate(dir string) bool {
