@@ -282,6 +282,23 @@ func (r *runner) redactErr(err error) error {
 	return err
 }
 
+// sandboxWorking shows what a sandbox's first start is doing (the template datadir build)
+// as a long step.
+func (r *runner) sandboxWorking(name string) func(string) {
+	var t *tracker
+	return func(what string) {
+		switch {
+		case what == "" && t != nil:
+			t.finish()
+		case what != "":
+			if t == nil {
+				t = r.track("sandbox "+name, "", 0)
+			}
+			t.update(func(w *Work) { w.State = strings.TrimPrefix(what, "sandbox: ") })
+		}
+	}
+}
+
 // startTargets starts every sandbox (replicas included) and connects every dsn target.
 func (r *runner) startTargets(ctx context.Context) error {
 	for _, t := range r.plan.Targets {
@@ -329,7 +346,7 @@ func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 	c, err := sandbox.Start(ctx, sandbox.Options{
 		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
 		Replication: sb.Replication, Dir: r.opts.SandboxDir, Keep: r.opts.KeepSandboxes,
-		RunAs: runAs, Logf: r.logFile,
+		RunAs: runAs, Logf: r.logFile, Working: r.sandboxWorking(t.Name),
 	})
 	if err != nil {
 		return fmt.Errorf("target %s: %w", t.Name, err)

@@ -86,3 +86,28 @@ func TestWorkLine(t *testing.T) {
 		t.Errorf("wait line %q", got)
 	}
 }
+
+// The first sandbox start on a machine builds a template datadir, which takes a while: the
+// run says what it is doing.
+func TestTemplateBuildShowsWhatItDoes(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // an empty cache: this start builds the template
+	obs := &works{}
+	run, out, err := runPlan(t, `
+version: 1
+name: firststart
+targets: {db: {sandbox: {}}}
+iteration:
+  workload: {transactions: [{name: one, statements: [{sql: "SELECT 1"}]}], duration: 1s}
+`, nil, Options{Observer: obs})
+	requireDone(t, run, out, err, 1)
+	building, finished := false, false
+	for _, w := range obs.seen {
+		if w.Step == "sandbox db" {
+			building = building || strings.Contains(w.State, "initialising template datadir")
+			finished = finished || w.Finished
+		}
+	}
+	if !building || !finished {
+		t.Fatalf("the template build was not shown (building %v, finished %v): %v", building, finished, obs.seen)
+	}
+}

@@ -33,6 +33,9 @@ type Options struct {
 	// RunAs must be empty or that user.
 	RunAs string
 	Logf  func(format string, args ...any)
+	// Working, if set, is told what a long first start is doing (building the template
+	// datadir: seconds to a minute), and "" when that is done; the lines also go to Logf.
+	Working func(what string)
 
 	CacheDir     string        // template datadirs; "" -> $XDG_CACHE_HOME/quadrant/templates (or ~/.cache/...)
 	StartTimeout time.Duration // per server start; 0 -> 2 minutes
@@ -130,7 +133,15 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err := acct.checkReachable(o.Dir); err != nil {
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
-	tmpl, err := ensureTemplate(ctx, bin, o.Basedir, o.CacheDir, acct, o.Logf)
+	working := o.Working
+	if working == nil {
+		working = func(string) {}
+	}
+	tmpl, err := ensureTemplate(ctx, bin, o.Basedir, o.CacheDir, acct, func(format string, args ...any) {
+		o.Logf(format, args...)
+		working(fmt.Sprintf(format, args...))
+	})
+	working("")
 	if err != nil {
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
