@@ -110,7 +110,6 @@ var Metrics = []Metric{
 	latency("p95_ms", "95th percentile of transaction latency", func(l Latency) time.Duration { return l.P95 }, true, true),
 	latency("p99_ms", "99th percentile of transaction latency", func(l Latency) time.Duration { return l.P99 }, true, false),
 	latency("p999_ms", "99.9th percentile of transaction latency", func(l Latency) time.Duration { return l.P999 }, false, false),
-	latency("lat_min_ms", "smallest transaction latency", func(l Latency) time.Duration { return l.Min }, false, false),
 	latency("lat_max_ms", "largest transaction latency", func(l Latency) time.Duration { return l.Max }, false, false),
 	{Name: "threads", Doc: "worker threads running", Kind: Gauge,
 		Interval: func(iv *Interval) float64 { return float64(iv.Threads) }, IntervalUnit: Count},
