@@ -291,3 +291,41 @@ func ReadTable(path string) (header []string, rows [][]string, err error) {
 	}
 	return header, rows, nil
 }
+
+// ScanTable calls fn with each row of a CSV written by Table, in file order, without
+// holding the file in memory: a long run's time series is hundreds of megabytes, and
+// several times that as strings. row is reused between calls (copy what you keep) and
+// has the header's width. A torn final line is ignored, as in ReadTable.
+func ScanTable(path string, fn func(header, row []string) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	cr := csv.NewReader(bufio.NewReaderSize(f, 256<<10))
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	first, err := cr.Read()
+	if err == io.EOF {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("%s: header: %w", path, err)
+	}
+	header := append([]string(nil), first...)
+	padded := make([]string, len(header))
+	for {
+		row, err := cr.Read()
+		if err != nil {
+			return nil // io.EOF, or a torn last line
+		}
+		if len(row) < len(header) {
+			n := copy(padded, row)
+			clear(padded[n:])
+			row = padded
+		}
+		if err := fn(header, row[:len(header)]); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package results
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// Open and EachSample see what Load sees, and the per-variable files are the same
+// whichever of the two read the folder.
+func TestOpenStreamsWhatLoadReads(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s := 1; s <= 50; s++ {
+		for _, target := range []string{"primary", "replica"} {
+			var r Record
+			r.AddInt("iteration", int64(1+s/20))
+			r.AddInt("elapsed_s", int64(s))
+			r.AddFloat("tps", float64(10*s))
+			if target == "replica" || s > 10 { // a column that appears later widens the file
+				r.AddFloat("status.Com_select", float64(s))
+			}
+			if err := w.AppendSample(target, r); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	w.WriteRunInfo(&RunInfo{Plan: "x"})
+	w.Close()
+	f, _ := os.OpenFile(filepath.Join(dir, TimeseriesDir, "primary.csv"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("3,51,") // torn by a kill
+	f.Close()
+
+	loaded, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(loaded.Targets, opened.Targets) || !reflect.DeepEqual(loaded.Summary, opened.Summary) ||
+		!reflect.DeepEqual(loaded.Watched(), opened.Watched()) {
+		t.Fatalf("Open read %v %v, Load %v %v", opened.Targets, opened.Watched(), loaded.Targets, loaded.Watched())
+	}
+	for _, target := range loaded.Targets {
+		if !reflect.DeepEqual(loaded.Timeseries[target].Header, opened.Timeseries[target].Header) {
+			t.Fatalf("%s: header %v, Load %v", target, opened.Timeseries[target].Header, loaded.Timeseries[target].Header)
+		}
+		var streamed [][]string
+		if err := opened.EachSample(target, func(row []string) error {
+			streamed = append(streamed, append([]string(nil), row...))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(streamed, loaded.Timeseries[target].Rows) {
+			t.Fatalf("%s: streamed %d rows, Load read %d", target, len(streamed), len(loaded.Timeseries[target].Rows))
+		}
+	}
+	read := func(run *Run) [][]string {
+		paths, err := WriteVariableCSVs(run)
+		if err != nil || len(paths) != 1 {
+			t.Fatalf("paths %v err %v", paths, err)
+		}
+		_, rows, err := ReadTable(paths[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	a, b := read(loaded), read(opened)
+	if len(a) < 100 || !reflect.DeepEqual(a, b) {
+		t.Fatalf("variable file from Load has %d rows, from Open %d", len(a), len(b))
+	}
+}
