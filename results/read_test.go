@@ -78,3 +78,47 @@ func TestOpenStreamsWhatLoadReads(t *testing.T) {
 		t.Fatalf("variable file from Load has %d rows, from Open %d", len(a), len(b))
 	}
 }
+
+// ScanTable splits plain rows itself; quoted cells (commas, quotes, line breaks) must
+// come out as encoding/csv reads them, and empty lines and a torn last line as ReadTable
+// treats them.
+func TestScanTableReadsWhatReadTableReads(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.csv")
+	tb, err := OpenTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range []string{"1.5", "a,b", `say "hi"`, "two\nlines", "", "x\r\ny", "3"} {
+		var r Record
+		r.AddInt("iteration", int64(i))
+		r.Add("query.text", v)
+		if i > 3 {
+			r.AddFloat("status.late", float64(i))
+		}
+		if err := tb.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tb.Close()
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("\n7,\"torn")
+	f.Close()
+	header, want, err := ReadTable(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	err = ScanTable(path, func(h, row []string) error {
+		if !reflect.DeepEqual(h, header) {
+			t.Fatalf("header %q, want %q", h, header)
+		}
+		got = append(got, append([]string(nil), row...))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("ScanTable read\n%q\nReadTable\n%q", got, want)
+	}
+}
