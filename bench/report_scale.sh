@@ -34,9 +34,17 @@ chromium=$(command -v chromium || command -v chromium-browser || true)
 
 go build -o "$dir/quadrant" ./cmd/quadrant
 go build -o "$dir/resultsgen" ./bench/resultsgen
-[ -d "$dir/a" ] || "$dir/resultsgen" -out "$dir/a" -seed 1 "$@"
-[ -d "$dir/b" ] || "$dir/resultsgen" -out "$dir/b" -seed 2 -scale 1.1 "$@"
-echo "folders: $(du -sh "$dir/a" | cut -f1) each ($(ls "$dir/a/timeseries" | wc -l) time series of $(wc -l <"$dir/a/timeseries/primary.csv") lines, $(head -1 "$dir/a/timeseries/primary.csv" | tr ',' '\n' | wc -l) columns)"
+# gen NAME FLAGS...: a folder is only reused once complete.
+gen() {
+  [ -d "$dir/$1" ] && return
+  rm -rf "$dir/$1.tmp"
+  name=$1
+  shift
+  "$dir/resultsgen" -out "$dir/$name.tmp" "$@" && mv "$dir/$name.tmp" "$dir/$name"
+}
+gen a -seed 1 "$@"
+gen b -seed 2 -scale 1.1 "$@"
+echo "folders: $(du -shL "$dir/a" | cut -f1) each ($(ls "$dir/a/timeseries" | wc -l) time series of $(wc -l <"$dir/a/timeseries/primary.csv") lines, $(head -1 "$dir/a/timeseries/primary.csv" | tr ',' '\n' | wc -l) columns)"
 echo "load before: $(uptime)"
 
 calc() { awk "BEGIN { printf \"%.3f\", $1 }"; }
