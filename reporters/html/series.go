@@ -19,9 +19,11 @@ import (
 // the maximum of each, in the order they happened: spikes and dips stay visible, the
 // envelope is exact, and the CSV keeps every sample.
 const (
-	// budgetValues bounds the numbers of all over-time charts of one page together
-	// (a number is ~7 bytes of JSON).
-	budgetValues = 1_500_000
+	// budgetValues bounds the numbers of all over-time charts of one page together (a
+	// number is 2-10 bytes of JSON, ~5.5 for status counters), and budgetBytes their
+	// JSON: a page over it is cut again, to keep report.html well under 15 MB.
+	budgetValues = 2_000_000
+	budgetBytes  = 12 << 20
 	maxBuckets   = 1000 // 2000 points a line: beyond a chart's width in pixels
 	minBuckets   = 100  // below this a chart says too little; the budget gives way
 	chunk        = 8192 // column storage grows by chunks: no copy of a growing slice
@@ -231,6 +233,8 @@ func (s *samples) seriesJSON(cols []int, b int) json.RawMessage {
 	buf = appendString(buf, s.file)
 	buf = append(buf, `,"rows":`...)
 	buf = strconv.AppendInt(buf, int64(len(s.rowX)), 10)
+	buf = append(buf, `,"positions":`...)
+	buf = strconv.AppendInt(buf, int64(len(s.xs)), 10)
 	buf = append(buf, `,"buckets":`...)
 	buf = strconv.AppendInt(buf, int64(b), 10)
 	buf = append(buf, `,"iterations":[`...)
@@ -389,6 +393,15 @@ func readAllSamples(run *results.Run) (map[string]*samples, error) {
 // seriesData is the over-time chart data of every target, each line downsampled when
 // the page's budget asks: shared out by each target's number of lines.
 func seriesData(all map[string]*samples, only string) map[string]json.RawMessage {
+	out, size := seriesWithin(all, only, budgetValues)
+	if size > budgetBytes {
+		// Long numbers: the JSON grows with the buckets, so fewer buckets in proportion.
+		out, _ = seriesWithin(all, only, int(int64(budgetValues)*budgetBytes/int64(size)*9/10))
+	}
+	return out
+}
+
+func seriesWithin(all map[string]*samples, only string, budget int) (map[string]json.RawMessage, int) {
 	out := map[string]json.RawMessage{}
 	lines := 0
 	chosen := map[string][]int{}
@@ -400,13 +413,15 @@ func seriesData(all map[string]*samples, only string) map[string]json.RawMessage
 		chosen[t] = cols
 		lines += len(cols) * len(s.iters)
 	}
+	size := 0
 	for t, cols := range chosen {
 		s := all[t]
-		share := budgetValues
+		share := budget
 		if lines > 0 {
-			share = int(int64(budgetValues) * int64(len(cols)*len(s.iters)) / int64(lines))
+			share = int(int64(budget) * int64(len(cols)*len(s.iters)) / int64(lines))
 		}
 		out[t] = s.seriesJSON(cols, s.buckets(share, len(cols)))
+		size += len(out[t])
 	}
-	return out
+	return out, size
 }

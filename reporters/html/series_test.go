@@ -87,3 +87,46 @@ func TestDownsampleKeepsExtremesAndGaps(t *testing.T) {
 		t.Errorf("%d null points for a gap of 10 buckets", gaps)
 	}
 }
+
+// Long numbers make more JSON per point: the page is cut again to stay within its bytes.
+func TestSeriesStayWithinTheByteBudget(t *testing.T) {
+	const cols, iters, n = 150, 12, 3600
+	s := &samples{file: "timeseries/p.csv"}
+	r := rand.New(rand.NewPCG(5, 6))
+	for c := 0; c < cols; c++ {
+		s.names = append(s.names, "status.V"+strconv.Itoa(c))
+		s.numeric = append(s.numeric, true)
+		s.cols = append(s.cols, nil)
+	}
+	for i := 0; i < iters; i++ {
+		s.iters = append(s.iters, strconv.Itoa(i+1))
+	}
+	for x := 0; x < n; x++ {
+		s.xs = append(s.xs, float64(x+1))
+	}
+	for row := 0; row < iters*n; row++ {
+		if row%chunk == 0 {
+			for c := range s.cols {
+				s.cols[c] = append(s.cols[c], make([]float64, chunk))
+			}
+		}
+		for c := range s.cols {
+			s.cols[c][row/chunk][row%chunk] = 123456 + float64(r.IntN(1e6))/1e6 // "123456.789012"
+		}
+		s.rowX = append(s.rowX, int32(row%n))
+		s.rowIter = append(s.rowIter, int32(row/n))
+	}
+	out := seriesData(map[string]*samples{"p": s}, "")
+	if size := len(out["p"]); size > budgetBytes {
+		t.Fatalf("series of %d bytes, over the budget of %d", size, budgetBytes)
+	}
+	var got struct {
+		Buckets int `json:"buckets"`
+	}
+	if err := json.Unmarshal(out["p"], &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Buckets < minBuckets || got.Buckets >= budgetValues/(2*cols*iters) {
+		t.Fatalf("%d buckets: want fewer than the value budget gives, at least %d", got.Buckets, minBuckets)
+	}
+}

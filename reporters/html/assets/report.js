@@ -198,9 +198,9 @@
       sec.appendChild(el("h3", { text: "Target " + t }));
       root.appendChild(sec);
       if (T.buckets > 0) {
-        sec.appendChild(el("p", { "class": "downsampled", text: "Downsampled for display: each line shows the minimum and maximum of " +
-          T.buckets + " slices of elapsed time (" + T.x.length + " points of up to " + T.rows + " samples), so spikes stay visible. " +
-          T.file + " has every sample." }));
+        sec.appendChild(el("p", { "class": "downsampled", text: "Downsampled for display: each line shows the minimum and maximum of each of " +
+          T.buckets + " slices of elapsed time, " + T.x.length + " points for up to " + T.positions + " samples, so spikes stay visible. " +
+          T.file + " has every sample (" + T.rows + ")." }));
       }
       var area = el("div");
       var defaults = D.only ? [D.only] : ["tps", "p95_ms"].filter(function (c) { return cols.indexOf(c) >= 0; })
