@@ -65,20 +65,26 @@ secs=$(echo "$duration" | awk '/h$/ { print $0 * 3600; next } /m$/ { print $0 * 
 start=$(date +%s)
 echo "columns watched: $(head -1 "$ts" | tr ',' '\n' | grep -c '^status\.')"
 printf "%8s %8s %10s\n" "elapsed" "rows" "VmRSS MB"
-next=0 step=$((secs / 10)) peak_after=0
+next=0 step=$((secs / 10)) peak_after=0 last="0 0 0"
 [ "$step" -gt 0 ] || step=1
 while kill -0 "$pid" 2>/dev/null; do
   now=$(($(date +%s) - start))
   r=$(rss "$pid")
   rows=$(($(wc -l <"$ts") - 1))
+  if [ "$now" -le "$secs" ] && [ "$r" -gt 0 ]; then
+    last="$now $rows $r" # the workload's last sample is its end
+  fi
   if [ "$now" -ge "$next" ] && [ "$now" -le "$secs" ]; then
     printf "%7ds %8d %10d\n" "$now" "$rows" "$r"
+    printed=$now
     next=$((next + step))
   elif [ "$now" -gt "$secs" ] && [ "$r" -gt "$peak_after" ]; then
     peak_after=$r # the workload is over: teardown and the run's own report
   fi
   sleep 1
 done
+set -- $last
+[ "${printed:-}" = "$1" ] || printf "%7ds %8d %10d   (end)\n" "$1" "$2" "$3"
 wait "$pid" || echo "quadrant run exited with $? (see below)"
 pid=
 echo "peak VmRSS after the workload (teardown, reports): $peak_after MB"
