@@ -22,7 +22,7 @@ const (
 	// budgetValues bounds the numbers of all over-time charts of one page together (a
 	// number is 2-10 bytes of JSON, ~5.5 for status counters), and budgetBytes their
 	// JSON: a page over it is cut again, to keep report.html well under 15 MB.
-	budgetValues = 2_000_000
+	budgetValues = 1_500_000
 	budgetBytes  = 12 << 20
 	maxBuckets   = 1000 // 2000 points a line: beyond a chart's width in pixels
 	minBuckets   = 100  // below this a chart says too little; the budget gives way
@@ -226,7 +226,9 @@ func (s *samples) buckets(share int, cols int) int {
 
 // seriesJSON renders the chart data of columns cols: the shared x axis, each column's
 // values per iteration aligned on it (null where an iteration has no sample), and,
-// when downsampled, how.
+// when downsampled, how. A column's values are a JSON text inside a string, parsed by
+// the page when it draws that column: the first render parses the few charts it shows,
+// not the hundreds of columns a picker offers.
 func (s *samples) seriesJSON(cols []int, b int) json.RawMessage {
 	buf := make([]byte, 0, 1<<16)
 	buf = append(buf, `{"file":`...)
@@ -292,7 +294,7 @@ func (s *samples) seriesJSON(cols []int, b int) json.RawMessage {
 			buf = append(buf, ',')
 		}
 		buf = appendString(buf, s.names[c])
-		buf = append(buf, ":["...)
+		buf = append(buf, `:"[`...)
 		for _, l := range lines {
 			for i := range l {
 				l[i] = math.NaN()
@@ -336,7 +338,7 @@ func (s *samples) seriesJSON(cols []int, b int) json.RawMessage {
 			}
 			buf = appendNumbers(buf, l)
 		}
-		buf = append(buf, ']')
+		buf = append(buf, `]"`...)
 	}
 	buf = append(buf, "}}"...)
 	return buf

@@ -60,12 +60,21 @@ func TestDownsampleKeepsExtremesAndGaps(t *testing.T) {
 		t.Fatalf("buckets %d, want %d", b, minBuckets)
 	}
 	var got struct {
-		Buckets int                     `json:"buckets"`
-		X       []float64               `json:"x"`
-		Values  map[string][][]*float64 `json:"values"`
+		Buckets int               `json:"buckets"`
+		X       []float64         `json:"x"`
+		Columns map[string]string `json:"values"` // each column's JSON, parsed when drawn
+		Values  map[string][][]*float64
 	}
 	if err := json.Unmarshal(s.seriesJSON([]int{0}, b), &got); err != nil {
 		t.Fatal(err)
+	}
+	got.Values = map[string][][]*float64{}
+	for name, text := range got.Columns {
+		var v [][]*float64
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			t.Fatal(err)
+		}
+		got.Values[name] = v
 	}
 	if len(got.X) != 2*b || got.X[0] != 1 || got.X[len(got.X)-1] != n {
 		t.Fatalf("x has %d points from %v to %v", len(got.X), got.X[0], got.X[len(got.X)-1])

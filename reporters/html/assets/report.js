@@ -215,7 +215,8 @@
       }
       sec.appendChild(area);
       function draw(metric) {
-        var v = T.values[metric] || [];
+        var v = T.values[metric] || "[]";
+        if (typeof v === "string") v = T.values[metric] = JSON.parse(v);
         chart(area, metric + (T.buckets > 0 ? " (downsampled: min/max of " + T.buckets + " slices)" : ""), "elapsed s", T.x,
           T.iterations.map(function (it, i) { return { label: iterLabel(Number(it)), values: v[i] }; }));
       }
