@@ -29,7 +29,7 @@ func All() []Reporter {
 
 // Rebuild loads dir and writes every wanted report; it returns the paths written.
 func Rebuild(dir, version string) ([]string, error) {
-	run, err := results.Load(dir)
+	run, err := results.Open(dir) // time series stay on disk: each reporter streams what it needs
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,79 @@ package results
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
+
+// The fast merge must give exactly what the library's own log reader and Merge give,
+// for quadrant's geometry and for a log written by another tool in another geometry.
+func TestReadHistogramLogMatchesTheLibrary(t *testing.T) {
+	var buf bytes.Buffer
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	l, err := NewHistogramLog(&buf, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for s := 0; s < 50; s++ {
+		iv := &measure.Interval{Index: s + 1, Start: start.Add(time.Duration(s) * time.Second), End: start.Add(time.Duration(s+1) * time.Second),
+			Warmup: s < 5}
+		iv.Latency, iv.Service = measure.NewHistogram(), measure.NewHistogram()
+		for k := 0; k < 500; k++ {
+			iv.Latency.RecordUS(int64(r.ExpFloat64() * 2000))
+			iv.Service.RecordUS(int64(r.ExpFloat64() * 1000))
+		}
+		iv.Latency.RecordUS(int64(r.IntN(200_000_000))) // clamped to the top
+		if err := l.Write(iv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A line in another geometry, as another tool would write it.
+	other := hdrhistogram.New(1, 3_600_000_000, 2)
+	for k := int64(1); k < 5000; k += 7 {
+		other.RecordValue(k * 13)
+	}
+	other.SetTag("latency")
+	if err := hdrhistogram.NewHistogramLogWriter(&buf).OutputIntervalHistogram(other); err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{"latency", "service", "warmup-latency", "none"} {
+		got, err := ReadHistogramLog(bytes.NewReader(buf.Bytes()), tag)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := measure.NewHistogram()
+		lr := hdrhistogram.NewHistogramLogReader(bytes.NewReader(buf.Bytes()))
+		for {
+			h, err := lr.NextIntervalHistogram()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h == nil {
+				break
+			}
+			if h.Tag() == tag {
+				want.Hdr().Merge(h)
+			}
+		}
+		if !want.Hdr().Equals(got.Hdr()) || got.Count() != want.Count() {
+			t.Errorf("%s: merged %d values (max %v), the library %d (max %v)", tag, got.Count(), got.Max(), want.Count(), want.Max())
+		}
+	}
+}
+
+func TestReadHistogramLogRejectsACorruptLine(t *testing.T) {
+	log := "#[StartTime: 1.000 (seconds since epoch)]\nTag=latency,0.000,1.000,1.000,HISTFAAAACB42pNpmSzMwMDAxQABzFCaEUzOgNB2ACcDAk8=\n"
+	if _, err := ReadHistogramLog(bytes.NewReader([]byte(log)), "latency"); err == nil {
+		t.Error("a corrupt payload merged without an error")
+	}
+}
 
 func TestHistogramLogCodec(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

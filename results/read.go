@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -57,8 +58,10 @@ type Run struct {
 	Info       *RunInfo
 	Plan       string           // plan.yaml as written
 	Summary    *Data            // summary.csv
-	Timeseries map[string]*Data // timeseries/TARGET.csv by target
+	Timeseries map[string]*Data // timeseries/TARGET.csv by target (header only after Open)
 	Targets    []string         // targets with a time series, sorted
+
+	onDisk bool // Open: the time-series rows are read by EachRow, not held in Timeseries
 }
 
 // Load reads a results folder. Missing optional parts (no samples yet, a run killed
@@ -86,6 +89,68 @@ func Load(dir string) (*Run, error) {
 		}
 	}
 	return r, nil
+}
+
+// Open reads a results folder like Load but leaves the time-series rows on disk: each
+// Timeseries entry has its header and no rows, and EachRow streams them. An hour at
+// 1 s of 200 watched columns is ~20 million cells, far more memory as strings than the
+// reports built from them need.
+func Open(dir string) (*Run, error) {
+	info, err := ReadRunInfo(dir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{Dir: dir, Info: info, Timeseries: map[string]*Data{}, onDisk: true}
+	if plan, err := os.ReadFile(filepath.Join(dir, PlanFile)); err == nil {
+		r.Plan = string(plan)
+	}
+	if r.Summary, err = loadData(filepath.Join(dir, SummaryFile)); err != nil {
+		return nil, err
+	}
+	if r.Targets, err = Targets(dir); err != nil {
+		return nil, err
+	}
+	for _, t := range r.Targets {
+		header, err := readHeader(filepath.Join(dir, TimeseriesDir, t+".csv"))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, TimeseriesDir, t+".csv"), err)
+		}
+		r.Timeseries[t] = NewData(header, nil)
+	}
+	return r, nil
+}
+
+// EachRow calls fn with every row of target's time series in file order, from memory
+// after Load and from the folder after Open. row is only valid during the call and is
+// laid out as Timeseries[target].Header.
+func (r *Run) EachRow(target string, fn func(row []string) error) error {
+	ts := r.Timeseries[target]
+	if ts == nil {
+		return nil
+	}
+	if !r.onDisk {
+		for _, row := range ts.Rows {
+			if err := fn(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	path := filepath.Join(r.Dir, TimeseriesDir, target+".csv")
+	err := ScanTable(path, func(header, row []string) error {
+		if len(header) != len(ts.Header) {
+			// Widened since Open read the header (a run still writing): keep Open's layout.
+			row = row[:min(len(row), len(ts.Header))]
+			for len(row) < len(ts.Header) {
+				row = append(row, "")
+			}
+		}
+		return fn(row)
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 func loadData(path string) (*Data, error) {
@@ -146,28 +211,95 @@ func IsWorkloadColumn(name string) bool {
 
 // WriteVariableCSVs writes variables/NAME.csv for every watched variable: one row per
 // sample, `target,iteration,elapsed_s,time,value`, for loading one variable into a
-// spreadsheet without the rest of the time series.
+// spreadsheet without the rest of the time series. Each time series is read once and
+// every file written as it goes, so a long run is never held in memory.
 func WriteVariableCSVs(r *Run) ([]string, error) {
-	var paths []string
-	for _, name := range r.Watched() {
-		path := filepath.Join(r.Dir, VariablesDir, FileName(name)+".csv")
-		var b strings.Builder
-		cw := csv.NewWriter(&b)
-		cw.Write([]string{"target", "iteration", "elapsed_s", "time", "value"})
-		for _, t := range r.Targets {
-			ts := r.Timeseries[t]
-			if ts.Col(name) < 0 {
-				continue
-			}
-			for i := range ts.Rows {
-				cw.Write([]string{t, ts.Value(i, "iteration"), ts.Value(i, "elapsed_s"), ts.Value(i, "time"), ts.Value(i, name)})
+	type out struct {
+		path string
+		f    *os.File
+		bw   *bufio.Writer
+		cw   *csv.Writer
+	}
+	names := r.Watched()
+	files := make([]*out, len(names))
+	defer func() {
+		for _, o := range files {
+			if o != nil && o.f != nil {
+				o.f.Close()
+				os.Remove(o.path + ".tmp")
 			}
 		}
-		cw.Flush()
-		if err := writeAtomic(path, []byte(b.String())); err != nil {
+	}()
+	for i, name := range names {
+		path := filepath.Join(r.Dir, VariablesDir, FileName(name)+".csv")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+		f, err := os.Create(path + ".tmp")
+		if err != nil {
+			return nil, err
+		}
+		bw := bufio.NewWriterSize(f, 16<<10)
+		o := &out{path: path, f: f, bw: bw, cw: csv.NewWriter(bw)}
+		o.cw.Write([]string{"target", "iteration", "elapsed_s", "time", "value"})
+		files[i] = o
+	}
+	for _, t := range r.Targets {
+		ts := r.Timeseries[t]
+		it, el, tm := ts.Col("iteration"), ts.Col("elapsed_s"), ts.Col("time")
+		cell := func(row []string, c int) string {
+			if c < 0 {
+				return ""
+			}
+			return row[c]
+		}
+		var cols []int
+		var dst []*out
+		for i, name := range names {
+			if c := ts.Col(name); c >= 0 {
+				cols, dst = append(cols, c), append(dst, files[i])
+			}
+		}
+		if len(cols) == 0 {
+			continue
+		}
+		rec := make([]string, 5)
+		err := r.EachRow(t, func(row []string) error {
+			rec[0], rec[1], rec[2], rec[3] = t, cell(row, it), cell(row, el), cell(row, tm)
+			for k, c := range cols {
+				rec[4] = row[c]
+				if err := dst[k].cw.Write(rec); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	var paths []string
+	for i, o := range files {
+		o.cw.Flush()
+		err := o.cw.Error()
+		if err == nil {
+			err = o.bw.Flush()
+		}
+		if err == nil {
+			err = o.f.Sync()
+		}
+		if cerr := o.f.Close(); err == nil {
+			err = cerr
+		}
+		files[i].f = nil
+		if err == nil {
+			err = os.Rename(o.path+".tmp", o.path)
+		}
+		if err != nil {
+			os.Remove(o.path + ".tmp")
 			return paths, err
 		}
-		paths = append(paths, path)
+		paths = append(paths, o.path)
 	}
 	return paths, nil
 }

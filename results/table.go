@@ -2,6 +2,7 @@ package results
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // Field is one named cell of a row. Rows are ordered lists of fields rather than maps
@@ -293,4 +295,90 @@ func ReadTable(path string) (header []string, rows [][]string, err error) {
 		rows = append(rows, row[:len(header)])
 	}
 	return header, rows, nil
+}
+
+// ScanTable calls fn with each row of a CSV written by Table, in file order, without
+// holding the file in memory: a long run's time series is hundreds of megabytes, and
+// several times that as strings. row is reused between calls (copy what you keep) and
+// has the header's width. A torn final line is ignored, as in ReadTable.
+//
+// Rows of numbers have no quotes; those are split on commas directly, which is several
+// times quicker than encoding/csv. A line with a quote is read by encoding/csv, with as
+// many following lines as its quoted fields span.
+func ScanTable(path string, fn func(header, row []string) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 256<<10)
+	var header, row []string
+	var pending []byte // a record whose quoted field goes on past the line
+	for {
+		line, rerr := br.ReadSlice('\n')
+		if rerr == bufio.ErrBufferFull {
+			rest, err := br.ReadBytes('\n')
+			line, rerr = append(append([]byte(nil), line...), rest...), err
+		}
+		if rerr != nil && rerr != io.EOF {
+			return rerr
+		}
+		var rec []string
+		switch {
+		case pending != nil || bytes.IndexByte(line, '"') >= 0:
+			pending = append(pending, line...)
+			if bytes.Count(pending, []byte{'"'})%2 == 1 {
+				if rerr == io.EOF {
+					return nil // a torn last line inside quotes
+				}
+				continue
+			}
+			r := csv.NewReader(bytes.NewReader(pending))
+			r.FieldsPerRecord = -1
+			pending = nil
+			got, err := r.Read()
+			if err != nil {
+				if header == nil {
+					return fmt.Errorf("%s: header: %w", path, err)
+				}
+				return nil
+			}
+			rec = got
+		default:
+			text := string(bytes.TrimRight(line, "\r\n"))
+			if text == "" { // encoding/csv skips empty lines
+				if rerr == io.EOF {
+					return nil
+				}
+				continue
+			}
+			rec = row[:0]
+			for {
+				i := strings.IndexByte(text, ',')
+				if i < 0 {
+					rec = append(rec, text)
+					break
+				}
+				rec = append(rec, text[:i])
+				text = text[i+1:]
+			}
+			row = rec
+		}
+		if header == nil {
+			header = append([]string(nil), rec...)
+		} else {
+			for len(rec) < len(header) {
+				rec = append(rec, "")
+			}
+			if err := fn(header, rec[:len(header)]); err != nil {
+				return err
+			}
+			if cap(rec) > cap(row) {
+				row = rec
+			}
+		}
+		if rerr == io.EOF {
+			return nil
+		}
+	}
 }

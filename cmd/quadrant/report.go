@@ -54,7 +54,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	var runs []*results.Run
 	for _, d := range dirs {
-		r, err := results.Load(d)
+		r, err := results.Open(d) // compare reads summaries and run.json, never the time series
 		if err != nil {
 			fmt.Fprintf(stderr, "quadrant compare: %v\n", err)
 			return exitInvalid

@@ -38,12 +38,12 @@ type dataTable struct {
 }
 
 type pageData struct {
-	Info    *results.RunInfo     `json:"info"`
-	Summary dataTable            `json:"summary"`
-	Series  map[string]dataTable `json:"series"`
-	Latency map[string]spectrum  `json:"latency,omitempty"`
-	Plan    string               `json:"plan,omitempty"`
-	Only    string               `json:"only,omitempty"`
+	Info    *results.RunInfo           `json:"info"`
+	Summary dataTable                  `json:"summary"`
+	Series  map[string]json.RawMessage `json:"series"` // seriesJSON per target
+	Latency map[string]spectrum        `json:"latency,omitempty"`
+	Plan    string                     `json:"plan,omitempty"`
+	Only    string                     `json:"only,omitempty"`
 	// Charts are the workload metrics charted first; Watched the run's watched columns.
 	Charts  []string `json:"charts"`
 	Watched []string `json:"watched"`
@@ -84,20 +84,35 @@ func latencySpectra(run *results.Run) map[string]spectrum {
 // Render writes the report of run to w. With only set, the page shows that one
 // variable (a column of the time series) across targets and iterations.
 func Render(w io.Writer, run *results.Run, version, only string) error {
-	d := pageData{Info: run.Info, Series: map[string]dataTable{}, Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched()}
+	all, latency, err := readRun(run, only == "")
+	if err != nil {
+		return err
+	}
+	return render(w, run, version, only, all, latency)
+}
+
+// readRun reads what the charts need: every time series, and the latency spectra from
+// the histogram logs at the same time (they are separate files).
+func readRun(run *results.Run, spectra bool) (map[string]*samples, map[string]spectrum, error) {
+	var latency map[string]spectrum
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if spectra {
+			latency = latencySpectra(run)
+		}
+	}()
+	all, err := readAllSamples(run)
+	<-done
+	return all, latency, err
+}
+
+func render(w io.Writer, run *results.Run, version, only string, all map[string]*samples, latency map[string]spectrum) error {
+	d := pageData{Info: run.Info, Series: seriesData(all, only), Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched()}
 	if only == "" {
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan
-		d.Latency = latencySpectra(run)
-	}
-	for t, ts := range run.Timeseries {
-		if only != "" {
-			ts = project(ts, only)
-			if ts == nil {
-				continue
-			}
-		}
-		d.Series[t] = dataTable{ts.Header, ts.Rows}
+		d.Latency = latency
 	}
 	data, err := json.Marshal(d) // escapes <, > and &, so the data cannot close its <script>
 	if err != nil {
@@ -117,34 +132,6 @@ func Render(w io.Writer, run *results.Run, version, only string) error {
 	})
 }
 
-// project keeps the columns that place a sample (iteration, elapsed_s, time) and one variable.
-func project(ts *results.Data, name string) *results.Data {
-	c := ts.Col(name)
-	if c < 0 {
-		return nil
-	}
-	keep := []int{}
-	for _, k := range []string{"iteration", "elapsed_s", "time"} {
-		if i := ts.Col(k); i >= 0 {
-			keep = append(keep, i)
-		}
-	}
-	keep = append(keep, c)
-	header := make([]string, len(keep))
-	for j, i := range keep {
-		header[j] = ts.Header[i]
-	}
-	rows := make([][]string, len(ts.Rows))
-	for r, row := range ts.Rows {
-		out := make([]string, len(keep))
-		for j, i := range keep {
-			out[j] = row[i]
-		}
-		rows[r] = out
-	}
-	return results.NewData(header, rows)
-}
-
 // WriteReport (re)builds report.html in the run's folder.
 func WriteReport(run *results.Run, version string) (string, error) {
 	path := filepath.Join(run.Dir, results.ReportFile)
@@ -154,10 +141,14 @@ func WriteReport(run *results.Run, version string) (string, error) {
 // WriteVariablePages writes variables/NAME.html for every watched variable (a time-series
 // column with a dot in its name: status.*, repl.*, query.*, snmp.*).
 func WriteVariablePages(run *results.Run, version string) ([]string, error) {
+	all, err := readAllSamples(run)
+	if err != nil {
+		return nil, err
+	}
 	var paths []string
 	for _, name := range run.Watched() {
 		path := filepath.Join(run.Dir, results.VariablesDir, results.FileName(name)+".html")
-		if err := writeFile(path, func(w io.Writer) error { return Render(w, run, version, name) }); err != nil {
+		if err := writeFile(path, func(w io.Writer) error { return render(w, run, version, name, all, nil) }); err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/bench/largefolder"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
 	"github.com/quadrant-bench/quadrant/results"
@@ -165,5 +166,52 @@ func TestLatencySpectraComeFromTheHistograms(t *testing.T) {
 	}
 	if _, ok := latencySpectra(run)["primary_replica1"]; ok {
 		t.Error("the replica ran no workload and has no histograms")
+	}
+}
+
+// A long run with many watched columns: the page renders every default chart without a
+// script error, and says that its lines are downsampled and that the CSV has every sample.
+func TestLargeReportIsDownsampledAndRenders(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "large")
+	// 2 targets x 12 iterations x ~56 columns of 1800 samples: 2.4 million values, over
+	// the page's budget.
+	if err := largefolder.Write(dir, largefolder.Options{Duration: 30 * time.Minute, Columns: 40, NoHistograms: true}); err != nil {
+		t.Fatal(err)
+	}
+	run, err := results.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, path)
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
+	}
+	// 1 by-iteration chart + per target tps, p95_ms and the first 4 watched columns.
+	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 13 {
+		t.Fatalf("rendered %d charts, want 13", n)
+	}
+	for _, want := range []string{"Downsampled for display", "timeseries/primary.csv has every sample",
+		"timeseries/replica1.csv has every sample", "status.Com_select (downsampled"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered page lacks %q", want)
+		}
+	}
+	// The small fixture is drawn from every sample and says nothing of the kind.
+	small := t.TempDir()
+	fixture.Folder(t, small, 1)
+	run, err = results.Open(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Render(&buf, run, "test", ""); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), `"buckets":1`) || !strings.Contains(buf.String(), `"buckets":0`) {
+		t.Error("the small fixture's series are downsampled")
 	}
 }

@@ -182,18 +182,27 @@
     draw(def);
   }
 
+  // overTime draws the time series as the report builder prepared them: one shared x
+  // axis per target and, per column, one line per iteration aligned on it. A long run
+  // comes downsampled (buckets > 0): each bucket of elapsed time keeps its minimum and
+  // maximum, and the page says so; the CSV has every sample.
   function overTime(root) {
     var targets = Object.keys(D.series || {}).sort();
     if (!targets.length) return;
     root.appendChild(el("h2", { text: "Over time (one line per iteration; drag to zoom, double-click to reset)" }));
     targets.forEach(function (t) {
       var T = D.series[t];
-      var cols = numericCols(T);
+      var cols = T.columns || [];
       if (D.only) cols = cols.filter(function (c) { return c === D.only; });
       if (!cols.length) return;
       var sec = el("section", { "class": "target" });
       sec.appendChild(el("h3", { text: "Target " + t }));
       root.appendChild(sec);
+      if (T.buckets > 0) {
+        sec.appendChild(el("p", { "class": "downsampled", text: "Downsampled for display: each line shows the minimum and maximum of each of " +
+          T.buckets + " slices of elapsed time, " + T.x.length + " points for up to " + T.positions + " samples, so spikes stay visible. " +
+          T.file + " has every sample (" + T.rows + ")." }));
+      }
       var area = el("div");
       var defaults = D.only ? [D.only] : (D.charts || []).filter(function (c) { return cols.indexOf(c) >= 0; })
         .concat(cols.filter(function (c) { return (D.watched || []).indexOf(c) >= 0; }).slice(0, 4));
@@ -206,15 +215,11 @@
         sec.appendChild(el("p", {}, pick));
       }
       sec.appendChild(area);
-      var ii = col(T, "iteration"), ei = col(T, "elapsed_s");
       function draw(metric) {
-        var mi = col(T, metric), byIter = {};
-        T.rows.forEach(function (r) {
-          var it = r[ii], l = byIter[it] || (byIter[it] = { label: iterLabel(Number(it)), x: [], y: [] });
-          l.x.push(num(r[ei])); l.y.push(num(r[mi]));
-        });
-        var a = aligned(Object.keys(byIter).sort(function (x, y) { return x - y; }).map(function (k) { return byIter[k]; }));
-        chart(area, metric, "elapsed s", a.xs, a.series);
+        var v = T.values[metric] || "[]";
+        if (typeof v === "string") v = T.values[metric] = JSON.parse(v);
+        chart(area, metric + (T.buckets > 0 ? " (downsampled: min/max of " + T.buckets + " slices)" : ""), "elapsed s", T.x,
+          T.iterations.map(function (it, i) { return { label: iterLabel(Number(it)), values: v[i] }; }));
       }
       defaults.forEach(draw);
     });
@@ -308,9 +313,19 @@
     });
   }
 
+  // data-render-ms: milliseconds from the start of navigation until every chart has
+  // drawn (uPlot draws in a microtask queued before this one), read by
+  // bench/report_scale.sh from the DOM; nothing asserts it.
+  function rendered() {
+    mark();
+    Promise.resolve().then(function () {
+      document.body.setAttribute("data-render-ms", String(Math.round(performance.now())));
+    });
+  }
+
   var root = document.getElementById("report");
   try {
-    if (D.compare) { comparison(root, D.compare); mark(); return; }
+    if (D.compare) { comparison(root, D.compare); rendered(); return; }
     header(root);
     if (!D.only) { summaryTable(root); byIteration(root); }
     overTime(root);
@@ -319,5 +334,5 @@
     state.errors.push(String(e && e.stack || e));
     root.appendChild(el("p", { "class": "error", text: "report error: " + e }));
   }
-  mark();
+  rendered();
 })();
