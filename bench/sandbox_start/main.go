@@ -31,6 +31,11 @@ func run(n, replicas int, semisync bool) error {
 	if err != nil {
 		return err
 	}
+	// The sandbox's server runs as an unprivileged user when this runs as root: it must
+	// pass through (MkdirTemp makes the directory 0700).
+	if err := os.Chmod(dir, 0o711); err != nil {
+		return err
+	}
 	defer os.RemoveAll(dir)
 	o := sandbox.Options{Name: "bench", Dir: dir, Replicas: replicas}
 	if semisync {

@@ -71,6 +71,11 @@ func run(p params) error {
 		if err != nil {
 			return err
 		}
+		// The sandbox's server runs as an unprivileged user when this runs as root: it must
+		// pass through (MkdirTemp makes the directory 0700).
+		if err := os.Chmod(dir, 0o711); err != nil {
+			return err
+		}
 		defer os.RemoveAll(dir)
 		c, err := sandbox.Start(ctx, sandbox.Options{Name: "wbench", Dir: dir, Logf: func(string, ...any) {}})
 		if err != nil {

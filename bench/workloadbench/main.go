@@ -73,6 +73,11 @@ func run(mode, script string, kinds []string, pairs int, dur time.Duration, thre
 	if err != nil {
 		return err
 	}
+	// The sandbox's server runs as an unprivileged user when this runs as root: it must
+	// pass through (MkdirTemp makes the directory 0700).
+	if err := os.Chmod(dir, 0o711); err != nil {
+		return err
+	}
 	defer os.RemoveAll(dir)
 	c, err := sandbox.Start(ctx, sandbox.Options{Name: "bench", Dir: dir, Config: []sandbox.Option{
 		{Name: "innodb_buffer_pool_size", Value: "512M"},
@@ -183,6 +188,7 @@ func replayBench(ctx context.Context, cfg *mysql.Config, c *sandbox.Cluster, dir
 			return err
 		}
 		cmd := exec.CommandContext(ctx, client, "--no-defaults", "-uroot", "-h127.0.0.1", fmt.Sprintf("-P%d", c.Primary.Port()), "sbtest")
+		cmd.Env = append(os.Environ(), "MYSQL_PWD="+c.Password()) // the sandbox's random password, kept off the command line
 		cmd.Stdin = f
 		cmd.Stderr = os.Stderr
 		t0 := time.Now()
