@@ -104,13 +104,15 @@ iteration:
 		{1, 2}: on, {1, 5}: proxy.Clear, {2, 2}: on, {2, 5}: proxy.Clear,
 	})})
 	requireDone(t, run, out, err, 2)
+	// The fault holds from the interval ending at 2 s to the one ending at 5 s; on a loaded
+	// machine an interval's place on the grid can slip, so 4 and 5 s are read together.
 	p95 := series(t, run, "db", "p95_ms", 1)
 	tps := series(t, run, "db", "tps", 1)
-	if p95[4] < 50 || p95[1] >= 50 || tps[4] > tps[1]/2 {
-		t.Errorf("closed loop: p95 %v tps %v: want p95 >= 50 ms and tps halved at 4 s, not at 1 s", p95, tps)
+	if max(p95[4], p95[5]) < 50 || p95[1] >= 50 || min(tps[4], tps[5]) > tps[1]/2 {
+		t.Errorf("closed loop: p95 %v tps %v: want p95 >= 50 ms and tps halved at 4-5 s, not at 1 s", p95, tps)
 	}
 	backlog := series(t, run, "db", "backlog", 2)
-	if backlog[5] <= backlog[1] || backlog[5] < 10 {
+	if max(backlog[5], backlog[6]) <= backlog[1] || max(backlog[5], backlog[6]) < 10 {
 		t.Errorf("open loop at 300/s with 2 threads and 50 ms per reply: backlog %v, want it built up by 5 s", backlog)
 	}
 	if e, _ := run.Summary.Float(0, "errors"); e != 0 {
@@ -136,12 +138,10 @@ iteration:
 `, dsn, selectOne), nil, Options{Observer: newSchedule(map[[2]int]func(){{1, 2}: proxy.Reset, {1, 4}: proxy.Clear})})
 	requireDone(t, run, out, err, 1)
 	tps := series(t, run, "db", "tps", 1)
-	for s := 1; s <= 7; s++ {
-		if _, ok := tps[s]; !ok {
-			t.Errorf("no row at %d s: %v", s, tps)
-		}
+	if len(tps) < 7 {
+		t.Errorf("%d rows for 7 intervals: %v", len(tps), tps)
 	}
-	if tps[7] <= 0 {
+	if max(tps[6], tps[7], tps[8]) <= 0 {
 		t.Errorf("no transactions after the resets ended: %v", tps)
 	}
 	if v, ok := run.Summary.Float(0, "error.2013"); !ok || v == 0 {
@@ -177,7 +177,11 @@ iteration:
 	if tps[4] != 0 {
 		t.Errorf("transactions at 4 s through a blackhole: %v", tps)
 	}
-	if tps[9] <= 0 {
+	after := 0.0 // the intervals' grid can slip a second on a loaded machine
+	for s := 7; s <= 10; s++ {
+		after = max(after, tps[s])
+	}
+	if after <= 0 {
 		t.Errorf("no transactions after the blackhole ended: %v", tps)
 	}
 	if v, ok := run.Summary.Float(0, "error.2013"); !ok || v == 0 {
@@ -208,7 +212,8 @@ iteration:
 		Options{Observer: newSchedule(map[[2]int]func(){{1, 2}: watched.Blackhole, {1, 6}: watched.Clear})})
 	requireDone(t, run, out, err, 1)
 	uptime := series(t, run, "mon", "status.Uptime", 1)
-	if uptime[1] < 0 || uptime[4] >= 0 || uptime[5] >= 0 {
+	empty := func(s int) bool { v, ok := uptime[s]; return !ok || v < 0 }
+	if empty(1) || !empty(4) || !empty(5) {
 		t.Errorf("mon's Uptime: %v, want a value at 1 s and empty cells at 4-5 s", uptime)
 	}
 	tps := series(t, run, "db", "tps", 1)
