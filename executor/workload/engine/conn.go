@@ -28,6 +28,8 @@ type Stmt struct {
 	sql   string
 	rows  bool // returns a result set (counted as a read)
 	ps    driver.Stmt
+	id    uint32 // prepared through the wire path (ps is nil)
+	wired bool
 	dest  []driver.Value
 	nargs int
 }
@@ -43,6 +45,11 @@ type Conn struct {
 	q         driver.Queryer //nolint:staticcheck
 	stmts     []*Stmt
 	T         Tally
+	// The wire path, when the socket is ours (blockingConn): see wire.
+	pio   packetIO
+	loc   *time.Location
+	w     *wire
+	begin bool // a BEGIN waits to go out with the next command
 }
 
 // DialConfig tunes a copy of cfg for benchmarking: no liveness check, server-side
@@ -96,11 +103,20 @@ func (discardLogger) Print(...any) {}
 
 // Dial opens a connection. prepared selects server-side prepared statements.
 func Dial(ctx context.Context, cfg *mysql.Config, prepared bool) (*Conn, error) {
+	c := &Conn{prepared: prepared, loc: cfg.Loc}
+	if dial := cfg.DialFunc; dial != nil {
+		cfg = cfg.Clone()
+		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			nc, err := dial(ctx, network, addr)
+			c.pio, _ = nc.(packetIO)
+			return nc, err
+		}
+	}
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	c := &Conn{connector: connector, prepared: prepared}
+	c.connector = connector
 	if err := c.open(ctx); err != nil {
 		return nil, err
 	}
@@ -108,11 +124,16 @@ func Dial(ctx context.Context, cfg *mysql.Config, prepared bool) (*Conn, error) 
 }
 
 func (c *Conn) open(ctx context.Context) error {
+	c.pio = nil
 	dc, err := c.connector.Connect(ctx)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
 	c.dc = dc
+	c.w = nil
+	if c.pio != nil && !noWire {
+		c.w = newWire(c.pio, c.loc)
+	}
 	c.ex = dc.(driver.Execer) //nolint:staticcheck
 	c.q = dc.(driver.Queryer) //nolint:staticcheck
 	for _, s := range c.stmts {
@@ -138,9 +159,12 @@ func (c *Conn) closeDriver() {
 			_ = s.ps.Close()
 			s.ps = nil
 		}
+		s.wired = false
 	}
 	_ = c.dc.Close()
 	c.dc = nil
+	c.w = nil
+	c.begin = false
 }
 
 // Close closes the connection.
@@ -164,6 +188,17 @@ func (c *Conn) prepare(s *Stmt) error {
 	if !c.prepared {
 		return nil
 	}
+	if c.w != nil {
+		id, n, err := c.wirePrepare(s.sql)
+		if err != nil {
+			if Code(err) == 1295 { // ER_UNSUPPORTED_PS
+				return nil
+			}
+			return fmt.Errorf("prepare %q: %w", abbrev(s.sql), err)
+		}
+		s.id, s.nargs, s.wired = id, n, true
+		return nil
+	}
 	ps, err := c.dc.Prepare(s.sql)
 	if err != nil {
 		if Code(err) == 1295 { // ER_UNSUPPORTED_PS
@@ -178,6 +213,31 @@ func (c *Conn) prepare(s *Stmt) error {
 
 // Exec runs a registered statement with args, counting it in c.T.
 func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
+	if s.wired {
+		if len(args) != s.nargs {
+			return fmt.Errorf("argument count mismatch (got: %d; has: %d)", len(args), s.nargs)
+		}
+		withBegin := c.takeBegin()
+		if err := c.w.queueExecute(s.id, args); err != nil {
+			c.w.out = c.w.out[:0]
+			return err
+		}
+		r, err := c.wireRound(withBegin)
+		if err != nil {
+			return err
+		}
+		// Counted by what the statement is, as on the driver's path (Query
+		// for statements that return rows, Exec and affected rows otherwise).
+		if s.rows {
+			c.T.Reads++
+		} else {
+			c.countAffected(r.affected)
+		}
+		return nil
+	}
+	if err := c.flushBegin(); err != nil {
+		return err
+	}
 	if s.rows {
 		var rows driver.Rows
 		var err error
@@ -210,6 +270,9 @@ func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
 // ExecText sends sql as a text-protocol statement (BEGIN, COMMIT, replayed SQL).
 // rows says whether it returns a result set.
 func (c *Conn) ExecText(sql string, rows bool, dest []driver.Value) ([]driver.Value, error) {
+	if err := c.flushBegin(); err != nil {
+		return dest, err
+	}
 	if rows {
 		r, err := c.q.Query(sql, nil)
 		if err != nil {
@@ -227,11 +290,127 @@ func (c *Conn) ExecText(sql string, rows bool, dest []driver.Value) ([]driver.Va
 }
 
 func (c *Conn) count(res driver.Result) {
-	if n, _ := res.RowsAffected(); n > 0 {
+	n, _ := res.RowsAffected()
+	c.countAffected(n)
+}
+
+func (c *Conn) countAffected(n int64) {
+	if n > 0 {
 		c.T.Writes++
 	} else {
 		c.T.Other++
 	}
+}
+
+// Begin starts a transaction. On the wire path the BEGIN is sent in the same
+// write as the next statement (one round trip fewer per transaction); the
+// server still runs them one after the other, and both are counted.
+func (c *Conn) Begin() error {
+	if c.w == nil {
+		_, err := c.ExecText("BEGIN", false, nil)
+		return err
+	}
+	if c.begin {
+		if err := c.flushBegin(); err != nil {
+			return err
+		}
+	}
+	c.begin = true
+	return nil
+}
+
+// Commit commits the transaction (with a BEGIN still waiting, both go in one write).
+func (c *Conn) Commit() error { return c.control("COMMIT") }
+
+// Rollback rolls the transaction back.
+func (c *Conn) Rollback() error { return c.control("ROLLBACK") }
+
+func (c *Conn) control(sql string) error {
+	if c.w == nil {
+		_, err := c.ExecText(sql, false, nil)
+		return err
+	}
+	withBegin := c.takeBegin()
+	c.w.queueQuery(sql)
+	r, err := c.wireRound(withBegin)
+	if err != nil {
+		return err
+	}
+	c.countAffected(r.affected)
+	return nil
+}
+
+// flushBegin sends a waiting BEGIN on its own.
+func (c *Conn) flushBegin() error {
+	if !c.begin {
+		return nil
+	}
+	c.begin = false
+	c.w.queueQuery("BEGIN")
+	r, err := c.wireRound(false)
+	if err != nil {
+		return err
+	}
+	c.countAffected(r.affected)
+	return nil
+}
+
+// wireRound writes the queued command, preceded by a waiting BEGIN, and
+// reads the replies; it returns the command's reply. A failed BEGIN is
+// returned after the command behind it has been answered (and counted: it ran).
+func (c *Conn) wireRound(withBegin bool) (reply, error) {
+	if err := c.w.flush(); err != nil {
+		return reply{}, err
+	}
+	var berr error
+	if withBegin {
+		var br reply
+		br, berr = c.w.readReply()
+		if berr != nil && Broken(berr) {
+			return reply{}, berr
+		}
+		if berr == nil {
+			c.countAffected(br.affected)
+		}
+	}
+	r, err := c.w.readReply()
+	switch {
+	case berr == nil || err != nil && Broken(err):
+		return r, err
+	case err == nil:
+		c.countReply(r)
+	}
+	return r, berr
+}
+
+// takeBegin queues a waiting BEGIN in front of the next command.
+func (c *Conn) takeBegin() bool {
+	if !c.begin {
+		return false
+	}
+	c.begin = false
+	c.w.queueQuery("BEGIN")
+	return true
+}
+
+// countReply counts a statement whose kind is only known from its reply.
+func (c *Conn) countReply(r reply) {
+	if r.resultSet {
+		c.T.Reads++
+	} else {
+		c.countAffected(r.affected)
+	}
+}
+
+func (c *Conn) wirePrepare(sql string) (uint32, int, error) {
+	if err := c.flushBegin(); err != nil {
+		return 0, 0, err
+	}
+	c.w.queuePrepare(sql)
+	if err := c.w.flush(); err != nil {
+		return 0, 0, err
+	}
+	return c.w.readPrepare()
 }
 
 func drain(rows driver.Rows, dest []driver.Value) ([]driver.Value, error) {

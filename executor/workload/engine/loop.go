@@ -322,7 +322,7 @@ func (r *run) handle(ctx context.Context, id int, rec *measure.Recorder, c *Conn
 		return r.reconnect(ctx, id, rec, c)
 	case ignore:
 		if r.cfg.Rollback {
-			_, rerr := c.ExecText("ROLLBACK", false, nil)
+			rerr := c.Rollback()
 			if rerr != nil && Broken(rerr) {
 				return r.reconnect(ctx, id, rec, c)
 			}

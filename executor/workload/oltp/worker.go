@@ -148,7 +148,7 @@ func (w *Worker) Event(c *engine.Conn) (int, error) {
 
 func (w *Worker) transaction(c *engine.Conn) error {
 	if !w.p.SkipTrx {
-		if _, err := c.ExecText("BEGIN", false, nil); err != nil {
+		if err := c.Begin(); err != nil {
 			return err
 		}
 	}
@@ -178,7 +178,7 @@ func (w *Worker) transaction(c *engine.Conn) error {
 		}
 	}
 	if !w.p.SkipTrx {
-		if _, err := c.ExecText("COMMIT", false, nil); err != nil {
+		if err := c.Commit(); err != nil {
 			return err
 		}
 	}
