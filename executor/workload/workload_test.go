@@ -411,3 +411,47 @@ func TestStuckServerDoesNotHang(t *testing.T) {
 	}
 	t.Logf("aborted: %v", err)
 }
+
+// BEGIN travels in one write with the first statement: the server must still
+// see every BEGIN, statement and COMMIT of every event, in its own counters.
+func TestServerCountsEveryStatement(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	db := openDB(t, c)
+	db.SetMaxOpenConns(1)
+	opts := map[string]string{"table_size": "1000", "rand_type": "uniform"}
+	prepare(t, cfg, "oltp_read_write", opts)
+	status := func() map[string]int64 {
+		m := map[string]int64{}
+		rows, err := db.Query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_begin', 'Com_commit', 'Com_stmt_execute', 'Com_rollback')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			var v int64
+			if err := rows.Scan(&k, &v); err != nil {
+				t.Fatal(err)
+			}
+			m[k] = v
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name             string
+		begins, executes int64
+	}{{"oltp_read_write", 1, 18}, {"oltp_read_only", 1, 14}, {"oltp_write_only", 1, 4}, {"oltp_point_select", 0, 1}} {
+		before := status()
+		tot, _, err := run(t, cfg, Options{Builtin: c.name, Options: opts, Threads: 1, Events: 300})
+		if err != nil || tot.Events != 300 || tot.Errors != 0 {
+			t.Fatalf("%s: events %d errors %d %v", c.name, tot.Events, tot.Errors, err)
+		}
+		after := status()
+		d := func(k string) int64 { return after[k] - before[k] }
+		if d("Com_begin") != c.begins*300 || d("Com_commit") != c.begins*300 || d("Com_stmt_execute") != c.executes*300 || d("Com_rollback") != 0 {
+			t.Fatalf("%s: server saw begin %d commit %d execute %d rollback %d for 300 events; want %d, %d, %d, 0",
+				c.name, d("Com_begin"), d("Com_commit"), d("Com_stmt_execute"), d("Com_rollback"), c.begins*300, c.begins*300, c.executes*300)
+		}
+	}
+}
