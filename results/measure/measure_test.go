@@ -122,3 +122,27 @@ func BenchmarkRecorderEvent(b *testing.B) {
 		r.Event(Event{Latency: 1234 * time.Microsecond})
 	}
 }
+
+// Lag is per event (latency minus service), not the difference of two distributions.
+func TestLagIsPerEvent(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := NewCollector(CollectorOptions{Workers: 1, OpenLoop: true, Start: start, MeasuredStart: start})
+	r := c.Recorder(0)
+	// Slow service with no lag, fast service with much lag: both distributions
+	// are equal, the lags are not.
+	for range 50 {
+		r.Event(Event{Latency: 10 * time.Millisecond, Service: 10 * time.Millisecond})
+		r.Event(Event{Latency: 10 * time.Millisecond, Service: time.Millisecond})
+	}
+	c.Cut(start.Add(time.Second), 1, 0)
+	tot := c.Total()
+	if tot.Lag == nil || tot.Lag.Count() != 100 || tot.Lag.Percentile(40) > time.Microsecond || tot.Lag.Max() < 9*time.Millisecond-10*time.Microsecond {
+		t.Fatalf("lag p40 %v max %v count %d", tot.Lag.Percentile(40), tot.Lag.Max(), tot.Lag.Count())
+	}
+	closed := NewCollector(CollectorOptions{Workers: 1, Start: start, MeasuredStart: start})
+	closed.Recorder(0).Event(Event{Latency: time.Millisecond})
+	closed.Cut(start.Add(time.Second), 1, 0)
+	if closed.Total().Lag != nil {
+		t.Fatal("closed loop has no lag")
+	}
+}

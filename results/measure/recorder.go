@@ -26,13 +26,14 @@ type bucket struct {
 	errs   map[int]int64
 	lat    *Histogram
 	svc    *Histogram
+	lag    *Histogram
 	named  []namedBucket
 }
 
 func newBucket(openLoop bool, names int) *bucket {
 	b := &bucket{errs: map[int]int64{}, lat: NewHistogram()}
 	if openLoop {
-		b.svc = NewHistogram()
+		b.svc, b.lag = NewHistogram(), NewHistogram()
 	}
 	b.named = make([]namedBucket, names)
 	for i := range b.named {
@@ -47,6 +48,7 @@ func (b *bucket) reset() {
 	b.lat.Reset()
 	if b.svc != nil {
 		b.svc.Reset()
+		b.lag.Reset()
 	}
 	for i := range b.named {
 		b.named[i].counts = Counts{}
@@ -86,6 +88,9 @@ func (r *Recorder) Event(e Event) {
 	b.lat.Record(e.Latency)
 	if b.svc != nil {
 		b.svc.Record(e.Service)
+		// Latency and service share the end, so the difference is exactly how
+		// late the event started; its distribution is not derivable from theirs.
+		b.lag.Record(e.Latency - e.Service)
 	}
 	if e.Tx >= 0 && e.Tx < len(b.named) {
 		b.named[e.Tx].counts.Events++
@@ -144,6 +149,7 @@ func NewCollector(o CollectorOptions) *Collector {
 	c.total.Latency = NewHistogram()
 	if o.OpenLoop {
 		c.total.Service = NewHistogram()
+		c.total.Lag = NewHistogram()
 	}
 	for _, n := range o.Names {
 		c.total.Transactions = append(c.total.Transactions, Named{Name: n, Latency: NewHistogram()})
@@ -173,6 +179,7 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 		m.lat.Merge(b.lat)
 		if m.svc != nil {
 			m.svc.Merge(b.svc)
+			m.lag.Merge(b.lag)
 		}
 		for i := range b.named {
 			m.named[i].counts.add(b.named[i].counts)
@@ -196,6 +203,7 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 	iv.Latency = m.lat.Clone()
 	if m.svc != nil {
 		iv.Service = m.svc.Clone()
+		iv.Lag = m.lag.Clone()
 	}
 	for i, n := range c.o.Names {
 		iv.Transactions = append(iv.Transactions, Named{Name: n, Counts: m.named[i].counts, Latency: m.named[i].lat.Clone()})
@@ -216,6 +224,9 @@ func (c *Collector) Total() *Total {
 	t.Latency = c.total.Latency.Clone()
 	if c.total.Service != nil {
 		t.Service = c.total.Service.Clone()
+	}
+	if c.total.Lag != nil {
+		t.Lag = c.total.Lag.Clone()
 	}
 	t.ErrorsByCode = nil
 	for code, n := range c.total.ErrorsByCode {
