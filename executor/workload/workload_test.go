@@ -383,7 +383,15 @@ func TestCustomArgsAndVars(t *testing.T) {
 
 // A server that stops answering (SIGSTOP) must not hang the workload: the read
 // timeout fails the stuck queries with 2013 and the interval clock keeps ticking.
+// 2 threads use blocking sockets, 80 the netpoller (engine.maxBlockingThreads):
+// both must give up on a stuck server after the read timeout.
 func TestStuckServerDoesNotHang(t *testing.T) {
+	for _, threads := range []int{2, 80} {
+		t.Run(fmt.Sprint(threads), func(t *testing.T) { stuckServer(t, threads) })
+	}
+}
+
+func stuckServer(t *testing.T, threads int) {
 	c := startServer(t)
 	cfg := config(t, c)
 	opts := map[string]string{"table_size": "1000"}
@@ -394,7 +402,7 @@ func TestStuckServerDoesNotHang(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		_ = syscall.Kill(pid, syscall.SIGSTOP)
 	}()
-	tot, ivs, err := run(t, cfg, Options{Builtin: "oltp_point_select", Options: opts, Threads: 2, Duration: time.Minute,
+	tot, ivs, err := run(t, cfg, Options{Builtin: "oltp_point_select", Options: opts, Threads: threads, Duration: time.Minute,
 		ReportInterval: 500 * time.Millisecond, ReadTimeout: 2 * time.Second})
 	_ = syscall.Kill(pid, syscall.SIGCONT)
 	if err == nil || tot == nil || tot.ErrorsByCode[engine.CodeServerLost] == 0 {
@@ -410,6 +418,21 @@ func TestStuckServerDoesNotHang(t *testing.T) {
 		t.Fatalf("the interval clock stopped while workers were stuck: %d empty intervals of %d", stalled, len(ivs))
 	}
 	t.Logf("aborted: %v", err)
+}
+
+// Many threads take the netpoller path; its counts must be as exact.
+func TestManyThreadsCountExactly(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	opts := map[string]string{"table_size": "1000"}
+	prepare(t, cfg, "oltp_read_only", opts)
+	tot, _, err := run(t, cfg, Options{Builtin: "oltp_read_only", Options: opts, Threads: 100, Events: 1000})
+	if err != nil || tot.Events != 1000 || tot.Errors != 0 {
+		t.Fatalf("events %d errors %d %v", tot.Events, tot.Errors, err)
+	}
+	if tot.Reads != 14*1000 || tot.Writes != 0 || tot.Other != 2*1000 {
+		t.Fatalf("r/w/o %d/%d/%d for 1000 events, want 14/0/2 each", tot.Reads, tot.Writes, tot.Other)
+	}
 }
 
 // BEGIN travels in one write with the first statement: the server must still

@@ -4,7 +4,6 @@ package engine
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -36,14 +35,11 @@ type blockingConn struct {
 	timeout time.Duration
 	// The driver reads through a 4 KB buffer; a range select's 100 rows would
 	// take several read(2) calls. One read here takes whatever has arrived.
-	rbuf   []byte
-	r, w   int
+	readBuf
+	handshake
 	local  net.Addr
 	remote net.Addr
 	closed atomic.Bool
-	// The handshake response the driver wrote: what the wire path may expect.
-	caps, extCaps uint32
-	sawHandshake  bool
 }
 
 // readBufSize holds a sysbench range select's reply (100 rows of CHAR(120)) in
@@ -79,7 +75,7 @@ func dialBlocking(ctx context.Context, network, addr string, timeout time.Durati
 	if timeout <= 0 {
 		timeout = time.Hour
 	}
-	bc := &blockingConn{fd: fd, raw: raw, timeout: timeout, rbuf: make([]byte, readBufSize), local: c.LocalAddr(), remote: c.RemoteAddr()}
+	bc := &blockingConn{fd: fd, raw: raw, timeout: timeout, readBuf: readBuf{rbuf: make([]byte, readBufSize)}, local: c.LocalAddr(), remote: c.RemoteAddr()}
 	_ = c.Close() // the dup keeps the socket open
 	if err := syscall.SetNonblock(fd, false); err != nil {
 		_ = bc.Close()
@@ -105,67 +101,13 @@ func (e timeoutError) Error() string   { return e.op + ": i/o timeout" }
 func (e timeoutError) Timeout() bool   { return true }
 func (e timeoutError) Temporary() bool { return true }
 
-func (c *blockingConn) Read(b []byte) (int, error) {
-	if len(b) == 0 {
-		return 0, nil
-	}
-	if c.r == c.w {
-		n, err := c.fill(c.rbuf)
-		if err != nil {
-			return 0, err
-		}
-		c.r, c.w = 0, n
-	}
-	n := copy(b, c.rbuf[c.r:c.w])
-	c.r += n
-	return n, nil
-}
+func (c *blockingConn) Read(b []byte) (int, error)           { return c.read(c, b) }
+func (c *blockingConn) next(n int) ([]byte, error)           { return c.readBuf.next(c, n) }
+func (c *blockingConn) discard(n int) error                  { return c.readBuf.discard(c, n) }
+func (c *blockingConn) capabilities() (uint32, uint32, bool) { return c.handshake.capabilities() }
 
-func (c *blockingConn) next(n int) ([]byte, error) {
-	if c.r == c.w {
-		c.r, c.w = 0, 0
-	}
-	for c.w-c.r < n {
-		if len(c.rbuf)-c.r < n {
-			if n > len(c.rbuf) {
-				nb := make([]byte, n)
-				c.w = copy(nb, c.rbuf[c.r:c.w])
-				c.rbuf = nb
-			} else {
-				c.w = copy(c.rbuf, c.rbuf[c.r:c.w])
-			}
-			c.r = 0
-		}
-		m, err := c.fill(c.rbuf[c.w:])
-		if err != nil {
-			return nil, err
-		}
-		c.w += m
-	}
-	b := c.rbuf[c.r : c.r+n]
-	c.r += n
-	return b, nil
-}
-
-func (c *blockingConn) discard(n int) error {
-	for n > 0 {
-		if c.r == c.w {
-			m, err := c.fill(c.rbuf)
-			if err != nil {
-				return err
-			}
-			c.r, c.w = 0, m
-		}
-		k := min(n, c.w-c.r)
-		c.r += k
-		n -= k
-	}
-	return nil
-}
-
-func (c *blockingConn) capabilities() (uint32, uint32, bool) {
-	return c.caps, c.extCaps, c.sawHandshake
-}
+// command: the socket timeouts set at dial bound every read.
+func (c *blockingConn) command() {}
 
 // fill reads what has arrived into buf.
 func (c *blockingConn) fill(buf []byte) (int, error) {
@@ -211,16 +153,7 @@ func (c *blockingConn) result(n int, e syscall.Errno) (int, error) {
 }
 
 func (c *blockingConn) Write(b []byte) (int, error) {
-	if !c.sawHandshake && len(b) >= headerLen+32 {
-		// The client's first packet is its handshake response: capability
-		// flags, then (MariaDB, when the CLIENT_MYSQL bit is clear) the
-		// extended flags at the end of the filler.
-		c.sawHandshake = true
-		c.caps = binary.LittleEndian.Uint32(b[headerLen:])
-		if c.caps&1 == 0 {
-			c.extCaps = binary.LittleEndian.Uint32(b[headerLen+28:])
-		}
-	}
+	c.sniff(b)
 	done := 0
 	for done < len(b) {
 		n, err := syscall.Write(c.fd, b[done:])

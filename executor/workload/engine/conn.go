@@ -68,14 +68,25 @@ func DialConfig(cfg *mysql.Config, prepared bool, readTimeout time.Duration, thr
 	if c.WriteTimeout == 0 {
 		c.WriteTimeout = readTimeout
 	}
-	if blockingSockets && c.TLS == nil && c.DialFunc == nil && c.TLSConfig == "" {
+	own := c.TLS == nil && c.DialFunc == nil && c.TLSConfig == ""
+	to := max(c.ReadTimeout, c.WriteTimeout)
+	switch {
+	case own && blockingSockets && threads <= maxBlockingThreads:
 		// Blocking sockets with one socket timeout instead of per-packet deadlines.
-		to := max(c.ReadTimeout, c.WriteTimeout)
 		raw := runtime.GOMAXPROCS(0) > threads
 		c.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			return dialBlocking(ctx, network, addr, to, raw)
 		}
 		c.ReadTimeout, c.WriteTimeout = 0, 0
+	case own:
+		c.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			var d net.Dialer
+			nc, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return newPollConn(nc, to), nil
+		}
 	}
 	// The driver logs lost connections to stderr; the workload counts and reports them.
 	c.Logger = discardLogger{}
@@ -84,12 +95,23 @@ func DialConfig(cfg *mysql.Config, prepared bool, readTimeout time.Duration, thr
 
 var procsMu sync.Mutex
 
-// EnsureProcs raises GOMAXPROCS (never lowers it) to threads+2, capped at 1026,
-// so each worker can keep a P during its raw reads (see blockingConn) and the
-// ticker still finds one. Only idle Ps are added: an I/O-bound client does not
-// run more goroutines at once because of them. Call it before DialConfig.
+// maxBlockingThreads is the most workers that get a blocking socket, a thread
+// and a P each (see blockingConn). Beyond it workers use the netpoller: with a
+// P per worker the scheduler's work grows with the number of Ps (timer and
+// work-stealing scans, per-P caches), and at 1024 workers that overhead was
+// most of the client's CPU while each P cached hundreds of KB.
+const maxBlockingThreads = 64
+
+// EnsureProcs raises GOMAXPROCS (never lowers it) to threads+2 for up to
+// maxBlockingThreads threads, so each worker can keep a P during its raw
+// reads (see blockingConn) and the ticker still finds one. Only idle Ps are
+// added: an I/O-bound client does not run more goroutines at once because of
+// them. Call it before DialConfig.
 func EnsureProcs(threads int) {
-	want := min(threads, 1024) + 2
+	if threads > maxBlockingThreads {
+		return
+	}
+	want := threads + 2
 	procsMu.Lock()
 	defer procsMu.Unlock()
 	if runtime.GOMAXPROCS(0) < want {

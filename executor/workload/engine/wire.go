@@ -24,6 +24,8 @@ type packetIO interface {
 	// handshake response (MariaDB's extended flags in ext); ok is false
 	// before the handshake or when it could not be seen (TLS).
 	capabilities() (caps, ext uint32, ok bool)
+	// command is called before each exchange (to arm a read deadline).
+	command()
 }
 
 // Protocol constants used by the wire path (MySQL/MariaDB client/server protocol).
@@ -172,6 +174,7 @@ func (w *wire) flush() error {
 	if len(w.out) == 0 {
 		return nil
 	}
+	w.io.command()
 	_, err := w.io.Write(w.out)
 	w.out = w.out[:0]
 	return err

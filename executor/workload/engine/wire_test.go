@@ -7,7 +7,10 @@ import (
 	"database/sql/driver"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
+	"net"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -18,13 +21,30 @@ import (
 // serverSide gives a wire over one end of a socketpair (a real blockingConn
 // with a tiny read buffer, so packets straddle reads and the buffer grows)
 // and the fd of the other end, where a test plays the server.
-func serverSide(t *testing.T, deprecateEOF, cacheMeta bool) (*wire, int) {
+// With poll, the client end is a pollConn (the netpoller path of many connections).
+func serverSide(t *testing.T, deprecateEOF, cacheMeta bool, poll ...bool) (*wire, int) {
 	t.Helper()
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	bc := &blockingConn{fd: fds[0], timeout: 5 * time.Second, rbuf: make([]byte, 7)}
+	var bc interface {
+		packetIO
+		Close() error
+	}
+	if len(poll) > 0 && poll[0] {
+		f := os.NewFile(uintptr(fds[0]), "client")
+		nc, err := net.FileConn(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		pc := newPollConn(nc, 5*time.Second)
+		pc.rbuf = make([]byte, 7)
+		bc = pc
+	} else {
+		bc = &blockingConn{fd: fds[0], timeout: 5 * time.Second, readBuf: readBuf{rbuf: make([]byte, 7)}}
+	}
 	t.Cleanup(func() { _ = bc.Close(); _ = syscall.Close(fds[1]) })
 	var caps, ext uint32 = 0, 0
 	if deprecateEOF {
@@ -120,35 +140,37 @@ func TestWireReplies(t *testing.T) {
 			pkt(1, 1), colDef(2), binRow(3, "a"), eofOK(4, 2|statusMoreResults), ok(5, 3, 2),
 		}, want: []reply{{resultSet: true, affected: 3}}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			w, fd := serverSide(t, c.deprecateEOF, c.meta)
-			send(t, fd, append(c.server, ok(1, 7, 2))...)
-			for i, want := range c.want {
-				r, err := w.readReply()
-				code := 0
-				if err != nil {
-					var me *mysql.MySQLError
-					if !errors.As(err, &me) {
+		for _, poll := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/poll=%v", c.name, poll), func(t *testing.T) {
+				w, fd := serverSide(t, c.deprecateEOF, c.meta, poll)
+				send(t, fd, append(c.server, ok(1, 7, 2))...)
+				for i, want := range c.want {
+					r, err := w.readReply()
+					code := 0
+					if err != nil {
+						var me *mysql.MySQLError
+						if !errors.As(err, &me) {
+							t.Fatalf("reply %d: %v", i, err)
+						}
+						code = int(me.Number)
+					}
+					if wantCode := 0; c.wantErr != nil {
+						wantCode = c.wantErr[i]
+						if code != wantCode {
+							t.Fatalf("reply %d: error %d (%v), want %d", i, code, err, wantCode)
+						}
+					} else if err != nil {
 						t.Fatalf("reply %d: %v", i, err)
 					}
-					code = int(me.Number)
-				}
-				if wantCode := 0; c.wantErr != nil {
-					wantCode = c.wantErr[i]
-					if code != wantCode {
-						t.Fatalf("reply %d: error %d (%v), want %d", i, code, err, wantCode)
+					if err == nil && r != want {
+						t.Fatalf("reply %d = %+v, want %+v", i, r, want)
 					}
-				} else if err != nil {
-					t.Fatalf("reply %d: %v", i, err)
 				}
-				if err == nil && r != want {
-					t.Fatalf("reply %d = %+v, want %+v", i, r, want)
+				if r, err := w.readReply(); err != nil || r.affected != 7 {
+					t.Fatalf("the next reply = %+v, %v: the stream lost its place", r, err)
 				}
-			}
-			if r, err := w.readReply(); err != nil || r.affected != 7 {
-				t.Fatalf("the next reply = %+v, %v: the stream lost its place", r, err)
-			}
-		})
+			})
+		}
 	}
 }
 
