@@ -146,3 +146,35 @@ func TestLagIsPerEvent(t *testing.T) {
 		t.Fatal("closed loop has no lag")
 	}
 }
+
+// Workers keep raw values and the cut records them: the histograms must be
+// exactly what recording each event directly gives.
+func TestCutHistogramsAreExact(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := NewCollector(CollectorOptions{Workers: 3, OpenLoop: true, Names: []string{"a"}, Start: start, MeasuredStart: start})
+	direct, svc := NewHistogram(), NewHistogram()
+	for i := range 5000 {
+		d := time.Duration(i*i%7919)*time.Microsecond + time.Duration(i%1000)*time.Nanosecond
+		if i%97 == 0 {
+			d = 200 * time.Second // clamped
+		}
+		c.Recorder(i%3).Event(Event{Latency: d, Service: d / 2})
+		direct.Record(d)
+		svc.Record(d / 2)
+		if i == 2500 {
+			c.Cut(start.Add(time.Second), 3, 0)
+		}
+	}
+	c.Cut(start.Add(2*time.Second), 3, 0)
+	tot := c.Total()
+	for _, p := range []struct {
+		name      string
+		got, want *Histogram
+	}{{"latency", tot.Latency, direct}, {"service", tot.Service, svc}} {
+		g, _ := p.got.Encode()
+		w, _ := p.want.Encode()
+		if g != w {
+			t.Fatalf("%s histogram differs from direct recording: count %d vs %d, max %v vs %v", p.name, p.got.Count(), p.want.Count(), p.got.Max(), p.want.Max())
+		}
+	}
+}
