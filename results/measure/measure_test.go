@@ -158,7 +158,7 @@ func TestCutHistogramsAreExact(t *testing.T) {
 		if i%97 == 0 {
 			d = 200 * time.Second // clamped
 		}
-		c.Recorder(i%3).Event(Event{Latency: d, Service: d / 2})
+		c.Recorder(i % 3).Event(Event{Latency: d, Service: d / 2})
 		direct.Record(d)
 		svc.Record(d / 2)
 		if i == 2500 {
