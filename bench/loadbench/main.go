@@ -45,6 +45,7 @@ type flags struct {
 	conns      []int
 	rates      []float64
 	connRate   float64
+	dsn        string
 	cpuprofile string
 }
 
@@ -60,6 +61,7 @@ func main() {
 	flag.IntVar(&f.tables, "tables", 1, "tables")
 	flag.IntVar(&f.size, "table-size", 100000, "rows per table")
 	flag.Float64Var(&f.connRate, "conn-rate", 2000, "conns: events/s of the open-loop run")
+	flag.StringVar(&f.dsn, "dsn", "", "use this server (its sbtest database already prepared) instead of a sandbox")
 	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of quadrant's runs (table: every quadrant run)")
 	flag.Parse()
 	f.scripts = strings.Split(*scripts, ",")
@@ -91,6 +93,15 @@ type bench struct {
 
 func run(f flags) error {
 	ctx := context.Background()
+	if f.dsn != "" {
+		cfg, err := mysql.ParseDSN(f.dsn)
+		if err != nil {
+			return err
+		}
+		b := &bench{flags: f, ctx: ctx, cfg: cfg,
+			opts: map[string]string{"tables": fmt.Sprint(f.tables), "table_size": fmt.Sprint(f.size)}}
+		return b.mode()
+	}
 	dir, err := os.MkdirTemp("", "loadbench-")
 	if err != nil {
 		return err
@@ -141,7 +152,11 @@ func run(f flags) error {
 	}
 	fmt.Printf("prepared %d x %d rows in %.1fs\n", f.tables, f.size, time.Since(t0).Seconds())
 	defer func() { fmt.Printf("done, %s\n", loadavg()) }()
-	switch f.mode {
+	return b.mode()
+}
+
+func (b *bench) mode() error {
+	switch b.flags.mode {
 	case "table":
 		return b.table()
 	case "conns":
@@ -149,7 +164,7 @@ func run(f flags) error {
 	case "rate":
 		return b.rate()
 	}
-	return fmt.Errorf("unknown mode %q", f.mode)
+	return fmt.Errorf("unknown mode %q", b.flags.mode)
 }
 
 type sample struct{ tps, cpu float64 } // cpu: client µs per transaction

@@ -344,6 +344,46 @@ func (c *Conn) Begin() error {
 // Commit commits the transaction (with a BEGIN still waiting, both go in one write).
 func (c *Conn) Commit() error { return c.control("COMMIT") }
 
+// ExecCommit runs s, the last statement of a transaction, and commits, in one
+// write on the wire path. Only for transactions that have written nothing:
+// the COMMIT runs even when s fails, which must not make anything durable
+// (a statement that fails on a lock wait timeout is rolled back alone). The
+// COMMIT is counted only when s succeeded, as if it had been sent after it.
+func (c *Conn) ExecCommit(s *Stmt, args []driver.Value) error {
+	if !s.wired || !s.rows {
+		if err := c.Exec(s, args); err != nil {
+			return err
+		}
+		return c.Commit()
+	}
+	if len(args) != s.nargs {
+		return fmt.Errorf("argument count mismatch (got: %d; has: %d)", len(args), s.nargs)
+	}
+	withBegin := c.takeBegin()
+	if err := c.w.queueExecute(s.id, args); err != nil {
+		c.w.out = c.w.out[:0]
+		return err
+	}
+	c.w.queueQuery("COMMIT")
+	rs, errs, err := c.exchange(withBegin, 2)
+	if err != nil {
+		return err
+	}
+	if _, err := c.afterBegin(withBegin, rs, errs); err != nil {
+		return err
+	}
+	c.T.Reads++
+	cr, cerr := rs[1], errs[1]
+	if withBegin {
+		cr, cerr = rs[2], errs[2]
+	}
+	if cerr != nil {
+		return cerr
+	}
+	c.countAffected(cr.affected)
+	return nil
+}
+
 // Rollback rolls the transaction back.
 func (c *Conn) Rollback() error { return c.control("ROLLBACK") }
 
@@ -381,28 +421,46 @@ func (c *Conn) flushBegin() error {
 // reads the replies; it returns the command's reply. A failed BEGIN is
 // returned after the command behind it has been answered (and counted: it ran).
 func (c *Conn) wireRound(withBegin bool) (reply, error) {
-	if err := c.w.flush(); err != nil {
+	rs, errs, err := c.exchange(withBegin, 1)
+	if err != nil {
 		return reply{}, err
 	}
-	var berr error
+	return c.afterBegin(withBegin, rs, errs)
+}
+
+// afterBegin counts a pipelined BEGIN and returns the next command's reply,
+// or the BEGIN's error once that command has been counted.
+func (c *Conn) afterBegin(withBegin bool, rs [3]reply, errs [3]error) (reply, error) {
+	if !withBegin {
+		return rs[0], errs[0]
+	}
+	if errs[0] == nil {
+		c.countAffected(rs[0].affected)
+		return rs[1], errs[1]
+	}
+	if errs[1] == nil {
+		c.countReply(rs[1])
+	}
+	return rs[1], errs[0]
+}
+
+// exchange writes the queued commands and reads a reply for each: a waiting
+// BEGIN's, then n more. Server errors are per reply; a broken connection ends
+// the exchange and is returned alone.
+func (c *Conn) exchange(withBegin bool, n int) (rs [3]reply, errs [3]error, err error) {
+	if err := c.w.flush(); err != nil {
+		return rs, errs, err
+	}
 	if withBegin {
-		var br reply
-		br, berr = c.w.readReply()
-		if berr != nil && Broken(berr) {
-			return reply{}, berr
-		}
-		if berr == nil {
-			c.countAffected(br.affected)
+		n++
+	}
+	for i := range n {
+		rs[i], errs[i] = c.w.readReply()
+		if errs[i] != nil && Broken(errs[i]) {
+			return rs, errs, errs[i]
 		}
 	}
-	r, err := c.w.readReply()
-	switch {
-	case berr == nil || err != nil && Broken(err):
-		return r, err
-	case err == nil:
-		c.countReply(r)
-	}
-	return r, berr
+	return rs, errs, nil
 }
 
 // takeBegin queues a waiting BEGIN in front of the next command.

@@ -233,3 +233,37 @@ func TestLenEnc(t *testing.T) {
 		t.Error("a short length must not decode")
 	}
 }
+
+// A read sent with the COMMIT behind it: both are counted when the read
+// succeeds, neither when it fails (the COMMIT would not have been sent), and
+// the stream stays in place either way.
+func TestExecCommitCounts(t *testing.T) {
+	resultSet := [][]byte{pkt(1, 1), colDef(2), binRow(3, "a"), eofOK(4, 2)}
+	deadlock := pkt(1, append([]byte{0xff, 0xbd, 0x04, '#', '4', '0', '0', '0', '1'}, "Deadlock found"...)...)
+	for _, c := range []struct {
+		name   string
+		begin  bool
+		server [][]byte
+		want   Tally
+		code   int
+	}{
+		{"read and commit", false, append(resultSet, ok(1, 0, 0)), Tally{Reads: 1, Other: 1}, 0},
+		{"begin, read and commit", true, append(append([][]byte{ok(1, 0, 3)}, resultSet...), ok(1, 0, 0)), Tally{Reads: 1, Other: 2}, 0},
+		{"failed read", false, [][]byte{deadlock, ok(1, 0, 0)}, Tally{}, 1213},
+		{"begin, failed read", true, [][]byte{ok(1, 0, 3), deadlock, ok(1, 0, 0)}, Tally{Other: 1}, 1213},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w, fd := serverSide(t, true, true)
+			conn := &Conn{w: w, begin: c.begin}
+			s := &Stmt{wired: true, rows: true, id: 1}
+			send(t, fd, append(c.server, ok(1, 7, 2))...)
+			err := conn.ExecCommit(s, nil)
+			if Code(err) != c.code || conn.T != c.want {
+				t.Fatalf("error %v (code %d), tally %+v; want code %d, %+v", err, Code(err), conn.T, c.code, c.want)
+			}
+			if r, err := w.readReply(); err != nil || r.affected != 7 {
+				t.Fatalf("the next reply = %+v, %v: the stream lost its place", r, err)
+			}
+		})
+	}
+}
