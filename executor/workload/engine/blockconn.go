@@ -112,12 +112,29 @@ func (c *blockingConn) command() {}
 // fill reads what has arrived into buf.
 func (c *blockingConn) fill(buf []byte) (int, error) {
 	if c.raw {
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
-		// EAGAIN: a slow reply. EINTR: the runtime signalled this thread to give
-		// up its P (GC stop-the-world, preemption); with SO_RCVTIMEO set the
-		// kernel does not restart the read. Either way, wait below with the P released.
-		if e != syscall.EAGAIN && e != syscall.EINTR {
-			return c.result(int(r), e)
+		var first time.Time
+		for {
+			r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+			if e != syscall.EAGAIN && e != syscall.EINTR {
+				return c.result(int(r), e)
+			}
+			// EINTR: the runtime asked this goroutine to give up its P (with
+			// SO_RCVTIMEO set the kernel does not restart the read). Mostly it
+			// is sysmon's preemption, sent every 10 ms to a goroutine that has
+			// not been rescheduled, which is every worker here; the goroutine
+			// yields at its next function call anyway. Waiting below with the
+			// P released would have sysmon hand the P to another thread and
+			// back, several wake-ups: on a loaded machine, where replies often
+			// take 10 ms, that cost a fifth of the client's CPU. So keep
+			// reading raw, within rawSlice in all (GC stop-the-world waits no longer).
+			if e == syscall.EAGAIN {
+				break
+			}
+			if first.IsZero() {
+				first = time.Now()
+			} else if time.Since(first) >= rawSlice {
+				break
+			}
 		}
 	}
 	deadline := time.Now().Add(c.timeout)
