@@ -167,7 +167,7 @@ func (b *bench) mode() error {
 	return fmt.Errorf("unknown mode %q", b.flags.mode)
 }
 
-type sample struct{ tps, cpu float64 } // cpu: client µs per transaction
+type sample struct{ tps, cpu, srv float64 } // cpu, srv: client and server µs per transaction
 
 // table alternates quadrant and sysbench runs per script and prints the ratios.
 func (b *bench) table() error {
@@ -195,7 +195,7 @@ func (b *bench) table() error {
 				if err != nil {
 					return fmt.Errorf("%s %s run %d: %w", script, kind, i, err)
 				}
-				fmt.Printf("%-18s pair %d %-8s tps %9.1f client CPU %6.1f us/transaction\n", script, i, kind, sm.tps, sm.cpu)
+				fmt.Printf("%-18s pair %d %-8s tps %9.1f client CPU %6.1f us/transaction (server %6.1f)\n", script, i, kind, sm.tps, sm.cpu, sm.srv)
 				if kind == "quadrant" {
 					r.q = append(r.q, sm)
 				} else {
@@ -206,10 +206,10 @@ func (b *bench) table() error {
 		rows = append(rows, r)
 	}
 	fmt.Printf("\nmedians of %d alternated pairs, %d threads, %d x %d rows, %s runs; %s\n", b.pairs, b.threads, b.tables, b.size, b.dur, loadavg())
-	fmt.Println("| workload | tps quadrant | tps sysbench | client CPU us/trx quadrant | client CPU us/trx sysbench |")
-	fmt.Println("| --- | --- | --- | --- | --- |")
+	fmt.Println("| workload | tps quadrant | tps sysbench | client CPU us/trx quadrant | client CPU us/trx sysbench | server CPU us/trx with quadrant | with sysbench |")
+	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
 	for _, r := range rows {
-		fmt.Printf("| %s | %.1f | %.1f | %.1f | %.1f |\n", r.script, med(r.q, tpsOf), med(r.s, tpsOf), med(r.q, cpuOf), med(r.s, cpuOf))
+		fmt.Printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", r.script, med(r.q, tpsOf), med(r.s, tpsOf), med(r.q, cpuOf), med(r.s, cpuOf), med(r.q, srvOf), med(r.s, srvOf))
 	}
 	fmt.Println()
 	fmt.Println("| workload | tps quadrant/sysbench | client CPU per transaction quadrant/sysbench |")
@@ -233,6 +233,27 @@ func (b *bench) table() error {
 
 func tpsOf(s sample) float64 { return s.tps }
 func cpuOf(s sample) float64 { return s.cpu }
+func srvOf(s sample) float64 { return s.srv }
+
+// serverCPU is the sandbox server's user+system time (0 with -dsn).
+func (b *bench) serverCPU() time.Duration {
+	if b.srv == nil {
+		return 0
+	}
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", b.srv.Primary.Pid()))
+	if err != nil {
+		return 0
+	}
+	s := string(st)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	if len(f) < 13 {
+		return 0
+	}
+	var ut, sy int64
+	fmt.Sscan(f[11], &ut)
+	fmt.Sscan(f[12], &sy)
+	return time.Duration(ut+sy) * time.Second / 100 // USER_HZ
+}
 
 func med(v []sample, f func(sample) float64) float64 {
 	var x []float64
@@ -260,16 +281,17 @@ func (b *bench) oltpRun(script, kind string) (sample, error) {
 			}
 		}
 	}
-	cpu0 := rusage(who)
+	cpu0, srv0 := rusage(who), b.serverCPU()
 	tot, err := workload.Run(b.ctx, b.cfg, o)
 	if err != nil {
 		return sample{}, err
 	}
-	cpu := rusage(who) - cpu0
+	cpu, srv := rusage(who)-cpu0, b.serverCPU()-srv0
 	if tot.Errors > 0 {
 		fmt.Printf("  (%d errors: %v)\n", tot.Errors, tot.ErrorsByCode)
 	}
-	return sample{tps: tot.Rates().TPS, cpu: float64(cpu.Microseconds()) / float64(max(tot.Events, 1))}, nil
+	ev := float64(max(tot.Events, 1))
+	return sample{tps: tot.Rates().TPS, cpu: float64(cpu.Microseconds()) / ev, srv: float64(srv.Microseconds()) / ev}, nil
 }
 
 func rusage(who int) time.Duration {
@@ -380,7 +402,7 @@ func (b *bench) connections() error {
 			if rate > 0 {
 				kind = fmt.Sprintf("open loop %.0f/s", rate)
 			}
-			fmt.Printf("%5d connections %-18s tps %8.1f  client CPU %5.1f us/event  RSS %6.1f KiB/connection  setup median %s p99 %s (all %s)  threads %d  p50 %s p99 %s",
+			fmt.Printf("%5d connections %-18s tps %8.1f  client CPU %5.1f us/event  RSS %6.1f KiB/connection  setup median %s p99 %s (setup and teardown %s)  threads %d  p50 %s p99 %s",
 				n, kind, r.TPS, float64(cpu.Microseconds())/float64(max(tot.Events, 1)),
 				float64(peak-rss0)/1024/float64(n), pct(setup, 50), pct(setup, 99), wall-b.dur, threadCount(), tot.Lat.P50, tot.Lat.P99)
 			if rate > 0 {
@@ -392,6 +414,17 @@ func (b *bench) connections() error {
 			}
 			fmt.Println()
 		}
+		// The reference: sysbench's closed loop on as many connections.
+		cpu0 := rusage(syscall.RUSAGE_CHILDREN)
+		tot, err := workload.Run(b.ctx, b.cfg, workload.Options{Threads: n, Duration: b.dur, ReportInterval: time.Second,
+			Sysbench: &workload.Sysbench{Script: script, Args: b.opts}})
+		if err != nil {
+			fmt.Printf("%5d connections sysbench closed loop: %v\n", n, err)
+			continue
+		}
+		cpu := rusage(syscall.RUSAGE_CHILDREN) - cpu0
+		fmt.Printf("%5d connections sysbench closed loop tps %8.1f  client CPU %5.1f us/event  p95 %s\n", n, tot.Rates().TPS,
+			float64(cpu.Microseconds())/float64(max(tot.Events, 1)), tot.Lat.P95)
 	}
 	return nil
 }
