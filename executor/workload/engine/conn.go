@@ -30,6 +30,7 @@ type Stmt struct {
 	ps    driver.Stmt
 	id    uint32 // prepared through the wire path (ps is nil)
 	wired bool
+	types []byte // parameter types last sent (wire path)
 	dest  []driver.Value
 	nargs int
 }
@@ -218,7 +219,7 @@ func (c *Conn) prepare(s *Stmt) error {
 			}
 			return fmt.Errorf("prepare %q: %w", abbrev(s.sql), err)
 		}
-		s.id, s.nargs, s.wired = id, n, true
+		s.id, s.nargs, s.wired, s.types = id, n, true, s.types[:0]
 		return nil
 	}
 	ps, err := c.dc.Prepare(s.sql)
@@ -240,7 +241,7 @@ func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
 			return fmt.Errorf("argument count mismatch (got: %d; has: %d)", len(args), s.nargs)
 		}
 		withBegin := c.takeBegin()
-		if err := c.w.queueExecute(s.id, args); err != nil {
+		if err := c.w.queueExecute(s.id, args, &s.types); err != nil {
 			c.w.out = c.w.out[:0]
 			return err
 		}
@@ -360,7 +361,7 @@ func (c *Conn) ExecCommit(s *Stmt, args []driver.Value) error {
 		return fmt.Errorf("argument count mismatch (got: %d; has: %d)", len(args), s.nargs)
 	}
 	withBegin := c.takeBegin()
-	if err := c.w.queueExecute(s.id, args); err != nil {
+	if err := c.w.queueExecute(s.id, args, &s.types); err != nil {
 		c.w.out = c.w.out[:0]
 		return err
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"database/sql/driver"
 	"encoding/binary"
 	"fmt"
@@ -107,8 +108,11 @@ func (w *wire) queuePrepare(sql string) {
 }
 
 // queueExecute appends COM_STMT_EXECUTE with args in the binary protocol,
-// typed as the driver types them.
-func (w *wire) queueExecute(id uint32, args []driver.Value) error {
+// typed as the driver types them. The types go out only when they differ
+// from *sent, the types last sent for this statement (then updated), as C
+// clients do: the server keeps them, and the driver's resending them on
+// every execution cost the server a little on each.
+func (w *wire) queueExecute(id uint32, args []driver.Value, sent *[]byte) error {
 	b := append(w.pay[:0], comStmtExecute, byte(id), byte(id>>8), byte(id>>16), byte(id>>24), 0, 1, 0, 0, 0)
 	if n := len(args); n > 0 {
 		mask := len(b)
@@ -162,6 +166,12 @@ func (w *wire) queueExecute(id uint32, args []driver.Value) error {
 				return fmt.Errorf("cannot convert type: %T", a)
 			}
 			b[types+2*i] = t
+		}
+		if t := b[types : types+2*n]; sent != nil && bytes.Equal(*sent, t) {
+			b[types-1] = 0 // new-params-bound: use the types sent before
+			b = b[:types+copy(b[types:], b[types+2*n:])]
+		} else if sent != nil {
+			*sent = append((*sent)[:0], t...)
 		}
 	}
 	w.pay = b

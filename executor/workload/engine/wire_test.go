@@ -200,7 +200,7 @@ func TestWirePrepare(t *testing.T) {
 func TestWireExecutePacket(t *testing.T) {
 	w := &wire{loc: time.UTC}
 	args := []driver.Value{int64(-2), "abc", nil, 1.5, true, []byte("xy")}
-	if err := w.queueExecute(0x01020304, args); err != nil {
+	if err := w.queueExecute(0x01020304, args, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := []byte{comStmtExecute, 4, 3, 2, 1, 0, 1, 0, 0, 0,
@@ -217,8 +217,41 @@ func TestWireExecutePacket(t *testing.T) {
 		t.Fatalf("execute packet\n got %v\nwant %v", w.out, want)
 	}
 	w.out = w.out[:0]
-	if err := w.queueExecute(1, []driver.Value{uint8(1)}); err == nil {
+	if err := w.queueExecute(1, []driver.Value{uint8(1)}, nil); err == nil {
 		t.Fatal("an unsupported type must be an error")
+	}
+
+	// Types go out on the first execution and when they change, not otherwise.
+	var sent []byte
+	for i, c := range []struct {
+		args  []driver.Value
+		types bool
+	}{
+		{[]driver.Value{int64(1), "a"}, true},
+		{[]driver.Value{int64(2), "bc"}, false},
+		{[]driver.Value{nil, "bc"}, true},
+		{[]driver.Value{nil, "d"}, false},
+	} {
+		w.out = w.out[:0]
+		if err := w.queueExecute(7, c.args, &sent); err != nil {
+			t.Fatal(err)
+		}
+		p := w.out[headerLen:]
+		bound := p[executeFixedLength+1] == 1
+		var values []byte
+		if bound {
+			values = p[executeFixedLength+2+4:]
+		} else {
+			values = p[executeFixedLength+2:]
+		}
+		want := []byte{}
+		if c.args[0] != nil {
+			want = binary.LittleEndian.AppendUint64(want, uint64(c.args[0].(int64)))
+		}
+		want = append(append(want, byte(len(c.args[1].(string)))), c.args[1].(string)...)
+		if bound != c.types || !bytes.Equal(values, want) {
+			t.Fatalf("execution %d: types sent %v (want %v), values %v (want %v)", i, bound, c.types, values, want)
+		}
 	}
 }
 
