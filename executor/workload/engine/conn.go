@@ -1,7 +1,8 @@
-// Package engine is the part all SQL workloads share: a pinned driver-level
-// connection with statements prepared once, sysbench's read/write/other
-// counting, MySQL error classification, and the closed/open loop that drives
-// workers and cuts one measure.Interval per report interval.
+// Package engine is the part all SQL workloads share: a pinned connection
+// with statements prepared once (the driver connects; the hot path, see wire,
+// speaks the protocol itself), sysbench's read/write/other counting, MySQL
+// error classification, and the closed/open loop that drives workers and cuts
+// one measure.Interval per report interval.
 package engine
 
 import (
