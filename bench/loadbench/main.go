@@ -168,7 +168,10 @@ func (b *bench) mode() error {
 	return fmt.Errorf("unknown mode %q", b.flags.mode)
 }
 
-type sample struct{ tps, cpu, srv float64 } // cpu, srv: client and server µs per transaction
+type sample struct {
+	tps, cpu, srv float64 // cpu, srv: client and server µs per transaction
+	errs          int64   // ignored errors (sysbench counts them without their codes)
+}
 
 // table alternates quadrant and sysbench runs per script and prints the ratios.
 func (b *bench) table() error {
@@ -196,7 +199,7 @@ func (b *bench) table() error {
 				if err != nil {
 					return fmt.Errorf("%s %s run %d: %w", script, kind, i, err)
 				}
-				fmt.Printf("%-18s pair %d %-8s tps %9.1f client CPU %6.1f us/transaction (server %6.1f)\n", script, i, kind, sm.tps, sm.cpu, sm.srv)
+				fmt.Printf("%-18s pair %d %-8s tps %9.1f client CPU %6.1f us/transaction (server %6.1f) errors %d\n", script, i, kind, sm.tps, sm.cpu, sm.srv, sm.errs)
 				if kind == "quadrant" {
 					r.q = append(r.q, sm)
 				} else {
@@ -288,11 +291,8 @@ func (b *bench) oltpRun(script, kind string) (sample, error) {
 		return sample{}, err
 	}
 	cpu, srv := rusage(who)-cpu0, b.serverCPU()-srv0
-	if tot.Errors > 0 {
-		fmt.Printf("  (%d errors: %v)\n", tot.Errors, tot.ErrorsByCode)
-	}
 	ev := float64(max(tot.Events, 1))
-	return sample{tps: tot.Rates().TPS, cpu: float64(cpu.Microseconds()) / ev, srv: float64(srv.Microseconds()) / ev}, nil
+	return sample{tps: tot.Rates().TPS, cpu: float64(cpu.Microseconds()) / ev, srv: float64(srv.Microseconds()) / ev, errs: tot.Errors}, nil
 }
 
 func rusage(who int) time.Duration {
