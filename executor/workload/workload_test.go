@@ -468,7 +468,15 @@ func TestCustomArgsAndVars(t *testing.T) {
 
 // A server that stops answering (SIGSTOP) must not hang the workload: the read
 // timeout fails the stuck queries with 2013 and the interval clock keeps ticking.
+// 2 threads use blocking sockets, 80 the netpoller (engine.maxBlockingThreads):
+// both must give up on a stuck server after the read timeout.
 func TestStuckServerDoesNotHang(t *testing.T) {
+	for _, threads := range []int{2, 80} {
+		t.Run(fmt.Sprint(threads), func(t *testing.T) { stuckServer(t, threads) })
+	}
+}
+
+func stuckServer(t *testing.T, threads int) {
 	c := startServer(t)
 	cfg := config(t, c)
 	opts := map[string]string{"table_size": "1000"}
@@ -479,7 +487,7 @@ func TestStuckServerDoesNotHang(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		_ = syscall.Kill(pid, syscall.SIGSTOP)
 	}()
-	tot, ivs, err := run(t, cfg, Options{Builtin: "oltp_point_select", Options: opts, Threads: 2, Duration: time.Minute,
+	tot, ivs, err := run(t, cfg, Options{Builtin: "oltp_point_select", Options: opts, Threads: threads, Duration: time.Minute,
 		ReportInterval: 500 * time.Millisecond, ReadTimeout: 2 * time.Second})
 	_ = syscall.Kill(pid, syscall.SIGCONT)
 	if err == nil || tot == nil || tot.ErrorsByCode[engine.CodeServerLost] == 0 {
@@ -495,4 +503,63 @@ func TestStuckServerDoesNotHang(t *testing.T) {
 		t.Fatalf("the interval clock stopped while workers were stuck: %d empty intervals of %d", stalled, len(ivs))
 	}
 	t.Logf("aborted: %v", err)
+}
+
+// Many threads take the netpoller path; its counts must be as exact.
+func TestManyThreadsCountExactly(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	opts := map[string]string{"table_size": "1000"}
+	prepare(t, cfg, "oltp_read_only", opts)
+	tot, _, err := run(t, cfg, Options{Builtin: "oltp_read_only", Options: opts, Threads: 100, Events: 1000})
+	if err != nil || tot.Events != 1000 || tot.Errors != 0 {
+		t.Fatalf("events %d errors %d %v", tot.Events, tot.Errors, err)
+	}
+	if tot.Reads != 14*1000 || tot.Writes != 0 || tot.Other != 2*1000 {
+		t.Fatalf("r/w/o %d/%d/%d for 1000 events, want 14/0/2 each", tot.Reads, tot.Writes, tot.Other)
+	}
+}
+
+// BEGIN travels in one write with the first statement: the server must still
+// see every BEGIN, statement and COMMIT of every event, in its own counters.
+func TestServerCountsEveryStatement(t *testing.T) {
+	c := startServer(t)
+	cfg := config(t, c)
+	db := openDB(t, c)
+	db.SetMaxOpenConns(1)
+	opts := map[string]string{"table_size": "1000", "rand_type": "uniform"}
+	prepare(t, cfg, "oltp_read_write", opts)
+	status := func() map[string]int64 {
+		m := map[string]int64{}
+		rows, err := db.Query("SHOW GLOBAL STATUS WHERE Variable_name IN ('Com_begin', 'Com_commit', 'Com_stmt_execute', 'Com_rollback')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var k string
+			var v int64
+			if err := rows.Scan(&k, &v); err != nil {
+				t.Fatal(err)
+			}
+			m[k] = v
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name             string
+		begins, executes int64
+	}{{"oltp_read_write", 1, 18}, {"oltp_read_only", 1, 14}, {"oltp_write_only", 1, 4}, {"oltp_point_select", 0, 1}} {
+		before := status()
+		tot, _, err := run(t, cfg, Options{Builtin: c.name, Options: opts, Threads: 1, Events: 300})
+		if err != nil || tot.Events != 300 || tot.Errors != 0 {
+			t.Fatalf("%s: events %d errors %d %v", c.name, tot.Events, tot.Errors, err)
+		}
+		after := status()
+		d := func(k string) int64 { return after[k] - before[k] }
+		if d("Com_begin") != c.begins*300 || d("Com_commit") != c.begins*300 || d("Com_stmt_execute") != c.executes*300 || d("Com_rollback") != 0 {
+			t.Fatalf("%s: server saw begin %d commit %d execute %d rollback %d for 300 events; want %d, %d, %d, 0",
+				c.name, d("Com_begin"), d("Com_commit"), d("Com_stmt_execute"), d("Com_rollback"), c.begins*300, c.begins*300, c.executes*300)
+		}
+	}
 }

@@ -80,6 +80,9 @@ type Stats struct {
 	Latency *Histogram `json:"latency,omitempty"`
 	// Service time (from actual start) in open loop; nil in closed loop (equal to Latency).
 	Service *Histogram `json:"service,omitempty"`
+	// Lag, open loop only: actual start minus intended start of each event
+	// (Latency minus Service, event by event); nil in closed loop.
+	Lag *Histogram `json:"lag,omitempty"`
 	// Lat is the summary of Latency (or what sysbench printed).
 	Lat Latency `json:"lat"`
 	// Transactions: per-transaction statistics of a custom workload, in declaration order.
@@ -149,6 +152,7 @@ func (s *Stats) Merge(o *Stats) {
 	}
 	s.Latency = mergeHist(s.Latency, o.Latency)
 	s.Service = mergeHist(s.Service, o.Service)
+	s.Lag = mergeHist(s.Lag, o.Lag)
 	for _, on := range o.Transactions {
 		i := slices.IndexFunc(s.Transactions, func(n Named) bool { return n.Name == on.Name })
 		if i < 0 {

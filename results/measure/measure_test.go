@@ -122,3 +122,59 @@ func BenchmarkRecorderEvent(b *testing.B) {
 		r.Event(Event{Latency: 1234 * time.Microsecond})
 	}
 }
+
+// Lag is per event (latency minus service), not the difference of two distributions.
+func TestLagIsPerEvent(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := NewCollector(CollectorOptions{Workers: 1, OpenLoop: true, Start: start, MeasuredStart: start})
+	r := c.Recorder(0)
+	// Slow service with no lag, fast service with much lag: both distributions
+	// are equal, the lags are not.
+	for range 50 {
+		r.Event(Event{Latency: 10 * time.Millisecond, Service: 10 * time.Millisecond})
+		r.Event(Event{Latency: 10 * time.Millisecond, Service: time.Millisecond})
+	}
+	c.Cut(start.Add(time.Second), 1, 0)
+	tot := c.Total()
+	if tot.Lag == nil || tot.Lag.Count() != 100 || tot.Lag.Percentile(40) > time.Microsecond || tot.Lag.Max() < 9*time.Millisecond-10*time.Microsecond {
+		t.Fatalf("lag p40 %v max %v count %d", tot.Lag.Percentile(40), tot.Lag.Max(), tot.Lag.Count())
+	}
+	closed := NewCollector(CollectorOptions{Workers: 1, Start: start, MeasuredStart: start})
+	closed.Recorder(0).Event(Event{Latency: time.Millisecond})
+	closed.Cut(start.Add(time.Second), 1, 0)
+	if closed.Total().Lag != nil {
+		t.Fatal("closed loop has no lag")
+	}
+}
+
+// Workers keep raw values and the cut records them: the histograms must be
+// exactly what recording each event directly gives.
+func TestCutHistogramsAreExact(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := NewCollector(CollectorOptions{Workers: 3, OpenLoop: true, Names: []string{"a"}, Start: start, MeasuredStart: start})
+	direct, svc := NewHistogram(), NewHistogram()
+	for i := range 5000 {
+		d := time.Duration(i*i%7919)*time.Microsecond + time.Duration(i%1000)*time.Nanosecond
+		if i%97 == 0 {
+			d = 200 * time.Second // clamped
+		}
+		c.Recorder(i % 3).Event(Event{Latency: d, Service: d / 2})
+		direct.Record(d)
+		svc.Record(d / 2)
+		if i == 2500 {
+			c.Cut(start.Add(time.Second), 3, 0)
+		}
+	}
+	c.Cut(start.Add(2*time.Second), 3, 0)
+	tot := c.Total()
+	for _, p := range []struct {
+		name      string
+		got, want *Histogram
+	}{{"latency", tot.Latency, direct}, {"service", tot.Service, svc}} {
+		g, _ := p.got.Encode()
+		w, _ := p.want.Encode()
+		if g != w {
+			t.Fatalf("%s histogram differs from direct recording: count %d vs %d, max %v vs %v", p.name, p.got.Count(), p.want.Count(), p.got.Max(), p.want.Max())
+		}
+	}
+}

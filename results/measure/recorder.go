@@ -17,46 +17,40 @@ type Event struct {
 
 type namedBucket struct {
 	counts Counts
-	lat    *Histogram
+	lat    []int64
 }
 
-// bucket is one interval's worth of a worker's data.
+// bucket is one interval's worth of a worker's data. Latencies are kept as
+// the interval's values (µs) and recorded into histograms at the cut: a
+// histogram per worker costs hundreds of KB (cleared and merged whole every
+// interval), which with a thousand connections was most of the client's
+// memory and of the ticker's CPU. The histograms come out the same.
 type bucket struct {
 	counts Counts
 	errs   map[int]int64
-	lat    *Histogram
-	svc    *Histogram
+	open   bool
+	lat    []int64
+	svc    []int64
+	lag    []int64
 	named  []namedBucket
 }
 
 func newBucket(openLoop bool, names int) *bucket {
-	b := &bucket{errs: map[int]int64{}, lat: NewHistogram()}
-	if openLoop {
-		b.svc = NewHistogram()
-	}
-	b.named = make([]namedBucket, names)
-	for i := range b.named {
-		b.named[i].lat = NewHistogram()
-	}
-	return b
+	return &bucket{errs: map[int]int64{}, open: openLoop, named: make([]namedBucket, names)}
 }
 
 func (b *bucket) reset() {
 	b.counts = Counts{}
 	clear(b.errs)
-	b.lat.Reset()
-	if b.svc != nil {
-		b.svc.Reset()
-	}
+	b.lat, b.svc, b.lag = b.lat[:0], b.svc[:0], b.lag[:0]
 	for i := range b.named {
 		b.named[i].counts = Counts{}
-		b.named[i].lat.Reset()
+		b.named[i].lat = b.named[i].lat[:0]
 	}
 }
 
 // Recorder belongs to one worker. Its methods are cheap (an uncontended
-// mutex and an HdrHistogram record); the Collector swaps its bucket at
-// every interval cut.
+// mutex and an append); the Collector swaps its bucket at every interval cut.
 type Recorder struct {
 	mu    sync.Mutex
 	cur   *bucket
@@ -80,16 +74,20 @@ func (r *Recorder) Statements(reads, writes, other int64, tx int) {
 
 // Event records one completed event.
 func (r *Recorder) Event(e Event) {
+	lat := e.Latency.Microseconds()
 	r.mu.Lock()
 	b := r.cur
 	b.counts.Events++
-	b.lat.Record(e.Latency)
-	if b.svc != nil {
-		b.svc.Record(e.Service)
+	b.lat = append(b.lat, lat)
+	if b.open {
+		b.svc = append(b.svc, e.Service.Microseconds())
+		// Latency and service share the end, so the difference is exactly how
+		// late the event started; its distribution is not derivable from theirs.
+		b.lag = append(b.lag, (e.Latency - e.Service).Microseconds())
 	}
 	if e.Tx >= 0 && e.Tx < len(b.named) {
 		b.named[e.Tx].counts.Events++
-		b.named[e.Tx].lat.Record(e.Latency)
+		b.named[e.Tx].lat = append(b.named[e.Tx].lat, lat)
 	}
 	r.mu.Unlock()
 }
@@ -121,12 +119,25 @@ type CollectorOptions struct {
 	Start, MeasuredStart time.Time
 }
 
+// merged is the interval being cut, reused.
+type merged struct {
+	counts Counts
+	errs   map[int]int64
+	named  []Counts
+}
+
+func record(h *Histogram, us []int64) {
+	for _, v := range us {
+		h.RecordUS(v)
+	}
+}
+
 // Collector merges the workers' recorders into Intervals and the Total.
 // Cut and Total must be called from one goroutine (the engine's ticker).
 type Collector struct {
 	o          CollectorOptions
 	recs       []*Recorder
-	merged     *bucket
+	merged     merged
 	index      int
 	last       time.Time
 	total      Stats
@@ -137,13 +148,14 @@ type Collector struct {
 
 // NewCollector creates o.Workers recorders.
 func NewCollector(o CollectorOptions) *Collector {
-	c := &Collector{o: o, last: o.Start, merged: newBucket(o.OpenLoop, len(o.Names))}
+	c := &Collector{o: o, last: o.Start, merged: merged{errs: map[int]int64{}, named: make([]Counts, len(o.Names))}}
 	for range o.Workers {
 		c.recs = append(c.recs, &Recorder{cur: newBucket(o.OpenLoop, len(o.Names)), spare: newBucket(o.OpenLoop, len(o.Names))})
 	}
 	c.total.Latency = NewHistogram()
 	if o.OpenLoop {
 		c.total.Service = NewHistogram()
+		c.total.Lag = NewHistogram()
 	}
 	for _, n := range o.Names {
 		c.total.Transactions = append(c.total.Transactions, Named{Name: n, Latency: NewHistogram()})
@@ -159,8 +171,19 @@ func (c *Collector) Recorder(i int) *Recorder { return c.recs[i] }
 // An interval ending at or before MeasuredStart is warmup and not added to the Total;
 // the engine cuts exactly at MeasuredStart so no interval straddles it.
 func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
-	m := c.merged
-	m.reset()
+	m := &c.merged
+	m.counts = Counts{}
+	clear(m.errs)
+	clear(m.named)
+	lat := NewHistogram()
+	var svc, lag *Histogram
+	if c.o.OpenLoop {
+		svc, lag = NewHistogram(), NewHistogram()
+	}
+	named := make([]*Histogram, len(c.o.Names))
+	for i := range named {
+		named[i] = NewHistogram()
+	}
 	for _, r := range c.recs {
 		r.mu.Lock()
 		b := r.cur
@@ -170,13 +193,14 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 		for code, n := range b.errs {
 			m.errs[code] += n
 		}
-		m.lat.Merge(b.lat)
-		if m.svc != nil {
-			m.svc.Merge(b.svc)
+		record(lat, b.lat)
+		if svc != nil {
+			record(svc, b.svc)
+			record(lag, b.lag)
 		}
 		for i := range b.named {
-			m.named[i].counts.add(b.named[i].counts)
-			m.named[i].lat.Merge(b.named[i].lat)
+			m.named[i].add(b.named[i].counts)
+			record(named[i], b.named[i].lat)
 		}
 		b.reset()
 	}
@@ -193,12 +217,9 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 			iv.ErrorsByCode[code] = n
 		}
 	}
-	iv.Latency = m.lat.Clone()
-	if m.svc != nil {
-		iv.Service = m.svc.Clone()
-	}
+	iv.Latency, iv.Service, iv.Lag = lat, svc, lag
 	for i, n := range c.o.Names {
-		iv.Transactions = append(iv.Transactions, Named{Name: n, Counts: m.named[i].counts, Latency: m.named[i].lat.Clone()})
+		iv.Transactions = append(iv.Transactions, Named{Name: n, Counts: m.named[i], Latency: named[i]})
 	}
 	iv.Summarize()
 	if !iv.Warmup {
@@ -216,6 +237,9 @@ func (c *Collector) Total() *Total {
 	t.Latency = c.total.Latency.Clone()
 	if c.total.Service != nil {
 		t.Service = c.total.Service.Clone()
+	}
+	if c.total.Lag != nil {
+		t.Lag = c.total.Lag.Clone()
 	}
 	t.ErrorsByCode = nil
 	for code, n := range c.total.ErrorsByCode {

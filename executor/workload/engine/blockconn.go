@@ -35,12 +35,16 @@ type blockingConn struct {
 	timeout time.Duration
 	// The driver reads through a 4 KB buffer; a range select's 100 rows would
 	// take several read(2) calls. One read here takes whatever has arrived.
-	rbuf   []byte
-	r, w   int
+	readBuf
+	handshake
 	local  net.Addr
 	remote net.Addr
 	closed atomic.Bool
 }
+
+// readBufSize holds a sysbench range select's reply (100 rows of CHAR(120)) in
+// one read(2) while keeping thousands of connections cheap.
+const readBufSize = 16 << 10
 
 const blockingSockets = true
 
@@ -71,7 +75,7 @@ func dialBlocking(ctx context.Context, network, addr string, timeout time.Durati
 	if timeout <= 0 {
 		timeout = time.Hour
 	}
-	bc := &blockingConn{fd: fd, raw: raw, timeout: timeout, rbuf: make([]byte, 64<<10), local: c.LocalAddr(), remote: c.RemoteAddr()}
+	bc := &blockingConn{fd: fd, raw: raw, timeout: timeout, readBuf: readBuf{rbuf: make([]byte, readBufSize)}, local: c.LocalAddr(), remote: c.RemoteAddr()}
 	_ = c.Close() // the dup keeps the socket open
 	if err := syscall.SetNonblock(fd, false); err != nil {
 		_ = bc.Close()
@@ -97,36 +101,45 @@ func (e timeoutError) Error() string   { return e.op + ": i/o timeout" }
 func (e timeoutError) Timeout() bool   { return true }
 func (e timeoutError) Temporary() bool { return true }
 
-func (c *blockingConn) Read(b []byte) (int, error) {
-	if len(b) == 0 {
-		return 0, nil
-	}
-	if c.r == c.w {
-		n, err := c.fill()
-		if err != nil {
-			return 0, err
-		}
-		c.r, c.w = 0, n
-	}
-	n := copy(b, c.rbuf[c.r:c.w])
-	c.r += n
-	return n, nil
-}
+func (c *blockingConn) Read(b []byte) (int, error)           { return c.read(c, b) }
+func (c *blockingConn) next(n int) ([]byte, error)           { return c.readBuf.next(c, n) }
+func (c *blockingConn) discard(n int) error                  { return c.readBuf.discard(c, n) }
+func (c *blockingConn) capabilities() (uint32, uint32, bool) { return c.handshake.capabilities() }
 
-// fill reads what has arrived into rbuf.
-func (c *blockingConn) fill() (int, error) {
+// command: the socket timeouts set at dial bound every read.
+func (c *blockingConn) command() {}
+
+// fill reads what has arrived into buf.
+func (c *blockingConn) fill(buf []byte) (int, error) {
 	if c.raw {
-		r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&c.rbuf[0])), uintptr(len(c.rbuf)))
-		// EAGAIN: a slow reply. EINTR: the runtime signalled this thread to give
-		// up its P (GC stop-the-world, preemption); with SO_RCVTIMEO set the
-		// kernel does not restart the read. Either way, wait below with the P released.
-		if e != syscall.EAGAIN && e != syscall.EINTR {
-			return c.result(int(r), e)
+		var first time.Time
+		for {
+			r, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(c.fd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+			if e != syscall.EAGAIN && e != syscall.EINTR {
+				return c.result(int(r), e)
+			}
+			// EINTR: the runtime asked this goroutine to give up its P (with
+			// SO_RCVTIMEO set the kernel does not restart the read). Mostly it
+			// is sysmon's preemption, sent every 10 ms to a goroutine that has
+			// not been rescheduled, which is every worker here; the goroutine
+			// yields at its next function call anyway. Waiting below with the
+			// P released would have sysmon hand the P to another thread and
+			// back, several wake-ups: on a loaded machine, where replies often
+			// take 10 ms, that cost a fifth of the client's CPU. So keep
+			// reading raw, within rawSlice in all (GC stop-the-world waits no longer).
+			if e == syscall.EAGAIN {
+				break
+			}
+			if first.IsZero() {
+				first = time.Now()
+			} else if time.Since(first) >= rawSlice {
+				break
+			}
 		}
 	}
 	deadline := time.Now().Add(c.timeout)
 	for {
-		n, err := syscall.Read(c.fd, c.rbuf)
+		n, err := syscall.Read(c.fd, buf)
 		switch {
 		case err == syscall.EINTR:
 			continue
@@ -157,6 +170,7 @@ func (c *blockingConn) result(n int, e syscall.Errno) (int, error) {
 }
 
 func (c *blockingConn) Write(b []byte) (int, error) {
+	c.sniff(b)
 	done := 0
 	for done < len(b) {
 		n, err := syscall.Write(c.fd, b[done:])

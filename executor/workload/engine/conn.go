@@ -1,7 +1,8 @@
-// Package engine is the part all SQL workloads share: a pinned driver-level
-// connection with statements prepared once, sysbench's read/write/other
-// counting, MySQL error classification, and the closed/open loop that drives
-// workers and cuts one measure.Interval per report interval.
+// Package engine is the part all SQL workloads share: a pinned connection
+// with statements prepared once (the driver connects; the hot path, see wire,
+// speaks the protocol itself), sysbench's read/write/other counting, MySQL
+// error classification, and the closed/open loop that drives workers and cuts
+// one measure.Interval per report interval.
 package engine
 
 import (
@@ -28,6 +29,9 @@ type Stmt struct {
 	sql   string
 	rows  bool // returns a result set (counted as a read)
 	ps    driver.Stmt
+	id    uint32 // prepared through the wire path (ps is nil)
+	wired bool
+	types []byte // parameter types last sent (wire path)
 	dest  []driver.Value
 	nargs int
 }
@@ -43,6 +47,11 @@ type Conn struct {
 	q         driver.Queryer //nolint:staticcheck
 	stmts     []*Stmt
 	T         Tally
+	// The wire path, when the socket is ours (blockingConn): see wire.
+	pio   packetIO
+	loc   *time.Location
+	w     *wire
+	begin bool // a BEGIN waits to go out with the next command
 }
 
 // DialConfig tunes a copy of cfg for benchmarking: no liveness check, server-side
@@ -61,14 +70,25 @@ func DialConfig(cfg *mysql.Config, prepared bool, readTimeout time.Duration, thr
 	if c.WriteTimeout == 0 {
 		c.WriteTimeout = readTimeout
 	}
-	if blockingSockets && c.TLS == nil && c.DialFunc == nil && c.TLSConfig == "" {
+	own := c.TLS == nil && c.DialFunc == nil && c.TLSConfig == ""
+	to := max(c.ReadTimeout, c.WriteTimeout)
+	switch {
+	case own && blockingSockets && threads <= maxBlockingThreads:
 		// Blocking sockets with one socket timeout instead of per-packet deadlines.
-		to := max(c.ReadTimeout, c.WriteTimeout)
 		raw := runtime.GOMAXPROCS(0) > threads
 		c.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 			return dialBlocking(ctx, network, addr, to, raw)
 		}
 		c.ReadTimeout, c.WriteTimeout = 0, 0
+	case own:
+		c.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			var d net.Dialer
+			nc, err := d.DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return newPollConn(nc, to), nil
+		}
 	}
 	// The driver logs lost connections to stderr; the workload counts and reports them.
 	c.Logger = discardLogger{}
@@ -77,12 +97,23 @@ func DialConfig(cfg *mysql.Config, prepared bool, readTimeout time.Duration, thr
 
 var procsMu sync.Mutex
 
-// EnsureProcs raises GOMAXPROCS (never lowers it) to threads+2, capped at 1026,
-// so each worker can keep a P during its raw reads (see blockingConn) and the
-// ticker still finds one. Only idle Ps are added: an I/O-bound client does not
-// run more goroutines at once because of them. Call it before DialConfig.
+// maxBlockingThreads is the most workers that get a blocking socket, a thread
+// and a P each (see blockingConn). Beyond it workers use the netpoller: with a
+// P per worker the scheduler's work grows with the number of Ps (timer and
+// work-stealing scans, per-P caches), and at 1024 workers that overhead was
+// most of the client's CPU while each P cached hundreds of KB.
+const maxBlockingThreads = 64
+
+// EnsureProcs raises GOMAXPROCS (never lowers it) to threads+2 for up to
+// maxBlockingThreads threads, so each worker can keep a P during its raw
+// reads (see blockingConn) and the ticker still finds one. Only idle Ps are
+// added: an I/O-bound client does not run more goroutines at once because of
+// them. Call it before DialConfig.
 func EnsureProcs(threads int) {
-	want := min(threads, 1024) + 2
+	if threads > maxBlockingThreads {
+		return
+	}
+	want := threads + 2
 	procsMu.Lock()
 	defer procsMu.Unlock()
 	if runtime.GOMAXPROCS(0) < want {
@@ -96,11 +127,20 @@ func (discardLogger) Print(...any) {}
 
 // Dial opens a connection. prepared selects server-side prepared statements.
 func Dial(ctx context.Context, cfg *mysql.Config, prepared bool) (*Conn, error) {
+	c := &Conn{prepared: prepared, loc: cfg.Loc}
+	if dial := cfg.DialFunc; dial != nil {
+		cfg = cfg.Clone()
+		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			nc, err := dial(ctx, network, addr)
+			c.pio, _ = nc.(packetIO)
+			return nc, err
+		}
+	}
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	c := &Conn{connector: connector, prepared: prepared}
+	c.connector = connector
 	if err := c.open(ctx); err != nil {
 		return nil, err
 	}
@@ -108,11 +148,16 @@ func Dial(ctx context.Context, cfg *mysql.Config, prepared bool) (*Conn, error) 
 }
 
 func (c *Conn) open(ctx context.Context) error {
+	c.pio = nil
 	dc, err := c.connector.Connect(ctx)
 	if err != nil {
 		return fmt.Errorf("connect: %w", err)
 	}
 	c.dc = dc
+	c.w = nil
+	if c.pio != nil && !noWire {
+		c.w = newWire(c.pio, c.loc)
+	}
 	c.ex = dc.(driver.Execer) //nolint:staticcheck
 	c.q = dc.(driver.Queryer) //nolint:staticcheck
 	for _, s := range c.stmts {
@@ -138,9 +183,12 @@ func (c *Conn) closeDriver() {
 			_ = s.ps.Close()
 			s.ps = nil
 		}
+		s.wired = false
 	}
 	_ = c.dc.Close()
 	c.dc = nil
+	c.w = nil
+	c.begin = false
 }
 
 // Close closes the connection.
@@ -164,6 +212,17 @@ func (c *Conn) prepare(s *Stmt) error {
 	if !c.prepared {
 		return nil
 	}
+	if c.w != nil {
+		id, n, err := c.wirePrepare(s.sql)
+		if err != nil {
+			if Code(err) == 1295 { // ER_UNSUPPORTED_PS
+				return nil
+			}
+			return fmt.Errorf("prepare %q: %w", abbrev(s.sql), err)
+		}
+		s.id, s.nargs, s.wired, s.types = id, n, true, s.types[:0]
+		return nil
+	}
 	ps, err := c.dc.Prepare(s.sql)
 	if err != nil {
 		if Code(err) == 1295 { // ER_UNSUPPORTED_PS
@@ -178,6 +237,31 @@ func (c *Conn) prepare(s *Stmt) error {
 
 // Exec runs a registered statement with args, counting it in c.T.
 func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
+	if s.wired {
+		if len(args) != s.nargs {
+			return fmt.Errorf("argument count mismatch (got: %d; has: %d)", len(args), s.nargs)
+		}
+		withBegin := c.takeBegin()
+		if err := c.w.queueExecute(s.id, args, &s.types); err != nil {
+			c.w.out = c.w.out[:0]
+			return err
+		}
+		r, err := c.wireRound(withBegin)
+		if err != nil {
+			return err
+		}
+		// Counted by what the statement is, as on the driver's path (Query
+		// for statements that return rows, Exec and affected rows otherwise).
+		if s.rows {
+			c.T.Reads++
+		} else {
+			c.countAffected(r.affected)
+		}
+		return nil
+	}
+	if err := c.flushBegin(); err != nil {
+		return err
+	}
 	if s.rows {
 		var rows driver.Rows
 		var err error
@@ -210,6 +294,9 @@ func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
 // ExecText sends sql as a text-protocol statement (BEGIN, COMMIT, replayed SQL).
 // rows says whether it returns a result set.
 func (c *Conn) ExecText(sql string, rows bool, dest []driver.Value) ([]driver.Value, error) {
+	if err := c.flushBegin(); err != nil {
+		return dest, err
+	}
 	if rows {
 		r, err := c.q.Query(sql, nil)
 		if err != nil {
@@ -227,11 +314,185 @@ func (c *Conn) ExecText(sql string, rows bool, dest []driver.Value) ([]driver.Va
 }
 
 func (c *Conn) count(res driver.Result) {
-	if n, _ := res.RowsAffected(); n > 0 {
+	n, _ := res.RowsAffected()
+	c.countAffected(n)
+}
+
+func (c *Conn) countAffected(n int64) {
+	if n > 0 {
 		c.T.Writes++
 	} else {
 		c.T.Other++
 	}
+}
+
+// Begin starts a transaction. On the wire path the BEGIN is sent in the same
+// write as the next statement (one round trip fewer per transaction); the
+// server still runs them one after the other, and both are counted.
+func (c *Conn) Begin() error {
+	if c.w == nil {
+		_, err := c.ExecText("BEGIN", false, nil)
+		return err
+	}
+	if c.begin {
+		if err := c.flushBegin(); err != nil {
+			return err
+		}
+	}
+	c.begin = true
+	return nil
+}
+
+// Commit commits the transaction (with a BEGIN still waiting, both go in one write).
+func (c *Conn) Commit() error { return c.control("COMMIT") }
+
+// ExecCommit runs s, the last statement of a transaction, and commits, in one
+// write on the wire path. Only for transactions that have written nothing:
+// the COMMIT runs even when s fails, which must not make anything durable
+// (a statement that fails on a lock wait timeout is rolled back alone). The
+// COMMIT is counted only when s succeeded, as if it had been sent after it.
+func (c *Conn) ExecCommit(s *Stmt, args []driver.Value) error {
+	if !s.wired || !s.rows {
+		if err := c.Exec(s, args); err != nil {
+			return err
+		}
+		return c.Commit()
+	}
+	if len(args) != s.nargs {
+		return fmt.Errorf("argument count mismatch (got: %d; has: %d)", len(args), s.nargs)
+	}
+	withBegin := c.takeBegin()
+	if err := c.w.queueExecute(s.id, args, &s.types); err != nil {
+		c.w.out = c.w.out[:0]
+		return err
+	}
+	c.w.queueQuery("COMMIT")
+	rs, errs, err := c.exchange(withBegin, 2)
+	if err != nil {
+		return err
+	}
+	if _, err := c.afterBegin(withBegin, rs, errs); err != nil {
+		return err
+	}
+	c.T.Reads++
+	cr, cerr := rs[1], errs[1]
+	if withBegin {
+		cr, cerr = rs[2], errs[2]
+	}
+	if cerr != nil {
+		return cerr
+	}
+	c.countAffected(cr.affected)
+	return nil
+}
+
+// Rollback rolls the transaction back.
+func (c *Conn) Rollback() error { return c.control("ROLLBACK") }
+
+func (c *Conn) control(sql string) error {
+	if c.w == nil {
+		_, err := c.ExecText(sql, false, nil)
+		return err
+	}
+	withBegin := c.takeBegin()
+	c.w.queueQuery(sql)
+	r, err := c.wireRound(withBegin)
+	if err != nil {
+		return err
+	}
+	c.countAffected(r.affected)
+	return nil
+}
+
+// flushBegin sends a waiting BEGIN on its own.
+func (c *Conn) flushBegin() error {
+	if !c.begin {
+		return nil
+	}
+	c.begin = false
+	c.w.queueQuery("BEGIN")
+	r, err := c.wireRound(false)
+	if err != nil {
+		return err
+	}
+	c.countAffected(r.affected)
+	return nil
+}
+
+// wireRound writes the queued command, preceded by a waiting BEGIN, and
+// reads the replies; it returns the command's reply. A failed BEGIN is
+// returned after the command behind it has been answered (and counted: it ran).
+func (c *Conn) wireRound(withBegin bool) (reply, error) {
+	rs, errs, err := c.exchange(withBegin, 1)
+	if err != nil {
+		return reply{}, err
+	}
+	return c.afterBegin(withBegin, rs, errs)
+}
+
+// afterBegin counts a pipelined BEGIN and returns the next command's reply,
+// or the BEGIN's error once that command has been counted.
+func (c *Conn) afterBegin(withBegin bool, rs [3]reply, errs [3]error) (reply, error) {
+	if !withBegin {
+		return rs[0], errs[0]
+	}
+	if errs[0] == nil {
+		c.countAffected(rs[0].affected)
+		return rs[1], errs[1]
+	}
+	if errs[1] == nil {
+		c.countReply(rs[1])
+	}
+	return rs[1], errs[0]
+}
+
+// exchange writes the queued commands and reads a reply for each: a waiting
+// BEGIN's, then n more. Server errors are per reply; a broken connection ends
+// the exchange and is returned alone.
+func (c *Conn) exchange(withBegin bool, n int) (rs [3]reply, errs [3]error, err error) {
+	if err := c.w.flush(); err != nil {
+		return rs, errs, err
+	}
+	if withBegin {
+		n++
+	}
+	for i := range n {
+		rs[i], errs[i] = c.w.readReply()
+		if errs[i] != nil && Broken(errs[i]) {
+			return rs, errs, errs[i]
+		}
+	}
+	return rs, errs, nil
+}
+
+// takeBegin queues a waiting BEGIN in front of the next command.
+func (c *Conn) takeBegin() bool {
+	if !c.begin {
+		return false
+	}
+	c.begin = false
+	c.w.queueQuery("BEGIN")
+	return true
+}
+
+// countReply counts a statement whose kind is only known from its reply.
+func (c *Conn) countReply(r reply) {
+	if r.resultSet {
+		c.T.Reads++
+	} else {
+		c.countAffected(r.affected)
+	}
+}
+
+func (c *Conn) wirePrepare(sql string) (uint32, int, error) {
+	if err := c.flushBegin(); err != nil {
+		return 0, 0, err
+	}
+	c.w.queuePrepare(sql)
+	if err := c.w.flush(); err != nil {
+		return 0, 0, err
+	}
+	return c.w.readPrepare()
 }
 
 func drain(rows driver.Rows, dest []driver.Value) ([]driver.Value, error) {

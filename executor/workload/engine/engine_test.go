@@ -59,3 +59,41 @@ func TestNextTick(t *testing.T) {
 		}
 	}
 }
+
+// Counting the backlog generates arrivals ahead; workers must still get every
+// arrival once, in order, and the backlog must count exactly those due and untaken.
+func TestArrivalsBacklogAndOrder(t *testing.T) {
+	a := newArrivals(1000) // mean 1 ms apart
+	var taken []time.Duration
+	for range 10 {
+		taken = append(taken, a.take())
+	}
+	now := taken[9] + 50*time.Millisecond
+	n := a.due(now)
+	var due int64
+	for _, at := range a.todo[a.head:] {
+		if at <= now {
+			due++
+		}
+	}
+	if n != due || n < 20 || n > 100 {
+		t.Fatalf("backlog %d, want %d (about 50)", n, due)
+	}
+	for range n {
+		taken = append(taken, a.take())
+	}
+	if a.due(now) != 0 {
+		t.Fatalf("after taking them all, backlog %d", a.due(now))
+	}
+	for range 5 {
+		taken = append(taken, a.take())
+	}
+	for i := 1; i < len(taken); i++ {
+		if taken[i] < taken[i-1] {
+			t.Fatalf("arrival %d at %v before %d at %v", i, taken[i], i-1, taken[i-1])
+		}
+	}
+	if taken[10] > now || taken[len(taken)-1] <= now {
+		t.Fatalf("arrivals out of place around now=%v: %v", now, taken[10:])
+	}
+}

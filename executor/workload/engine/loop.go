@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -72,7 +73,7 @@ type run struct {
 	errs      atomic.Int64
 	claimed   atomic.Int64
 	active    atomic.Int64
-	queue     chan time.Duration // open loop: intended start offsets from start
+	arrivals  *arrivals // open loop
 }
 
 func (r *run) halt() {
@@ -130,8 +131,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0, Names: cfg.Names, Start: r.start, MeasuredStart: r.measured,
 	})
 	if cfg.Rate > 0 {
-		r.queue = make(chan time.Duration, 1<<20)
-		go r.dispatch()
+		r.arrivals = newArrivals(cfg.Rate)
 	}
 	done := make(chan struct{})
 	r.active.Store(int64(cfg.Threads))
@@ -223,8 +223,8 @@ func (r *run) nextTick(t time.Time) time.Time {
 
 func (r *run) cut(now time.Time, threads int) {
 	backlog := int64(0)
-	if r.queue != nil {
-		backlog = int64(len(r.queue))
+	if r.arrivals != nil {
+		backlog = r.arrivals.due(now.Sub(r.start))
 	}
 	iv := r.col.Cut(now, threads, backlog)
 	if r.cfg.OnInterval != nil {
@@ -232,40 +232,89 @@ func (r *run) cut(now time.Time, threads int) {
 	}
 }
 
-// dispatch schedules Poisson arrivals at Rate events/s; workers take them from
-// the queue. Times are scheduled, not observed, so a full queue or a slow
-// worker shows up as latency instead of silently lowering the rate.
-func (r *run) dispatch() {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))
-	mean := float64(time.Second) / r.cfg.Rate
-	var at time.Duration
-	for {
-		at += time.Duration(rng.ExpFloat64() * mean)
-		if d := time.Until(r.start.Add(at)); d > 0 {
-			select {
-			case <-time.After(d):
-			case <-r.stopCh:
-				return
-			}
-		}
-		select {
-		case r.queue <- at:
-		case <-r.stopCh:
-			return
-		}
-	}
+// arrivals is the open loop's schedule: Poisson arrivals at a rate, as
+// offsets from the start, generated ahead of need and handed out in order to
+// whichever worker is free. Times are scheduled, not observed, so a slow
+// worker shows up as latency instead of silently lowering the rate. A worker
+// takes its next arrival itself and sleeps until it is due: no dispatcher
+// goroutine wakes, and hands over to, a worker for every event.
+type arrivals struct {
+	mu   sync.Mutex
+	rng  *rand.Rand
+	mean float64
+	last time.Duration   // the latest arrival generated
+	todo []time.Duration // generated, not yet taken, in order
+	head int
 }
+
+func newArrivals(rate float64) *arrivals {
+	return &arrivals{rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), mean: float64(time.Second) / rate}
+}
+
+func (a *arrivals) gen() time.Duration {
+	a.last += time.Duration(a.rng.ExpFloat64() * a.mean)
+	return a.last
+}
+
+// take returns the next arrival.
+func (a *arrivals) take() time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.head < len(a.todo) {
+		at := a.todo[a.head]
+		a.head++
+		if a.head == len(a.todo) {
+			a.todo, a.head = a.todo[:0], 0
+		}
+		return at
+	}
+	return a.gen()
+}
+
+// due counts the arrivals at or before now that no worker has taken: the backlog.
+func (a *arrivals) due(now time.Duration) int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for a.last <= now {
+		a.todo = append(a.todo, a.gen())
+	}
+	n := 0
+	for _, at := range a.todo[a.head:] {
+		if at > now {
+			break
+		}
+		n++
+	}
+	return int64(n)
+}
+
+// yieldEvery: a worker on a blocking socket never parks, so the scheduler
+// never sees it reschedule, and sysmon preempts it every 10 ms with a signal
+// that interrupts whatever read it is in. Yielding between events first is
+// cheaper: on 2 loaded cores it gave 5-25% more tps and 5-20% less client CPU
+// per transaction (point_select, read_only, read_write, A/B alternated).
+const yieldEvery = 5 * time.Millisecond
 
 func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 	rec := r.col.Recorder(id)
+	var wait *time.Timer
+	yield := r.cfg.Threads <= maxBlockingThreads
+	lastYield := time.Now()
 	for !r.stop.Load() {
 		var intended time.Time
-		if r.queue != nil {
-			select {
-			case at := <-r.queue:
-				intended = r.start.Add(at)
-			case <-r.stopCh:
-				return
+		if r.arrivals != nil {
+			intended = r.start.Add(r.arrivals.take())
+			if d := time.Until(intended); d > 0 {
+				if wait == nil {
+					wait = time.NewTimer(d)
+				} else {
+					wait.Reset(d)
+				}
+				select {
+				case <-wait.C:
+				case <-r.stopCh:
+					return
+				}
 			}
 		}
 		start := time.Now()
@@ -294,6 +343,10 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 		}
 		end := time.Now()
 		rec.Event(measure.Event{Latency: end.Sub(intended), Service: end.Sub(start), Tx: tx})
+		if yield && end.Sub(lastYield) >= yieldEvery {
+			runtime.Gosched()
+			lastYield = end
+		}
 		if !r.end.IsZero() && !end.Before(r.end) {
 			r.halt()
 		}
@@ -322,7 +375,7 @@ func (r *run) handle(ctx context.Context, id int, rec *measure.Recorder, c *Conn
 		return r.reconnect(ctx, id, rec, c)
 	case ignore:
 		if r.cfg.Rollback {
-			_, rerr := c.ExecText("ROLLBACK", false, nil)
+			rerr := c.Rollback()
 			if rerr != nil && Broken(rerr) {
 				return r.reconnect(ctx, id, rec, c)
 			}

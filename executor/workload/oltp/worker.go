@@ -56,6 +56,9 @@ type Worker struct {
 	// bulk_insert state
 	bulkHead string
 	bulkN    int64
+	// oltp_read_only: reads left in the transaction; the last one goes out
+	// with the COMMIT (engine.Conn.ExecCommit).
+	left int
 }
 
 // NewWorker prepares worker id's statements on c, as the script's thread_init does.
@@ -147,8 +150,16 @@ func (w *Worker) Event(c *engine.Conn) (int, error) {
 }
 
 func (w *Worker) transaction(c *engine.Conn) error {
+	w.left = 0
+	if w.name == "oltp_read_only" && !w.p.SkipTrx {
+		w.left = w.p.PointSelects
+		if w.p.RangeSelects {
+			w.left += w.p.SimpleRanges + w.p.SumRanges + w.p.OrderRanges + w.p.DistinctRanges
+		}
+	}
+	committed := w.left > 0
 	if !w.p.SkipTrx {
-		if _, err := c.ExecText("BEGIN", false, nil); err != nil {
+		if err := c.Begin(); err != nil {
 			return err
 		}
 	}
@@ -177,19 +188,30 @@ func (w *Worker) transaction(c *engine.Conn) error {
 			return err
 		}
 	}
-	if !w.p.SkipTrx {
-		if _, err := c.ExecText("COMMIT", false, nil); err != nil {
+	if !w.p.SkipTrx && !committed {
+		if err := c.Commit(); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// read runs a read of the transaction; the last read of a read-only one commits too.
+func (w *Worker) read(c *engine.Conn, s *engine.Stmt, args []driver.Value) error {
+	if w.left > 0 {
+		w.left--
+		if w.left == 0 {
+			return c.ExecCommit(s, args)
+		}
+	}
+	return c.Exec(s, args)
+}
+
 func (w *Worker) points(c *engine.Conn) error {
 	s := w.stmts[w.table()][kPoint]
 	for range w.p.PointSelects {
 		w.args[0] = w.id64()
-		if err := c.Exec(s, w.args[:1]); err != nil {
+		if err := w.read(c, s, w.args[:1]); err != nil {
 			return err
 		}
 	}
@@ -201,7 +223,7 @@ func (w *Worker) ranges(c *engine.Conn, kind, n int) error {
 	for range n {
 		id := w.id64()
 		w.args[0], w.args[1] = id, id+int64(w.p.RangeSize)-1
-		if err := c.Exec(s, w.args[:2]); err != nil {
+		if err := w.read(c, s, w.args[:2]); err != nil {
 			return err
 		}
 	}
