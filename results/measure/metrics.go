@@ -1,0 +1,233 @@
+package measure
+
+import (
+	"math"
+	"strconv"
+	"time"
+)
+
+// Metric is one figure of a measured workload, written down once: the time series, the
+// summary, assertions, compare's defaults, the report and the generated docs all derive
+// their columns from Metrics and Families. Adding a column is adding a row here.
+type Metric struct {
+	Name string
+	Doc  string // one line: what it means
+	// Interval is the value in a time-series row of the workload's target, over one report
+	// interval; nil when the time series has no such column.
+	Interval     func(*Interval) float64
+	IntervalUnit string
+	// Total is the value in a summary row and what an assertion sees, over the measured
+	// part of an iteration; nil when the summary has no such column.
+	Total     func(*Total) float64
+	TotalUnit string
+	// Compare marks the metrics `quadrant compare` shows unless told otherwise.
+	Compare bool
+	// Chart marks the metrics the report charts first.
+	Chart bool
+	// Kind says how a reader aggregates the time-series column: a Rate or Gauge per
+	// interval. Totals are what Total says.
+	Kind Kind
+}
+
+// Kind says how a column's values are to be read.
+type Kind string
+
+const (
+	// Rate columns are per-second figures over their interval.
+	Rate Kind = "rate"
+	// Gauge columns are a level at the end of (or over) their interval: a latency, a count of threads.
+	Gauge Kind = "gauge"
+	// Counter columns of watched sources are per-second rates of a server counter over the interval;
+	// their summary is the increase over the workload.
+	Counter Kind = "counter"
+)
+
+// Family is a set of columns named by a pattern (error.CODE, tx.NAME.count): one column per
+// key the measurement has.
+type Family struct {
+	Pattern  string // how the names look, for docs: "error.CODE"
+	Doc      string
+	Interval func(iv *Interval, add func(name string, v float64))
+	Total    func(t *Total, add func(name string, v float64))
+}
+
+// Units.
+const (
+	PerSecond = "1/s"
+	Count     = "count"
+	Millis    = "ms"
+)
+
+// Ms is d in milliseconds; an unknown latency (negative, see Latency) is NaN, which the
+// results folder writes as an empty cell.
+func Ms(d time.Duration) float64 {
+	if d < 0 {
+		return math.NaN()
+	}
+	return float64(d) / float64(time.Millisecond)
+}
+
+func latency(name, doc string, pick func(Latency) time.Duration, compare, chart bool) Metric {
+	return Metric{
+		Name: name, Doc: doc, Kind: Gauge, Compare: compare, Chart: chart,
+		Interval: func(iv *Interval) float64 { return Ms(pick(iv.Lat)) }, IntervalUnit: Millis,
+		Total: func(t *Total) float64 { return Ms(pick(t.Lat)) }, TotalUnit: Millis,
+	}
+}
+
+// counted is a per-second rate in the time series and a total in the summary.
+func counted(name, doc string, pick func(Counts) int64, compare bool) Metric {
+	return Metric{
+		Name: name, Doc: doc, Kind: Rate, Compare: compare,
+		Interval: func(iv *Interval) float64 {
+			if s := iv.Seconds(); s > 0 {
+				return float64(pick(iv.Counts)) / s
+			}
+			return 0
+		},
+		IntervalUnit: PerSecond,
+		Total:        func(t *Total) float64 { return float64(pick(t.Counts)) }, TotalUnit: Count,
+	}
+}
+
+// Metrics are the workload's figures in column order (after the row's keys).
+var Metrics = []Metric{
+	{Name: "transactions", Doc: "transactions (sysbench events) completed in the measured part",
+		Total: func(t *Total) float64 { return float64(t.Events) }, TotalUnit: Count},
+	{Name: "tps", Doc: "transactions per second", Kind: Rate, Compare: true, Chart: true,
+		Interval: func(iv *Interval) float64 { return iv.Rates().TPS }, IntervalUnit: PerSecond,
+		Total: func(t *Total) float64 { return t.Rates().TPS }, TotalUnit: PerSecond},
+	{Name: "qps", Doc: "statements per second (reads + writes + other)", Kind: Rate, Compare: true,
+		Interval: func(iv *Interval) float64 { return iv.Rates().QPS }, IntervalUnit: PerSecond,
+		Total: func(t *Total) float64 { return t.Rates().QPS }, TotalUnit: PerSecond},
+	counted("reads", "statements that returned a result set, as sysbench counts them (per second in the time series)", func(c Counts) int64 { return c.Reads }, false),
+	counted("writes", "statements that affected rows > 0 (per second in the time series)", func(c Counts) int64 { return c.Writes }, false),
+	counted("other", "any other statement: BEGIN, COMMIT, DDL... (per second in the time series)", func(c Counts) int64 { return c.Other }, false),
+	counted("errors", "errors, ignored ones (deadlocks, lock wait timeouts) included, as in sysbench (per second in the time series)", func(c Counts) int64 { return c.Errors }, true),
+	counted("reconnects", "reconnections after an error in on_error.reconnect (per second in the time series)", func(c Counts) int64 { return c.Reconnects }, false),
+	latency("lat_avg_ms", "mean transaction latency", func(l Latency) time.Duration { return l.Avg }, true, false),
+	latency("p50_ms", "median transaction latency", func(l Latency) time.Duration { return l.P50 }, false, false),
+	latency("p95_ms", "95th percentile of transaction latency", func(l Latency) time.Duration { return l.P95 }, true, true),
+	latency("p99_ms", "99th percentile of transaction latency", func(l Latency) time.Duration { return l.P99 }, true, false),
+	latency("p999_ms", "99.9th percentile of transaction latency", func(l Latency) time.Duration { return l.P999 }, false, false),
+	latency("lat_min_ms", "smallest transaction latency", func(l Latency) time.Duration { return l.Min }, false, false),
+	latency("lat_max_ms", "largest transaction latency", func(l Latency) time.Duration { return l.Max }, false, false),
+	{Name: "threads", Doc: "worker threads running", Kind: Gauge,
+		Interval: func(iv *Interval) float64 { return float64(iv.Threads) }, IntervalUnit: Count},
+	{Name: "warmup", Doc: "1 for a warmup interval (not counted in the summary), else 0", Kind: Gauge,
+		Interval: func(iv *Interval) float64 {
+			if iv.Warmup {
+				return 1
+			}
+			return 0
+		}, IntervalUnit: Count},
+	{Name: "backlog", Doc: "open loop: transactions due but not started at the interval's end", Kind: Gauge,
+		Interval: func(iv *Interval) float64 { return float64(iv.Backlog) }, IntervalUnit: Count},
+}
+
+// Families are the workload's columns named by key, after Metrics.
+var Families = []Family{
+	{Pattern: "error.CODE", Doc: "errors with MySQL error number CODE (0: no number, e.g. a timeout); per second in the time series, a count in the summary",
+		Interval: func(iv *Interval, add func(string, float64)) {
+			for _, code := range iv.ErrorCodes() {
+				add("error."+strconv.Itoa(code), float64(iv.ErrorsByCode[code])/iv.Seconds())
+			}
+		},
+		Total: func(t *Total, add func(string, float64)) {
+			for _, code := range t.ErrorCodes() {
+				add("error."+strconv.Itoa(code), float64(t.ErrorsByCode[code]))
+			}
+		}},
+	{Pattern: "tx.NAME.count", Doc: "custom transactions: executions of transaction NAME",
+		Total: func(t *Total, add func(string, float64)) {
+			for _, tx := range t.Transactions {
+				add("tx."+tx.Name+".count", float64(tx.Counts.Events))
+			}
+		}},
+	{Pattern: "tx.NAME.p95_ms", Doc: "custom transactions: 95th percentile latency of transaction NAME",
+		Total: func(t *Total, add func(string, float64)) {
+			for _, tx := range t.Transactions {
+				add("tx."+tx.Name+".p95_ms", Ms(tx.Lat.P95))
+			}
+		}},
+}
+
+// Value is one named figure.
+type Value struct {
+	Name  string
+	Value float64
+}
+
+// IntervalValues are iv's time-series columns, in order.
+func IntervalValues(iv *Interval) []Value {
+	var out []Value
+	for _, m := range Metrics {
+		if m.Interval != nil {
+			out = append(out, Value{m.Name, m.Interval(iv)})
+		}
+	}
+	for _, f := range Families {
+		if f.Interval != nil {
+			f.Interval(iv, func(n string, v float64) { out = append(out, Value{n, v}) })
+		}
+	}
+	return out
+}
+
+// TotalValues are t's summary columns, in order: the fixed metrics, then the families.
+func TotalValues(t *Total) (fixed, family []Value) {
+	for _, m := range Metrics {
+		if m.Total != nil {
+			fixed = append(fixed, Value{m.Name, m.Total(t)})
+		}
+	}
+	for _, f := range Families {
+		if f.Total != nil {
+			f.Total(t, func(n string, v float64) { family = append(family, Value{n, v}) })
+		}
+	}
+	return fixed, family
+}
+
+// AssertionNames are the metrics an `assert:` may use by name: every metric with a Total.
+func AssertionNames() []string {
+	var out []string
+	for _, m := range Metrics {
+		if m.Total != nil {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+// CompareDefaults are the metrics compared unless asked otherwise.
+func CompareDefaults() []string {
+	var out []string
+	for _, m := range Metrics {
+		if m.Compare {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+// ChartDefaults are the time-series metrics a report shows first.
+func ChartDefaults() []string {
+	var out []string
+	for _, m := range Metrics {
+		if m.Chart {
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+// Lookup is the metric of that name.
+func Lookup(name string) (Metric, bool) {
+	for _, m := range Metrics {
+		if m.Name == name {
+			return m, true
+		}
+	}
+	return Metric{}, false
+}

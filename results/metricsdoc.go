@@ -1,0 +1,51 @@
+package results
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/quadrant-bench/quadrant/results/measure"
+)
+
+//go:generate go test -run=TestMetricsDoc -update .
+
+// MetricsMarkdown is docs/metrics.md, generated from measure.Metrics and measure.Families:
+// the workload's columns of timeseries/TARGET.csv and summary.csv.
+func MetricsMarkdown() []byte {
+	var b strings.Builder
+	b.WriteString("# Measured columns\n\n<!-- Generated from results/measure/metrics.go by `go generate ./results`; do not edit. -->\n\n" +
+		"Every workload figure quadrant writes, in column order. The time series (`timeseries/TARGET.csv`) has them on the " +
+		"workload's target, per report interval, after `iteration`, `elapsed_s` and `time`; the summary (`summary.csv`) " +
+		"has them per iteration, over the measured part (warmup excluded), after `iteration`, `repeat`, the matrix axes, " +
+		"`target`, `status` and `duration_s`, followed by the plan's `record_as` names. Watched columns (`status.*`, " +
+		"`repl.*`, `snmp.*`, custom queries) follow; run.json lists them per target with their kind. Latencies are per transaction; in open loop (`rate`) they count from each " +
+		"transaction's intended start, so queueing counts, and `histograms/` also keeps the service time. An empty " +
+		"cell is a value that was not measured, never a zero.\n\n" +
+		"| column | time series | summary | meaning | compared by default |\n| --- | --- | --- | --- | --- |\n")
+	for _, m := range measure.Metrics {
+		ts, sum := "—", "—"
+		if m.Interval != nil {
+			ts = fmt.Sprintf("%s, %s", m.IntervalUnit, m.Kind)
+		}
+		if m.Total != nil {
+			sum = m.TotalUnit
+		}
+		cmp := ""
+		if m.Compare {
+			cmp = "yes"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", m.Name, ts, sum, m.Doc, cmp)
+	}
+	b.WriteString("\nColumns named by key:\n\n| columns | time series | summary | meaning |\n| --- | --- | --- | --- |\n")
+	for _, f := range measure.Families {
+		ts, sum := "—", "—"
+		if f.Interval != nil {
+			ts = "yes"
+		}
+		if f.Total != nil {
+			sum = "yes"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.Pattern, ts, sum, f.Doc)
+	}
+	return []byte(b.String())
+}

@@ -1,0 +1,126 @@
+package results
+
+import (
+	"math"
+	"path/filepath"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/results/measure"
+)
+
+// TimeFormat is how the time column is written: UTC, milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// TimeseriesRow is one row of timeseries/TARGET.csv: the workload's figures over one report
+// interval (on the workload's target only) and every watched column read at its end.
+type TimeseriesRow struct {
+	Iteration int
+	// Interval is the workload's interval; its end is the row's time. Every target's row
+	// of one tick carries it, Workload says which one also gets its figures.
+	Interval       *measure.Interval
+	ReportInterval time.Duration
+	Workload       bool
+	Watched        []measure.Value
+}
+
+// record lays the sample out as the contract's columns: iteration, elapsed_s, time, the
+// workload's metrics (measure.Metrics then measure.Families), then the watched columns.
+func (s *TimeseriesRow) record() Record {
+	iv := s.Interval
+	var rec Record
+	rec.AddInt("iteration", int64(s.Iteration))
+	rec.AddFloat("elapsed_s", GridSeconds(iv.Elapsed, s.ReportInterval))
+	rec.Add("time", iv.End.UTC().Format(TimeFormat))
+	if s.Workload {
+		for _, v := range measure.IntervalValues(iv) {
+			rec.AddFloat(v.Name, v.Value)
+		}
+	}
+	for _, v := range s.Watched {
+		rec.AddFloat(v.Name, v.Value)
+	}
+	return rec
+}
+
+// AppendTimeseries writes one row of timeseries/TARGET.csv.
+func (w *Writer) AppendTimeseries(target string, s *TimeseriesRow) error {
+	rec := s.record()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t, ok := w.timeseries[target]
+	if !ok {
+		var err error
+		t, err = OpenTable(filepath.Join(w.Dir, TimeseriesDir, target+".csv"))
+		if err != nil {
+			return err
+		}
+		w.timeseries[target] = t
+	}
+	return t.Append(rec)
+}
+
+// GridSeconds puts a tick on the report-interval grid (1, 2, 3 s...): a tick delivered a
+// few milliseconds late on a busy machine still joins the rows of other iterations and
+// targets for the same second. The real end of the interval is in the time column.
+func GridSeconds(elapsed, interval time.Duration) float64 {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	k := math.Round(float64(elapsed) / float64(interval))
+	return math.Round(k*interval.Seconds()*1000) / 1000
+}
+
+// SummaryRow is one row of summary.csv: an iteration on one target, once its status is known.
+type SummaryRow struct {
+	Iteration, Repeat int
+	Matrix            []Field
+	Target            string
+	Status            string
+	Duration          time.Duration
+	// Total is the measured workload's, on the workload's target only (nil elsewhere, and
+	// when the iteration failed before measuring).
+	Total *measure.Total
+	// Records are the iteration's record_as metrics (workload's target only), sorted.
+	Records []measure.Value
+	// Watched are the samplers' summaries: counters' increases, gauges' last values.
+	Watched []measure.Value
+}
+
+// record lays the outcome out as summary.csv's columns: iteration, repeat, the matrix
+// axes, target, status, duration_s, the metrics, record_as names, the metric families,
+// the watched columns.
+func (o *SummaryRow) record() Record {
+	var rec Record
+	rec.AddInt("iteration", int64(o.Iteration))
+	rec.AddInt("repeat", int64(o.Repeat))
+	for _, f := range o.Matrix {
+		rec.Add(f.Name, f.Value)
+	}
+	rec.Add("target", o.Target)
+	rec.Add("status", o.Status)
+	rec.AddFloat("duration_s", math.Round(o.Duration.Seconds()*1000)/1000)
+	if o.Total != nil {
+		fixed, family := measure.TotalValues(o.Total)
+		for _, v := range fixed {
+			rec.AddFloat(v.Name, v.Value)
+		}
+		for _, v := range o.Records {
+			rec.AddFloat(v.Name, v.Value)
+		}
+		for _, v := range family {
+			rec.AddFloat(v.Name, v.Value)
+		}
+	}
+	for _, v := range o.Watched {
+		rec.AddFloat(v.Name, v.Value)
+	}
+	return rec
+}
+
+// AppendSummary writes one row of summary.csv.
+func (w *Writer) AppendSummary(o *SummaryRow) error {
+	rec := o.record()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.summary.Append(rec)
+}
