@@ -172,7 +172,12 @@ func (v *validator) iteration(it *Iteration) {
 		env[r] = 0.0
 	}
 	env["status"] = map[string]float64{}
-	ns := &nameSpace{s: it.scope, idents: append(append([]string(nil), AssertionMetrics...), v.records...), maps: []string{"status"}}
+	maps := []string{"status"}
+	if txs := it.Workload.TxNames(); len(txs) > 0 {
+		env["tx"] = TxMetrics(txs, func(string, string) float64 { return 0 })
+		maps = append(maps, "tx")
+	}
+	ns := &nameSpace{s: it.scope, idents: append(append([]string(nil), AssertionMetrics...), v.records...), maps: maps}
 	for i := range it.Assert {
 		v.d.compile(&it.Assert[i], ns, env, expr.AsBool())
 	}
@@ -429,6 +434,9 @@ func (v *validator) workload(w *Workload) {
 	running := w.Action == "run" || w.Action == ""
 	if running && kind != "replay" && !w.Src.Has("duration") && !w.Src.Has("events") {
 		v.errorf(w.Src.Pos, "workload needs duration: or events: (or both: whichever comes first), e.g. duration: 60s")
+	}
+	if w.Type() == TPCC && w.Rate > 0 {
+		v.errorf(w.Src.At("rate"), "rate does not apply to builtin: tpcc, whose terminals pace themselves; use options: {wait_times: true} for the specification's keying and think times")
 	}
 	if w.Warmup > 0 && !running {
 		v.errorf(w.Src.At("warmup"), "warmup only applies to action: run")
