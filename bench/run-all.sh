@@ -3,7 +3,7 @@
 # Each prints its runs, medians and a ratio; see bench/README.md for what each measures.
 set -eu
 cd "$(dirname "$0")"
-for b in workload_vs_sysbench.sh replay_vs_client.sh sandbox_start.sh watch_overhead.sh; do
+for b in workload_vs_sysbench.sh replay_vs_client.sh sandbox_start.sh watch_overhead.sh tpcc_vs_gotpc.sh; do
   echo "== $b"
   ./"$b"
   echo
