@@ -19,7 +19,10 @@ type conn struct {
 	ex        driver.Execer  //nolint:staticcheck // the context-free path avoids the driver's cancel watcher
 	q         driver.Queryer //nolint:staticcheck
 	stmts     map[string]driver.Stmt
-	row       []driver.Value
+	// prepared: server-side prepared statements; otherwise text statements the driver
+	// interpolates (cfg.InterpolateParams), which cost the server nothing between uses.
+	prepared bool
+	row      []driver.Value
 	// statements counts what the current transaction sent, sysbench's way.
 	reads, writes, other int64
 }
@@ -29,7 +32,7 @@ func dial(ctx context.Context, cfg *mysql.Config) (*conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	c := &conn{connector: connector}
+	c := &conn{connector: connector, prepared: !cfg.InterpolateParams}
 	return c, c.open(ctx)
 }
 
@@ -86,11 +89,17 @@ func (c *conn) exec(sql string) error {
 
 // execArgs runs a prepared statement that returns no rows; it returns the rows affected.
 func (c *conn) execArgs(sql string, args ...driver.Value) (int64, error) {
-	s, err := c.stmt(sql)
-	if err != nil {
-		return 0, err
+	var res driver.Result
+	var err error
+	if c.prepared {
+		var s driver.Stmt
+		if s, err = c.stmt(sql); err != nil {
+			return 0, err
+		}
+		res, err = s.Exec(args) //nolint:staticcheck
+	} else {
+		res, err = c.ex.Exec(sql, args)
 	}
-	res, err := s.Exec(args) //nolint:staticcheck
 	if err != nil {
 		return 0, err
 	}
@@ -109,11 +118,17 @@ func (c *conn) count(res driver.Result) {
 
 // query runs a prepared statement and calls each for every row; the row is reused.
 func (c *conn) query(sql string, each func(row []driver.Value) error, args ...driver.Value) error {
-	s, err := c.stmt(sql)
-	if err != nil {
-		return err
+	var rows driver.Rows
+	var err error
+	if c.prepared {
+		var s driver.Stmt
+		if s, err = c.stmt(sql); err != nil {
+			return err
+		}
+		rows, err = s.Query(args) //nolint:staticcheck
+	} else {
+		rows, err = c.q.Query(sql, args)
 	}
-	rows, err := s.Query(args) //nolint:staticcheck
 	if err != nil {
 		return err
 	}

@@ -169,7 +169,9 @@ func (t *tpcc) Run(ctx context.Context, onInterval func(*measure.Interval)) (*me
 		// sleep through think times do not need them.
 		engine.EnsureProcs(threads)
 	}
-	dc := engine.DialConfig(t.env.Server, true, t.env.Timeout(), threads)
+	// With wait times, terminals are many and mostly idle: text statements keep the server
+	// from holding each terminal's prepared statements (max_prepared_stmt_count).
+	dc := engine.DialConfig(t.env.Server, !t.p.WaitTimes, t.env.Timeout(), threads)
 	return runLoop(ctx, loopConfig{
 		w: t.w, p: t.p, dc: dc, threads: threads, onInterval: onInterval, logf: t.env.Logf,
 	})

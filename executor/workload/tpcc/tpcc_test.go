@@ -91,8 +91,25 @@ func TestPrepareRunCheckAndCorruption(t *testing.T) {
 	}
 	t.Logf("tpmC %.0f, tpmTotal %.0f, NewOrders %v, rolled back %v", vals["tpmC"], vals["tpmTotal"], no, rb)
 
+	// With wait times: ten mostly idle terminals on text statements; the shortest keying
+	// time is 2 s, so a 4 s run completes a few transactions.
+	wt := tpccWorkload("run", 10, spec.Settings{{Name: "warehouses", Value: 1}, {Name: "wait_times", Value: true}})
+	wt.Duration = 4 * time.Second
+	tot, err = do(t, env, wt)
+	if err != nil {
+		t.Fatalf("run with wait times: %v", err)
+	}
+	fixed, _ = measure.TotalValues(tot)
+	for _, v := range fixed {
+		vals[v.Name] = v.Value
+	}
+	if !(vals["tpmTotal"] > 0) || math.IsNaN(vals["efficiency"]) || vals["efficiency"] < 0 {
+		t.Errorf("with wait times: tpmTotal %v efficiency %v, want transactions and an efficiency", vals["tpmTotal"], vals["efficiency"])
+	}
+	t.Logf("with wait times: %d transactions, tpmC %.1f, efficiency %.1f%%", tot.Events, vals["tpmC"], vals["efficiency"])
+
 	if _, err := do(t, env, tpccWorkload("check", 1, one)); err != nil {
-		t.Fatalf("check after the run: %v", err)
+		t.Fatalf("check after the runs: %v", err)
 	}
 
 	// More warehouses than loaded: a clear error before any terminal starts.

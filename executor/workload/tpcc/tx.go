@@ -20,12 +20,10 @@ type terminal struct {
 	w, d       int // home warehouse and StockLevel's district
 	warehouses int
 	// scratch, reused across transactions
-	args   []driver.Value
-	lines  []orderLine
-	ids    []int
-	idSQL  [16]string // item query per line count
-	stkSQL [16]string // stock query per line count
-	olSQL  [16]string // order line insert per line count
+	args  []driver.Value
+	lines []orderLine
+	ids   []int
+	olSQL [maxLines + 1]string // order line insert per line count
 }
 
 type orderLine struct {
@@ -117,18 +115,18 @@ func (t *terminal) newOrder() error {
 		return err
 	}
 
-	if t.idSQL[n] == "" {
-		t.idSQL[n] = "SELECT i_id, i_price FROM item WHERE i_id IN (" + placeholders(n, "?") + ")"
-		t.stkSQL[n] = "SELECT s_i_id, s_w_id, s_quantity, s_dist_" + "%02d" + " FROM stock WHERE (s_w_id, s_i_id) IN (" + placeholders(n, "(?,?)") + ") FOR UPDATE"
+	if t.olSQL[n] == "" {
 		t.olSQL[n] = "INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " +
 			placeholders(n, "(?,?,?,?,?,?,?,?,?)")
 	}
+	// The item and stock lookups always take 15 keys, the last one repeated: one statement
+	// each instead of one per line count keeps the server's prepared statements few.
 	t.args = t.args[:0]
-	for _, l := range t.lines {
-		t.args = append(t.args, int64(l.item))
+	for i := range maxLines {
+		t.args = append(t.args, int64(t.lines[min(i, n-1)].item))
 	}
 	found := 0
-	if err := c.query(t.idSQL[n], func(r []driver.Value) error {
+	if err := c.query(itemSQL, func(r []driver.Value) error {
 		id := int(asInt(r[0]))
 		for i := range t.lines {
 			if t.lines[i].item == id {
@@ -148,11 +146,11 @@ func (t *terminal) newOrder() error {
 		return errRollback
 	}
 
-	t.args = t.args[:0]
-	for _, l := range t.lines {
+	t.args = append(t.args[:0], int64(d))
+	for i := range maxLines {
+		l := t.lines[min(i, n-1)]
 		t.args = append(t.args, int64(l.supply), int64(l.item))
 	}
-	stockSQL := strings.Replace(t.stkSQL[n], "%02d", twoDigits(d), 1)
 	if err := c.query(stockSQL, func(r []driver.Value) error {
 		id, sw := int(asInt(r[0])), int(asInt(r[1]))
 		for i := range t.lines {
@@ -189,12 +187,14 @@ func (t *terminal) newOrder() error {
 	return c.exec("COMMIT")
 }
 
-func twoDigits(d int) string {
-	if d < 10 {
-		return "0" + strconv.Itoa(d)
-	}
-	return strconv.Itoa(d)
-}
+// maxLines is the most lines an order has.
+const maxLines = 15
+
+var (
+	itemSQL  = "SELECT i_id, i_price FROM item WHERE i_id IN (" + placeholders(maxLines, "?") + ")"
+	stockSQL = "SELECT s_i_id, s_w_id, s_quantity, ELT(?, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, " +
+		"s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10) FROM stock WHERE (s_w_id, s_i_id) IN (" + placeholders(maxLines, "(?,?)") + ") FOR UPDATE"
+)
 
 // customerByName is clause 2.5.2.2's pick: the customers of that last name sorted by
 // first name, the one at position ceil(n/2).
