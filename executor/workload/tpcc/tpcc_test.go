@@ -123,6 +123,18 @@ func TestPrepareRunCheckAndCorruption(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	// Stock is not among the twelve conditions: every order line since the load counted once.
+	var lines, qty, orderCnt, ytd int64
+	if err := db.QueryRow("SELECT COUNT(*), COALESCE(SUM(ol_quantity), 0) FROM order_line WHERE ol_o_id > 3000").Scan(&lines, &qty); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow("SELECT SUM(s_order_cnt), SUM(s_ytd) FROM stock").Scan(&orderCnt, &ytd); err != nil {
+		t.Fatal(err)
+	}
+	if lines == 0 || orderCnt != lines || ytd != qty {
+		t.Errorf("stock counted %d order lines and %d items; the order lines since the load are %d with %d items", orderCnt, ytd, lines, qty)
+	}
+
 	if _, err := db.Exec("UPDATE district SET d_next_o_id = d_next_o_id + 5 WHERE d_w_id = 1 AND d_id = 3"); err != nil {
 		t.Fatal(err)
 	}

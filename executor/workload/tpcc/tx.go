@@ -163,20 +163,38 @@ func (t *terminal) newOrder() error {
 	}, t.args...); err != nil {
 		return err
 	}
+	// One UPDATE for all the order's stock rows: the items of an order are distinct, so the
+	// item id picks each row's new values.
+	t.args = t.args[:0]
+	for _, part := range [3]int{0, 1, 2} {
+		for i := range maxLines {
+			l := t.lines[min(i, n-1)]
+			var v int64
+			switch part {
+			case 0:
+				v = l.quantity - int64(l.qty)
+				if v < 10 {
+					v += 91
+				}
+			case 1:
+				v = int64(l.qty)
+			case 2:
+				if l.supply != w {
+					v = 1
+				}
+			}
+			t.args = append(t.args, int64(l.item), v)
+		}
+	}
+	for i := range maxLines {
+		l := t.lines[min(i, n-1)]
+		t.args = append(t.args, int64(l.supply), int64(l.item))
+	}
+	if _, err := c.execArgs(stockUpdateSQL, t.args...); err != nil {
+		return err
+	}
 	t.args = t.args[:0]
 	for i, l := range t.lines {
-		q := l.quantity - int64(l.qty)
-		if q < 10 {
-			q += 91
-		}
-		remote := int64(0)
-		if l.supply != w {
-			remote = 1
-		}
-		if _, err := c.execArgs("UPDATE stock SET s_quantity = ?, s_ytd = s_ytd + ?, s_order_cnt = s_order_cnt + 1, s_remote_cnt = s_remote_cnt + ? WHERE s_w_id = ? AND s_i_id = ?",
-			q, int64(l.qty), remote, int64(l.supply), int64(l.item)); err != nil {
-			return err
-		}
 		amount := float64(l.qty) * l.price
 		t.args = append(t.args, oid, int64(d), int64(w), int64(i+1), int64(l.item), int64(l.supply), int64(l.qty),
 			strconv.FormatFloat(amount, 'f', 2, 64), l.dist)
@@ -191,7 +209,11 @@ func (t *terminal) newOrder() error {
 const maxLines = 15
 
 var (
-	itemSQL  = "SELECT i_id, i_price FROM item WHERE i_id IN (" + placeholders(maxLines, "?") + ")"
+	itemSQL        = "SELECT i_id, i_price FROM item WHERE i_id IN (" + placeholders(maxLines, "?") + ")"
+	stockUpdateSQL = "UPDATE stock SET s_quantity = CASE s_i_id" + strings.Repeat(" WHEN ? THEN ?", maxLines) + " END, " +
+		"s_ytd = s_ytd + CASE s_i_id" + strings.Repeat(" WHEN ? THEN ?", maxLines) + " END, s_order_cnt = s_order_cnt + 1, " +
+		"s_remote_cnt = s_remote_cnt + CASE s_i_id" + strings.Repeat(" WHEN ? THEN ?", maxLines) + " END " +
+		"WHERE (s_w_id, s_i_id) IN (" + placeholders(maxLines, "(?,?)") + ")"
 	stockSQL = "SELECT s_i_id, s_w_id, s_quantity, ELT(?, s_dist_01, s_dist_02, s_dist_03, s_dist_04, s_dist_05, " +
 		"s_dist_06, s_dist_07, s_dist_08, s_dist_09, s_dist_10) FROM stock WHERE (s_w_id, s_i_id) IN (" + placeholders(maxLines, "(?,?)") + ") FOR UPDATE"
 )
@@ -236,16 +258,14 @@ func (t *terminal) payment() error {
 	if _, err := c.execArgs("UPDATE warehouse SET w_ytd = w_ytd + ? WHERE w_id = ?", amt, int64(w)); err != nil {
 		return err
 	}
-	var wName, dName string
-	if err := c.query("SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name FROM warehouse WHERE w_id = ?",
-		func(r []driver.Value) error { wName = asString(r[5]); return nil }, int64(w)); err != nil {
-		return err
-	}
 	if _, err := c.execArgs("UPDATE district SET d_ytd = d_ytd + ? WHERE d_w_id = ? AND d_id = ?", amt, int64(w), int64(d)); err != nil {
 		return err
 	}
-	if err := c.query("SELECT d_street_1, d_street_2, d_city, d_state, d_zip, d_name FROM district WHERE d_w_id = ? AND d_id = ?",
-		func(r []driver.Value) error { dName = asString(r[5]); return nil }, int64(w), int64(d)); err != nil {
+	// The warehouse's and the district's addresses in one round trip.
+	var wName, dName string
+	if err := c.query("SELECT w_street_1, w_street_2, w_city, w_state, w_zip, w_name, d_street_1, d_street_2, d_city, d_state, d_zip, d_name "+
+		"FROM warehouse, district WHERE w_id = ? AND d_w_id = w_id AND d_id = ?",
+		func(r []driver.Value) error { wName, dName = asString(r[5]), asString(r[11]); return nil }, int64(w), int64(d)); err != nil {
 		return err
 	}
 	if byName {
