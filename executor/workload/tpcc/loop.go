@@ -38,7 +38,7 @@ type loopConfig struct {
 // purpose is a completed transaction counted as a rollback, never an error.
 type run struct {
 	cfg       loopConfig
-	lc        engineSettings
+	lc        engine.Config // the plan's loop settings, read as every other kind reads them
 	col       *measure.Collector
 	start     time.Time
 	measured  time.Time
@@ -53,9 +53,6 @@ type run struct {
 	active    atomic.Int64
 	cum       [5]int // cumulative weights
 }
-
-// engineSettings are the plan's loop settings, read as every other kind reads them.
-type engineSettings = engine.Config
 
 func (r *run) halt() {
 	r.stopOnce.Do(func() {
