@@ -446,11 +446,23 @@ func (x *iteration) assertions() []string {
 		return nil
 	}
 	env := map[string]any{}
+	txVals := map[string]float64{}
 	if m != nil && m.total != nil {
-		fixed, _ := measure.TotalValues(m.total)
+		fixed, family := measure.TotalValues(m.total)
 		for _, v := range fixed {
 			env[v.Name] = v.Value
 		}
+		for _, v := range family {
+			txVals[v.Name] = v.Value
+		}
+	}
+	if txs := it.Workload.TxNames(); len(txs) > 0 {
+		env["tx"] = spec.TxMetrics(txs, func(name, suffix string) float64 {
+			if v, ok := txVals["tx."+name+"."+suffix]; ok {
+				return v
+			}
+			return math.NaN()
+		})
 	}
 	status := map[string]float64{}
 	if m != nil {
@@ -487,11 +499,19 @@ func (x *iteration) assertions() []string {
 func seen(src string, env map[string]any) string {
 	var parts []string
 	for _, k := range sortedKeys(env) {
-		if k == "status" {
-			continue
+		v, ok := env[k].(float64)
+		if ok && containsWord(src, k) {
+			parts = append(parts, fmt.Sprintf("%s=%s", k, results.FormatFloat(v)))
 		}
-		if containsWord(src, k) {
-			parts = append(parts, fmt.Sprintf("%s=%s", k, results.FormatFloat(env[k].(float64))))
+	}
+	if tx, ok := env["tx"].(map[string]any); ok {
+		for _, n := range sortedKeys(tx) {
+			per, _ := tx[n].(map[string]any)
+			for _, sfx := range sortedKeys(per) {
+				if name := "tx." + n + "." + sfx; containsWord(src, name) {
+					parts = append(parts, fmt.Sprintf("%s=%s", name, results.FormatFloat(per[sfx].(float64))))
+				}
+			}
 		}
 	}
 	if st, ok := env["status"].(map[string]float64); ok {

@@ -13,8 +13,14 @@ import (
 var BuiltinWorkloads = []string{
 	"oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_point_select",
 	"oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp_delete",
-	"select_random_points", "select_random_ranges", "bulk_insert",
+	"select_random_points", "select_random_ranges", "bulk_insert", TPCC,
 }
+
+// TPCC is the builtin TPC-C-like workload (`builtin: tpcc`), a workload kind of its own.
+const TPCC = "tpcc"
+
+// TPCCTransactions are the tpcc workload's transaction names, as in tx.NAME.* metrics.
+var TPCCTransactions = []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
 
 // AssertionMetrics are the iteration metrics an `assert:` may use by name (all float64),
 // besides status.NAME and the plan's record_as names: every summary metric of the
@@ -64,4 +70,34 @@ func SNMPMetricNames() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// TxNames are the names of the workload's transactions, as tx.NAME.* metrics have them:
+// a custom mix's and tpcc's; none for other kinds.
+func (w *Workload) TxNames() []string {
+	if w == nil {
+		return nil
+	}
+	if w.Type() == TPCC {
+		return TPCCTransactions
+	}
+	var out []string
+	for _, t := range w.Transactions {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// TxMetrics is what `assert:` sees as tx: tx.NAME.SUFFIX for every transaction name and
+// every per-transaction figure of the metric table (tx.new_order.p90_ms).
+func TxMetrics(names []string, value func(name, suffix string) float64) map[string]any {
+	m := make(map[string]any, len(names))
+	for _, n := range names {
+		per := make(map[string]any, len(measure.TxSuffixes))
+		for _, sfx := range measure.TxSuffixes {
+			per[sfx] = value(n, sfx)
+		}
+		m[n] = per
+	}
+	return m
 }

@@ -19,7 +19,7 @@ func (s Settings) String() string {
 func (w *Workload) String() string {
 	var b strings.Builder
 	switch w.Type() {
-	case "builtin":
+	case "builtin", TPCC:
 		fmt.Fprintf(&b, "builtin %s %s", w.Builtin, w.Action)
 		if len(w.Options) > 0 {
 			fmt.Fprintf(&b, " (%s)", w.Options)

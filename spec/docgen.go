@@ -41,6 +41,9 @@ func MarkdownReference() []byte {
 		m, _ := measure.Lookup(name)
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", m.Name, m.TotalUnit, m.Doc)
 	}
+	fmt.Fprintf(&b, "\nWith a `transactions:` or `builtin: %s` workload, `tx.NAME.SUFFIX` gives transaction NAME's figures, "+
+		"SUFFIX one of %s (`\"tx.new_order.p90_ms < 5000\"`); %s's names are %s.\n",
+		TPCC, "`"+strings.Join(measure.TxSuffixes, "`, `")+"`", TPCC, "`"+strings.Join(TPCCTransactions, "`, `")+"`")
 	b.WriteString("\n## Generator functions for transaction args\n\n| function | signature | meaning |\n| --- | --- | --- |\n")
 	for _, g := range Generators {
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", g.Name, strings.TrimPrefix(reflect.TypeOf(g.Sig).Elem().String(), "func"), g.Doc)

@@ -291,8 +291,8 @@ type Workload struct {
 	Transactions   []Transaction `yaml:"transactions" doc:"A custom weighted mix of transactions."`
 	Replay         *Replay       `yaml:"replay" doc:"Execute a SQL file in order, timed."`
 	Sysbench       *Sysbench     `yaml:"sysbench" doc:"Run the sysbench binary itself and parse its output."`
-	Action         string        `yaml:"action" default:"run" enum:"run,prepare,cleanup" doc:"builtin and sysbench: run, prepare (create and load tables) or cleanup (drop them)."`
-	Options        Settings      `yaml:"options" doc:"builtin: sysbench script options, same names and defaults (tables, table_size, range_size, ...)."`
+	Action         string        `yaml:"action" default:"run" enum:"run,prepare,cleanup,check" doc:"builtin and sysbench: run, prepare (create and load tables) or cleanup (drop them); check (builtin tpcc only) verifies the data's consistency conditions and fails the step naming each broken one."`
+	Options        Settings      `yaml:"options" doc:"builtin: sysbench script options, same names and defaults (tables, table_size, range_size, ...); builtin tpcc: warehouses, wait_times, weight_new_order/payment/order_status/delivery/stock_level, secondary_indexes, foreign_keys, load_batch (see docs/tpcc.md)."`
 	Threads        int           `yaml:"threads" default:"1" min:"1" doc:"Concurrent connections."`
 	Duration       time.Duration `yaml:"duration" doc:"How long the measured part runs. A run needs duration or events (or both: whichever comes first)."`
 	Events         int64         `yaml:"events" min:"0" doc:"Stop after this many transactions."`
@@ -302,9 +302,12 @@ type Workload struct {
 	OnError        OnError       `yaml:"on_error" doc:"What errors do to a transaction."`
 }
 
-// Type returns "builtin", "transactions", "replay" or "sysbench" ("" when none is set).
+// Type returns "builtin", "tpcc", "transactions", "replay" or "sysbench" ("" when none is
+// set): builtin tpcc is a kind of its own, with its own options and actions.
 func (w *Workload) Type() string {
 	switch {
+	case w.Builtin == TPCC:
+		return TPCC
 	case w.Builtin != "":
 		return "builtin"
 	case w.Transactions != nil:

@@ -7,11 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/expr-lang/expr"
+
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // stepPlace says where a list of steps is, which changes what a step may do.
@@ -180,9 +183,46 @@ func (v *validator) iteration(it *Iteration) {
 		env[r] = 0.0
 	}
 	env["status"] = map[string]float64{}
-	ns := &nameSpace{s: it.scope, idents: append(append([]string(nil), AssertionMetrics...), v.records...), maps: []string{"status"}}
+	maps := []string{"status"}
+	if txs := it.Workload.TxNames(); len(txs) > 0 {
+		env["tx"] = TxMetrics(txs, func(string, string) float64 { return 0 })
+		maps = append(maps, "tx")
+	}
+	ns := &nameSpace{s: it.scope, idents: append(append([]string(nil), AssertionMetrics...), v.records...), maps: maps}
 	for i := range it.Assert {
 		v.d.compile(&it.Assert[i], ns, env, expr.AsBool())
+		v.txNames(&it.Assert[i], it.Workload.TxNames())
+		if it.Workload != nil && it.Workload.Type() != TPCC {
+			for _, m := range tpccOnly.FindAllStringIndex(it.Assert[i].Source, -1) {
+				at := it.Assert[i].Pos
+				at.Col += m[0]
+				v.errorf(at, "%s is a builtin: tpcc figure; this iteration's workload is %s", it.Assert[i].Source[m[0]:m[1]], it.Workload.Type())
+			}
+		}
+	}
+}
+
+var tpccOnly = regexp.MustCompile(`\b(tpmC|tpmTotal|efficiency)\b`)
+
+var txRef = regexp.MustCompile(`\btx\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?`)
+
+// txNames checks the tx.NAME.SUFFIX an assertion uses against the workload's transactions
+// and the metric table: tx is a map, which the expression compiler cannot check.
+func (v *validator) txNames(a *Expr, names []string) {
+	for _, m := range txRef.FindAllStringSubmatchIndex(a.Source, -1) {
+		at := a.Pos
+		at.Col += m[0]
+		name := a.Source[m[2]:m[3]]
+		switch {
+		case len(names) == 0:
+			return // the compiler has said tx is unknown here
+		case !contains(names, name):
+			v.errorf(at, "tx.%s: no such transaction; the workload's are %s", name, strings.Join(names, ", "))
+		case m[4] < 0:
+			v.errorf(at, "tx.%s needs a figure: tx.%s.SUFFIX with SUFFIX one of %s", name, name, strings.Join(measure.TxSuffixes, ", "))
+		case !contains(measure.TxSuffixes, a.Source[m[4]:m[5]]):
+			v.errorf(at, "tx.%s.%s: no such figure; use one of %s", name, a.Source[m[4]:m[5]], strings.Join(measure.TxSuffixes, ", "))
+		}
 	}
 }
 
@@ -455,6 +495,9 @@ func (v *validator) workload(w *Workload) {
 	running := w.Action == "run" || w.Action == ""
 	if running && kind != "replay" && !w.Src.Has("duration") && !w.Src.Has("events") {
 		v.errorf(w.Src.Pos, "workload needs duration: or events: (or both: whichever comes first), e.g. duration: 60s")
+	}
+	if w.Type() == TPCC && w.Rate > 0 {
+		v.errorf(w.Src.At("rate"), "rate does not apply to builtin: tpcc, whose terminals pace themselves; use options: {wait_times: true} for the specification's keying and think times")
 	}
 	if w.Warmup > 0 && !running {
 		v.errorf(w.Src.At("warmup"), "warmup only applies to action: run")

@@ -426,6 +426,7 @@ func TestExamplesRun(t *testing.T) {
 		{"logging-overhead", []string{"--set", "table_size=1000", "--set", "threads=2", "--set", "duration=1s", "--allow-shell"}},
 		{"replica-catchup", []string{"--set", "table_size=1000", "--set", "backlog=2s"}},
 		{"semisync-replay", nil},
+		{"tpcc", []string{"--set", "threads=[2]", "--set", "duration=2s", "--set", "warmup=0s"}},
 		// The templates the examples do not extend.
 		{"builtin:sysbench-oltp", []string{"--set", "table_size=1000", "--set", "tables=1", "--set", "threads=[2]", "--set", "duration=1s", "--set", "warmup=0s"}},
 		{"builtin:semisync-replay", []string{"--set", "rows=300"}},

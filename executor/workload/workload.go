@@ -62,6 +62,8 @@ type Kind struct {
 	Validate func(w *spec.Workload) spec.Errors
 	// New binds a workload of this kind to its settings and server.
 	New func(w *spec.Workload, env Env) (Workload, error)
+	// Checks says the kind's workloads are Checkers: `action: check` is valid for them.
+	Checks bool
 }
 
 // ErrNoAction is returned by a kind for an action it does not have; validation refuses

@@ -16,6 +16,9 @@ type Counts struct {
 	Other      int64 `json:"other"`
 	Errors     int64 `json:"errors"` // all errors, ignored ones included
 	Reconnects int64 `json:"reconnects"`
+	// Rollbacks are transactions the workload rolled back on purpose (TPC-C's NewOrder
+	// with an unused item): completed events, never errors.
+	Rollbacks int64 `json:"rollbacks,omitempty"`
 }
 
 // Queries is reads + writes + other.
@@ -28,6 +31,7 @@ func (c *Counts) add(o Counts) {
 	c.Other += o.Other
 	c.Errors += o.Errors
 	c.Reconnects += o.Reconnects
+	c.Rollbacks += o.Rollbacks
 }
 
 // Latency is the derived summary of a latency histogram. A negative field
@@ -36,6 +40,7 @@ type Latency struct {
 	Avg  time.Duration `json:"avg"`
 	Min  time.Duration `json:"min"`
 	P50  time.Duration `json:"p50"`
+	P90  time.Duration `json:"p90"`
 	P95  time.Duration `json:"p95"`
 	P99  time.Duration `json:"p99"`
 	P999 time.Duration `json:"p999"`
@@ -43,7 +48,7 @@ type Latency struct {
 }
 
 // Unknown latency summary (every field -1).
-var unknownLatency = Latency{-1, -1, -1, -1, -1, -1, -1}
+var unknownLatency = Latency{-1, -1, -1, -1, -1, -1, -1, -1}
 
 // UnknownLatency returns a summary with every field unknown (-1).
 func UnknownLatency() Latency { return unknownLatency }
@@ -54,7 +59,7 @@ func Summarize(h *Histogram) Latency {
 		return unknownLatency
 	}
 	return Latency{
-		Avg: h.Mean(), Min: h.Min(), P50: h.Percentile(50), P95: h.Percentile(95),
+		Avg: h.Mean(), Min: h.Min(), P50: h.Percentile(50), P90: h.Percentile(90), P95: h.Percentile(95),
 		P99: h.Percentile(99), P999: h.Percentile(99.9), Max: h.Max(),
 	}
 }
@@ -87,6 +92,31 @@ type Stats struct {
 	Lat Latency `json:"lat"`
 	// Transactions: per-transaction statistics of a custom workload, in declaration order.
 	Transactions []Named `json:"transactions,omitempty"`
+	// TPCC is set for a tpcc workload: what its tpmC and efficiency are relative to.
+	TPCC *TPCC `json:"tpcc,omitempty"`
+}
+
+// TPCC describes a TPC-C-like workload's scale, for the figures derived from it.
+type TPCC struct {
+	Warehouses int  `json:"warehouses"`
+	WaitTimes  bool `json:"wait_times"`
+}
+
+// NewOrderName is the transaction whose completions per minute are tpmC.
+const NewOrderName = "new_order"
+
+// NewOrders are the completed NewOrder transactions, rolled back ones included as the
+// specification counts them; -1 when s is not a tpcc workload's.
+func (s *Stats) NewOrders() int64 {
+	if s.TPCC == nil {
+		return -1
+	}
+	for _, n := range s.Transactions {
+		if n.Name == NewOrderName {
+			return n.Counts.Events
+		}
+	}
+	return 0
 }
 
 // Interval is one report interval. The engine's ticker produces one per report_interval;
@@ -144,6 +174,10 @@ func rates(s *Stats, sec float64) Rates {
 // Merge adds o into s (histograms merged, error codes summed, named stats matched by name).
 func (s *Stats) Merge(o *Stats) {
 	s.Counts.add(o.Counts)
+	if s.TPCC == nil && o.TPCC != nil {
+		t := *o.TPCC
+		s.TPCC = &t
+	}
 	for c, n := range o.ErrorsByCode {
 		if s.ErrorsByCode == nil {
 			s.ErrorsByCode = map[int]int64{}

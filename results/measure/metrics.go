@@ -56,6 +56,8 @@ const (
 	PerSecond = "1/s"
 	Count     = "count"
 	Millis    = "ms"
+	PerMinute = "1/min"
+	Percent   = "%"
 )
 
 // Ms is d in milliseconds; an unknown latency (negative, see Latency) is NaN, which the
@@ -105,8 +107,22 @@ var Metrics = []Metric{
 	counted("other", "any other statement: BEGIN, COMMIT, DDL... (per second in the time series)", func(c Counts) int64 { return c.Other }, false),
 	counted("errors", "errors, ignored ones (deadlocks, lock wait timeouts) included, as in sysbench (per second in the time series)", func(c Counts) int64 { return c.Errors }, true),
 	counted("reconnects", "reconnections after an error in on_error.reconnect (per second in the time series)", func(c Counts) int64 { return c.Reconnects }, false),
+	counted("rollbacks", "transactions rolled back on purpose (tpcc: NewOrder with an unused item, 1%), completed events and never errors (per second in the time series)", func(c Counts) int64 { return c.Rollbacks }, false),
+	tpcc("tpmC", "tpcc only: NewOrder transactions per minute, rolled back ones included (also called NOPM); TPC-C-like, not an audited TPC-C result",
+		func(s *Stats, sec float64) float64 { return perMinute(s.NewOrders(), sec) }),
+	tpcc("tpmTotal", "tpcc only: transactions of all five types per minute",
+		func(s *Stats, sec float64) float64 {
+			if s.TPCC == nil {
+				return math.NaN()
+			}
+			return perMinute(s.Events, sec)
+		}),
+	{Name: "efficiency", Doc: "tpcc with wait_times only: tpmC / (12.86 x warehouses), in percent; the specification's pacing allows at most 100", Kind: Gauge,
+		Interval: func(iv *Interval) float64 { return efficiency(&iv.Stats, iv.Seconds()) }, IntervalUnit: Percent,
+		Total: func(t *Total) float64 { return efficiency(&t.Stats, t.Seconds()) }, TotalUnit: Percent},
 	latency("lat_avg_ms", "mean transaction latency", func(l Latency) time.Duration { return l.Avg }, true, false),
 	latency("p50_ms", "median transaction latency", func(l Latency) time.Duration { return l.P50 }, false, false),
+	latency("p90_ms", "90th percentile of transaction latency", func(l Latency) time.Duration { return l.P90 }, false, false),
 	latency("p95_ms", "95th percentile of transaction latency", func(l Latency) time.Duration { return l.P95 }, true, true),
 	latency("p99_ms", "99th percentile of transaction latency", func(l Latency) time.Duration { return l.P99 }, true, false),
 	latency("p999_ms", "99.9th percentile of transaction latency", func(l Latency) time.Duration { return l.P999 }, false, false),
@@ -137,19 +153,72 @@ var Families = []Family{
 				add("error."+strconv.Itoa(code), float64(t.ErrorsByCode[code]))
 			}
 		}},
-	{Pattern: "tx.NAME.count", Doc: "custom transactions: executions of transaction NAME",
-		Total: func(t *Total, add func(string, float64)) {
-			for _, tx := range t.Transactions {
-				add("tx."+tx.Name+".count", float64(tx.Counts.Events))
-			}
-		}},
-	{Pattern: "tx.NAME.p95_ms", Doc: "custom transactions: 95th percentile latency of transaction NAME",
-		Total: func(t *Total, add func(string, float64)) {
-			for _, tx := range t.Transactions {
-				add("tx."+tx.Name+".p95_ms", Ms(tx.Lat.P95))
-			}
-		}},
+	txCounted("count", "executions of transaction NAME (custom transactions, tpcc)", func(c Counts) int64 { return c.Events }),
+	txCounted("rollbacks", "executions of NAME rolled back on purpose (tpcc's NewOrder with an unused item), counted in tx.NAME.count too", func(c Counts) int64 { return c.Rollbacks }),
+	txLatency("p50_ms", "median", func(l Latency) time.Duration { return l.P50 }),
+	txLatency("p90_ms", "90th percentile of the", func(l Latency) time.Duration { return l.P90 }),
+	txLatency("p95_ms", "95th percentile of the", func(l Latency) time.Duration { return l.P95 }),
+	txLatency("p99_ms", "99th percentile of the", func(l Latency) time.Duration { return l.P99 }),
+	txLatency("max_ms", "largest", func(l Latency) time.Duration { return l.Max }),
 }
+
+// TxSuffixes are the per-transaction figures, tx.NAME.SUFFIX, in column order.
+var TxSuffixes = []string{"count", "rollbacks", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"}
+
+// txCounted is a per-transaction count: per second in the time series, a total in the summary.
+func txCounted(suffix, doc string, pick func(Counts) int64) Family {
+	return Family{Pattern: "tx.NAME." + suffix, Doc: doc + "; per second in the time series, a count in the summary",
+		Interval: func(iv *Interval, add func(string, float64)) {
+			for _, tx := range iv.Transactions {
+				v := 0.0
+				if s := iv.Seconds(); s > 0 {
+					v = float64(pick(tx.Counts)) / s
+				}
+				add("tx."+tx.Name+"."+suffix, v)
+			}
+		},
+		Total: func(t *Total, add func(string, float64)) {
+			for _, tx := range t.Transactions {
+				add("tx."+tx.Name+"."+suffix, float64(pick(tx.Counts)))
+			}
+		}}
+}
+
+func txLatency(suffix, what string, pick func(Latency) time.Duration) Family {
+	return Family{Pattern: "tx.NAME." + suffix, Doc: what + " latency of transaction NAME (custom transactions, tpcc)",
+		Interval: func(iv *Interval, add func(string, float64)) {
+			for _, tx := range iv.Transactions {
+				add("tx."+tx.Name+"."+suffix, Ms(pick(tx.Lat)))
+			}
+		},
+		Total: func(t *Total, add func(string, float64)) {
+			for _, tx := range t.Transactions {
+				add("tx."+tx.Name+"."+suffix, Ms(pick(tx.Lat)))
+			}
+		}}
+}
+
+// perMinute is n per minute over sec seconds; NaN when n is unknown (negative).
+func perMinute(n int64, sec float64) float64 {
+	if n < 0 {
+		return math.NaN()
+	}
+	if sec <= 0 {
+		return 0
+	}
+	return float64(n) * 60 / sec
+}
+
+// tpcc is a per-minute figure of tpcc workloads, NaN (an empty cell) for any other.
+func tpcc(name, doc string, pick func(s *Stats, sec float64) float64) Metric {
+	return Metric{Name: name, Doc: doc, Kind: Rate,
+		Interval: func(iv *Interval) float64 { return pick(&iv.Stats, iv.Seconds()) }, IntervalUnit: PerMinute,
+		Total: func(t *Total) float64 { return pick(&t.Stats, t.Seconds()) }, TotalUnit: PerMinute}
+}
+
+// MaxTpmCPerWarehouse is the specification's ceiling with keying and think times: 10
+// terminals per warehouse, each at most 1.286 NewOrders per minute.
+const MaxTpmCPerWarehouse = 12.86
 
 // Value is one named figure.
 type Value struct {
@@ -229,4 +298,11 @@ func Lookup(name string) (Metric, bool) {
 		}
 	}
 	return Metric{}, false
+}
+
+func efficiency(s *Stats, sec float64) float64 {
+	if s.TPCC == nil || !s.TPCC.WaitTimes || s.TPCC.Warehouses <= 0 {
+		return math.NaN()
+	}
+	return perMinute(s.NewOrders(), sec) / (MaxTpmCPerWarehouse * float64(s.TPCC.Warehouses)) * 100
 }

@@ -103,6 +103,16 @@ func (r *Recorder) Error(code int, tx int) {
 	r.mu.Unlock()
 }
 
+// Rollback counts one transaction rolled back on purpose; record its Event too.
+func (r *Recorder) Rollback(tx int) {
+	r.mu.Lock()
+	r.cur.counts.Rollbacks++
+	if tx >= 0 && tx < len(r.cur.named) {
+		r.cur.named[tx].counts.Rollbacks++
+	}
+	r.mu.Unlock()
+}
+
 // Reconnect counts one successful reconnect.
 func (r *Recorder) Reconnect() {
 	r.mu.Lock()
@@ -115,6 +125,7 @@ type CollectorOptions struct {
 	Workers  int
 	OpenLoop bool     // keep service time separately
 	Names    []string // per-transaction statistics (custom workloads)
+	TPCC     *TPCC    // set on every Interval and the Total of a tpcc workload
 	// Start of the workload and of its measured part (Start + warmup).
 	Start, MeasuredStart time.Time
 }
@@ -161,6 +172,7 @@ func NewCollector(o CollectorOptions) *Collector {
 		c.total.Transactions = append(c.total.Transactions, Named{Name: n, Latency: NewHistogram()})
 	}
 	c.totalEnd = o.MeasuredStart
+	c.total.TPCC = o.TPCC
 	return c
 }
 
@@ -209,6 +221,7 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 		Index: c.index, Start: c.last, End: end, Elapsed: end.Sub(c.o.MeasuredStart),
 		Warmup: !end.After(c.o.MeasuredStart), Threads: threads, Backlog: backlog,
 	}
+	iv.TPCC = c.o.TPCC
 	c.last = end
 	iv.Counts = m.counts
 	if len(m.errs) > 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
 	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/executor/workload/sysbench"
+	"github.com/quadrant-bench/quadrant/executor/workload/tpcc"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -21,6 +22,7 @@ var All = map[string]workload.Kind{
 	custom.Kind.Name:   custom.Kind,
 	replay.Kind.Name:   replay.Kind,
 	sysbench.Kind.Name: sysbench.Kind,
+	tpcc.Kind.Name:     tpcc.Kind,
 }
 
 // New binds a plan's workload to its kind and server.
@@ -42,7 +44,15 @@ func Validate(p *spec.Plan) error {
 			continue
 		}
 		seen[pw.Workload] = true
-		if k, ok := All[pw.Workload.Type()]; ok && k.Validate != nil {
+		k, ok := All[pw.Workload.Type()]
+		if !ok {
+			continue
+		}
+		if pw.Workload.Action == "check" && !k.Checks {
+			errs = append(errs, &spec.Error{Pos: pw.Workload.Src.At("action"),
+				Msg: fmt.Sprintf("action check: a %s workload has no consistency check (only builtin: tpcc has one); use action: run, prepare or cleanup", pw.Workload.Type())})
+		}
+		if k.Validate != nil {
 			errs = append(errs, k.Validate(pw.Workload)...)
 		}
 	}
@@ -61,6 +71,12 @@ func Do(ctx context.Context, w *spec.Workload, env workload.Env, onInterval func
 		return nil, wl.Prepare(ctx)
 	case "cleanup":
 		return nil, wl.Cleanup(ctx)
+	case "check":
+		c, ok := wl.(workload.Checker)
+		if !ok {
+			return nil, fmt.Errorf("action check: a %s workload has no consistency check: %w", w.Type(), workload.ErrNoAction)
+		}
+		return nil, c.Check(ctx)
 	}
 	return wl.Run(ctx, onInterval)
 }

@@ -1,0 +1,219 @@
+// Package tpcc is `workload: {builtin: tpcc}`: a TPC-C-like workload (not an audited TPC-C
+// result). Prepare loads the specification's nine tables, Run drives terminals through the
+// five transactions, Check verifies the consistency conditions of clause 3.3.2.
+package tpcc
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/workload"
+	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// Kind is the tpcc workload kind.
+var Kind = workload.Kind{Name: spec.TPCC, Validate: validate, New: newTPCC, Checks: true}
+
+// TerminalsPerWarehouse is the specification's number of terminals per warehouse: with
+// wait times, each terminal is a connection.
+const TerminalsPerWarehouse = 10
+
+// Transaction indexes, in the order of spec.TPCCTransactions.
+const (
+	txNewOrder = iota
+	txPayment
+	txOrderStatus
+	txDelivery
+	txStockLevel
+)
+
+// Params are the tpcc options.
+type Params struct {
+	Warehouses int
+	// WaitTimes adds the specification's keying and think times around each transaction.
+	WaitTimes bool
+	// Weights of NewOrder, Payment, OrderStatus, Delivery, StockLevel.
+	Weights [5]int
+	// Prepare: secondary indexes (customer by last name, orders by customer) and foreign keys.
+	Indexes     bool
+	ForeignKeys bool
+	// LoadBatch is the rows of one multi-row INSERT at prepare.
+	LoadBatch int
+}
+
+var weightOptions = [5]string{"weight_new_order", "weight_payment", "weight_order_status", "weight_delivery", "weight_stock_level"}
+
+// DefaultParams are the specification's mix on one warehouse.
+func DefaultParams() Params {
+	return Params{Warehouses: 1, Weights: [5]int{45, 43, 4, 4, 4}, Indexes: true, LoadBatch: 1000}
+}
+
+// ParseParams reads the plan's options.
+func ParseParams(opts map[string]string) (Params, error) {
+	p := DefaultParams()
+	known := map[string]bool{"warehouses": true, "wait_times": true, "secondary_indexes": true, "foreign_keys": true, "load_batch": true}
+	for _, n := range weightOptions {
+		known[n] = true
+	}
+	var bad []string
+	for name := range opts {
+		if !known[name] {
+			bad = append(bad, name)
+		}
+	}
+	if len(bad) > 0 {
+		return p, fmt.Errorf("unknown tpcc option(s) %s; known: warehouses, wait_times, secondary_indexes, foreign_keys, load_batch, %s",
+			strings.Join(bad, ", "), strings.Join(weightOptions[:], ", "))
+	}
+	var err error
+	num := func(name string, dst *int, lo int) {
+		v, ok := opts[name]
+		if !ok || err != nil {
+			return
+		}
+		n, e := strconv.Atoi(v)
+		if e != nil || n < lo {
+			err = fmt.Errorf("option %s: want a whole number >= %d, got %q", name, lo, v)
+			return
+		}
+		*dst = n
+	}
+	flag := func(name string, dst *bool) {
+		v, ok := opts[name]
+		if !ok || err != nil {
+			return
+		}
+		switch strings.ToLower(v) {
+		case "on", "true", "1", "yes":
+			*dst = true
+		case "off", "false", "0", "no":
+			*dst = false
+		default:
+			err = fmt.Errorf("option %s: want true or false, got %q", name, v)
+		}
+	}
+	num("warehouses", &p.Warehouses, 1)
+	num("load_batch", &p.LoadBatch, 1)
+	for i, n := range weightOptions {
+		num(n, &p.Weights[i], 0)
+	}
+	flag("wait_times", &p.WaitTimes)
+	flag("secondary_indexes", &p.Indexes)
+	flag("foreign_keys", &p.ForeignKeys)
+	if err != nil {
+		return p, err
+	}
+	sum := 0
+	for _, w := range p.Weights {
+		sum += w
+	}
+	if sum == 0 {
+		return p, fmt.Errorf("the five weight_* options are all 0; give at least one transaction a weight")
+	}
+	return p, nil
+}
+
+func validate(w *spec.Workload) spec.Errors {
+	errs := workload.Validate(w)
+	p, err := ParseParams(workload.Settings(w.Options))
+	if err != nil {
+		return append(errs, &spec.Error{Pos: w.Src.At("options"), Msg: err.Error()})
+	}
+	if p.WaitTimes && w.Runs() && w.Threads < TerminalsPerWarehouse*p.Warehouses {
+		errs = append(errs, &spec.Error{Pos: w.Src.At("threads"), Msg: fmt.Sprintf(
+			"wait_times needs %d terminals (connections) per warehouse: threads: %d for %d warehouse(s), not %d; or drop wait_times",
+			TerminalsPerWarehouse, TerminalsPerWarehouse*p.Warehouses, p.Warehouses, w.Threads)})
+	}
+	return errs
+}
+
+// tpcc is the workload bound to its options and server.
+type tpcc struct {
+	w   *spec.Workload
+	p   Params
+	env workload.Env
+}
+
+func newTPCC(w *spec.Workload, env workload.Env) (workload.Workload, error) {
+	p, err := ParseParams(workload.Settings(w.Options))
+	if err != nil {
+		return nil, err
+	}
+	if env.Server.DBName == "" {
+		c := env.Server.Clone()
+		c.DBName = "tpcc"
+		env.Server = c
+	}
+	return &tpcc{w: w, p: p, env: env}, nil
+}
+
+func (t *tpcc) threads() int { return max(t.w.Threads, 1) }
+
+// admin opens a plain connection for DDL, loading and checks: long statements, no short timeout.
+func (t *tpcc) admin(ctx context.Context, timeout time.Duration, threads int) (*conn, error) {
+	return dial(ctx, engine.DialConfig(t.env.Server, true, timeout, threads))
+}
+
+func (t *tpcc) Run(ctx context.Context, onInterval func(*measure.Interval)) (*measure.Total, error) {
+	threads := t.threads()
+	if err := t.loaded(ctx); err != nil {
+		return nil, err
+	}
+	if !t.p.WaitTimes {
+		// Idle Ps let busy terminals keep one during their reads; terminals that mostly
+		// sleep through think times do not need them.
+		engine.EnsureProcs(threads)
+	}
+	// With wait times, terminals are many and mostly idle: text statements keep the server
+	// from holding each terminal's prepared statements (max_prepared_stmt_count).
+	dc := engine.DialConfig(t.env.Server, !t.p.WaitTimes, t.env.Timeout(), threads)
+	return runLoop(ctx, loopConfig{
+		w: t.w, p: t.p, dc: dc, threads: threads, onInterval: onInterval, logf: t.env.Logf,
+	})
+}
+
+// loaded refuses a run over more warehouses than prepare loaded, before any terminal starts.
+func (t *tpcc) loaded(ctx context.Context) error {
+	c, err := t.admin(ctx, t.env.Timeout(), 1)
+	if err != nil {
+		return fmt.Errorf("tpcc: %w", err)
+	}
+	defer c.close()
+	row, err := c.queryRow("SELECT COUNT(*) FROM warehouse")
+	if err != nil {
+		return fmt.Errorf("tpcc: reading the warehouse table of %s: %w (did you run action: prepare?)", t.env.Server.DBName, err)
+	}
+	if n := int(asInt(row[0])); n < t.p.Warehouses {
+		return fmt.Errorf("tpcc: the run asks for %d warehouses but %s holds %d; prepare with warehouses: %d or more, or run with warehouses: %d",
+			t.p.Warehouses, t.env.Server.DBName, n, t.p.Warehouses, n)
+	}
+	return nil
+}
+
+func (t *tpcc) Prepare(ctx context.Context) error {
+	return prepare(ctx, t, t.env.Log)
+}
+
+func (t *tpcc) Cleanup(ctx context.Context) error {
+	c, err := t.admin(ctx, time.Hour, 1)
+	if err != nil {
+		return fmt.Errorf("tpcc cleanup: %w", err)
+	}
+	defer c.close()
+	// Children first, for the foreign keys.
+	for _, tbl := range []string{"order_line", "new_order", "history", "orders", "stock", "customer", "district", "item", "warehouse"} {
+		if err := c.exec("DROP TABLE IF EXISTS " + tbl); err != nil {
+			return fmt.Errorf("tpcc cleanup: drop %s: %w", tbl, err)
+		}
+	}
+	return nil
+}
+
+func (t *tpcc) Check(ctx context.Context) error {
+	return check(ctx, t)
+}
