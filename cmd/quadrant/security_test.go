@@ -102,7 +102,9 @@ func TestSandboxUpPrintEnvListDown(t *testing.T) {
 	up := start(t, env, "sandbox", "up", "--name", "cli", "--print-env")
 	state := filepath.Join(tmp, "quadrant-"+strconv.Itoa(os.Geteuid()), "sandboxes", "cli.json")
 	deadline := time.Now().Add(3 * time.Minute)
-	for !fileExists(state) {
+	// The state file is written after the export lines, but they reach this test's buffer
+	// through a pipe a moment later: wait for both.
+	for !fileExists(state) || !strings.Contains(up.out.String(), "export QUADRANT_SANDBOX_PASSWORD=") {
 		select {
 		case <-up.done:
 			t.Fatalf("sandbox up ended (exit %d):\n%s", up.exit, up.out.String())
