@@ -15,6 +15,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -72,8 +73,8 @@ type runner struct {
 	// stopRun cancels the run with a cause (a results write error); ctx is the run's.
 	stopRun context.CancelCauseFunc
 	ctx     context.Context
-	info     *results.RunInfo
-	start    map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
+	info    *results.RunInfo
+	start   map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
 }
 
 // Run runs plan p and writes everything it measures into out. The returned error is for a run that
@@ -407,16 +408,31 @@ func (r *runner) recordWatched() {
 	for i := range r.info.Targets {
 		ti := &r.info.Targets[i]
 		ti.Watched = nil
+		var names []string
 		for _, sm := range r.watch.all {
-			if sm.target != ti.Name {
+			if sm.target != ti.Name && (sm.target != "" || !r.workloadTarget(ti.Name)) {
 				continue
 			}
 			for _, c := range sm.s.Columns() {
-				ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: c.Kind})
+				ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: c.Kind, Source: c.Source})
+				names = append(names, c.Name)
 			}
+		}
+		for _, c := range measure.CostsOf(names) {
+			ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: measure.PerTransaction, Source: measure.CostSource(c, names)})
 		}
 	}
 	r.saveInfo()
+}
+
+// workloadTarget reports whether some iteration's workload runs on name.
+func (r *runner) workloadTarget(name string) bool {
+	for i := range r.plan.Iterations {
+		if r.plan.TargetOf(&r.plan.Iterations[i]) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // variablesNow records, per watched target, the global variables that differ from the

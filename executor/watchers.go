@@ -11,6 +11,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
+	"github.com/quadrant-bench/quadrant/executor/watch/procwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/snmpwatch"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -19,7 +20,7 @@ import (
 // sampler is one watch.Sampler with the target whose rows it fills. busy keeps a slow
 // source (a dead SNMP agent) from being asked again before it answered.
 type sampler struct {
-	target string
+	target string // "" for the client sampler: its rows are the workload's target's
 	what   string
 	s      watch.Sampler
 	busy   atomic.Bool
@@ -28,9 +29,10 @@ type sampler struct {
 // watchers are every sampler of the run, opened once (so wrong credentials fail the run
 // at its start) and baselined at each measured workload.
 type watchers struct {
-	all     []*sampler
-	active  []*sampler
-	targets []string // of the current workload, in order
+	all      []*sampler
+	active   []*sampler
+	targets  []string // of the current workload, in order
+	workload string   // the current workload's target
 }
 
 // openWatchers starts the samplers the plan's watch section asks for, on every target.
@@ -60,6 +62,9 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 		if wp.Replication && r.isReplica(name) {
 			w.all = append(w.all, &sampler{target: name, what: "replication", s: mysqlwatch.NewReplication(mysqlwatch.ReplicationConfig{DSN: dsn})})
 		}
+		if p := r.procSampler(name, s); p != nil {
+			w.all = append(w.all, &sampler{target: name, what: "process", s: p})
+		}
 		if t := r.planTarget(name); t != nil && t.SNMP != nil && !snmpSeen[t.SNMP.Address] {
 			snmpSeen[t.SNMP.Address] = true // one agent per host, however many servers run there
 			sn, err := snmpwatch.New(snmpConfig(t.SNMP, wp.SNMP))
@@ -69,6 +74,7 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 			w.all = append(w.all, &sampler{target: name, what: "snmp " + t.SNMP.Address, s: sn})
 		}
 	}
+	w.all = append(w.all, &sampler{what: "client", s: procwatch.NewClient()})
 	for _, sm := range w.all {
 		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		err := sm.s.Start(sctx)
@@ -83,6 +89,27 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 		}
 	}
 	return w, nil
+}
+
+// procSampler reads the server process of a target on this machine: a sandbox's, or a dsn target's given by
+// pid or pid_file; nil when quadrant cannot know the process.
+func (r *runner) procSampler(name string, s *liveTarget) *procwatch.Sampler {
+	if s.sb != nil {
+		sb := s.sb
+		return procwatch.New(procwatch.Config{What: "sandbox " + name, Pid: func() (int, error) { return sb.Pid(), nil }})
+	}
+	t := r.planTarget(name)
+	switch {
+	case t == nil || r.isReplica(name):
+		return nil
+	case t.PidFile != "":
+		file := t.PidFile
+		return procwatch.New(procwatch.Config{What: "pid_file " + file, Pid: func() (int, error) { return procwatch.ReadPidFile(file) }})
+	case t.Pid > 0:
+		pid := t.Pid
+		return procwatch.New(procwatch.Config{What: fmt.Sprintf("pid %d", pid), Pid: func() (int, error) { return pid, nil }})
+	}
+	return nil
 }
 
 func (r *runner) isReplica(name string) bool { return r.primaryOf(name) != name }
@@ -126,10 +153,11 @@ func snmpConfig(t *spec.SNMP, metrics spec.SNMPMetrics) snmpwatch.Config {
 }
 
 // use selects the samplers of targets for the next workload and baselines them.
-func (w *watchers) use(ctx context.Context, targets []string, logf func(string, ...any)) {
+func (w *watchers) use(ctx context.Context, workload string, targets []string, logf func(string, ...any)) {
 	w.targets = targets
+	w.workload = workload
 	w.active = nil
-	want := map[string]bool{}
+	want := map[string]bool{"": true}
 	for _, t := range targets {
 		want[t] = true
 	}
@@ -163,7 +191,7 @@ func (w *watchers) sample(at time.Time, interval time.Duration, wg *sync.WaitGro
 	}
 	for i, sm := range w.active {
 		cols := sm.s.Columns()
-		out[i] = sampled{target: sm.target, cols: cols}
+		out[i] = sampled{target: w.rowsOf(sm), cols: cols}
 		if !sm.busy.CompareAndSwap(false, true) {
 			out[i].values = watch.Empty(len(cols))
 			continue
@@ -199,13 +227,21 @@ func (w *watchers) summaries() map[string][]measure.Value {
 	out := map[string][]measure.Value{}
 	for _, sm := range w.active {
 		for k, v := range sm.s.Summary() {
-			out[sm.target] = append(out[sm.target], measure.Value{Name: k, Value: v})
+			out[w.rowsOf(sm)] = append(out[w.rowsOf(sm)], measure.Value{Name: k, Value: v})
 		}
 	}
 	for _, vs := range out {
 		sort.Slice(vs, func(i, j int) bool { return vs[i].Name < vs[j].Name })
 	}
 	return out
+}
+
+// rowsOf is the target whose rows get sm's columns.
+func (w *watchers) rowsOf(sm *sampler) string {
+	if sm.target == "" {
+		return w.workload
+	}
+	return sm.target
 }
 
 func (w *watchers) close() {

@@ -47,5 +47,15 @@ func MetricsMarkdown() []byte {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.Pattern, ts, sum, f.Doc)
 	}
+	b.WriteString("\n## Cost per transaction\n\nWhat a transaction cost, from watched counters of a target (a sandbox's server process, a dsn " +
+		"target's with `pid`/`pid_file`, quadrant's own process, SHOW GLOBAL STATUS), after the watched columns. In the time " +
+		"series: the counter's increase over the interval divided by the workload's transactions of that interval (empty " +
+		"when there were none); in the summary: the increase over the measured intervals divided by their transactions. " +
+		"On a replica's rows they are per transaction of the primary's workload. run.json lists them with kind " +
+		"`per_transaction` and the counters they divide; a host figure (`host.*`, `snmp.*`) never feeds them.\n\n" +
+		"| column | unit | from | meaning |\n| --- | --- | --- | --- |\n")
+	for _, c := range measure.Costs {
+		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", c.Name, c.Unit, strings.Join(c.From, "` + `"), c.Doc)
+	}
 	return []byte(b.String())
 }

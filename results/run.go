@@ -82,7 +82,10 @@ type TargetInfo struct {
 // Column is one watched column: status.Com_select, repl.lag_s, snmp.load1...
 type Column struct {
 	Name string       `json:"name"`
-	Kind measure.Kind `json:"kind"` // counter (a per-second rate; the summary has the increase) or gauge
+	Kind measure.Kind `json:"kind"` // counter (a per-second rate; the summary has the increase), gauge, or per_transaction
+	// Source is where the values come from: SHOW GLOBAL STATUS, a process (/proc/PID), the host (/proc or
+	// an SNMP agent), or for a cost column the counters it divides. Empty in folders written before it existed.
+	Source string `json:"source,omitempty"`
 }
 
 // IterationInfo is one iteration's outcome. Variables lists, per target, the global

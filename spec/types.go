@@ -92,6 +92,8 @@ type Target struct {
 	DSN     string   `yaml:"dsn" doc:"go-sql-driver/mysql DSN, e.g. user:${{ env.PW }}@tcp(db1:3306)/sbtest. Exactly one of dsn and sandbox."`
 	Sandbox *Sandbox `yaml:"sandbox" doc:"A throwaway local server started by quadrant. Exactly one of dsn and sandbox."`
 	SNMP    *SNMP    `yaml:"snmp" doc:"Host metrics of the machine this target runs on."`
+	PidFile string   `yaml:"pid_file" doc:"dsn targets on this machine: the server's pid file (its pid-file option), read at each sample, so the server's own CPU, context switches and I/O are measured from /proc (proc.* and cost.* columns). Sandboxes are measured without it."`
+	Pid     int      `yaml:"pid" min:"1" doc:"dsn targets on this machine: the server's process id, when there is no pid file to read. Prefer pid_file: a restarted server gets a new pid."`
 	Restart string   `yaml:"restart" doc:"Shell command run by restart steps and by server_config changes on a dsn target (needs --allow-shell). Quadrant does not own that server's my.cnf: the options to apply reach the command as QUADRANT_MY_CNF (a [mysqld] section) and QUADRANT_CONFIG_<OPTION>=VALUE."`
 
 	// Host and Port come from the DSN, or from Options.Addrs for sandboxes (empty/0 until bound).

@@ -83,6 +83,14 @@ func (v *validator) target(t *Target) {
 			v.errorf(t.Src.At("restart"), "target %s is a sandbox, which quadrant restarts itself; remove restart:", t.Name)
 		}
 		v.settings(t.Sandbox.Config, "config", false)
+		for _, k := range []string{"pid", "pid_file"} {
+			if t.Src.Has(k) {
+				v.errorf(t.Src.At(k), "target %s is a sandbox, whose process quadrant knows; remove %s:", t.Name, k)
+			}
+		}
+	}
+	if t.Src.Has("pid") && t.Src.Has("pid_file") {
+		v.errorf(t.Src.At("pid"), "target %s has both pid: and pid_file:; keep one (pid_file follows a restarted server)", t.Name)
 	}
 	if s := t.SNMP; s != nil {
 		switch s.Version {

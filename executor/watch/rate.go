@@ -10,11 +10,16 @@ import (
 // interval has no rate (its start is unknown), and the new value counts as increase, since the counter
 // restarted from zero. A rate is therefore never negative.
 type Rate struct {
-	last     float64
-	lastAt   time.Time
-	have     bool
-	increase float64
+	last      float64
+	lastAt    time.Time
+	have      bool
+	restarted bool
+	increase  float64
 }
+
+// Restart says the source was replaced (a server restarted with another pid): the next reading starts a new
+// counter from zero, so it counts whole as increase and gives no rate, even when it happens to be higher.
+func (c *Rate) Restart() { c.restarted = true }
 
 // Observe records value v read at time t and returns the rate per second since the previous reading, or NaN
 // when there is none: first reading, a reset, NaN input, or no time elapsed. A missing reading (NaN) keeps
@@ -28,7 +33,8 @@ func (c *Rate) Observe(v float64, t time.Time) float64 {
 	if !had {
 		return math.NaN()
 	}
-	if v < prev {
+	if v < prev || c.restarted {
+		c.restarted = false
 		c.increase += v
 		return math.NaN()
 	}

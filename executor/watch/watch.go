@@ -31,6 +31,9 @@ const (
 type Column struct {
 	Name string
 	Kind Kind
+	// Source says where the values come from ("status", "process sandbox mariadbd (/proc/PID)",
+	// "host /proc", "snmp 127.0.0.1:161"); run.json keeps it so a host figure is never read as a process one.
+	Source string
 }
 
 // Sample is one tick of one sampler. Values is aligned with the sampler's Columns(); NaN means no value

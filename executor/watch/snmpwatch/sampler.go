@@ -100,7 +100,7 @@ func New(cfg Config) (*Sampler, error) {
 				kind = watch.Counter
 			}
 		}
-		s.cols = append(s.cols, watch.Column{Name: "snmp." + m.Name, Kind: kind})
+		s.cols = append(s.cols, watch.Column{Name: "snmp." + m.Name, Kind: kind, Source: "host: snmp " + cfg.Address})
 	}
 	if s.needCPU {
 		for _, o := range cpuOIDs {

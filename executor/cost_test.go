@@ -1,0 +1,85 @@
+package executor
+
+import (
+	"testing"
+
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
+)
+
+// The cost columns on a sandbox: a write workload writes to storage on every transaction, point selects on
+// a warm buffer pool about never; with the binary log on each transaction also writes its events there.
+func TestCostPerTransaction(t *testing.T) {
+	plan := `
+version: 1
+name: executor-cost
+targets:
+  db:
+    sandbox:
+      config: {innodb_buffer_pool_size: 64M, server_id: 1, innodb_flush_log_at_trx_commit: 1}
+setup:
+  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+  - workload: {builtin: oltp_write_only, action: prepare, options: {tables: 1, table_size: 2000}}
+matrix:
+  builtin: [oltp_point_select, oltp_write_only]
+  log_bin: [false, true]
+iteration:
+  server_config: {log_bin: "${{ matrix.log_bin }}", sync_binlog: 1}
+  before:
+    - sql: "SELECT COUNT(*), SUM(LENGTH(c)) FROM sbtest.sbtest1"
+  workload:
+    builtin: "${{ matrix.builtin }}"
+    options: {tables: 1, table_size: 2000}
+    threads: 2
+    duration: 3s
+    warmup: 1s
+`
+	run, _, err := runPlan(t, plan, nil, Options{})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	S := run.Summary
+	if len(S.Rows) != 4 {
+		t.Fatalf("summary rows %d, want 4", len(S.Rows))
+	}
+	cost := map[string]map[string]float64{}
+	for i := range S.Rows {
+		key := S.Value(i, "builtin") + " log_bin=" + S.Value(i, "log_bin")
+		cost[key] = map[string]float64{}
+		for _, c := range []string{"cost.server_cpu_us", "cost.client_cpu_us", "cost.ctx_switches", "cost.read_kb", "cost.write_kb", "cost.fsyncs", "transactions"} {
+			cost[key][c] = col(t, S, i, c)
+		}
+		t.Logf("%s: %v", key, cost[key])
+		if cost[key]["cost.server_cpu_us"] <= 0 || cost[key]["cost.client_cpu_us"] <= 0 || cost[key]["cost.ctx_switches"] <= 0 {
+			t.Errorf("%s: CPU and context switches per transaction should be above zero: %v", key, cost[key])
+		}
+	}
+	for _, lb := range []string{"false", "true"} {
+		w, p := cost["oltp_write_only log_bin="+lb], cost["oltp_point_select log_bin="+lb]
+		if w["cost.write_kb"] <= 0 || w["cost.fsyncs"] <= 0 {
+			t.Errorf("log_bin=%s: a write workload should write and fsync per transaction: %v", lb, w)
+		}
+		if p["cost.write_kb"] > w["cost.write_kb"]/20 || p["cost.write_kb"] > 1 {
+			t.Errorf("log_bin=%s: point selects wrote %.3f KiB per transaction, the write workload %.3f", lb, p["cost.write_kb"], w["cost.write_kb"])
+		}
+	}
+	off, on := cost["oltp_write_only log_bin=false"], cost["oltp_write_only log_bin=true"]
+	if on["cost.write_kb"] <= off["cost.write_kb"] {
+		t.Errorf("the binary log should add writes per transaction: %.2f KiB with it, %.2f without", on["cost.write_kb"], off["cost.write_kb"])
+	}
+	// The time series has the costs per interval, and run.json says where each comes from.
+	ts := run.Timeseries["db"]
+	if ts.Col("cost.server_cpu_us") < 0 || ts.Col("proc.cpu_us") < 0 || ts.Col("client.cpu_us") < 0 {
+		t.Fatalf("timeseries header %v", ts.Header)
+	}
+	src := map[string]results.Column{}
+	for _, c := range run.Info.Targets[0].Watched {
+		src[c.Name] = c
+	}
+	if c := src["cost.server_cpu_us"]; c.Kind != measure.PerTransaction || c.Source != "(proc.cpu_us) / transactions" {
+		t.Errorf("run.json cost.server_cpu_us: %+v", c)
+	}
+	if c := src["proc.cpu_us"]; c.Kind != measure.Counter || c.Source == "" {
+		t.Errorf("run.json proc.cpu_us: %+v", c)
+	}
+}
