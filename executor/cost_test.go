@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/results"
@@ -33,6 +34,8 @@ iteration:
     threads: 2
     duration: 3s
     warmup: 1s
+watch:
+  host: [load1, cpu_util, disk_write_kbs]
 `
 	run, _, err := runPlan(t, plan, nil, Options{})
 	if err != nil {
@@ -81,5 +84,15 @@ iteration:
 	}
 	if c := src["proc.cpu_us"]; c.Kind != measure.Counter || c.Source == "" {
 		t.Errorf("run.json proc.cpu_us: %+v", c)
+	}
+	// Host metrics of a sandbox come from /proc, under the same names as over SNMP, and say so.
+	if c := src["host.cpu_util"]; !strings.Contains(c.Source, "/proc") || strings.Contains(c.Source, "process") {
+		t.Errorf("run.json host.cpu_util: %+v", c)
+	}
+	if v := col(t, S, 3, "host.cpu_util"); v <= 0 || v > 100 {
+		t.Errorf("summary host.cpu_util %v", v)
+	}
+	if ts.Col("host.load1") < 0 {
+		t.Errorf("no host.load1 in the time series: %v", ts.Header)
 	}
 }

@@ -410,7 +410,7 @@ func (r *runner) recordWatched() {
 		ti.Watched = nil
 		var names []string
 		for _, sm := range r.watch.all {
-			if sm.target != ti.Name && (sm.target != "" || !r.workloadTarget(ti.Name)) {
+			if sm.target != ti.Name && (sm.target != "" || !r.workloadTarget(ti.Name) || sm.local && !r.watch.local[ti.Name]) {
 				continue
 			}
 			for _, c := range sm.s.Columns() {

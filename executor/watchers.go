@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/watch"
+	"github.com/quadrant-bench/quadrant/executor/watch/hostwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/procwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/snmpwatch"
@@ -20,7 +22,8 @@ import (
 // sampler is one watch.Sampler with the target whose rows it fills. busy keeps a slow
 // source (a dead SNMP agent) from being asked again before it answered.
 type sampler struct {
-	target string // "" for the client sampler: its rows are the workload's target's
+	target string // "" for the client and local host samplers: their rows are the workload's target's
+	local  bool   // a sampler of this machine: only for a workload target on it
 	what   string
 	s      watch.Sampler
 	busy   atomic.Bool
@@ -33,6 +36,7 @@ type watchers struct {
 	active   []*sampler
 	targets  []string // of the current workload, in order
 	workload string   // the current workload's target
+	local    map[string]bool
 }
 
 // openWatchers starts the samplers the plan's watch section asks for, on every target.
@@ -67,7 +71,7 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 		}
 		if t := r.planTarget(name); t != nil && t.SNMP != nil && !snmpSeen[t.SNMP.Address] {
 			snmpSeen[t.SNMP.Address] = true // one agent per host, however many servers run there
-			sn, err := snmpwatch.New(snmpConfig(t.SNMP, wp.SNMP))
+			sn, err := snmpwatch.New(snmpConfig(t.SNMP, wp.HostMetrics()))
 			if err != nil {
 				return nil, fmt.Errorf("target %s: snmp: %w", name, err)
 			}
@@ -75,6 +79,19 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 		}
 	}
 	w.all = append(w.all, &sampler{what: "client", s: procwatch.NewClient()})
+	w.local = map[string]bool{}
+	for _, name := range r.order {
+		w.local[name] = r.onThisMachine(name)
+	}
+	if wp.WantsHost() {
+		hs, err := r.localHost(wp.HostMetrics())
+		if err != nil {
+			return nil, fmt.Errorf("watch.host: %w", err)
+		}
+		if hs != nil {
+			w.all = append(w.all, &sampler{what: "host /proc", s: hs, local: true})
+		}
+	}
 	for _, sm := range w.all {
 		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		err := sm.s.Start(sctx)
@@ -110,6 +127,58 @@ func (r *runner) procSampler(name string, s *liveTarget) *procwatch.Sampler {
 		return procwatch.New(procwatch.Config{What: fmt.Sprintf("pid %d", pid), Pid: func() (int, error) { return pid, nil }})
 	}
 	return nil
+}
+
+// onThisMachine reports whether the target's server runs where quadrant does and is to get host metrics
+// from /proc: a sandbox, a dsn target with a pid or pid_file, or one on a loopback address or a unix socket,
+// unless it has an snmp agent of its own.
+func (r *runner) onThisMachine(name string) bool {
+	t := r.planTarget(name)
+	if t != nil && t.SNMP != nil {
+		return false // its host metrics come from its agent
+	}
+	if s := r.servers[name]; s != nil && s.sb != nil {
+		return true
+	}
+	if t == nil {
+		return false
+	}
+	if t.Pid > 0 || t.PidFile != "" {
+		return true
+	}
+	if s := r.servers[name]; s != nil {
+		switch h := s.Host(); {
+		case h == "localhost" || h == "::1" || strings.HasPrefix(h, "127."):
+			return true
+		case strings.HasPrefix(s.Config().Net, "unix"):
+			return true
+		}
+	}
+	return false
+}
+
+// localHost is the /proc host sampler for targets on this machine, when the run has any without an snmp
+// agent: one for the machine, on the workload's target's rows. Custom OIDs are SNMP's alone.
+func (r *runner) localHost(metrics spec.SNMPMetrics) (*hostwatch.Sampler, error) {
+	local := false
+	for _, name := range r.order {
+		local = local || r.onThisMachine(name)
+	}
+	if !local {
+		return nil, nil
+	}
+	var names []string
+	for _, m := range metrics {
+		if m.OID != "" {
+			r.logf("watch.host: %s is an OID, read only over SNMP: targets on this machine without snmp: have no column for it", m.Name)
+			continue
+		}
+		names = append(names, m.Name)
+	}
+	if len(metrics) > 0 && len(names) == 0 {
+		return nil, nil
+	}
+	return hostwatch.New(names, "")
 }
 
 func (r *runner) isReplica(name string) bool { return r.primaryOf(name) != name }
@@ -162,7 +231,7 @@ func (w *watchers) use(ctx context.Context, workload string, targets []string, l
 		want[t] = true
 	}
 	for _, sm := range w.all {
-		if !want[sm.target] {
+		if !want[sm.target] || sm.local && !w.local[workload] {
 			continue
 		}
 		w.active = append(w.active, sm)

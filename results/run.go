@@ -79,7 +79,10 @@ type TargetInfo struct {
 	Watched []Column `json:"watched,omitempty"`
 }
 
-// Column is one watched column: status.Com_select, repl.lag_s, snmp.load1...
+// HostPrefix starts the columns of host metrics, whichever source read them (SNMP, /proc).
+const HostPrefix = "host."
+
+// Column is one watched column: status.Com_select, repl.lag_s, host.load1, proc.cpu_us, cost.fsyncs...
 type Column struct {
 	Name string       `json:"name"`
 	Kind measure.Kind `json:"kind"` // counter (a per-second rate; the summary has the increase), gauge, or per_transaction

@@ -367,8 +367,20 @@ type Watch struct {
 	Gauges      []string      `yaml:"gauges" doc:"Status names (globs) to treat as gauges, overriding the built-in rule."`
 	Replication bool          `yaml:"replication" doc:"Sample replica lag and thread state of replicas."`
 	Queries     []WatchQuery  `yaml:"queries" doc:"Custom queries sampled each interval; the first column of the first row is the value."`
-	SNMP        SNMPMetrics   `yaml:"snmp" doc:"Host metrics: a list of known names (load1, cpu_util, mem_avail, ...) or a map NAME: OID."`
+	Host        SNMPMetrics   `yaml:"host" doc:"Host metrics, columns host.NAME: a list of known names (load1, cpu_util, mem_avail, disk_write_kbs, net_rx_kbs, ...) or a map NAME: OID (SNMP only). Read over SNMP where the target has snmp:, from /proc where it runs on this machine (a sandbox, a dsn on 127.0.0.1/localhost, or with pid/pid_file)."`
+	SNMP        SNMPMetrics   `yaml:"snmp" doc:"Another name for host, from before host metrics could come from /proc; give one of the two."`
 }
+
+// HostMetrics are the host metrics the plan asks for, under either name; nil when it names none.
+func (w *Watch) HostMetrics() SNMPMetrics {
+	if len(w.Host) > 0 {
+		return w.Host
+	}
+	return w.SNMP
+}
+
+// WantsHost reports whether the plan has a host: (or snmp:) list, even an empty one.
+func (w *Watch) WantsHost() bool { return w.Src.Has("host") || w.Src.Has("snmp") }
 
 // WatchQuery is a custom sampled query.
 type WatchQuery struct {

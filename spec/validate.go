@@ -538,6 +538,9 @@ func (v *validator) watch() {
 		}
 		seen[q.Name] = true
 	}
+	if w.Src.Has("host") && w.Src.Has("snmp") {
+		v.errorf(w.Src.At("snmp"), "watch has both host: and snmp:, which are one list under two names; keep host:")
+	}
 	for _, lists := range [][]string{w.Status, w.Counters, w.Gauges} {
 		for _, g := range lists {
 			if _, err := filepath.Match(g, ""); err != nil {

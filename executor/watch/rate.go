@@ -66,3 +66,37 @@ func Wrap32(prev, cur uint64) (d uint64, ok bool) {
 	}
 	return d, d < 1<<31
 }
+
+// SpanRate is a Rate for columns named as rates (KB/s, reads/s): its summary is the average rate since
+// Rebase, not the increase.
+type SpanRate struct {
+	Rate
+	from, to time.Time
+}
+
+// Observe is Rate.Observe, keeping the time of the readings.
+func (s *SpanRate) Observe(v float64, t time.Time) float64 {
+	r := s.Rate.Observe(v, t)
+	if !math.IsNaN(v) {
+		if s.from.IsZero() {
+			s.from = t
+		}
+		s.to = t
+	}
+	return r
+}
+
+// Rebase makes the last reading the start of Average.
+func (s *SpanRate) Rebase() {
+	s.Rate.Rebase()
+	s.from = s.to
+}
+
+// Average is the increase per second since Rebase; NaN before two readings.
+func (s *SpanRate) Average() float64 {
+	dt := s.to.Sub(s.from).Seconds()
+	if dt <= 0 {
+		return math.NaN()
+	}
+	return s.Increase() / dt
+}

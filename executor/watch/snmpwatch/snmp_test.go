@@ -46,7 +46,7 @@ func sample(t *testing.T, s *Sampler) (map[string]float64, error) {
 	}
 	m := map[string]float64{}
 	for i, c := range s.Columns() {
-		m[strings.TrimPrefix(c.Name, "snmp.")] = smp.Values[i]
+		m[strings.TrimPrefix(c.Name, "host.")] = smp.Values[i]
 	}
 	return m, err
 }
@@ -113,7 +113,7 @@ func TestAgentValues(t *testing.T) {
 				t.Errorf("mem_avail source %q, want %q", s.MemSource, wantSrc)
 			}
 			sum := s.Summary()
-			if v, ok := sum["snmp.cpu_util"]; !ok || v < 0 || v > 100 {
+			if v, ok := sum["host.cpu_util"]; !ok || v < 0 || v > 100 {
 				t.Errorf("summary cpu_util = %v, %v", v, ok)
 			}
 		})
@@ -265,7 +265,7 @@ func TestCustomOIDs(t *testing.T) {
 	if math.Abs(m["load1_str"]-m[Load1]) > 0.011 { // the integer form truncates, the string rounds
 		t.Errorf("laLoad.1 %v != laLoadInt.1/100 %v", m["load1_str"], m[Load1])
 	}
-	if inc := s.Summary()["snmp.in_pkts"]; inc < 3 {
+	if inc := s.Summary()["host.in_pkts"]; inc < 3 {
 		t.Errorf("summary in_pkts increase %v, want >= 3 (one per request)", inc)
 	}
 }
