@@ -272,6 +272,11 @@ func (r *runner) startTargets(ctx context.Context) error {
 func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 	sb := t.Sandbox
 	base := sandboxOptions(sb.Config)
+	if r.plan.Watch.Digests != nil || r.plan.Watch.Waits != nil {
+		// Digests and waits need performance_schema, which only a restart turns on; the plan's own
+		// setting, if any, wins.
+		base = overlay([]sandbox.Option{{Name: "performance_schema", Value: "ON"}}, base)
+	}
 	r.logf("starting sandbox %s (%s, %d replicas, %s)", t.Name, sb.Flavor, sb.Replicas, sb.Replication)
 	c, err := sandbox.Start(ctx, sandbox.Options{
 		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,

@@ -141,12 +141,14 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 		progress: Progress{Measured: true, Iteration: it.Index, Of: len(r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(it), ": "),
 			OpenLoop: it.Workload.Rate > 0, Length: it.Workload.Duration, Left: r.remaining(it.Index)},
 	})
+	ev := x.evidenceBefore(ctx, s)
 	during := r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
 	r.logf("iteration %d: %s on %s", it.Index, it.Workload, s.Name())
 	began := time.Now()
 	total, werr := r.runWorkload(ctx, s, it.Workload, rows.interval)
 	rows.close()
 	derr := during.stop()
+	x.evidenceAfter(ctx, s, ev)
 	x.m = &measurement{total: total, summary: r.watch.summaries(), duration: time.Since(began)}
 	x.clientBound(x.m.summary[x.target], time.Since(began))
 	for name, cm := range rows.costs {

@@ -92,6 +92,9 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 			w.all = append(w.all, &sampler{what: "host /proc", s: hs, local: true})
 		}
 	}
+	if err := r.checkEvidence(ctx); err != nil {
+		return nil, err
+	}
 	for _, sm := range w.all {
 		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		err := sm.s.Start(sctx)
@@ -179,6 +182,34 @@ func (r *runner) localHost(metrics spec.SNMPMetrics) (*hostwatch.Sampler, error)
 		return nil, nil
 	}
 	return hostwatch.New(names, "")
+}
+
+// checkEvidence fails the run before setup when the plan asks for digests or waits and a workload's target
+// cannot give them.
+func (r *runner) checkEvidence(ctx context.Context) error {
+	wp := r.plan.Watch
+	if wp.Digests == nil && wp.Waits == nil {
+		return nil
+	}
+	what := "watch.digests"
+	switch {
+	case wp.Digests == nil:
+		what = "watch.waits"
+	case wp.Waits != nil:
+		what = "watch.digests and watch.waits"
+	}
+	for _, name := range r.order {
+		if !r.workloadTarget(name) {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := mysqlwatch.CheckPerformanceSchema(cctx, r.servers[name].db, what, wp.Digests != nil)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("target %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 func (r *runner) isReplica(name string) bool { return r.primaryOf(name) != name }

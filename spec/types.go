@@ -369,6 +369,14 @@ type Watch struct {
 	Queries     []WatchQuery  `yaml:"queries" doc:"Custom queries sampled each interval; the first column of the first row is the value."`
 	Host        SNMPMetrics   `yaml:"host" doc:"Host metrics, columns host.NAME: a list of known names (load1, cpu_util, mem_avail, disk_write_kbs, net_rx_kbs, ...) or a map NAME: OID (SNMP only). Read over SNMP where the target has snmp:, from /proc where it runs on this machine (a sandbox, a dsn on 127.0.0.1/localhost, or with pid/pid_file)."`
 	SNMP        SNMPMetrics   `yaml:"snmp" doc:"Another name for host, from before host metrics could come from /proc; give one of the two."`
+	Digests     *TopN         `yaml:"digests" doc:"performance_schema statement digests: the top statement classes by total time during each iteration's workload, on its target, in digests.csv. Needs performance_schema=ON (sandboxes get it)."`
+	Waits       *TopN         `yaml:"waits" doc:"performance_schema wait events: the top events by total time during each iteration's workload, on its target, in waits.csv. Needs performance_schema=ON (sandboxes get it)."`
+}
+
+// TopN asks for the N largest entries of a performance_schema summary.
+type TopN struct {
+	Src Source `yaml:"-"`
+	Top int    `yaml:"top" default:"10" min:"1" doc:"How many entries per iteration, largest total time first."`
 }
 
 // HostMetrics are the host metrics the plan asks for, under either name; nil when it names none.
