@@ -135,6 +135,10 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		return outcome, err
 	}
 	r.recordWatched()
+	if err := r.preflight(ctx); err != nil {
+		outcome.Status = results.StatusError
+		return outcome, err
+	}
 	if err := r.steps(ctx, r.plan.Setup, stepScope{phase: spec.PhaseSetup, target: r.plan.DefaultTarget()}); err != nil {
 		outcome.Status = statusOf(ctx, results.StatusError)
 		return outcome, fmt.Errorf("setup: %w", err)

@@ -161,7 +161,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	case werr != nil && ctx.Err() != nil:
 		return errInterrupted
 	case werr != nil:
-		return fmt.Errorf("workload: %w", werr)
+		return fmt.Errorf("workload: %w", groupWorkerErrors(werr, it.Workload.Threads))
 	}
 	return derr
 }
