@@ -1,9 +1,15 @@
 package executor
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
@@ -94,5 +100,47 @@ watch:
 	}
 	if ts.Col("host.load1") < 0 {
 		t.Errorf("no host.load1 in the time series: %v", ts.Header)
+	}
+}
+
+// A dsn target on this machine is measured from /proc through its pid_file; a pid that is not a database
+// server is refused before anything runs.
+func TestCostOfDSNTargetByPidFile(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "pidfile"})
+	pidFile := filepath.Join(t.TempDir(), "mysqld.pid")
+	if err := os.WriteFile(pidFile, []byte(strconv.Itoa(c.Primary.Pid())+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := func(pid string) string {
+		return fmt.Sprintf(`
+version: 1
+name: executor-pidfile
+targets:
+  db: {dsn: "%s", %s}
+setup:
+  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+  - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 500}}
+iteration:
+  workload: {builtin: oltp_point_select, options: {table_size: 500}, duration: 2s}
+watch:
+  host: [cpu_util]
+`, c.Primary.DSN(""), pid)
+	}
+	run, out, err := runPlan(t, plan("pid_file: "+pidFile), nil, Options{})
+	requireDone(t, run, out, err, 1)
+	if v := col(t, run.Summary, 0, "cost.server_cpu_us"); v <= 0 {
+		t.Errorf("cost.server_cpu_us %v on a dsn target with pid_file", v)
+	}
+	if run.Timeseries["db"].Col("host.cpu_util") < 0 {
+		t.Errorf("a dsn target on 127.0.0.1 has no host metrics from /proc: %v", run.Timeseries["db"].Header)
+	}
+	for _, c := range run.Info.Targets[0].Watched {
+		if c.Name == "proc.cpu_us" && !strings.Contains(c.Source, "pid_file "+pidFile) {
+			t.Errorf("proc.cpu_us source %q does not name the pid file", c.Source)
+		}
+	}
+	_, _, err = runPlan(t, plan(fmt.Sprintf("pid: %d", os.Getpid())), nil, Options{})
+	if err == nil || !strings.Contains(err.Error(), "not a mysqld or mariadbd") {
+		t.Fatalf("run with the pid of the test binary: %v", err)
 	}
 }
