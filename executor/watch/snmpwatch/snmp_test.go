@@ -269,3 +269,45 @@ func TestCustomOIDs(t *testing.T) {
 		t.Errorf("summary in_pkts increase %v, want >= 3 (one per request)", inc)
 	}
 }
+
+// Over SNMPv1, which has no 64-bit counters, disks and interfaces are read from the 32-bit ones
+// (diskIONWritten, ifInOctets), unwrapped; the columns are the same as over v2c.
+func TestDisksAndInterfacesOverV1(t *testing.T) {
+	agent := snmptest.Start(t)
+	s, err := New(Config{Address: agent.Addr, Version: "1", Community: snmptest.Community, Timeout: 2 * time.Second,
+		Metrics: []Metric{{Name: DiskWriteKBs}, {Name: DiskReads}, {Name: NetRxKBs}, {Name: NetTxKBs}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.Start(ctx); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	var disk, net bool
+	for _, c := range s.Columns() {
+		disk = disk || strings.HasPrefix(c.Name, "host.disk_write_kbs.")
+		net = net || strings.HasPrefix(c.Name, "host.net_rx_kbs.")
+		if strings.HasSuffix(c.Name, ".lo") || strings.Contains(c.Name, ".loop") {
+			t.Errorf("column %s: loopback interfaces and loop devices are left out", c.Name)
+		}
+	}
+	if !disk || !net {
+		t.Fatalf("columns %v: want a disk and an interface", s.Columns())
+	}
+	s.Baseline(ctx)
+	for range 3 {
+		time.Sleep(time.Second)
+		if _, err := s.Sample(ctx, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, v := range s.Summary() {
+		if v < 0 || math.IsNaN(v) {
+			t.Errorf("%s = %v", k, v)
+		}
+	}
+	if len(s.Summary()) != len(s.Columns()) {
+		t.Errorf("summary %v lacks columns of %v", s.Summary(), s.Columns())
+	}
+}
