@@ -260,5 +260,5 @@ var Costs = []Cost{
 	{Name: "cost.write_kb", Unit: "KiB", From: []string{"proc.write_kb"},
 		Doc: "storage writes of the server process per transaction (/proc/PID/io write_bytes less cancelled writes)"},
 	{Name: "cost.fsyncs", Unit: Count, From: []string{"status.Innodb_data_fsyncs", "status.Innodb_os_log_fsyncs"},
-		Doc: "InnoDB fsyncs per transaction: Innodb_data_fsyncs plus Innodb_os_log_fsyncs where the server has it (MySQL; MariaDB counts log fsyncs in the first)"},
+		Doc: "InnoDB fsyncs per transaction: Innodb_data_fsyncs plus Innodb_os_log_fsyncs where the server has it (MySQL; MariaDB counts log fsyncs in the first); both are in the default watch.status, a plan's own list needs them"},
 }
