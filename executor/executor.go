@@ -16,6 +16,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -144,6 +145,10 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		return outcome, err
 	}
 	r.recordWatched()
+	if err := r.preflight(ctx); err != nil {
+		outcome.Status = results.StatusError
+		return outcome, err
+	}
 	if err := r.steps(ctx, r.plan.Setup, stepScope{phase: spec.PhaseSetup, target: r.plan.DefaultTarget()}); err != nil {
 		outcome.Status = statusOf(ctx, results.StatusError)
 		return outcome, fmt.Errorf("setup: %w", err)
@@ -342,6 +347,11 @@ func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 	if runAs == "" {
 		runAs = r.opts.SandboxRunAs
 	}
+	if r.plan.Watch.Digests != nil || r.plan.Watch.Waits != nil {
+		// Digests and waits need performance_schema, which only a restart turns on; the plan's own
+		// setting, if any, wins.
+		base = overlay([]sandbox.Option{{Name: "performance_schema", Value: "ON"}}, base)
+	}
 	r.logf("starting sandbox %s (%s, %d replicas, %s)", t.Name, sb.Flavor, sb.Replicas, sb.Replication)
 	c, err := sandbox.Start(ctx, sandbox.Options{
 		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
@@ -479,16 +489,31 @@ func (r *runner) recordWatched() {
 	for i := range r.info.Targets {
 		ti := &r.info.Targets[i]
 		ti.Watched = nil
+		var names []string
 		for _, sm := range r.watch.all {
-			if sm.target != ti.Name {
+			if sm.target != ti.Name && (sm.target != "" || !r.workloadTarget(ti.Name) || sm.local && !r.watch.local[ti.Name]) {
 				continue
 			}
 			for _, c := range sm.s.Columns() {
-				ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: c.Kind})
+				ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: c.Kind, Source: c.Source})
+				names = append(names, c.Name)
 			}
+		}
+		for _, c := range measure.CostsOf(names) {
+			ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: measure.PerTransaction, Source: measure.CostSource(c, names)})
 		}
 	}
 	r.saveInfo()
+}
+
+// workloadTarget reports whether some iteration's workload runs on name.
+func (r *runner) workloadTarget(name string) bool {
+	for i := range r.plan.Iterations {
+		if r.plan.TargetOf(&r.plan.Iterations[i]) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // variablesNow records, per watched target, the global variables that differ from the

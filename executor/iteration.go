@@ -128,7 +128,7 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 // interval becomes a time-series row per watched target as soon as it is sampled.
 func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	r, it := x.r, x.it
-	r.watch.use(ctx, x.watched, r.logf)
+	r.watch.use(ctx, x.target, x.watched, r.logf)
 	hl, err := r.out.OpenHistogramLog(s.Name(), it.Index, time.Now())
 	if err != nil {
 		return fmt.Errorf("histogram log: %w", err)
@@ -141,13 +141,19 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 		progress: Progress{Measured: true, Iteration: it.Index, Of: len(r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(it), ": "),
 			OpenLoop: it.Workload.Rate > 0, Length: it.Workload.Duration, Left: r.remaining(it.Index)},
 	})
+	ev := x.evidenceBefore(ctx, s)
 	during := r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
 	r.logf("iteration %d: %s on %s", it.Index, it.Workload, s.Name())
 	began := time.Now()
 	total, werr := r.runWorkload(ctx, s, it.Workload, "", rows.interval)
 	rows.close()
 	derr := during.stop()
+	x.evidenceAfter(ctx, s, ev)
 	x.m = &measurement{total: total, summary: r.watch.summaries(), duration: time.Since(began)}
+	x.clientBound(x.m.summary[x.target], time.Since(began))
+	for name, cm := range rows.costs {
+		x.m.summary[name] = append(x.m.summary[name], cm.Total()...)
+	}
 	if total != nil {
 		x.m.duration = total.End.Sub(total.Start)
 	}
@@ -155,9 +161,22 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	case werr != nil && ctx.Err() != nil:
 		return errInterrupted
 	case werr != nil:
-		return fmt.Errorf("workload: %w", werr)
+		return fmt.Errorf("workload: %w", groupWorkerErrors(werr, it.Workload.Threads))
 	}
 	return derr
+}
+
+// clientBound warns when quadrant itself used 80% of a core or more while the workload ran: then the
+// client, not the server, may be what limits throughput, and a faster server would not show.
+func (x *iteration) clientBound(summary []measure.Value, took time.Duration) {
+	for _, v := range summary {
+		if v.Name != "client.cpu_us" || took <= 0 {
+			continue
+		}
+		if cores := v.Value / float64(took.Microseconds()); cores >= 0.8 {
+			x.r.logf("warning: iteration %d: quadrant used %.0f%% of a core while the workload ran: results may be client-bound (fewer threads, a lighter workload or a client on another machine tell)", x.it.Index, cores*100)
+		}
+	}
 }
 
 // summarize appends the iteration's summary rows, one per watched target, once its status
@@ -277,7 +296,8 @@ type rowWriter struct {
 	rowInputs
 	queue   chan *pending
 	done    chan struct{}
-	downAt  time.Time // start of a window with no successful event, for the log
+	costs   map[string]*measure.CostMeter // per target; read once the writer closed
+	downAt  time.Time                     // start of a window with no successful event, for the log
 	downErr int64
 }
 
@@ -289,7 +309,7 @@ type pending struct {
 }
 
 func newRowWriter(in rowInputs) *rowWriter {
-	rw := &rowWriter{rowInputs: in, queue: make(chan *pending, 1024), done: make(chan struct{})}
+	rw := &rowWriter{rowInputs: in, queue: make(chan *pending, 1024), done: make(chan struct{}), costs: map[string]*measure.CostMeter{}}
 	go rw.loop()
 	return rw
 }
@@ -343,6 +363,12 @@ func (rw *rowWriter) write(t *pending) {
 				row.Watched = append(row.Watched, measure.Value{Name: c.Name, Value: smp.values[i]})
 			}
 		}
+		cm := rw.costs[name]
+		if cm == nil {
+			cm = measure.NewCostMeter()
+			rw.costs[name] = cm
+		}
+		row.Watched = append(row.Watched, cm.Interval(iv, row.Watched)...)
 		if err := rw.out.AppendTimeseries(name, row); err != nil {
 			rw.failed(err)
 			return

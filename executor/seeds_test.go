@@ -388,13 +388,13 @@ watch:
 `, agent.Addr, snmptest.User, snmptest.AuthPassword, snmptest.PrivPassword), nil, Options{})
 	requireDone(t, run, out, err, 1)
 	ts := run.Timeseries["db"]
-	for _, c := range []string{"snmp.load1", "snmp.mem_total", "snmp.mem_avail", "tps"} {
+	for _, c := range []string{"host.load1", "host.mem_total", "host.mem_avail", "tps"} {
 		if ts.Col(c) < 0 {
 			t.Fatalf("time series lacks %s: %v", c, ts.Header)
 		}
 	}
-	if v, ok := ts.Float(len(ts.Rows)-1, "snmp.mem_total"); !ok || v <= 0 {
-		t.Fatalf("snmp.mem_total %q", ts.Value(len(ts.Rows)-1, "snmp.mem_total"))
+	if v, ok := ts.Float(len(ts.Rows)-1, "host.mem_total"); !ok || v <= 0 {
+		t.Fatalf("host.mem_total %q", ts.Value(len(ts.Rows)-1, "host.mem_total"))
 	}
 	plan, _ := os.ReadFile(filepath.Join(run.Dir, results.PlanFile))
 	if strings.Contains(string(plan), snmptest.PrivPassword) || strings.Contains(string(plan), snmptest.AuthPassword) {

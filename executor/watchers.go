@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/watch"
+	"github.com/quadrant-bench/quadrant/executor/watch/hostwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
+	"github.com/quadrant-bench/quadrant/executor/watch/procwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/snmpwatch"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -19,7 +22,8 @@ import (
 // sampler is one watch.Sampler with the target whose rows it fills. busy keeps a slow
 // source (a dead SNMP agent) from being asked again before it answered.
 type sampler struct {
-	target string
+	target string // "" for the client and local host samplers: their rows are the workload's target's
+	local  bool   // a sampler of this machine: only for a workload target on it
 	what   string
 	s      watch.Sampler
 	busy   atomic.Bool
@@ -28,9 +32,11 @@ type sampler struct {
 // watchers are every sampler of the run, opened once (so wrong credentials fail the run
 // at its start) and baselined at each measured workload.
 type watchers struct {
-	all     []*sampler
-	active  []*sampler
-	targets []string // of the current workload, in order
+	all      []*sampler
+	active   []*sampler
+	targets  []string // of the current workload, in order
+	workload string   // the current workload's target
+	local    map[string]bool
 }
 
 // openWatchers starts the samplers the plan's watch section asks for, on every target.
@@ -60,14 +66,34 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 		if wp.Replication && r.isReplica(name) {
 			w.all = append(w.all, &sampler{target: name, what: "replication", s: mysqlwatch.NewReplication(mysqlwatch.ReplicationConfig{DSN: dsn})})
 		}
+		if p := r.procSampler(name, s); p != nil {
+			w.all = append(w.all, &sampler{target: name, what: "process", s: p})
+		}
 		if t := r.planTarget(name); t != nil && t.SNMP != nil && !snmpSeen[t.SNMP.Address] {
 			snmpSeen[t.SNMP.Address] = true // one agent per host, however many servers run there
-			sn, err := snmpwatch.New(snmpConfig(t.SNMP, wp.SNMP))
+			sn, err := snmpwatch.New(snmpConfig(t.SNMP, wp.HostMetrics()))
 			if err != nil {
 				return nil, fmt.Errorf("target %s: snmp: %w", name, err)
 			}
 			w.all = append(w.all, &sampler{target: name, what: "snmp " + t.SNMP.Address, s: sn})
 		}
+	}
+	w.all = append(w.all, &sampler{what: "client", s: procwatch.NewClient()})
+	w.local = map[string]bool{}
+	for _, name := range r.order {
+		w.local[name] = r.onThisMachine(name)
+	}
+	if wp.WantsHost() {
+		hs, err := r.localHost(wp.HostMetrics())
+		if err != nil {
+			return nil, fmt.Errorf("watch.host: %w", err)
+		}
+		if hs != nil {
+			w.all = append(w.all, &sampler{what: "host /proc", s: hs, local: true})
+		}
+	}
+	if err := r.checkEvidence(ctx); err != nil {
+		return nil, err
 	}
 	for _, sm := range w.all {
 		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
@@ -83,6 +109,107 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 		}
 	}
 	return w, nil
+}
+
+// procSampler reads the server process of a target on this machine: a sandbox's, or a dsn target's given by
+// pid or pid_file; nil when quadrant cannot know the process.
+func (r *runner) procSampler(name string, s *liveTarget) *procwatch.Sampler {
+	if s.sb != nil {
+		sb := s.sb
+		return procwatch.New(procwatch.Config{What: "sandbox " + name, Pid: func() (int, error) { return sb.Pid(), nil }})
+	}
+	t := r.planTarget(name)
+	switch {
+	case t == nil || r.isReplica(name):
+		return nil
+	case t.PidFile != "":
+		file := t.PidFile
+		return procwatch.New(procwatch.Config{What: "pid_file " + file, Pid: func() (int, error) { return procwatch.ReadPidFile(file) }})
+	case t.Pid > 0:
+		pid := t.Pid
+		return procwatch.New(procwatch.Config{What: fmt.Sprintf("pid %d", pid), Pid: func() (int, error) { return pid, nil }})
+	}
+	return nil
+}
+
+// onThisMachine reports whether the target's server runs where quadrant does and is to get host metrics
+// from /proc: a sandbox, a dsn target with a pid or pid_file, or one on a loopback address or a unix socket,
+// unless it has an snmp agent of its own.
+func (r *runner) onThisMachine(name string) bool {
+	t := r.planTarget(name)
+	if t != nil && t.SNMP != nil {
+		return false // its host metrics come from its agent
+	}
+	if s := r.servers[name]; s != nil && s.sb != nil {
+		return true
+	}
+	if t == nil {
+		return false
+	}
+	if t.Pid > 0 || t.PidFile != "" {
+		return true
+	}
+	if s := r.servers[name]; s != nil {
+		switch h := s.Host(); {
+		case h == "localhost" || h == "::1" || strings.HasPrefix(h, "127."):
+			return true
+		case strings.HasPrefix(s.Config().Net, "unix"):
+			return true
+		}
+	}
+	return false
+}
+
+// localHost is the /proc host sampler for targets on this machine, when the run has any without an snmp
+// agent: one for the machine, on the workload's target's rows. Custom OIDs are SNMP's alone.
+func (r *runner) localHost(metrics spec.SNMPMetrics) (*hostwatch.Sampler, error) {
+	local := false
+	for _, name := range r.order {
+		local = local || r.onThisMachine(name)
+	}
+	if !local {
+		return nil, nil
+	}
+	var names []string
+	for _, m := range metrics {
+		if m.OID != "" {
+			r.logf("watch.host: %s is an OID, read only over SNMP: targets on this machine without snmp: have no column for it", m.Name)
+			continue
+		}
+		names = append(names, m.Name)
+	}
+	if len(metrics) > 0 && len(names) == 0 {
+		return nil, nil
+	}
+	return hostwatch.New(names, "")
+}
+
+// checkEvidence fails the run before setup when the plan asks for digests or waits and a workload's target
+// cannot give them.
+func (r *runner) checkEvidence(ctx context.Context) error {
+	wp := r.plan.Watch
+	if wp.Digests == nil && wp.Waits == nil {
+		return nil
+	}
+	what := "watch.digests"
+	switch {
+	case wp.Digests == nil:
+		what = "watch.waits"
+	case wp.Waits != nil:
+		what = "watch.digests and watch.waits"
+	}
+	for _, name := range r.order {
+		if !r.workloadTarget(name) {
+			continue
+		}
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := mysqlwatch.CheckPerformanceSchema(cctx, r.servers[name].db, what, wp.Digests != nil)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("target %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 func (r *runner) isReplica(name string) bool { return r.primaryOf(name) != name }
@@ -126,15 +253,16 @@ func snmpConfig(t *spec.SNMP, metrics spec.SNMPMetrics) snmpwatch.Config {
 }
 
 // use selects the samplers of targets for the next workload and baselines them.
-func (w *watchers) use(ctx context.Context, targets []string, logf func(string, ...any)) {
+func (w *watchers) use(ctx context.Context, workload string, targets []string, logf func(string, ...any)) {
 	w.targets = targets
+	w.workload = workload
 	w.active = nil
-	want := map[string]bool{}
+	want := map[string]bool{"": true}
 	for _, t := range targets {
 		want[t] = true
 	}
 	for _, sm := range w.all {
-		if !want[sm.target] {
+		if !want[sm.target] || sm.local && !w.local[workload] {
 			continue
 		}
 		w.active = append(w.active, sm)
@@ -163,7 +291,7 @@ func (w *watchers) sample(at time.Time, interval time.Duration, wg *sync.WaitGro
 	}
 	for i, sm := range w.active {
 		cols := sm.s.Columns()
-		out[i] = sampled{target: sm.target, cols: cols}
+		out[i] = sampled{target: w.rowsOf(sm), cols: cols}
 		if !sm.busy.CompareAndSwap(false, true) {
 			out[i].values = watch.Empty(len(cols))
 			continue
@@ -199,13 +327,21 @@ func (w *watchers) summaries() map[string][]measure.Value {
 	out := map[string][]measure.Value{}
 	for _, sm := range w.active {
 		for k, v := range sm.s.Summary() {
-			out[sm.target] = append(out[sm.target], measure.Value{Name: k, Value: v})
+			out[w.rowsOf(sm)] = append(out[w.rowsOf(sm)], measure.Value{Name: k, Value: v})
 		}
 	}
 	for _, vs := range out {
 		sort.Slice(vs, func(i, j int) bool { return vs[i].Name < vs[j].Name })
 	}
 	return out
+}
+
+// rowsOf is the target whose rows get sm's columns.
+func (w *watchers) rowsOf(sm *sampler) string {
+	if sm.target == "" {
+		return w.workload
+	}
+	return sm.target
 }
 
 func (w *watchers) close() {

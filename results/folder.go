@@ -41,6 +41,7 @@ type Writer struct {
 	log        *os.File
 	summary    *Table
 	timeseries map[string]*Table
+	extra      map[string]*Table // digests.csv, waits.csv: opened when first written
 }
 
 // NewDir picks DIR/NAME/YYYYmmdd-HHMMSS under root, adding -2, -3... when two runs
@@ -77,7 +78,7 @@ func Create(dir string) (*Writer, error) {
 		lf.Close()
 		return nil, err
 	}
-	return &Writer{Dir: dir, log: lf, summary: sum, timeseries: map[string]*Table{}}, nil
+	return &Writer{Dir: dir, log: lf, summary: sum, timeseries: map[string]*Table{}, extra: map[string]*Table{}}, nil
 }
 
 // WritePlan stores the resolved plan (secrets already replaced by ***).
@@ -110,6 +111,11 @@ func (w *Writer) Sync() error {
 			err = e
 		}
 	}
+	for _, t := range w.extra {
+		if e := t.Sync(); err == nil {
+			err = e
+		}
+	}
 	return err
 }
 
@@ -119,6 +125,11 @@ func (w *Writer) Close() error {
 	defer w.mu.Unlock()
 	err := w.summary.Close()
 	for _, t := range w.timeseries {
+		if e := t.Close(); err == nil {
+			err = e
+		}
+	}
+	for _, t := range w.extra {
 		if e := t.Close(); err == nil {
 			err = e
 		}
@@ -213,7 +224,7 @@ func (w *Writer) SaveResult(name string, iteration int, columns []string, rows [
 // KeepIterations rewrites summary.csv and every time series without the rows of
 // iterations not in keep: a resumed run reruns those from the start.
 func KeepIterations(dir string, keep map[int]bool) error {
-	paths := []string{filepath.Join(dir, SummaryFile)}
+	paths := []string{filepath.Join(dir, SummaryFile), filepath.Join(dir, DigestsFile), filepath.Join(dir, WaitsFile)}
 	targets, err := Targets(dir)
 	if err != nil {
 		return err

@@ -18,7 +18,7 @@ func MetricsMarkdown() []byte {
 		"workload's target, per report interval, after `iteration`, `elapsed_s` and `time`; the summary (`summary.csv`) " +
 		"has them per iteration, over the measured part (warmup excluded), after `iteration`, `repeat`, the matrix axes, " +
 		"`target`, `status` and `duration_s`, followed by the plan's `record_as` names. Watched columns (`status.*`, " +
-		"`repl.*`, `snmp.*`, custom queries) follow; run.json lists them per target with their kind. Latencies are per transaction; in open loop (`rate`) they count from each " +
+		"`repl.*`, `host.*`, `proc.*`, custom queries) follow; run.json lists them per target with their kind. Latencies are per transaction; in open loop (`rate`) they count from each " +
 		"transaction's intended start, so queueing counts, and `histograms/` also keeps the service time. An empty " +
 		"cell is a value that was not measured, never a zero.\n\n" +
 		"| column | time series | summary | meaning | compared by default |\n| --- | --- | --- | --- | --- |\n")
@@ -46,6 +46,16 @@ func MetricsMarkdown() []byte {
 			sum = "yes"
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.Pattern, ts, sum, f.Doc)
+	}
+	b.WriteString("\n## Cost per transaction\n\nWhat a transaction cost, from watched counters of a target (a sandbox's server process, a dsn " +
+		"target's with `pid`/`pid_file`, quadrant's own process, SHOW GLOBAL STATUS), after the watched columns. In the time " +
+		"series: the counter's increase over the interval divided by the workload's transactions of that interval (empty " +
+		"when there were none); in the summary: the increase over the measured intervals divided by their transactions. " +
+		"On a replica's rows they are per transaction of the primary's workload. run.json lists them with kind " +
+		"`per_transaction` and the counters they divide; a host figure (`host.*`) never feeds them.\n\n" +
+		"| column | unit | from | meaning |\n| --- | --- | --- | --- |\n")
+	for _, c := range measure.Costs {
+		fmt.Fprintf(&b, "| `%s` | %s | `%s` | %s |\n", c.Name, c.Unit, strings.Join(c.From, "` + `"), c.Doc)
 	}
 	return []byte(b.String())
 }

@@ -88,6 +88,7 @@ func Load(dir string) (*Run, error) {
 			return nil, err
 		}
 	}
+	r.renameHostColumns()
 	return r, nil
 }
 
@@ -117,6 +118,7 @@ func Open(dir string) (*Run, error) {
 		}
 		r.Timeseries[t] = NewData(header, nil)
 	}
+	r.renameHostColumns()
 	return r, nil
 }
 
@@ -153,6 +155,37 @@ func (r *Run) EachRow(target string, fn func(row []string) error) error {
 	return err
 }
 
+// oldHostPrefix is how host metrics were named before they could come from /proc as well as SNMP.
+const oldHostPrefix = "snmp."
+
+// renameHostColumns reads a folder written with snmp.NAME columns as host.NAME, so that reports and
+// comparisons see one name for one host metric whichever version wrote it.
+func (r *Run) renameHostColumns() {
+	rename := func(d *Data) {
+		for i, h := range d.Header {
+			if n, ok := strings.CutPrefix(h, oldHostPrefix); ok {
+				d.Header[i] = HostPrefix + n
+			}
+		}
+		*d = *NewData(d.Header, d.Rows)
+	}
+	rename(r.Summary)
+	for _, d := range r.Timeseries {
+		rename(d)
+	}
+	for i := range r.Info.Targets {
+		for j, c := range r.Info.Targets[i].Watched {
+			if n, ok := strings.CutPrefix(c.Name, oldHostPrefix); ok {
+				c.Name = HostPrefix + n
+				if c.Source == "" {
+					c.Source = "host: snmp"
+				}
+				r.Info.Targets[i].Watched[j] = c
+			}
+		}
+	}
+}
+
 func loadData(path string) (*Data, error) {
 	header, rows, err := ReadTable(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -164,7 +197,7 @@ func loadData(path string) (*Data, error) {
 	return NewData(header, rows), nil
 }
 
-// Watched lists the watched columns of the run (status.*, repl.*, query.*, snmp.*), in
+// Watched lists the watched columns of the run (status.*, repl.*, query.*, host.*, proc.*, cost.*), in
 // first-seen order: as run.json lists them, or, in a folder written before run.json
 // did, the time-series columns that are no workload metric.
 func (r *Run) Watched() []string {

@@ -157,3 +157,31 @@ func TestKeepIterations(t *testing.T) {
 		}
 	}
 }
+
+// A folder written when host metrics were snmp.NAME reads back with host.NAME columns.
+func TestOldHostColumnsLoadAsHost(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	iv := &measure.Interval{Start: start, End: start.Add(time.Second), Elapsed: time.Second}
+	w.AppendTimeseries("db", &TimeseriesRow{Iteration: 1, Interval: iv, Workload: true, Watched: []measure.Value{{Name: "snmp.load1", Value: 2.5}}})
+	w.AppendSummary(&SummaryRow{Iteration: 1, Target: "db", Status: StatusDone, Watched: []measure.Value{{Name: "snmp.cpu_util", Value: 40}}})
+	w.WriteRunInfo(&RunInfo{Plan: "x", Targets: []TargetInfo{{Name: "db", Watched: []Column{{Name: "snmp.load1", Kind: measure.Gauge}}}}})
+	w.Close()
+	run, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := run.Timeseries["db"].Float(0, "host.load1"); !ok || v != 2.5 {
+		t.Fatalf("host.load1 %v %v (header %v)", v, ok, run.Timeseries["db"].Header)
+	}
+	if v, ok := run.Summary.Float(0, "host.cpu_util"); !ok || v != 40 {
+		t.Fatalf("summary host.cpu_util %v %v", v, ok)
+	}
+	if c := run.Info.Targets[0].Watched[0]; c.Name != "host.load1" || c.Source != "host: snmp" {
+		t.Fatalf("run.json column %+v", c)
+	}
+}

@@ -79,10 +79,16 @@ type TargetInfo struct {
 	Watched []Column `json:"watched,omitempty"`
 }
 
-// Column is one watched column: status.Com_select, repl.lag_s, snmp.load1...
+// HostPrefix starts the columns of host metrics, whichever source read them (SNMP, /proc).
+const HostPrefix = "host."
+
+// Column is one watched column: status.Com_select, repl.lag_s, host.load1, proc.cpu_us, cost.fsyncs...
 type Column struct {
 	Name string       `json:"name"`
-	Kind measure.Kind `json:"kind"` // counter (a per-second rate; the summary has the increase) or gauge
+	Kind measure.Kind `json:"kind"` // counter (a per-second rate; the summary has the increase), gauge, or per_transaction
+	// Source is where the values come from: SHOW GLOBAL STATUS, a process (/proc/PID), the host (/proc or
+	// an SNMP agent), or for a cost column the counters it divides. Empty in folders written before it existed.
+	Source string `json:"source,omitempty"`
 }
 
 // IterationInfo is one iteration's outcome. Variables lists, per target, the global

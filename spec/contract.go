@@ -48,18 +48,25 @@ var Generators = []Generator{
 	{"thread_id", new(func() int), "0-based number of the worker thread"},
 }
 
-// KnownSNMPMetrics maps the named host metrics of `watch: {snmp: [...]}` to what they read
-// (UCD-SNMP-MIB); cpu_* are computed from tick counters by the executor.
+// KnownSNMPMetrics maps the named host metrics of `watch: {host: [...]}` to what they read over SNMP
+// (UCD-SNMP-MIB, UCD-DISKIO-MIB, IF-MIB) and from /proc; cpu_* are computed from tick counters by the
+// executor, disk_* and net_* give one column per disk or interface (host.NAME.DEVICE).
 var KnownSNMPMetrics = map[string]string{
-	"load1":      ".1.3.6.1.4.1.2021.10.1.3.1",
-	"load5":      ".1.3.6.1.4.1.2021.10.1.3.2",
-	"load15":     ".1.3.6.1.4.1.2021.10.1.3.3",
-	"cpu_util":   "100 - idle% from ssCpuRaw* ticks",
-	"cpu_user":   ".1.3.6.1.4.1.2021.11.50.0 (ticks)",
-	"cpu_system": ".1.3.6.1.4.1.2021.11.52.0 (ticks)",
-	"cpu_iowait": ".1.3.6.1.4.1.2021.11.54.0 (ticks)",
-	"mem_total":  ".1.3.6.1.4.1.2021.4.5.0",
-	"mem_avail":  ".1.3.6.1.4.1.2021.4.27.0",
+	"load1":          ".1.3.6.1.4.1.2021.10.1.3.1; /proc/loadavg",
+	"load5":          ".1.3.6.1.4.1.2021.10.1.3.2; /proc/loadavg",
+	"load15":         ".1.3.6.1.4.1.2021.10.1.3.3; /proc/loadavg",
+	"cpu_util":       "100 - idle% from ssCpuRaw* ticks; /proc/stat",
+	"cpu_user":       ".1.3.6.1.4.1.2021.11.50.0 (ticks); /proc/stat user+nice",
+	"cpu_system":     ".1.3.6.1.4.1.2021.11.52.0 (ticks); /proc/stat system+irq+softirq",
+	"cpu_iowait":     ".1.3.6.1.4.1.2021.11.54.0 (ticks); /proc/stat iowait",
+	"mem_total":      ".1.3.6.1.4.1.2021.4.5.0; /proc/meminfo MemTotal (MiB)",
+	"mem_avail":      ".1.3.6.1.4.1.2021.4.27.0; /proc/meminfo MemAvailable (MiB)",
+	"disk_read_kbs":  "KB/s per disk: diskIONReadX (.1.3.6.1.4.1.2021.13.15.1.1.12), 32-bit diskIONRead unwrapped where there is no 64-bit one; /proc/diskstats",
+	"disk_write_kbs": "KB/s per disk: diskIONWrittenX (.1.3.6.1.4.1.2021.13.15.1.1.13) or diskIONWritten; /proc/diskstats",
+	"disk_reads":     "reads/s per disk: diskIOReads (.1.3.6.1.4.1.2021.13.15.1.1.5, Counter32 unwrapped); /proc/diskstats",
+	"disk_writes":    "writes/s per disk: diskIOWrites (.1.3.6.1.4.1.2021.13.15.1.1.6); /proc/diskstats",
+	"net_rx_kbs":     "KB/s received per interface but lo: ifHCInOctets (.1.3.6.1.2.1.31.1.1.1.6), or ifInOctets unwrapped; /proc/net/dev",
+	"net_tx_kbs":     "KB/s sent per interface but lo: ifHCOutOctets (.1.3.6.1.2.1.31.1.1.1.10), or ifOutOctets; /proc/net/dev",
 }
 
 // SNMPMetricNames lists KnownSNMPMetrics, sorted.

@@ -48,7 +48,7 @@ func MarkdownReference() []byte {
 	for _, g := range Generators {
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", g.Name, strings.TrimPrefix(reflect.TypeOf(g.Sig).Elem().String(), "func"), g.Doc)
 	}
-	b.WriteString("\n## SNMP metric names\n\n| name | source |\n| --- | --- |\n")
+	b.WriteString("\n## Host metric names\n\n`watch.host` (or its older name `watch.snmp`): columns `host.NAME`, over SNMP or from /proc.\n\n| name | source |\n| --- | --- |\n")
 	for _, n := range SNMPMetricNames() {
 		fmt.Fprintf(&b, "| `%s` | %s |\n", n, KnownSNMPMetrics[n])
 	}

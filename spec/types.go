@@ -92,6 +92,8 @@ type Target struct {
 	DSN     string   `yaml:"dsn" doc:"go-sql-driver/mysql DSN, e.g. user:${{ env.PW }}@tcp(db1:3306)/sbtest. Exactly one of dsn and sandbox."`
 	Sandbox *Sandbox `yaml:"sandbox" doc:"A throwaway local server started by quadrant. Exactly one of dsn and sandbox."`
 	SNMP    *SNMP    `yaml:"snmp" doc:"Host metrics of the machine this target runs on."`
+	PidFile string   `yaml:"pid_file" doc:"dsn targets on this machine: the server's pid file (its pid-file option), read at each sample, so the server's own CPU, context switches and I/O are measured from /proc (proc.* and cost.* columns). Sandboxes are measured without it."`
+	Pid     int      `yaml:"pid" min:"1" doc:"dsn targets on this machine: the server's process id, when there is no pid file to read. Prefer pid_file: a restarted server gets a new pid."`
 	Restart string   `yaml:"restart" doc:"Shell command run by restart steps and by server_config changes on a dsn target (needs --allow-shell). Quadrant does not own that server's my.cnf: the options to apply reach the command as QUADRANT_MY_CNF (a [mysqld] section) and QUADRANT_CONFIG_<OPTION>=VALUE."`
 
 	// Host and Port come from the DSN, or from Options.Addrs for sandboxes (empty/0 until bound).
@@ -369,8 +371,28 @@ type Watch struct {
 	Gauges      []string      `yaml:"gauges" doc:"Status names (globs) to treat as gauges, overriding the built-in rule."`
 	Replication bool          `yaml:"replication" doc:"Sample replica lag and thread state of replicas."`
 	Queries     []WatchQuery  `yaml:"queries" doc:"Custom queries sampled each interval; the first column of the first row is the value."`
-	SNMP        SNMPMetrics   `yaml:"snmp" doc:"Host metrics: a list of known names (load1, cpu_util, mem_avail, ...) or a map NAME: OID."`
+	Host        SNMPMetrics   `yaml:"host" doc:"Host metrics, columns host.NAME: a list of known names (load1, cpu_util, mem_avail, disk_write_kbs, net_rx_kbs, ...) or a map NAME: OID (SNMP only). Read over SNMP where the target has snmp:, from /proc where it runs on this machine (a sandbox, a dsn on 127.0.0.1/localhost, or with pid/pid_file)."`
+	SNMP        SNMPMetrics   `yaml:"snmp" doc:"Another name for host, from before host metrics could come from /proc; give one of the two."`
+	Digests     *TopN         `yaml:"digests" doc:"performance_schema statement digests: the top statement classes by total time during each iteration's workload, on its target, in digests.csv. Needs performance_schema=ON (sandboxes get it)."`
+	Waits       *TopN         `yaml:"waits" doc:"performance_schema wait events: the top events by total time during each iteration's workload, on its target, in waits.csv. Needs performance_schema=ON (sandboxes get it)."`
 }
+
+// TopN asks for the N largest entries of a performance_schema summary.
+type TopN struct {
+	Src Source `yaml:"-"`
+	Top int    `yaml:"top" default:"10" min:"1" doc:"How many entries per iteration, largest total time first."`
+}
+
+// HostMetrics are the host metrics the plan asks for, under either name; nil when it names none.
+func (w *Watch) HostMetrics() SNMPMetrics {
+	if len(w.Host) > 0 {
+		return w.Host
+	}
+	return w.SNMP
+}
+
+// WantsHost reports whether the plan has a host: (or snmp:) list, even an empty one.
+func (w *Watch) WantsHost() bool { return w.Src.Has("host") || w.Src.Has("snmp") }
 
 // WatchQuery is a custom sampled query.
 type WatchQuery struct {

@@ -91,6 +91,14 @@ func (v *validator) target(t *Target) {
 		if t.Sandbox.RunAs == "root" || t.Sandbox.RunAs == "0" {
 			v.errorf(t.Sandbox.Src.At("run_as"), "run_as %s: a sandbox never runs as the OS root; name an unprivileged user (default %s) or remove run_as", t.Sandbox.RunAs, "mysql")
 		}
+		for _, k := range []string{"pid", "pid_file"} {
+			if t.Src.Has(k) {
+				v.errorf(t.Src.At(k), "target %s is a sandbox, whose process quadrant knows; remove %s:", t.Name, k)
+			}
+		}
+	}
+	if t.Src.Has("pid") && t.Src.Has("pid_file") {
+		v.errorf(t.Src.At("pid"), "target %s has both pid: and pid_file:; keep one (pid_file follows a restarted server)", t.Name)
 	}
 	if s := t.SNMP; s != nil {
 		switch s.Version {
@@ -598,6 +606,9 @@ func (v *validator) watch() {
 			v.errorf(q.Src.At("name"), "two watch queries are named %q; names must be unique", q.Name)
 		}
 		seen[q.Name] = true
+	}
+	if w.Src.Has("host") && w.Src.Has("snmp") {
+		v.errorf(w.Src.At("snmp"), "watch has both host: and snmp:, which are one list under two names; keep host:")
 	}
 	for _, lists := range [][]string{w.Status, w.Counters, w.Gauges} {
 		for _, g := range lists {

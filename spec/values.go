@@ -169,17 +169,17 @@ func (ts *Targets) decodeNode(d *decoder, n *yaml.Node, name string) {
 	}
 }
 
-// decodeNode reads `snmp:` of watch: a list of known names or a map NAME: OID.
+// decodeNode reads `host:` (or `snmp:`) of watch: a list of known names or a map NAME: OID.
 func (m *SNMPMetrics) decodeNode(d *decoder, n *yaml.Node, name string) {
 	switch n.Kind {
 	case yaml.SequenceNode:
 		for _, c := range n.Content {
 			var s string
-			if !d.str(c, "snmp metric", &s) {
+			if !d.str(c, "host metric", &s) {
 				continue
 			}
 			if _, ok := KnownSNMPMetrics[s]; !ok {
-				msg := fmt.Sprintf("unknown SNMP metric %q", s)
+				msg := fmt.Sprintf("unknown host metric %q", s)
 				if sg := suggest(s, SNMPMetricNames()); sg != "" {
 					msg += sg
 				} else {
@@ -202,13 +202,13 @@ func (m *SNMPMetrics) decodeNode(d *decoder, n *yaml.Node, name string) {
 				continue
 			}
 			if !matchPattern(identPattern, k.Value) {
-				d.errs.add(d.t.pos(k), "invalid SNMP metric name %q: %s", k.Value, patternHelp(identPattern))
+				d.errs.add(d.t.pos(k), "invalid host metric name %q: %s", k.Value, patternHelp(identPattern))
 			}
 			*m = append(*m, SNMPMetric{Name: k.Value, OID: oid, Pos: d.t.pos(k)})
 		}
 	default:
 		if !isNull(n) {
-			d.errs.add(d.t.pos(n), "snmp must be a list of metric names or a map NAME: OID, got %s", describeNode(n))
+			d.errs.add(d.t.pos(n), "%s must be a list of metric names or a map NAME: OID, got %s", name, describeNode(n))
 		}
 	}
 }

@@ -10,11 +10,16 @@ import (
 // interval has no rate (its start is unknown), and the new value counts as increase, since the counter
 // restarted from zero. A rate is therefore never negative.
 type Rate struct {
-	last     float64
-	lastAt   time.Time
-	have     bool
-	increase float64
+	last      float64
+	lastAt    time.Time
+	have      bool
+	restarted bool
+	increase  float64
 }
+
+// Restart says the source was replaced (a server restarted with another pid): the next reading starts a new
+// counter from zero, so it counts whole as increase and gives no rate, even when it happens to be higher.
+func (c *Rate) Restart() { c.restarted = true }
 
 // Observe records value v read at time t and returns the rate per second since the previous reading, or NaN
 // when there is none: first reading, a reset, NaN input, or no time elapsed. A missing reading (NaN) keeps
@@ -28,7 +33,8 @@ func (c *Rate) Observe(v float64, t time.Time) float64 {
 	if !had {
 		return math.NaN()
 	}
-	if v < prev {
+	if v < prev || c.restarted {
+		c.restarted = false
 		c.increase += v
 		return math.NaN()
 	}
@@ -59,4 +65,38 @@ func Wrap32(prev, cur uint64) (d uint64, ok bool) {
 		d = cur + (1 << 32) - prev
 	}
 	return d, d < 1<<31
+}
+
+// SpanRate is a Rate for columns named as rates (KB/s, reads/s): its summary is the average rate since
+// Rebase, not the increase.
+type SpanRate struct {
+	Rate
+	from, to time.Time
+}
+
+// Observe is Rate.Observe, keeping the time of the readings.
+func (s *SpanRate) Observe(v float64, t time.Time) float64 {
+	r := s.Rate.Observe(v, t)
+	if !math.IsNaN(v) {
+		if s.from.IsZero() {
+			s.from = t
+		}
+		s.to = t
+	}
+	return r
+}
+
+// Rebase makes the last reading the start of Average.
+func (s *SpanRate) Rebase() {
+	s.Rate.Rebase()
+	s.from = s.to
+}
+
+// Average is the increase per second since Rebase; NaN before two readings.
+func (s *SpanRate) Average() float64 {
+	dt := s.to.Sub(s.from).Seconds()
+	if dt <= 0 {
+		return math.NaN()
+	}
+	return s.Increase() / dt
 }

@@ -19,6 +19,7 @@ var DefaultStatus = []string{
 	"Innodb_buffer_pool_wait_free", "Innodb_buffer_pool_pages_flushed",
 	"Innodb_buffer_pool_pages_data", "Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_free",
 	"Innodb_data_reads", "Innodb_data_writes", "Innodb_data_read", "Innodb_data_written", "Innodb_data_fsyncs",
+	"Innodb_os_log_fsyncs", // MySQL only: MariaDB counts log fsyncs in Innodb_data_fsyncs
 	"Innodb_os_log_written", "Innodb_log_writes", "Innodb_log_waits",
 	"Innodb_row_lock_waits", "Innodb_row_lock_time", "Innodb_row_lock_current_waits", "Innodb_deadlocks",
 	"Innodb_history_list_length", "Innodb_checkpoint_age",

@@ -1,10 +1,11 @@
 // Package watch defines what the executor samples next to a running workload: server status, replication,
-// custom SQL metrics and host metrics over SNMP. Samplers are pull-based: the executor asks every sampler for
-// one Sample on each tick of the workload's report interval, so one time-series row holds throughput, latency
-// and everything watched for the same second.
+// custom SQL metrics, host metrics (over SNMP or from /proc) and the server's and quadrant's own processes.
+// Samplers are pull-based: the executor asks every sampler for one Sample on each tick of the workload's report
+// interval, so one time-series row holds throughput, latency and everything watched for the same second.
 //
-// Implementations live in sub-packages (mysqlwatch, snmpwatch); this package holds what they share: the
-// interface, the sample shape, counter arithmetic, glob matching and the status counter/gauge rule.
+// Implementations live in sub-packages (mysqlwatch, snmpwatch, hostwatch, procwatch); this package holds what
+// they share: the interface, the sample shape, counter arithmetic, glob matching, the status counter/gauge
+// rule and the host metric names.
 package watch
 
 import (
@@ -27,10 +28,13 @@ const (
 	Counter = measure.Counter
 )
 
-// Column is one named numeric series, e.g. "status.Com_select", "repl.lag_s", "snmp.load1".
+// Column is one named numeric series, e.g. "status.Com_select", "repl.lag_s", "host.load1", "proc.cpu_us".
 type Column struct {
 	Name string
 	Kind Kind
+	// Source says where the values come from ("status", "process sandbox mariadbd (/proc/PID)",
+	// "host /proc", "snmp 127.0.0.1:161"); run.json keeps it so a host figure is never read as a process one.
+	Source string
 }
 
 // Sample is one tick of one sampler. Values is aligned with the sampler's Columns(); NaN means no value

@@ -139,3 +139,22 @@ func TestParseValue(t *testing.T) {
 		}
 	}
 }
+
+// A replaced source counts its first reading as new increase and gives no rate, even when it is higher than
+// the old source's last reading.
+func TestRateRestart(t *testing.T) {
+	var r Rate
+	t0 := time.Unix(0, 0)
+	r.Observe(100, t0)
+	r.Observe(150, t0.Add(time.Second))
+	r.Restart()
+	if v := r.Observe(400, t0.Add(2*time.Second)); !math.IsNaN(v) {
+		t.Fatalf("rate across a restart %v, want none", v)
+	}
+	if v := r.Observe(410, t0.Add(3*time.Second)); v != 10 {
+		t.Fatalf("rate after a restart %v, want 10", v)
+	}
+	if r.Increase() != 50+400+10 {
+		t.Fatalf("increase %v", r.Increase())
+	}
+}

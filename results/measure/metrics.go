@@ -306,3 +306,34 @@ func efficiency(s *Stats, sec float64) float64 {
 	}
 	return perMinute(s.NewOrders(), sec) / (MaxTpmCPerWarehouse * float64(s.TPCC.Warehouses)) * 100
 }
+
+// Cost is a figure per transaction of the workload, from watched counters of a target: what a transaction
+// cost the server (or the client) in CPU, context switches, I/O and fsyncs. CostMeter does the division, for
+// the time series and the summary alike.
+type Cost struct {
+	Name string
+	Doc  string
+	Unit string
+	// From are the watched counter columns whose increase is the cost; those a target has are summed.
+	From []string
+}
+
+// PerTransaction is the kind of cost columns in run.json: a counter's increase divided by the transactions
+// of the same interval (time series) or of the measured part (summary).
+const PerTransaction Kind = "per_transaction"
+
+// Costs are the cost columns in order, after the watched columns.
+var Costs = []Cost{
+	{Name: "cost.server_cpu_us", Unit: "µs", From: []string{"proc.cpu_us"},
+		Doc: "CPU time (user + system, every thread) of the target's server process per transaction; needs a sandbox, or pid/pid_file on a dsn target on this machine"},
+	{Name: "cost.client_cpu_us", Unit: "µs", From: []string{"client.cpu_us"},
+		Doc: "CPU time of quadrant itself per transaction, on the workload's target; log.txt warns when it used 80% of a core or more (results may be client-bound)"},
+	{Name: "cost.ctx_switches", Unit: Count, From: []string{"proc.ctx_switches"},
+		Doc: "context switches (voluntary + involuntary) of the server process's threads per transaction"},
+	{Name: "cost.read_kb", Unit: "KiB", From: []string{"proc.read_kb"},
+		Doc: "storage reads of the server process per transaction (/proc/PID/io read_bytes: the page cache does not count)"},
+	{Name: "cost.write_kb", Unit: "KiB", From: []string{"proc.write_kb"},
+		Doc: "storage writes of the server process per transaction (/proc/PID/io write_bytes less cancelled writes)"},
+	{Name: "cost.fsyncs", Unit: Count, From: []string{"status.Innodb_data_fsyncs", "status.Innodb_os_log_fsyncs"},
+		Doc: "InnoDB fsyncs per transaction: Innodb_data_fsyncs plus Innodb_os_log_fsyncs where the server has it (MySQL; MariaDB counts log fsyncs in the first); both are in the default watch.status, a plan's own list needs them"},
+}

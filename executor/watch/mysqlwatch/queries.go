@@ -84,7 +84,7 @@ func (s *Queries) Start(ctx context.Context) error {
 			if len(pick) > 1 {
 				name += "." + names[i]
 			}
-			s.cols = append(s.cols, watch.Column{Name: name, Kind: watch.Gauge})
+			s.cols = append(s.cols, watch.Column{Name: name, Kind: watch.Gauge, Source: "watch.queries"})
 		}
 		s.picks = append(s.picks, pick)
 	}

@@ -90,7 +90,7 @@ func (s *Status) Start(ctx context.Context) error {
 			}
 			seen[ln] = true
 			s.names = append(s.names, ln)
-			s.cols = append(s.cols, watch.Column{Name: "status." + n, Kind: s.cls.Kind(n)})
+			s.cols = append(s.cols, watch.Column{Name: "status." + n, Kind: s.cls.Kind(n), Source: "SHOW GLOBAL STATUS"})
 		}
 		if !found && explicit && watch.IsLiteral(p) {
 			return fmt.Errorf("status watch %s: status variable %q does not exist on this server (see SHOW GLOBAL STATUS; names are case-insensitive, globs like Handler_read_* are allowed)", c.addr, s.orig[pi])

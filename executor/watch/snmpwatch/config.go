@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/gosnmp/gosnmp"
+	"github.com/quadrant-bench/quadrant/executor/watch"
 )
 
 // Config is one agent and what to read from it.
@@ -53,6 +54,30 @@ const (
 	CPUIOWait = "cpu_iowait"
 	MemTotal  = "mem_total"
 	MemAvail  = "mem_avail"
+	// One column per disk (UCD-DISKIO-MIB) or network interface (IF-MIB), listed by a walk at Start.
+	DiskReadKBs  = watch.HostDiskReadKB
+	DiskWriteKBs = watch.HostDiskWrite
+	DiskReads    = watch.HostDiskReads
+	DiskWrites   = watch.HostDiskWrites
+	NetRxKBs     = watch.HostNetRxKB
+	NetTxKBs     = watch.HostNetTxKB
+)
+
+// UCD-DISKIO-MIB diskIOTable and IF-MIB columns; the table index follows.
+const (
+	oidDiskIODevice   = ".1.3.6.1.4.1.2021.13.15.1.1.2"
+	oidDiskIONRead    = ".1.3.6.1.4.1.2021.13.15.1.1.3"  // Counter32 bytes
+	oidDiskIONWritten = ".1.3.6.1.4.1.2021.13.15.1.1.4"  // Counter32 bytes
+	oidDiskIOReads    = ".1.3.6.1.4.1.2021.13.15.1.1.5"  // Counter32
+	oidDiskIOWrites   = ".1.3.6.1.4.1.2021.13.15.1.1.6"  // Counter32
+	oidDiskIONReadX   = ".1.3.6.1.4.1.2021.13.15.1.1.12" // Counter64 bytes
+	oidDiskIONWrittnX = ".1.3.6.1.4.1.2021.13.15.1.1.13" // Counter64 bytes
+	oidIfDescr        = ".1.3.6.1.2.1.2.2.1.2"
+	oidIfInOctets     = ".1.3.6.1.2.1.2.2.1.10" // Counter32
+	oidIfOutOctets    = ".1.3.6.1.2.1.2.2.1.16" // Counter32
+	oidIfName         = ".1.3.6.1.2.1.31.1.1.1.1"
+	oidIfHCInOctets   = ".1.3.6.1.2.1.31.1.1.1.6"  // Counter64
+	oidIfHCOutOctets  = ".1.3.6.1.2.1.31.1.1.1.10" // Counter64
 )
 
 // DefaultMetrics are watched when the plan lists none.
@@ -145,8 +170,13 @@ func (c Config) validate() error {
 	return nil
 }
 
+// NamedMetrics are every metric known by name: the defaults and the per-device ones.
+var NamedMetrics = append(append([]Metric{}, DefaultMetrics...),
+	Metric{Name: DiskReadKBs}, Metric{Name: DiskWriteKBs}, Metric{Name: DiskReads}, Metric{Name: DiskWrites},
+	Metric{Name: NetRxKBs}, Metric{Name: NetTxKBs})
+
 func isNamed(n string) bool {
-	for _, m := range DefaultMetrics {
+	for _, m := range NamedMetrics {
 		if m.Name == n {
 			return true
 		}
@@ -156,7 +186,7 @@ func isNamed(n string) bool {
 
 func namedList() string {
 	var s []string
-	for _, m := range DefaultMetrics {
+	for _, m := range NamedMetrics {
 		s = append(s, m.Name)
 	}
 	return strings.Join(s, ", ")

@@ -15,7 +15,7 @@ import (
 )
 
 // Sampler reads one agent once per tick with a single GET of every OID it needs. Columns are named
-// snmp.NAME.
+// host.NAME, and host.NAME.DEVICE for disks and network interfaces, as from every host source.
 //
 // Units: load as the agent's load average; cpu_* in percent of all CPUs' time over the last refresh of the
 // agent's tick counters; mem_total and mem_avail in MiB.
@@ -35,9 +35,17 @@ type Sampler struct {
 	uptime   uint64 // sysUpTime of the last answer, to tell an agent restart from a counter wrap
 	haveUp   bool
 	customs  []custom // aligned with cols (zero for named metrics)
+	devs     []devCol // aligned with cols (zero for all but disk and network columns)
 	last     []float64
 	outage   watch.Outage
 	security string // e.g. "v3 authPriv SHA/AES user quser": for messages, without secrets
+}
+
+// devCol is a per-device column: the counter's OID with its table index, and the unit to KB.
+type devCol struct {
+	oid   string
+	scale float64
+	rate  watch.SpanRate
 }
 
 type custom struct {
@@ -77,7 +85,12 @@ func New(cfg Config) (*Sampler, error) {
 		}
 		oids = append(oids, o)
 	}
+	var metrics []Metric
 	for _, m := range cfg.Metrics {
+		if m.OID == "" && (watch.PerDisk(m.Name) || watch.PerInterface(m.Name)) {
+			continue // columns per device, once Start listed them
+		}
+		metrics = append(metrics, m)
 		kind := watch.Gauge
 		switch m.Name {
 		case Load1, Load5, Load15:
@@ -100,8 +113,9 @@ func New(cfg Config) (*Sampler, error) {
 				kind = watch.Counter
 			}
 		}
-		s.cols = append(s.cols, watch.Column{Name: "snmp." + m.Name, Kind: kind})
+		s.cols = append(s.cols, watch.Column{Name: watch.HostPrefix + m.Name, Kind: kind, Source: "host: snmp " + cfg.Address})
 	}
+	s.metrics = metrics
 	if s.needCPU {
 		for _, o := range cpuOIDs {
 			add(o)
@@ -109,6 +123,7 @@ func New(cfg Config) (*Sampler, error) {
 	}
 	s.oids = oids
 	s.customs = make([]custom, len(s.cols))
+	s.devs = make([]devCol, len(s.cols))
 	s.last = watch.Empty(len(s.cols))
 	return s, nil
 }
@@ -142,8 +157,133 @@ func (s *Sampler) Start(ctx context.Context) error {
 	if err := s.checkPresent(pkt); err != nil {
 		return err
 	}
+	if err := s.addDevices(); err != nil {
+		return err
+	}
+	if pkt, err = s.get(ctx); err != nil {
+		return s.startError(err)
+	}
 	s.observe(pkt, time.Now())
 	return nil
+}
+
+// addDevices walks the disk and interface tables when the plan asks for per-device metrics and adds one
+// column per disk or interface. 64-bit counters are used where the agent has them (diskIONReadX, ifHCInOctets);
+// otherwise the 32-bit ones, unwrapped as the custom counters are.
+func (s *Sampler) addDevices() error {
+	var wantDisk, wantNet []string
+	for _, m := range s.cfg.Metrics {
+		switch {
+		case m.OID != "":
+		case watch.PerDisk(m.Name):
+			wantDisk = append(wantDisk, m.Name)
+		case watch.PerInterface(m.Name):
+			wantNet = append(wantNet, m.Name)
+		}
+	}
+	if len(wantDisk) > 0 {
+		idx, names, err := s.walkNames(oidDiskIODevice)
+		if err != nil {
+			return fmt.Errorf("snmp %s: list disks (UCD-DISKIO-MIB diskIODevice): %w", s.cfg.Address, err)
+		}
+		x64 := s.cfg.Version != "1" && s.has(oidDiskIONReadX+"."+idx[0])
+		for _, m := range wantDisk {
+			for _, d := range watch.Disks(names) {
+				k := idx[indexOf(names, d)]
+				var oid string
+				scale := 1.0
+				switch m {
+				case DiskReadKBs:
+					oid, scale = pick(x64, oidDiskIONReadX, oidDiskIONRead), 1.0/1024
+				case DiskWriteKBs:
+					oid, scale = pick(x64, oidDiskIONWrittnX, oidDiskIONWritten), 1.0/1024
+				case DiskReads:
+					oid = oidDiskIOReads
+				case DiskWrites:
+					oid = oidDiskIOWrites
+				}
+				s.addDevCol(m, d, oid+"."+k, scale)
+			}
+		}
+	}
+	if len(wantNet) > 0 {
+		in, out := oidIfHCInOctets, oidIfHCOutOctets
+		idx, names, err := s.walkNames(oidIfName)
+		if err != nil || len(idx) == 0 || s.cfg.Version == "1" {
+			in, out = oidIfInOctets, oidIfOutOctets
+			idx, names, err = s.walkNames(oidIfDescr)
+		}
+		if err != nil {
+			return fmt.Errorf("snmp %s: list network interfaces (IF-MIB ifName, ifDescr): %w", s.cfg.Address, err)
+		}
+		for _, m := range wantNet {
+			for _, n := range watch.Interfaces(names) {
+				oid := pick(m == NetRxKBs, in, out)
+				s.addDevCol(m, n, oid+"."+idx[indexOf(names, n)], 1.0/1024)
+			}
+		}
+	}
+	return nil
+}
+
+func pick(cond bool, a, b string) string {
+	if cond {
+		return a
+	}
+	return b
+}
+
+func indexOf(xs []string, x string) int {
+	for i, y := range xs {
+		if y == x {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Sampler) addDevCol(metric, dev, oid string, scale float64) {
+	s.cols = append(s.cols, watch.Column{Name: watch.HostPrefix + metric + "." + dev, Kind: watch.Gauge, Source: "host: snmp " + s.cfg.Address})
+	s.metrics = append(s.metrics, Metric{Name: metric})
+	s.customs = append(s.customs, custom{})
+	s.devs = append(s.devs, devCol{oid: oid, scale: scale})
+	s.last = append(s.last, math.NaN())
+	s.oids = append(s.oids, oid)
+}
+
+// walkNames lists a table's string column: the row indexes and the names, in table order.
+func (s *Sampler) walkNames(col string) (idx, names []string, err error) {
+	var pdus []gosnmp.SnmpPDU
+	if s.g.Version == gosnmp.Version1 {
+		pdus, err = s.g.WalkAll(col)
+	} else {
+		pdus, err = s.g.BulkWalkAll(col)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range pdus {
+		b, ok := p.Value.([]byte)
+		if !ok {
+			continue
+		}
+		idx = append(idx, strings.TrimPrefix(normOID(p.Name), col+"."))
+		names = append(names, string(b))
+	}
+	if len(idx) == 0 {
+		return nil, nil, fmt.Errorf("the agent has no rows under %s", col)
+	}
+	return idx, names, nil
+}
+
+// has reports whether the agent has a numeric value at oid.
+func (s *Sampler) has(oid string) bool {
+	pkt, err := s.g.Get([]string{oid})
+	if err != nil || pkt.Error != gosnmp.NoError || len(pkt.Variables) == 0 {
+		return false
+	}
+	_, ok := number(pkt.Variables[0])
+	return ok
 }
 
 func (s *Sampler) newClient(host string, port uint16, probe bool) (*gosnmp.GoSNMP, error) {
@@ -321,6 +461,7 @@ func (s *Sampler) Baseline(ctx context.Context) error {
 	_, err := s.Sample(ctx, time.Time{})
 	for i := range s.customs {
 		s.customs[i].rate.Rebase()
+		s.devs[i].rate.Rebase()
 	}
 	s.cpu.rebase()
 	s.last = watch.Empty(len(s.cols))
@@ -386,6 +527,8 @@ func (s *Sampler) observe(pkt *gosnmp.SnmpPacket, at time.Time) []float64 {
 	for i, m := range s.metrics {
 		v := math.NaN()
 		switch {
+		case s.devs[i].oid != "":
+			v = s.device(i, vals[s.devs[i].oid], at, restarted)
 		case m.OID != "":
 			v = s.custom(i, vals[normOID(m.OID)], at, restarted)
 		case m.Name == Load1 || m.Name == Load5 || m.Name == Load15:
@@ -440,6 +583,29 @@ func (s *Sampler) custom(i int, p gosnmp.SnmpPDU, at time.Time, restarted bool) 
 	return c.rate.Observe(x, at)
 }
 
+// device is a disk or interface column: the counter's rate per second in KB (or operations), Counter32s unwrapped.
+func (s *Sampler) device(i int, p gosnmp.SnmpPDU, at time.Time, restarted bool) float64 {
+	x, ok := number(p)
+	if !ok {
+		return math.NaN()
+	}
+	c, d := &s.customs[i], &s.devs[i]
+	if p.Type == gosnmp.Counter32 {
+		u := uint64(x)
+		if c.have && u < c.prev && !restarted {
+			if _, plausible := watch.Wrap32(c.prev, u); plausible {
+				c.offset += 1 << 32
+			}
+		}
+		if restarted {
+			c.offset = 0
+		}
+		c.prev, c.have = u, true
+		x += c.offset
+	}
+	return d.rate.Observe(x*d.scale, at)
+}
+
 // Summary implements watch.Sampler: counters' increase since Baseline; cpu_* over the whole span since
 // Baseline (from the first to the last tick snapshot); other gauges their last value.
 func (s *Sampler) Summary() map[string]float64 {
@@ -447,6 +613,8 @@ func (s *Sampler) Summary() map[string]float64 {
 	for i, c := range s.cols {
 		v := s.last[i]
 		switch {
+		case s.devs[i].oid != "":
+			v = s.devs[i].rate.Average()
 		case c.Kind == watch.Counter:
 			if !s.customs[i].rate.Valid() {
 				continue

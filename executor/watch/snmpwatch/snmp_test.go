@@ -46,7 +46,7 @@ func sample(t *testing.T, s *Sampler) (map[string]float64, error) {
 	}
 	m := map[string]float64{}
 	for i, c := range s.Columns() {
-		m[strings.TrimPrefix(c.Name, "snmp.")] = smp.Values[i]
+		m[strings.TrimPrefix(c.Name, "host.")] = smp.Values[i]
 	}
 	return m, err
 }
@@ -113,7 +113,7 @@ func TestAgentValues(t *testing.T) {
 				t.Errorf("mem_avail source %q, want %q", s.MemSource, wantSrc)
 			}
 			sum := s.Summary()
-			if v, ok := sum["snmp.cpu_util"]; !ok || v < 0 || v > 100 {
+			if v, ok := sum["host.cpu_util"]; !ok || v < 0 || v > 100 {
 				t.Errorf("summary cpu_util = %v, %v", v, ok)
 			}
 		})
@@ -265,7 +265,49 @@ func TestCustomOIDs(t *testing.T) {
 	if math.Abs(m["load1_str"]-m[Load1]) > 0.011 { // the integer form truncates, the string rounds
 		t.Errorf("laLoad.1 %v != laLoadInt.1/100 %v", m["load1_str"], m[Load1])
 	}
-	if inc := s.Summary()["snmp.in_pkts"]; inc < 3 {
+	if inc := s.Summary()["host.in_pkts"]; inc < 3 {
 		t.Errorf("summary in_pkts increase %v, want >= 3 (one per request)", inc)
+	}
+}
+
+// Over SNMPv1, which has no 64-bit counters, disks and interfaces are read from the 32-bit ones
+// (diskIONWritten, ifInOctets), unwrapped; the columns are the same as over v2c.
+func TestDisksAndInterfacesOverV1(t *testing.T) {
+	agent := snmptest.Start(t)
+	s, err := New(Config{Address: agent.Addr, Version: "1", Community: snmptest.Community, Timeout: 2 * time.Second,
+		Metrics: []Metric{{Name: DiskWriteKBs}, {Name: DiskReads}, {Name: NetRxKBs}, {Name: NetTxKBs}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	if err := s.Start(ctx); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	var disk, net bool
+	for _, c := range s.Columns() {
+		disk = disk || strings.HasPrefix(c.Name, "host.disk_write_kbs.")
+		net = net || strings.HasPrefix(c.Name, "host.net_rx_kbs.")
+		if strings.HasSuffix(c.Name, ".lo") || strings.Contains(c.Name, ".loop") {
+			t.Errorf("column %s: loopback interfaces and loop devices are left out", c.Name)
+		}
+	}
+	if !disk || !net {
+		t.Fatalf("columns %v: want a disk and an interface", s.Columns())
+	}
+	s.Baseline(ctx)
+	for range 3 {
+		time.Sleep(time.Second)
+		if _, err := s.Sample(ctx, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, v := range s.Summary() {
+		if v < 0 || math.IsNaN(v) {
+			t.Errorf("%s = %v", k, v)
+		}
+	}
+	if len(s.Summary()) != len(s.Columns()) {
+		t.Errorf("summary %v lacks columns of %v", s.Summary(), s.Columns())
 	}
 }

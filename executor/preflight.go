@@ -1,0 +1,230 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/target"
+	"github.com/quadrant-bench/quadrant/executor/workload"
+	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// preflight checks, before setup touches anything, what would otherwise fail an iteration minutes into the
+// run or spoil its figures: more connections than the server accepts, more prepared statements than it
+// keeps, a client machine already busy. Limits are the server's now, or what the iteration's server_config
+// or globals set.
+func (r *runner) preflight(ctx context.Context) error {
+	if load, err := loadAverage(); err == nil && load > float64(runtime.NumCPU()) {
+		r.logf("warning: this machine is already busy: load average %.1f over %d cores before the run; quadrant's workers compete with that load, so results may be client-bound and noisy", load, runtime.NumCPU())
+	}
+	limits := map[string]serverLimits{}
+	var errs []error
+	for i := range r.plan.Iterations {
+		it := &r.plan.Iterations[i]
+		name := r.plan.TargetOf(it)
+		s := r.servers[name]
+		if it.Workload == nil || s == nil {
+			continue
+		}
+		lim, ok := limits[name]
+		if !ok {
+			var err error
+			if lim, err = readLimits(ctx, s); err != nil {
+				r.logf("warning: pre-flight: %s: %v (connection and prepared statement limits not checked)", name, err)
+				lim.unknown = true
+			}
+			limits[name] = lim
+		}
+		if lim.unknown {
+			continue
+		}
+		maxConn := override(it, "max_connections", lim.maxConnections)
+		threads := max(it.Workload.Threads, 1)
+		watchers := r.watcherConns(name) + 1 // and the executor's own connection
+		if threads+watchers > maxConn {
+			errs = append(errs, fmt.Errorf("iteration %d: %d workload threads + %d watcher and control connections = %d connections to %s, over its max_connections of %d: lower threads, or raise max_connections (server_config, globals, or the server's my.cnf)",
+				it.Index, threads, watchers, threads+watchers, name, maxConn))
+		}
+		if per := preparedPerConnection(it.Workload); per > 0 {
+			maxStmt := override(it, "max_prepared_stmt_count", lim.maxPrepared)
+			if need := threads*per + lim.prepared; need > maxStmt {
+				errs = append(errs, fmt.Errorf("iteration %d: %d threads x %d prepared statements each (+ %d already prepared on the server) = %d, over max_prepared_stmt_count %d on %s: raise max_prepared_stmt_count, lower threads or tables, or set the workload option ps_mode: disable",
+					it.Index, threads, per, lim.prepared, need, maxStmt, name))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("pre-flight: %w", dedupe(errs))
+	}
+	return nil
+}
+
+// dedupe joins errors, keeping one of each message (a matrix repeats the same iteration's figures).
+func dedupe(errs []error) error {
+	seen := map[string]bool{}
+	var out []error
+	for _, e := range errs {
+		_, msg, _ := strings.Cut(e.Error(), ": ")
+		if !seen[msg] {
+			seen[msg] = true
+			out = append(out, e)
+		}
+	}
+	return errors.Join(out...)
+}
+
+type serverLimits struct {
+	maxConnections, maxPrepared, prepared int
+	unknown                               bool
+}
+
+func readLimits(ctx context.Context, s *liveTarget) (serverLimits, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	var l serverLimits
+	vars, err := target.Variables(ctx, s.db)
+	if err != nil {
+		return l, err
+	}
+	l.maxConnections, _ = strconv.Atoi(vars["max_connections"])
+	l.maxPrepared, _ = strconv.Atoi(vars["max_prepared_stmt_count"])
+	var name string
+	if err := s.db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Prepared_stmt_count'").Scan(&name, &l.prepared); err != nil {
+		return l, fmt.Errorf("read Prepared_stmt_count: %w", err)
+	}
+	if l.maxConnections <= 0 || l.maxPrepared <= 0 {
+		return l, fmt.Errorf("max_connections %q, max_prepared_stmt_count %q are not numbers", vars["max_connections"], vars["max_prepared_stmt_count"])
+	}
+	return l, nil
+}
+
+// override is the iteration's server_config or globals value of a variable, else the server's.
+func override(it *spec.Iteration, name string, current int) int {
+	for _, set := range []spec.Settings{it.ServerConfig, it.Globals} {
+		for _, kv := range set {
+			if strings.ReplaceAll(kv.Name, "-", "_") == name {
+				if n, err := strconv.Atoi(fmt.Sprint(kv.Value)); err == nil {
+					current = n
+				}
+			}
+		}
+	}
+	return current
+}
+
+// watcherConns are the connections the samplers of a target hold open during a workload.
+func (r *runner) watcherConns(name string) int {
+	n := 0
+	for _, sm := range r.watch.all {
+		if sm.target == name && (sm.what == "status" || sm.what == "queries" || sm.what == "replication") {
+			n++
+		}
+	}
+	return n
+}
+
+// preparedPerConnection is how many server-side prepared statements one worker of a builtin workload keeps
+// (as the sysbench scripts' thread_init prepares them); 0 with ps_mode: disable and for other kinds.
+func preparedPerConnection(w *spec.Workload) int {
+	if w.Builtin == "" {
+		return 0
+	}
+	p, err := oltp.ParseParams(w.Builtin, workload.Settings(w.Options))
+	if err != nil || !p.Prepared {
+		return 0
+	}
+	points := 1
+	if p.RangeSelects {
+		points = 5
+	}
+	per := map[string]int{
+		"oltp_read_write": points + 4, "oltp_read_only": points, "oltp_write_only": 4, "oltp_point_select": 1,
+		"oltp_update_index": 1, "oltp_update_non_index": 1, "oltp_delete": 1,
+	}[w.Builtin]
+	switch w.Builtin {
+	case "select_random_points", "select_random_ranges":
+		return 1
+	}
+	return per * max(p.Tables, 1)
+}
+
+// loadAverage is this machine's one-minute load average.
+func loadAverage() (float64, error) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, err
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, fmt.Errorf("/proc/loadavg is empty")
+	}
+	return strconv.ParseFloat(f[0], 64)
+}
+
+// workerErrors is a workload's failure to start many workers, told once per distinct reason with how many
+// workers had it, not once per worker: 400 lines of "Too many connections" hide the one that differs.
+type workerErrors struct {
+	msg  string
+	errs error
+}
+
+func (e *workerErrors) Error() string { return e.msg }
+func (e *workerErrors) Unwrap() error { return e.errs }
+
+// groupWorkerErrors groups a joined error of workers ("NAME worker N: REASON") by reason, most frequent
+// first: "398 of 400 workers could not connect: Error 1040 (08004): Too many connections (x398), ...".
+// Any other error is returned as it is.
+func groupWorkerErrors(err error, threads int) error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok || len(joined.Unwrap()) < 2 {
+		return err
+	}
+	errs := joined.Unwrap()
+	count := map[string]int{}
+	var order []string
+	connect := true
+	for _, e := range errs {
+		reason := e.Error()
+		if i := strings.Index(reason, "worker "); i >= 0 {
+			if j := strings.Index(reason[i:], ": "); j >= 0 {
+				reason = reason[i+j+2:]
+			}
+		}
+		connect = connect && strings.HasPrefix(reason, "connect: ")
+		if count[reason] == 0 {
+			order = append(order, reason)
+		}
+		count[reason]++
+	}
+	// Most frequent first; ties in order of appearance.
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && count[order[j]] > count[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	what := "could not start"
+	var parts []string
+	for _, reason := range order {
+		shownAs := reason
+		if connect {
+			shownAs = strings.TrimPrefix(reason, "connect: ")
+		}
+		parts = append(parts, fmt.Sprintf("%s (x%d)", shownAs, count[reason]))
+	}
+	if connect {
+		what = "could not connect"
+	}
+	const shown = 5
+	if len(parts) > shown {
+		parts = append(parts[:shown], fmt.Sprintf("and %d other reasons", len(parts)-shown))
+	}
+	total := max(threads, len(errs))
+	return &workerErrors{msg: fmt.Sprintf("%d of %d workers %s: %s", len(errs), total, what, strings.Join(parts, ", ")), errs: err}
+}

@@ -1,0 +1,191 @@
+package mysqlwatch
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// DigestStats are one statement class's counters in events_statements_summary_by_digest.
+type DigestStats struct {
+	Schema, Digest, Text string
+	Count, TimerPs       float64 // COUNT_STAR, SUM_TIMER_WAIT (picoseconds)
+	RowsExamined         float64
+	RowsSent             float64
+	NoIndexUsed          float64
+	NoGoodIndexUsed      float64
+	Errors               float64
+}
+
+// WaitStats are one wait event's counters in events_waits_summary_global_by_event_name.
+type WaitStats struct {
+	Event          string
+	Count, TimerPs float64
+}
+
+// ErrNoPerformanceSchema is returned by CheckPerformanceSchema when the server has it off.
+var ErrNoPerformanceSchema = errors.New("performance_schema is OFF")
+
+// CheckPerformanceSchema says what is missing for digests or waits (what names the plan key asking): the
+// server's performance_schema (a startup option: MariaDB has it off by default), or the consumer that fills
+// the digest table.
+func CheckPerformanceSchema(ctx context.Context, db Querier, what string, digests bool) error {
+	var on string
+	if err := queryRow(ctx, db, "SELECT @@GLOBAL.performance_schema", &on); err != nil {
+		return fmt.Errorf("%s: read @@performance_schema: %w", what, err)
+	}
+	if on != "1" && !strings.EqualFold(on, "ON") {
+		return fmt.Errorf("%s needs performance_schema=ON in the server's my.cnf [mysqld] section and a restart (it cannot be set at runtime; MariaDB has it OFF by default; sandboxes get it from quadrant): %w", what, ErrNoPerformanceSchema)
+	}
+	if !digests {
+		return nil
+	}
+	var enabled string
+	err := queryRow(ctx, db, "SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = 'statements_digest'", &enabled)
+	if err != nil {
+		return fmt.Errorf("%s: read performance_schema.setup_consumers: %w", what, err)
+	}
+	if !strings.EqualFold(enabled, "YES") {
+		return fmt.Errorf("%s: the statements_digest consumer is disabled: UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'statements_digest' (or performance_schema_consumer_statements_digest=ON in my.cnf)", what)
+	}
+	return nil
+}
+
+func queryRow(ctx context.Context, db Querier, q string, dst *string) error {
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return sql.ErrNoRows
+	}
+	var v sql.NullString
+	if err := rows.Scan(&v); err != nil {
+		return err
+	}
+	*dst = v.String
+	return rows.Err()
+}
+
+// Digests reads the whole digest table. The table is keyed by schema and digest; the row with a NULL digest
+// collects what no longer fit (performance_schema_digests_size).
+func Digests(ctx context.Context, db Querier) (map[string]DigestStats, error) {
+	rows, err := db.QueryContext(ctx, `SELECT IFNULL(SCHEMA_NAME, ''), IFNULL(DIGEST, ''), IFNULL(DIGEST_TEXT, ''),
+		COUNT_STAR, SUM_TIMER_WAIT, SUM_ROWS_EXAMINED, SUM_ROWS_SENT, SUM_NO_INDEX_USED, SUM_NO_GOOD_INDEX_USED, SUM_ERRORS
+		FROM performance_schema.events_statements_summary_by_digest`)
+	if err != nil {
+		return nil, fmt.Errorf("read performance_schema.events_statements_summary_by_digest: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]DigestStats{}
+	for rows.Next() {
+		var d DigestStats
+		if err := rows.Scan(&d.Schema, &d.Digest, &d.Text, &d.Count, &d.TimerPs, &d.RowsExamined, &d.RowsSent, &d.NoIndexUsed, &d.NoGoodIndexUsed, &d.Errors); err != nil {
+			return nil, fmt.Errorf("read performance_schema.events_statements_summary_by_digest: %w", err)
+		}
+		if d.Digest == "" {
+			d.Text = "(statements that did not fit in the digest table: raise performance_schema_digests_size)"
+		}
+		out[d.Schema+"\x00"+d.Digest] = d
+	}
+	return out, rows.Err()
+}
+
+// Waits reads the global wait summary, without idle (time connections spent waiting for a client, which
+// is no cost of the server's).
+func Waits(ctx context.Context, db Querier) (map[string]WaitStats, error) {
+	rows, err := db.QueryContext(ctx, `SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT
+		FROM performance_schema.events_waits_summary_global_by_event_name WHERE COUNT_STAR > 0 AND EVENT_NAME <> 'idle'`)
+	if err != nil {
+		return nil, fmt.Errorf("read performance_schema.events_waits_summary_global_by_event_name: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]WaitStats{}
+	for rows.Next() {
+		var w WaitStats
+		if err := rows.Scan(&w.Event, &w.Count, &w.TimerPs); err != nil {
+			return nil, fmt.Errorf("read performance_schema.events_waits_summary_global_by_event_name: %w", err)
+		}
+		out[w.Event] = w
+	}
+	return out, rows.Err()
+}
+
+// PreparedExecutions is how many prepared statements the server has executed (statement/com/Execute).
+// MariaDB's performance_schema gives those no digest: a workload of prepared statements is missing from the
+// digest table, and this count says how much.
+func PreparedExecutions(ctx context.Context, db Querier) (float64, error) {
+	var v string
+	err := queryRow(ctx, db, "SELECT COUNT_STAR FROM performance_schema.events_statements_summary_global_by_event_name WHERE EVENT_NAME = 'statement/com/Execute'", &v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read performance_schema.events_statements_summary_global_by_event_name: %w", err)
+	}
+	var n float64
+	fmt.Sscan(v, &n)
+	return n, nil
+}
+
+// TopDigests are the n statement classes with the most time between two snapshots, as increases. A class
+// whose count went down was reset (TRUNCATE, or evicted and back): its end values are its increase.
+func TopDigests(before, after map[string]DigestStats, n int) []DigestStats {
+	var out []DigestStats
+	for k, a := range after {
+		b, ok := before[k]
+		if ok && a.Count >= b.Count {
+			a.Count -= b.Count
+			a.TimerPs -= b.TimerPs
+			a.RowsExamined -= b.RowsExamined
+			a.RowsSent -= b.RowsSent
+			a.NoIndexUsed -= b.NoIndexUsed
+			a.NoGoodIndexUsed -= b.NoGoodIndexUsed
+			a.Errors -= b.Errors
+		}
+		if a.Count > 0 {
+			out = append(out, a)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].TimerPs != out[j].TimerPs {
+			return out[i].TimerPs > out[j].TimerPs
+		}
+		return out[i].Digest < out[j].Digest
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// TopWaits are the n wait events with the most time between two snapshots, as increases.
+func TopWaits(before, after map[string]WaitStats, n int) []WaitStats {
+	var out []WaitStats
+	for k, a := range after {
+		if b, ok := before[k]; ok && a.Count >= b.Count {
+			a.Count -= b.Count
+			a.TimerPs -= b.TimerPs
+		}
+		if a.Count > 0 {
+			out = append(out, a)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].TimerPs != out[j].TimerPs {
+			return out[i].TimerPs > out[j].TimerPs
+		}
+		return out[i].Event < out[j].Event
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
