@@ -31,7 +31,10 @@ type Options struct {
 	PlanFile string
 	PlanYAML []byte
 	PlanSHA  string
-	Command  []string
+	// PlanIdentity and Overrides go to run.json as they are (see results.RunInfo).
+	PlanIdentity string
+	Overrides    *results.Overrides
+	Command      []string
 	// SandboxDir is where sandboxes live ("" = the system temp dir); KeepSandboxes keeps them.
 	SandboxDir    string
 	KeepSandboxes bool
@@ -72,8 +75,8 @@ type runner struct {
 	// stopRun cancels the run with a cause (a results write error); ctx is the run's.
 	stopRun context.CancelCauseFunc
 	ctx     context.Context
-	info     *results.RunInfo
-	start    map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
+	info    *results.RunInfo
+	start   map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
 }
 
 // Run runs plan p and writes everything it measures into out. The returned error is for a run that
@@ -181,7 +184,7 @@ func (r *runner) newRunInfo() *results.RunInfo {
 	host, _ := os.Hostname()
 	ri := &results.RunInfo{
 		Tool: "quadrant", Version: r.opts.Version, Plan: r.plan.Name, PlanFile: r.opts.PlanFile,
-		PlanSHA256: r.opts.PlanSHA, Host: host, Command: r.opts.Command, Start: time.Now().UTC(),
+		PlanSHA256: r.opts.PlanSHA, PlanIdentity: r.opts.PlanIdentity, Overrides: r.opts.Overrides, Host: host, Command: r.opts.Command, Start: time.Now().UTC(),
 		Status: results.StatusRunning, Report: results.ReportOptions{Formats: r.plan.Report.Formats, PerVariable: r.plan.Report.PerVariable},
 	}
 	if len(r.plan.Labels) > 0 {

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -35,6 +36,7 @@ type runRequest struct {
 	allowShell bool
 	keep       bool
 	command    []string
+	rerunOf    string // the results folder a rerun runs again
 }
 
 // flags adds the options run and rerun share; --target values land in the returned list.
@@ -73,11 +75,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 }
 
 func runRerun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("rerun", "DIR [--target NAME=DSN]... [--out DIR] [--allow-shell]",
+	fs := newFlags("rerun", "DIR [--target NAME=DSN]... [--set K=V]... [--out DIR] [--allow-shell]",
 		"Runs again the plan of a results folder (its plan.yaml, with the data files it copied), for example a colleague's\n"+
 			"published run on your own server: point its targets at yours with --target. Sandbox targets start locally as before.\n"+
 			"Then `quadrant compare DIR NEWDIR` shows the difference.", stdout, stderr)
 	var req runRequest
+	var sets multiFlag
+	fs.Var(&sets, "set", "change a var of the folder's plan: `vars.NAME=VALUE` or NAME=VALUE (repeatable; the comparison names it)")
 	targets := req.flags(fs)
 	dirs, code, stop := parseFlags(fs, args, stdout)
 	if stop {
@@ -92,9 +96,39 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	req.plan = filepath.Join(dirs[0], results.PlanFile)
-	req.targets = *targets
+	req.rerunOf = dirs[0]
+	req.targets, req.sets = *targets, sets
 	req.command = append([]string{"quadrant", "rerun"}, args...)
 	return execute(req, stdout, stderr)
+}
+
+// overridesOf records what the command line changed, for run.json; nil when nothing did.
+func overridesOf(req runRequest, targets map[string]string) *results.Overrides {
+	o := &results.Overrides{Set: req.sets, RerunOf: req.rerunOf}
+	for _, name := range sortedNames(targets) {
+		o.Targets = append(o.Targets, name+"="+spec.RedactDSN(targets[name]))
+	}
+	if req.rerunOf != "" {
+		if prev, err := results.ReadRunInfo(req.rerunOf); err == nil {
+			o.RerunOfIdentity = prev.PlanIdentity
+		}
+		if abs, err := filepath.Abs(req.rerunOf); err == nil {
+			o.RerunOf = abs
+		}
+	}
+	if len(o.Set) == 0 && len(o.Targets) == 0 && o.RerunOf == "" {
+		return nil
+	}
+	return o
+}
+
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // targetOverrides parses --target NAME=DSN values.
@@ -129,6 +163,12 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	}
 	sum := sha256.Sum256(planYAML)
 	sha := hex.EncodeToString(sum[:])
+	identity, err := spec.PlanIdentity(planYAML)
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant: the resolved plan does not read back: %v\n", err)
+		return exitFailed
+	}
+	over := overridesOf(req, overrides)
 
 	allow := req.allowShell
 	if acts := executor.Privileged(p); len(acts) > 0 && !allow {
@@ -188,6 +228,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 
 	eo := executor.Options{
 		AllowShell: allow, Observer: con, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
+		PlanIdentity: identity, Overrides: over,
 		Command: redactArgs(p, req.command), KeepSandboxes: req.keep, Previous: prev,
 	}
 	outcome, runErr := executor.Run(ctx, p, w, eo)

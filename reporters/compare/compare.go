@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // DefaultMetrics are the summary columns compared unless asked otherwise: those the
@@ -123,6 +126,8 @@ func Change(base, v float64) float64 {
 }
 
 // noisyVariables differ between any two servers without saying anything about performance.
+// Paths under a server's own directories and generated instance ids are caught by rule
+// (instanceNoise); this list is what no rule can tell.
 var noisyVariables = map[string]bool{
 	"hostname": true, "pid_file": true, "port": true, "socket": true, "datadir": true, "server_id": true,
 	"server_uuid": true, "log_error": true, "general_log_file": true, "slow_query_log_file": true,
@@ -131,7 +136,60 @@ var noisyVariables = map[string]bool{
 	"log_bin_index": true, "relay_log_basename": true, "relay_log_index": true, "relay_log": true,
 	"innodb_data_home_dir": true, "innodb_log_group_home_dir": true, "report_port": true, "plugin_dir": true,
 	"version_compile_os": true, "version_compile_machine": true, "character_sets_dir": true, "lc_messages_dir": true,
-	"secure_file_priv": true, "system_time_zone": true, "log_bin_trust_function_creators": false,
+	"secure_file_priv": true, "system_time_zone": true,
+}
+
+// planNote says whether r ran the same plan as base, judged by content (spec.PlanIdentity),
+// and when not, exactly what differs and what on r's command line changed it.
+func planNote(base, r *results.Run) string {
+	idBase, idR := planIdentity(base), planIdentity(r)
+	if idBase != "" && idBase == idR {
+		what := "the same plan as"
+		if o := r.Info.Overrides; o != nil && o.RerunOf != "" {
+			what = "again the plan of"
+		}
+		return fmt.Sprintf("plan: %s ran %s %s (plan identity %.12s).", r.Dir, what, base.Dir, idBase)
+	}
+	var given []string
+	if o := r.Info.Overrides; o != nil {
+		for _, s := range o.Set {
+			given = append(given, "--set "+s)
+		}
+		for _, t := range o.Targets {
+			given = append(given, "--target "+t)
+		}
+	}
+	how := ""
+	if len(given) > 0 {
+		how = " (its command line: " + strings.Join(given, ", ") + ")"
+	}
+	diff, err := spec.DiffPlans([]byte(base.Plan), []byte(r.Plan))
+	if err != nil || base.Plan == "" || r.Plan == "" {
+		return fmt.Sprintf("plan: %s ran a different resolved plan than %s%s (plan identity %.12s vs %.12s): compare plan.yaml of both.",
+			r.Dir, base.Dir, how, idR, idBase)
+	}
+	const show = 12
+	more := ""
+	if len(diff) > show {
+		more = fmt.Sprintf("; and %d more (compare plan.yaml of both)", len(diff)-show)
+		diff = diff[:show]
+	}
+	return fmt.Sprintf("plan: %s ran a different plan than %s%s: %s%s.", r.Dir, base.Dir, how, strings.Join(diff, "; "), more)
+}
+
+// planIdentity is run.json's plan identity, or for an older folder the one of its plan.yaml.
+func planIdentity(r *results.Run) string {
+	if r.Info.PlanIdentity != "" {
+		return r.Info.PlanIdentity
+	}
+	if r.Plan == "" {
+		return ""
+	}
+	id, err := spec.PlanIdentity([]byte(r.Plan))
+	if err != nil {
+		return ""
+	}
+	return id
 }
 
 func notes(runs []*results.Run) []string {
@@ -139,10 +197,7 @@ func notes(runs []*results.Run) []string {
 	base := runs[0]
 	for _, r := range runs[1:] {
 		name := r.Dir
-		if r.Info.PlanSHA256 != base.Info.PlanSHA256 {
-			out = append(out, fmt.Sprintf("%s ran a different resolved plan than %s (plan sha256 %.12s vs %.12s): compare plan.yaml of both.",
-				name, base.Dir, r.Info.PlanSHA256, base.Info.PlanSHA256))
-		}
+		out = append(out, planNote(base, r))
 		for _, bt := range base.Info.Targets {
 			var ot *results.TargetInfo
 			for i := range r.Info.Targets {
@@ -178,13 +233,71 @@ func variableDiff(a, b map[string]string) []string {
 	if len(a) == 0 || len(b) == 0 {
 		return nil
 	}
+	ra, rb := instanceRoot(a), instanceRoot(b)
 	var out []string
 	for _, c := range results.DiffVariables(a, b).Changed {
-		if !noisyVariables[strings.ToLower(c.Name)] {
-			out = append(out, fmt.Sprintf("%s %s -> %s", c.Name, c.Before, c.After))
+		name := strings.ToLower(c.Name)
+		if noisyVariables[name] || instanceNoise(name, c.Before, c.After, ra, rb) {
+			continue
 		}
+		out = append(out, fmt.Sprintf("%s %s -> %s", c.Name, c.Before, c.After))
 	}
 	return out
+}
+
+// instanceRoot is the directory a server keeps its own files under: the deepest directory
+// that holds its datadir, tmpdir, socket and pid file together (a sandbox's
+// /tmp/quadrant-db-123/db), or the datadir when they share nothing below /.
+func instanceRoot(vars map[string]string) string {
+	lower := map[string]string{}
+	for k, v := range vars {
+		lower[strings.ToLower(k)] = v
+	}
+	var root string
+	for _, name := range []string{"datadir", "tmpdir", "socket", "pid_file"} {
+		v := lower[name]
+		if !filepath.IsAbs(v) {
+			continue
+		}
+		dir := filepath.Clean(v)
+		if name != "datadir" {
+			dir = filepath.Dir(dir)
+		}
+		if root == "" {
+			root = dir
+			continue
+		}
+		for root != "/" && dir != root && !strings.HasPrefix(dir, root+"/") {
+			root = filepath.Dir(root)
+		}
+	}
+	if root == "/" || root == "" || root == os.TempDir() {
+		return filepath.Clean(lower["datadir"])
+	}
+	return root
+}
+
+// instanceNoise is the rule for settings that differ between two servers only because
+// they are two instances: a path that is the same below each server's own directory, or
+// an id the server generates for itself (server_uid, server_uuid).
+func instanceNoise(name, a, b, rootA, rootB string) bool {
+	if strings.HasSuffix(name, "_uid") || strings.HasSuffix(name, "_uuid") {
+		return true
+	}
+	if rootA == "" || rootB == "" || rootA == "." || rootB == "." {
+		return false
+	}
+	under := func(v, root string) (string, bool) {
+		v = filepath.Clean(v)
+		if v == root {
+			return "", true
+		}
+		rest, ok := strings.CutPrefix(v, root+"/")
+		return rest, ok
+	}
+	ra, okA := under(a, rootA)
+	rb, okB := under(b, rootB)
+	return okA && okB && ra == rb
 }
 
 // WriteText prints the comparison as an aligned table: every metric of every run, and
