@@ -25,10 +25,13 @@ import (
 var DefaultMetrics = measure.CompareDefaults()
 
 // Cell is one matrix cell on one target, with each run's value per metric: the median
-// over the cell's repeats, NaN when the run has no such cell.
+// over the cell's repeats, NaN when the run has no such cell; each run's noise, and each
+// later run's verdict against the first.
 type Cell struct {
-	Key    string               // "threads=8 flush=O_DIRECT @primary"
-	Values map[string][]float64 // metric -> value per run
+	Key      string               // "threads=8 flush=O_DIRECT @primary"
+	Values   map[string][]float64 // metric -> value per run
+	Stats    map[string][]Stats   // metric -> per run
+	Verdicts map[string][]Verdict // metric -> per run; the first run's is empty
 }
 
 // Comparison is the result of Compare.
@@ -45,51 +48,74 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 		metrics = DefaultMetrics
 	}
 	c := &Comparison{Runs: runs, Metrics: metrics}
-	order := []string{}
-	cells := map[string]*Cell{}
+	var order []string
+	seen := map[string]bool{}
+	perRun := make([]map[string]*cellSamples, len(runs))
 	for ri, run := range runs {
-		groups := map[string]map[string][]float64{}
+		groups := map[string]*cellSamples{}
 		S := run.Summary
 		for i := range S.Rows {
 			key := cellKey(run, i)
 			g, ok := groups[key]
 			if !ok {
-				g = map[string][]float64{}
+				g = &cellSamples{values: map[string][]float64{}, target: S.Value(i, "target")}
 				groups[key] = g
-				if _, seen := cells[key]; !seen {
-					cells[key] = &Cell{Key: key, Values: map[string][]float64{}}
+				if !seen[key] {
+					seen[key] = true
 					order = append(order, key)
 				}
 			}
+			g.rows++
+			if S.Value(i, "status") == results.StatusInterrupted {
+				continue
+			}
+			g.iterations = append(g.iterations, S.Value(i, "iteration"))
 			for _, m := range metrics {
 				if v, ok := S.Float(i, m); ok {
-					g[m] = append(g[m], v)
+					g.values[m] = append(g.values[m], v)
 				}
 			}
 		}
-		for _, key := range order {
-			cell := cells[key]
-			for _, m := range metrics {
-				vals := cell.Values[m]
-				for len(vals) < ri {
-					vals = append(vals, math.NaN())
-				}
-				vals = append(vals, median(groups[key][m]))
-				cell.Values[m] = vals
-			}
-		}
+		perRun[ri] = groups
 	}
 	for _, key := range order {
-		cell := cells[key]
+		cell := Cell{Key: key, Values: map[string][]float64{}, Stats: map[string][]Stats{}, Verdicts: map[string][]Verdict{}}
 		for _, m := range metrics {
-			for len(cell.Values[m]) < len(runs) {
-				cell.Values[m] = append(cell.Values[m], math.NaN())
+			for ri, run := range runs {
+				g := perRun[ri][key]
+				if g == nil {
+					g = &cellSamples{}
+				}
+				st := stats(run, g, m, key)
+				cell.Stats[m] = append(cell.Stats[m], st)
+				cell.Values[m] = append(cell.Values[m], st.Median)
+				if ri == 0 {
+					cell.Verdicts[m] = append(cell.Verdicts[m], Verdict{})
+					continue
+				}
+				cell.Verdicts[m] = append(cell.Verdicts[m],
+					verdict(m, cell.Stats[m][0], st, missing(perRun, 0, ri, key), key))
 			}
 		}
-		c.Cells = append(c.Cells, *cell)
+		c.Cells = append(c.Cells, cell)
 	}
 	c.Notes = notes(runs)
 	return c
+}
+
+// missing says why a cell cannot be compared between runs a and b: absent or interrupted
+// on one side; "" when it can.
+func missing(perRun []map[string]*cellSamples, a, b int, key string) string {
+	for _, i := range []int{a, b} {
+		g := perRun[i][key]
+		switch {
+		case g == nil:
+			return fmt.Sprintf("run %d has no such cell", i+1)
+		case len(g.iterations) == 0:
+			return fmt.Sprintf("run %d's iterations of this cell were interrupted", i+1)
+		}
+	}
+	return ""
 }
 
 // cellKey names a summary row by its matrix values and target, not its iteration number,
@@ -300,40 +326,39 @@ func instanceNoise(name, a, b, rootA, rootB string) bool {
 	return okA && okB && ra == rb
 }
 
-// WriteText prints the comparison as an aligned table: every metric of every run, and
-// the change against the first run in percent.
+// WriteText prints the comparison as an aligned table, one line per cell and metric:
+// each run's value (the median of its repeats) with its noise, the change against the
+// first run and the verdict.
 func (c *Comparison) WriteText(w io.Writer) error {
 	for i, r := range c.Runs {
 		fmt.Fprintf(w, "run %d: %s (%s, %s, %s)\n", i+1, r.Dir, r.Info.Plan, r.Info.Host, r.Info.Start.Format("2006-01-02 15:04"))
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	head := []string{"cell"}
-	for _, m := range c.Metrics {
-		for i := range c.Runs {
-			head = append(head, fmt.Sprintf("%s[%d]", m, i+1))
-			if i > 0 {
-				head = append(head, "Δ%")
-			}
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	head := []string{"cell", "metric"}
+	for i := range c.Runs {
+		head = append(head, fmt.Sprintf("run %d", i+1), "noise")
+		if i > 0 {
+			head = append(head, "Δ%", fmt.Sprintf("verdict (run %d vs run 1)", i+1))
 		}
 	}
-	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, cell := range c.Cells {
-		row := []string{cell.Key}
 		for _, m := range c.Metrics {
-			vals := cell.Values[m]
-			for i, v := range vals {
-				row = append(row, fmtNum(v))
+			row := []string{cell.Key, m}
+			for i, st := range cell.Stats[m] {
+				row = append(row, fmtNum(st.Median), fmtNoise(st))
 				if i > 0 {
-					row = append(row, fmtChange(Change(vals[0], v)))
+					row = append(row, fmtChange(cell.Verdicts[m][i].Change), cell.Verdicts[m][i].Text)
 				}
 			}
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, "\n"+VerdictNote)
 	if len(c.Notes) > 0 {
 		fmt.Fprintln(w, "\nAround the numbers:")
 		for _, n := range c.Notes {
@@ -341,6 +366,27 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// VerdictNote says how to read the noise and the verdicts.
+var VerdictNote = fmt.Sprintf("A value is the median of the cell's repeats; noise is their coefficient of variation and count "+
+	"(~ when estimated from batch means of the one repeat's intervals). Verdicts compare means; the 95%% CI is a "+
+	"bootstrap over repeats (seed %d): a change whose interval holds 0 is within noise.", Seed)
+
+// NoiseText is how a run's noise reads in a table.
+func NoiseText(st Stats) string { return fmtNoise(st) }
+
+// fmtNoise is "cv 2.1% n=5", "~cv 3.0% (8 batches)" or "no noise estimate".
+func fmtNoise(st Stats) string {
+	switch {
+	case st.N == 0:
+		return "-"
+	case st.Source == FromRepeats:
+		return fmt.Sprintf("cv %s%% n=%d", pct(100*st.CV), st.N)
+	case st.Source == FromIntervals:
+		return fmt.Sprintf("~cv %s%% (%d batches)", pct(100*st.CV), len(st.Samples))
+	}
+	return "no noise estimate"
 }
 
 func fmtNum(v float64) string {
