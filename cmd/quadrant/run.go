@@ -37,6 +37,8 @@ type runRequest struct {
 	keep       bool
 	command    []string
 	rerunOf    string // the results folder a rerun runs again
+	// finished, when set, is called with the new folder once its reports are written.
+	finished func(dir string)
 }
 
 // flags adds the options run and rerun share; --target values land in the returned list.
@@ -78,7 +80,8 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("rerun", "DIR [--target NAME=DSN]... [--set K=V]... [--out DIR] [--allow-shell]",
 		"Runs again the plan of a results folder (its plan.yaml, with the data files it copied), for example a colleague's\n"+
 			"published run on your own server: point its targets at yours with --target. Sandbox targets start locally as before.\n"+
-			"Then `quadrant compare DIR NEWDIR` shows the difference.", stdout, stderr)
+			"Ends with the comparison of DIR with the new folder (quadrant compare DIR NEWDIR), printed and written into\n"+
+			"the new folder as comparison.txt and comparison.html.", stdout, stderr)
 	var req runRequest
 	var sets multiFlag
 	fs.Var(&sets, "set", "change a var of the folder's plan: `vars.NAME=VALUE` or NAME=VALUE (repeatable; the comparison names it)")
@@ -99,6 +102,13 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 	req.rerunOf = dirs[0]
 	req.targets, req.sets = *targets, sets
 	req.command = append([]string{"quadrant", "rerun"}, args...)
+	published := dirs[0]
+	req.finished = func(dir string) {
+		fmt.Fprintf(stdout, "\nCompared with %s:\n\n", published)
+		if err := compareRerun(published, dir, stdout); err != nil {
+			fmt.Fprintf(stderr, "warning: comparison: %v (run it with: quadrant compare %s %s)\n", err, published, dir)
+		}
+	}
 	return execute(req, stdout, stderr)
 }
 
@@ -254,6 +264,9 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	}
 	if rerr != nil {
 		fmt.Fprintf(stderr, "warning: reports: %v (rebuild with: quadrant report %s)\n", rerr, dir)
+	}
+	if req.finished != nil {
+		req.finished(dir)
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "quadrant: the run failed: %v\n", runErr)

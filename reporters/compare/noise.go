@@ -249,12 +249,18 @@ func mean(v []float64) float64 {
 // cv is the sample standard deviation over the mean.
 func cv(v []float64) float64 {
 	m := mean(v)
-	if len(v) < 2 || m == 0 {
+	if len(v) < 2 {
 		return math.NaN()
 	}
 	ss := 0.0
 	for _, x := range v {
 		ss += (x - m) * (x - m)
+	}
+	if ss == 0 {
+		return 0 // all alike, zeros included
+	}
+	if m == 0 {
+		return math.NaN()
 	}
 	return math.Sqrt(ss/float64(len(v)-1)) / math.Abs(m)
 }
