@@ -187,6 +187,12 @@ func (r *runner) newRunInfo() *results.RunInfo {
 		PlanSHA256: r.opts.PlanSHA, PlanIdentity: r.opts.PlanIdentity, Overrides: r.opts.Overrides, Host: host, Command: r.opts.Command, Start: time.Now().UTC(),
 		Status: results.StatusRunning, Report: results.ReportOptions{Formats: r.plan.Report.Formats, PerVariable: r.plan.Report.PerVariable},
 	}
+	if r.plan.Order != "" {
+		ri.Order = &results.RunOrder{Kind: r.plan.Order}
+		if r.plan.Order == spec.OrderRandom {
+			ri.Order.Seed = r.plan.OrderSeed
+		}
+	}
 	if len(r.plan.Labels) > 0 {
 		ri.Labels = map[string]string{}
 		for _, l := range r.plan.Labels {

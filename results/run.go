@@ -38,15 +38,23 @@ type RunInfo struct {
 	Overrides    *Overrides        `json:"overrides,omitempty"`
 	Labels       map[string]string `json:"labels,omitempty"`
 	Axes         []string          `json:"axes,omitempty"` // matrix axes in written order
-	Host         string            `json:"host"`
-	Command      []string          `json:"command,omitempty"`
-	Start        time.Time         `json:"start"`
-	End          *time.Time        `json:"end,omitempty"`
-	Status       string            `json:"status"`
-	Error        string            `json:"error,omitempty"`
-	Report       ReportOptions     `json:"report"`
-	Targets      []TargetInfo      `json:"targets"`
-	Iterations   []IterationInfo   `json:"iterations"`
+	// Order is how repeats were ordered (the plan's order and order_seed).
+	Order      *RunOrder       `json:"order,omitempty"`
+	Host       string          `json:"host"`
+	Command    []string        `json:"command,omitempty"`
+	Start      time.Time       `json:"start"`
+	End        *time.Time      `json:"end,omitempty"`
+	Status     string          `json:"status"`
+	Error      string          `json:"error,omitempty"`
+	Report     ReportOptions   `json:"report"`
+	Targets    []TargetInfo    `json:"targets"`
+	Iterations []IterationInfo `json:"iterations"`
+}
+
+// RunOrder is the plan's order of repeats: sequential, interleaved or random with its seed.
+type RunOrder struct {
+	Kind string `json:"kind"`
+	Seed int64  `json:"seed,omitempty"` // random only
 }
 
 // Overrides is what the command line changed in the plan it was given, so a comparison
