@@ -39,6 +39,10 @@ type runRequest struct {
 	rerunOf    string // the results folder a rerun runs again
 	// finished, when set, is called with the new folder once its reports are written.
 	finished func(dir string)
+	// live metrics (--metrics-addr)
+	metricsAddr   string
+	metricsRemote bool
+	metricsHold   time.Duration
 }
 
 // flags adds the options run and rerun share; --target values land in the returned list.
@@ -48,6 +52,9 @@ func (req *runRequest) flags(fs *flag.FlagSet) *multiFlag {
 	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir")
 	fs.BoolVar(&req.allowShell, "allow-shell", false, "allow the plan's shell steps, drop_caches and restart commands")
 	fs.BoolVar(&req.keep, "keep", false, "keep sandbox data directories after the run")
+	fs.StringVar(&req.metricsAddr, "metrics-addr", "", "serve the run live in the Prometheus format at http://`HOST:PORT`/metrics (loopback only unless --metrics-allow-remote)")
+	fs.BoolVar(&req.metricsRemote, "metrics-allow-remote", false, "let --metrics-addr listen on an address other hosts can reach")
+	fs.DurationVar(&req.metricsHold, "metrics-hold", 0, "after the run, keep serving the final values this `long` (Ctrl-C ends it), so a last scrape sees them")
 	return targets
 }
 
@@ -190,6 +197,12 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		allow = true
 	}
 
+	if req.metricsAddr != "" {
+		if err := checkMetricsAddr(req.metricsAddr, req.metricsRemote); err != nil {
+			fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
+			return exitInvalid
+		}
+	}
 	dir, prev, code := resultsDir(req, p, sha, stderr)
 	if code != 0 {
 		return code
@@ -210,6 +223,18 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 
 	con := &console{out: stdout, err: stderr, tty: isTerminalWriter(stderr)}
 	defer con.done()
+	var obs executor.Observer = con
+	if req.metricsAddr != "" {
+		live := newLiveMetrics(p.Name)
+		addr, stop, err := serveMetrics(req.metricsAddr, live)
+		if err != nil {
+			fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
+			return exitInvalid
+		}
+		defer stop()
+		fmt.Fprintf(stdout, "metrics: http://%s/metrics\n", addr)
+		obs = tee{con, live}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
@@ -237,7 +262,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	engine.EnsureProcs(p.MaxThreads())
 
 	eo := executor.Options{
-		AllowShell: allow, Observer: con, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
+		AllowShell: allow, Observer: obs, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
 		PlanIdentity: identity, Overrides: over,
 		Command: redactArgs(p, req.command), KeepSandboxes: req.keep, Previous: prev,
 	}
@@ -270,6 +295,13 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "quadrant: the run failed: %v\n", runErr)
+	}
+	if req.metricsAddr != "" && req.metricsHold > 0 && ctx.Err() == nil {
+		fmt.Fprintf(stdout, "metrics: serving the final values for %s (Ctrl-C ends it)\n", req.metricsHold)
+		select {
+		case <-time.After(req.metricsHold):
+		case <-ctx.Done():
+		}
 	}
 	return exitCode(outcome, runErr)
 }
