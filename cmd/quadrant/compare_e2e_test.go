@@ -128,7 +128,7 @@ iteration:
 		if !strings.Contains(l, "within noise") && !strings.Contains(l, "the same (0 in both)") {
 			t.Errorf("a folder against itself: %s", l)
 		}
-		if !strings.Contains(l, "n=5") {
+		if !strings.Contains(l, "n=5 cv ") {
 			t.Errorf("no repeat count in %s", l)
 		}
 	}

@@ -369,24 +369,40 @@ func (c *Comparison) WriteText(w io.Writer) error {
 }
 
 // VerdictNote says how to read the noise and the verdicts.
-var VerdictNote = fmt.Sprintf("A value is the median of the cell's repeats; noise is their coefficient of variation and count "+
-	"(~ when estimated from batch means of the one repeat's intervals). Verdicts compare means; the 95%% CI is a "+
-	"bootstrap over repeats (seed %d): a change whose interval holds 0 is within noise.", Seed)
+var VerdictNote = fmt.Sprintf("A value is the median of the cell's repeats; noise is their count, coefficient of variation and "+
+	"the half-width of the 95%% CI of their mean (~ when estimated from batch means of the one repeat's intervals). "+
+	"Verdicts compare means; each 95%% CI is a bootstrap over repeats (seed %d): a change whose interval holds 0 is within noise.", Seed)
 
 // NoiseText is how a run's noise reads in a table.
 func NoiseText(st Stats) string { return fmtNoise(st) }
 
-// fmtNoise is "cv 2.1% n=5", "~cv 3.0% (8 batches)" or "no noise estimate".
+// fmtNoise is "n=5 cv 2.1% ±1.9%" (the 95% CI of the mean, relative), "~cv 3.0% ±2.2%
+// (8 batches)" when estimated from intervals, or "no noise estimate".
 func fmtNoise(st Stats) string {
+	ci := ""
+	if !math.IsNaN(st.Lo) && st.Mean != 0 {
+		ci = " ±" + pct(100*(st.Hi-st.Lo)/2/math.Abs(st.Mean)) + "%"
+	}
 	switch {
 	case st.N == 0:
 		return "-"
 	case st.Source == FromRepeats:
-		return fmt.Sprintf("cv %s%% n=%d", pct(100*st.CV), st.N)
+		return fmt.Sprintf("n=%d cv %s%%%s", st.N, pct(100*st.CV), ci)
 	case st.Source == FromIntervals:
-		return fmt.Sprintf("~cv %s%% (%d batches)", pct(100*st.CV), len(st.Samples))
+		return fmt.Sprintf("~cv %s%%%s (%d batches)", pct(100*st.CV), ci, len(st.Samples))
 	}
 	return "no noise estimate"
+}
+
+// MeanText is "1000 (95% CI 980–1020)", or the mean alone without an interval.
+func MeanText(st Stats) string {
+	if st.N == 0 {
+		return "-"
+	}
+	if math.IsNaN(st.Lo) {
+		return fmtNum(st.Mean)
+	}
+	return fmt.Sprintf("%s (95%% CI %s–%s)", fmtNum(st.Mean), fmtNum(st.Lo), fmtNum(st.Hi))
 }
 
 func fmtNum(v float64) string {

@@ -19,6 +19,7 @@ type verdictRow struct {
 type verdictRun struct {
 	Value   string `json:"value"`
 	Noise   string `json:"noise"`
+	Mean    string `json:"mean"`
 	Kind    string `json:"kind,omitempty"`
 	Verdict string `json:"verdict,omitempty"`
 }
@@ -30,7 +31,7 @@ func comparisonVerdicts(c *compare.Comparison) []verdictRow {
 		for _, m := range c.Metrics {
 			row := verdictRow{Cell: cell.Key, Metric: m}
 			for i, st := range cell.Stats[m] {
-				vr := verdictRun{Value: "-", Noise: compare.NoiseText(st)}
+				vr := verdictRun{Value: "-", Noise: compare.NoiseText(st), Mean: compare.MeanText(st)}
 				if st.N > 0 {
 					vr.Value = results.FormatFloat(st.Median)
 				}

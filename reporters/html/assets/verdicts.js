@@ -16,18 +16,25 @@
   var cls = { better: "up", worse: "down" };
   var table = el("table", { "class": "summary", id: "verdicts" });
   var head = el("tr", {}, el("th", { text: "cell" }), el("th", { text: "metric" }));
+  // the verdicts first: the table is wide and scrolls, what matters should not
   C.runs.forEach(function (_, i) {
-    head.appendChild(el("th", { text: "run " + (i + 1) }));
-    head.appendChild(el("th", { text: "noise" }));
     if (i > 0) head.appendChild(el("th", { text: "verdict, run " + (i + 1) + " vs run 1" }));
+  });
+  C.runs.forEach(function (_, i) {
+    head.appendChild(el("th", { text: "run " + (i + 1) + " (median)" }));
+    head.appendChild(el("th", { text: "noise" }));
+    head.appendChild(el("th", { text: "mean" }));
   });
   table.appendChild(head);
   C.verdicts.forEach(function (v) {
     var tr = el("tr", {}, el("td", { text: v.cell }), el("td", { text: v.metric }));
     v.runs.forEach(function (r, i) {
+      if (i > 0) tr.appendChild(el("td", { "class": "verdict " + (cls[r.kind] || ""), "data-kind": r.kind, text: r.verdict }));
+    });
+    v.runs.forEach(function (r) {
       tr.appendChild(el("td", { text: r.value }));
       tr.appendChild(el("td", { text: r.noise }));
-      if (i > 0) tr.appendChild(el("td", { "class": "verdict " + (cls[r.kind] || ""), "data-kind": r.kind, text: r.verdict }));
+      tr.appendChild(el("td", { text: r.mean }));
     });
     table.appendChild(tr);
   });
