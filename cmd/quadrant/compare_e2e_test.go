@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,6 +102,7 @@ targets:
 matrix:
   threads: [1, 2]
 repeat: 5
+order: interleaved
 iteration:
   workload:
     transactions:
@@ -115,6 +117,19 @@ iteration:
 		t.Fatalf("run exit %d:\n%s", code, p.out.String())
 	}
 	base := findRunDir(t, root)
+	ri, err := results.ReadRunInfo(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri.Order == nil || ri.Order.Kind != "interleaved" {
+		t.Errorf("run.json order: %+v", ri.Order)
+	}
+	for i, it := range ri.Iterations {
+		// A B A B: the cell alternates, and the repeat counts each cell's runs in time
+		if want := fmt.Sprintf("threads=%d", 1+i%2); len(it.Matrix) != 1 || "threads="+it.Matrix[0].Value != want || it.Repeat != 1+i/2 {
+			t.Errorf("iteration %d: %v repeat %d, want %s repeat %d", it.Index, it.Matrix, it.Repeat, want, 1+i/2)
+		}
+	}
 
 	self := start(t, nil, "compare", base, base)
 	if code := self.wait(t, time.Minute); code != 0 {
