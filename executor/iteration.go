@@ -266,7 +266,7 @@ type rowInputs struct {
 	iteration      int
 	target         string // the workload's: its rows get the workload's figures
 	reportInterval time.Duration
-	progress       Progress // where the run stands, completed with each interval for the observer
+	progress       Progress    // where the run stands, completed with each interval for the observer
 	failed         func(error) // a row could not be written: the run stops
 }
 
