@@ -33,7 +33,10 @@ type Options struct {
 	PlanFile string
 	PlanYAML []byte
 	PlanSHA  string
-	Command  []string
+	// PlanIdentity and Overrides go to run.json as they are (see results.RunInfo).
+	PlanIdentity string
+	Overrides    *results.Overrides
+	Command      []string
 	// SandboxDir is where sandboxes live ("" = the system temp dir); KeepSandboxes keeps them.
 	SandboxDir    string
 	KeepSandboxes bool
@@ -196,8 +199,14 @@ func (r *runner) newRunInfo() *results.RunInfo {
 	host, _ := os.Hostname()
 	ri := &results.RunInfo{
 		Tool: "quadrant", Version: r.opts.Version, Plan: r.plan.Name, PlanFile: r.opts.PlanFile,
-		PlanSHA256: r.opts.PlanSHA, Host: host, Command: r.opts.Command, Start: time.Now().UTC(),
+		PlanSHA256: r.opts.PlanSHA, PlanIdentity: r.opts.PlanIdentity, Overrides: r.opts.Overrides, Host: host, Command: r.opts.Command, Start: time.Now().UTC(),
 		Status: results.StatusRunning, Report: results.ReportOptions{Formats: r.plan.Report.Formats, PerVariable: r.plan.Report.PerVariable},
+	}
+	if r.plan.Order != "" {
+		ri.Order = &results.RunOrder{Kind: r.plan.Order}
+		if r.plan.Order == spec.OrderRandom {
+			ri.Order.Seed = r.plan.OrderSeed
+		}
 	}
 	if len(r.plan.Labels) > 0 {
 		ri.Labels = map[string]string{}

@@ -138,7 +138,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	rows := newRowWriter(rowInputs{
 		out: r.out, samplers: r.watch, histograms: hl, obs: r.obs, logf: r.logf, failed: r.resultsFailed,
 		iteration: it.Index, target: s.Name(), reportInterval: it.Workload.ReportInterval,
-		progress: Progress{Measured: true, Iteration: it.Index, Of: len(r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(it), ": "),
+		progress: Progress{Measured: true, Iteration: it.Index, Of: len(r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(it), ": "), Target: s.Name(),
 			OpenLoop: it.Workload.Rate > 0, Length: it.Workload.Duration, Left: r.remaining(it.Index)},
 	})
 	ev := x.evidenceBefore(ctx, s)
@@ -372,6 +372,11 @@ func (rw *rowWriter) write(t *pending) {
 		if err := rw.out.AppendTimeseries(name, row); err != nil {
 			rw.failed(err)
 			return
+		}
+		if wo, ok := rw.obs.(WatchObserver); ok && len(row.Watched) > 0 {
+			p := rw.progress
+			p.Interval = iv
+			wo.Watched(p, name, row.Watched)
 		}
 	}
 	for _, smp := range t.samples {

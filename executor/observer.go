@@ -88,8 +88,15 @@ type Progress struct {
 	Measured      bool
 	Iteration, Of int
 	Cell          string        // matrix values, "threads=8 flush=O_DIRECT"
+	Target        string        // the workload's target
 	Length        time.Duration // the workload's duration (0 when bounded by events only)
 	Left          time.Duration // workload time left in the run after this iteration
+}
+
+// WatchObserver is an Observer that also wants the watched values of every measured
+// interval, per watched target, as the time series gets them (live metrics do).
+type WatchObserver interface {
+	Watched(p Progress, target string, values []measure.Value)
 }
 
 // quiet is the Observer of a run nobody watches.

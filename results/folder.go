@@ -31,6 +31,10 @@ const (
 	HistogramsDir = "histograms"
 	ReportFile    = "report.html"
 	VariablesDir  = "variables"
+	// ComparisonText and ComparisonPage are what a rerun writes: the folder it reran
+	// against this one, as `quadrant compare` prints it and as a page.
+	ComparisonText = "comparison.txt"
+	ComparisonPage = "comparison.html"
 )
 
 // Writer owns an open results folder while a run writes it.

@@ -21,7 +21,7 @@ func MetricsMarkdown() []byte {
 		"`repl.*`, `host.*`, `proc.*`, custom queries) follow; run.json lists them per target with their kind. Latencies are per transaction; in open loop (`rate`) they count from each " +
 		"transaction's intended start, so queueing counts, and `histograms/` also keeps the service time. An empty " +
 		"cell is a value that was not measured, never a zero.\n\n" +
-		"| column | time series | summary | meaning | compared by default |\n| --- | --- | --- | --- | --- |\n")
+		"| column | time series | summary | meaning | compared by default | better |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, m := range measure.Metrics {
 		ts, sum := "—", "—"
 		if m.Interval != nil {
@@ -34,7 +34,14 @@ func MetricsMarkdown() []byte {
 		if m.Compare {
 			cmp = "yes"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", m.Name, ts, sum, m.Doc, cmp)
+		better := ""
+		switch m.Better {
+		case measure.Higher:
+			better = "higher"
+		case measure.Lower:
+			better = "lower"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", m.Name, ts, sum, m.Doc, cmp, better)
 	}
 	b.WriteString("\nColumns named by key:\n\n| columns | time series | summary | meaning |\n| --- | --- | --- | --- |\n")
 	for _, f := range measure.Families {

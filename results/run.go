@@ -27,22 +27,45 @@ const (
 // RunInfo is run.json: everything about a run that is not a measurement, so that a
 // colleague's folder explains itself (which tool, which plan, which servers and settings).
 type RunInfo struct {
-	Tool       string            `json:"tool"`
-	Version    string            `json:"version"`
-	Plan       string            `json:"plan"`        // the plan's name
-	PlanFile   string            `json:"plan_file"`   // path as given on the command line
-	PlanSHA256 string            `json:"plan_sha256"` // of the resolved plan (plan.yaml)
-	Labels     map[string]string `json:"labels,omitempty"`
-	Axes       []string          `json:"axes,omitempty"` // matrix axes in written order
-	Host       string            `json:"host"`
-	Command    []string          `json:"command,omitempty"`
-	Start      time.Time         `json:"start"`
-	End        *time.Time        `json:"end,omitempty"`
-	Status     string            `json:"status"`
-	Error      string            `json:"error,omitempty"`
-	Report     ReportOptions     `json:"report"`
-	Targets    []TargetInfo      `json:"targets"`
-	Iterations []IterationInfo   `json:"iterations"`
+	Tool       string `json:"tool"`
+	Version    string `json:"version"`
+	Plan       string `json:"plan"`        // the plan's name
+	PlanFile   string `json:"plan_file"`   // path as given on the command line
+	PlanSHA256 string `json:"plan_sha256"` // of the resolved plan (plan.yaml)
+	// PlanIdentity is the sha256 of the plan's content (spec.PlanIdentity): equal for a
+	// rerun of a folder even where the text of plan.yaml is not.
+	PlanIdentity string            `json:"plan_identity,omitempty"`
+	Overrides    *Overrides        `json:"overrides,omitempty"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	Axes         []string          `json:"axes,omitempty"` // matrix axes in written order
+	// Order is how repeats were ordered (the plan's order and order_seed).
+	Order      *RunOrder       `json:"order,omitempty"`
+	Host       string          `json:"host"`
+	Command    []string        `json:"command,omitempty"`
+	Start      time.Time       `json:"start"`
+	End        *time.Time      `json:"end,omitempty"`
+	Status     string          `json:"status"`
+	Error      string          `json:"error,omitempty"`
+	Report     ReportOptions   `json:"report"`
+	Targets    []TargetInfo    `json:"targets"`
+	Iterations []IterationInfo `json:"iterations"`
+}
+
+// RunOrder is the plan's order of repeats: sequential, interleaved or random with its seed.
+type RunOrder struct {
+	Kind string `json:"kind"`
+	Seed int64  `json:"seed,omitempty"` // random only
+}
+
+// Overrides is what the command line changed in the plan it was given, so a comparison
+// names the change (a --set, a --target) rather than only seeing another plan.
+type Overrides struct {
+	Set     []string `json:"set,omitempty"`     // --set values as given
+	Targets []string `json:"targets,omitempty"` // --target NAME=DSN, password as ***
+	// RerunOf is the results folder whose plan.yaml a rerun ran, and RerunOfIdentity its
+	// plan identity.
+	RerunOf         string `json:"rerun_of,omitempty"`
+	RerunOfIdentity string `json:"rerun_of_identity,omitempty"`
 }
 
 // ReportOptions are the plan's report settings, kept so that `quadrant report` rebuilds

@@ -175,8 +175,12 @@ reads plans, so it is always what ` + "`quadrant validate`" + ` accepts. Editors
 
 Cells run in the order the axes are written, **last axis fastest**; ` + "`exclude`" + ` entries remove every cell they match
 (an entry that matches nothing is an error), ` + "`include`" + ` entries are extra cells appended at the end (each gives every axis).
-Repeats are **inner**: with ` + "`repeat: 2`" + ` the order is cell 1 run 1, cell 1 run 2, cell 2 run 1, ... so that the runs of one
-configuration stay together (they share the server configuration, and results are easy to compare). An axis may be an
+With ` + "`repeat:`" + `, ` + "`order:`" + ` says how the runs of the cells follow each other: ` + "`sequential`" + ` (the default) runs one
+cell's repeats back to back (cell 1 run 1, cell 1 run 2, cell 2 run 1, ...: they share the server configuration, so no
+restart between them); ` + "`interleaved`" + ` runs one of every cell, then the next (A B A B), so that drift over time falls
+on every cell alike and ` + "`quadrant compare`" + `'s confidence intervals mean what they say; ` + "`random`" + ` shuffles them with
+` + "`order_seed`" + `. Iteration numbers follow execution order; ` + "`repeat`" + ` counts each cell's runs in time; run.json
+records the order and the seed; ` + "`quadrant explain`" + ` lists the order and the restarts it costs. An axis may be an
 expression giving a list: ` + "`threads: ${{ vars.threads }}`" + `.
 
 ## Secrets

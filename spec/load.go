@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -295,26 +296,64 @@ func (d *decoder) iterations(in *yaml.Node, p *Plan) {
 	}
 	sc := d.scope
 	defer func() { d.scope = sc }()
-	index := 0
-	for ci, cell := range cells {
-		for r := 1; r <= repeat; r++ {
-			index++
-			m := map[string]any{}
-			for _, av := range cell {
-				m[av.Axis] = av.Value
+	for i, run := range runOrder(p.Order, p.OrderSeed, len(cells), repeat) {
+		index, ci, r := i+1, run.cell, run.repeat
+		cell := cells[ci]
+		m := map[string]any{}
+		for _, av := range cell {
+			m[av.Axis] = av.Value
+		}
+		isc := *sc
+		isc.where, isc.cache = "iteration:", nil
+		isc.axes, isc.matrix = axes, m
+		isc.iteration = map[string]any{"index": index, "repeat": r, "cell": ci + 1}
+		d.scope = &isc
+		it := Iteration{Index: index, Cell: ci + 1, Repeat: r, Matrix: cell}
+		d.decode(in, reflect.ValueOf(&it).Elem(), "iteration")
+		it.env, it.scope = isc.values(), &isc
+		it.Index, it.Cell, it.Repeat, it.Matrix = index, ci+1, r, cell
+		p.Iterations = append(p.Iterations, it)
+	}
+}
+
+// Orders of the repeats (Plan.Order).
+const (
+	OrderSequential  = "sequential"
+	OrderInterleaved = "interleaved"
+	OrderRandom      = "random"
+)
+
+type cellRun struct{ cell, repeat int }
+
+// runOrder lists the runs of cells x repeat in execution order. Repeat numbers count each
+// cell's runs in time, whatever the order.
+func runOrder(order string, seed int64, cells, repeat int) []cellRun {
+	var seq []int
+	switch order {
+	case OrderInterleaved:
+		for r := 0; r < repeat; r++ {
+			for c := 0; c < cells; c++ {
+				seq = append(seq, c)
 			}
-			isc := *sc
-			isc.where, isc.cache = "iteration:", nil
-			isc.axes, isc.matrix = axes, m
-			isc.iteration = map[string]any{"index": index, "repeat": r, "cell": ci + 1}
-			d.scope = &isc
-			it := Iteration{Index: index, Cell: ci + 1, Repeat: r, Matrix: cell}
-			d.decode(in, reflect.ValueOf(&it).Elem(), "iteration")
-			it.env, it.scope = isc.values(), &isc
-			it.Index, it.Cell, it.Repeat, it.Matrix = index, ci+1, r, cell
-			p.Iterations = append(p.Iterations, it)
+		}
+	default:
+		for c := 0; c < cells; c++ {
+			for r := 0; r < repeat; r++ {
+				seq = append(seq, c)
+			}
+		}
+		if order == OrderRandom {
+			rng := rand.New(rand.NewPCG(uint64(seed), 0x7175616472616e74)) // "quadrant"
+			rng.Shuffle(len(seq), func(i, j int) { seq[i], seq[j] = seq[j], seq[i] })
 		}
 	}
+	out := make([]cellRun, len(seq))
+	count := make([]int, cells)
+	for i, c := range seq {
+		count[c]++
+		out[i] = cellRun{c, count[c]}
+	}
+	return out
 }
 
 func reflectValue(ptr any) reflect.Value { return reflect.ValueOf(ptr).Elem() }

@@ -50,17 +50,20 @@ func (p *Plan) Redacted() ([]byte, error) {
 		}
 	}
 	redactEnv(root)
-	header := "# Resolved plan: extends merged, --set overrides applied, secrets replaced by ***.\n"
 	var buf bytes.Buffer
-	buf.WriteString(header)
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(root); err != nil {
 		return nil, err
 	}
+	// A plan loaded from a results folder (rerun) already carries the header as a comment:
+	// writing it again would make a rerun's plan.yaml differ from the one it ran.
+	body := strings.TrimPrefix(buf.String(), resolvedHeader)
 	// an env value that reached a string through a var or a function is caught here
-	return []byte(p.Redact(buf.String())), nil
+	return []byte(p.Redact(resolvedHeader + body)), nil
 }
+
+const resolvedHeader = "# Resolved plan: extends merged, --set overrides applied, secrets replaced by ***.\n"
 
 // RedactDSN replaces the password of a go-sql-driver DSN (user:password@...) with ***.
 func RedactDSN(dsn string) string {

@@ -38,7 +38,9 @@ type Plan struct {
 	Targets     Targets  `yaml:"targets,required,skip" doc:"The servers, by name ([a-z][a-z0-9_]*). At least one."`
 	Setup       []Step   `yaml:"setup" doc:"Steps run once, before the first iteration."`
 	Matrix      Matrix   `yaml:"matrix,skip" doc:"Axes (name: [values...]) plus optional exclude: and include:. Cells run in the order the axes are written, last axis fastest. No matrix = one iteration."`
-	Repeat      int      `yaml:"repeat" default:"1" min:"1" doc:"How many times each matrix cell runs. Repeats are inner: cell 1 run 1, cell 1 run 2, cell 2 run 1, ..."`
+	Repeat      int      `yaml:"repeat" default:"1" min:"1" doc:"How many times each matrix cell runs. In which order: see order."`
+	Order       string   `yaml:"order" default:"sequential" enum:"sequential,interleaved,random" doc:"Order of the repeats. sequential: a cell's repeats back to back (cell 1 run 1, cell 1 run 2, cell 2 run 1, ...); interleaved: one run of every cell, then the next (A B A B), so that drift over time (a warming cache, a neighbour's load) falls on every cell alike; random: a shuffle seeded by order_seed. Interleaving costs a restart per iteration when cells differ in server_config (quadrant explain counts them)."`
+	OrderSeed   int64    `yaml:"order_seed" default:"1" doc:"Seed of order: random; the same seed gives the same order (recorded in run.json)."`
 	// Iteration documents the `iteration:` key; Load leaves it nil and expands it into Iterations.
 	Iteration *Iteration `yaml:"iteration,required,skip" doc:"What each matrix cell does: expanded once per matrix cell and repeat."`
 	OnFailure string     `yaml:"on_failure" default:"continue" enum:"continue,stop" doc:"What a failed iteration does to the rest of the run."`

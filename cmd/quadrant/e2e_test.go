@@ -526,7 +526,7 @@ iteration:
 		t.Fatalf("compare exit %d:\n%s", code, cmp.out.String())
 	}
 	out := cmp.out.String()
-	for _, want := range []string{"threads=1 @db", "threads=2 @db", "tps[2]", "different resolved plan", "comparison: " + html} {
+	for _, want := range []string{"threads=1 @db", "threads=2 @db", "verdict (run 2 vs run 1)", "ran a different plan", "--target db=root@tcp", "targets.db.dsn: added", "comparison: " + html} {
 		if !strings.Contains(out, want) {
 			t.Errorf("compare output lacks %q:\n%s", want, out)
 		}

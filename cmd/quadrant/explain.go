@@ -81,7 +81,23 @@ func (e *explainer) header() {
 	for _, a := range p.Matrix.Axes {
 		axes = append(axes, fmt.Sprintf("%s (%d)", a.Name, len(a.Values)))
 	}
-	e.printf("\nIterations: %d = %d matrix cell(s) x repeat %d (repeats run back to back; last axis varies fastest)\n", len(p.Iterations), cells, repeat)
+	e.printf("\nIterations: %d = %d matrix cell(s) x repeat %d (last axis varies fastest)\n", len(p.Iterations), cells, repeat)
+	e.printf("  order: %s", orderText(p))
+	if n := restarts(p.Iterations); n > 0 {
+		e.printf("; %d server restart(s) for server_config", n)
+		if p.Order != spec.OrderSequential && p.Order != "" {
+			// sequential order is the same runs sorted by cell, then repeat
+			seq := append([]spec.Iteration(nil), p.Iterations...)
+			sort.SliceStable(seq, func(i, j int) bool {
+				if seq[i].Cell != seq[j].Cell {
+					return seq[i].Cell < seq[j].Cell
+				}
+				return seq[i].Repeat < seq[j].Repeat
+			})
+			e.printf(" (sequential would need %d)", restarts(seq))
+		}
+	}
+	e.printf("\n")
 	if len(axes) > 0 {
 		e.printf("  axes: %s", strings.Join(axes, ", "))
 		if len(p.Matrix.Exclude) > 0 {
@@ -102,6 +118,34 @@ func (e *explainer) header() {
 	if len(p.Unbound) > 0 {
 		e.printf("\nNote: the address of %s is known only once it runs; shown as <port of NAME>.\n", strings.Join(p.Unbound, ", "))
 	}
+}
+
+func orderText(p *spec.Plan) string {
+	switch p.Order {
+	case spec.OrderInterleaved:
+		return "interleaved (one run of every cell, then the next)"
+	case spec.OrderRandom:
+		return fmt.Sprintf("random (order_seed %d)", p.OrderSeed)
+	}
+	return "sequential (a cell's repeats back to back)"
+}
+
+// restarts counts the iterations whose server_config differs from the one their target
+// last ran with: each restarts the server before it runs.
+func restarts(its []spec.Iteration) int {
+	last := map[string]string{}
+	n := 0
+	for _, it := range its {
+		if len(it.ServerConfig) == 0 {
+			continue
+		}
+		cfg := it.ServerConfig.String()
+		if last[it.Target] != cfg {
+			n++
+		}
+		last[it.Target] = cfg
+	}
+	return n
 }
 
 func cell(c []spec.AxisValue) string {

@@ -218,6 +218,7 @@ func TestExplainMatrixWithRepeat(t *testing.T) {
 		// 12 x (30s + 5s warmup + 2s sleep) = 7m24s
 		"Estimated duration: at most 7m24s (estimate:",
 		"bench:***@tcp(db1:3306)/sbtest",
+		"order: sequential (a cell's repeats back to back); 6 server restart(s) for server_config\n",
 	} {
 		if !strings.Contains(out, s) {
 			t.Errorf("explain lacks %q", s)
@@ -271,5 +272,26 @@ iteration:
 		if code != exitInvalid || !strings.Contains(errOut, c.want) {
 			t.Errorf("%s: exit %d, stderr %q, want %q", name, code, errOut, c.want)
 		}
+	}
+}
+
+// Interleaved repeats alternate the cells, and explain says what that costs in restarts.
+func TestExplainInterleavedOrder(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "plan.yaml")
+	plan := strings.Replace(matrixPlan, "repeat: 2\n", "repeat: 2\norder: interleaved\n", 1)
+	if err := os.WriteFile(f, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", f)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	want := "order: interleaved (one run of every cell, then the next); 12 server restart(s) for server_config (sequential would need 6)"
+	if !strings.Contains(out, want) {
+		t.Errorf("explain lacks %q:\n%s", want, out)
+	}
+	heads := regexp.MustCompile(`(?m)^Iteration (\d+)/12: (threads=\d+ flush=\w+), repeat (\d)`).FindAllStringSubmatch(out, -1)
+	if len(heads) != 12 || heads[0][2] == heads[1][2] || heads[0][2] != heads[6][2] || heads[6][3] != "2" {
+		t.Errorf("not interleaved: %v", heads)
 	}
 }

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/quadrant-bench/quadrant/reporters"
@@ -74,4 +77,35 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\ncomparison: %s\n", *out)
 	}
 	return exitOK
+}
+
+// compareRerun compares the published folder with its rerun, prints it to w and writes it
+// into the rerun's folder (comparison.txt, comparison.html), so the answer to "did I get
+// the same numbers" travels with the folder.
+func compareRerun(published, rerun string, w io.Writer) error {
+	var runs []*results.Run
+	for _, d := range []string{published, rerun} {
+		r, err := results.Load(d)
+		if err != nil {
+			return err
+		}
+		runs = append(runs, r)
+	}
+	c := compare.Compare(runs, nil)
+	var text bytes.Buffer
+	if err := c.WriteText(&text); err != nil {
+		return err
+	}
+	if _, err := w.Write(text.Bytes()); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(rerun, results.ComparisonText), text.Bytes(), 0o644); err != nil {
+		return err
+	}
+	page := filepath.Join(rerun, results.ComparisonPage)
+	if err := html.WriteComparison(page, c, buildVersion()); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\ncomparison: %s\n", page)
+	return nil
 }

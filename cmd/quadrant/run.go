@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -36,6 +37,13 @@ type runRequest struct {
 	keep       bool
 	runAs      string
 	command    []string
+	rerunOf    string // the results folder a rerun runs again
+	// finished, when set, is called with the new folder once its reports are written.
+	finished func(dir string)
+	// live metrics (--metrics-addr)
+	metricsAddr   string
+	metricsRemote bool
+	metricsHold   time.Duration
 }
 
 // flags adds the options run and rerun share; --target values land in the returned list.
@@ -46,6 +54,9 @@ func (req *runRequest) flags(fs *flag.FlagSet) *multiFlag {
 	fs.BoolVar(&req.allowShell, "allow-shell", false, "allow the plan's shell steps, drop_caches and restart commands")
 	fs.BoolVar(&req.keep, "keep", false, "keep sandbox data directories after the run")
 	fs.StringVar(&req.runAs, "run-as", "", "OS `USER` sandbox servers run as when quadrant runs as root and the plan's sandbox names no run_as (default mysql; never root)")
+	fs.StringVar(&req.metricsAddr, "metrics-addr", "", "serve the run live in the Prometheus format at http://`HOST:PORT`/metrics (loopback only unless --metrics-allow-remote)")
+	fs.BoolVar(&req.metricsRemote, "metrics-allow-remote", false, "let --metrics-addr listen on an address other hosts can reach")
+	fs.DurationVar(&req.metricsHold, "metrics-hold", 0, "after the run, keep serving the final values this `long` (Ctrl-C ends it), so a last scrape sees them")
 	return targets
 }
 
@@ -75,11 +86,14 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 }
 
 func runRerun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("rerun", "DIR [--target NAME=DSN]... [--out DIR] [--allow-shell]",
+	fs := newFlags("rerun", "DIR [--target NAME=DSN]... [--set K=V]... [--out DIR] [--allow-shell]",
 		"Runs again the plan of a results folder (its plan.yaml, with the data files it copied), for example a colleague's\n"+
 			"published run on your own server: point its targets at yours with --target. Sandbox targets start locally as before.\n"+
-			"Then `quadrant compare DIR NEWDIR` shows the difference.", stdout, stderr)
+			"Ends with the comparison of DIR with the new folder (quadrant compare DIR NEWDIR), printed and written into\n"+
+			"the new folder as comparison.txt and comparison.html.", stdout, stderr)
 	var req runRequest
+	var sets multiFlag
+	fs.Var(&sets, "set", "change a var of the folder's plan: `vars.NAME=VALUE` or NAME=VALUE (repeatable; the comparison names it)")
 	targets := req.flags(fs)
 	dirs, code, stop := parseFlags(fs, args, stdout)
 	if stop {
@@ -94,9 +108,46 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	req.plan = filepath.Join(dirs[0], results.PlanFile)
-	req.targets = *targets
+	req.rerunOf = dirs[0]
+	req.targets, req.sets = *targets, sets
 	req.command = append([]string{"quadrant", "rerun"}, args...)
+	published := dirs[0]
+	req.finished = func(dir string) {
+		fmt.Fprintf(stdout, "\nCompared with %s:\n\n", published)
+		if err := compareRerun(published, dir, stdout); err != nil {
+			fmt.Fprintf(stderr, "warning: comparison: %v (run it with: quadrant compare %s %s)\n", err, published, dir)
+		}
+	}
 	return execute(req, stdout, stderr)
+}
+
+// overridesOf records what the command line changed, for run.json; nil when nothing did.
+func overridesOf(req runRequest, targets map[string]string) *results.Overrides {
+	o := &results.Overrides{Set: req.sets, RerunOf: req.rerunOf}
+	for _, name := range sortedNames(targets) {
+		o.Targets = append(o.Targets, name+"="+spec.RedactDSN(targets[name]))
+	}
+	if req.rerunOf != "" {
+		if prev, err := results.ReadRunInfo(req.rerunOf); err == nil {
+			o.RerunOfIdentity = prev.PlanIdentity
+		}
+		if abs, err := filepath.Abs(req.rerunOf); err == nil {
+			o.RerunOf = abs
+		}
+	}
+	if len(o.Set) == 0 && len(o.Targets) == 0 && o.RerunOf == "" {
+		return nil
+	}
+	return o
+}
+
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // targetOverrides parses --target NAME=DSN values.
@@ -131,6 +182,12 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	}
 	sum := sha256.Sum256(planYAML)
 	sha := hex.EncodeToString(sum[:])
+	identity, err := spec.PlanIdentity(planYAML)
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant: the resolved plan does not read back: %v\n", err)
+		return exitFailed
+	}
+	over := overridesOf(req, overrides)
 
 	allow := req.allowShell
 	if acts := executor.Privileged(p); len(acts) > 0 && !allow {
@@ -142,6 +199,12 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		allow = true
 	}
 
+	if req.metricsAddr != "" {
+		if err := checkMetricsAddr(req.metricsAddr, req.metricsRemote); err != nil {
+			fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
+			return exitInvalid
+		}
+	}
 	dir, prev, code := resultsDir(req, p, sha, stderr)
 	if code != 0 {
 		return code
@@ -162,6 +225,18 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 
 	con := &console{out: stdout, err: stderr, tty: isTerminalWriter(stderr)}
 	defer con.done()
+	var obs executor.Observer = con
+	if req.metricsAddr != "" {
+		live := newLiveMetrics(p.Name)
+		addr, stop, err := serveMetrics(req.metricsAddr, live)
+		if err != nil {
+			fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
+			return exitInvalid
+		}
+		defer stop()
+		fmt.Fprintf(stdout, "metrics: http://%s/metrics\n", addr)
+		obs = tee{con, live}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
@@ -189,7 +264,8 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	engine.EnsureProcs(p.MaxThreads())
 
 	eo := executor.Options{
-		AllowShell: allow, Observer: con, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
+		AllowShell: allow, Observer: obs, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
+		PlanIdentity: identity, Overrides: over,
 		Command: redactArgs(p, req.command), KeepSandboxes: req.keep, SandboxRunAs: req.runAs, Previous: prev,
 	}
 	outcome, runErr := executor.Run(ctx, p, w, eo)
@@ -216,8 +292,18 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	if rerr != nil {
 		fmt.Fprintf(stderr, "warning: reports: %v (rebuild with: quadrant report %s)\n", rerr, dir)
 	}
+	if req.finished != nil {
+		req.finished(dir)
+	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "quadrant: the run failed: %v\n", runErr)
+	}
+	if req.metricsAddr != "" && req.metricsHold > 0 && ctx.Err() == nil {
+		fmt.Fprintf(stdout, "metrics: serving the final values for %s (Ctrl-C ends it)\n", req.metricsHold)
+		select {
+		case <-time.After(req.metricsHold):
+		case <-ctx.Done():
+		}
 	}
 	return exitCode(outcome, runErr)
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // DefaultMetrics are the summary columns compared unless asked otherwise: those the
@@ -22,10 +25,13 @@ import (
 var DefaultMetrics = measure.CompareDefaults()
 
 // Cell is one matrix cell on one target, with each run's value per metric: the median
-// over the cell's repeats, NaN when the run has no such cell.
+// over the cell's repeats, NaN when the run has no such cell; each run's noise, and each
+// later run's verdict against the first.
 type Cell struct {
-	Key    string               // "threads=8 flush=O_DIRECT @primary"
-	Values map[string][]float64 // metric -> value per run
+	Key      string               // "threads=8 flush=O_DIRECT @primary"
+	Values   map[string][]float64 // metric -> value per run
+	Stats    map[string][]Stats   // metric -> per run
+	Verdicts map[string][]Verdict // metric -> per run; the first run's is empty
 }
 
 // Comparison is the result of Compare.
@@ -42,51 +48,74 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 		metrics = DefaultMetrics
 	}
 	c := &Comparison{Runs: runs, Metrics: metrics}
-	order := []string{}
-	cells := map[string]*Cell{}
+	var order []string
+	seen := map[string]bool{}
+	perRun := make([]map[string]*cellSamples, len(runs))
 	for ri, run := range runs {
-		groups := map[string]map[string][]float64{}
+		groups := map[string]*cellSamples{}
 		S := run.Summary
 		for i := range S.Rows {
 			key := cellKey(run, i)
 			g, ok := groups[key]
 			if !ok {
-				g = map[string][]float64{}
+				g = &cellSamples{values: map[string][]float64{}, target: S.Value(i, "target")}
 				groups[key] = g
-				if _, seen := cells[key]; !seen {
-					cells[key] = &Cell{Key: key, Values: map[string][]float64{}}
+				if !seen[key] {
+					seen[key] = true
 					order = append(order, key)
 				}
 			}
+			g.rows++
+			if S.Value(i, "status") == results.StatusInterrupted {
+				continue
+			}
+			g.iterations = append(g.iterations, S.Value(i, "iteration"))
 			for _, m := range metrics {
 				if v, ok := S.Float(i, m); ok {
-					g[m] = append(g[m], v)
+					g.values[m] = append(g.values[m], v)
 				}
 			}
 		}
-		for _, key := range order {
-			cell := cells[key]
-			for _, m := range metrics {
-				vals := cell.Values[m]
-				for len(vals) < ri {
-					vals = append(vals, math.NaN())
-				}
-				vals = append(vals, median(groups[key][m]))
-				cell.Values[m] = vals
-			}
-		}
+		perRun[ri] = groups
 	}
 	for _, key := range order {
-		cell := cells[key]
+		cell := Cell{Key: key, Values: map[string][]float64{}, Stats: map[string][]Stats{}, Verdicts: map[string][]Verdict{}}
 		for _, m := range metrics {
-			for len(cell.Values[m]) < len(runs) {
-				cell.Values[m] = append(cell.Values[m], math.NaN())
+			for ri, run := range runs {
+				g := perRun[ri][key]
+				if g == nil {
+					g = &cellSamples{}
+				}
+				st := stats(run, g, m, key)
+				cell.Stats[m] = append(cell.Stats[m], st)
+				cell.Values[m] = append(cell.Values[m], st.Median)
+				if ri == 0 {
+					cell.Verdicts[m] = append(cell.Verdicts[m], Verdict{})
+					continue
+				}
+				cell.Verdicts[m] = append(cell.Verdicts[m],
+					verdict(m, cell.Stats[m][0], st, missing(perRun, 0, ri, key), key))
 			}
 		}
-		c.Cells = append(c.Cells, *cell)
+		c.Cells = append(c.Cells, cell)
 	}
 	c.Notes = notes(runs)
 	return c
+}
+
+// missing says why a cell cannot be compared between runs a and b: absent or interrupted
+// on one side; "" when it can.
+func missing(perRun []map[string]*cellSamples, a, b int, key string) string {
+	for _, i := range []int{a, b} {
+		g := perRun[i][key]
+		switch {
+		case g == nil:
+			return fmt.Sprintf("run %d has no such cell", i+1)
+		case len(g.iterations) == 0:
+			return fmt.Sprintf("run %d's iterations of this cell were interrupted", i+1)
+		}
+	}
+	return ""
 }
 
 // cellKey names a summary row by its matrix values and target, not its iteration number,
@@ -123,6 +152,8 @@ func Change(base, v float64) float64 {
 }
 
 // noisyVariables differ between any two servers without saying anything about performance.
+// Paths under a server's own directories and generated instance ids are caught by rule
+// (instanceNoise); this list is what no rule can tell.
 var noisyVariables = map[string]bool{
 	"hostname": true, "pid_file": true, "port": true, "socket": true, "datadir": true, "server_id": true,
 	"server_uuid": true, "log_error": true, "general_log_file": true, "slow_query_log_file": true,
@@ -131,7 +162,60 @@ var noisyVariables = map[string]bool{
 	"log_bin_index": true, "relay_log_basename": true, "relay_log_index": true, "relay_log": true,
 	"innodb_data_home_dir": true, "innodb_log_group_home_dir": true, "report_port": true, "plugin_dir": true,
 	"version_compile_os": true, "version_compile_machine": true, "character_sets_dir": true, "lc_messages_dir": true,
-	"secure_file_priv": true, "system_time_zone": true, "log_bin_trust_function_creators": false,
+	"secure_file_priv": true, "system_time_zone": true,
+}
+
+// planNote says whether r ran the same plan as base, judged by content (spec.PlanIdentity),
+// and when not, exactly what differs and what on r's command line changed it.
+func planNote(base, r *results.Run) string {
+	idBase, idR := planIdentity(base), planIdentity(r)
+	if idBase != "" && idBase == idR {
+		what := "the same plan as"
+		if o := r.Info.Overrides; o != nil && o.RerunOf != "" {
+			what = "again the plan of"
+		}
+		return fmt.Sprintf("plan: %s ran %s %s (plan identity %.12s).", r.Dir, what, base.Dir, idBase)
+	}
+	var given []string
+	if o := r.Info.Overrides; o != nil {
+		for _, s := range o.Set {
+			given = append(given, "--set "+s)
+		}
+		for _, t := range o.Targets {
+			given = append(given, "--target "+t)
+		}
+	}
+	how := ""
+	if len(given) > 0 {
+		how = " (its command line: " + strings.Join(given, ", ") + ")"
+	}
+	diff, err := spec.DiffPlans([]byte(base.Plan), []byte(r.Plan))
+	if err != nil || base.Plan == "" || r.Plan == "" {
+		return fmt.Sprintf("plan: %s ran a different resolved plan than %s%s (plan identity %.12s vs %.12s): compare plan.yaml of both.",
+			r.Dir, base.Dir, how, idR, idBase)
+	}
+	const show = 12
+	more := ""
+	if len(diff) > show {
+		more = fmt.Sprintf("; and %d more (compare plan.yaml of both)", len(diff)-show)
+		diff = diff[:show]
+	}
+	return fmt.Sprintf("plan: %s ran a different plan than %s%s: %s%s.", r.Dir, base.Dir, how, strings.Join(diff, "; "), more)
+}
+
+// planIdentity is run.json's plan identity, or for an older folder the one of its plan.yaml.
+func planIdentity(r *results.Run) string {
+	if r.Info.PlanIdentity != "" {
+		return r.Info.PlanIdentity
+	}
+	if r.Plan == "" {
+		return ""
+	}
+	id, err := spec.PlanIdentity([]byte(r.Plan))
+	if err != nil {
+		return ""
+	}
+	return id
 }
 
 func notes(runs []*results.Run) []string {
@@ -139,10 +223,7 @@ func notes(runs []*results.Run) []string {
 	base := runs[0]
 	for _, r := range runs[1:] {
 		name := r.Dir
-		if r.Info.PlanSHA256 != base.Info.PlanSHA256 {
-			out = append(out, fmt.Sprintf("%s ran a different resolved plan than %s (plan sha256 %.12s vs %.12s): compare plan.yaml of both.",
-				name, base.Dir, r.Info.PlanSHA256, base.Info.PlanSHA256))
-		}
+		out = append(out, planNote(base, r))
 		for _, bt := range base.Info.Targets {
 			var ot *results.TargetInfo
 			for i := range r.Info.Targets {
@@ -178,49 +259,106 @@ func variableDiff(a, b map[string]string) []string {
 	if len(a) == 0 || len(b) == 0 {
 		return nil
 	}
+	ra, rb := instanceRoot(a), instanceRoot(b)
 	var out []string
 	for _, c := range results.DiffVariables(a, b).Changed {
-		if !noisyVariables[strings.ToLower(c.Name)] {
-			out = append(out, fmt.Sprintf("%s %s -> %s", c.Name, c.Before, c.After))
+		name := strings.ToLower(c.Name)
+		if noisyVariables[name] || instanceNoise(name, c.Before, c.After, ra, rb) {
+			continue
 		}
+		out = append(out, fmt.Sprintf("%s %s -> %s", c.Name, c.Before, c.After))
 	}
 	return out
 }
 
-// WriteText prints the comparison as an aligned table: every metric of every run, and
-// the change against the first run in percent.
+// instanceRoot is the directory a server keeps its own files under: the deepest directory
+// that holds its datadir, tmpdir, socket and pid file together (a sandbox's
+// /tmp/quadrant-db-123/db), or the datadir when they share nothing below /.
+func instanceRoot(vars map[string]string) string {
+	lower := map[string]string{}
+	for k, v := range vars {
+		lower[strings.ToLower(k)] = v
+	}
+	var root string
+	for _, name := range []string{"datadir", "tmpdir", "socket", "pid_file"} {
+		v := lower[name]
+		if !filepath.IsAbs(v) {
+			continue
+		}
+		dir := filepath.Clean(v)
+		if name != "datadir" {
+			dir = filepath.Dir(dir)
+		}
+		if root == "" {
+			root = dir
+			continue
+		}
+		for root != "/" && dir != root && !strings.HasPrefix(dir, root+"/") {
+			root = filepath.Dir(root)
+		}
+	}
+	if root == "/" || root == "" || root == os.TempDir() {
+		return filepath.Clean(lower["datadir"])
+	}
+	return root
+}
+
+// instanceNoise is the rule for settings that differ between two servers only because
+// they are two instances: a path that is the same below each server's own directory, or
+// an id the server generates for itself (server_uid, server_uuid).
+func instanceNoise(name, a, b, rootA, rootB string) bool {
+	if strings.HasSuffix(name, "_uid") || strings.HasSuffix(name, "_uuid") {
+		return true
+	}
+	if rootA == "" || rootB == "" || rootA == "." || rootB == "." {
+		return false
+	}
+	under := func(v, root string) (string, bool) {
+		v = filepath.Clean(v)
+		if v == root {
+			return "", true
+		}
+		rest, ok := strings.CutPrefix(v, root+"/")
+		return rest, ok
+	}
+	ra, okA := under(a, rootA)
+	rb, okB := under(b, rootB)
+	return okA && okB && ra == rb
+}
+
+// WriteText prints the comparison as an aligned table, one line per cell and metric:
+// each run's value (the median of its repeats) with its noise, the change against the
+// first run and the verdict.
 func (c *Comparison) WriteText(w io.Writer) error {
 	for i, r := range c.Runs {
 		fmt.Fprintf(w, "run %d: %s (%s, %s, %s)\n", i+1, r.Dir, r.Info.Plan, r.Info.Host, r.Info.Start.Format("2006-01-02 15:04"))
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	head := []string{"cell"}
-	for _, m := range c.Metrics {
-		for i := range c.Runs {
-			head = append(head, fmt.Sprintf("%s[%d]", m, i+1))
-			if i > 0 {
-				head = append(head, "Δ%")
-			}
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
+	head := []string{"cell", "metric"}
+	for i := range c.Runs {
+		head = append(head, fmt.Sprintf("run %d", i+1), "noise")
+		if i > 0 {
+			head = append(head, "Δ%", fmt.Sprintf("verdict (run %d vs run 1)", i+1))
 		}
 	}
-	fmt.Fprintln(tw, strings.Join(head, "\t")+"\t")
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, cell := range c.Cells {
-		row := []string{cell.Key}
 		for _, m := range c.Metrics {
-			vals := cell.Values[m]
-			for i, v := range vals {
-				row = append(row, fmtNum(v))
+			row := []string{cell.Key, m}
+			for i, st := range cell.Stats[m] {
+				row = append(row, fmtNum(st.Median), fmtNoise(st))
 				if i > 0 {
-					row = append(row, fmtChange(Change(vals[0], v)))
+					row = append(row, fmtChange(cell.Verdicts[m][i].Change), cell.Verdicts[m][i].Text)
 				}
 			}
+			fmt.Fprintln(tw, strings.Join(row, "\t"))
 		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, "\n"+VerdictNote)
 	if len(c.Notes) > 0 {
 		fmt.Fprintln(w, "\nAround the numbers:")
 		for _, n := range c.Notes {
@@ -228,6 +366,43 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// VerdictNote says how to read the noise and the verdicts.
+var VerdictNote = fmt.Sprintf("A value is the median of the cell's repeats; noise is their count, coefficient of variation and "+
+	"the half-width of the 95%% CI of their mean (~ when estimated from batch means of the one repeat's intervals). "+
+	"Verdicts compare means; each 95%% CI is a bootstrap over repeats (seed %d): a change whose interval holds 0 is within noise.", Seed)
+
+// NoiseText is how a run's noise reads in a table.
+func NoiseText(st Stats) string { return fmtNoise(st) }
+
+// fmtNoise is "n=5 cv 2.1% ±1.9%" (the 95% CI of the mean, relative), "~cv 3.0% ±2.2%
+// (8 batches)" when estimated from intervals, or "no noise estimate".
+func fmtNoise(st Stats) string {
+	ci := ""
+	if !math.IsNaN(st.Lo) && st.Mean != 0 {
+		ci = " ±" + pct(100*(st.Hi-st.Lo)/2/math.Abs(st.Mean)) + "%"
+	}
+	switch {
+	case st.N == 0:
+		return "-"
+	case st.Source == FromRepeats:
+		return fmt.Sprintf("n=%d cv %s%%%s", st.N, pct(100*st.CV), ci)
+	case st.Source == FromIntervals:
+		return fmt.Sprintf("~cv %s%%%s (%d batches)", pct(100*st.CV), ci, len(st.Samples))
+	}
+	return "no noise estimate"
+}
+
+// MeanText is "1000 (95% CI 980–1020)", or the mean alone without an interval.
+func MeanText(st Stats) string {
+	if st.N == 0 {
+		return "-"
+	}
+	if math.IsNaN(st.Lo) {
+		return fmtNum(st.Mean)
+	}
+	return fmt.Sprintf("%s (95%% CI %s–%s)", fmtNum(st.Mean), fmtNum(st.Lo), fmtNum(st.Hi))
 }
 
 func fmtNum(v float64) string {

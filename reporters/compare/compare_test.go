@@ -32,6 +32,8 @@ func TestCompareLinesUpCellsAndReportsChanges(t *testing.T) {
 		ri.Targets[0].ServerVersion = "11.4.2"
 		ri.Targets[0].VariablesBefore = map[string]string{"innodb_flush_method": "fsync", "sync_binlog": "0", "port": "1"}
 	})
+	b.Plan = "version: 1\nname: fixture\nvars: {threads: 8}\n"
+	b.Info.Overrides = &results.Overrides{Set: []string{"threads=8"}}
 	c := Compare([]*results.Run{a, b}, []string{"tps", "p95_ms"})
 	if len(c.Cells) != 2 {
 		t.Fatalf("cells %v, want 2", c.Cells)
@@ -51,7 +53,7 @@ func TestCompareLinesUpCellsAndReportsChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"25.0", "different resolved plan", "10.11.19", "11.4.2", "innodb_flush_method O_DIRECT -> fsync"} {
+	for _, want := range []string{"25.0", "ran a different plan", "--set threads=8", "vars: added ({threads: 8})", "10.11.19", "11.4.2", "innodb_flush_method O_DIRECT -> fsync"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -68,5 +70,47 @@ func TestCompareMissingCellIsNaN(t *testing.T) {
 	c := Compare([]*results.Run{a, b}, []string{"tps"})
 	if v := c.Cells[1].Values["tps"]; !math.IsNaN(v[1]) || v[0] != 4000 {
 		t.Fatalf("values %v, want [4000 NaN]", v)
+	}
+}
+
+// Two sandboxes of the same plan differ in their own directories and generated ids, never
+// in a setting that changes a result: none of that is a difference worth reading.
+func TestInstancePathsAndIdsAreNotSettings(t *testing.T) {
+	vars := func(root, uid, pool string) map[string]string {
+		return map[string]string{
+			"datadir": root + "/db/data/", "tmpdir": root + "/db/tmp", "socket": root + "/db/mysqld.sock",
+			"pid_file": root + "/db/mysqld.pid", "aria_log_dir_path": root + "/db/data/",
+			"slave_load_tmpdir": root + "/db/tmp", "wsrep_data_home_dir": root + "/db/data/",
+			"server_uid": uid, "innodb_buffer_pool_size": pool, "log_bin_basename": root + "/db/data/binlog",
+			"innodb_tmpdir": "/srv/" + uid,
+		}
+	}
+	a := load(t, 1, func(ri *results.RunInfo) {
+		ri.Targets[0].VariablesBefore = vars("/tmp/quadrant-db-1982664008", "i9gb+PnujNNN", "134217728")
+	})
+	b := load(t, 1, func(ri *results.RunInfo) {
+		ri.Targets[0].VariablesBefore = vars("/tmp/quadrant-db-1730272590", "ExJBAX2bV4oR", "67108864")
+	})
+	c := Compare([]*results.Run{a, b}, []string{"tps"})
+	var settings string
+	for _, n := range c.Notes {
+		if strings.Contains(n, "settings that differ") {
+			settings = n
+		}
+	}
+	if !strings.Contains(settings, "innodb_buffer_pool_size 134217728 -> 67108864") {
+		t.Fatalf("the buffer pool change is not reported: %q", c.Notes)
+	}
+	// a path outside the server's own directory that really differs is still a setting
+	if !strings.Contains(settings, "innodb_tmpdir") {
+		t.Errorf("innodb_tmpdir, outside the instance, is not reported: %q", settings)
+	}
+	for _, noise := range []string{"aria_log_dir_path", "server_uid", "slave_load_tmpdir", "wsrep_data_home_dir"} {
+		if strings.Contains(settings, noise) {
+			t.Errorf("%s is per-instance noise, reported: %q", noise, settings)
+		}
+	}
+	if !strings.Contains(c.Notes[0], "ran the same plan") {
+		t.Errorf("same plan.yaml, first note %q", c.Notes[0])
 	}
 }

@@ -176,6 +176,9 @@ type comparisonData struct {
 	Metrics []string         `json:"metrics"`
 	Cells   []comparisonCell `json:"cells"`
 	Notes   []string         `json:"notes"`
+	// Verdicts and VerdictNote are drawn by verdicts.js.
+	Verdicts    []verdictRow `json:"verdicts,omitempty"`
+	VerdictNote string       `json:"verdict_note,omitempty"`
 }
 
 type comparisonCell struct {
@@ -186,7 +189,7 @@ type comparisonCell struct {
 // RenderComparison writes a comparison of runs as one self-contained page: per metric, a
 // table with the change against the first run and a chart across cells.
 func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
-	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes}
+	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote}
 	for _, r := range c.Runs {
 		cd.Runs = append(cd.Runs, r.Dir+" ("+r.Info.Plan+", "+r.Info.Host+")")
 	}
@@ -213,7 +216,7 @@ func RenderComparison(w io.Writer, c *compare.Comparison, version string) error 
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS,
+		"ReportJS": reportJS + "\n" + verdictsJS,
 		"Data":     string(data),
 	})
 }

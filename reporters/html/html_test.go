@@ -143,6 +143,9 @@ func TestComparisonRendersInChromium(t *testing.T) {
 	if !strings.Contains(dom, "-20.0") {
 		t.Errorf("comparison lacks the -20.0%% tps change")
 	}
+	if !strings.Contains(dom, `id="verdicts"`) || !strings.Contains(dom, c.Cells[0].Verdicts["tps"][1].Text) {
+		t.Errorf("comparison lacks the verdicts table with %q", c.Cells[0].Verdicts["tps"][1].Text)
+	}
 }
 
 func TestLatencySpectraComeFromTheHistograms(t *testing.T) {

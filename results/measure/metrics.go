@@ -3,6 +3,7 @@ package measure
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -22,6 +23,9 @@ type Metric struct {
 	TotalUnit string
 	// Compare marks the metrics `quadrant compare` shows unless told otherwise.
 	Compare bool
+	// Better says which way is an improvement (tps up, latency down), for compare's
+	// verdicts; 0 when neither is (threads, warmup).
+	Better Direction
 	// Chart marks the metrics the report charts first.
 	Chart bool
 	// Kind says how a reader aggregates the time-series column: a Rate or Gauge per
@@ -40,6 +44,16 @@ const (
 	// Counter columns of watched sources are per-second rates of a server counter over the interval;
 	// their summary is the increase over the workload.
 	Counter Kind = "counter"
+)
+
+// Direction is which way a metric improves.
+type Direction int8
+
+const (
+	// Higher is better: throughput.
+	Higher Direction = 1
+	// Lower is better: latency, errors.
+	Lower Direction = -1
 )
 
 // Family is a set of columns named by a pattern (error.CODE, tx.NAME.count): one column per
@@ -71,16 +85,16 @@ func Ms(d time.Duration) float64 {
 
 func latency(name, doc string, pick func(Latency) time.Duration, compare, chart bool) Metric {
 	return Metric{
-		Name: name, Doc: doc, Kind: Gauge, Compare: compare, Chart: chart,
+		Name: name, Doc: doc, Kind: Gauge, Compare: compare, Chart: chart, Better: Lower,
 		Interval: func(iv *Interval) float64 { return Ms(pick(iv.Lat)) }, IntervalUnit: Millis,
 		Total: func(t *Total) float64 { return Ms(pick(t.Lat)) }, TotalUnit: Millis,
 	}
 }
 
 // counted is a per-second rate in the time series and a total in the summary.
-func counted(name, doc string, pick func(Counts) int64, compare bool) Metric {
+func counted(name, doc string, pick func(Counts) int64, compare bool, better Direction) Metric {
 	return Metric{
-		Name: name, Doc: doc, Kind: Rate, Compare: compare,
+		Name: name, Doc: doc, Kind: Rate, Compare: compare, Better: better,
 		Interval: func(iv *Interval) float64 {
 			if s := iv.Seconds(); s > 0 {
 				return float64(pick(iv.Counts)) / s
@@ -95,19 +109,19 @@ func counted(name, doc string, pick func(Counts) int64, compare bool) Metric {
 // Metrics are the workload's figures in column order (after the row's keys).
 var Metrics = []Metric{
 	{Name: "transactions", Doc: "transactions (sysbench events) completed in the measured part",
-		Total: func(t *Total) float64 { return float64(t.Events) }, TotalUnit: Count},
-	{Name: "tps", Doc: "transactions per second", Kind: Rate, Compare: true, Chart: true,
+		Total: func(t *Total) float64 { return float64(t.Events) }, TotalUnit: Count, Better: Higher},
+	{Name: "tps", Doc: "transactions per second", Kind: Rate, Compare: true, Chart: true, Better: Higher,
 		Interval: func(iv *Interval) float64 { return iv.Rates().TPS }, IntervalUnit: PerSecond,
 		Total: func(t *Total) float64 { return t.Rates().TPS }, TotalUnit: PerSecond},
-	{Name: "qps", Doc: "statements per second (reads + writes + other)", Kind: Rate, Compare: true,
+	{Name: "qps", Doc: "statements per second (reads + writes + other)", Kind: Rate, Compare: true, Better: Higher,
 		Interval: func(iv *Interval) float64 { return iv.Rates().QPS }, IntervalUnit: PerSecond,
 		Total: func(t *Total) float64 { return t.Rates().QPS }, TotalUnit: PerSecond},
-	counted("reads", "statements that returned a result set, as sysbench counts them (per second in the time series)", func(c Counts) int64 { return c.Reads }, false),
-	counted("writes", "statements that affected rows > 0 (per second in the time series)", func(c Counts) int64 { return c.Writes }, false),
-	counted("other", "any other statement: BEGIN, COMMIT, DDL... (per second in the time series)", func(c Counts) int64 { return c.Other }, false),
-	counted("errors", "errors, ignored ones (deadlocks, lock wait timeouts) included, as in sysbench (per second in the time series)", func(c Counts) int64 { return c.Errors }, true),
-	counted("reconnects", "reconnections after an error in on_error.reconnect (per second in the time series)", func(c Counts) int64 { return c.Reconnects }, false),
-	counted("rollbacks", "transactions rolled back on purpose (tpcc: NewOrder with an unused item, 1%), completed events and never errors (per second in the time series)", func(c Counts) int64 { return c.Rollbacks }, false),
+	counted("reads", "statements that returned a result set, as sysbench counts them (per second in the time series)", func(c Counts) int64 { return c.Reads }, false, Higher),
+	counted("writes", "statements that affected rows > 0 (per second in the time series)", func(c Counts) int64 { return c.Writes }, false, Higher),
+	counted("other", "any other statement: BEGIN, COMMIT, DDL... (per second in the time series)", func(c Counts) int64 { return c.Other }, false, Higher),
+	counted("errors", "errors, ignored ones (deadlocks, lock wait timeouts) included, as in sysbench (per second in the time series)", func(c Counts) int64 { return c.Errors }, true, Lower),
+	counted("reconnects", "reconnections after an error in on_error.reconnect (per second in the time series)", func(c Counts) int64 { return c.Reconnects }, false, Lower),
+	counted("rollbacks", "transactions rolled back on purpose (tpcc: NewOrder with an unused item, 1%), completed events and never errors (per second in the time series)", func(c Counts) int64 { return c.Rollbacks }, false, 0),
 	tpcc("tpmC", "tpcc only: NewOrder transactions per minute, rolled back ones included (also called NOPM); TPC-C-like, not an audited TPC-C result",
 		func(s *Stats, sec float64) float64 { return perMinute(s.NewOrders(), sec) }),
 	tpcc("tpmTotal", "tpcc only: transactions of all five types per minute",
@@ -117,7 +131,7 @@ var Metrics = []Metric{
 			}
 			return perMinute(s.Events, sec)
 		}),
-	{Name: "efficiency", Doc: "tpcc with wait_times only: tpmC / (12.86 x warehouses), in percent; the specification's pacing allows at most 100", Kind: Gauge,
+	{Name: "efficiency", Doc: "tpcc with wait_times only: tpmC / (12.86 x warehouses), in percent; the specification's pacing allows at most 100", Kind: Gauge, Better: Higher,
 		Interval: func(iv *Interval) float64 { return efficiency(&iv.Stats, iv.Seconds()) }, IntervalUnit: Percent,
 		Total: func(t *Total) float64 { return efficiency(&t.Stats, t.Seconds()) }, TotalUnit: Percent},
 	latency("lat_avg_ms", "mean transaction latency", func(l Latency) time.Duration { return l.Avg }, true, false),
@@ -136,7 +150,7 @@ var Metrics = []Metric{
 			}
 			return 0
 		}, IntervalUnit: Count},
-	{Name: "backlog", Doc: "open loop: transactions due but not started at the interval's end", Kind: Gauge,
+	{Name: "backlog", Doc: "open loop: transactions due but not started at the interval's end", Kind: Gauge, Better: Lower,
 		Interval: func(iv *Interval) float64 { return float64(iv.Backlog) }, IntervalUnit: Count},
 }
 
@@ -211,7 +225,7 @@ func perMinute(n int64, sec float64) float64 {
 
 // tpcc is a per-minute figure of tpcc workloads, NaN (an empty cell) for any other.
 func tpcc(name, doc string, pick func(s *Stats, sec float64) float64) Metric {
-	return Metric{Name: name, Doc: doc, Kind: Rate,
+	return Metric{Name: name, Doc: doc, Kind: Rate, Better: Higher,
 		Interval: func(iv *Interval) float64 { return pick(&iv.Stats, iv.Seconds()) }, IntervalUnit: PerMinute,
 		Total: func(t *Total) float64 { return pick(&t.Stats, t.Seconds()) }, TotalUnit: PerMinute}
 }
@@ -336,4 +350,19 @@ var Costs = []Cost{
 		Doc: "storage writes of the server process per transaction (/proc/PID/io write_bytes less cancelled writes)"},
 	{Name: "cost.fsyncs", Unit: Count, From: []string{"status.Innodb_data_fsyncs", "status.Innodb_os_log_fsyncs"},
 		Doc: "InnoDB fsyncs per transaction: Innodb_data_fsyncs plus Innodb_os_log_fsyncs where the server has it (MySQL; MariaDB counts log fsyncs in the first); both are in the default watch.status, a plan's own list needs them"},
+}
+
+// BetterOf is the direction of a summary column: a metric's from the table; for the
+// families, errors are better lower and a latency (ms) too; 0 when unknown.
+func BetterOf(name string) Direction {
+	if m, ok := Lookup(name); ok {
+		return m.Better
+	}
+	switch {
+	case strings.HasPrefix(name, "error."), strings.HasSuffix(name, "_ms"):
+		return Lower
+	case strings.HasSuffix(name, ".count"):
+		return Higher
+	}
+	return 0
 }
