@@ -526,10 +526,15 @@ iteration:
 		t.Fatalf("compare exit %d:\n%s", code, cmp.out.String())
 	}
 	out := cmp.out.String()
-	for _, want := range []string{"threads=1 @db", "threads=2 @db", "verdict (run 2 vs run 1)", "ran a different plan", "--target db=root@tcp", "targets.db.dsn: added", "comparison: " + html} {
+	// The sandbox's password is in the DSN given to --target: the comparison names the
+	// override with the password hidden.
+	for _, want := range []string{"threads=1 @db", "threads=2 @db", "verdict (run 2 vs run 1)", "ran a different plan", "--target db=root:***@tcp", "targets.db.dsn: added", "comparison: " + html} {
 		if !strings.Contains(out, want) {
 			t.Errorf("compare output lacks %q:\n%s", want, out)
 		}
+	}
+	if strings.Contains(out, c.Password()) {
+		t.Errorf("compare printed the sandbox's password:\n%s", out)
 	}
 	if _, err := os.Stat(html); err != nil {
 		t.Errorf("no comparison page: %v", err)
