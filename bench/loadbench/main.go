@@ -153,7 +153,7 @@ func run(f flags) error {
 		}
 		defer b.profile.Close()
 	}
-	fmt.Printf("server %s (MariaDB sandbox), %d CPUs, %s\n", c.Primary.DSN(""), numCPU(), loadavg())
+	fmt.Printf("server %s (MariaDB sandbox), %d CPUs, %s\n", c.Primary.RedactedDSN(""), numCPU(), loadavg())
 	t0 := time.Now()
 	if _, err := runWorkload(ctx, cfg, &spec.Workload{Builtin: "oltp_read_write", Action: "prepare", Options: settings(b.opts), Threads: min(4, f.tables)}); err != nil {
 		return fmt.Errorf("prepare: %w", err)

@@ -100,7 +100,7 @@ func run(mode, script string, kinds []string, pairs int, dur time.Duration, thre
 	if err != nil {
 		return err
 	}
-	fmt.Printf("server %s, %d CPUs\n", c.Primary.DSN(""), numCPU())
+	fmt.Printf("server %s, %d CPUs\n", c.Primary.RedactedDSN(""), numCPU())
 	if mode == "replay" {
 		return replayBench(ctx, cfg, c, dir, pairs, rows)
 	}
