@@ -111,3 +111,37 @@ iteration:
 		t.Fatalf("the template build was not shown (building %v, finished %v): %v", building, finished, obs.seen)
 	}
 }
+
+// A wait on a replica that is behind (delayed replication: it applies each event 3 s
+// late) shows its lag as it changes, then ends when the replica has caught up.
+func TestWaitShowsReplicaLagChanging(t *testing.T) {
+	obs := &works{}
+	run, out, err := runPlan(t, `
+version: 1
+name: lag
+targets: {db: {sandbox: {replicas: 1}}}
+setup:
+  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+  - {target: db_replica1, sql: "STOP SLAVE; CHANGE MASTER TO MASTER_DELAY = 3; START SLAVE"}
+  - sql: "CREATE TABLE sbtest.lagged (id INT PRIMARY KEY)"
+  - target: db_replica1
+    wait:
+      until: "row.n == 1 && replica.Seconds_Behind_Master == 0"
+      sql: "SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = 'sbtest' AND table_name = 'lagged'"
+      interval: 200ms
+      timeout: 1m
+iteration:
+  workload: {transactions: [{name: one, statements: [{sql: "SELECT 1"}]}], duration: 1s}
+`, nil, Options{Observer: obs})
+	requireDone(t, run, out, err, 1)
+	lags := map[string]bool{}
+	for _, w := range obs.seen {
+		if i := strings.Index(w.State, "replica.Seconds_Behind_Master = "); i >= 0 && !w.Finished {
+			lags[strings.SplitN(w.State[i:], ",", 2)[0]] = true
+		}
+	}
+	if len(lags) < 2 {
+		t.Fatalf("the wait showed the replica's lag as %v: want it changing", lags)
+	}
+	t.Logf("lag seen: %v", lags)
+}
