@@ -14,6 +14,7 @@ PAIRS=${PAIRS:-3}
 GOTPC_VERSION=${GOTPC_VERSION:-latest}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/tpccbench.XXXXXX")
+chmod 711 "$work" # run as root, the sandbox's server is an unprivileged user that must pass through
 sandbox_pid=
 cleanup() {
   if [ -n "$sandbox_pid" ]; then
@@ -29,26 +30,29 @@ go build -o "$work/quadrant" ./cmd/quadrant
 GOBIN="$work" GOFLAGS=-mod=mod go install "github.com/pingcap/go-tpc/cmd/go-tpc@$GOTPC_VERSION"
 
 name="tpccbench$$"
-"$work/quadrant" sandbox up --name "$name" --dir "$work/sb" \
+"$work/quadrant" sandbox up --name "$name" --dir "$work/sb" --print-env \
   --config innodb_buffer_pool_size=1G --config innodb_flush_log_at_trx_commit=2 \
-  --config max_connections=1000 >"$work/sandbox.out" 2>&1 &
+  --config max_connections=1000 >"$work/sandbox.out" 2>"$work/sandbox.err" &
 sandbox_pid=$!
 i=0
-while ! grep -q 'tcp(127.0.0.1:' "$work/sandbox.out"; do
+while ! grep -q '^export QUADRANT_SANDBOX_PASSWORD=' "$work/sandbox.out"; do
   i=$((i + 1))
   if [ $i -gt 300 ] || ! kill -0 "$sandbox_pid" 2>/dev/null; then
-    echo "sandbox did not start:"; cat "$work/sandbox.out"; exit 1
+    echo "sandbox did not start:"; cat "$work/sandbox.err"; exit 1
   fi
   sleep 1
 done
-port=$(sed -n 's/.*tcp(127\.0\.0\.1:\([0-9]*\)).*/\1/p' "$work/sandbox.out" | head -1)
+# The sandbox's random password and port, from its export lines.
+. "$work/sandbox.out"
+port=$QUADRANT_SANDBOX_PORT
+pw=$QUADRANT_SANDBOX_PASSWORD
 echo "sandbox on 127.0.0.1:$port; $WAREHOUSES warehouses, $THREADS threads, $TIME per run, $PAIRS pairs"
 
 cat >"$work/run.yaml" <<EOF
 version: 1
 name: tpccbench
 targets:
-  db: {dsn: "root@tcp(127.0.0.1:$port)/"}
+  db: {dsn: "root:$pw@tcp(127.0.0.1:$port)/"}
 iteration:
   workload: {builtin: tpcc, options: {warehouses: $WAREHOUSES}, threads: $THREADS, duration: $TIME}
 report: {formats: [csv], dir: "$work/results"}
@@ -57,7 +61,7 @@ cat >"$work/prepare.yaml" <<EOF
 version: 1
 name: tpccprep
 targets:
-  db: {dsn: "root@tcp(127.0.0.1:$port)/"}
+  db: {dsn: "root:$pw@tcp(127.0.0.1:$port)/"}
 setup:
   - workload: {builtin: tpcc, action: prepare, threads: $WAREHOUSES, options: {warehouses: $WAREHOUSES}}
 iteration:
@@ -69,7 +73,7 @@ echo "== prepare (quadrant, database tpcc)"
 /usr/bin/time -f "%e s wall" "$work/quadrant" run "$work/prepare.yaml" >"$work/qprep.log" 2>&1 || { cat "$work/qprep.log"; exit 1; }
 tail -1 "$work/qprep.log"
 echo "== prepare (go-tpc, database gotpc)"
-/usr/bin/time -f "%e s wall" "$work/go-tpc" tpcc -H 127.0.0.1 -P "$port" -U root -D gotpc --warehouses "$WAREHOUSES" -T "$WAREHOUSES" prepare --no-check >"$work/gprep.log" 2>&1 || { tail -20 "$work/gprep.log"; exit 1; }
+/usr/bin/time -f "%e s wall" "$work/go-tpc" tpcc -H 127.0.0.1 -P "$port" -U root -p "$pw" -D gotpc --warehouses "$WAREHOUSES" -T "$WAREHOUSES" prepare --no-check >"$work/gprep.log" 2>&1 || { tail -20 "$work/gprep.log"; exit 1; }
 tail -1 "$work/gprep.log"
 
 # cpu: user+sys seconds of the command, from GNU time's last line.
@@ -93,7 +97,7 @@ EOF
   echo "$1 $2 $qcpu" >>"$work/q.txt"
   echo "pair $p quadrant: tpmC $1, NewOrders $2, client CPU ${qcpu}s"
 
-  /usr/bin/time -f "%U %S" "$work/go-tpc" tpcc -H 127.0.0.1 -P "$port" -U root -D gotpc --warehouses "$WAREHOUSES" \
+  /usr/bin/time -f "%U %S" "$work/go-tpc" tpcc -H 127.0.0.1 -P "$port" -U root -p "$pw" -D gotpc --warehouses "$WAREHOUSES" \
     -T "$THREADS" --time "$TIME" run >"$work/grun.log" 2>"$work/gtime.log" || { tail -20 "$work/grun.log" "$work/gtime.log"; exit 1; }
   gtpmc=$(sed -n 's/^tpmC: \([0-9.]*\).*/\1/p' "$work/grun.log" | tail -1)
   gno=$(grep '\[Summary\] NEW_ORDER ' "$work/grun.log" | grep -v ERR | sed -n 's/.*Count: \([0-9]*\).*/\1/p' | tail -1)
