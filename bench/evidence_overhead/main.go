@@ -56,6 +56,11 @@ func start(ctx context.Context, name string, opts []sandbox.Option) (*server, fu
 	if err != nil {
 		return nil, nil, err
 	}
+	// The sandbox's server runs as an unprivileged user when this runs as root: it must
+	// pass through (MkdirTemp makes the directory 0700).
+	if err := os.Chmod(dir, 0o711); err != nil {
+		return nil, nil, err
+	}
 	c, err := sandbox.Start(ctx, sandbox.Options{Name: name, Dir: dir, Config: opts, Logf: func(string, ...any) {}})
 	if err != nil {
 		os.RemoveAll(dir)
