@@ -162,64 +162,16 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	return r.col.Total(), nil
 }
 
-// tick is the interval clock: it cuts an interval every ReportInterval (and
-// exactly at the end of warmup) until all workers have exited, even while
-// they are stuck in a query.
-func (r *run) tick(ctx context.Context, done <-chan struct{}) {
-	next := r.nextTick(r.start)
-	var endTimer <-chan time.Time
-	if !r.end.IsZero() {
-		t := time.NewTimer(time.Until(r.end))
-		defer t.Stop()
-		endTimer = t.C
-	}
-	timer := time.NewTimer(time.Until(next))
-	defer timer.Stop()
-	last := r.start
-	for {
-		select {
-		case <-timer.C:
-			now := time.Now()
-			if next.Equal(r.measured) {
-				now = r.measured // the warmup interval ends exactly there
-			}
-			// At the end, wait for the workers' last events (the done case cuts)
-			// rather than emitting a sliver of an interval; stuck workers get one interval.
-			if r.end.IsZero() || next.Before(r.end) || now.Sub(r.end) >= r.cfg.ReportInterval {
-				r.cut(now, int(r.active.Load()))
-				last = now
-			}
-			next = r.nextTick(now)
-			timer.Reset(time.Until(next))
-		case <-endTimer:
-			r.halt()
-		case <-ctx.Done():
-			r.halt()
-			ctx = context.Background() // keep ticking until workers exit
-		case <-done:
-			now := time.Now()
-			if now.Sub(last) >= time.Millisecond || last.Equal(r.start) {
-				r.cut(now, r.cfg.Threads)
-			}
-			r.halt()
-			return
-		}
-	}
+func (r *run) clock() *Clock {
+	return &Clock{Start: r.start, Measured: r.measured, End: r.end, Interval: r.cfg.ReportInterval,
+		Active: func() int { return int(r.active.Load()) }, Cut: r.cut, Halt: r.halt}
 }
 
-// nextTick is the first tick after t: every ReportInterval from the start during
-// warmup, exactly at the end of warmup, then every ReportInterval from there.
-func (r *run) nextTick(t time.Time) time.Time {
-	iv := r.cfg.ReportInterval
-	if t.Before(r.measured) {
-		n := r.start.Add(iv * (t.Sub(r.start)/iv + 1))
-		if n.After(r.measured) {
-			return r.measured
-		}
-		return n
-	}
-	return r.measured.Add(iv * (t.Sub(r.measured)/iv + 1))
-}
+// tick runs the interval clock until all workers have exited.
+func (r *run) tick(ctx context.Context, done <-chan struct{}) { r.clock().Run(ctx, done, r.cfg.Threads) }
+
+// nextTick is the clock's first tick after t.
+func (r *run) nextTick(t time.Time) time.Time { return r.clock().Next(t) }
 
 func (r *run) cut(now time.Time, threads int) {
 	backlog := int64(0)

@@ -304,59 +304,11 @@ func (r *run) reconnect(ctx context.Context, rec *measure.Recorder, t *terminal)
 	return false
 }
 
-// tick cuts an interval every report interval (and exactly at the end of warmup) until
-// every terminal has stopped, even while some are stuck in a statement.
+// tick runs the engine's interval clock until every terminal has stopped.
 func (r *run) tick(ctx context.Context, done <-chan struct{}) {
-	iv := r.lc.ReportInterval
-	next := r.nextTick(r.start)
-	var endTimer <-chan time.Time
-	if !r.end.IsZero() {
-		t := time.NewTimer(time.Until(r.end))
-		defer t.Stop()
-		endTimer = t.C
-	}
-	timer := time.NewTimer(time.Until(next))
-	defer timer.Stop()
-	last := r.start
-	for {
-		select {
-		case <-timer.C:
-			now := time.Now()
-			if next.Equal(r.measured) {
-				now = r.measured
-			}
-			if r.end.IsZero() || next.Before(r.end) || now.Sub(r.end) >= iv {
-				r.cut(now, int(r.active.Load()))
-				last = now
-			}
-			next = r.nextTick(now)
-			timer.Reset(time.Until(next))
-		case <-endTimer:
-			r.halt()
-		case <-ctx.Done():
-			r.halt()
-			ctx = context.Background()
-		case <-done:
-			now := time.Now()
-			if now.Sub(last) >= time.Millisecond || last.Equal(r.start) {
-				r.cut(now, r.cfg.threads)
-			}
-			r.halt()
-			return
-		}
-	}
-}
-
-func (r *run) nextTick(t time.Time) time.Time {
-	iv := r.lc.ReportInterval
-	if t.Before(r.measured) {
-		n := r.start.Add(iv * (t.Sub(r.start)/iv + 1))
-		if n.After(r.measured) {
-			return r.measured
-		}
-		return n
-	}
-	return r.measured.Add(iv * (t.Sub(r.measured)/iv + 1))
+	c := &engine.Clock{Start: r.start, Measured: r.measured, End: r.end, Interval: r.lc.ReportInterval,
+		Active: func() int { return int(r.active.Load()) }, Cut: r.cut, Halt: r.halt}
+	c.Run(ctx, done, r.cfg.threads)
 }
 
 func (r *run) cut(now time.Time, threads int) {
