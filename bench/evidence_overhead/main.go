@@ -26,6 +26,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/executor/watch/hostwatch"
@@ -52,13 +53,8 @@ type server struct {
 }
 
 func start(ctx context.Context, name string, opts []sandbox.Option) (*server, func(), error) {
-	dir, err := os.MkdirTemp("", "evidence_overhead-")
+	dir, err := benchrun.SandboxDir("evidence_overhead-")
 	if err != nil {
-		return nil, nil, err
-	}
-	// The sandbox's server runs as an unprivileged user when this runs as root: it must
-	// pass through (MkdirTemp makes the directory 0700).
-	if err := os.Chmod(dir, 0o711); err != nil {
 		return nil, nil, err
 	}
 	c, err := sandbox.Start(ctx, sandbox.Options{Name: name, Dir: dir, Config: opts, Logf: func(string, ...any) {}})

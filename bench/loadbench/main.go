@@ -28,10 +28,9 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
-	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -105,13 +104,8 @@ func run(f flags) error {
 			opts: map[string]string{"tables": fmt.Sprint(f.tables), "table_size": fmt.Sprint(f.size)}}
 		return b.mode()
 	}
-	dir, err := os.MkdirTemp("", "loadbench-")
+	dir, err := benchrun.SandboxDir("loadbench-")
 	if err != nil {
-		return err
-	}
-	// The sandbox's server runs as an unprivileged user when this runs as root: it must
-	// pass through (MkdirTemp makes the directory 0700).
-	if err := os.Chmod(dir, 0o711); err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
@@ -155,7 +149,7 @@ func run(f flags) error {
 	}
 	fmt.Printf("server %s (MariaDB sandbox), %d CPUs, %s\n", c.Primary.RedactedDSN(""), numCPU(), loadavg())
 	t0 := time.Now()
-	if _, err := runWorkload(ctx, cfg, &spec.Workload{Builtin: "oltp_read_write", Action: "prepare", Options: settings(b.opts), Threads: min(4, f.tables)}); err != nil {
+	if _, err := benchrun.Workload(ctx, cfg, &spec.Workload{Builtin: "oltp_read_write", Action: "prepare", Options: benchrun.Settings(b.opts), Threads: min(4, f.tables)}); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
 	fmt.Printf("prepared %d x %d rows in %.1fs\n", f.tables, f.size, time.Since(t0).Seconds())
@@ -190,7 +184,7 @@ func (b *bench) table() error {
 	}
 	engine.EnsureProcs(b.threads) // as the CLI does
 	// Warm the buffer pool so the first pair is not penalised.
-	if _, err := runWorkload(b.ctx, b.cfg, &spec.Workload{Builtin: "oltp_read_only", Options: settings(b.opts), Threads: b.threads, Duration: 3 * time.Second}); err != nil {
+	if _, err := benchrun.Workload(b.ctx, b.cfg, &spec.Workload{Builtin: "oltp_read_only", Options: benchrun.Settings(b.opts), Threads: b.threads, Duration: 3 * time.Second}); err != nil {
 		return fmt.Errorf("warm: %w", err)
 	}
 	type row struct {
@@ -281,10 +275,10 @@ func (b *bench) oltpRun(script, kind string) (sample, error) {
 	o := &spec.Workload{Threads: b.threads, Duration: b.dur, ReportInterval: time.Second}
 	who := syscall.RUSAGE_SELF
 	if kind == "sysbench" {
-		o.Sysbench = &spec.Sysbench{Script: script, Args: settings(b.opts)}
+		o.Sysbench = &spec.Sysbench{Script: script, Args: benchrun.Settings(b.opts)}
 		who = syscall.RUSAGE_CHILDREN
 	} else {
-		o.Builtin, o.Options = script, settings(b.opts)
+		o.Builtin, o.Options = script, benchrun.Settings(b.opts)
 		if b.profile != nil {
 			if err := pprof.StartCPUProfile(b.profile); err == nil {
 				defer pprof.StopCPUProfile()
@@ -293,7 +287,7 @@ func (b *bench) oltpRun(script, kind string) (sample, error) {
 		}
 	}
 	cpu0, srv0 := rusage(who), b.serverCPU()
-	tot, err := runWorkload(b.ctx, b.cfg, o)
+	tot, err := benchrun.Workload(b.ctx, b.cfg, o)
 	if err != nil {
 		return sample{}, err
 	}
@@ -352,7 +346,7 @@ func (b *bench) engineRun(script string, threads int, rate float64, dur time.Dur
 	setup := make([]time.Duration, threads)
 	return func() (*measure.Total, []time.Duration, error) {
 		tot, err := engine.Run(b.ctx, engine.Config{
-			Threads: threads, Duration: dur, Rate: rate, ReportInterval: time.Second, Ignore: defaultIgnore,
+			Threads: threads, Duration: dur, Rate: rate, ReportInterval: time.Second, Ignore: benchrun.DefaultIgnore,
 			Setup: func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
 				t0 := time.Now()
 				c, err := engine.Dial(ctx, dc, p.Prepared)
@@ -427,8 +421,8 @@ func (b *bench) connections() error {
 		// intended start with --rate too; it prints one percentile).
 		for _, rate := range []float64{0, b.connRate} {
 			cpu0 := rusage(syscall.RUSAGE_CHILDREN)
-			tot, err := runWorkload(b.ctx, b.cfg, &spec.Workload{Threads: n, Duration: b.dur, ReportInterval: time.Second, Rate: rate,
-				Sysbench: &spec.Sysbench{Script: script, Args: settings(b.opts)}})
+			tot, err := benchrun.Workload(b.ctx, b.cfg, &spec.Workload{Threads: n, Duration: b.dur, ReportInterval: time.Second, Rate: rate,
+				Sysbench: &spec.Sysbench{Script: script, Args: benchrun.Settings(b.opts)}})
 			kind := "closed loop"
 			if rate > 0 {
 				kind = fmt.Sprintf("open loop %.0f/s", rate)
@@ -509,28 +503,4 @@ func rss() int64 {
 func threadCount() int {
 	e, _ := os.ReadDir("/proc/self/task")
 	return len(e)
-}
-
-// defaultIgnore is sysbench's --mysql-ignore-errors default, as a plan's on_error.ignore has it.
-var defaultIgnore = []int{1213, 1020, 1205}
-
-// runWorkload runs w through its kind, with the defaults a plan would give it.
-func runWorkload(ctx context.Context, cfg *mysql.Config, w *spec.Workload) (*measure.Total, error) {
-	if w.Action == "" {
-		w.Action = "run"
-	}
-	if w.ReportInterval == 0 {
-		w.ReportInterval = time.Second
-	}
-	w.Threads = max(w.Threads, 1)
-	w.OnError.Ignore = defaultIgnore
-	return kinds.Do(ctx, w, workload.Env{Server: cfg}, func(*measure.Interval) {})
-}
-
-func settings(m map[string]string) spec.Settings {
-	var out spec.Settings
-	for k, v := range m {
-		out = append(out, spec.Setting{Name: k, Value: v})
-	}
-	return out
 }

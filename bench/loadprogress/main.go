@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
@@ -40,13 +41,8 @@ func cpu() time.Duration {
 
 func run(pairs, rows int) error {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "loadprogress")
+	dir, err := benchrun.SandboxDir("loadprogress")
 	if err != nil {
-		return err
-	}
-	// The sandbox's server runs as an unprivileged user when this runs as root: it must
-	// pass through (MkdirTemp makes the directory 0700).
-	if err := os.Chmod(dir, 0o711); err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
 
@@ -27,13 +28,8 @@ func main() {
 
 func run(n, replicas int, semisync bool) error {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "sbbench")
+	dir, err := benchrun.SandboxDir("sbbench")
 	if err != nil {
-		return err
-	}
-	// The sandbox's server runs as an unprivileged user when this runs as root: it must
-	// pass through (MkdirTemp makes the directory 0700).
-	if err := os.Chmod(dir, 0o711); err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)

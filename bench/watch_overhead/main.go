@@ -31,6 +31,7 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 )
@@ -67,13 +68,8 @@ func main() {
 func run(p params) error {
 	ctx := context.Background()
 	if p.dsn == "" {
-		dir, err := os.MkdirTemp("", "watch_overhead-")
+		dir, err := benchrun.SandboxDir("watch_overhead-")
 		if err != nil {
-			return err
-		}
-		// The sandbox's server runs as an unprivileged user when this runs as root: it must
-		// pass through (MkdirTemp makes the directory 0700).
-		if err := os.Chmod(dir, 0o711); err != nil {
 			return err
 		}
 		defer os.RemoveAll(dir)

@@ -24,11 +24,9 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
-	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
-	workloadkinds "github.com/quadrant-bench/quadrant/executor/workload/kinds"
-	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -69,13 +67,8 @@ func main() {
 
 func run(mode, script string, kinds []string, pairs int, dur time.Duration, threads, tables, size, rows int) error {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "workloadbench-")
+	dir, err := benchrun.SandboxDir("workloadbench-")
 	if err != nil {
-		return err
-	}
-	// The sandbox's server runs as an unprivileged user when this runs as root: it must
-	// pass through (MkdirTemp makes the directory 0700).
-	if err := os.Chmod(dir, 0o711); err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
@@ -110,12 +103,12 @@ func run(mode, script string, kinds []string, pairs int, dur time.Duration, thre
 func oltpBench(ctx context.Context, cfg *mysql.Config, db *sql.DB, serverPid int, script string, kinds []string, pairs int, dur time.Duration, threads, tables, size int) error {
 	opts := map[string]string{"tables": fmt.Sprint(tables), "table_size": fmt.Sprint(size)}
 	t0 := time.Now()
-	if _, err := runWorkload(ctx, cfg, &spec.Workload{Builtin: script, Action: "prepare", Options: settings(opts), Threads: threads}); err != nil {
+	if _, err := benchrun.Workload(ctx, cfg, &spec.Workload{Builtin: script, Action: "prepare", Options: benchrun.Settings(opts), Threads: threads}); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
 	fmt.Printf("prepared %d x %d rows with quadrant in %.1fs\n", tables, size, time.Since(t0).Seconds())
 	// Warm the buffer pool once so the first run is not penalised.
-	if _, err := runWorkload(ctx, cfg, &spec.Workload{Builtin: script, Options: settings(opts), Threads: threads, Duration: 3 * time.Second}); err != nil {
+	if _, err := benchrun.Workload(ctx, cfg, &spec.Workload{Builtin: script, Options: benchrun.Settings(opts), Threads: threads, Duration: 3 * time.Second}); err != nil {
 		return fmt.Errorf("warm: %w", err)
 	}
 	var sb, qd []float64
@@ -123,12 +116,12 @@ func oltpBench(ctx context.Context, cfg *mysql.Config, db *sql.DB, serverPid int
 		for _, kind := range kinds {
 			o := &spec.Workload{Threads: threads, Duration: dur, ReportInterval: time.Second}
 			if kind == "sysbench" {
-				o.Sysbench = &spec.Sysbench{Script: script, Args: settings(opts)}
+				o.Sysbench = &spec.Sysbench{Script: script, Args: benchrun.Settings(opts)}
 			} else {
-				o.Builtin, o.Options = script, settings(opts)
+				o.Builtin, o.Options = script, benchrun.Settings(opts)
 			}
 			cpu0, srv0, st0 := cpuTime(), procCPU(serverPid), status(db)
-			tot, err := runWorkload(ctx, cfg, o)
+			tot, err := benchrun.Workload(ctx, cfg, o)
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", kind, i, err)
 			}
@@ -200,7 +193,7 @@ func replayBench(ctx context.Context, cfg *mysql.Config, c *sandbox.Cluster, dir
 		sec := time.Since(t0).Seconds()
 		cl = append(cl, sec)
 		t0 = time.Now()
-		tot, err := runWorkload(ctx, cfg, &spec.Workload{Replay: &spec.Replay{File: file, Path: file, Connections: 1}})
+		tot, err := benchrun.Workload(ctx, cfg, &spec.Workload{Replay: &spec.Replay{File: file, Path: file, Connections: 1}})
 		if err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}
@@ -283,25 +276,4 @@ func numCPU() int {
 		return 0
 	}
 	return strings.Count(string(b), "processor\t:")
-}
-
-// runWorkload runs w through its kind, with the defaults a plan would give it.
-func runWorkload(ctx context.Context, cfg *mysql.Config, w *spec.Workload) (*measure.Total, error) {
-	if w.Action == "" {
-		w.Action = "run"
-	}
-	if w.ReportInterval == 0 {
-		w.ReportInterval = time.Second
-	}
-	w.Threads = max(w.Threads, 1)
-	w.OnError.Ignore = []int{1213, 1020, 1205}
-	return workloadkinds.Do(ctx, w, workload.Env{Server: cfg}, func(*measure.Interval) {})
-}
-
-func settings(m map[string]string) spec.Settings {
-	var out spec.Settings
-	for k, v := range m {
-		out = append(out, spec.Setting{Name: k, Value: v})
-	}
-	return out
 }
