@@ -168,7 +168,9 @@ func (r *run) clock() *Clock {
 }
 
 // tick runs the interval clock until all workers have exited.
-func (r *run) tick(ctx context.Context, done <-chan struct{}) { r.clock().Run(ctx, done, r.cfg.Threads) }
+func (r *run) tick(ctx context.Context, done <-chan struct{}) {
+	r.clock().Run(ctx, done, r.cfg.Threads)
+}
 
 // nextTick is the clock's first tick after t.
 func (r *run) nextTick(t time.Time) time.Time { return r.clock().Next(t) }
