@@ -19,6 +19,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
 // Workload is one kind of load, bound to its settings and its server.
@@ -52,6 +53,9 @@ type Env struct {
 	// ReadTimeout bounds every query so a lost server cannot hang a worker; 0: 60s, above
 	// innodb_lock_wait_timeout's 50s. A readTimeout in the DSN wins.
 	ReadTimeout time.Duration
+	// Shard is this process's share of the load (quadrant run --shard K/N); the zero
+	// value runs all of it.
+	Shard shard.Shard
 }
 
 // Kind is one kind of workload, as spec.Workload.Type() names it.
@@ -94,6 +98,19 @@ func Loop(w *spec.Workload, onInterval func(*measure.Interval)) engine.Config {
 		ReportInterval: w.ReportInterval, Ignore: w.OnError.Ignore, Reconnect: w.OnError.Reconnect,
 		MaxErrors: int64(w.OnError.MaxErrors), OnInterval: onInterval, Rollback: true,
 	}
+}
+
+// Split cuts a loop's settings down to this shard's share: its workers (the kind's Setup
+// gets local ids; Shard.Global gives the global id its seeds and ranges use), its part
+// of the events and of the rate.
+func (e Env) Split(c engine.Config) engine.Config {
+	if !e.Shard.Sharded() {
+		return c
+	}
+	c.Threads = e.Shard.Workers(c.Threads)
+	c.Events = e.Shard.Events(c.Events)
+	c.Rate = e.Shard.Rate(c.Rate)
+	return c
 }
 
 // WithDB defaults the database to sysbench's "sbtest".

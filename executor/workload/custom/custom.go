@@ -14,6 +14,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/executor/workload/sbrand"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
 // Transaction is one named, weighted entry of the mix.
@@ -37,6 +38,9 @@ type Mix struct {
 	vars   map[string]any
 	seq    *atomic.Int64
 	randOp sbrand.Options
+	// Shard spreads seq() over shards: shard K of N counts K+1, K+1+N, ... so that the
+	// shards together give each value once, as one process would.
+	Shard shard.Shard
 }
 
 // Functions available to args expressions.

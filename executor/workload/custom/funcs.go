@@ -94,5 +94,8 @@ func (f *funcs) randString(args ...any) (any, error) {
 	return string(f.buf), nil
 }
 
-func (f *funcs) seqNext(args ...any) (any, error)  { return int(f.m.seq.Add(1)), nil }
+func (f *funcs) seqNext(args ...any) (any, error) {
+	n := f.m.seq.Add(1)
+	return int((n-1)*int64(max(f.m.Shard.Count, 1)) + int64(f.m.Shard.Index) + 1), nil
+}
 func (f *funcs) threadID(args ...any) (any, error) { return f.id, nil }

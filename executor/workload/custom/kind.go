@@ -39,6 +39,7 @@ func newMix(w *spec.Workload, env workload.Env) (workload.Workload, error) {
 	if err != nil {
 		return nil, err
 	}
+	mix.Shard = env.Shard
 	return &mixWorkload{w: w, mix: mix, env: env}, nil
 }
 
@@ -46,10 +47,11 @@ func (m *mixWorkload) Prepare(context.Context) error { return workload.ErrNoActi
 func (m *mixWorkload) Cleanup(context.Context) error { return workload.ErrNoAction }
 
 func (m *mixWorkload) Run(ctx context.Context, onInterval func(*measure.Interval)) (*measure.Total, error) {
-	lc := workload.Loop(m.w, onInterval)
+	lc := m.env.Split(workload.Loop(m.w, onInterval))
 	dc := engine.DialConfig(m.env.Server, true, m.env.Timeout(), lc.Threads)
 	lc.Names = m.mix.Names()
-	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
+	lc.Setup = func(ctx context.Context, local int) (engine.Worker, *engine.Conn, error) {
+		i := m.env.Shard.Global(local) // thread_id() and the seeds see the global id
 		c, err := engine.Dial(ctx, dc, true)
 		if err != nil {
 			return nil, nil, fmt.Errorf("worker %d: %w", i+1, err)

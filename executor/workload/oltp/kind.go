@@ -43,7 +43,7 @@ func (b *builtin) threads() int { return max(b.w.Threads, 1) }
 
 func (b *builtin) Prepare(ctx context.Context) error {
 	// CREATE INDEX on a big table can take long: no short read timeout here.
-	return Prepare(ctx, engine.DialConfig(b.env.Server, false, 24*time.Hour, b.threads()), b.w.Builtin, b.p, b.threads(), b.env.Log, b.env.Loaded)
+	return Prepare(ctx, engine.DialConfig(b.env.Server, false, 24*time.Hour, b.threads()), b.w.Builtin, b.p, b.threads(), b.env.Shard, b.env.Log, b.env.Loaded)
 }
 
 func (b *builtin) Cleanup(ctx context.Context) error {
@@ -53,11 +53,12 @@ func (b *builtin) Cleanup(ctx context.Context) error {
 func (b *builtin) Run(ctx context.Context, onInterval func(*measure.Interval)) (*measure.Total, error) {
 	name, threads := b.w.Builtin, b.threads()
 	dc := engine.DialConfig(b.env.Server, b.p.Prepared, b.env.Timeout(), threads)
-	shared := &Shared{}
-	lc := workload.Loop(b.w, onInterval)
+	shared := &Shared{shard: b.env.Shard}
+	lc := b.env.Split(workload.Loop(b.w, onInterval))
 	// A transaction script's error leaves sysbench's own state; ROLLBACK only where BEGIN is used.
 	lc.Rollback = strings.HasPrefix(name, "oltp_read") || name == "oltp_write_only"
-	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
+	lc.Setup = func(ctx context.Context, local int) (engine.Worker, *engine.Conn, error) {
+		i := b.env.Shard.Global(local)
 		c, err := engine.Dial(ctx, dc, b.p.Prepared)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s worker %d: %w", name, i+1, err)

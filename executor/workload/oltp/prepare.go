@@ -13,6 +13,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/executor/workload/sbrand"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
 // bulkSize bounds one multi-row INSERT of prepare: big enough to amortise
@@ -40,17 +41,18 @@ func bulkTableSQL(n int) string {
 
 // Prepare creates and loads the tables like sysbench's prepare: tables are
 // spread over threads (table i goes to thread (i-1) % threads), loaded with
-// multi-row INSERTs, and the secondary index k_N is created after the load.
+// multi-row INSERTs, and the secondary index k_N is created after the load. A shard
+// prepares only the tables it owns, so N shards load N times as many tables at once.
 // progress, if not nil, is told each finished table; loaded, if not nil, is told the rows
 // inserted so far of all tables, about once a second.
-func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, threads int, progress func(msg string), loaded func(done, total int64)) error {
+func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, threads int, sh shard.Shard, progress func(msg string), loaded func(done, total int64)) error {
 	// sysbench stops at a missing database; a fresh sandbox has none, and there is no
 	// doubt about what the user wants, so prepare makes it.
 	if err := createDatabase(ctx, cfg); err != nil {
 		return err
 	}
 	if name == "bulk_insert" {
-		return forEachTable(ctx, cfg, threads, threads, p.Rand, func(c *engine.Conn, n int, _ *sbrand.Rand) error {
+		return forEachTable(ctx, cfg, threads, threads, sh, p.Rand, func(c *engine.Conn, n int, _ *sbrand.Rand) error {
 			_, err := c.ExecText(bulkTableSQL(n), false, nil)
 			return err
 		})
@@ -61,7 +63,7 @@ func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, thre
 	}
 	var rows atomic.Int64
 	if loaded != nil {
-		total := int64(size) * int64(p.Tables)
+		total := int64(size) * int64(owned(sh, p.Tables))
 		stop := make(chan struct{})
 		defer close(stop)
 		go func() {
@@ -78,7 +80,7 @@ func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, thre
 		}()
 		defer func() { loaded(rows.Load(), total) }()
 	}
-	return forEachTable(ctx, cfg, threads, p.Tables, p.Rand, func(c *engine.Conn, n int, rng *sbrand.Rand) error {
+	return forEachTable(ctx, cfg, threads, p.Tables, sh, p.Rand, func(c *engine.Conn, n int, rng *sbrand.Rand) error {
 		if err := loadTable(c, p, n, size, rng, &rows); err != nil {
 			return fmt.Errorf("prepare sbtest%d: %w", n, err)
 		}
@@ -166,8 +168,20 @@ func Cleanup(ctx context.Context, cfg *mysql.Config, name string, p Params, thre
 	return nil
 }
 
-// forEachTable runs fn for tables 1..tables on min(threads, tables) connections.
-func forEachTable(ctx context.Context, cfg *mysql.Config, threads, tables int, ro sbrand.Options, fn func(c *engine.Conn, n int, rng *sbrand.Rand) error) error {
+// owned counts the tables of 1..tables that shard sh prepares.
+func owned(sh shard.Shard, tables int) int {
+	n := 0
+	for t := 1; t <= tables; t++ {
+		if sh.Owns(t) {
+			n++
+		}
+	}
+	return n
+}
+
+// forEachTable runs fn for the tables of 1..tables that sh owns on min(threads, tables)
+// connections.
+func forEachTable(ctx context.Context, cfg *mysql.Config, threads, tables int, sh shard.Shard, ro sbrand.Options, fn func(c *engine.Conn, n int, rng *sbrand.Rand) error) error {
 	threads = max(1, min(threads, tables))
 	var wg sync.WaitGroup
 	errs := make([]error, threads)
@@ -183,6 +197,9 @@ func forEachTable(ctx context.Context, cfg *mysql.Config, threads, tables int, r
 			defer c.Close()
 			rng := sbrand.New(ro, t)
 			for n := t + 1; n <= tables; n += threads {
+				if !sh.Owns(n) {
+					continue
+				}
 				if ctx.Err() != nil {
 					errs[t] = ctx.Err()
 					return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/executor/workload/sbrand"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
 // Statement kinds, as the keys of oltp_common.lua's stmt_defs.
@@ -37,8 +38,12 @@ var stmtDefs = [nKinds]string{
 	kInsert:      "INSERT INTO sbtest%d (id, k, c, pad) VALUES (?, ?, ?, ?)",
 }
 
-// Shared is state shared by all workers of one run (oltp_insert's unique ids).
-type Shared struct{ unique atomic.Uint32 }
+// Shared is state shared by all workers of one run (oltp_insert's unique ids); shard
+// keeps those ids distinct from other shards' too.
+type Shared struct {
+	unique atomic.Uint32
+	shard  shard.Shard
+}
 
 // Worker runs one builtin's events on one connection.
 type Worker struct {
@@ -300,7 +305,7 @@ func (w *Worker) insert(c *engine.Conn) error {
 // unique returns distinct uint32s across all workers of the run (sysbench.rand.unique):
 // a counter through an odd multiplier, a bijection on uint32.
 func (w *Worker) unique() uint32 {
-	return w.shared.unique.Add(1)*0x9E3779B1 + 0x7F4A7C15
+	return w.shared.shard.Unique(w.shared.unique.Add(1))*0x9E3779B1 + 0x7F4A7C15
 }
 
 // randomSelect is select_random_points/ranges: each thread draws from its own

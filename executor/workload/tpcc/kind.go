@@ -160,7 +160,7 @@ func (t *tpcc) admin(ctx context.Context, timeout time.Duration, threads int) (*
 }
 
 func (t *tpcc) Run(ctx context.Context, onInterval func(*measure.Interval)) (*measure.Total, error) {
-	threads := t.threads()
+	threads := t.env.Shard.Workers(t.threads())
 	if err := t.loaded(ctx); err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func (t *tpcc) Run(ctx context.Context, onInterval func(*measure.Interval)) (*me
 	// from holding each terminal's prepared statements (max_prepared_stmt_count).
 	dc := engine.DialConfig(t.env.Server, !t.p.WaitTimes, t.env.Timeout(), threads)
 	return runLoop(ctx, loopConfig{
-		w: t.w, p: t.p, dc: dc, threads: threads, onInterval: onInterval, logf: t.env.Logf,
+		w: t.w, p: t.p, dc: dc, threads: threads, onInterval: onInterval, logf: t.env.Logf, env: t.env,
 	})
 }
 

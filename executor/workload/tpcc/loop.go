@@ -31,6 +31,7 @@ type loopConfig struct {
 	threads    int
 	onInterval func(*measure.Interval)
 	logf       func(format string, args ...any)
+	env        workload.Env // its Shard: terminals keep their global ids (warehouse, district, seed)
 }
 
 // run is one tpcc run. tpcc has its own loop rather than the engine's: a terminal's
@@ -67,7 +68,7 @@ func (r *run) fail(err error) {
 }
 
 func runLoop(ctx context.Context, cfg loopConfig) (*measure.Total, error) {
-	lc := workload.Loop(cfg.w, cfg.onInterval)
+	lc := cfg.env.Split(workload.Loop(cfg.w, cfg.onInterval))
 	if lc.ReportInterval <= 0 {
 		lc.ReportInterval = time.Second
 	}
@@ -100,9 +101,9 @@ func runLoop(ctx context.Context, cfg loopConfig) (*measure.Total, error) {
 				dialErrs[i] = fmt.Errorf("tpcc terminal %d: %w", i+1, err)
 				return
 			}
-			W := cfg.p.Warehouses
-			terms[i] = &terminal{c: c, g: newRng(seed + uint64(i+1)*0x9e3779b97f4a7c15), k: k,
-				w: i%W + 1, d: (i/W)%districtsPerWarehouse + 1, warehouses: W}
+			W, g := cfg.p.Warehouses, cfg.env.Shard.Global(i)
+			terms[i] = &terminal{c: c, g: newRng(seed + uint64(g+1)*0x9e3779b97f4a7c15), k: k,
+				w: g%W + 1, d: (g/W)%districtsPerWarehouse + 1, warehouses: W}
 		}()
 	}
 	wg.Wait()
