@@ -49,6 +49,41 @@ type RunInfo struct {
 	Report     ReportOptions   `json:"report"`
 	Targets    []TargetInfo    `json:"targets"`
 	Iterations []IterationInfo `json:"iterations"`
+	// Shard says this folder is one shard's part of a run (quadrant run --shard K/N);
+	// `quadrant merge` adds the shards' folders up into one whose Shard lists them all.
+	Shard *ShardInfo `json:"shard,omitempty"`
+}
+
+// ShardInfo is a shard's place in a sharded run and how it met the others.
+type ShardInfo struct {
+	RunID string `json:"run_id"`
+	Index int    `json:"index"`
+	Count int    `json:"count"`
+	// Meetings are the barriers this shard passed, in order.
+	Meetings []Meeting `json:"meetings,omitempty"`
+	// Merged, in a merged folder, lists the shard folders it was made of.
+	Merged []MergedShard `json:"merged,omitempty"`
+}
+
+// Meeting is one barrier point as one shard saw it. Times are the barrier server's clock.
+type Meeting struct {
+	Point string    `json:"point"`
+	Start time.Time `json:"start"` // the common start: last arrival + margin
+	Woke  time.Time `json:"woke"`  // when this shard's wait ended, as it estimates the server's clock
+	// LateMs is Woke - Start; OffsetMs the server's clock minus this machine's, measured
+	// with a round trip of RTTMs (its error is at most half of that).
+	LateMs   float64 `json:"late_ms"`
+	OffsetMs float64 `json:"offset_ms"`
+	RTTMs    float64 `json:"rtt_ms"`
+	WaitedMs float64 `json:"waited_ms"` // from arriving to the last shard's arrival
+}
+
+// MergedShard is one shard folder of a merge.
+type MergedShard struct {
+	Index  int    `json:"index"`
+	Dir    string `json:"dir"`
+	Host   string `json:"host,omitempty"`
+	Status string `json:"status"`
 }
 
 // RunOrder is the plan's order of repeats: sequential, interleaved or random with its seed.

@@ -56,6 +56,9 @@ type Env struct {
 	// Shard is this process's share of the load (quadrant run --shard K/N); the zero
 	// value runs all of it.
 	Shard shard.Shard
+	// Ready, if set, is called when the workload's connections are ready, just before
+	// its clock starts (engine.Config.Ready): the shards' start barrier.
+	Ready func(ctx context.Context) error
 }
 
 // Kind is one kind of workload, as spec.Workload.Type() names it.
@@ -104,6 +107,7 @@ func Loop(w *spec.Workload, onInterval func(*measure.Interval)) engine.Config {
 // gets local ids; Shard.Global gives the global id its seeds and ranges use), its part
 // of the events and of the rate.
 func (e Env) Split(c engine.Config) engine.Config {
+	c.Ready = e.Ready
 	if !e.Shard.Sharded() {
 		return c
 	}

@@ -48,6 +48,10 @@ type Config struct {
 	// before the clock starts.
 	Setup      func(ctx context.Context, i int) (Worker, *Conn, error)
 	OnInterval func(*measure.Interval)
+	// Ready, if set, is called once every worker is set up, just before the clock
+	// starts: shards of one run wait there for each other, so that connecting and
+	// preparing (which take each shard its own time) happen before their common start.
+	Ready func(ctx context.Context) error
 }
 
 // AbortError says why a workload stopped before its end.
@@ -119,6 +123,11 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	wg.Wait()
 	if err := errors.Join(setupErrs...); err != nil {
 		return nil, err
+	}
+	if cfg.Ready != nil {
+		if err := cfg.Ready(ctx); err != nil {
+			return nil, err
+		}
 	}
 
 	r := &run{cfg: cfg, stopCh: make(chan struct{})}

@@ -110,6 +110,11 @@ func runLoop(ctx context.Context, cfg loopConfig) (*measure.Total, error) {
 	if err := errors.Join(dialErrs...); err != nil {
 		return nil, err
 	}
+	if lc.Ready != nil {
+		if err := lc.Ready(ctx); err != nil {
+			return nil, err
+		}
+	}
 
 	r := &run{cfg: cfg, lc: lc, stopCh: make(chan struct{})}
 	sum := 0
