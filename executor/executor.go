@@ -13,11 +13,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/barrier"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
 // Options tune a run.
@@ -48,6 +50,13 @@ type Options struct {
 	Previous *results.RunInfo
 	// StopTimeout bounds teardown, global restore and sandbox stop after an interrupt.
 	StopTimeout time.Duration
+	// Shard is this process's share of a sharded run (--shard K/N; zero: all of it);
+	// RunID names the run all its shards share; the shards meet on BarrierDSN (default:
+	// the workload's target) and give up on a missing one after BarrierTimeout.
+	Shard          shard.Shard
+	RunID          string
+	BarrierDSN     string
+	BarrierTimeout time.Duration
 }
 
 // Outcome is how a run ended.
@@ -77,6 +86,7 @@ type runner struct {
 	clusters []*sandbox.Cluster
 	globals  *globals
 	watch    *watchers
+	barrier  *barrier.Barrier // sharded runs only
 	// stopRun cancels the run with a cause (a results write error); ctx is the run's.
 	stopRun context.CancelCauseFunc
 	ctx     context.Context
@@ -143,6 +153,12 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		}
 		r.plan = bound
 	}
+	if r.opts.RunID != "" || r.opts.Shard.Sharded() {
+		if err := r.openBarrier(ctx); err != nil {
+			outcome.Status = results.StatusError
+			return outcome, err
+		}
+	}
 	if r.watch, err = r.openWatchers(ctx); err != nil {
 		outcome.Status = results.StatusError
 		return outcome, err
@@ -155,6 +171,10 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	if err := r.steps(ctx, r.plan.Setup, stepScope{phase: spec.PhaseSetup, target: r.plan.DefaultTarget()}); err != nil {
 		outcome.Status = statusOf(ctx, results.StatusError)
 		return outcome, fmt.Errorf("setup: %w", err)
+	}
+	if err := r.meet(ctx, "setup"); err != nil {
+		outcome.Status = statusOf(ctx, results.StatusError)
+		return outcome, err
 	}
 	r.iterations(ctx, outcome)
 	if werr := writeFailure(ctx); werr != nil {
@@ -472,6 +492,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 	if r.watch != nil {
 		r.watch.close()
 	}
+	r.closeBarrier(ctx)
 	for _, s := range r.servers {
 		s.db.Close()
 	}

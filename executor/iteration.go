@@ -64,6 +64,9 @@ func (x *iteration) run(ctx context.Context) error {
 		return err
 	}
 	x.watched = r.watchedTargets(it, x.target)
+	if !r.leader() {
+		x.watched = []string{x.target} // only the leader watches; this shard's rows carry its workload
+	}
 	x.info.Variables = r.variablesNow(ctx, x.watched)
 	if err := x.measure(ctx, s); err != nil {
 		return err
@@ -88,6 +91,9 @@ func (x *iteration) end(ctx context.Context, err error) {
 		info.Status, info.Error = results.StatusInterrupted, "interrupted"
 	case err != nil:
 		info.Status, info.Error = results.StatusFailed, x.r.redact(err.Error())
+	case x.r.opts.Shard.Sharded():
+		// One shard's numbers are a part: assertions hold over the merged run (quadrant merge).
+		info.Status = results.StatusDone
 	default:
 		info.Failed = x.assertions()
 		info.Status = results.StatusDone
@@ -106,6 +112,9 @@ func (x *iteration) end(ctx context.Context, err error) {
 // effective config changes) and its globals.
 func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 	r, it := x.r, x.it
+	if !r.leader() {
+		return nil // the server is the leader's to configure
+	}
 	if s.sb != nil || len(it.ServerConfig) > 0 {
 		restarted, err := s.restart(ctx, it.ServerConfig)
 		if err != nil {
@@ -142,12 +151,32 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 			OpenLoop: it.Workload.Rate > 0, Length: it.Workload.Duration, Left: r.remaining(it.Index)},
 	})
 	ev := x.evidenceBefore(ctx, s)
-	during := r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
+	var during *duringSteps
+	var ready func(context.Context) error
+	if r.barrier == nil {
+		during = r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
+	} else {
+		// during steps' offsets count from the common start, which comes after the barrier.
+		ready = func(ctx context.Context) error {
+			if err := r.meet(ctx, fmt.Sprintf("iteration %d start", it.Index)); err != nil {
+				return err
+			}
+			during = r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
+			return nil
+		}
+	}
 	r.logf("iteration %d: %s on %s", it.Index, it.Workload, s.Name())
 	began := time.Now()
-	total, werr := r.runWorkload(ctx, s, it.Workload, "", rows.interval)
+	total, werr := r.runWorkload(ctx, s, it.Workload, "", rows.interval, ready)
 	rows.close()
-	derr := during.stop()
+	var derr error
+	if during != nil {
+		derr = during.stop()
+	}
+	if werr == nil && r.barrier != nil {
+		// The leader's after steps must see every shard's load finished.
+		werr = r.meet(ctx, fmt.Sprintf("iteration %d end", it.Index))
+	}
 	x.evidenceAfter(ctx, s, ev)
 	x.m = &measurement{total: total, summary: r.watch.summaries(), duration: time.Since(began)}
 	x.clientBound(x.m.summary[x.target], time.Since(began))

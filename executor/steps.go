@@ -50,6 +50,9 @@ func (r *runner) steps(ctx context.Context, list []spec.Step, sc stepScope) erro
 		if err := ctx.Err(); err != nil {
 			return errInterrupted
 		}
+		if !r.shardRuns(&list[i]) {
+			continue
+		}
 		if err := r.step(ctx, &list[i], sc); err != nil {
 			return err
 		}
@@ -118,7 +121,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	case *spec.Workload:
 		if err = needServer(); err == nil {
 			r.logf("%s: %s on %s", where, a, s.Name())
-			_, err = r.runWorkload(ctx, s, a, where, nil)
+			_, err = r.runWorkload(ctx, s, a, where, nil, nil)
 		}
 	default:
 		err = fmt.Errorf("step of unknown kind")

@@ -45,6 +45,9 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 	wp := r.plan.Watch
 	snmpSeen := map[string]bool{}
 	for _, name := range r.order {
+		if !r.leader() {
+			break // the leader's watchers are the run's: a merge takes its columns
+		}
 		s := r.servers[name]
 		dsn := s.Config().FormatDSN()
 		st, err := mysqlwatch.NewStatus(mysqlwatch.StatusConfig{DSN: dsn, Status: wp.Status, Counters: wp.Counters, Gauges: wp.Gauges})

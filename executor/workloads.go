@@ -9,17 +9,24 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
 // runWorkload runs a plan workload on s: its action (prepare, cleanup) or its load.
 // Every interval goes to the observer; a measured workload also gives them to onInterval.
 // step says where the workload stands in the plan, for a data load's progress.
-func (r *runner) runWorkload(ctx context.Context, s *liveTarget, w *spec.Workload, step string, onInterval func(*measure.Interval)) (*measure.Total, error) {
+// ready, if set, is called when the workload's connections are up, just before its clock
+// starts (the shards' barrier).
+func (r *runner) runWorkload(ctx context.Context, s *liveTarget, w *spec.Workload, step string, onInterval func(*measure.Interval), ready func(context.Context) error) (*measure.Total, error) {
 	if onInterval == nil {
 		openLoop := w.Rate > 0
 		onInterval = func(iv *measure.Interval) { r.obs.Interval(Progress{Interval: iv, OpenLoop: openLoop}) }
 	}
-	env := workload.Env{Server: s.Config(), Log: func(msg string) { r.logf("%s", msg) }, Vars: r.varsMap()}
+	env := workload.Env{Server: s.Config(), Log: func(msg string) { r.logf("%s", msg) }, Vars: r.varsMap(), Shard: r.opts.Shard, Ready: ready}
+	if step != "" && !splitStep(w) {
+		// A step's workload that is not split (the leader runs it alone) does all of its work.
+		env.Shard = shard.Shard{}
+	}
 	if w.Action == "prepare" {
 		// Only kinds that count their rows report them; the others' loads show no figures.
 		var t *tracker

@@ -68,6 +68,27 @@ func NewDir(root, plan string, start time.Time) (string, error) {
 	}
 }
 
+// NewShardDir creates the folder of shard k of n of run runID: ROOT/PLAN/RUNID/shard-K,
+// a place known in advance, so the shards of one run sit side by side on a shared volume
+// and `quadrant merge ROOT/PLAN/RUNID/shard-*` finds them. It refuses an existing folder:
+// a run id is used once.
+func NewShardDir(root, plan, runID string, k int) (string, error) {
+	if runID == "" || strings.ContainsAny(runID, `/\`) || runID == "." || runID == ".." {
+		return "", fmt.Errorf("run id %q: give a name without slashes, e.g. --run-id 20261130-1", runID)
+	}
+	dir := filepath.Join(root, plan, runID, fmt.Sprintf("shard-%d", k))
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", fmt.Errorf("create results folder: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		if os.IsExist(err) {
+			return "", fmt.Errorf("%s exists: run id %s was used before; give each run its own --run-id", dir, runID)
+		}
+		return "", fmt.Errorf("create results folder: %w", err)
+	}
+	return dir, nil
+}
+
 // Create opens dir (made by NewDir, or an interrupted run's folder being resumed) for writing.
 func Create(dir string) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 	"github.com/quadrant-bench/quadrant/templates"
 )
 
@@ -32,6 +33,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	var sets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
 	quiet := fs.Bool("q", false, "print nothing for valid plans")
+	shards := fs.Int("shards", 0, "also check that the plan can be split into `N` shards (quadrant run --shard K/N)")
 	plans, code, stop := parseFlags(fs, args, stdout)
 	if stop {
 		return code
@@ -43,6 +45,11 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	code = exitOK
 	for _, path := range plans {
 		p, err := loadPlan(path, spec.Options{Set: sets})
+		if err == nil {
+			if errs := shard.Validate(p, *shards); len(errs) > 0 {
+				err = errs.Tidy()
+			}
+		}
 		if err != nil {
 			printLoadError(stderr, err)
 			code = exitInvalid

@@ -24,6 +24,7 @@ import (
 	"github.com/quadrant-bench/quadrant/reporters"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
 // runRequest is what run and rerun have in common.
@@ -44,6 +45,12 @@ type runRequest struct {
 	metricsAddr   string
 	metricsRemote bool
 	metricsHold   time.Duration
+	// a sharded run (--shard K/N --run-id ID)
+	shardFlag      string
+	shard          shard.Shard
+	runID          string
+	barrierDSN     string
+	barrierTimeout time.Duration
 }
 
 // flags adds the options run and rerun share; --target values land in the returned list.
@@ -71,6 +78,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	var sets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
 	fs.StringVar(&req.resume, "resume", "", "continue the interrupted run whose results folder is `DIR` (same plan and --set values)")
+	fs.StringVar(&req.shardFlag, "shard", "", "run shard `K/N` of the load (worker ids i with i mod N = K, 1/N of rate and events, its tables of a prepare); shard 0 leads: setup, globals, steps, watchers. Needs --run-id; merge the shards' folders with quadrant merge")
+	fs.StringVar(&req.runID, "run-id", "", "the `ID` every shard of one run shares (they meet under it; results go to DIR/NAME/ID/shard-K)")
+	fs.StringVar(&req.barrierDSN, "barrier-dsn", "", "shards meet on this server (`DSN`) instead of the workload's target")
+	fs.DurationVar(&req.barrierTimeout, "barrier-timeout", 10*time.Minute, "a shard gives up (exit 3) when the others have not all arrived at a barrier after this `long`")
 	targets := req.flags(fs)
 	plans, code, stop := parseFlags(fs, args, stdout)
 	if stop {
@@ -82,6 +93,24 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	req.plan, req.sets, req.targets = plans[0], sets, *targets
 	req.command = append([]string{"quadrant", "run"}, args...)
+	if req.shardFlag != "" {
+		sh, err := shard.Parse(req.shardFlag)
+		if err != nil {
+			fmt.Fprintf(stderr, "quadrant run: %v\n", err)
+			return exitInvalid
+		}
+		if req.runID == "" {
+			fmt.Fprintf(stderr, "quadrant run: --shard %s needs --run-id ID, the same for every shard of the run (e.g. --run-id $(date +%%Y%%m%%d-%%H%%M))\n", sh)
+			return exitInvalid
+		}
+		if req.resume != "" {
+			fmt.Fprintln(stderr, "quadrant run: --resume cannot continue a shard: the other shards have moved on; start a new run id")
+			return exitInvalid
+		}
+		req.shard = sh
+	} else if req.runID != "" {
+		req.shard = shard.Shard{Index: 0, Count: 1}
+	}
 	return execute(req, stdout, stderr)
 }
 
@@ -171,6 +200,11 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	}
 	opts := spec.Options{Set: req.sets, Targets: overrides}
 	p, err := loadPlan(req.plan, opts)
+	if err == nil {
+		if errs := shard.Validate(p, req.shard.Count); len(errs) > 0 {
+			err = errs.Tidy()
+		}
+	}
 	if err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid
@@ -267,6 +301,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		AllowShell: allow, Observer: obs, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
 		PlanIdentity: identity, Overrides: over,
 		Command: redactArgs(p, req.command), KeepSandboxes: req.keep, SandboxRunAs: req.runAs, Previous: prev,
+		Shard: req.shard, RunID: req.runID, BarrierDSN: req.barrierDSN, BarrierTimeout: req.barrierTimeout,
 	}
 	outcome, runErr := executor.Run(ctx, p, w, eo)
 	con.done()
@@ -327,6 +362,14 @@ func resultsDir(req runRequest, p *spec.Plan, sha string, stderr io.Writer) (str
 		root := req.out
 		if root == "" {
 			root = p.Report.Dir
+		}
+		if req.runID != "" {
+			dir, err := results.NewShardDir(root, p.Name, req.runID, req.shard.Index)
+			if err != nil {
+				fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
+				return "", nil, exitInvalid
+			}
+			return dir, nil, 0
 		}
 		dir, err := results.NewDir(root, p.Name, time.Now())
 		if err != nil {
