@@ -1,0 +1,650 @@
+// Package merge adds the results folders of one sharded run (quadrant run --shard K/N)
+// up into one ordinary results folder, which report, compare and rerun read as any other.
+// It reads and writes folders only through package results.
+//
+// What it guarantees: counts and rates are the shards' sums per interval on their shared
+// grid; latency percentiles come from the shards' .hlog histograms added together, which
+// is exact (percentiles of percentiles would not be); the mean comes from the same merged
+// histogram; maxima are maxima of maxima; watched columns (status, host, ...) are the
+// leader's, the only shard that samples them; assertions are evaluated on the merged
+// numbers. A shard that did not finish an iteration, or an interval some shard lacks in
+// the middle of its series, marks that iteration failed, and says so.
+package merge
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// Outcome is what the merged folder says about the run.
+type Outcome struct {
+	Status           string
+	AssertionsFailed int
+	IterationsFailed int
+}
+
+type shardRun struct {
+	dir string
+	run *results.Run
+}
+
+// Merge merges the shard folders dirs into out (created; it must not exist yet).
+func Merge(dirs []string, out string, version string) (*Outcome, error) {
+	shards, err := check(dirs)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(out); err == nil {
+		return nil, fmt.Errorf("--out %s exists: merge writes a new folder", out)
+	}
+	w, err := results.Create(out)
+	if err != nil {
+		return nil, err
+	}
+	defer w.Close()
+	lead := shards[0].run
+	if err := w.WritePlan([]byte(lead.Plan)); err != nil {
+		return nil, err
+	}
+	plan, err := spec.Load(filepath.Join(shards[0].dir, results.PlanFile), spec.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("the leader's plan.yaml does not load: %w", err)
+	}
+	// What the plan reads (sql_file, replay) comes along, so rerun works from the merge.
+	for _, f := range plan.DataFiles() {
+		if err := w.CopyIn(f.File, f.Path); err != nil {
+			w.Logf("warning: not copied, a rerun will need it: %v", err)
+		}
+	}
+	info := *lead.Info
+	info.Iterations = append([]results.IterationInfo(nil), lead.Info.Iterations...)
+	info.Tool, info.Version = "quadrant", version
+	info.Command = nil
+	sh := *lead.Info.Shard
+	sh.Index, sh.Meetings = 0, nil
+	for k, s := range shards {
+		sh.Merged = append(sh.Merged, results.MergedShard{Index: k, Dir: s.dir, Host: s.run.Info.Host, Status: s.run.Info.Status})
+	}
+	info.Shard = &sh
+	for _, s := range shards[1:] {
+		if s.run.Info.End != nil && (info.End == nil || s.run.Info.End.After(*info.End)) {
+			info.End = s.run.Info.End
+		}
+		if s.run.Info.Start.Before(info.Start) {
+			info.Start = s.run.Info.Start
+		}
+	}
+	w.Logf("merged %d shards of run %s: %s", len(shards), sh.RunID, strings.Join(dirs, ", "))
+
+	o := &Outcome{Status: results.StatusDone}
+	for i := range info.Iterations {
+		ii := &info.Iterations[i]
+		var it *spec.Iteration
+		for j := range plan.Iterations {
+			if plan.Iterations[j].Index == ii.Index {
+				it = &plan.Iterations[j]
+			}
+		}
+		problems := iterationProblems(shards, ii.Index)
+		target := ""
+		if it != nil {
+			target = plan.TargetOf(it)
+		}
+		mi, err := mergeIteration(w, shards, ii.Index, target)
+		if err != nil {
+			return nil, fmt.Errorf("iteration %d: %w", ii.Index, err)
+		}
+		problems = append(problems, mi.problems...)
+		ii.Failed, ii.Error = nil, ""
+		switch {
+		case len(problems) > 0:
+			ii.Status, ii.Error = results.StatusFailed, strings.Join(problems, "; ")
+			o.IterationsFailed++
+		case ii.Status == results.StatusDone && it != nil:
+			ii.Failed = assertions(plan, it, mi.summary, mi.leaderSummary)
+			if len(ii.Failed) > 0 {
+				ii.Status = results.StatusFailed
+				o.AssertionsFailed++
+			}
+		}
+		for _, s := range shards {
+			for _, si := range s.run.Info.Iterations {
+				if si.Index == ii.Index && si.End != nil && (ii.End == nil || si.End.After(*ii.End)) {
+					ii.End = si.End
+				}
+			}
+		}
+		if err := mi.writeSummary(w, ii.Status); err != nil {
+			return nil, err
+		}
+		if ii.Error != "" {
+			w.Logf("iteration %d: failed: %s", ii.Index, ii.Error)
+		}
+	}
+	if o.IterationsFailed > 0 || o.AssertionsFailed > 0 {
+		o.Status = results.StatusFailed
+	}
+	if lead.Info.Status != results.StatusDone && lead.Info.Status != results.StatusFailed {
+		o.Status = lead.Info.Status
+	}
+	info.Status = o.Status
+	if err := w.WriteRunInfo(&info); err != nil {
+		return nil, err
+	}
+	return o, w.Sync()
+}
+
+// check loads the folders and makes sure they are one complete run: the same plan and run
+// id, shard indexes 0..N-1 each once. They come back in shard order.
+func check(dirs []string) ([]shardRun, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("give the shards' results folders (or archives from quadrant pack)")
+	}
+	var out []shardRun
+	for _, d := range dirs {
+		r, err := results.Load(d)
+		if err != nil {
+			return nil, err
+		}
+		if r.Info.Shard == nil || r.Info.Shard.Count == 0 {
+			return nil, fmt.Errorf("%s is not a shard's folder (run.json has no shard; it was run without --shard)", d)
+		}
+		out = append(out, shardRun{dir: d, run: r})
+	}
+	first := out[0].run.Info
+	n := first.Shard.Count
+	byIndex := make([]*shardRun, n)
+	for i := range out {
+		s := &out[i]
+		ri := s.run.Info
+		switch {
+		case ri.Shard.RunID != first.Shard.RunID:
+			return nil, fmt.Errorf("%s is run %s, %s is run %s: merge the shards of one run", out[0].dir, first.Shard.RunID, s.dir, ri.Shard.RunID)
+		case ri.Shard.Count != n:
+			return nil, fmt.Errorf("%s is a shard of %d, %s of %d", out[0].dir, n, s.dir, ri.Shard.Count)
+		case ri.PlanIdentity != first.PlanIdentity || ri.PlanSHA256 != first.PlanSHA256:
+			return nil, fmt.Errorf("%s and %s ran different plans (plan.yaml differs): the shards of one run share one plan and one --set", out[0].dir, s.dir)
+		case ri.Shard.Index < 0 || ri.Shard.Index >= n:
+			return nil, fmt.Errorf("%s: shard index %d out of 0..%d", s.dir, ri.Shard.Index, n-1)
+		case byIndex[ri.Shard.Index] != nil:
+			return nil, fmt.Errorf("%s and %s are both shard %d/%d", byIndex[ri.Shard.Index].dir, s.dir, ri.Shard.Index, n)
+		}
+		byIndex[ri.Shard.Index] = s
+	}
+	var missing []string
+	sorted := make([]shardRun, 0, n)
+	for k, s := range byIndex {
+		if s == nil {
+			missing = append(missing, fmt.Sprintf("%d/%d", k, n))
+			continue
+		}
+		sorted = append(sorted, *s)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("run %s: shard(s) %s missing: give every shard's folder (a shard that died still left one; pack it from its pod or host)", first.Shard.RunID, strings.Join(missing, ", "))
+	}
+	return sorted, nil
+}
+
+// iterationProblems are the shards that did not finish iteration index.
+func iterationProblems(shards []shardRun, index int) []string {
+	var out []string
+	for k, s := range shards {
+		found := false
+		for _, it := range s.run.Info.Iterations {
+			if it.Index != index {
+				continue
+			}
+			found = true
+			if it.Status != results.StatusDone {
+				msg := fmt.Sprintf("shard %d/%d %s", k, len(shards), it.Status)
+				if it.Error != "" {
+					msg += ": " + it.Error
+				}
+				out = append(out, msg)
+			}
+		}
+		if !found {
+			out = append(out, fmt.Sprintf("shard %d/%d has no iteration %d", k, len(shards), index))
+		}
+	}
+	return out
+}
+
+// merged is one iteration, merged: its summary values for the workload's target, the
+// leader's summary rows, and what went wrong.
+type merged struct {
+	index         int
+	target        string
+	summary       map[string]float64 // the workload target's merged summary values
+	header        []string           // summary columns of the workload target's row, in order
+	leaderSummary map[string]map[string]string
+	leaderOrder   []string // targets of the leader's summary rows, in order
+	leaderHeader  []string
+	problems      []string
+}
+
+// latencyColumns are the columns recomputed from merged histograms.
+var latencyColumns = map[string]func(measure.Latency) time.Duration{
+	"lat_avg_ms": func(l measure.Latency) time.Duration { return l.Avg },
+	"p50_ms":     func(l measure.Latency) time.Duration { return l.P50 },
+	"p90_ms":     func(l measure.Latency) time.Duration { return l.P90 },
+	"p95_ms":     func(l measure.Latency) time.Duration { return l.P95 },
+	"p99_ms":     func(l measure.Latency) time.Duration { return l.P99 },
+	"p999_ms":    func(l measure.Latency) time.Duration { return l.P999 },
+	"lat_max_ms": func(l measure.Latency) time.Duration { return l.Max },
+}
+
+// combine is how a workload column adds up over shards; "" when the value cannot be
+// merged from what the folders keep (a custom transaction's percentile: its histogram is
+// not in the .hlog), which the merged folder leaves empty rather than guess.
+func combine(name string, vals []float64) string {
+	switch {
+	case name == "warmup":
+		return results.FormatFloat(vals[0])
+	case strings.HasPrefix(name, "tx.") && strings.HasSuffix(name, ".max_ms"):
+		m := math.Inf(-1)
+		for _, v := range vals {
+			m = math.Max(m, v)
+		}
+		return results.FormatFloat(m)
+	case strings.HasPrefix(name, "tx.") && strings.HasSuffix(name, "_ms"):
+		return ""
+	}
+	sum := 0.0
+	for _, v := range vals {
+		sum += v
+	}
+	return results.FormatFloat(sum)
+}
+
+func mergeIteration(w *results.Writer, shards []shardRun, index int, target string) (*merged, error) {
+	m := &merged{index: index, target: target, leaderSummary: map[string]map[string]string{}}
+	lead := shards[0].run
+	for i := range lead.Summary.Rows {
+		if lead.Summary.Value(i, "iteration") != strconv.Itoa(index) {
+			continue
+		}
+		t := lead.Summary.Value(i, "target")
+		row := map[string]string{}
+		for c, h := range lead.Summary.Header {
+			row[h] = lead.Summary.Rows[i][c]
+		}
+		m.leaderSummary[t] = row
+		m.leaderOrder = append(m.leaderOrder, t)
+	}
+	m.leaderHeader = lead.Summary.Header
+	if target == "" {
+		return m, nil
+	}
+	// Histograms: per shard, interval lines by end time; the measured part all together.
+	type shardLog struct {
+		byEnd map[int64][]results.LoggedHistogram
+	}
+	logs := make([]shardLog, len(shards))
+	measured := measure.NewHistogram()
+	hl, err := w.OpenHistogramLog(target, index, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	defer hl.Close()
+	for k, s := range shards {
+		lines, err := results.ReadHistogramIntervals(results.HistogramPath(s.dir, target, index))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+		logs[k].byEnd = map[int64][]results.LoggedHistogram{}
+		for _, l := range lines {
+			logs[k].byEnd[l.End.UnixMilli()] = append(logs[k].byEnd[l.End.UnixMilli()], l)
+			if l.Tag == "latency" {
+				measured.Merge(l.H)
+			}
+		}
+	}
+	// Time series: rows of this iteration keyed by elapsed_s on the shared grid.
+	type cell struct {
+		rows []map[string]string // per shard, nil when that shard has no such row
+	}
+	grid := map[string]*cell{}
+	var keys []float64
+	last := make([]float64, len(shards))
+	var header []string
+	seenCol := map[string]bool{}
+	for k, s := range shards {
+		last[k] = math.Inf(-1)
+		d := s.run.Timeseries[target]
+		if d == nil {
+			continue
+		}
+		for _, h := range d.Header {
+			if !seenCol[h] && (k == 0 || results.IsWorkloadColumn(h)) {
+				seenCol[h] = true
+				header = append(header, h)
+			}
+		}
+		for i := range d.Rows {
+			if d.Value(i, "iteration") != strconv.Itoa(index) {
+				continue
+			}
+			e := d.Value(i, "elapsed_s")
+			c := grid[e]
+			if c == nil {
+				c = &cell{rows: make([]map[string]string, len(shards))}
+				grid[e] = c
+				f, _ := strconv.ParseFloat(e, 64)
+				keys = append(keys, f)
+			}
+			row := map[string]string{}
+			for ci, h := range d.Header {
+				row[h] = d.Rows[i][ci]
+			}
+			c.rows[k] = row
+			if f, _ := strconv.ParseFloat(e, 64); f > last[k] {
+				last[k] = f
+			}
+		}
+	}
+	sort.Float64s(keys)
+	for _, key := range keys {
+		e := results.FormatFloat(key)
+		c := grid[e]
+		if c == nil {
+			continue
+		}
+		var present []map[string]string
+		var ends []int64
+		hist := map[string]*measure.Histogram{}
+		var start, end time.Time
+		for k, row := range c.rows {
+			if row == nil {
+				if key < last[k] {
+					m.problems = append(m.problems, fmt.Sprintf("shard %d/%d has no interval at %ss", k, len(shards), e))
+				}
+				continue
+			}
+			present = append(present, row)
+			t, err := time.Parse(results.TimeFormat, row["time"])
+			if err == nil {
+				ends = append(ends, t.UnixMilli())
+				for _, l := range logs[k].byEnd[t.UnixMilli()] {
+					if hist[l.Tag] == nil {
+						hist[l.Tag] = measure.NewHistogram()
+					}
+					hist[l.Tag].Merge(l.H)
+					if start.IsZero() || l.Start.Before(start) {
+						start = l.Start
+					}
+					if l.End.After(end) {
+						end = l.End
+					}
+				}
+			}
+		}
+		lat := hist["latency"]
+		if lat == nil {
+			lat = hist["warmup-latency"]
+		}
+		var rec results.Record
+		for _, h := range header {
+			switch {
+			case h == "iteration":
+				rec.Add(h, strconv.Itoa(index))
+			case h == "elapsed_s":
+				rec.Add(h, e)
+			case h == "time":
+				rec.Add(h, latestTime(present))
+			case latencyColumns[h] != nil:
+				if lat == nil || lat.Count() == 0 {
+					rec.Add(h, "")
+				} else {
+					rec.AddFloat(h, measure.Ms(latencyColumns[h](measure.Summarize(lat))))
+				}
+			case results.IsWorkloadColumn(h):
+				rec.Add(h, combineCells(h, present))
+			default: // watched: the leader's
+				if c.rows[0] != nil {
+					rec.Add(h, c.rows[0][h])
+				} else {
+					rec.Add(h, "")
+				}
+			}
+		}
+		if err := w.AppendTimeseriesRecord(target, rec); err != nil {
+			return nil, err
+		}
+		for _, tag := range []string{"warmup-latency", "warmup-service", "latency", "service"} {
+			if h := hist[tag]; h != nil {
+				if err := hl.WriteLogged(results.LoggedHistogram{Tag: tag, Start: start, End: end, H: h}); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	// Other targets' time series (replicas, step targets) are the leader's alone.
+	for _, t := range lead.Targets {
+		if t == target {
+			continue
+		}
+		d := lead.Timeseries[t]
+		for i := range d.Rows {
+			if d.Value(i, "iteration") != strconv.Itoa(index) {
+				continue
+			}
+			var rec results.Record
+			for c, h := range d.Header {
+				rec.Add(h, d.Rows[i][c])
+			}
+			if err := w.AppendTimeseriesRecord(t, rec); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// Summary of the workload's target.
+	m.summary = map[string]float64{}
+	var rows []map[string]string
+	for k, s := range shards {
+		found := false
+		for i := range s.run.Summary.Rows {
+			if s.run.Summary.Value(i, "iteration") != strconv.Itoa(index) || s.run.Summary.Value(i, "target") != target {
+				continue
+			}
+			row := map[string]string{}
+			for c, h := range s.run.Summary.Header {
+				row[h] = s.run.Summary.Rows[i][c]
+			}
+			rows = append(rows, row)
+			found = true
+		}
+		if !found {
+			m.problems = append(m.problems, fmt.Sprintf("shard %d/%d has no summary row", k, len(shards)))
+		}
+	}
+	var sumHeader []string
+	seen := map[string]bool{}
+	for k, s := range shards {
+		for _, h := range s.run.Summary.Header {
+			if !seen[h] && (k == 0 || results.IsWorkloadColumn(h)) {
+				seen[h] = true
+				sumHeader = append(sumHeader, h)
+			}
+		}
+	}
+	m.header = sumHeader
+	lat := measure.Summarize(measured)
+	vals := map[string]string{}
+	for _, h := range sumHeader {
+		switch {
+		case h == "iteration" || h == "repeat" || h == "target" || h == "status":
+			if len(rows) > 0 {
+				vals[h] = rows[0][h]
+			}
+		case h == "duration_s":
+			vals[h] = maxCell(h, rows)
+		case latencyColumns[h] != nil:
+			if measured.Count() > 0 {
+				vals[h] = results.FormatFloat(measure.Ms(latencyColumns[h](lat)))
+			}
+		case h == "transactions" || results.IsWorkloadColumn(h):
+			if _, isMetric := measure.Lookup(h); isMetric || strings.HasPrefix(h, "error.") || strings.HasPrefix(h, "tx.") {
+				vals[h] = combineCells(h, rows)
+			} else if ls := m.leaderSummary[target]; ls != nil {
+				vals[h] = ls[h] // a matrix axis
+			}
+		default:
+			if ls := m.leaderSummary[target]; ls != nil {
+				vals[h] = ls[h] // watched and record_as: the leader's
+			}
+		}
+		if v, err := strconv.ParseFloat(vals[h], 64); err == nil {
+			m.summary[h] = v
+		}
+	}
+	m.leaderSummary["\x00merged"] = vals
+	return m, nil
+}
+
+func latestTime(rows []map[string]string) string {
+	best := ""
+	for _, r := range rows {
+		if r["time"] > best {
+			best = r["time"]
+		}
+	}
+	return best
+}
+
+func maxCell(h string, rows []map[string]string) string {
+	best, ok := math.Inf(-1), false
+	for _, r := range rows {
+		if v, err := strconv.ParseFloat(r[h], 64); err == nil {
+			best, ok = math.Max(best, v), true
+		}
+	}
+	if !ok {
+		return ""
+	}
+	return results.FormatFloat(best)
+}
+
+// combineCells merges one workload column over the shards' rows; empty cells are not
+// measured and count as nothing, all empty stays empty.
+func combineCells(h string, rows []map[string]string) string {
+	var vals []float64
+	for _, r := range rows {
+		if v, err := strconv.ParseFloat(r[h], 64); err == nil {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		return ""
+	}
+	return combine(h, vals)
+}
+
+// writeSummary writes the iteration's summary rows: the leader's rows for the other
+// targets, the merged row for the workload's target, each with the merged status.
+func (m *merged) writeSummary(w *results.Writer, status string) error {
+	order := m.leaderOrder
+	if m.target != "" && m.leaderSummary[m.target] == nil {
+		order = append([]string{m.target}, order...)
+	}
+	for _, t := range order {
+		var rec results.Record
+		if t == m.target {
+			vals := m.leaderSummary["\x00merged"]
+			for _, h := range m.header {
+				v := vals[h]
+				if h == "status" {
+					v = status
+				}
+				rec.Add(h, v)
+			}
+		} else {
+			row := m.leaderSummary[t]
+			for _, h := range m.leaderHeader {
+				v := row[h]
+				if h == "status" {
+					v = status
+				}
+				rec.Add(h, v)
+			}
+		}
+		if err := w.AppendSummaryRecord(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// assertions evaluates the iteration's assert: expressions on the merged numbers, as the
+// executor does on one process's: metrics by name, tx.NAME.*, status.NAME (the leader's
+// watched increases) and record_as values.
+func assertions(p *spec.Plan, it *spec.Iteration, sum map[string]float64, leader map[string]map[string]string) []string {
+	if len(it.Assert) == 0 {
+		return nil
+	}
+	env := map[string]any{}
+	for _, name := range measure.AssertionNames() {
+		if v, ok := sum[name]; ok {
+			env[name] = v
+		} else {
+			env[name] = math.NaN()
+		}
+	}
+	if txs := it.Workload.TxNames(); len(txs) > 0 {
+		env["tx"] = spec.TxMetrics(txs, func(name, suffix string) float64 {
+			if v, ok := sum["tx."+name+"."+suffix]; ok {
+				return v
+			}
+			return math.NaN()
+		})
+	}
+	status := map[string]float64{}
+	for k, v := range sum {
+		if n, ok := strings.CutPrefix(k, "status."); ok {
+			status[n] = v
+			status[strings.ToLower(n)] = v
+		}
+	}
+	env["status"] = status
+	for _, name := range p.RecordNames() {
+		if v, ok := sum[name]; ok {
+			env[name] = v
+		} else {
+			env[name] = math.NaN()
+		}
+	}
+	var failed []string
+	for i := range it.Assert {
+		a := &it.Assert[i]
+		ok, err := a.EvalBool(env)
+		switch {
+		case err != nil:
+			failed = append(failed, fmt.Sprintf("%s: %v", a.Source, err))
+		case !ok:
+			var seen []string
+			for _, name := range measure.AssertionNames() {
+				if v, ok := sum[name]; ok && strings.Contains(a.Source, name) {
+					seen = append(seen, name+"="+results.FormatFloat(v))
+				}
+			}
+			msg := a.Source + " (merged)"
+			if len(seen) > 0 {
+				msg += ": " + strings.Join(seen, ", ")
+			}
+			failed = append(failed, msg)
+		}
+	}
+	return failed
+}
