@@ -50,11 +50,11 @@ func (r *runner) openBarrier(ctx context.Context) error {
 	if dsn == "" {
 		return fmt.Errorf("shard %s: no server to meet the other shards on: give --barrier-dsn", sh)
 	}
-	db, err := barrier.Open(dsn)
+	db, database, err := barrier.Open(dsn)
 	if err != nil {
 		return err
 	}
-	r.barrier = &barrier.Barrier{DB: db, RunID: r.opts.RunID, Shard: sh, Timeout: r.opts.BarrierTimeout}
+	r.barrier = &barrier.Barrier{DB: db, Database: database, RunID: r.opts.RunID, Shard: sh, Timeout: r.opts.BarrierTimeout}
 	return r.barrier.Init(ctx)
 }
 

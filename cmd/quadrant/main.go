@@ -31,6 +31,8 @@ func commands() []command {
 		{"report", "rebuild the report of a results folder from the folder alone", runReport},
 		{"compare", "compare two or more results folders, cell by cell", runCompare},
 		{"rerun", "run a results folder's plan again, e.g. on your own server", runRerun},
+		{"merge", "add up the results folders of a sharded run (run --shard K/N) into one", runMerge},
+		{"pack", "write a results folder as one archive (tar.gz) on stdout", runPack},
 		{"export", "load results folders into SQL tables (runs, iterations, time series)", runExport},
 		{"sandbox", "start or stop throwaway local servers (up, down, list)", runSandbox},
 		{"validate", "check plans and print every problem with its position", runValidate},

@@ -12,6 +12,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -19,12 +20,18 @@ import (
 	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
-// Table is the rendezvous table, in the DSN's database.
+// Table is the rendezvous table, in the DSN's database (created when missing, as a
+// prepare would) or, when the DSN names none, in database quadrant.
 const Table = "quadrant_barrier"
+
+// DefaultDatabase holds the table when the DSN names no database.
+const DefaultDatabase = "quadrant"
 
 // Barrier is one shard's side of the rendezvous.
 type Barrier struct {
-	DB    *sql.DB
+	DB *sql.DB
+	// Database holds Table (Open says which).
+	Database string
 	RunID string
 	Shard shard.Shard
 	// Timeout is how long a shard waits for the others at one point before it gives up.
@@ -74,14 +81,21 @@ func (b *Barrier) defaults() {
 
 // Init creates the table when it is missing.
 func (b *Barrier) Init(ctx context.Context) error {
-	_, err := b.DB.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+Table+
+	if _, err := b.DB.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quote(b.Database)); err != nil {
+		return fmt.Errorf("barrier: create database %s: %w", b.Database, err)
+	}
+	_, err := b.DB.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+b.table()+
 		" (run_id VARCHAR(128) NOT NULL, point VARCHAR(64) NOT NULL, shard INT NOT NULL,"+
 		" arrived DATETIME(6) NOT NULL, PRIMARY KEY (run_id, point, shard))")
 	if err != nil {
-		return fmt.Errorf("barrier: create table %s: %w", Table, err)
+		return fmt.Errorf("barrier: create table %s: %w", b.table(), err)
 	}
 	return nil
 }
+
+func quote(name string) string { return "`" + strings.ReplaceAll(name, "`", "``") + "`" }
+
+func (b *Barrier) table() string { return quote(b.Database) + "." + Table }
 
 // Wait arrives at point, waits for all N shards, then sleeps until the common start
 // time. It returns what it saw, also with an error (a timeout names who is missing).
@@ -90,7 +104,7 @@ func (b *Barrier) Wait(ctx context.Context, point string) (Meeting, error) {
 	m := Meeting{Point: point}
 	n := max(b.Shard.Count, 1)
 	arrived := time.Now()
-	if _, err := b.DB.ExecContext(ctx, "INSERT INTO "+Table+" (run_id, point, shard, arrived) VALUES (?, ?, ?, NOW(6))"+
+	if _, err := b.DB.ExecContext(ctx, "INSERT INTO "+b.table()+" (run_id, point, shard, arrived) VALUES (?, ?, ?, NOW(6))"+
 		" ON DUPLICATE KEY UPDATE arrived = NOW(6)", b.RunID, point, b.Shard.Index); err != nil {
 		return m, fmt.Errorf("barrier %s: arrive: %w", point, err)
 	}
@@ -99,7 +113,7 @@ func (b *Barrier) Wait(ctx context.Context, point string) (Meeting, error) {
 	for {
 		var count int
 		var lastArr sql.NullTime
-		err := b.DB.QueryRowContext(ctx, "SELECT COUNT(*), MAX(arrived) FROM "+Table+" WHERE run_id = ? AND point = ?", b.RunID, point).Scan(&count, &lastArr)
+		err := b.DB.QueryRowContext(ctx, "SELECT COUNT(*), MAX(arrived) FROM "+b.table()+" WHERE run_id = ? AND point = ?", b.RunID, point).Scan(&count, &lastArr)
 		if err != nil {
 			return m, fmt.Errorf("barrier %s: %w", point, err)
 		}
@@ -139,7 +153,7 @@ func (b *Barrier) Wait(ctx context.Context, point string) (Meeting, error) {
 
 // missing lists the shards that did not arrive at point.
 func (b *Barrier) missing(ctx context.Context, point string, n int) string {
-	rows, err := b.DB.QueryContext(ctx, "SELECT shard FROM "+Table+" WHERE run_id = ? AND point = ?", b.RunID, point)
+	rows, err := b.DB.QueryContext(ctx, "SELECT shard FROM "+b.table()+" WHERE run_id = ? AND point = ?", b.RunID, point)
 	if err != nil {
 		return "unknown: " + err.Error()
 	}
@@ -191,19 +205,24 @@ func (b *Barrier) offset(ctx context.Context) (off, rtt time.Duration, err error
 // start: the others have seen all N rows of it by then (they poll Poll apart, well
 // within Margin).
 func (b *Barrier) Clean(ctx context.Context) error {
-	_, err := b.DB.ExecContext(ctx, "DELETE FROM "+Table+" WHERE run_id = ? AND shard = ?", b.RunID, b.Shard.Index)
+	_, err := b.DB.ExecContext(ctx, "DELETE FROM "+b.table()+" WHERE run_id = ? AND shard = ?", b.RunID, b.Shard.Index)
 	return err
 }
 
 // Open connects to the barrier's server from a go-sql-driver/mysql DSN, reading and
 // writing times in UTC whatever the server's time zone, so that its clock and this
-// machine's compare.
-func Open(dsn string) (*sql.DB, error) {
+// machine's compare. It returns the database the table goes in.
+func Open(dsn string) (*sql.DB, string, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("barrier: %w", err)
+		return nil, "", fmt.Errorf("barrier: %w", err)
 	}
 	cfg = cfg.Clone()
+	database := cfg.DBName
+	if database == "" {
+		database = DefaultDatabase
+	}
+	cfg.DBName = "" // it may not exist yet: Init creates it
 	cfg.ParseTime, cfg.Loc = true, time.UTC
 	if cfg.Params == nil {
 		cfg.Params = map[string]string{}
@@ -211,9 +230,9 @@ func Open(dsn string) (*sql.DB, error) {
 	cfg.Params["time_zone"] = "'+00:00'"
 	c, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("barrier: %w", err)
+		return nil, "", fmt.Errorf("barrier: %w", err)
 	}
 	db := sql.OpenDB(c)
 	db.SetMaxOpenConns(2)
-	return db, nil
+	return db, database, nil
 }
