@@ -1,0 +1,286 @@
+package main
+
+// Sharded runs as a DBA runs them on several client machines, here as processes on one:
+// three `run --shard k/3` against one server, started apart, then `merge` and `report`.
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/results"
+)
+
+const shardPlan = `
+version: 1
+name: sharded
+targets:
+  db: {dsn: "%s"}
+%s
+iteration:
+  workload: {builtin: oltp_point_select, options: {tables: 3, table_size: 1000}, threads: 3, duration: %s}
+  assert:
+    - "transactions > 0"
+    - "tps < 0"
+`
+
+func TestShards(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "shards"})
+	dsn := c.Primary.DSN("")
+	db := openDB(t, dsn)
+
+	t.Run("together", func(t *testing.T) {
+		plan := writePlan(t, fmt.Sprintf(shardPlan, dsn, `
+setup:
+  - workload: {builtin: oltp_point_select, action: prepare, threads: 3, options: {tables: 3, table_size: 1000}}
+`, "3s"))
+		root := t.TempDir()
+		var procs []*proc
+		for k := range 3 {
+			if k > 0 {
+				time.Sleep(1500 * time.Millisecond) // started apart, as machines are
+			}
+			procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/3", k), "--run-id", "r1", "--out", root, "--barrier-timeout", "2m"))
+		}
+		var dirs []string
+		for k, p := range procs {
+			if code := p.wait(t, 3*time.Minute); code != 0 {
+				t.Fatalf("shard %d exit %d:\n%s", k, code, p.out.String())
+			}
+			dirs = append(dirs, filepath.Join(root, "sharded", "r1", fmt.Sprintf("shard-%d", k)))
+		}
+		// prepare was split: each shard created the tables it owns, all three exist and are full.
+		for n := 1; n <= 3; n++ {
+			var rows int
+			if err := db.QueryRow(fmt.Sprintf("SELECT COUNT(*) FROM sbtest.sbtest%d", n)).Scan(&rows); err != nil || rows != 1000 {
+				t.Fatalf("sbtest%d: %d rows, %v", n, rows, err)
+			}
+			owner := dirs[(n-1)%3]
+			if log, _ := os.ReadFile(filepath.Join(owner, results.LogFile)); !strings.Contains(string(log), fmt.Sprintf("prepared sbtest%d ", n)) {
+				t.Errorf("shard folder %s did not prepare sbtest%d:\n%s", owner, n, log)
+			}
+		}
+		// They began measuring together: the recorded wake-ups at the start barrier, in
+		// the server's clock, are within 50 ms. These are recorded facts, but a sleep
+		// overshoots on a loaded machine: with more runnable work than cores the slack
+		// grows to 250 ms (and the test says so).
+		slack := 50 * time.Millisecond
+		if load, err := loadAvg(); err == nil && load > float64(runtime.NumCPU()) {
+			slack = 250 * time.Millisecond
+			t.Logf("load average %.1f on %d cores: allowing %s between shards' starts", load, runtime.NumCPU(), slack)
+		}
+		var first, last time.Time
+		var total float64
+		for k, d := range dirs {
+			ri, err := results.ReadRunInfo(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ri.Shard == nil || ri.Shard.Index != k || ri.Shard.Count != 3 || ri.Shard.RunID != "r1" {
+				t.Fatalf("shard %d: run.json shard %+v", k, ri.Shard)
+			}
+			var woke time.Time
+			for _, m := range ri.Shard.Meetings {
+				if m.Point == "iteration 1 start" {
+					woke = m.Woke
+					t.Logf("shard %d: woke %s (late %.3f ms, offset %.3f ms, rtt %.3f ms, waited %.0f ms)", k, m.Woke.Format(time.RFC3339Nano), m.LateMs, m.OffsetMs, m.RTTMs, m.WaitedMs)
+				}
+			}
+			if woke.IsZero() {
+				t.Fatalf("shard %d: no start meeting in run.json: %+v", k, ri.Shard.Meetings)
+			}
+			if first.IsZero() || woke.Before(first) {
+				first = woke
+			}
+			if woke.After(last) {
+				last = woke
+			}
+			if ri.Iterations[0].Status != results.StatusDone || len(ri.Iterations[0].Failed) > 0 {
+				t.Errorf("shard %d evaluated assertions or failed: %+v", k, ri.Iterations[0])
+			}
+			sum, err := results.Load(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, ok := sum.Summary.Float(0, "transactions")
+			if !ok || v <= 0 {
+				t.Fatalf("shard %d: transactions %v", k, sum.Summary.Value(0, "transactions"))
+			}
+			total += v
+			hasStatus := false
+			for _, h := range sum.Timeseries["db"].Header {
+				hasStatus = hasStatus || strings.HasPrefix(h, "status.")
+			}
+			if hasStatus != (k == 0) {
+				t.Errorf("shard %d: status columns %v; only the leader watches", k, hasStatus)
+			}
+		}
+		if spread := last.Sub(first); spread > slack {
+			t.Errorf("shards began %s apart, want within %s", spread, slack)
+		}
+		var left int
+		if err := db.QueryRow("SELECT COUNT(*) FROM quadrant.quadrant_barrier WHERE run_id = 'r1'").Scan(&left); err != nil || left != 0 {
+			t.Errorf("%d barrier rows left (%v)", left, err)
+		}
+
+		out := filepath.Join(t.TempDir(), "merged")
+		m := start(t, nil, "merge", dirs[0], dirs[1], dirs[2], "--out", out)
+		if code := m.wait(t, time.Minute); code != exitAssert {
+			t.Fatalf("merge exit %d, want 1 (tps < 0 is false on the merged numbers):\n%s", code, m.out.String())
+		}
+		mr, err := results.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := mr.Summary.Float(0, "transactions")
+		if got != total {
+			t.Errorf("merged transactions %v, shards' sum %v", got, total)
+		}
+		it := mr.Info.Iterations[0]
+		if it.Status != results.StatusFailed || len(it.Failed) != 1 || !strings.Contains(it.Failed[0], "tps < 0") {
+			t.Errorf("merged iteration %+v: want failed on tps < 0 only", it)
+		}
+		hasStatus := false
+		for _, h := range mr.Timeseries["db"].Header {
+			hasStatus = hasStatus || strings.HasPrefix(h, "status.")
+		}
+		if !hasStatus || len(mr.Timeseries["db"].Rows) < 3 {
+			t.Errorf("merged time series: %d rows, status columns %v", len(mr.Timeseries["db"].Rows), hasStatus)
+		}
+		if p99, ok := mr.Summary.Float(0, "p99_ms"); !ok || p99 <= 0 {
+			t.Errorf("merged p99_ms %q", mr.Summary.Value(0, "p99_ms"))
+		}
+		rep := start(t, nil, "report", out)
+		if code := rep.wait(t, time.Minute); code != 0 {
+			t.Fatalf("report on the merged folder: exit %d:\n%s", code, rep.out.String())
+		}
+		if _, err := os.Stat(filepath.Join(out, results.ReportFile)); err != nil {
+			t.Fatal(err)
+		}
+
+		// pack + merge from archives gives the same numbers.
+		var archives []string
+		for k, d := range dirs {
+			a := filepath.Join(t.TempDir(), fmt.Sprintf("shard-%d.tgz", k))
+			f, err := os.Create(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code := run([]string{"pack", d}, f, os.Stderr); code != 0 {
+				t.Fatalf("pack exit %d", code)
+			}
+			f.Close()
+			archives = append(archives, a)
+		}
+		out2 := filepath.Join(t.TempDir(), "merged")
+		m2 := start(t, nil, append([]string{"merge"}, append(archives, "--out", out2)...)...)
+		m2.wait(t, time.Minute)
+		mr2, err := results.Load(out2)
+		if err != nil {
+			t.Fatalf("merge of archives: %v\n%s", err, m2.out.String())
+		}
+		if v, _ := mr2.Summary.Float(0, "transactions"); v != total {
+			t.Errorf("merged from archives: transactions %v, want %v", v, total)
+		}
+	})
+
+	t.Run("never arrives", func(t *testing.T) {
+		plan := writePlan(t, fmt.Sprintf(shardPlan, dsn, "", "2s"))
+		root := t.TempDir()
+		var procs []*proc
+		for k := range 2 { // shard 2 of 3 is never started
+			procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/3", k), "--run-id", "r2", "--out", root, "--barrier-timeout", "3s"))
+		}
+		for k, p := range procs {
+			code := p.wait(t, 2*time.Minute)
+			if code != exitFailed || !strings.Contains(p.out.String(), "missing: 2/3") || strings.Contains(p.out.String(), "goroutine ") {
+				t.Errorf("shard %d: exit %d, want 3 naming the missing shard:\n%s", k, code, p.out.String())
+			}
+		}
+	})
+
+	t.Run("killed mid-run", func(t *testing.T) {
+		plan := writePlan(t, fmt.Sprintf(shardPlan, dsn, "", "4s"))
+		root := t.TempDir()
+		var procs []*proc
+		for k := range 3 {
+			procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/3", k), "--run-id", "r3", "--out", root, "--barrier-timeout", "5s"))
+		}
+		victim := filepath.Join(root, "sharded", "r3", "shard-2", "timeseries", "db.csv")
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			if _, rows, _ := results.ReadTable(victim); len(rows) >= 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("shard 2 wrote no rows:\n%s", procs[2].out.String())
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		procs[2].cmd.Process.Kill()
+		procs[2].wait(t, time.Minute)
+		for k, p := range procs[:2] {
+			if code := p.wait(t, 2*time.Minute); code != exitFailed {
+				t.Errorf("shard %d: exit %d, want 3 (shard 2 never reached the end):\n%s", k, code, p.out.String())
+			}
+		}
+		var dirs []string
+		for k := range 3 {
+			dirs = append(dirs, filepath.Join(root, "sharded", "r3", fmt.Sprintf("shard-%d", k)))
+		}
+		out := filepath.Join(t.TempDir(), "merged")
+		m := start(t, nil, append([]string{"merge"}, append(dirs, "--out", out)...)...)
+		if code := m.wait(t, time.Minute); code != exitFailed {
+			t.Fatalf("merge exit %d, want 3 (an iteration failed):\n%s", code, m.out.String())
+		}
+		mr, err := results.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it := mr.Info.Iterations[0]
+		if it.Status != results.StatusFailed || !strings.Contains(it.Error, "shard 2/3") {
+			t.Errorf("merged iteration %+v: want failed naming shard 2/3", it)
+		}
+		// Nothing else lost: the survivors' transactions are all in the merged summary,
+		// the killed shard's rows in the merged time series.
+		var survivors float64
+		for _, d := range dirs[:2] {
+			r, err := results.Load(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, _ := r.Summary.Float(0, "transactions")
+			survivors += v
+		}
+		if v, _ := mr.Summary.Float(0, "transactions"); v != survivors || v <= 0 {
+			t.Errorf("merged transactions %v, want the survivors' %v", v, survivors)
+		}
+		killed, err := results.Load(dirs[2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := mr.Timeseries["db"]
+		tps0, _ := rows.Float(0, "tps")
+		leader, _ := results.Load(dirs[0])
+		l0, _ := leader.Timeseries["db"].Float(0, "tps")
+		k0, _ := killed.Timeseries["db"].Float(0, "tps")
+		if tps0 < l0+k0-0.001 {
+			t.Errorf("merged first interval tps %v misses the killed shard's %v (leader %v)", tps0, k0, l0)
+		}
+	})
+}
+
+func loadAvg() (float64, error) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseFloat(strings.Fields(string(b))[0], 64)
+}
