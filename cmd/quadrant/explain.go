@@ -42,6 +42,19 @@ func explain(w io.Writer, p *spec.Plan) {
 	e.footer()
 }
 
+// estimate is explain's estimate of how long p runs, at most (workloads, warmups, sleeps,
+// wait timeouts and data loads), and how many workloads have no known length (events only).
+func estimate(p *spec.Plan) (upper time.Duration, unbounded int) {
+	e := &explainer{w: io.Discard, p: p}
+	e.steps("setup", p.Setup, "")
+	prev := map[string]string{}
+	for i := range p.Iterations {
+		e.iteration(&p.Iterations[i], prev)
+	}
+	e.steps("teardown", p.Teardown, "")
+	return e.upper + e.loadTime, e.unbounded
+}
+
 func (e *explainer) printf(format string, args ...any) {
 	fmt.Fprintf(e.w, "%s", e.p.Redact(fmt.Sprintf(format, args...)))
 }

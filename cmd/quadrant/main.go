@@ -32,6 +32,7 @@ func commands() []command {
 		{"compare", "compare two or more results folders, cell by cell", runCompare},
 		{"rerun", "run a results folder's plan again, e.g. on your own server", runRerun},
 		{"merge", "add up the results folders of a sharded run (run --shard K/N) into one", runMerge},
+		{"kube", "print the Kubernetes manifests (ConfigMap, Indexed Job) of a sharded run", runKube},
 		{"pack", "write a results folder as one archive (tar.gz) on stdout", runPack},
 		{"export", "load results folders into SQL tables (runs, iterations, time series)", runExport},
 		{"sandbox", "start or stop throwaway local servers (up, down, list)", runSandbox},

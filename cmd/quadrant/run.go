@@ -51,6 +51,7 @@ type runRequest struct {
 	runID          string
 	barrierDSN     string
 	barrierTimeout time.Duration
+	hold           time.Duration
 }
 
 // flags adds the options run and rerun share; --target values land in the returned list.
@@ -81,6 +82,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&req.shardFlag, "shard", "", "run shard `K/N` of the load (worker ids i with i mod N = K, 1/N of rate and events, its tables of a prepare); shard 0 leads: setup, globals, steps, watchers. Needs --run-id; merge the shards' folders with quadrant merge")
 	fs.StringVar(&req.runID, "run-id", "", "the `ID` every shard of one run shares (they meet under it; results go to DIR/NAME/ID/shard-K)")
 	fs.StringVar(&req.barrierDSN, "barrier-dsn", "", "shards meet on this server (`DSN`) instead of the workload's target")
+	fs.DurationVar(&req.hold, "hold", 0, "after the run, stay this `long` before exiting (Ctrl-C or SIGTERM ends it), so a pod without a shared volume can be asked for its folder: kubectl exec POD -- quadrant pack DIR > shard.tgz")
 	fs.DurationVar(&req.barrierTimeout, "barrier-timeout", 10*time.Minute, "a shard gives up (exit 3) when the others have not all arrived at a barrier after this `long`")
 	targets := req.flags(fs)
 	plans, code, stop := parseFlags(fs, args, stdout)
@@ -337,6 +339,13 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "metrics: serving the final values for %s (Ctrl-C ends it)\n", req.metricsHold)
 		select {
 		case <-time.After(req.metricsHold):
+		case <-ctx.Done():
+		}
+	}
+	if req.hold > 0 && ctx.Err() == nil {
+		fmt.Fprintf(stdout, "holding for %s: copy the results with quadrant pack %s > %s.tgz\n", req.hold, dir, filepath.Base(dir))
+		select {
+		case <-time.After(req.hold):
 		case <-ctx.Done():
 		}
 	}

@@ -13,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/yaml"
+
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
@@ -188,6 +192,126 @@ setup:
 		}
 		if v, _ := mr2.Summary.Float(0, "transactions"); v != total {
 			t.Errorf("merged from archives: transactions %v, want %v", v, total)
+		}
+	})
+
+	// The flow a cluster runs: the manifests quadrant kube prints, decoded strictly into
+	// the Kubernetes types, their container args run as local processes with
+	// JOB_COMPLETION_INDEX set as the Job controller sets it (and $(VAR) expanded as the
+	// kubelet does), the ConfigMap's files where the volume would put them, the Secret's
+	// keys as environment; then merge.
+	t.Run("kube manifests", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "sql"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "sql", "setup.sql"), []byte("CREATE DATABASE IF NOT EXISTS sbtest;\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		planDSN := strings.Replace(dsn, c.Password(), "${{ env.DB_PASSWORD }}", 1)
+		planFile := filepath.Join(dir, "bench.yaml")
+		if err := os.WriteFile(planFile, []byte(fmt.Sprintf(shardPlan, planDSN, "setup:\n  - sql_file: sql/setup.sql\n", "2s")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var manifests strings.Builder
+		var errOut strings.Builder
+		if code := run([]string{"kube", planFile, "--shards", "3", "--image", "quadrant:test", "--secret", "db-creds", "--results-pvc", "results", "--run-id", "k1", "--barrier-timeout", "2m"}, &manifests, &errOut); code != 0 {
+			t.Fatalf("kube exit %d: %s", code, errOut.String())
+		}
+		docs := strings.Split(manifests.String(), "\n---\n")
+		if len(docs) != 2 {
+			t.Fatalf("want 2 manifests, got %d:\n%s", len(docs), manifests.String())
+		}
+		var cm corev1.ConfigMap
+		var job batchv1.Job
+		if err := yaml.UnmarshalStrict([]byte(docs[0]), &cm); err != nil {
+			t.Fatalf("ConfigMap: %v\n%s", err, docs[0])
+		}
+		if err := yaml.UnmarshalStrict([]byte(docs[1]), &job); err != nil {
+			t.Fatalf("Job: %v\n%s", err, docs[1])
+		}
+		js := job.Spec
+		pod := js.Template.Spec
+		switch {
+		case job.Kind != "Job" || job.APIVersion != "batch/v1" || cm.Kind != "ConfigMap":
+			t.Fatalf("kinds %s %s / %s", job.APIVersion, job.Kind, cm.Kind)
+		case js.CompletionMode == nil || *js.CompletionMode != batchv1.IndexedCompletion:
+			t.Errorf("completionMode %v", js.CompletionMode)
+		case js.Completions == nil || *js.Completions != 3 || js.Parallelism == nil || *js.Parallelism != 3:
+			t.Errorf("completions %v parallelism %v", js.Completions, js.Parallelism)
+		case js.BackoffLimitPerIndex == nil || *js.BackoffLimitPerIndex != 0:
+			t.Errorf("backoffLimitPerIndex %v", js.BackoffLimitPerIndex)
+		case js.PodReplacementPolicy == nil || *js.PodReplacementPolicy != batchv1.Failed:
+			t.Errorf("podReplacementPolicy %v", js.PodReplacementPolicy)
+		case js.ActiveDeadlineSeconds == nil || *js.ActiveDeadlineSeconds < 3:
+			t.Errorf("activeDeadlineSeconds %v", js.ActiveDeadlineSeconds)
+		case pod.RestartPolicy != corev1.RestartPolicyNever:
+			t.Errorf("restartPolicy %s", pod.RestartPolicy)
+		case pod.Affinity == nil || pod.Affinity.PodAntiAffinity == nil || len(pod.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 1 ||
+			pod.Affinity.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution[0].TopologyKey != "kubernetes.io/hostname":
+			t.Errorf("anti-affinity %+v", pod.Affinity)
+		case len(pod.Containers) != 1 || len(pod.Containers[0].EnvFrom) != 1 || pod.Containers[0].EnvFrom[0].SecretRef.Name != "db-creds":
+			t.Errorf("containers %+v", pod.Containers)
+		}
+		if strings.Contains(manifests.String(), c.Password()) {
+			t.Fatal("the manifests hold the password")
+		}
+		// The ConfigMap's files, where the plan volume mounts them.
+		planDir, resultsDir := filepath.Join(t.TempDir(), "plan"), t.TempDir()
+		mounts := map[string]string{}
+		for _, m := range pod.Containers[0].VolumeMounts {
+			mounts[m.Name] = m.MountPath
+		}
+		for _, v := range pod.Volumes {
+			if v.ConfigMap == nil {
+				continue
+			}
+			for _, item := range v.ConfigMap.Items {
+				p := filepath.Join(planDir, item.Path)
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(cm.Data[item.Key]), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var procs []*proc
+		for k := range 3 {
+			env := map[string]string{"JOB_COMPLETION_INDEX": strconv.Itoa(k), "DB_PASSWORD": c.Password()}
+			var args []string
+			for _, a := range pod.Containers[0].Args {
+				a = os.Expand(strings.NewReplacer("$(", "${", ")", "}").Replace(a), func(v string) string { return env[v] })
+				a = strings.ReplaceAll(a, mounts["plan"], planDir)
+				a = strings.ReplaceAll(a, mounts["results"], resultsDir)
+				args = append(args, a)
+			}
+			procs = append(procs, start(t, []string{"JOB_COMPLETION_INDEX=" + env["JOB_COMPLETION_INDEX"], "DB_PASSWORD=" + env["DB_PASSWORD"]}, args...))
+		}
+		var dirs []string
+		var total float64
+		for k, p := range procs {
+			if code := p.wait(t, 3*time.Minute); code != 0 {
+				t.Fatalf("pod %d: exit %d:\n%s", k, code, p.out.String())
+			}
+			d := filepath.Join(resultsDir, "sharded", "k1", fmt.Sprintf("shard-%d", k))
+			r, err := results.Load(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, _ := r.Summary.Float(0, "transactions")
+			total += v
+			dirs = append(dirs, d)
+		}
+		out := filepath.Join(t.TempDir(), "merged")
+		m := start(t, nil, append([]string{"merge"}, append(dirs, "--out", out)...)...)
+		if code := m.wait(t, time.Minute); code != exitAssert {
+			t.Fatalf("merge exit %d, want 1 (tps < 0):\n%s", code, m.out.String())
+		}
+		mr, err := results.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := mr.Summary.Float(0, "transactions"); v != total || v <= 0 {
+			t.Errorf("merged transactions %v, want %v", v, total)
 		}
 	})
 
