@@ -408,3 +408,43 @@ func loadAvg() (float64, error) {
 	}
 	return strconv.ParseFloat(strings.Fields(string(b))[0], 64)
 }
+
+// What cannot be split is refused before anything runs, at its line: sysbench's output,
+// a replayed file, a sandbox, fewer threads than shards; --shard without --run-id too.
+func TestShardValidation(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "r.sql"), []byte("SELECT 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(plan, []byte(`version: 1
+name: nosplit
+targets:
+  db: {sandbox: {}}
+setup:
+  - workload: {replay: {file: r.sql}}
+matrix:
+  kind: [a, b]
+iteration:
+  workload: {sysbench: {script: oltp_read_only}, threads: 2, duration: 1s}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut strings.Builder
+	if code := run([]string{"validate", plan}, &out, &errOut); code != 0 {
+		t.Fatalf("unsharded: exit %d: %s", code, errOut.String())
+	}
+	out.Reset()
+	if code := run([]string{"validate", "--shards", "3", plan}, &out, &errOut); code != exitInvalid {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	for _, want := range []string{"plan.yaml:4:", "target db is a sandbox", "plan.yaml:6:", "a replayed SQL file cannot be sharded", "plan.yaml:10:", "a sysbench: workload cannot be sharded", "builtin:"} {
+		if !strings.Contains(errOut.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, errOut.String())
+		}
+	}
+	errOut.Reset()
+	if code := run([]string{"run", plan, "--shard", "1/3"}, &out, &errOut); code != exitInvalid || !strings.Contains(errOut.String(), "--run-id") {
+		t.Errorf("--shard without --run-id: exit %d: %s", code, errOut.String())
+	}
+}

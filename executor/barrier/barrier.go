@@ -32,8 +32,8 @@ type Barrier struct {
 	DB *sql.DB
 	// Database holds Table (Open says which).
 	Database string
-	RunID string
-	Shard shard.Shard
+	RunID    string
+	Shard    shard.Shard
 	// Timeout is how long a shard waits for the others at one point before it gives up.
 	Timeout time.Duration
 	// Margin is added to the last arrival so that every shard has seen it (polls are
