@@ -39,8 +39,17 @@ type shardRun struct {
 	run *results.Run
 }
 
-// Merge merges the shard folders dirs into out (created; it must not exist yet).
-func Merge(dirs []string, out string, version string) (*Outcome, error) {
+// Merge merges the shard folders dirs into out (created; it must not exist yet). names,
+// when given, are what the user named for each (an archive unpacked into dirs[i]), for
+// run.json.
+func Merge(dirs []string, names []string, out string, version string) (*Outcome, error) {
+	if len(names) != len(dirs) {
+		names = dirs
+	}
+	label := map[string]string{}
+	for i, d := range dirs {
+		label[d] = names[i]
+	}
 	shards, err := check(dirs)
 	if err != nil {
 		return nil, err
@@ -74,7 +83,7 @@ func Merge(dirs []string, out string, version string) (*Outcome, error) {
 	sh := *lead.Info.Shard
 	sh.Index, sh.Meetings = 0, nil
 	for k, s := range shards {
-		sh.Merged = append(sh.Merged, results.MergedShard{Index: k, Dir: s.dir, Host: s.run.Info.Host, Status: s.run.Info.Status})
+		sh.Merged = append(sh.Merged, results.MergedShard{Index: k, Dir: label[s.dir], Host: s.run.Info.Host, Status: s.run.Info.Status})
 	}
 	info.Shard = &sh
 	for _, s := range shards[1:] {
@@ -85,7 +94,7 @@ func Merge(dirs []string, out string, version string) (*Outcome, error) {
 			info.Start = s.run.Info.Start
 		}
 	}
-	w.Logf("merged %d shards of run %s: %s", len(shards), sh.RunID, strings.Join(dirs, ", "))
+	w.Logf("merged %d shards of run %s: %s", len(shards), sh.RunID, strings.Join(names, ", "))
 
 	o := &Outcome{Status: results.StatusDone}
 	for i := range info.Iterations {
@@ -294,11 +303,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 	}
 	logs := make([]shardLog, len(shards))
 	measured := measure.NewHistogram()
-	hl, err := w.OpenHistogramLog(target, index, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	defer hl.Close()
+	var first time.Time
 	for k, s := range shards {
 		lines, err := results.ReadHistogramIntervals(results.HistogramPath(s.dir, target, index))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -310,8 +315,19 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 			if l.Tag == "latency" {
 				measured.Merge(l.H)
 			}
+			if first.IsZero() || l.Start.Before(first) {
+				first = l.Start
+			}
 		}
 	}
+	if first.IsZero() {
+		first = time.Now()
+	}
+	hl, err := w.OpenHistogramLog(target, index, first)
+	if err != nil {
+		return nil, err
+	}
+	defer hl.Close()
 	// Time series: rows of this iteration keyed by elapsed_s on the shared grid.
 	type cell struct {
 		rows []map[string]string // per shard, nil when that shard has no such row

@@ -168,6 +168,10 @@ setup:
 		if _, err := os.Stat(filepath.Join(out, results.ReportFile)); err != nil {
 			t.Fatal(err)
 		}
+		cmp := start(t, nil, "compare", dirs[0], out)
+		if code := cmp.wait(t, time.Minute); code != 0 || !strings.Contains(cmp.out.String(), "tps") {
+			t.Fatalf("compare a shard with the merged folder: exit %d:\n%s", code, cmp.out.String())
+		}
 
 		// pack + merge from archives gives the same numbers.
 		var archives []string

@@ -56,7 +56,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		}
 		folders = append(folders, dir)
 	}
-	o, err := merge.Merge(folders, *out, buildVersion())
+	o, err := merge.Merge(folders, dirs, *out, buildVersion())
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant merge: %v\n", err)
 		return exitInvalid
