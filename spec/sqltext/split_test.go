@@ -56,7 +56,7 @@ func TestSplitterNastyCases(t *testing.T) {
 		{"SELECT 'tail'", 16},
 	}
 	if len(got) != len(want) {
-		t.Fatalf("got %d statements: %q", len(got), got)
+		t.Fatalf("got %d statements: %+v", len(got), got)
 	}
 	for i := range want {
 		if got[i] != want[i] {
@@ -82,7 +82,7 @@ func TestSplitterErrors(t *testing.T) {
 func TestSplitterExecutableCommentWithDelimiterInside(t *testing.T) {
 	got := split(t, "/*!50003 CREATE TRIGGER x BEFORE INSERT ON t FOR EACH ROW SET NEW.a = ';' */;\nSELECT 1;")
 	if len(got) != 2 || !strings.HasSuffix(got[0].sql, "';' */") {
-		t.Fatalf("%q", got)
+		t.Fatalf("%+v", got)
 	}
 }
 
