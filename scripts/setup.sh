@@ -11,7 +11,7 @@ if [[ "${1:-}" == "--test" ]]; then
 fi
 
 if ! command -v go >/dev/null 2>&1; then
-  echo "setup: Go is not installed. Install Go 1.24 or newer (https://go.dev/doc/install) and rerun." >&2
+  echo "setup: Go is not installed. Install Go 1.26 or newer (https://go.dev/doc/install) and rerun." >&2
   exit 1
 fi
 
