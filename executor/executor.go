@@ -87,6 +87,7 @@ type runner struct {
 	globals  *globals
 	watch    *watchers
 	barrier  *barrier.Barrier // sharded runs only
+	prepares int              // split prepares run so far: they name their meeting points
 	// stopRun cancels the run with a cause (a results write error); ctx is the run's.
 	stopRun context.CancelCauseFunc
 	ctx     context.Context

@@ -15,9 +15,8 @@ import (
 func (r *runner) leader() bool { return r.opts.Shard.Leader() }
 
 // shardRuns reports whether this shard runs step st: the leader runs every step, the
-// other shards only builtin prepares, whose tables are split between the shards (so a
-// big load goes N times as fast). tpcc creates all its tables in one go: its leader loads
-// every warehouse.
+// other shards only the prepares, whose tables (tpcc: warehouses) are split between the
+// shards (so a big load goes N times as fast).
 func (r *runner) shardRuns(st *spec.Step) bool {
 	if r.leader() {
 		return true
@@ -26,9 +25,11 @@ func (r *runner) shardRuns(st *spec.Step) bool {
 }
 
 // splitStep reports whether a step's workload is split between the shards: builtin
-// prepares are (each shard loads its tables); any other step's workload is run whole by
-// the leader.
-func splitStep(w *spec.Workload) bool { return w.Action == "prepare" && w.Type() == "builtin" }
+// prepares are (each shard loads its tables), tpcc prepares too (its warehouses); any
+// other step's workload is run whole by the leader.
+func splitStep(w *spec.Workload) bool {
+	return w.Action == "prepare" && (w.Type() == "builtin" || w.Type() == spec.TPCC)
+}
 
 // openBarrier connects the shards' rendezvous: --barrier-dsn, or the first measured
 // workload's target, which every shard reaches anyway.

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -26,6 +27,15 @@ func (r *runner) runWorkload(ctx context.Context, s *liveTarget, w *spec.Workloa
 	if step != "" && !splitStep(w) {
 		// A step's workload that is not split (the leader runs it alone) does all of its work.
 		env.Shard = shard.Shard{}
+	}
+	if step != "" && splitStep(w) && r.barrier != nil {
+		// Every shard runs the same split prepares in the same order: their count names
+		// the points, whatever path each shard was given the plan by.
+		r.prepares++
+		n := r.prepares
+		env.Meet = func(ctx context.Context, point string) error {
+			return r.meet(ctx, fmt.Sprintf("prepare %d: %s", n, point))
+		}
 	}
 	if w.Action == "prepare" {
 		// Only kinds that count their rows report them; the others' loads show no figures.

@@ -319,6 +319,42 @@ setup:
 		}
 	})
 
+	// tpcc's prepare split: the leader's tables and items, each shard's warehouses, the
+	// leader's indexes after all are in; then a short run over both.
+	t.Run("tpcc", func(t *testing.T) {
+		plan := writePlan(t, fmt.Sprintf(`
+version: 1
+name: shardedtpcc
+targets:
+  db: {dsn: "%s"}
+setup:
+  - workload: {builtin: tpcc, action: prepare, threads: 2, options: {warehouses: 2}}
+iteration:
+  workload: {builtin: tpcc, options: {warehouses: 2}, threads: 2, duration: 2s}
+`, dsn))
+		root := t.TempDir()
+		var procs []*proc
+		for k := range 2 {
+			procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/2", k), "--run-id", "t1", "--out", root, "--barrier-timeout", "5m"))
+		}
+		for k, p := range procs {
+			if code := p.wait(t, 10*time.Minute); code != 0 {
+				t.Fatalf("shard %d exit %d:\n%s", k, code, p.out.String())
+			}
+		}
+		var n, idx int
+		if err := db.QueryRow("SELECT COUNT(*) FROM tpcc.warehouse").Scan(&n); err != nil || n != 2 {
+			t.Fatalf("%d warehouses (%v)", n, err)
+		}
+		if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = 'tpcc' AND index_name = 'idx_customer'").Scan(&idx); err != nil || idx == 0 {
+			t.Fatalf("no idx_customer after the load (%v)", err)
+		}
+		log, _ := os.ReadFile(filepath.Join(root, "shardedtpcc", "t1", "shard-1", results.LogFile))
+		if !strings.Contains(string(log), "warehouse 2 loaded") || strings.Contains(string(log), "warehouse 1 loaded") || !strings.Contains(string(log), "shard 1/2 loaded its 1 warehouse") {
+			t.Errorf("shard 1 did not load warehouse 2 alone:\n%s", log)
+		}
+	})
+
 	t.Run("never arrives", func(t *testing.T) {
 		plan := writePlan(t, fmt.Sprintf(shardPlan, dsn, "", "2s"))
 		root := t.TempDir()

@@ -59,6 +59,10 @@ type Env struct {
 	// Ready, if set, is called when the workload's connections are ready, just before
 	// its clock starts (engine.Config.Ready): the shards' start barrier.
 	Ready func(ctx context.Context) error
+	// Meet, set in a sharded run's split prepares, waits until every shard reached point:
+	// a kind whose load has steps that must follow each other across shards (tpcc: the
+	// leader's tables, then every shard's warehouses, then the leader's indexes) meets there.
+	Meet func(ctx context.Context, point string) error
 }
 
 // Kind is one kind of workload, as spec.Workload.Type() names it.

@@ -105,7 +105,22 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 	if err := c.exec("USE `" + db + "`"); err != nil {
 		return fmt.Errorf("tpcc prepare: %w", err)
 	}
+	// Sharded (quadrant run --shard), the leader creates the tables and loads the items,
+	// every shard loads its warehouses, and the leader adds the indexes once all are in.
+	sh := t.env.Shard
+	meet := func(point string) error {
+		if !sh.Sharded() || t.env.Meet == nil {
+			return nil
+		}
+		if err := t.env.Meet(ctx, point); err != nil {
+			return fmt.Errorf("tpcc prepare: %w", err)
+		}
+		return nil
+	}
 	for _, tb := range tables {
+		if !sh.Leader() {
+			break
+		}
 		if err := c.exec(tb.ddl); err != nil {
 			if engine.Code(err) == 1050 {
 				return fmt.Errorf("tpcc prepare: table %s already exists in %s; run action: cleanup first (or drop the database)", tb.name, db)
@@ -113,13 +128,22 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 			return fmt.Errorf("tpcc prepare: create table %s: %w", tb.name, err)
 		}
 	}
+	if err := meet("tpcc tables"); err != nil {
+		return err
+	}
 
 	jobs := make(chan int, itemChunks+t.p.Warehouses)
 	for i := range itemChunks {
-		jobs <- -i - 1 // negative: an item chunk
+		if sh.Leader() {
+			jobs <- -i - 1 // negative: an item chunk
+		}
 	}
+	owned := 0
 	for w := 1; w <= t.p.Warehouses; w++ {
-		jobs <- w
+		if sh.Owns(w) {
+			jobs <- w
+			owned++
+		}
 	}
 	close(jobs)
 	var (
@@ -169,7 +193,7 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 					return
 				}
 				n := loadedWh.Add(1)
-				log("tpcc prepare: warehouse %d loaded (%d of %d, %s)", job, n, t.p.Warehouses, time.Since(start).Round(time.Second))
+				log("tpcc prepare: warehouse %d loaded (%d of %d, %s)", job, n, owned, time.Since(start).Round(time.Second))
 			}
 		}()
 	}
@@ -179,6 +203,13 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 	}
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("tpcc prepare: %w", err)
+	}
+	if err := meet("tpcc loaded"); err != nil {
+		return err
+	}
+	if !sh.Leader() {
+		log("tpcc prepare: shard %s loaded its %d warehouse(s) in %s", sh, owned, time.Since(start).Round(time.Second))
+		return nil
 	}
 	if t.p.Indexes {
 		for _, ddl := range indexes {
