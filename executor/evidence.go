@@ -20,8 +20,8 @@ type evidence struct {
 // read is a warning: the iteration's measurements do not depend on it.
 func (x *iteration) evidenceBefore(ctx context.Context, s *liveTarget) *evidence {
 	wp := x.r.plan.Watch
-	if wp.Digests == nil && wp.Waits == nil {
-		return nil
+	if wp.Digests == nil && wp.Waits == nil || !x.r.leader() {
+		return nil // a sharded run's evidence is the leader's, as its watchers are
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

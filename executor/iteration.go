@@ -161,7 +161,9 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 			if err := r.meet(ctx, fmt.Sprintf("iteration %d start", it.Index)); err != nil {
 				return err
 			}
-			during = r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
+			if r.leader() { // steps are the leader's
+				during = r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
+			}
 			return nil
 		}
 	}
