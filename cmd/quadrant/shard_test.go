@@ -41,10 +41,14 @@ func TestShards(t *testing.T) {
 	db := openDB(t, dsn)
 
 	t.Run("together", func(t *testing.T) {
-		plan := writePlan(t, fmt.Sprintf(shardPlan, dsn, `
+		text := fmt.Sprintf(shardPlan, dsn, `
 setup:
   - workload: {builtin: oltp_point_select, action: prepare, threads: 3, options: {tables: 3, table_size: 1000}}
-`, "3s"))
+  - sql: "CREATE TABLE sbtest.during_log (v INT)"
+`, "3s")
+		// Steps are the leader's: the during step inserts one row, not three.
+		text = strings.Replace(text, "  assert:", "  during:\n    - {at: 1s, sql: \"INSERT INTO sbtest.during_log VALUES (1)\"}\n  assert:", 1)
+		plan := writePlan(t, text)
 		root := t.TempDir()
 		var procs []*proc
 		for k := range 3 {
@@ -128,6 +132,10 @@ setup:
 		}
 		if spread := last.Sub(first); spread > slack {
 			t.Errorf("shards began %s apart, want within %s", spread, slack)
+		}
+		var during int
+		if err := db.QueryRow("SELECT COUNT(*) FROM sbtest.during_log").Scan(&during); err != nil || during != 1 {
+			t.Errorf("the during step ran %d times (%v), want once, by the leader", during, err)
 		}
 		var left int
 		if err := db.QueryRow("SELECT COUNT(*) FROM quadrant.quadrant_barrier WHERE run_id = 'r1'").Scan(&left); err != nil || left != 0 {
