@@ -47,6 +47,8 @@ type pageData struct {
 	// Charts are the workload metrics charted first; Watched the run's watched columns.
 	Charts  []string `json:"charts"`
 	Watched []string `json:"watched"`
+	// Matrix is drawn by axes.js: the charts by matrix axis and the headline.
+	Matrix *matrixData `json:"matrix,omitempty"`
 }
 
 // spectrum is one target's latency percentiles per iteration, recomputed from the
@@ -113,6 +115,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan
 		d.Latency = latency
+		d.Matrix = matrixCharts(run)
 	}
 	data, err := json.Marshal(d) // escapes <, > and &, so the data cannot close its <script>
 	if err != nil {
@@ -127,7 +130,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS,
+		"ReportJS": reportJS + "\n" + axesJS,
 		"Data":     string(data),
 	})
 }

@@ -1,0 +1,118 @@
+package html
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
+	"github.com/quadrant-bench/quadrant/results"
+)
+
+func TestMatrixChartsGatherRepeatsPerCell(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Matrix(t, dir, 1)
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := matrixCharts(run)
+	if m == nil || len(m.Axes) != 2 || !m.Axes[0].Numeric || m.Axes[1].Numeric {
+		t.Fatalf("axes %+v: want threads numeric, flush categorical", m.Axes)
+	}
+	if strings.Join(m.Axes[0].Values, ",") != "1,4,16" || strings.Join(m.Axes[1].Values, ",") != "O_DIRECT,fsync" {
+		t.Fatalf("axis values %v %v", m.Axes[0].Values, m.Axes[1].Values)
+	}
+	if m.Description != "O_DIRECT against fsync as threads grow" {
+		t.Errorf("description %q", m.Description)
+	}
+	if len(m.Cells) != 6 {
+		t.Fatalf("%d cells, want 6", len(m.Cells))
+	}
+	for _, c := range m.Cells {
+		threads, _ := strconv.Atoi(c.Values[0])
+		st := c.Stats["tps"]
+		want := []float64{fixture.MatrixTPS(threads, c.Values[1], 1, 1), fixture.MatrixTPS(threads, c.Values[1], 2, 1), fixture.MatrixTPS(threads, c.Values[1], 3, 1)}
+		if st.N != 3 || !near(st.Min, want[0]) || !near(st.Median, want[1]) || !near(st.Max, want[2]) {
+			t.Errorf("cell %s tps %+v, want min/median/max %v", c.Key, st, want)
+		}
+	}
+	if !strings.Contains(strings.Join(m.Defaults, ","), "tps,p95_ms,cost.server_cpu_us,cost.fsyncs") {
+		t.Errorf("defaults %v", m.Defaults)
+	}
+	// Throughput: best at 16 threads with O_DIRECT, worst at 1 thread with fsync. Latency is lower-better:
+	// the fixture's latency grows with threads, so the best p95 is at 1 thread.
+	got := map[string]headline{}
+	for _, h := range m.Headline {
+		got[h.Metric] = h
+	}
+	if h := got["tps"]; h.Best != "threads=16 flush=O_DIRECT" || h.Worst != "threads=1 flush=fsync" {
+		t.Errorf("tps headline %+v", h)
+	}
+	if h := got["p95_ms"]; !strings.HasPrefix(h.Best, "threads=1 ") || !strings.HasPrefix(h.Worst, "threads=16 ") {
+		t.Errorf("p95_ms headline %+v", h)
+	}
+	if m.Better["tps"] != 1 || m.Better["p95_ms"] != -1 {
+		t.Errorf("better %v", m.Better)
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 0.01*math.Abs(b) }
+
+// The report of a two-axis matrix (threads numeric, flush categorical) draws the headline and,
+// per default metric, a line chart along threads with error bars and its relative view; along
+// flush, grouped bars.
+func TestMatrixReportRendersInChromium(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "matrix")
+	fixture.Matrix(t, dir, 1)
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, path)
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
+	}
+	// by iteration 1 + over time (tps, p95_ms, 3 watched) 5 + latency 1 + by axis (tps, p95_ms, 2 costs) along 2 axes 8.
+	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 15 {
+		t.Errorf("rendered %d charts, want 15", n)
+	}
+	// Along threads, lines: 2 series (flush) x 3 points with error bars on the canvas; along flush, grouped bars:
+	// 3 series (threads) x 2 groups, 6 error bars per metric in the SVG.
+	if !strings.Contains(dom, `data-metric="tps" data-axis="threads" data-errorbars="6"`) {
+		t.Error("the tps chart along threads drew no 6 error bars")
+	}
+	if n := strings.Count(dom, `class="errorbar"`); n != 4*6 {
+		t.Errorf("%d error bars on the bar charts along flush, want 24", n)
+	}
+	for _, want := range []string{`id="headline"`, "O_DIRECT against fsync as threads grow", "Swept: threads 1, 4, 16 × flush O_DIRECT, fsync (6 cells, 18 iterations).",
+		"best threads=16 flush=O_DIRECT", "worst threads=1 flush=fsync", `id="by-axis"`, "tps by threads", "cost.fsyncs by threads", "tps by flush",
+		"relative to the first cell (threads=1 flush=O_DIRECT)", "flush=fsync"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered page lacks %q", want)
+		}
+	}
+	// threads=16 O_DIRECT against threads=1 O_DIRECT: 16^0.7 = 6.96, +596.4%.
+	if !strings.Contains(dom, "+596.4%") {
+		t.Error("the relative view lacks +596.4% for threads=16 against the first cell")
+	}
+	if headAt, summaryAt := strings.Index(dom, `id="headline"`), strings.Index(dom, "Summary (one row"); headAt < 0 || headAt > summaryAt {
+		t.Error("the headline is not above the summary")
+	}
+	shot := filepath.Join(t.TempDir(), "matrix.png")
+	if out := os.Getenv("QUADRANT_SCREENSHOT_MATRIX"); out != "" {
+		shot = out
+	}
+	screenshot(t, path, shot)
+	if st, err := os.Stat(shot); err != nil || st.Size() < 10000 {
+		t.Fatalf("no screenshot of the matrix report: %v", err)
+	}
+	t.Logf("screenshot of the matrix report: %s", shot)
+}
