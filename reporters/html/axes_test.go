@@ -94,10 +94,20 @@ func TestMatrixReportRendersInChromium(t *testing.T) {
 	}
 	for _, want := range []string{`id="headline"`, "O_DIRECT against fsync as threads grow", "Swept: threads 1, 4, 16 × flush O_DIRECT, fsync (6 cells, 18 iterations).",
 		"best threads=16 flush=O_DIRECT", "worst threads=1 flush=fsync", `id="by-axis"`, "tps by threads", "cost.fsyncs by threads", "tps by flush",
-		"relative to the first cell (threads=1 flush=O_DIRECT)", "flush=fsync"} {
+		"relative to the first cell (threads=1 flush=O_DIRECT)", "flush=fsync",
+		// where the time went: across cells, then the first iteration's costs, statements and waits
+		`id="where-time-went"`, "Across cells (medians of the repeats)", "threads=16 flush=fsync @primary", "statement sbtest: COMMIT",
+		"Top statements by total time", "SELECT c FROM sbtest1 WHERE id = ?", "wait/io/file/innodb/innodb_log_file", "cost.server_cpu_us"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("rendered page lacks %q", want)
 		}
+	}
+	// The first iteration (1 thread, O_DIRECT): COMMIT 0.025 ms per transaction over 9800 transactions.
+	if !strings.Contains(dom, "<td>sbtest: COMMIT</td>") && !strings.Contains(dom, `title="sbtest: COMMIT"`) {
+		t.Error("the per-iteration digests lack COMMIT")
+	}
+	if !strings.Contains(dom, "<td>245.0</td><td>25.0</td>") {
+		t.Error("the first iteration's COMMIT is not 245 ms in total, 25 µs per transaction")
 	}
 	// threads=16 O_DIRECT against threads=1 O_DIRECT: 16^0.7 = 6.96, +596.4%.
 	if !strings.Contains(dom, "+596.4%") {

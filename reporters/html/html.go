@@ -49,6 +49,8 @@ type pageData struct {
 	Watched []string `json:"watched"`
 	// Matrix is drawn by axes.js: the charts by matrix axis and the headline.
 	Matrix *matrixData `json:"matrix,omitempty"`
+	// Evidence is drawn by evidence.js: where the time went.
+	Evidence *evidenceData `json:"evidence,omitempty"`
 }
 
 // spectrum is one target's latency percentiles per iteration, recomputed from the
@@ -116,6 +118,11 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		d.Plan = run.Plan
 		d.Latency = latency
 		d.Matrix = matrixCharts(run)
+		ev, err := whereTimeWent(run)
+		if err != nil {
+			return err
+		}
+		d.Evidence = ev
 	}
 	data, err := json.Marshal(d) // escapes <, > and &, so the data cannot close its <script>
 	if err != nil {
@@ -130,7 +137,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS + "\n" + axesJS,
+		"ReportJS": reportJS + "\n" + axesJS + "\n" + evidenceJS,
 		"Data":     string(data),
 	})
 }
