@@ -32,6 +32,10 @@ type Cell struct {
 	Values   map[string][]float64 // metric -> value per run
 	Stats    map[string][]Stats   // metric -> per run
 	Verdicts map[string][]Verdict // metric -> per run; the first run's is empty
+	// Target is the cell's target, and Iterations per run its measured iterations there
+	// (interrupted ones left out), for what is read per iteration: histograms, time series.
+	Target     string
+	Iterations [][]int
 }
 
 // Comparison is the result of Compare.
@@ -82,6 +86,18 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 	}
 	for _, key := range order {
 		cell := Cell{Key: key, Values: map[string][]float64{}, Stats: map[string][]Stats{}, Verdicts: map[string][]Verdict{}}
+		for ri := range runs {
+			var its []int
+			if g := perRun[ri][key]; g != nil {
+				cell.Target = g.target
+				for _, s := range g.iterations {
+					if n, err := strconv.Atoi(s); err == nil {
+						its = append(its, n)
+					}
+				}
+			}
+			cell.Iterations = append(cell.Iterations, its)
+		}
 		for _, m := range metrics {
 			for ri, run := range runs {
 				g := perRun[ri][key]
@@ -101,7 +117,7 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 		}
 		c.Cells = append(c.Cells, cell)
 	}
-	c.Notes = notes(runs)
+	c.Notes = append(notes(runs), hostNotes(runs)...)
 	c.evidence()
 	return c
 }

@@ -189,6 +189,9 @@ type comparisonData struct {
 	// Verdicts and VerdictNote are drawn by verdicts.js.
 	Verdicts    []verdictRow `json:"verdicts,omitempty"`
 	VerdictNote string       `json:"verdict_note,omitempty"`
+	// Servers and Evidence are drawn by servers.js, cell by cell.
+	Servers  *serversData         `json:"servers,omitempty"`
+	Evidence []comparisonEvidence `json:"evidence,omitempty"`
 }
 
 type comparisonCell struct {
@@ -199,7 +202,8 @@ type comparisonCell struct {
 // RenderComparison writes a comparison of runs as one self-contained page: per metric, a
 // table with the change against the first run and a chart across cells.
 func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
-	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote}
+	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
+		Servers: acrossServers(c), Evidence: comparisonEvidenceOf(c)}
 	for _, r := range c.Runs {
 		cd.Runs = append(cd.Runs, r.Dir+" ("+r.Info.Plan+", "+r.Info.Host+")")
 	}
@@ -226,7 +230,7 @@ func RenderComparison(w io.Writer, c *compare.Comparison, version string) error 
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS + "\n" + verdictsJS,
+		"ReportJS": reportJS + "\n" + verdictsJS + "\n" + serversJS,
 		"Data":     string(data),
 	})
 }

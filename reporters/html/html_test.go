@@ -137,8 +137,9 @@ func TestComparisonRendersInChromium(t *testing.T) {
 	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
 		t.Fatalf("script errors: %s", bodyAttr(t, dom, "data-error-text"))
 	}
-	if n := bodyAttr(t, dom, "data-charts"); n != "2" {
-		t.Fatalf("comparison rendered %s charts, want 2", n)
+	// tps and p95_ms by cell, and for the first cell its latency and the two metrics over time, runs overlaid.
+	if n := bodyAttr(t, dom, "data-charts"); n != "5" {
+		t.Fatalf("comparison rendered %s charts, want 5", n)
 	}
 	if !strings.Contains(dom, "-20.0") {
 		t.Errorf("comparison lacks the -20.0%% tps change")

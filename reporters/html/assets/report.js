@@ -328,6 +328,7 @@
   window.quadrant = {
     D: D, el: el, chart: chart, palette: palette, ySize: ySize, iterLabel: iterLabel, num: num, aligned: aligned,
     counted: function () { state.charts++; mark(); },
+    refresh: mark,
     failed: function (e) { state.errors.push(String(e && e.stack || e)); mark(); }
   };
 
