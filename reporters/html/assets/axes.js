@@ -228,7 +228,8 @@
     sec.appendChild(el("p", {}, pick));
     var area = el("div");
     sec.appendChild(area);
-    root.insertBefore(sec, firstH2("By iteration") || firstH2("Over time"));
+    // the answer to what the matrix asked, before the table of every iteration
+    root.insertBefore(sec, firstH2("Summary") || firstH2("By iteration") || firstH2("Over time"));
     function draw(m) {
       M.axes.forEach(function (a, ax) {
         var series = seriesOf(m, ax);
