@@ -82,6 +82,7 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 				}
 			}
 		}
+		readIntervals(run, groups, metrics)
 		perRun[ri] = groups
 	}
 	for _, key := range order {

@@ -23,3 +23,22 @@ func TestHostNotesOnlyWhenTheHostsDiffer(t *testing.T) {
 		t.Errorf("cell iterations %+v target %q", c.Cells[0].Iterations, c.Cells[0].Target)
 	}
 }
+
+// `quadrant compare` opens folders with their time series left on disk: a cell of one repeat
+// still gets its noise estimate from the batch means of its intervals, as with Load.
+func TestIntervalNoiseOfFoldersLeftOnDisk(t *testing.T) {
+	var loaded, opened []*results.Run
+	for _, scale := range []float64{1, 1.1} {
+		r := load(t, scale, nil)
+		o, err := results.Open(r.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded, opened = append(loaded, r), append(opened, o)
+	}
+	a := Compare(loaded, []string{"tps"}).Cells[0].Stats["tps"][0]
+	b := Compare(opened, []string{"tps"}).Cells[0].Stats["tps"][0]
+	if a.Source != FromIntervals || b.Source != FromIntervals || a.Lo != b.Lo || a.Hi != b.Hi {
+		t.Errorf("loaded %+v, opened %+v: want the same estimate from intervals", a, b)
+	}
+}
