@@ -150,7 +150,7 @@ func matrixCharts(run *results.Run) *matrixData {
 		}
 	}
 	for _, m := range d.Metrics {
-		if strings.HasPrefix(m, "cost.") {
+		if strings.HasPrefix(m, "cost.") && !allZero(d.Cells, m) { // no reads from a warm buffer pool: nothing to chart
 			d.Defaults = append(d.Defaults, m)
 		}
 	}
@@ -162,6 +162,15 @@ func matrixCharts(run *results.Run) *matrixData {
 		}
 	}
 	return d
+}
+
+func allZero(cells []matrixCell, m string) bool {
+	for _, c := range cells {
+		if st, ok := c.Stats[m]; ok && (st.Min != 0 || st.Max != 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func statOf(v []float64) repeatStat {

@@ -201,7 +201,8 @@
         var st = s.cells[v];
         if (!st || !base) { tr.appendChild(el("td", { text: "-" })); return; }
         var d = 100 * (st.median - base) / Math.abs(base);
-        var cls = Math.abs(d) < 0.05 || !better ? "" : (d * better > 0 ? "up" : "down");
+        if (Math.abs(d) < 0.05) d = 0;
+        var cls = d === 0 || !better ? "" : (d * better > 0 ? "up" : "down");
         tr.appendChild(el("td", { "class": cls, text: (d > 0 ? "+" : "") + d.toFixed(1) + "%" }));
       });
       table.appendChild(tr);

@@ -89,7 +89,8 @@
     var sec = el("section", { id: "where-time-went" });
     sec.appendChild(el("h2", { text: "Where the time went" }));
     sec.appendChild(el("p", { text: "Costs are the cost.* columns: a watched counter's increase over the transactions. Statements and waits are " +
-      "performance_schema's, from the start to the end of each workload (digests.csv, waits.csv), per transaction where the target ran the workload." }));
+      "performance_schema's, from the start to the end of each workload (digests.csv, waits.csv), per transaction where the target ran the workload: " +
+      "their span includes the warmup, which the transactions do not, so per transaction they read a little high." }));
     acrossCells(sec);
     perIteration(sec);
     var anchor = null;
