@@ -46,6 +46,8 @@ type Comparison struct {
 	Notes   []string // differences around the numbers, one sentence each
 	// Evidence is where the time went, per cell with any: costs, statements, waits per transaction.
 	Evidence []CellEvidence
+
+	series []map[string]*iterSeries // per run, "target iteration": what Overlay draws from
 }
 
 // Compare lines up runs[1:] against runs[0].
@@ -82,9 +84,9 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 				}
 			}
 		}
-		readIntervals(run, groups, metrics)
 		perRun[ri] = groups
 	}
+	c.series = readAllSeries(runs, perRun, metrics)
 	for _, key := range order {
 		cell := Cell{Key: key, Values: map[string][]float64{}, Stats: map[string][]Stats{}, Verdicts: map[string][]Verdict{}}
 		for ri := range runs {

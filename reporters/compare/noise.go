@@ -71,66 +71,8 @@ type cellSamples struct {
 	target     string
 	rows       int // rows of the cell, interrupted included
 	// intervals are, for a cell of one iteration, each metric's measured (not warmup) values
-	// per interval, in time order: what its batch means are cut from (readIntervals).
+	// per interval, in time order: what its batch means are cut from (readSeries).
 	intervals map[string][]float64
-}
-
-// readIntervals streams each target's time series of run once and keeps, for every cell of
-// groups with a single iteration, the measured interval values of metrics. Folders opened with
-// their time series on disk (results.Open) get the same estimate as loaded ones.
-func readIntervals(run *results.Run, groups map[string]*cellSamples, metrics []string) {
-	byTarget := map[string]map[string]*cellSamples{} // target -> iteration -> cell
-	for _, g := range groups {
-		if len(g.iterations) != 1 {
-			continue
-		}
-		if byTarget[g.target] == nil {
-			byTarget[g.target] = map[string]*cellSamples{}
-		}
-		byTarget[g.target][g.iterations[0]] = g
-		g.intervals = map[string][]float64{}
-	}
-	for target, cells := range byTarget {
-		ts := run.Timeseries[target]
-		if ts == nil {
-			continue
-		}
-		ic, wc, ec := ts.Col("iteration"), ts.Col("warmup"), ts.Col("elapsed_s")
-		cols := map[string]int{}
-		for _, m := range metrics {
-			if c := ts.Col(m); c >= 0 {
-				cols[m] = c
-			}
-		}
-		if ic < 0 || len(cols) == 0 {
-			continue
-		}
-		num := func(row []string, c int) (float64, bool) {
-			if c < 0 || c >= len(row) {
-				return 0, false
-			}
-			v, err := strconv.ParseFloat(row[c], 64)
-			return v, err == nil
-		}
-		_ = run.EachRow(target, func(row []string) error { // a torn file gives what it has
-			g := cells[row[ic]]
-			if g == nil {
-				return nil
-			}
-			if w, ok := num(row, wc); ok && w != 0 {
-				return nil
-			}
-			if e, ok := num(row, ec); ok && e <= 0 {
-				return nil
-			}
-			for m, c := range cols {
-				if v, ok := num(row, c); ok {
-					g.intervals[m] = append(g.intervals[m], v)
-				}
-			}
-			return nil
-		})
-	}
 }
 
 // stats summarises one run's samples of metric m in a cell.

@@ -3,7 +3,6 @@ package html
 import (
 	_ "embed"
 	"math"
-	"sort"
 	"strconv"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
@@ -51,10 +50,6 @@ func acrossServers(c *compare.Comparison) *serversData {
 		}
 		d.Runs = append(d.Runs, label)
 	}
-	series := make([]map[string]map[string]*meanSeries, len(c.Runs)) // run -> cell -> metric
-	for ri, r := range c.Runs {
-		series[ri] = readOverlays(r, c.Cells, ri, d.Metrics)
-	}
 	for _, cell := range c.Cells {
 		sc := serverCell{Key: cell.Key, Series: map[string][]overlay{}}
 		any := false
@@ -65,7 +60,7 @@ func acrossServers(c *compare.Comparison) *serversData {
 		}
 		for _, m := range d.Metrics {
 			for ri := range c.Runs {
-				ov := series[ri][cell.Key][m].overlay()
+				ov := overlayOf(c.Overlay(ri, cell, m))
 				any = any || len(ov.X) > 0
 				sc.Series[m] = append(sc.Series[m], ov)
 			}
@@ -104,94 +99,21 @@ func cellLatency(r *results.Run, target string, iterations []int) []float64 {
 	return out
 }
 
-// meanSeries sums a metric's values per elapsed second over a cell's repeats.
-type meanSeries struct {
-	sum map[float64]float64
-	n   map[float64]int
-}
-
-func (s *meanSeries) overlay() overlay {
-	if s == nil || len(s.sum) == 0 {
-		return overlay{}
-	}
-	xs := make([]float64, 0, len(s.sum))
-	for x := range s.sum {
-		xs = append(xs, x)
-	}
-	sort.Float64s(xs)
-	per := (len(xs) + overlayPoints - 1) / overlayPoints
+// overlayOf is a line of an overlay: past overlayPoints, consecutive seconds are averaged.
+func overlayOf(x, y []float64) overlay {
+	per := (len(x) + overlayPoints - 1) / overlayPoints
 	var ov overlay
-	for i := 0; i < len(xs); i += per {
-		sum, n := 0.0, 0
-		for _, x := range xs[i:min(i+per, len(xs))] {
-			sum += s.sum[x]
-			n += s.n[x]
+	for i := 0; i < len(x); i += per {
+		sum := 0.0
+		end := min(i+per, len(x))
+		for _, v := range y[i:end] {
+			sum += v
 		}
-		v := sum / float64(n)
-		ov.X = append(ov.X, xs[i])
+		v := sum / float64(end-i)
+		ov.X = append(ov.X, x[i])
 		ov.Y = append(ov.Y, &v)
 	}
 	return ov
-}
-
-// readOverlays streams run's time series once per target and keeps the measured (not warmup)
-// values of metrics of each cell's iterations.
-func readOverlays(r *results.Run, cells []compare.Cell, ri int, metrics []string) map[string]map[string]*meanSeries {
-	out := map[string]map[string]*meanSeries{}
-	byTarget := map[string]map[string]string{} // target -> iteration -> cell
-	for _, c := range cells {
-		for _, it := range c.Iterations[ri] {
-			if byTarget[c.Target] == nil {
-				byTarget[c.Target] = map[string]string{}
-			}
-			byTarget[c.Target][strconv.Itoa(it)] = c.Key
-		}
-	}
-	for target, cellOf := range byTarget {
-		ts := r.Timeseries[target]
-		if ts == nil {
-			continue
-		}
-		ic, ec, wc := ts.Col("iteration"), ts.Col("elapsed_s"), ts.Col("warmup")
-		var cols []int
-		var names []string
-		for _, m := range metrics {
-			if c := ts.Col(m); c >= 0 {
-				cols, names = append(cols, c), append(names, m)
-			}
-		}
-		if ic < 0 || ec < 0 || len(cols) == 0 {
-			continue
-		}
-		_ = r.EachRow(target, func(row []string) error { // a torn folder overlays what it has
-			key, ok := cellOf[cell(row, ic)]
-			if !ok || (wc >= 0 && cell(row, wc) == "1") {
-				return nil
-			}
-			x, ok := number(cell(row, ec))
-			if !ok || x <= 0 {
-				return nil
-			}
-			if out[key] == nil {
-				out[key] = map[string]*meanSeries{}
-			}
-			for k, c := range cols {
-				v, ok := number(cell(row, c))
-				if !ok || math.IsNaN(v) {
-					continue
-				}
-				s := out[key][names[k]]
-				if s == nil {
-					s = &meanSeries{sum: map[float64]float64{}, n: map[float64]int{}}
-					out[key][names[k]] = s
-				}
-				s.sum[x] += v
-				s.n[x]++
-			}
-			return nil
-		})
-	}
-	return out
 }
 
 type comparisonEvidence struct {
