@@ -3,7 +3,9 @@ package html
 import (
 	_ "embed"
 	"math"
+	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/results"
@@ -50,13 +52,27 @@ func acrossServers(c *compare.Comparison) *serversData {
 		}
 		d.Runs = append(d.Runs, label)
 	}
-	for _, cell := range c.Cells {
-		sc := serverCell{Key: cell.Key, Series: map[string][]overlay{}}
-		any := false
+	// Each cell's histograms are their own files: read a few cells at a time.
+	lat := make([][][]float64, len(c.Cells))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for ci, cell := range c.Cells {
+		lat[ci] = make([][]float64, len(c.Runs))
 		for ri, r := range c.Runs {
-			lat := cellLatency(r, cell.Target, cell.Iterations[ri])
-			any = any || len(lat) > 0
-			sc.Latency = append(sc.Latency, lat)
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				lat[ci][ri] = cellLatency(r, cell.Target, cell.Iterations[ri])
+			}()
+		}
+	}
+	wg.Wait()
+	for ci, cell := range c.Cells {
+		sc := serverCell{Key: cell.Key, Series: map[string][]overlay{}, Latency: lat[ci]}
+		any := false
+		for _, l := range lat[ci] {
+			any = any || len(l) > 0
 		}
 		for _, m := range d.Metrics {
 			for ri := range c.Runs {
