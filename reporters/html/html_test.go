@@ -194,9 +194,10 @@ func TestLargeReportIsDownsampledAndRenders(t *testing.T) {
 	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
 		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
 	}
-	// 1 by-iteration chart + per target tps, p95_ms and the first 4 watched columns.
-	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 13 {
-		t.Fatalf("rendered %d charts, want 13", n)
+	// 1 by-iteration chart + per target tps, p95_ms and the first 4 watched columns + tps and p95_ms along the
+	// matrix's 2 axes.
+	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 17 {
+		t.Fatalf("rendered %d charts, want 17", n)
 	}
 	for _, want := range []string{"Downsampled for display", "timeseries/primary.csv has every sample",
 		"timeseries/replica1.csv has every sample", "status.Com_select (downsampled"} {
