@@ -44,7 +44,7 @@ type CellEvidence struct {
 
 // EvidenceTop is how many statement classes and wait events a side-by-side keeps: those with
 // the most time per transaction in any column.
-const EvidenceTop = 8
+const EvidenceTop = 5
 
 // RunEvidence reads the cost columns of run's summary and its digests.csv and waits.csv, and
 // gathers them per cell (keys as Cell.Key), in the summary's order. Interrupted iterations are

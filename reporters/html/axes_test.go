@@ -126,3 +126,26 @@ func TestMatrixReportRendersInChromium(t *testing.T) {
 	}
 	t.Logf("screenshot of the matrix report: %s", shot)
 }
+
+// A digests.csv that cannot be read costs the report its evidence section's content, not the report.
+func TestReportWithoutReadableDigestsStillRenders(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Matrix(t, dir, 1)
+	if err := os.Remove(filepath.Join(dir, results.DigestsFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, results.DigestsFile), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	if err := Render(&buf, run, "test", ""); err != nil {
+		t.Fatalf("the report failed: %v", err)
+	}
+	if !strings.Contains(buf.String(), `"evidence":{"iterations":null,"error":"read `) {
+		t.Errorf("the page does not say why where the time went is missing")
+	}
+}

@@ -21,6 +21,8 @@ type evidenceData struct {
 	Iterations []evidenceIter `json:"iterations"`
 	Cells      []string       `json:"cells,omitempty"`
 	Rows       []evidenceRow  `json:"rows,omitempty"`
+	// Error says why digests.csv or waits.csv could not be read: the rest of the report stands.
+	Error string `json:"error,omitempty"`
 }
 
 type evidenceIter struct {

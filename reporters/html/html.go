@@ -120,7 +120,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		d.Matrix = matrixCharts(run)
 		ev, err := whereTimeWent(run)
 		if err != nil {
-			return err
+			ev = &evidenceData{Error: err.Error()}
 		}
 		d.Evidence = ev
 	}

@@ -91,6 +91,7 @@
     sec.appendChild(el("p", { text: "Costs are the cost.* columns: a watched counter's increase over the transactions. Statements and waits are " +
       "performance_schema's, from the start to the end of each workload (digests.csv, waits.csv), per transaction where the target ran the workload: " +
       "their span includes the warmup, which the transactions do not, so per transaction they read a little high." }));
+    if (E.error) sec.appendChild(el("p", { "class": "error", text: "Could not read where the time went: " + E.error }));
     acrossCells(sec);
     perIteration(sec);
     var anchor = null;
