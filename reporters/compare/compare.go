@@ -102,12 +102,12 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 			cell.Iterations = append(cell.Iterations, its)
 		}
 		for _, m := range metrics {
-			for ri, run := range runs {
+			for ri := range runs {
 				g := perRun[ri][key]
 				if g == nil {
 					g = &cellSamples{}
 				}
-				st := stats(run, g, m, key)
+				st := stats(g, m, key)
 				cell.Stats[m] = append(cell.Stats[m], st)
 				cell.Values[m] = append(cell.Values[m], st.Median)
 				if ri == 0 {

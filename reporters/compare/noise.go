@@ -76,14 +76,14 @@ type cellSamples struct {
 }
 
 // stats summarises one run's samples of metric m in a cell.
-func stats(run *results.Run, cs *cellSamples, m, key string) Stats {
+func stats(cs *cellSamples, m, key string) Stats {
 	v := cs.values[m]
 	st := Stats{N: len(v), Median: median(v), Mean: mean(v), CV: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Source: NoEstimate}
 	switch {
 	case len(v) >= 2:
 		st.Source, st.Samples = FromRepeats, v
 	case len(v) == 1:
-		if b := batchMeans(run, cs, m); len(b) >= minBatches {
+		if b := batchMeans(cs, m); len(b) >= minBatches {
 			st.Source, st.Samples = FromIntervals, b
 		}
 	}
@@ -102,7 +102,7 @@ func stats(run *results.Run, cs *cellSamples, m, key string) Stats {
 // batchMeans cuts the measured intervals of the cell's one iteration into up to
 // maxBatches consecutive batches and returns each batch's mean: neighbouring intervals
 // are correlated, batches much less so.
-func batchMeans(run *results.Run, cs *cellSamples, m string) []float64 {
+func batchMeans(cs *cellSamples, m string) []float64 {
 	if len(cs.iterations) != 1 {
 		return nil
 	}
