@@ -1,6 +1,7 @@
 package html
 
 import (
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -121,10 +122,40 @@ func TestMatrixReportRendersInChromium(t *testing.T) {
 		shot = out
 	}
 	screenshot(t, path, shot)
-	if st, err := os.Stat(shot); err != nil || st.Size() < 10000 {
+	// The screenshot shows the charts by axis: the bars of the first two series fill rectangles in the
+	// palette's first two colours.
+	blue, orange := paletteArea(t, shot)
+	if blue < 2000 || orange < 2000 {
+		t.Errorf("screenshot %s has %d px of the first series' colour and %d of the second's: no bars drawn", shot, blue, orange)
+	}
+	t.Logf("screenshot of the matrix report: %s (%d px of series 1's colour, %d of series 2's)", shot, blue, orange)
+}
+
+// paletteArea counts the pixels of a PNG in report.js's first two series colours, #1f77b4 and #ff7f0e.
+func paletteArea(t *testing.T, file string) (first, second int) {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
 		t.Fatalf("no screenshot of the matrix report: %v", err)
 	}
-	t.Logf("screenshot of the matrix report: %s", shot)
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", file, err)
+	}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			switch [3]uint32{r >> 8, g >> 8, bl >> 8} {
+			case [3]uint32{0x1f, 0x77, 0xb4}:
+				first++
+			case [3]uint32{0xff, 0x7f, 0x0e}:
+				second++
+			}
+		}
+	}
+	return first, second
 }
 
 // A digests.csv that cannot be read costs the report its evidence section's content, not the report.
