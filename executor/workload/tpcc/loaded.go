@@ -18,7 +18,7 @@ func ValidateLoaded(p *spec.Plan) spec.Errors {
 		warehouses int
 		at         spec.Pos
 	}
-	loaded := map[string]load{}      // target -> what setup's prepares left so far
+	loaded := map[string]load{}       // target -> what setup's prepares left so far
 	changedLater := map[string]bool{} // targets whose tpcc data a later step prepares or drops
 	var errs spec.Errors
 	seen := map[spec.Pos]bool{}
