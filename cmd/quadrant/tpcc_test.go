@@ -90,3 +90,29 @@ teardown:
 		t.Errorf("a plan that prepares before each run: exit %d\n%s", code, errOut)
 	}
 }
+
+// action: check on every kind but builtin tpcc is a validate error that says only tpcc checks.
+func TestValidateCheckOnKindsThatCannot(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "x.sql"), []byte("SELECT 1;\n"), 0o644)
+	for i, c := range []struct{ step, want string }{
+		{`{sysbench: {script: oltp_read_write}, action: check}`, "plan.yaml:6:61: action check: a sysbench workload has no consistency check (only builtin: tpcc has one)"},
+		{`{transactions: [{name: a, statements: [{sql: "SELECT 1"}]}], action: check}`, "plan.yaml:6:84: action check: a transactions workload has no consistency check (only builtin: tpcc has one)"},
+		{`{replay: {file: x.sql}, action: check}`, "plan.yaml:6:47: action check: a replay workload has no consistency check (only builtin: tpcc has one)"},
+	} {
+		plan := filepath.Join(dir, "plan.yaml")
+		os.WriteFile(plan, []byte(`version: 1
+name: bad
+targets:
+  primary: {sandbox: {}}
+setup:
+  - workload: `+c.step+`
+iteration:
+  workload: {builtin: oltp_point_select, duration: 1s}
+`), 0o644)
+		code, _, errOut := runCLI("validate", plan)
+		if code != exitInvalid || !strings.Contains(errOut, c.want) {
+			t.Errorf("case %d: exit %d, want %d and %q:\n%s", i, code, exitInvalid, c.want, errOut)
+		}
+	}
+}
