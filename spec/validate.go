@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/expr-lang/expr"
 
@@ -71,6 +72,46 @@ func validate(d *decoder, p *Plan) {
 	}
 	v.steps(p.Teardown, stepPlace{name: "teardown", defaultTarget: planDefault})
 	v.watch()
+	v.sandboxDirs()
+}
+
+// sandboxDirs refuses a sandbox dir that does not exist or that quadrant cannot write, for
+// every value the matrix gives it, before anything runs. Whether the server's own OS user can
+// reach it is checked when the sandbox starts, which knows that user.
+func (v *validator) sandboxDirs() {
+	if v.d.fsys != nil {
+		return // the plan is read from a file system of its own (tests); the paths are not this machine's
+	}
+	for _, it := range v.p.Iterations {
+		for _, t := range v.p.Targets {
+			dir, ok := it.SandboxDirs[t.Name]
+			if !ok {
+				continue
+			}
+			if why := DirProblem(dir); why != "" {
+				v.errorf(t.Sandbox.Src.At("dir"), "sandbox dir of target %s: %s", t.Name, why)
+			}
+		}
+	}
+}
+
+// DirProblem says why dir cannot hold sandboxes ("" when it can): it must be an existing
+// directory that this process can create entries in. The executor asks again at start, as
+// the directory may have changed since validation.
+func DirProblem(dir string) string {
+	st, err := os.Stat(dir)
+	switch {
+	case os.IsNotExist(err):
+		return fmt.Sprintf("%s does not exist; create it first (mkdir -p %s) or name an existing directory", dir, dir)
+	case err != nil:
+		return err.Error()
+	case !st.IsDir():
+		return fmt.Sprintf("%s is not a directory", dir)
+	}
+	if err := syscall.Access(dir, 2|1); err != nil { // W_OK|X_OK
+		return fmt.Sprintf("%s is not writable by this user (%v); choose a directory you can write or change its permissions", dir, err)
+	}
+	return ""
 }
 
 func (v *validator) errorf(p Pos, format string, args ...any) { v.d.errs.add(p, format, args...) }
@@ -319,6 +360,10 @@ func (v *validator) sandboxConfig(s Settings, what string) {
 		b, isBool := kv.Value.(bool)
 		if isBool && !b {
 			continue // false leaves the option out
+		}
+		if mycnf.Owned(kv.Name) {
+			v.errorf(kv.Pos, "%s: %s is set by the sandbox itself (each sandbox has its own data directory, port and socket); remove it (to put the data on other storage, use sandbox: {dir: PATH})", what, kv.Name)
+			continue
 		}
 		if why := mycnf.Unsafe(kv.Name, fmt.Sprint(kv.Value), isBool); why != "" {
 			v.errorf(kv.Pos, "%s: %s is refused: %s", what, kv.Name, why)

@@ -3,6 +3,7 @@ package oltp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,9 +16,30 @@ import (
 // Kind is `workload: {builtin: NAME}`: sysbench's OLTP scripts run natively.
 var Kind = workload.Kind{Name: "builtin", Validate: validate, New: newBuiltin}
 
+// validate checks the options against the builtin's own list, each unknown one at its own
+// line with the closest known name, then the values of the known ones.
 func validate(w *spec.Workload) spec.Errors {
 	errs := workload.Validate(w)
-	if _, err := ParseParams(w.Builtin, workload.Settings(w.Options)); err != nil {
+	if !slices.Contains(Builtins, w.Builtin) {
+		_, err := ParseParams(w.Builtin, nil)
+		return append(errs, &spec.Error{Pos: w.Src.At("builtin"), Msg: err.Error()})
+	}
+	known := KnownOptions(w.Builtin)
+	var rest spec.Settings
+	for _, kv := range w.Options {
+		if n := strings.ReplaceAll(kv.Name, "-", "_"); !slices.Contains(known, n) {
+			msg := fmt.Sprintf("unknown option %q for builtin %s", kv.Name, w.Builtin)
+			if sg := spec.Suggest(n, known); sg != "" {
+				msg += sg
+			} else {
+				msg += "; known: " + strings.Join(known, ", ")
+			}
+			errs = append(errs, &spec.Error{Pos: kv.Pos, Msg: msg})
+			continue
+		}
+		rest = append(rest, kv)
+	}
+	if _, err := ParseParams(w.Builtin, workload.Settings(rest)); err != nil {
 		errs = append(errs, &spec.Error{Pos: w.Src.At("options"), Msg: err.Error()})
 	}
 	return errs
