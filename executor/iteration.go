@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/fsinfo"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -106,6 +108,9 @@ func (x *iteration) end(ctx context.Context, err error) {
 // effective config changes) and its globals.
 func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 	r, it := x.r, x.it
+	if err := x.placeSandboxes(ctx); err != nil {
+		return err
+	}
 	if s.sb != nil || len(it.ServerConfig) > 0 {
 		restarted, err := s.restart(ctx, it.ServerConfig)
 		if err != nil {
@@ -119,6 +124,40 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 		r.logFile("iteration %d: SET GLOBAL %s = %v on %s", it.Index, kv.Name, kv.Value, s.Name())
 		if err := r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
 			return fmt.Errorf("globals: %w", err)
+		}
+	}
+	return nil
+}
+
+// placeSandboxes moves each sandbox whose sandbox.dir this iteration changes (one restart,
+// data included) and records where every sandbox's data directory is.
+func (x *iteration) placeSandboxes(ctx context.Context) error {
+	r := x.r
+	x.info.Storage = nil
+	for _, c := range r.clusters {
+		want := r.sandboxDir(c.Name(), x.it)
+		if want != "" && filepath.Clean(want) != c.Parent() {
+			if why := spec.DirProblem(want); why != "" {
+				return fmt.Errorf("target %s: sandbox dir: %s", c.Name(), why)
+			}
+			r.logf("iteration %d: moving sandbox %s to %s (a restart)", x.it.Index, c.Name(), want)
+			if err := c.Move(ctx, want); err != nil {
+				return fmt.Errorf("target %s: %w", c.Name(), err)
+			}
+			for _, srv := range c.Servers() {
+				if s := r.servers[srv.Name()]; s != nil {
+					s.dropIdle()
+				}
+			}
+		}
+		for _, srv := range c.Servers() {
+			st := results.Storage{Target: srv.Name(), DataDir: filepath.Join(srv.Dir(), "data")}
+			if fi, err := fsinfo.Of(st.DataDir); err != nil {
+				r.logf("warning: iteration %d: filesystem of %s: %v", x.it.Index, st.DataDir, err)
+			} else {
+				st.Filesystem, st.Device, st.Mount, st.FreeBytes = fi.Type, fi.Device, fi.Mount, fi.FreeBytes
+			}
+			x.info.Storage = append(x.info.Storage, st)
 		}
 	}
 	return nil
