@@ -3,8 +3,8 @@ package compare
 import (
 	"bytes"
 	"math"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
