@@ -288,16 +288,19 @@ func sandboxDirNodes(root *yaml.Node, p *Plan) map[string]*yaml.Node {
 }
 
 // sandboxDirs resolves each sandbox.dir in the iteration's scope, relative to the plan.
-func (d *decoder) sandboxDirs(p *Plan, it *Iteration, nodes map[string]*yaml.Node) {
+// failed remembers the targets whose dir did not decode: the same error in the next iteration
+// is not added again, and must not read as an empty dir.
+func (d *decoder) sandboxDirs(p *Plan, it *Iteration, nodes map[string]*yaml.Node, failed map[string]bool) {
 	for _, t := range p.Targets {
 		n := nodes[t.Name]
-		if n == nil {
+		if n == nil || failed[t.Name] {
 			continue
 		}
 		var dir string
 		before := d.errs.len()
 		d.decode(n, reflect.ValueOf(&dir).Elem(), "sandbox.dir")
 		if d.errs.len() != before {
+			failed[t.Name] = true
 			continue
 		}
 		if dir == "" {
@@ -347,6 +350,7 @@ func (d *decoder) iterations(in *yaml.Node, p *Plan, dirs map[string]*yaml.Node)
 	}
 	sc := d.scope
 	defer func() { d.scope = sc }()
+	dirFailed := map[string]bool{}
 	for i, run := range runOrder(p.Order, p.OrderSeed, len(cells), repeat) {
 		index, ci, r := i+1, run.cell, run.repeat
 		cell := cells[ci]
@@ -363,7 +367,7 @@ func (d *decoder) iterations(in *yaml.Node, p *Plan, dirs map[string]*yaml.Node)
 		d.decode(in, reflect.ValueOf(&it).Elem(), "iteration")
 		it.env, it.scope = isc.values(), &isc
 		it.Index, it.Cell, it.Repeat, it.Matrix = index, ci+1, r, cell
-		d.sandboxDirs(p, &it, dirs)
+		d.sandboxDirs(p, &it, dirs, dirFailed)
 		p.Iterations = append(p.Iterations, it)
 	}
 }

@@ -245,7 +245,7 @@ iteration:
     builtin: oltp_read_only
     options: {tabels: 2}
     duration: 1s
-`, `k.yaml:7:14: oltp_read_only options: unknown option "tabels"`},
+`, `k.yaml:7:23: unknown option "tabels" for builtin oltp_read_only; did you mean "tables"?`},
 		"sysbench": {`version: 1
 name: k
 targets: {db: {dsn: "u@tcp(127.0.0.1:3306)/x"}}
@@ -293,5 +293,29 @@ func TestExplainInterleavedOrder(t *testing.T) {
 	heads := regexp.MustCompile(`(?m)^Iteration (\d+)/12: (threads=\d+ flush=\w+), repeat (\d)`).FindAllStringSubmatch(out, -1)
 	if len(heads) != 12 || heads[0][2] == heads[1][2] || heads[0][2] != heads[6][2] || heads[6][3] != "2" {
 		t.Errorf("not interleaved: %v", heads)
+	}
+}
+
+// explain takes --target as run does: a plan's sandbox pointed at one's own server.
+func TestExplainTakesTarget(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "plan.yaml")
+	plan := `version: 1
+name: e
+targets: {db: {sandbox: {}}}
+iteration:
+  workload: {builtin: oltp_read_only, duration: 5s}
+`
+	if err := os.WriteFile(f, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", f, "--target", "db=bench:secret@tcp(127.0.0.1:3306)/sbtest")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "127.0.0.1:3306") || strings.Contains(out, "secret") {
+		t.Errorf("explain does not show the target's server (or shows its password):\n%s", out)
+	}
+	if code, _, errOut := runCLI("explain", f, "--target", "db"); code != exitInvalid || !strings.Contains(errOut, "NAME=DSN") {
+		t.Errorf("a bad --target: exit %d, %q", code, errOut)
 	}
 }

@@ -104,6 +104,30 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 	return c
 }
 
+// CheckMetrics returns an error naming each of metrics that no run's summary has, with the
+// closest known column and the list of known ones: a typo must not show as a column of "-".
+func CheckMetrics(runs []*results.Run, metrics []string) error {
+	var known []string
+	for _, r := range runs {
+		for _, h := range r.Summary.Header {
+			if !slices.Contains(known, h) {
+				known = append(known, h)
+			}
+		}
+	}
+	var bad []string
+	for _, m := range metrics {
+		if !slices.Contains(known, m) {
+			bad = append(bad, fmt.Sprintf("%q%s", m, spec.Suggest(m, known)))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(known)
+	return fmt.Errorf("unknown metric %s: the folders' summaries have %s", strings.Join(bad, ", "), strings.Join(known, ", "))
+}
+
 // missing says why a cell cannot be compared between runs a and b: absent or interrupted
 // on one side; "" when it can.
 func missing(perRun []map[string]*cellSamples, a, b int, key string) string {

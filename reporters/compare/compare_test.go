@@ -133,3 +133,14 @@ func TestCompareNotesTheStorage(t *testing.T) {
 		t.Fatalf("notes %q lack %q", c.Notes, want)
 	}
 }
+
+func TestCheckMetricsNamesTheUnknownOnes(t *testing.T) {
+	runs := []*results.Run{load(t, 1, nil), load(t, 1, nil)}
+	if err := CheckMetrics(runs, []string{"tps", "p95_ms"}); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckMetrics(runs, []string{"tps", "p95"})
+	if err == nil || !strings.Contains(err.Error(), `unknown metric "p95"; did you mean "p95_ms"?`) || !strings.Contains(err.Error(), "p99_ms") {
+		t.Fatalf("error %v", err)
+	}
+}
