@@ -233,6 +233,7 @@ func (x *iteration) summarize() {
 		o := &results.SummaryRow{
 			Iteration: x.it.Index, Repeat: x.it.Repeat, Matrix: matrixFields(*x.it), Target: name,
 			Status: x.info.Status, Duration: m.duration, Watched: m.summary[name],
+			NotMeasured: m.total == nil, // never started: what the samplers saw meanwhile is not the workload's
 		}
 		if name == x.target {
 			o.Total, o.Records = m.total, records
@@ -554,6 +555,10 @@ func (x *iteration) assertions() []string {
 	var failed []string
 	for i := range it.Assert {
 		a := &it.Assert[i]
+		if miss := missingStatus(a.Source, status); miss != "" {
+			failed = append(failed, fmt.Sprintf("%s: %s", a.Source, miss))
+			continue
+		}
 		ok, err := a.EvalBool(env)
 		switch {
 		case err != nil:
@@ -563,6 +568,23 @@ func (x *iteration) assertions() []string {
 		}
 	}
 	return failed
+}
+
+// missingStatus says which status.NAME of an assertion the iteration has no value for
+// ("" when it has them all): a missing key would read as 0.
+func missingStatus(src string, status map[string]float64) string {
+	var miss []string
+	for _, m := range spec.StatusRef.FindAllStringSubmatch(src, -1) {
+		if _, ok := status[m[1]]; !ok {
+			if _, ok := status[strings.ToLower(m[1])]; !ok {
+				miss = append(miss, "status."+m[1])
+			}
+		}
+	}
+	if len(miss) == 0 {
+		return ""
+	}
+	return "no value for " + strings.Join(miss, ", ") + " (not a watched column of this target)"
 }
 
 // seen lists the metric values an assertion used, so a failure says why.

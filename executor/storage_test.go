@@ -87,3 +87,46 @@ iteration:
 		t.Fatalf("the move left %v behind on the first storage", entries)
 	}
 }
+
+// Names the server does not have are found before setup runs, all of them at once, each
+// with the server's closest name: watch.status, then what assertions read.
+func TestUnknownStatusNamesBeforeSetup(t *testing.T) {
+	for _, c := range []struct {
+		name, extra string
+		want        []string
+	}{
+		{"watch.status", `watch: {status: [Com_selct, Innodb_data_fsync, Com_select]}`,
+			[]string{`"Com_selct" (did you mean "Com_select"?)`, `"Innodb_data_fsync" (did you mean "Innodb_data_fsyncs"?)`}},
+		{"assert", `  assert: ["status.Innodb_data_fsync > 0", "status.Com_selct >= 0"]`,
+			[]string{`status.Innodb_data_fsync is not a watched column of target db`, `did you mean "Innodb_data_fsyncs"?`,
+				`status.Com_selct is not a watched column of target db`}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			plan := `
+version: 1
+name: unknown-status
+targets: {db: {sandbox: {}}}
+setup:
+  - sql: "CREATE DATABASE setup_ran"
+iteration:
+  workload: {builtin: oltp_point_select, options: {tables: 1, table_size: 10}, duration: 1s}
+` + c.extra + "\n"
+			run, _, err := runPlan(t, plan, nil, Options{})
+			if err == nil {
+				t.Fatal("the run went on")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error lacks %s:\n%v", w, err)
+				}
+			}
+			if run.Info.Status != results.StatusError || run.Info.Iterations[0].Status != "pending" || len(run.Summary.Rows) != 0 {
+				t.Errorf("status %s, iteration %s, %d summary rows", run.Info.Status, run.Info.Iterations[0].Status, len(run.Summary.Rows))
+			}
+			log, _ := os.ReadFile(filepath.Join(run.Dir, "log.txt"))
+			if strings.Contains(string(log), "setup_ran") {
+				t.Errorf("setup ran:\n%s", log)
+			}
+		})
+	}
+}

@@ -241,6 +241,7 @@ func (v *validator) iteration(it *Iteration) {
 	for i := range it.Assert {
 		v.d.compile(&it.Assert[i], ns, env, expr.AsBool())
 		v.txNames(&it.Assert[i], it.Workload.TxNames())
+		v.statusNames(&it.Assert[i])
 		if it.Workload != nil && it.Workload.Type() != TPCC {
 			for _, m := range tpccOnly.FindAllStringIndex(it.Assert[i].Source, -1) {
 				at := it.Assert[i].Pos
@@ -248,6 +249,47 @@ func (v *validator) iteration(it *Iteration) {
 				v.errorf(at, "%s is a builtin: tpcc figure; this iteration's workload is %s", it.Assert[i].Source[m[0]:m[1]], it.Workload.Type())
 			}
 		}
+	}
+}
+
+// StatusRef finds the status.NAME an expression reads: status is a map, whose missing keys
+// the expression compiler cannot see and would read as 0.
+var StatusRef = regexp.MustCompile(`\bstatus\.([A-Za-z0-9_]+)`)
+
+// statusNames checks the status.NAME an assertion reads against a watch.status the plan lists
+// itself: a name no pattern matches is never a column. (The default list depends on the
+// server; the run checks against the server's columns before setup.)
+func (v *validator) statusNames(a *Expr) {
+	pats := v.p.Watch.Status
+	if len(pats) == 0 {
+		return
+	}
+	var literals []string
+	for _, p := range pats {
+		if !strings.ContainsAny(p, "*?[") {
+			literals = append(literals, p)
+		}
+	}
+	for _, m := range StatusRef.FindAllStringSubmatchIndex(a.Source, -1) {
+		name := a.Source[m[2]:m[3]]
+		matched := false
+		for _, p := range pats {
+			if ok, _ := filepath.Match(strings.ToLower(p), strings.ToLower(name)); ok {
+				matched = true
+			}
+		}
+		if matched {
+			continue
+		}
+		at := a.Pos
+		at.Col += m[0]
+		msg := fmt.Sprintf("status.%s is not a column: watch.status does not list %s, so it is never read", name, name)
+		if sg := suggest(name, literals); sg != "" {
+			msg += sg
+		} else {
+			msg += "; add it to watch.status"
+		}
+		v.errorf(at, "%s", msg)
 	}
 }
 
