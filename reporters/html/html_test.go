@@ -240,6 +240,7 @@ func TestComparisonColoursByBetterNotBySign(t *testing.T) {
 		{[]*results.Run{slow, full}, `<td class="better">25.0</td>`},
 	} {
 		cmp := compare.Compare(c.runs, []string{"tps", "p95_ms"})
+		cmp.Cells[0].Stats["tps"][1].N = 3 // as if the second run had three repeats of the first cell
 		var buf bytes.Buffer
 		if err := RenderComparison(&buf, cmp, "test"); err != nil {
 			t.Fatal(err)
@@ -252,6 +253,9 @@ func TestComparisonColoursByBetterNotBySign(t *testing.T) {
 			t.Fatal(err)
 		}
 		dom := chromium(t, path)
+		if !strings.Contains(dom, " (median of 3 repeats)</td>") || strings.Contains(dom, "median of 1 ") {
+			t.Errorf("the value of three repeats does not say it is their median")
+		}
 		if !strings.Contains(dom, c.want) {
 			i := strings.Index(dom, "Δ%")
 			t.Errorf("comparison lacks %s:\n%.3000s", c.want, dom[max(i, 0):])
