@@ -319,3 +319,27 @@ iteration:
 		t.Errorf("a bad --target: exit %d, %q", code, errOut)
 	}
 }
+
+// explain shows where each iteration's sandbox data goes, and the move when it changes.
+func TestExplainShowsSandboxDirMoves(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := filepath.Join(dir, "plan.yaml")
+	plan := "version: 1\nname: e\nmatrix: {storage: [" + a + ", " + b + "]}\nrepeat: 2\n" +
+		"targets: {db: {sandbox: {dir: \"${{ matrix.storage }}\"}}}\niteration:\n  workload: {builtin: oltp_read_only, duration: 5s}\n"
+	if err := os.WriteFile(f, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", f)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Count(out, "sandbox db: data under "+a) != 1 || strings.Count(out, "sandbox db: moves to "+b) != 1 || strings.Contains(out, "moves to "+a) {
+		t.Errorf("explain does not show one start on %s and one move to %s:\n%s", a, b, out)
+	}
+}
