@@ -24,21 +24,8 @@ func validate(w *spec.Workload) spec.Errors {
 		_, err := ParseParams(w.Builtin, nil)
 		return append(errs, &spec.Error{Pos: w.Src.At("builtin"), Msg: err.Error()})
 	}
-	known := KnownOptions(w.Builtin)
-	var rest spec.Settings
-	for _, kv := range w.Options {
-		if n := strings.ReplaceAll(kv.Name, "-", "_"); !slices.Contains(known, n) {
-			msg := fmt.Sprintf("unknown option %q for builtin %s", kv.Name, w.Builtin)
-			if sg := spec.Suggest(n, known); sg != "" {
-				msg += sg
-			} else {
-				msg += "; known: " + strings.Join(known, ", ")
-			}
-			errs = append(errs, &spec.Error{Pos: kv.Pos, Msg: msg})
-			continue
-		}
-		rest = append(rest, kv)
-	}
+	bad, rest := workload.CheckOptionNames(w, "builtin "+w.Builtin, KnownOptions(w.Builtin))
+	errs = append(errs, bad...)
 	if _, err := ParseParams(w.Builtin, workload.Settings(rest)); err != nil {
 		errs = append(errs, &spec.Error{Pos: w.Src.At("options"), Msg: err.Error()})
 	}
