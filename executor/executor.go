@@ -15,6 +15,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
+	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -58,6 +59,14 @@ type Outcome struct {
 	AssertionsFailed int
 	ErrorsFailed     int
 }
+
+// PlanError is a run stopped before setup because the plan names what the server does not
+// have (a status variable in watch.status or an assertion): the plan is invalid for this
+// server, and the CLI exits as for any invalid plan.
+type PlanError struct{ Err error }
+
+func (e *PlanError) Error() string { return e.Err.Error() }
+func (e *PlanError) Unwrap() error { return e.Err }
 
 // ErrPrivileged is returned, before anything runs, when the plan has privileged actions
 // and AllowShell is off.
@@ -145,6 +154,9 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	}
 	if r.watch, err = r.openWatchers(ctx); err != nil {
 		outcome.Status = results.StatusError
+		if errors.Is(err, watch.ErrUnknownName) {
+			err = &PlanError{Err: err}
+		}
 		return outcome, err
 	}
 	r.recordWatched()

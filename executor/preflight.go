@@ -25,8 +25,11 @@ func (r *runner) preflight(ctx context.Context) error {
 	if load, err := loadAverage(); err == nil && load > float64(runtime.NumCPU()) {
 		r.logf("warning: this machine is already busy: load average %.1f over %d cores before the run; quadrant's workers compete with that load, so results may be client-bound and noisy", load, runtime.NumCPU())
 	}
+	if errs := r.assertedStatus(); len(errs) > 0 {
+		return &PlanError{Err: fmt.Errorf("pre-flight: %w", dedupe(errs))}
+	}
 	limits := map[string]serverLimits{}
-	errs := r.assertedStatus()
+	var errs []error
 	for i := range r.plan.Iterations {
 		it := &r.plan.Iterations[i]
 		name := r.plan.TargetOf(it)

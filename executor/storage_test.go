@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -114,6 +115,9 @@ iteration:
 			run, _, err := runPlan(t, plan, nil, Options{})
 			if err == nil {
 				t.Fatal("the run went on")
+			}
+			if !errors.As(err, new(*PlanError)) {
+				t.Errorf("%T is not a PlanError: the CLI would not exit 2 for it", err)
 			}
 			for _, w := range c.want {
 				if !strings.Contains(err.Error(), w) {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/templates"
 )
 
@@ -341,5 +345,16 @@ func TestExplainShowsSandboxDirMoves(t *testing.T) {
 	}
 	if strings.Count(out, "sandbox db: data under "+a) != 1 || strings.Count(out, "sandbox db: moves to "+b) != 1 || strings.Contains(out, "moves to "+a) {
 		t.Errorf("explain does not show one start on %s and one move to %s:\n%s", a, b, out)
+	}
+}
+
+// A plan that names what the server lacks (found before setup) exits 2, as an invalid plan does.
+func TestPlanErrorExits2(t *testing.T) {
+	err := fmt.Errorf("run: %w", &executor.PlanError{Err: errors.New("pre-flight: status.X is not a watched column")})
+	if code := exitCode(&executor.Outcome{Status: results.StatusError}, err); code != exitInvalid {
+		t.Fatalf("exit %d, want %d", code, exitInvalid)
+	}
+	if code := exitCode(&executor.Outcome{Status: results.StatusError}, errors.New("cannot connect")); code != exitFailed {
+		t.Fatalf("exit %d for a failed run, want %d", code, exitFailed)
 	}
 }

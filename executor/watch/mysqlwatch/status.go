@@ -105,7 +105,8 @@ func (s *Status) Start(ctx context.Context) error {
 	}
 	if len(missing) > 0 {
 		// every unknown name at once: fixing them one run at a time wastes a sandbox start each
-		return fmt.Errorf("status watch %s: watch.status names what this server does not have: %s (see SHOW GLOBAL STATUS; names are case-insensitive, globs like Handler_read_* are allowed)", c.addr, strings.Join(missing, ", "))
+		return fmt.Errorf("status watch %s: watch.status names what this server does not have: %s (see SHOW GLOBAL STATUS; names are case-insensitive, globs like Handler_read_* are allowed)%w",
+			c.addr, strings.Join(missing, ", "), noText{watch.ErrUnknownName})
 	}
 	s.rates = make([]watch.Rate, len(s.cols))
 	s.gauges = watch.Empty(len(s.cols))
@@ -196,3 +197,9 @@ func pairsMap(names, values []string) map[string]string {
 	}
 	return m
 }
+
+// noText wraps an error for errors.Is without adding to the message.
+type noText struct{ err error }
+
+func (e noText) Error() string { return "" }
+func (e noText) Unwrap() error { return e.err }
