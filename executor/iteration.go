@@ -144,6 +144,7 @@ func (x *iteration) placeSandboxes(ctx context.Context) error {
 			if err := c.Move(ctx, want); err != nil {
 				return fmt.Errorf("target %s: %w", c.Name(), err)
 			}
+			r.obs.SandboxStarted(c.Dir())
 			for _, srv := range c.Servers() {
 				if s := r.servers[srv.Name()]; s != nil {
 					s.dropIdle()
