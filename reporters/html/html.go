@@ -47,6 +47,10 @@ type pageData struct {
 	// Charts are the workload metrics charted first; Watched the run's watched columns.
 	Charts  []string `json:"charts"`
 	Watched []string `json:"watched"`
+	// Matrix is drawn by axes.js: the charts by matrix axis and the headline.
+	Matrix *matrixData `json:"matrix,omitempty"`
+	// Evidence is drawn by evidence.js: where the time went.
+	Evidence *evidenceData `json:"evidence,omitempty"`
 }
 
 // spectrum is one target's latency percentiles per iteration, recomputed from the
@@ -113,6 +117,12 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan
 		d.Latency = latency
+		d.Matrix = matrixCharts(run)
+		ev, err := whereTimeWent(run)
+		if err != nil {
+			ev = &evidenceData{Error: err.Error()}
+		}
+		d.Evidence = ev
 	}
 	data, err := json.Marshal(d) // escapes <, > and &, so the data cannot close its <script>
 	if err != nil {
@@ -127,7 +137,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS,
+		"ReportJS": reportJS + "\n" + axesJS + "\n" + evidenceJS,
 		"Data":     string(data),
 	})
 }
@@ -176,25 +186,42 @@ type comparisonData struct {
 	Metrics []string         `json:"metrics"`
 	Cells   []comparisonCell `json:"cells"`
 	Notes   []string         `json:"notes"`
+	// Better is each metric's direction from the metric table (1: higher is better, -1:
+	// lower is, 0: neither): a change is coloured by whether it is better, not by its sign.
+	Better map[string]int `json:"better"`
 	// Verdicts and VerdictNote are drawn by verdicts.js.
 	Verdicts    []verdictRow `json:"verdicts,omitempty"`
 	VerdictNote string       `json:"verdict_note,omitempty"`
+	// Servers and Evidence are drawn by servers.js, cell by cell.
+	Servers  *serversData         `json:"servers,omitempty"`
+	Evidence []comparisonEvidence `json:"evidence,omitempty"`
 }
 
 type comparisonCell struct {
 	Key    string                `json:"key"`
 	Values map[string][]*float64 `json:"values"` // nil: the run has no such cell
+	// Repeats is, per metric and run, how many repeats the value is the median of.
+	Repeats map[string][]int `json:"repeats"`
 }
 
 // RenderComparison writes a comparison of runs as one self-contained page: per metric, a
 // table with the change against the first run and a chart across cells.
 func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
-	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote}
+	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Better: map[string]int{}, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
+		Servers: acrossServers(c), Evidence: comparisonEvidenceOf(c)}
+	for _, m := range c.Metrics {
+		cd.Better[m] = int(measure.BetterOf(m))
+	}
 	for _, r := range c.Runs {
 		cd.Runs = append(cd.Runs, r.Dir+" ("+r.Info.Plan+", "+r.Info.Host+")")
 	}
 	for _, cell := range c.Cells {
-		cc := comparisonCell{Key: cell.Key, Values: map[string][]*float64{}}
+		cc := comparisonCell{Key: cell.Key, Values: map[string][]*float64{}, Repeats: map[string][]int{}}
+		for m, sts := range cell.Stats {
+			for _, st := range sts {
+				cc.Repeats[m] = append(cc.Repeats[m], st.N)
+			}
+		}
 		for m, vals := range cell.Values {
 			for _, v := range vals {
 				if math.IsNaN(v) {
@@ -216,7 +243,7 @@ func RenderComparison(w io.Writer, c *compare.Comparison, version string) error 
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS + "\n" + verdictsJS,
+		"ReportJS": reportJS + "\n" + verdictsJS + "\n" + serversJS,
 		"Data":     string(data),
 	})
 }
