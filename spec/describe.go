@@ -30,7 +30,14 @@ func (w *Workload) String() string {
 			fmt.Fprintf(&b, " (%s)", w.Sysbench.Args)
 		}
 	case "replay":
-		fmt.Fprintf(&b, "replay %s over %d connection(s)", w.Replay.File, w.Replay.Connections)
+		if r := w.Replay; r.Format == "sql" || r.Format == "auto" && r.Timing != "original" && !r.ReadOnly && r.Include == nil && r.Exclude == nil {
+			fmt.Fprintf(&b, "replay %s over %d connection(s)", r.File, r.Connections)
+		} else {
+			fmt.Fprintf(&b, "replay %s (%s) one connection per captured session, timing %s", r.File, r.Format, r.Timing)
+			if r.Timing == "original" && r.Speed != 1 {
+				fmt.Fprintf(&b, " x%g", r.Speed)
+			}
+		}
 	case "transactions":
 		names := make([]string, len(w.Transactions))
 		for i, t := range w.Transactions {

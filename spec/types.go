@@ -293,7 +293,7 @@ type Workload struct {
 	Src            Source        `yaml:"-"`
 	Builtin        string        `yaml:"builtin" doc:"A sysbench-compatible workload run by quadrant's own engine (see Built-in workloads)."`
 	Transactions   []Transaction `yaml:"transactions" doc:"A custom weighted mix of transactions."`
-	Replay         *Replay       `yaml:"replay" doc:"Execute a SQL file in order, timed."`
+	Replay         *Replay       `yaml:"replay" doc:"Execute a SQL file in order, or replay captured traffic (slow log, general log, capture file) per session."`
 	Sysbench       *Sysbench     `yaml:"sysbench" doc:"Run the sysbench binary itself and parse its output."`
 	Action         string        `yaml:"action" default:"run" enum:"run,prepare,cleanup,check" doc:"builtin and sysbench: run, prepare (create and load tables) or cleanup (drop them); check (builtin tpcc only) verifies the data's consistency conditions and fails the step naming each broken one."`
 	Options        Settings      `yaml:"options" doc:"builtin: sysbench script options, same names and defaults (tables, table_size, range_size, ...); builtin tpcc: warehouses, wait_times, weight_new_order/payment/order_status/delivery/stock_level, secondary_indexes, foreign_keys, load_batch (see docs/tpcc.md)."`
@@ -340,12 +340,29 @@ type TxStatement struct {
 	Args []Expr `yaml:"args" doc:"One expression per placeholder, evaluated per execution (rand_int(1, vars.rows), ...)."`
 }
 
-// Replay executes a SQL file in order.
+// Replay executes a SQL file in order, or replays captured traffic (a slow log, a general log,
+// a quadrant capture file) one connection per captured session.
 type Replay struct {
-	Src         Source `yaml:"-"`
-	File        string `yaml:"file,required" doc:"The file, relative to the plan."`
-	Connections int    `yaml:"connections" default:"1" min:"1" doc:"Connections the statements are spread over (1 keeps the file's order)."`
-	Path        string `yaml:"-"`
+	Src         Source        `yaml:"-"`
+	File        string        `yaml:"file,required" doc:"The file, relative to the plan: a SQL file, a slow query log (long_query_time=0; MySQL, MariaDB or Percona Server), a general query log (file format) or a quadrant capture file (.qcap)."`
+	Format      string        `yaml:"format" default:"auto" enum:"auto,sql,slowlog,general,qcap" doc:"The file's format; auto detects it from the content."`
+	Connections int           `yaml:"connections" default:"1" min:"1" doc:"SQL file only: connections the statements are spread over (1 keeps the file's order). A log replays one connection per captured session."`
+	Timing      string        `yaml:"timing" default:"none" enum:"none,original" doc:"Logs: original starts each statement at its captured offset from the first (divided by speed), counting latency from that intended start; none runs each session as fast as it can. original needs a source with start times (not a SQL file)."`
+	Speed       float64       `yaml:"speed" default:"1" doc:"With timing: original, how many times faster than captured the schedule runs (2 = half the wall time)."`
+	ReadOnly    bool          `yaml:"read_only" doc:"Skip every statement that may write (anything but SELECT without FOR UPDATE/INTO, SHOW, DESCRIBE, EXPLAIN, SET, USE, transaction control), to replay safely against a replica."`
+	Include     *ReplayFilter `yaml:"include" doc:"Replay only statements matching every list given here."`
+	Exclude     *ReplayFilter `yaml:"exclude" doc:"Skip statements matching any list given here."`
+	OnMalformed string        `yaml:"on_malformed" default:"stop" enum:"stop,skip" doc:"A malformed or truncated log record: stop the workload naming file:line, or skip it (each is logged with file:line)."`
+	Top         int           `yaml:"top" default:"10" min:"1" doc:"Logs: fingerprints.csv and the report list the N statement fingerprints with the most captured time (count when the source has no durations); the rest are one row, other."`
+	Path        string        `yaml:"-"`
+}
+
+// ReplayFilter selects replayed statements by what the capture recorded.
+type ReplayFilter struct {
+	Src          Source   `yaml:"-"`
+	Schemas      []string `yaml:"schemas" doc:"Default databases the statements ran in."`
+	Users        []string `yaml:"users" doc:"Users that ran them."`
+	Fingerprints []string `yaml:"fingerprints" doc:"Statement fingerprints: an id from fingerprints.csv (q and 12 hex digits), or a statement whose fingerprint is meant (literals do not matter)."`
 }
 
 // Sysbench runs the sysbench binary.

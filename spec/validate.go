@@ -526,8 +526,24 @@ func (v *validator) workload(w *Workload) {
 		v.transactions(w)
 	case "replay":
 		w.Replay.Path = v.path(w.Replay.File, w.Replay.Src.At("file"), "replay.file")
+		v.replay(w.Replay)
 	case "sysbench":
 		v.settings(w.Sysbench.Args, "sysbench.args", false)
+	}
+}
+
+func (v *validator) replay(r *Replay) {
+	if r.Speed <= 0 {
+		v.errorf(r.Src.At("speed"), "speed must be more than 0 (1 = as captured, 2 = twice as fast)")
+	}
+	if r.Src.Has("speed") && r.Timing != "original" {
+		v.errorf(r.Src.At("speed"), "speed applies to timing: original; add timing: original or remove speed")
+	}
+	if r.Format == "sql" && r.Timing == "original" {
+		v.errorf(r.Src.At("timing"), "timing: original needs captured start times, which a SQL file has not; use timing: none, or replay a slow log, general log or capture file")
+	}
+	if r.Src.Has("connections") && r.Format != "sql" && r.Format != "auto" {
+		v.errorf(r.Src.At("connections"), "connections applies to a SQL file; a %s replays one connection per captured session", r.Format)
 	}
 }
 
