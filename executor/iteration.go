@@ -197,6 +197,9 @@ func (x *iteration) summarize() {
 		}
 		if name == x.target {
 			o.Total, o.Records = m.total, records
+			if err := x.r.out.AppendReplay(x.it.Index, name, m.total); err != nil {
+				x.r.resultsFailed(err)
+			}
 		}
 		if err := x.r.out.AppendSummary(o); err != nil {
 			x.r.resultsFailed(err)

@@ -60,6 +60,10 @@ type Run struct {
 	Summary    *Data            // summary.csv
 	Timeseries map[string]*Data // timeseries/TARGET.csv by target (header only after Open)
 	Targets    []string         // targets with a time series, sorted
+	// Fingerprints and Replay are fingerprints.csv and replay.csv: empty unless a workload
+	// replayed captured traffic.
+	Fingerprints *Data
+	Replay       *Data
 
 	onDisk bool // Open: the time-series rows are read by EachRow, not held in Timeseries
 }
@@ -87,6 +91,9 @@ func Load(dir string) (*Run, error) {
 		if r.Timeseries[t], err = loadData(filepath.Join(dir, TimeseriesDir, t+".csv")); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.loadReplay(); err != nil {
+		return nil, err
 	}
 	r.renameHostColumns()
 	return r, nil
@@ -117,6 +124,9 @@ func Open(dir string) (*Run, error) {
 			return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, TimeseriesDir, t+".csv"), err)
 		}
 		r.Timeseries[t] = NewData(header, nil)
+	}
+	if err := r.loadReplay(); err != nil {
+		return nil, err
 	}
 	r.renameHostColumns()
 	return r, nil
@@ -184,6 +194,15 @@ func (r *Run) renameHostColumns() {
 			}
 		}
 	}
+}
+
+func (r *Run) loadReplay() error {
+	var err error
+	if r.Fingerprints, err = loadData(filepath.Join(r.Dir, FingerprintsFile)); err != nil {
+		return err
+	}
+	r.Replay, err = loadData(filepath.Join(r.Dir, ReplayFile))
+	return err
 }
 
 func loadData(path string) (*Data, error) {

@@ -146,6 +146,8 @@ type Total struct {
 	End        time.Time `json:"end"`
 	Threads    int       `json:"threads"`
 	MaxBacklog int64     `json:"max_backlog"`
+	// Replay is set by a replay of captured traffic.
+	Replay *Replay `json:"replay,omitempty"`
 	Stats
 }
 
@@ -226,4 +228,30 @@ func (s *Stats) Summarize() {
 // ErrorCodes returns the error codes seen, sorted.
 func (s *Stats) ErrorCodes() []int {
 	return slices.Sorted(maps.Keys(s.ErrorsByCode))
+}
+
+// Replay is what a replay of captured traffic reproduced, beside the Total's per-fingerprint
+// Transactions (named by fingerprint id): the fidelity summary and what the engine does not count.
+type Replay struct {
+	SessionsCaptured   int64 `json:"sessions_captured"`
+	SessionsReplayed   int64 `json:"sessions_replayed"`
+	StatementsCaptured int64 `json:"statements_captured"`
+	StatementsReplayed int64 `json:"statements_replayed"`
+	// Skipped counts statements left out by filter: read_only, include, exclude.
+	Skipped map[string]int64 `json:"skipped,omitempty"`
+	// RowsMismatches counts statements whose result set had another number of rows than captured.
+	RowsMismatches int64         `json:"rows_mismatches"`
+	Fingerprints   []Fingerprint `json:"fingerprints"`
+}
+
+// Fingerprint is one statement class of a replay, or "other" for all below the top N.
+type Fingerprint struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+	// Captured statements of the class, and their captured durations (nil when the source has none).
+	Captured        int64         `json:"captured"`
+	CapturedLatency *Histogram    `json:"-"`
+	ErrorsByCode    map[int]int64 `json:"errors_by_code,omitempty"`
+	RowsSent        int64         `json:"rows_sent"`
+	RowsMismatches  int64         `json:"rows_mismatches"`
 }

@@ -313,6 +313,40 @@ func (c *Conn) ExecText(sql string, rows bool, dest []driver.Value) ([]driver.Va
 	return dest, nil
 }
 
+// QueryText is ExecText that also says how many rows the result set had (0 without one): a
+// replay compares it with the rows the capture recorded.
+func (c *Conn) QueryText(sql string, rows bool, dest []driver.Value) ([]driver.Value, int64, error) {
+	if !rows {
+		dest, err := c.ExecText(sql, false, dest)
+		return dest, 0, err
+	}
+	if err := c.flushBegin(); err != nil {
+		return dest, 0, err
+	}
+	r, err := c.q.Query(sql, nil)
+	if err != nil {
+		return dest, 0, err
+	}
+	c.T.Reads++
+	if n := len(r.Columns()); cap(dest) < n {
+		dest = make([]driver.Value, n)
+	} else {
+		dest = dest[:n]
+	}
+	var sent int64
+	for {
+		if err := r.Next(dest); err != nil {
+			if err == io.EOF {
+				break
+			}
+			_ = r.Close()
+			return dest, sent, err
+		}
+		sent++
+	}
+	return dest, sent, r.Close()
+}
+
 func (c *Conn) count(res driver.Result) {
 	n, _ := res.RowsAffected()
 	c.countAffected(n)

@@ -24,6 +24,17 @@ type Worker interface {
 // ErrDone, returned by Event, ends the worker normally (a replay file is exhausted).
 var ErrDone = errors.New("no more events")
 
+// Scheduler is implemented by workers whose events carry their own intended start (a replay at
+// the captured timing): the loop waits until then and counts latency from it, so a server that
+// falls behind shows as queueing and the schedule lag (actual minus intended start) is
+// recorded. A failed event is counted and not retried: the next one comes at its own time.
+type Scheduler interface {
+	// Next blocks until the worker's next event is known and returns its intended start (the
+	// zero time: as soon as possible); false ends the worker. stop is closed when the
+	// workload stops.
+	Next(stop <-chan struct{}) (time.Time, bool)
+}
+
 // Finisher is implemented by workers with work to flush at the end (bulk_insert).
 type Finisher interface {
 	Finish(c *Conn) error
@@ -44,6 +55,8 @@ type Config struct {
 	// Rollback sends ROLLBACK (uncounted) after an ignored error, so a statement-level
 	// error (1205) does not leave a half transaction that the next BEGIN commits.
 	Rollback bool
+	// Scheduled says the workers are Schedulers: service time and schedule lag are kept.
+	Scheduled bool
 	// Setup connects worker i and prepares its statements. Called for all workers
 	// before the clock starts.
 	Setup      func(ctx context.Context, i int) (Worker, *Conn, error)
@@ -128,7 +141,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		r.end = r.measured.Add(cfg.Duration)
 	}
 	r.col = measure.NewCollector(measure.CollectorOptions{
-		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0, Names: cfg.Names, Start: r.start, MeasuredStart: r.measured,
+		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0 || cfg.Scheduled, Names: cfg.Names, Start: r.start, MeasuredStart: r.measured,
 	})
 	if cfg.Rate > 0 {
 		r.arrivals = newArrivals(cfg.Rate)
@@ -254,10 +267,18 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 	var wait *time.Timer
 	yield := r.cfg.Threads <= maxBlockingThreads
 	lastYield := time.Now()
+	sched, _ := w.(Scheduler)
 	for !r.stop.Load() {
 		var intended time.Time
-		if r.arrivals != nil {
+		if sched != nil {
+			var more bool
+			if intended, more = sched.Next(r.stopCh); !more {
+				return
+			}
+		} else if r.arrivals != nil {
 			intended = r.start.Add(r.arrivals.take())
+		}
+		if !intended.IsZero() {
 			if d := time.Until(intended); d > 0 {
 				if wait == nil {
 					wait = time.NewTimer(d)
@@ -280,6 +301,7 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			intended = start
 		}
 		var tx int
+		failed := false
 		for {
 			c.T = Tally{}
 			var err error
@@ -294,6 +316,13 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			if !r.handle(ctx, id, rec, c, tx, err) || r.stop.Load() {
 				return
 			}
+			if sched != nil {
+				failed = true
+				break
+			}
+		}
+		if failed {
+			continue
 		}
 		end := time.Now()
 		rec.Event(measure.Event{Latency: end.Sub(intended), Service: end.Sub(start), Tx: tx})

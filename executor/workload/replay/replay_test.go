@@ -1,0 +1,297 @@
+package replay
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/workload"
+	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
+	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+const sessions = 3
+
+// sessionWork is what captured session n runs: session state of every kind replay must
+// follow (a USE, a user variable, a session variable, a temporary table used later, an
+// explicit transaction), and rows in table steps whose order and values say whether it did.
+func sessionWork(n int) []string {
+	return []string{
+		"USE rt",
+		fmt.Sprintf("SET @v = %d", n*10),
+		"SET SESSION sql_mode = 'STRICT_ALL_TABLES'",
+		"CREATE TEMPORARY TABLE tmp_s (id INT PRIMARY KEY, v INT)",
+		fmt.Sprintf("INSERT INTO steps (session, step, v) VALUES (%d, 1, @v)", n),
+		"INSERT INTO tmp_s VALUES (1, @v), (2, @v + 1)",
+		"BEGIN",
+		fmt.Sprintf("INSERT INTO steps (session, step, v) SELECT %d, 2, SUM(v) FROM tmp_s", n),
+		fmt.Sprintf("UPDATE steps SET v = v + 1 WHERE session = %d AND step = 2", n),
+		"COMMIT",
+		fmt.Sprintf("SELECT v FROM steps WHERE session = %d AND step IN (1, 2)", n),
+		"SELECT COUNT(*) FROM tmp_s WHERE v > 'a''b'",
+		fmt.Sprintf("INSERT INTO steps (session, step, v)\nVALUES (%d, 3, @v)", n),
+	}
+}
+
+// writes are the statements of sessionWork that write to steps.
+const writesPerSession = 4
+
+// wantCounts are the statements per fingerprint the sessions run.
+func wantCounts() map[string]int64 {
+	m := map[string]int64{}
+	for n := 1; n <= sessions; n++ {
+		for _, s := range sessionWork(n) {
+			m[traffic.FingerprintID(traffic.Fingerprint(s))]++
+		}
+	}
+	return m
+}
+
+// runSessions runs the sessions concurrently, each on its own connection, interleaved.
+func runSessions(t *testing.T, dsn string) {
+	t.Helper()
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, sessions)
+	for n := 1; n <= sessions; n++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := sql.Open("mysql", dsn)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer db.Close()
+			conn, err := db.Conn(ctx)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer conn.Close()
+			for _, q := range sessionWork(n) {
+				if _, err := conn.ExecContext(ctx, q); err != nil {
+					errs <- fmt.Errorf("session %d: %s: %w", n, q, err)
+					return
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
+
+func schema(t *testing.T, s *sandbox.Server) {
+	t.Helper()
+	if err := s.Exec(context.Background(), "DROP DATABASE IF EXISTS rt", "CREATE DATABASE rt",
+		"CREATE TABLE rt.steps (id INT AUTO_INCREMENT PRIMARY KEY, session INT, step INT, v INT, KEY (session, step))"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkSteps: every session's rows are in step order (auto-increment ids follow the order the
+// statements ran in) with the values its session state gives: step 2 = SUM over the
+// temporary table (2v+1) plus the UPDATE in the transaction.
+func checkSteps(t *testing.T, s *sandbox.Server) {
+	t.Helper()
+	db, err := s.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query("SELECT session, step, v FROM rt.steps ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	last := map[int]int{}
+	got := 0
+	for rows.Next() {
+		var sess, step, v int
+		if err := rows.Scan(&sess, &step, &v); err != nil {
+			t.Fatal(err)
+		}
+		got++
+		want := map[int]int{1: sess * 10, 2: 2*sess*10 + 2, 3: sess * 10}[step]
+		if step != last[sess]+1 || v != want {
+			t.Errorf("session %d: step %d (after step %d) with v=%d, want step %d with v=%d", sess, step, last[sess], v, last[sess]+1, want)
+		}
+		last[sess] = step
+	}
+	if got != sessions*3 {
+		t.Errorf("%d rows in steps, want %d", got, sessions*3)
+	}
+}
+
+func env(t *testing.T, s *sandbox.Server) workload.Env {
+	cfg, err := mysql.ParseDSN(s.DSN(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return workload.Env{Server: cfg, Log: func(msg string) { t.Log(msg) }}
+}
+
+func replayFile(t *testing.T, s *sandbox.Server, r *spec.Replay) *measure.Total {
+	t.Helper()
+	r.Path = r.File
+	if r.Format == "" {
+		r.Format = "auto"
+	}
+	if r.Speed == 0 {
+		r.Speed = 1
+	}
+	if r.Timing == "" {
+		r.Timing = "none"
+	}
+	if r.Top == 0 {
+		r.Top = 20
+	}
+	if r.OnMalformed == "" {
+		r.OnMalformed = "stop"
+	}
+	w := &spec.Workload{Replay: r, Action: "run", ReportInterval: time.Second, Threads: 1, OnError: spec.OnError{Ignore: []int{1213}}}
+	if errs := Kind.Validate(w); len(errs) > 0 {
+		t.Fatalf("validate: %v", errs)
+	}
+	wl, err := Kind.New(w, env(t, s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot, err := wl.Run(context.Background(), func(*measure.Interval) {})
+	if err != nil {
+		t.Fatalf("replay %s: %v", r.File, err)
+	}
+	if tot.Replay == nil {
+		t.Fatalf("replay %s ran as a SQL file", r.File)
+	}
+	return tot
+}
+
+// replayedCounts are the statements per fingerprint a replay ran.
+func replayedCounts(tot *measure.Total) map[string]int64 {
+	m := map[string]int64{}
+	for _, n := range tot.Transactions {
+		if n.Counts.Events > 0 {
+			m[n.Name] = n.Counts.Events
+		}
+	}
+	return m
+}
+
+func sameCounts(t *testing.T, what string, got, want map[string]int64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d fingerprints replayed, want %d: %v vs %v", what, len(got), len(want), got, want)
+	}
+	for id, n := range want {
+		if got[id] != n {
+			t.Errorf("%s: fingerprint %s replayed %d times, want %d", what, id, got[id], n)
+		}
+	}
+}
+
+// TestServerLogsReplay: the sessions run on sandbox A while its own slow log (long_query_time=0)
+// and general log record them; each log replays on sandbox B with every statement succeeding,
+// the same count per fingerprint, each session's order and state (B's rows say so), and
+// read_only replays skip exactly the writes.
+func TestServerLogsReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts MariaDB sandboxes")
+	}
+	var a, b *sandbox.Cluster
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); a = sandboxtest.Start(t, sandbox.Options{Name: "cap"}) }()
+	go func() { defer wg.Done(); b = sandboxtest.Start(t, sandbox.Options{Name: "rep"}) }()
+	wg.Wait()
+	if a == nil || b == nil {
+		t.FailNow()
+	}
+	ctx := context.Background()
+	files := a.Primary.FilesDir()
+	schema(t, a.Primary)
+	if err := a.Primary.Exec(ctx, "SET GLOBAL long_query_time=0",
+		fmt.Sprintf("SET GLOBAL slow_query_log_file='%s'", filepath.Join(files, "slow.log")),
+		fmt.Sprintf("SET GLOBAL general_log_file='%s'", filepath.Join(files, "general.log")),
+		"SET GLOBAL log_output='FILE'", "SET GLOBAL slow_query_log=1", "SET GLOBAL general_log=1"); err != nil {
+		t.Fatal(err)
+	}
+	runSessions(t, a.Primary.DSN(""))
+	if err := a.Primary.Exec(ctx, "SET GLOBAL general_log=0", "SET GLOBAL slow_query_log=0"); err != nil {
+		t.Fatal(err)
+	}
+	checkSteps(t, a.Primary)
+	dir := t.TempDir()
+	for _, f := range []string{"slow.log", "general.log"} {
+		data, err := os.ReadFile(filepath.Join(files, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The statements that switched the logs are captured too, on another session.
+	exclude := &spec.ReplayFilter{Fingerprints: []string{"SET GLOBAL general_log=0", "SET GLOBAL slow_query_log=0"}}
+	for _, c := range []struct {
+		file, timing string
+	}{{"slow.log", "original"}, {"general.log", "original"}, {"general.log", "none"}} {
+		schema(t, b.Primary)
+		tot := replayFile(t, b.Primary, &spec.Replay{File: filepath.Join(dir, c.file), Timing: c.timing, Exclude: exclude})
+		what := c.file + " timing " + c.timing
+		if tot.Errors != 0 {
+			t.Errorf("%s: %d errors: %v", what, tot.Errors, tot.ErrorsByCode)
+		}
+		sameCounts(t, what, replayedCounts(tot), wantCounts())
+		checkSteps(t, b.Primary)
+		rp := tot.Replay
+		if rp.SessionsReplayed != sessions || rp.StatementsReplayed != int64(sessions*len(sessionWork(1))) || rp.StatementsCaptured != rp.StatementsReplayed+rp.Skipped["exclude"] || rp.Skipped["exclude"] < 1 {
+			t.Errorf("%s: fidelity %+v", what, rp)
+		}
+		if c.timing == "original" && (tot.Lag == nil || tot.Lag.Count() != rp.StatementsReplayed) {
+			t.Errorf("%s: schedule lag not recorded for every statement", what)
+		}
+		if c.file == "slow.log" && rp.RowsMismatches != 0 {
+			t.Errorf("%s: %d rows-sent mismatches", what, rp.RowsMismatches)
+		}
+	}
+	// read_only: nothing reaches steps, the temporary tables still work.
+	schema(t, b.Primary)
+	tot := replayFile(t, b.Primary, &spec.Replay{File: filepath.Join(dir, "slow.log"), ReadOnly: true, Exclude: exclude})
+	if tot.Errors != 0 || tot.Replay.Skipped["read_only"] != sessions*writesPerSession {
+		t.Errorf("read_only: %d errors, skipped %v, want %d read_only", tot.Errors, tot.Replay.Skipped, sessions*writesPerSession)
+	}
+	db, err := b.Primary.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM rt.steps").Scan(&n); err != nil || n != 0 {
+		t.Errorf("read_only replay wrote %d rows (%v)", n, err)
+	}
+	// The schedule: a source without start times is refused for timing: original at validate.
+	sqlFile := filepath.Join(dir, "plain.sql")
+	if err := os.WriteFile(sqlFile, []byte("SELECT 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := &spec.Workload{Replay: &spec.Replay{File: "plain.sql", Path: sqlFile, Format: "auto", Timing: "original", Speed: 1}}
+	if errs := Kind.Validate(w); len(errs) != 1 || !strings.Contains(errs[0].Error(), "timing: original needs captured start times") {
+		t.Errorf("validate timing: original on a SQL file: %v", errs)
+	}
+}
