@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/capture"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/executor/workload"
@@ -293,5 +294,81 @@ func TestServerLogsReplay(t *testing.T) {
 	w := &spec.Workload{Replay: &spec.Replay{File: "plain.sql", Path: sqlFile, Format: "auto", Timing: "original", Speed: 1}}
 	if errs := Kind.Validate(w); len(errs) != 1 || !strings.Contains(errs[0].Error(), "timing: original needs captured start times") {
 		t.Errorf("validate timing: original on a SQL file: %v", errs)
+	}
+}
+
+// TestCaptureRoundTrip: capture records the sessions on sandbox A (through the slow log table,
+// then through performance_schema), and the capture file replays on sandbox B with every
+// statement succeeding, the counts per fingerprint of what ran, and each session's order and
+// state (B's rows say so). The settings capture changed are back as they were.
+func TestCaptureRoundTrip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts MariaDB sandboxes")
+	}
+	var a, b *sandbox.Cluster
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); a = sandboxtest.Start(t, sandbox.Options{Name: "cap", Config: []sandbox.Option{{Name: "performance_schema", Value: "ON"}}}) }()
+	go func() { defer wg.Done(); b = sandboxtest.Start(t, sandbox.Options{Name: "rep"}) }()
+	wg.Wait()
+	if a == nil || b == nil {
+		t.FailNow()
+	}
+	db, err := a.Primary.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	settings := func() string {
+		var s string
+		if err := db.QueryRow("SELECT CONCAT_WS(' ', @@GLOBAL.log_output, @@GLOBAL.slow_query_log, @@GLOBAL.long_query_time, " +
+			"(SELECT GROUP_CONCAT(ENABLED) FROM performance_schema.setup_consumers))").Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := settings()
+	for _, method := range []string{capture.SlowLog, capture.PerfSchm} {
+		schema(t, a.Primary)
+		out := filepath.Join(t.TempDir(), "traffic.qcap")
+		f, err := os.Create(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := traffic.NewWriter(f, traffic.QCapHeader{Created: time.Now(), Source: method, Timed: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		started := make(chan struct{})
+		go func() {
+			_, err := capture.Run(context.Background(), db, w, capture.Options{Duration: 3 * time.Second, Method: method, Logf: func(f string, a ...any) {
+				t.Logf(f, a...)
+				if strings.Contains(f, "for %s") {
+					close(started)
+				}
+			}})
+			done <- err
+		}()
+		select {
+		case <-started:
+		case err := <-done:
+			t.Fatalf("%s: %v", method, err)
+		}
+		runSessions(t, a.Primary.DSN(""))
+		if err := <-done; err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		f.Close()
+		if got := settings(); got != before {
+			t.Errorf("%s: settings after the capture %q, before %q", method, got, before)
+		}
+		schema(t, b.Primary)
+		tot := replayFile(t, b.Primary, &spec.Replay{File: out, Timing: "original"})
+		if tot.Errors != 0 {
+			t.Errorf("%s: %d errors: %v", method, tot.Errors, tot.ErrorsByCode)
+		}
+		sameCounts(t, method, replayedCounts(tot), wantCounts())
+		checkSteps(t, b.Primary)
 	}
 }
