@@ -308,7 +308,10 @@ func TestCaptureRoundTrip(t *testing.T) {
 	var a, b *sandbox.Cluster
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); a = sandboxtest.Start(t, sandbox.Options{Name: "cap", Config: []sandbox.Option{{Name: "performance_schema", Value: "ON"}}}) }()
+	go func() {
+		defer wg.Done()
+		a = sandboxtest.Start(t, sandbox.Options{Name: "cap", Config: []sandbox.Option{{Name: "performance_schema", Value: "ON"}}})
+	}()
 	go func() { defer wg.Done(); b = sandboxtest.Start(t, sandbox.Options{Name: "rep"}) }()
 	wg.Wait()
 	if a == nil || b == nil {
