@@ -32,6 +32,7 @@ func commands() []command {
 		{"compare", "compare two or more results folders, cell by cell", runCompare},
 		{"rerun", "run a results folder's plan again, e.g. on your own server", runRerun},
 		{"export", "load results folders into SQL tables (runs, iterations, time series)", runExport},
+		{"capture", "record what a server runs into a capture file that replay replays per session", runCapture},
 		{"sandbox", "start or stop throwaway local servers (up, down, list)", runSandbox},
 		{"validate", "check plans and print every problem with its position", runValidate},
 		{"explain", "show every iteration and every step a plan would run, without running it", runExplain},
