@@ -21,7 +21,8 @@ import (
 // HistogramLog writes intervals as a standard HdrHistogram interval log
 // (".hlog", readable by HdrHistogram's HistogramLogProcessor and
 // hdrhistogram-go's HistogramLogReader). Each interval gives one line tagged
-// "latency" (and "service" in open loop); values are microseconds.
+// "latency" (and "service" in open loop), and one per named transaction or replayed
+// fingerprint tagged "tx.NAME"; values are microseconds.
 type HistogramLog struct {
 	w  *bufio.Writer
 	lw *hdrhistogram.HistogramLogWriter
@@ -59,10 +60,19 @@ func (l *HistogramLog) Write(iv *measure.Interval) error {
 	if iv.Warmup {
 		prefix = "warmup-"
 	}
-	for _, x := range []struct {
+	hs := []struct {
 		tag string
 		h   *measure.Histogram
-	}{{"latency", iv.Latency}, {"service", iv.Service}} {
+	}{{"latency", iv.Latency}, {"service", iv.Service}}
+	// Each named transaction (custom, tpcc) and each replayed statement fingerprint has its own
+	// latency histogram, tagged tx.NAME, so its percentiles over any span merge exactly.
+	for _, n := range iv.Transactions {
+		hs = append(hs, struct {
+			tag string
+			h   *measure.Histogram
+		}{"tx." + n.Name, n.Latency})
+	}
+	for _, x := range hs {
 		if x.h == nil || x.h.Count() == 0 {
 			continue
 		}
