@@ -10,7 +10,6 @@ import (
 var (
 	inList     = regexp.MustCompile(`\bin ?\( ?\?(?: ?, ?\?)* ?\)`)
 	valuesList = regexp.MustCompile(`\b(values?) ?\([^()]*\)(?: ?, ?\([^()]*\))*`)
-	spaceOp    = regexp.MustCompile(` ?([,=<>]) ?`)
 )
 
 // Fingerprint normalises a statement to its class, as pt-query-digest does: comments
@@ -93,17 +92,41 @@ func Fingerprint(sql string) string {
 			emit(c)
 		}
 	}
-	out := spaceOp.ReplaceAllString(b.String(), "$1")
-	out = strings.ReplaceAll(strings.ReplaceAll(out, "( ", "("), " )", ")")
-	out = strings.ReplaceAll(out, " (", "(")
+	// The regular expressions are most of the cost: run each only where it can match.
+	out := b.String()
+	if strings.ContainsAny(out, ",=<>") {
+		out = tightOps(out)
+	}
+	if strings.ContainsAny(out, "()") {
+		out = strings.ReplaceAll(strings.ReplaceAll(out, "( ", "("), " )", ")")
+		out = strings.ReplaceAll(out, " (", "(")
+	}
 	out = strings.ReplaceAll(out, ",", ", ")
-	out = strings.ReplaceAll(out, "in(", "in (")
-	out = inList.ReplaceAllString(out, "in(?+)")
-	out = valuesList.ReplaceAllString(out, "$1(?+)")
+	if strings.Contains(out, "in(") {
+		out = strings.ReplaceAll(out, "in(", "in (")
+		out = inList.ReplaceAllString(out, "in(?+)")
+	}
+	if strings.Contains(out, "value") {
+		out = valuesList.ReplaceAllString(out, "$1(?+)")
+	}
 	if db, ok := UseTarget(out); ok && db != "" {
 		out = "use ?"
 	}
 	return out
+}
+
+// tightOps drops the spaces around , = < and >.
+func tightOps(s string) string {
+	op := func(c byte) bool { return c == ',' || c == '=' || c == '<' || c == '>' }
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == ' ' && (len(b) > 0 && op(b[len(b)-1]) || i+1 < len(s) && op(s[i+1])) {
+			continue
+		}
+		b = append(b, c)
+	}
+	return string(b)
 }
 
 func isIdent(c byte) bool {
