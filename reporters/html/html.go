@@ -47,6 +47,9 @@ type pageData struct {
 	// Charts are the workload metrics charted first; Watched the run's watched columns.
 	Charts  []string `json:"charts"`
 	Watched []string `json:"watched"`
+	// Replay and Fingerprints are replay.csv and fingerprints.csv, when a workload replayed traffic.
+	Replay       *dataTable `json:"replay,omitempty"`
+	Fingerprints *dataTable `json:"fingerprints,omitempty"`
 }
 
 // spectrum is one target's latency percentiles per iteration, recomputed from the
@@ -113,6 +116,12 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan
 		d.Latency = latency
+		if run.Replay != nil && len(run.Replay.Rows) > 0 {
+			d.Replay = &dataTable{run.Replay.Header, run.Replay.Rows}
+		}
+		if run.Fingerprints != nil && len(run.Fingerprints.Rows) > 0 {
+			d.Fingerprints = &dataTable{run.Fingerprints.Header, run.Fingerprints.Rows}
+		}
 	}
 	data, err := json.Marshal(d) // escapes <, > and &, so the data cannot close its <script>
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // chromium renders a page headless and returns the DOM after its scripts ran. The flags
@@ -216,5 +217,62 @@ func TestLargeReportIsDownsampledAndRenders(t *testing.T) {
 	}
 	if strings.Contains(buf.String(), `"buckets":1`) || !strings.Contains(buf.String(), `"buckets":0`) {
 		t.Error("the small fixture's series are downsampled")
+	}
+}
+
+// TestReplaySectionsRender: a folder with replay.csv and fingerprints.csv gets the fidelity and
+// per-fingerprint tables, read back through results.Load.
+func TestReplaySectionsRender(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Folder(t, dir, 1)
+	lat := measure.NewHistogram()
+	lat.Record(2 * time.Millisecond)
+	capt := measure.NewHistogram()
+	capt.Record(time.Millisecond)
+	tot := &measure.Total{Replay: &measure.Replay{SessionsCaptured: 3, SessionsReplayed: 3, StatementsCaptured: 40, StatementsReplayed: 39,
+		Skipped: map[string]int64{"exclude": 1},
+		Fingerprints: []measure.Fingerprint{{ID: "q0123456789ab", Text: "select c from sbtest1 where id=?", Captured: 39, CapturedLatency: capt,
+			ErrorsByCode: map[int]int64{1062: 2}}}}}
+	tot.Transactions = []measure.Named{{Name: "q0123456789ab", Counts: measure.Counts{Events: 39}, Latency: lat}}
+	for file, recs := range map[string][]results.Record{results.FingerprintsFile: results.FingerprintRows(1, "primary", tot)} {
+		tb, err := results.OpenTable(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			if err := tb.Append(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tb.Close()
+	}
+	rec, _ := results.ReplayRecord(1, "primary", tot)
+	tb, err := results.OpenTable(filepath.Join(dir, results.ReplayFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Append(rec); err != nil {
+		t.Fatal(err)
+	}
+	tb.Close()
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Fingerprints.Value(0, "captured_p50_ms") == "" || run.Fingerprints.Value(0, "errors_by_code") != "1062:2" || run.Replay.Value(0, "statements_replayed") != "39" {
+		t.Fatalf("read back: %v %v", run.Fingerprints.Rows, run.Replay.Rows)
+	}
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, path)
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
+	}
+	for _, want := range []string{"Replay fidelity", "Statement fingerprints", "select c from sbtest1 where id=?", "q0123456789ab", "1062:2"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered page lacks %q", want)
+		}
 	}
 }

@@ -268,6 +268,50 @@
     root.appendChild(el("div", { "class": "scroll" }, table));
   }
 
+  // replay: how faithful each iteration's replay was, and per statement fingerprint the replayed
+  // latencies beside the captured ones (fingerprints.csv, replay.csv).
+  function plainTable(T, cls) {
+    var table = el("table", { "class": cls + " sortable" });
+    var tr = el("tr");
+    T.header.forEach(function (h, i) {
+      var th = el("th", { text: h, title: "click to sort" });
+      th.addEventListener("click", function () { sortBy(i); });
+      tr.appendChild(th);
+    });
+    table.appendChild(tr);
+    var body = el("tbody");
+    table.appendChild(body);
+    var dir = 1;
+    function fill(rows) {
+      body.textContent = "";
+      rows.forEach(function (r) {
+        var row = el("tr");
+        r.forEach(function (c) { row.appendChild(el("td", { text: c })); });
+        body.appendChild(row);
+      });
+    }
+    function sortBy(i) {
+      dir = -dir;
+      fill(T.rows.slice().sort(function (a, b) {
+        var x = num(a[i]), y = num(b[i]);
+        if (x !== null && y !== null) return dir * (x - y);
+        return dir * String(a[i]).localeCompare(String(b[i]));
+      }));
+    }
+    fill(T.rows);
+    return el("div", { "class": "scroll" }, table);
+  }
+  function replay(root) {
+    if (D.replay) {
+      root.appendChild(el("h2", { text: "Replay fidelity (captured vs replayed, schedule lag)" }));
+      root.appendChild(plainTable(D.replay, "replay"));
+    }
+    if (D.fingerprints) {
+      root.appendChild(el("h2", { text: "Statement fingerprints (replayed vs captured latency)" }));
+      root.appendChild(plainTable(D.fingerprints, "fingerprints"));
+    }
+  }
+
   function plan(root) {
     if (!D.plan) return;
     root.appendChild(el("details", {}, el("summary", { text: "Resolved plan (plan.yaml)" }), el("pre", { text: D.plan })));
@@ -329,7 +373,7 @@
     header(root);
     if (!D.only) { summaryTable(root); byIteration(root); }
     overTime(root);
-    if (!D.only) { latency(root); variables(root); plan(root); }
+    if (!D.only) { latency(root); replay(root); variables(root); plan(root); }
   } catch (e) {
     state.errors.push(String(e && e.stack || e));
     root.appendChild(el("p", { "class": "error", text: "report error: " + e }));
