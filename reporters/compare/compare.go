@@ -40,6 +40,8 @@ type Comparison struct {
 	Metrics []string
 	Cells   []Cell
 	Notes   []string // differences around the numbers, one sentence each
+	// Fingerprints line up replayed statement fingerprints (fingerprints.csv) across runs.
+	Fingerprints []FingerprintChange
 }
 
 // Compare lines up runs[1:] against runs[0].
@@ -100,6 +102,7 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 		c.Cells = append(c.Cells, cell)
 	}
 	c.Notes = notes(runs)
+	c.Fingerprints = fingerprints(runs)
 	return c
 }
 
@@ -356,6 +359,9 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		}
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := c.writeFingerprints(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\n"+VerdictNote)

@@ -188,6 +188,8 @@ type comparisonData struct {
 	// Verdicts and VerdictNote are drawn by verdicts.js.
 	Verdicts    []verdictRow `json:"verdicts,omitempty"`
 	VerdictNote string       `json:"verdict_note,omitempty"`
+	// Fingerprints: replayed statement fingerprints lined up across runs, as a table.
+	Fingerprints *dataTable `json:"fingerprints,omitempty"`
 }
 
 type comparisonCell struct {
@@ -216,6 +218,27 @@ func RenderComparison(w io.Writer, c *compare.Comparison, version string) error 
 		}
 		cd.Cells = append(cd.Cells, cc)
 	}
+	if len(c.Fingerprints) > 0 {
+		t := &dataTable{Header: []string{"cell", "fingerprint"}}
+		for i := range c.Runs {
+			t.Header = append(t.Header, fmt.Sprintf("run %d p95_ms", i+1), fmt.Sprintf("run %d count", i+1))
+			if i > 0 {
+				t.Header = append(t.Header, fmt.Sprintf("run %d Δ%% p95", i+1))
+			}
+		}
+		t.Header = append(t.Header, "statement")
+		for _, f := range c.Fingerprints {
+			row := []string{f.Cell, f.ID}
+			for i := range c.Runs {
+				row = append(row, cellText(f.P95[i]), cellText(f.Count[i]))
+				if i > 0 {
+					row = append(row, cellText(f.Change[i]))
+				}
+			}
+			t.Rows = append(t.Rows, append(row, f.Text))
+		}
+		cd.Fingerprints = t
+	}
 	data, err := json.Marshal(map[string]any{"compare": cd})
 	if err != nil {
 		return err
@@ -228,6 +251,13 @@ func RenderComparison(w io.Writer, c *compare.Comparison, version string) error 
 		"ReportJS": reportJS + "\n" + verdictsJS,
 		"Data":     string(data),
 	})
+}
+
+func cellText(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return results.FormatFloat(v)
 }
 
 // WriteComparison renders c to path.

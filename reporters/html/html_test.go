@@ -129,6 +129,11 @@ func TestComparisonRendersInChromium(t *testing.T) {
 		}
 		runs = append(runs, r)
 	}
+	// Both runs replayed one statement fingerprint; its p95 went from 2 to 3 ms.
+	for i, p95 := range []string{"2", "3"} {
+		runs[i].Fingerprints = results.NewData([]string{"iteration", "target", "fingerprint_id", "count", "p95_ms", "fingerprint"},
+			[][]string{{runs[i].Summary.Value(0, "iteration"), runs[i].Summary.Value(0, "target"), "q0123456789ab", "10", p95, "select c from t where id=?"}})
+	}
 	c := compare.Compare(runs, []string{"tps", "p95_ms"})
 	path := filepath.Join(t.TempDir(), "compare.html")
 	if err := WriteComparison(path, c, "test"); err != nil {
@@ -143,6 +148,9 @@ func TestComparisonRendersInChromium(t *testing.T) {
 	}
 	if !strings.Contains(dom, "-20.0") {
 		t.Errorf("comparison lacks the -20.0%% tps change")
+	}
+	if !strings.Contains(dom, "Statement fingerprints") || !strings.Contains(dom, "<td>50</td>") || !strings.Contains(dom, "select c from t where id=?") {
+		t.Errorf("comparison lacks the fingerprint q0123456789ab with its +50%% p95")
 	}
 	if !strings.Contains(dom, `id="verdicts"`) || !strings.Contains(dom, c.Cells[0].Verdicts["tps"][1].Text) {
 		t.Errorf("comparison lacks the verdicts table with %q", c.Cells[0].Verdicts["tps"][1].Text)

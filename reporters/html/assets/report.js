@@ -322,6 +322,10 @@
     var ol = el("ol");
     C.runs.forEach(function (r) { ol.appendChild(el("li", { text: r })); });
     root.appendChild(ol);
+    if (C.fingerprints) {
+      root.appendChild(el("h2", { text: "Statement fingerprints (replayed p95 per run, change against run 1)" }));
+      root.appendChild(plainTable(C.fingerprints, "fingerprints"));
+    }
     if (C.notes && C.notes.length) {
       root.appendChild(el("h2", { text: "Around the numbers" }));
       var ul = el("ul");
