@@ -178,7 +178,7 @@ func keepUp(rate float64, sessions int, span time.Duration) error {
 	}
 	defer db.Close()
 	for _, q := range []string{"CREATE DATABASE sbtest", "CREATE TABLE sbtest.sbtest1 (id INT PRIMARY KEY, k INT, c CHAR(120), pad CHAR(60))",
-		"INSERT INTO sbtest.sbtest1 SELECT seq, seq, REPEAT('c', 120), REPEAT('p', 60) FROM seq_1_to_10000"} {
+		"INSERT INTO sbtest.sbtest1 SELECT seq, seq, REPEAT('c', 120), REPEAT('p', 60) FROM sbtest.seq_1_to_10000"} {
 		if _, err := db.Exec(q); err != nil {
 			return fmt.Errorf("%s: %w", q, err)
 		}
