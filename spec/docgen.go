@@ -139,6 +139,7 @@ var sectionText = map[string]string{
 	"Transaction":  "One weighted transaction of a custom mix.",
 	"TxStatement":  "A statement with `?` placeholders and one `args` expression per placeholder.",
 	"Replay":       "Executes a SQL file in order, timed (e.g. a dump of single-row INSERTs), or replays captured traffic one connection per captured session, in captured order, optionally at the captured timing (see docs/replay.md).",
+	"Capture":      "Records what the step's target runs for `duration` into a capture file, through SQL only (see docs/replay.md); `while:` runs a workload on the target meanwhile.",
 	"ReplayFilter": "Selects replayed statements; in `include` every list given must match, in `exclude` any.",
 	"Sysbench":     "Runs the sysbench binary itself and parses its output.",
 	"OnError":      "Which MySQL errors a workload tolerates.",

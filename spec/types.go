@@ -193,6 +193,7 @@ type Step struct {
 	Sleep      *Sleep      `yaml:"sleep" doc:"Wait this long (Go duration)."`
 	Wait       *Wait       `yaml:"wait" doc:"Poll until an expression is true."`
 	Workload   *Workload   `yaml:"workload" doc:"Run a workload without measuring it (e.g. prepare data)."`
+	Capture    *Capture    `yaml:"capture" doc:"Record what the step's target runs for a while into a capture file that replay: replays (see docs/replay.md)."`
 
 	Target       string        `yaml:"target" doc:"Target of sql, sql_file, set_global, restart, wait and workload steps (default: the iteration's target)."`
 	IgnoreErrors []int         `yaml:"ignore_errors" doc:"sql/sql_file: MySQL error numbers that do not fail the step."`
@@ -236,6 +237,7 @@ func (s *Step) actions() []Action {
 	add(s.Sleep != nil, s.Sleep)
 	add(s.Wait != nil, s.Wait)
 	add(s.Workload != nil, s.Workload)
+	add(s.Capture != nil, s.Capture)
 	return out
 }
 
@@ -338,6 +340,19 @@ type TxStatement struct {
 	Src  Source `yaml:"-"`
 	SQL  string `yaml:"sql,required" doc:"The statement, with ? placeholders."`
 	Args []Expr `yaml:"args" doc:"One expression per placeholder, evaluated per execution (rand_int(1, vars.rows), ...)."`
+}
+
+// Capture is a `capture:` step: what the step's target runs for Duration, recorded through SQL
+// into a capture file, as `quadrant capture` does.
+type Capture struct {
+	Src      Source        `yaml:"-"`
+	Out      string        `yaml:"out,required" doc:"The capture file to write, relative to the plan (a replay: file: of the same name reads it)."`
+	Duration time.Duration `yaml:"duration,required" doc:"How long to capture."`
+	Method   string        `yaml:"method" default:"auto" enum:"auto,slow_log,performance_schema" doc:"slow_log: the slow log to TABLE with long_query_time=0 for the duration (settings restored); performance_schema: poll events_statements_history_long; auto: the slow log, else performance_schema."`
+	Schemas  []string      `yaml:"schemas" doc:"Keep only statements run in these default databases."`
+	Users    []string      `yaml:"users" doc:"Keep only statements run by these users."`
+	While    *Workload     `yaml:"while" doc:"A workload run on the target while capturing, to have traffic to capture on a server that has none of its own (a sandbox); it is not measured."`
+	Path     string        `yaml:"-"`
 }
 
 // Replay executes a SQL file in order, or replays captured traffic (a slow log, a general log,
@@ -448,3 +463,4 @@ func (*Shell) Kind() string      { return "shell" }
 func (*Sleep) Kind() string      { return "sleep" }
 func (*Wait) Kind() string       { return "wait" }
 func (*Workload) Kind() string   { return "workload" }
+func (*Capture) Kind() string    { return "capture" }

@@ -334,7 +334,7 @@ func (v *validator) steps(steps []Step, place stepPlace) {
 
 var workloadKinds = []string{"builtin", "transactions", "replay", "sysbench"}
 
-var stepKinds = []string{"sql", "sql_file", "set_global", "restart", "drop_caches", "shell", "sleep", "wait", "workload"}
+var stepKinds = []string{"sql", "sql_file", "set_global", "restart", "drop_caches", "shell", "sleep", "wait", "workload", "capture"}
 
 func (v *validator) step(s *Step, place stepPlace) {
 	var kinds []string
@@ -353,7 +353,7 @@ func (v *validator) step(s *Step, place stepPlace) {
 		return
 	}
 	kind := kinds[0]
-	usesTarget := map[string]bool{"sql": true, "sql_file": true, "set_global": true, "restart": true, "wait": true, "workload": true}[kind]
+	usesTarget := map[string]bool{"sql": true, "sql_file": true, "set_global": true, "restart": true, "wait": true, "workload": true, "capture": true}[kind]
 	only := func(key string, allowed ...string) {
 		if s.Src.Has(key) && !contains(allowed, kind) {
 			v.errorf(s.Src.At(key), "%s does not apply to a %s step; remove it (it applies to %s)", key, kind, strings.Join(allowed, ", "))
@@ -424,9 +424,41 @@ func (a *Wait) validate(v *validator, _ *Step)     { v.wait(a) }
 func (a *Workload) validate(v *validator, _ *Step) { v.workload(a) }
 
 // SQL, shell, sleep and drop_caches need nothing beyond what decoding checked.
-func (*SQL) validate(*validator, *Step)        {}
-func (*Shell) validate(*validator, *Step)      {}
-func (*Sleep) validate(*validator, *Step)      {}
+func (*SQL) validate(*validator, *Step)   {}
+func (*Shell) validate(*validator, *Step) {}
+func (*Sleep) validate(*validator, *Step) {}
+
+func (c *Capture) validate(v *validator, _ *Step) {
+	if c.Duration <= 0 {
+		v.errorf(c.Src.At("duration"), "capture duration must be more than 0, e.g. duration: 60s")
+	}
+	c.Path = v.output(c.Out)
+	if c.While != nil {
+		v.workload(c.While)
+		if c.While.Type() == "replay" && c.While.Replay.Path == c.Path {
+			v.errorf(c.While.Src.At("replay"), "the capture's while: workload replays the file it writes; replay another file")
+		}
+	}
+}
+
+// output resolves a file the plan writes, relative to the plan's directory.
+func (v *validator) output(name string) string {
+	if name == "" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(v.p.Dir, name)
+}
+
+// captured says a capture: step of the plan writes the file at path, which then need not
+// exist before the run.
+func (v *validator) captured(path string) bool {
+	for ps := range v.p.Steps() {
+		if c := ps.Step.Capture; c != nil && v.output(c.Out) == path {
+			return true
+		}
+	}
+	return false
+}
 func (*DropCaches) validate(*validator, *Step) {}
 
 func (v *validator) wait(w *Wait) {
@@ -525,7 +557,11 @@ func (v *validator) workload(w *Workload) {
 	case "transactions":
 		v.transactions(w)
 	case "replay":
-		w.Replay.Path = v.path(w.Replay.File, w.Replay.Src.At("file"), "replay.file")
+		if p := v.output(w.Replay.File); p != "" && v.captured(p) {
+			w.Replay.Path = p
+		} else {
+			w.Replay.Path = v.path(w.Replay.File, w.Replay.Src.At("file"), "replay.file")
+		}
 		v.replay(w.Replay)
 	case "sysbench":
 		v.settings(w.Sysbench.Args, "sysbench.args", false)

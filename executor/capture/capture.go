@@ -56,6 +56,16 @@ type Options struct {
 	Logf     func(format string, args ...any)
 	// Poll is performance_schema's polling interval (default 100ms).
 	Poll time.Duration
+	// Started, if set, is called once statements are being recorded: with the slow log, only
+	// connections opened from then on are.
+	Started func()
+}
+
+func (o *Options) started() {
+	if o.Started != nil {
+		o.Started()
+		o.Started = nil
+	}
 }
 
 // Result says what a capture recorded.
@@ -185,6 +195,7 @@ func slowLog(ctx context.Context, conn *sql.Conn, self uint64, o Options) ([]tra
 		}
 	}
 	o.Logf("capture: slow log to TABLE with long_query_time=0 for %s (was log_output=%s slow_query_log=%s long_query_time=%s; restored at the end); connections opened before now keep their long_query_time", o.Duration, output, enabled, lqt)
+	o.started()
 	err := wait(ctx, o.Duration, 100*time.Millisecond, nil)
 	restore()
 	if err != nil {

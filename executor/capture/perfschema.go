@@ -129,6 +129,7 @@ func perfSchema(ctx context.Context, conn *sql.Conn, self uint64, o Options, res
 	if interval <= 0 {
 		interval = 100 * time.Millisecond
 	}
+	o.started()
 	if err := wait(ctx, o.Duration, interval, poll); err != nil {
 		return nil, err
 	}

@@ -345,12 +345,8 @@ func TestCaptureRoundTrip(t *testing.T) {
 		done := make(chan error, 1)
 		started := make(chan struct{})
 		go func() {
-			_, err := capture.Run(context.Background(), db, w, capture.Options{Duration: 3 * time.Second, Method: method, Logf: func(f string, a ...any) {
-				t.Logf(f, a...)
-				if strings.Contains(f, "for %s") {
-					close(started)
-				}
-			}})
+			_, err := capture.Run(context.Background(), db, w, capture.Options{Duration: 3 * time.Second, Method: method, Logf: t.Logf,
+				Started: func() { close(started) }})
 			done <- err
 		}()
 		select {
