@@ -20,7 +20,12 @@ type generalReader struct {
 	pending  *Statement             // a Query whose continuation lines may follow
 }
 
-type genSession struct{ user, schema string }
+type genSession struct {
+	user, schema string
+	// textExecute: the session's last Query was a text-protocol EXECUTE, which the server logs
+	// again, expanded, as an Execute line: that line is not a statement of its own.
+	textExecute bool
+}
 
 type genLine struct {
 	time    []byte
@@ -141,6 +146,11 @@ func (r *generalReader) next() (*Statement, error) {
 			delete(r.sessions, g.id)
 		case "Query", "Execute":
 			s := r.session(g.id)
+			if g.command == "Execute" && s.textExecute {
+				s.textExecute = false
+				break
+			}
+			s.textExecute = g.command == "Query" && isTextExecute(g.arg)
 			st := &Statement{Session: g.id, Start: r.time, User: s.user, Schema: s.schema, Text: string(g.arg), Line: r.l.n}
 			unknown(st)
 			if db, ok := UseTarget(st.Text); ok {
@@ -153,6 +163,11 @@ func (r *generalReader) next() (*Statement, error) {
 			return out, nil
 		}
 	}
+}
+
+func isTextExecute(arg []byte) bool {
+	a := bytes.TrimSpace(arg)
+	return len(a) > 8 && bytes.EqualFold(a[:7], []byte("EXECUTE")) && (a[7] == ' ' || a[7] == '\t' || a[7] == '\n')
 }
 
 // UseTarget returns the database of a USE statement.
