@@ -77,6 +77,15 @@ func newFilter(r *spec.Replay) *filter {
 	return &filter{readOnly: r.ReadOnly, include: newMatcher(r.Include), exclude: newMatcher(r.Exclude), prepared: map[uint64]map[string]bool{}, temps: map[uint64]map[string]bool{}}
 }
 
+// id is the fingerprint's id when a list names fingerprints ("" otherwise: hashing every
+// statement costs the replay's reader time for nothing).
+func (f *filter) id(fp string) string {
+	if f.include != nil && f.include.ids != nil || f.exclude != nil && f.exclude.ids != nil {
+		return traffic.FingerprintID(fp)
+	}
+	return ""
+}
+
 // skip names the filter that leaves s out ("" keeps it). Called once per statement in
 // captured order: it follows PREPARE and DEALLOCATE.
 func (f *filter) skip(s *traffic.Statement, id string) string {

@@ -77,7 +77,7 @@ func scan(r *spec.Replay, env workload.Env) (*scanned, error) {
 		all[s.Session] = true
 		sc.replay.StatementsCaptured++
 		fp := traffic.Fingerprint(s.Text)
-		if why := flt.skip(s, traffic.FingerprintID(fp)); why != "" {
+		if why := flt.skip(s, flt.id(fp)); why != "" {
 			sc.replay.Skipped[why]++
 			continue
 		}
@@ -194,7 +194,7 @@ func dispatch(r *spec.Replay, env workload.Env, sc *scanned, sh *shared, queues 
 			return
 		}
 		fp := traffic.Fingerprint(s.Text)
-		if flt.skip(s, traffic.FingerprintID(fp)) != "" {
+		if flt.skip(s, flt.id(fp)) != "" {
 			continue
 		}
 		w, ok := sc.index[s.Session]
@@ -347,6 +347,13 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 	<-done
 	if tot != nil {
 		tot.Replay = summarize(sc, sh, workers, captured)
+		fid := tot.Replay
+		lag := ""
+		if tot.Lag != nil && tot.Lag.Count() > 0 {
+			lag = fmt.Sprintf(", schedule lag p50 %.2fms p99 %.2fms", measure.Ms(tot.Lag.Percentile(50)), measure.Ms(tot.Lag.Percentile(99)))
+		}
+		r.env.Logf("replay %s: %d of %d sessions and %d of %d statements replayed, skipped %v, %d errors, %d rows-sent mismatches%s",
+			rp.File, fid.SessionsReplayed, fid.SessionsCaptured, fid.StatementsReplayed, fid.StatementsCaptured, fid.Skipped, tot.Errors, fid.RowsMismatches, lag)
 	}
 	return tot, err
 }
