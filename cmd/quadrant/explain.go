@@ -265,6 +265,12 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		}
 	case *spec.Workload:
 		e.printf("%s%sworkload (not measured)%s: %s\n", in, prefix, on, e.workload(a))
+	case *spec.Capture:
+		e.upper += a.Duration
+		e.printf("%s%scapture%s for %s into %s (method %s; settings restored after)\n", in, prefix, on, a.Duration, a.Out, a.Method)
+		if a.While != nil {
+			e.printf("%s  while: workload (not measured): %s\n", in, e.workload(a.While))
+		}
 	}
 }
 
