@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -39,7 +40,19 @@ func main() {
 	sessions := flag.Int("sessions", 16, "captured sessions (rate)")
 	span := flag.Duration("span", 10*time.Second, "captured time span (rate)")
 	keep := flag.String("file", "", "generate into this file and keep it (default: a temporary file)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the bench to this file")
 	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "replaybench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	var err error
 	switch *mode {
 	case "stream":
@@ -51,6 +64,7 @@ func main() {
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "replaybench:", err)
+		pprof.StopCPUProfile()
 		os.Exit(1)
 	}
 }
