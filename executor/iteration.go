@@ -302,6 +302,7 @@ type rowWriter struct {
 	costs   map[string]*measure.CostMeter // per target; read once the writer closed
 	downAt  time.Time                     // start of a window with no successful event, for the log
 	downErr int64
+	warm    bool // a warmup interval was seen and the measured part has not begun yet
 }
 
 // pending is an interval waiting for its samplers.
@@ -323,7 +324,9 @@ func (rw *rowWriter) interval(iv *measure.Interval) {
 	tk.Interval = iv
 	rw.obs.Interval(tk)
 	t := &pending{iv: iv}
-	t.samples = rw.samplers.sample(iv.End, iv.End.Sub(iv.Start), &t.wg)
+	measuredFrom := rw.warm && !iv.Warmup
+	rw.warm = iv.Warmup
+	t.samples = rw.samplers.sample(iv.End, iv.End.Sub(iv.Start), measuredFrom, &t.wg)
 	select {
 	case rw.queue <- t:
 	default:

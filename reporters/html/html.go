@@ -50,6 +50,10 @@ type pageData struct {
 	// Replay and Fingerprints are replay.csv and fingerprints.csv, when a workload replayed traffic.
 	Replay       *dataTable `json:"replay,omitempty"`
 	Fingerprints *dataTable `json:"fingerprints,omitempty"`
+	// Matrix is drawn by axes.js: the charts by matrix axis and the headline.
+	Matrix *matrixData `json:"matrix,omitempty"`
+	// Evidence is drawn by evidence.js: where the time went.
+	Evidence *evidenceData `json:"evidence,omitempty"`
 }
 
 // spectrum is one target's latency percentiles per iteration, recomputed from the
@@ -122,6 +126,12 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		if run.Fingerprints != nil && len(run.Fingerprints.Rows) > 0 {
 			d.Fingerprints = &dataTable{run.Fingerprints.Header, run.Fingerprints.Rows}
 		}
+		d.Matrix = matrixCharts(run)
+		ev, err := whereTimeWent(run)
+		if err != nil {
+			ev = &evidenceData{Error: err.Error()}
+		}
+		d.Evidence = ev
 	}
 	data, err := json.Marshal(d) // escapes <, > and &, so the data cannot close its <script>
 	if err != nil {
@@ -136,7 +146,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS,
+		"ReportJS": reportJS + "\n" + axesJS + "\n" + evidenceJS,
 		"Data":     string(data),
 	})
 }
@@ -190,6 +200,9 @@ type comparisonData struct {
 	VerdictNote string       `json:"verdict_note,omitempty"`
 	// Fingerprints: replayed statement fingerprints lined up across runs, as a table.
 	Fingerprints *dataTable `json:"fingerprints,omitempty"`
+	// Servers and Evidence are drawn by servers.js, cell by cell.
+	Servers  *serversData         `json:"servers,omitempty"`
+	Evidence []comparisonEvidence `json:"evidence,omitempty"`
 }
 
 type comparisonCell struct {
@@ -200,7 +213,8 @@ type comparisonCell struct {
 // RenderComparison writes a comparison of runs as one self-contained page: per metric, a
 // table with the change against the first run and a chart across cells.
 func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
-	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote}
+	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
+		Servers: acrossServers(c), Evidence: comparisonEvidenceOf(c)}
 	for _, r := range c.Runs {
 		cd.Runs = append(cd.Runs, r.Dir+" ("+r.Info.Plan+", "+r.Info.Host+")")
 	}
@@ -248,7 +262,7 @@ func RenderComparison(w io.Writer, c *compare.Comparison, version string) error 
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS + "\n" + verdictsJS,
+		"ReportJS": reportJS + "\n" + verdictsJS + "\n" + serversJS,
 		"Data":     string(data),
 	})
 }

@@ -113,6 +113,12 @@ func (s *Status) Baseline(ctx context.Context) error {
 	return err
 }
 
+// Rebase implements watch.Sampler. During an outage it waits for the next answer, as Baseline does.
+func (s *Status) Rebase() {
+	s.rebase = true
+	s.finishRebase()
+}
+
 // Sample implements watch.Sampler.
 func (s *Status) Sample(ctx context.Context, at time.Time) (watch.Sample, error) {
 	if s.conn == nil {
