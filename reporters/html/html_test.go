@@ -244,7 +244,12 @@ func TestReplaySectionsRender(t *testing.T) {
 		Fingerprints: []measure.Fingerprint{{ID: "q0123456789ab", Text: "select c from sbtest1 where id=?", Captured: 39, CapturedLatency: capt,
 			ErrorsByCode: map[int]int64{1062: 2}}}}}
 	tot.Transactions = []measure.Named{{Name: "q0123456789ab", Counts: measure.Counts{Events: 39}, Latency: lat}}
-	for file, recs := range map[string][]results.Record{results.FingerprintsFile: results.FingerprintRows(1, "primary", tot)} {
+	// The same fingerprint replayed in a second iteration with twice the latency.
+	lat2 := measure.NewHistogram()
+	lat2.Record(4 * time.Millisecond)
+	tot2 := *tot
+	tot2.Transactions = []measure.Named{{Name: "q0123456789ab", Counts: measure.Counts{Events: 39}, Latency: lat2}}
+	for file, recs := range map[string][]results.Record{results.FingerprintsFile: append(results.FingerprintRows(1, "primary", tot), results.FingerprintRows(2, "primary", &tot2)...)} {
 		tb, err := results.OpenTable(filepath.Join(dir, file))
 		if err != nil {
 			t.Fatal(err)
@@ -280,7 +285,11 @@ func TestReplaySectionsRender(t *testing.T) {
 	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
 		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
 	}
-	for _, want := range []string{"Replay fidelity", "Statement fingerprints", "select c from sbtest1 where id=?", "q0123456789ab", "1062:2"} {
+	if !regexp.MustCompile(`<td>100\.\d</td>`).MatchString(dom) {
+		t.Errorf("the fingerprint's p95 change between the iterations (+100%%) is not on the page")
+	}
+	for _, want := range []string{"Replay fidelity", "Statement fingerprints", "select c from sbtest1 where id=?", "q0123456789ab", "1062:2",
+		"p95 per fingerprint across iterations"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("rendered page lacks %q", want)
 		}

@@ -309,7 +309,41 @@
     if (D.fingerprints) {
       root.appendChild(el("h2", { text: "Statement fingerprints (replayed vs captured latency)" }));
       root.appendChild(plainTable(D.fingerprints, "fingerprints"));
+      byFingerprint(root, D.fingerprints);
     }
+  }
+  // byFingerprint: one row per fingerprint and target, its replayed p95 in each iteration and the
+  // change against the first: the per-query comparison of a matrix of replays.
+  function byFingerprint(root, F) {
+    var ci = col(F, "iteration"), ct = col(F, "target"), cid = col(F, "fingerprint_id"), cp = col(F, "p95_ms"), cf = col(F, "fingerprint");
+    var its = [], rows = {}, order = [];
+    F.rows.forEach(function (r) {
+      var it = r[ci];
+      if (its.indexOf(it) < 0) its.push(it);
+      var k = r[ct] + " " + r[cid];
+      if (!rows[k]) { rows[k] = { target: r[ct], id: r[cid], text: r[cf], p95: {} }; order.push(k); }
+      rows[k].p95[it] = r[cp];
+    });
+    if (its.length < 2) return;
+    its.sort(function (a, b) { return a - b; });
+    var T = { header: ["target", "fingerprint"], rows: [] };
+    its.forEach(function (it, i) {
+      T.header.push("p95_ms " + iterLabel(Number(it)));
+      if (i > 0) T.header.push("Δ% " + iterLabel(Number(it)));
+    });
+    T.header.push("statement");
+    order.forEach(function (k) {
+      var x = rows[k], row = [x.target, x.id], base = num(x.p95[its[0]]);
+      its.forEach(function (it, i) {
+        var v = num(x.p95[it]);
+        row.push(v === null ? "" : String(v));
+        if (i > 0) row.push(v === null || base === null || base === 0 ? "" : (100 * (v - base) / base).toFixed(1));
+      });
+      row.push(x.text);
+      T.rows.push(row);
+    });
+    root.appendChild(el("h3", { text: "p95 per fingerprint across iterations (change against the first)" }));
+    root.appendChild(plainTable(T, "fingerprints-by-iteration"));
   }
 
   function plan(root) {
