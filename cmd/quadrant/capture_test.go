@@ -2,10 +2,16 @@ package main
 
 import (
 	"bytes"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 )
 
 // TestCaptureConvertAndTrim: --in converts a server's slow log into a capture file, filtered
@@ -40,5 +46,68 @@ func TestCaptureConvertAndTrim(t *testing.T) {
 	stderr.Reset()
 	if code := run([]string{"capture", "--duration", "1s", "--out", trimmed}, &stdout, &stderr); code != exitInvalid {
 		t.Errorf("no --target nor --in: exit %d, %q", code, stderr.String())
+	}
+}
+
+// TestCaptureServer: quadrant capture --target records what other connections run on a
+// sandbox for the duration, leaves out its own statements, and puts the slow log settings back.
+func TestCaptureServer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a MariaDB sandbox")
+	}
+	c := sandboxtest.Start(t, sandbox.Options{Name: "capcli"})
+	db, err := c.Primary.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	settings := func() string {
+		var s string
+		if err := db.QueryRow("SELECT CONCAT_WS(' ', @@GLOBAL.log_output, @@GLOBAL.slow_query_log, @@GLOBAL.long_query_time)").Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := settings()
+	// New connections all along the capture: the slow log records those opened after it started.
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			other, err := sql.Open("mysql", c.Primary.DSN(""))
+			if err == nil {
+				other.Exec("SELECT 42 FROM DUAL")
+				other.Close()
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	out := filepath.Join(t.TempDir(), "t.qcap")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"capture", "--target", "db=" + c.Primary.DSN(""), "--duration", "2s", "--method", "slow_log", "--out", out}, &stdout, &stderr)
+	close(done)
+	wg.Wait()
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if got := settings(); got != before {
+		t.Errorf("settings after the capture %q, before %q", got, before)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), `"text":"SELECT 42 FROM DUAL"`); n == 0 || strings.Contains(string(data), "slow_query_log") {
+		t.Errorf("capture has %d SELECT 42 (want some) or the capture's own statements:\n%.2000s", n, data)
+	}
+	if !strings.HasPrefix(string(data), `{"qcap":1,`) || strings.Contains(stderr.String(), c.Primary.Password()) {
+		t.Errorf("header %.80q; stderr %q", data, stderr.String())
 	}
 }
