@@ -39,6 +39,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&users, "user", "keep only statements run by this `USER` (repeatable)")
 	from := fs.Duration("from", 0, "keep only statements starting this long after the first one")
 	to := fs.Duration("to", 0, "keep only statements starting at most this long after the first one (0: no end)")
+	skipMalformed := fs.Bool("skip-malformed", false, "with --in: skip a malformed or truncated record (each is reported with file:line) instead of stopping")
 	if _, code, stop := parseFlags(fs, args, stdout); stop {
 		return code
 	}
@@ -77,7 +78,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	var n int64
 	var sessions int
 	if *in != "" {
-		n, sessions, err = convert(*in, tmp, filter, logf)
+		n, sessions, err = convert(*in, tmp, filter, *skipMalformed, logf)
 	} else {
 		n, sessions, err = captureServer(ctx, targets[0], *method, *duration, tmp, filter, logf)
 	}
@@ -131,8 +132,8 @@ func captureServer(ctx context.Context, tv, method string, d time.Duration, out 
 
 // convert writes the statements of a log or capture file that pass the filter. The time window
 // is measured from the file's first statement, read in file order.
-func convert(path string, out io.Writer, filter capture.Filter, logf func(string, ...any)) (int64, int, error) {
-	f, err := traffic.Open(path, traffic.Options{})
+func convert(path string, out io.Writer, filter capture.Filter, skip bool, logf func(string, ...any)) (int64, int, error) {
+	f, err := traffic.Open(path, traffic.Options{SkipMalformed: skip, OnSkip: func(e *traffic.LineError) { logf("capture: skipped: %v", e) }})
 	if err != nil {
 		return 0, 0, err
 	}

@@ -111,3 +111,29 @@ func TestCaptureServer(t *testing.T) {
 		t.Errorf("header %.80q; stderr %q", data, stderr.String())
 	}
 }
+
+// TestCaptureSkipMalformed: a malformed record stops --in with file:line (exit 2), and
+// --skip-malformed converts the rest, reporting it.
+func TestCaptureSkipMalformed(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "slow.log")
+	log := "# User@Host: app[app] @ localhost []  Id: 8\n# Query_time: 0.1  Lock_time: 0 Rows_sent: 1  Rows_examined: 1\nSET timestamp=1700000000;\nSELECT 1;\n" +
+		"# User@Host: app[app] @ localhost []  Id: 8\n# Query_time: x  Lock_time: 0 Rows_sent: 1  Rows_examined: 1\nSELECT 2;\n" +
+		"# User@Host: app[app] @ localhost []  Id: 9\n# Query_time: 0.1  Lock_time: 0 Rows_sent: 1  Rows_examined: 1\nSET timestamp=1700000001;\nSELECT 3;\n"
+	if err := os.WriteFile(in, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "t.qcap")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"capture", "--in", in, "--out", out}, &stdout, &stderr); code != exitInvalid || !strings.Contains(stderr.String(), in+":6:") {
+		t.Errorf("malformed: exit %d, %q", code, stderr.String())
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed conversion left its file")
+	}
+	stderr.Reset()
+	if code := run([]string{"capture", "--in", in, "--out", out, "--skip-malformed"}, &stdout, &stderr); code != exitOK ||
+		!strings.Contains(stdout.String(), "2 statements from 2 sessions") || !strings.Contains(stderr.String(), in+":6:") {
+		t.Errorf("skip: exit %d, %q, %q", code, stdout.String(), stderr.String())
+	}
+}
