@@ -127,6 +127,19 @@ func (discardLogger) Print(...any) {}
 
 // Dial opens a connection. prepared selects server-side prepared statements.
 func Dial(ctx context.Context, cfg *mysql.Config, prepared bool) (*Conn, error) {
+	c, err := DialLater(cfg, prepared)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.open(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// DialLater is Dial without connecting yet: Reconnect opens the connection when it is needed
+// (a replayed session's at its first statement, so only sessions that overlap hold one).
+func DialLater(cfg *mysql.Config, prepared bool) (*Conn, error) {
 	c := &Conn{prepared: prepared, loc: cfg.Loc}
 	if dial := cfg.DialFunc; dial != nil {
 		cfg = cfg.Clone()
@@ -141,11 +154,11 @@ func Dial(ctx context.Context, cfg *mysql.Config, prepared bool) (*Conn, error) 
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	c.connector = connector
-	if err := c.open(ctx); err != nil {
-		return nil, err
-	}
 	return c, nil
 }
+
+// Connected says the connection is open.
+func (c *Conn) Connected() bool { return c.dc != nil }
 
 func (c *Conn) open(ctx context.Context) error {
 	c.pio = nil

@@ -388,3 +388,59 @@ func TestCaptureRoundTrip(t *testing.T) {
 		checkSteps(t, b.Primary)
 	}
 }
+
+// TestSessionsConnectWhenTheyRun: a session connects shortly before its first statement and
+// disconnects after its last, so a capture of sessions that never overlapped never holds all of
+// their connections at once (they are half a second apart; all ten at once would need the
+// replay to stall for four and a half seconds).
+func TestSessionsConnectWhenTheyRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a MariaDB sandbox")
+	}
+	const n = 10
+	path := filepath.Join(t.TempDir(), "seq.qcap")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := traffic.NewWriter(f, traffic.QCapHeader{Timed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Unix(1700000000, 0)
+	for i := range n {
+		for j, text := range []string{"SELECT 1", "SELECT 2"} {
+			st := traffic.Statement{Session: uint64(100 + i), Start: start.Add(time.Duration(i)*500*time.Millisecond + time.Duration(j)*10*time.Millisecond),
+				Duration: -1, RowsSent: -1, RowsExamined: -1, Text: text}
+			if err := w.Write(&st); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	c := sandboxtest.Start(t, sandbox.Options{Name: "seq"})
+	db, err := c.Primary.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("FLUSH STATUS"); err != nil {
+		t.Fatal(err)
+	}
+	tot := replayFile(t, c.Primary, &spec.Replay{File: path, Timing: "original"})
+	if tot.Errors != 0 || tot.Replay.SessionsReplayed != n || tot.Replay.StatementsReplayed != 2*n {
+		t.Fatalf("replay: %d errors, %+v", tot.Errors, tot.Replay)
+	}
+	var name string
+	var most int
+	if err := db.QueryRow("SHOW GLOBAL STATUS LIKE 'Max_used_connections'").Scan(&name, &most); err != nil {
+		t.Fatal(err)
+	}
+	// Our own connection plus the replay's.
+	if most > n {
+		t.Errorf("Max_used_connections %d: the replay held every session's connection at once (%d sessions)", most, n)
+	}
+}

@@ -32,6 +32,13 @@ type sessionReplay struct {
 // times this, whatever the file's size.
 const queueLen = 256
 
+// connectTimeout bounds a session's connecting when its first statement comes; connectAhead
+// is how long before that statement is due the session connects.
+const (
+	connectTimeout = 30 * time.Second
+	connectAhead   = 50 * time.Millisecond
+)
+
 func openTraffic(r *spec.Replay, env workload.Env) (*traffic.File, error) {
 	return traffic.Open(r.Path, traffic.Options{Format: r.Format, SkipMalformed: r.OnMalformed == "skip",
 		OnSkip: func(e *traffic.LineError) { env.Logf("replay: skipped malformed record: %v", e) }})
@@ -40,6 +47,7 @@ func openTraffic(r *spec.Replay, env workload.Env) (*traffic.File, error) {
 // scanned is what the first pass over the file learned.
 type scanned struct {
 	sessions []uint64        // kept sessions in order of first statement
+	counts   []int64         // kept statements per session
 	index    map[uint64]int  // session id -> worker
 	first    time.Time       // earliest captured start of a kept statement
 	fps      map[string]int  // fingerprint -> index into names (top N, then other)
@@ -84,10 +92,14 @@ func scan(r *spec.Replay, env workload.Env) (*scanned, error) {
 		if r.Timing == "original" && s.Start.IsZero() {
 			return nil, fmt.Errorf("%s:%d: timing: original, but the %s has no start time for this statement; use timing: none", f.Name, s.Line, f.Format)
 		}
-		if _, ok := sc.index[s.Session]; !ok {
-			sc.index[s.Session] = len(sc.sessions)
+		w, ok := sc.index[s.Session]
+		if !ok {
+			w = len(sc.sessions)
+			sc.index[s.Session] = w
 			sc.sessions = append(sc.sessions, s.Session)
+			sc.counts = append(sc.counts, 0)
 		}
+		sc.counts[w]++
 		if !s.Start.IsZero() && (sc.first.IsZero() || s.Start.Before(sc.first)) {
 			sc.first = s.Start
 		}
@@ -148,6 +160,7 @@ type shared struct {
 	replayed  atomic.Int64
 	mismatch  atomic.Int64
 	sessionOK []atomic.Bool
+	sessions  []uint64 // captured session ids by worker
 }
 
 func (s *shared) start() time.Time {
@@ -171,7 +184,7 @@ func (s *shared) failed() error {
 
 // dispatch reads the file again and hands each kept statement to its session's queue,
 // recording the captured durations per fingerprint; it closes the queues at the end.
-func dispatch(r *spec.Replay, env workload.Env, sc *scanned, sh *shared, queues []chan item, captured []*measure.Histogram, quit <-chan struct{}) {
+func dispatch(r *spec.Replay, env workload.Env, sc *scanned, sh *shared, queues []chan *item, captured []*measure.Histogram, quit <-chan struct{}) {
 	defer func() {
 		for _, q := range queues {
 			close(q)
@@ -201,7 +214,7 @@ func dispatch(r *spec.Replay, env workload.Env, sc *scanned, sh *shared, queues 
 		if !ok {
 			continue
 		}
-		it := item{text: s.Text, fp: sc.fps[fp], offset: -1, rows: s.RowsSent, schema: s.Schema, line: s.Line}
+		it := &item{text: s.Text, fp: sc.fps[fp], offset: -1, rows: s.RowsSent, schema: s.Schema, line: s.Line}
 		if !s.Start.IsZero() {
 			it.offset = s.Start.Sub(sc.first)
 		}
@@ -218,20 +231,29 @@ func dispatch(r *spec.Replay, env workload.Env, sc *scanned, sh *shared, queues 
 
 // sessionWorker replays one captured session on its own connection.
 type sessionWorker struct {
-	sh     *shared
-	id     int
-	q      <-chan item
-	cur    item
-	abort  error
-	schema string
-	dest   []driver.Value
-	errs   []map[int]int64 // per fingerprint
-	rows   []int64
-	mismat []int64
+	sh      *shared
+	id      int
+	q       <-chan *item
+	cur     *item
+	conn    *engine.Conn
+	left    int64 // statements of the session still to come
+	abort   error
+	connErr error // connecting for the current statement failed
+	schema  string
+	dest    []driver.Value
+	errs    []map[int]int64 // per fingerprint
+	rows    []int64
+	mismat  []int64
 }
 
-// Next takes the session's next statement and says when it is due.
+// Next takes the session's next statement and says when it is due. The session connects
+// when its first statement is known, ahead of its time, and disconnects after its last: the
+// replay holds as many connections as sessions overlap, as the server did.
 func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
+	if w.left == 0 {
+		_ = w.conn.Close()
+		return time.Time{}, false
+	}
 	select {
 	case it, ok := <-w.q:
 		if !ok {
@@ -239,17 +261,35 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 				w.abort = err
 				return time.Time{}, true
 			}
+			_ = w.conn.Close()
 			return time.Time{}, false
 		}
 		w.cur = it
+		w.left--
 	case <-stop:
 		return time.Time{}, false
 	}
-	base := w.sh.start()
-	if w.sh.timing && w.cur.offset >= 0 {
-		return base.Add(time.Duration(float64(w.cur.offset) / w.sh.speed)), true
+	var due time.Time
+	if base := w.sh.start(); w.sh.timing && w.cur.offset >= 0 {
+		due = base.Add(time.Duration(float64(w.cur.offset) / w.sh.speed))
 	}
-	return time.Time{}, true
+	w.connErr = nil
+	if !w.conn.Connected() {
+		// Connect shortly before the first statement is due, as the client did.
+		if d := time.Until(due.Add(-connectAhead)); d > 0 {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-stop:
+				t.Stop()
+				return time.Time{}, false
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+		w.connErr = w.conn.Reconnect(ctx)
+		cancel()
+	}
+	return due, true
 }
 
 // Event runs the statement Next took, in the captured default database.
@@ -258,6 +298,10 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 		return 0, &engine.AbortError{Reason: w.abort.Error(), Err: w.abort}
 	}
 	it := w.cur
+	if w.connErr != nil {
+		w.errs[it.fp][engine.Code(w.connErr)]++
+		return it.fp, fmt.Errorf("%s:%d: captured session %d: %w", w.sh.name, it.line, w.sh.sessions[w.id], w.connErr)
+	}
 	db, isUse := traffic.UseTarget(it.text)
 	if it.schema != "" && it.schema != w.schema && !isUse {
 		if _, err := c.ExecText("USE "+quoteIdent(it.schema), false, nil); err != nil {
@@ -308,11 +352,11 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 		return nil, fmt.Errorf("replay: %s: no statement to replay (%d captured, skipped by filter: %v)", rp.File, sc.replay.StatementsCaptured, sc.replay.Skipped)
 	}
 	r.env.Logf("replay %s: %d sessions, %d statements captured, %d fingerprints", rp.File, sc.replay.SessionsCaptured, sc.replay.StatementsCaptured, len(sc.fps))
-	sh := &shared{name: rp.Path, timing: rp.Timing == "original", speed: rp.Speed, sessionOK: make([]atomic.Bool, len(sc.sessions))}
-	queues := make([]chan item, len(sc.sessions))
+	sh := &shared{name: rp.Path, timing: rp.Timing == "original", speed: rp.Speed, sessionOK: make([]atomic.Bool, len(sc.sessions)), sessions: sc.sessions}
+	queues := make([]chan *item, len(sc.sessions))
 	workers := make([]*sessionWorker, len(sc.sessions))
 	for i := range queues {
-		queues[i] = make(chan item, queueLen)
+		queues[i] = make(chan *item, queueLen)
 		w := &sessionWorker{sh: sh, id: i, q: queues[i], errs: make([]map[int]int64, len(sc.names)),
 			rows: make([]int64, len(sc.names)), mismat: make([]int64, len(sc.names))}
 		for j := range w.errs {
@@ -329,11 +373,11 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 	engine.EnsureProcs(lc.Threads)
 	dc := engine.DialConfig(r.env.Server, false, r.env.Timeout(), lc.Threads)
 	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
-		c, err := engine.Dial(ctx, dc, false)
+		c, err := engine.DialLater(dc, false)
 		if err != nil {
 			return nil, nil, fmt.Errorf("replay connection for captured session %d: %w", sc.sessions[i], err)
 		}
-		workers[i].schema = dc.DBName
+		workers[i].schema, workers[i].conn, workers[i].left = dc.DBName, c, sc.counts[i]
 		return workers[i], c, nil
 	}
 	quit := make(chan struct{})
