@@ -495,6 +495,14 @@ func (x *iteration) assertions() []string {
 			return math.NaN()
 		})
 	}
+	if stmts := it.Workload.StmtNames(); len(stmts) > 0 {
+		env["stmt"] = spec.StmtMetrics(stmts, func(class, suffix string) float64 {
+			if v, ok := txVals["stmt."+class+"."+suffix]; ok {
+				return v
+			}
+			return math.NaN()
+		})
+	}
 	status := map[string]float64{}
 	if m != nil {
 		for _, v := range m.summary[x.target] {
@@ -535,11 +543,15 @@ func seen(src string, env map[string]any) string {
 			parts = append(parts, fmt.Sprintf("%s=%s", k, results.FormatFloat(v)))
 		}
 	}
-	if tx, ok := env["tx"].(map[string]any); ok {
-		for _, n := range sortedKeys(tx) {
-			per, _ := tx[n].(map[string]any)
+	for _, root := range []string{"tx", "stmt"} {
+		named, ok := env[root].(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, n := range sortedKeys(named) {
+			per, _ := named[n].(map[string]any)
 			for _, sfx := range sortedKeys(per) {
-				if name := "tx." + n + "." + sfx; containsWord(src, name) {
+				if name := root + "." + n + "." + sfx; containsWord(src, name) {
 					parts = append(parts, fmt.Sprintf("%s=%s", name, results.FormatFloat(per[sfx].(float64))))
 				}
 			}

@@ -239,7 +239,7 @@ func IsWorkloadColumn(name string) bool {
 	if _, ok := measure.Lookup(name); ok {
 		return true
 	}
-	return strings.HasPrefix(name, "error.") || strings.HasPrefix(name, "tx.")
+	return strings.HasPrefix(name, "error.") || strings.HasPrefix(name, "tx.") || strings.HasPrefix(name, "stmt.")
 }
 
 // WriteVariableCSVs writes variables/NAME.csv for every watched variable: one row per

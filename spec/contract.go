@@ -2,6 +2,7 @@ package spec
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
@@ -93,6 +94,30 @@ func (w *Workload) TxNames() []string {
 		out = append(out, t.Name)
 	}
 	return out
+}
+
+// StmtNames are the statement classes of the workload's stmt.CLASS.* metrics: those of the
+// OLTP builtins (a builtin without a class, or with statement_stats off, leaves them
+// empty cells); nil for every other workload.
+func (w *Workload) StmtNames() []string {
+	if w == nil || w.Type() != "builtin" || !strings.HasPrefix(w.Builtin, "oltp_") {
+		return nil
+	}
+	return measure.StmtClasses
+}
+
+// StmtMetrics is what `assert:` sees as stmt: stmt.CLASS.SUFFIX for every statement class
+// and every per-statement figure of the metric table (stmt.point_select.p99_ms).
+func StmtMetrics(classes []string, value func(class, suffix string) float64) map[string]any {
+	m := make(map[string]any, len(classes))
+	for _, n := range classes {
+		per := make(map[string]any, len(measure.StmtSuffixes))
+		for _, sfx := range measure.StmtSuffixes {
+			per[sfx] = value(n, sfx)
+		}
+		m[n] = per
+	}
+	return m
 }
 
 // TxMetrics is what `assert:` sees as tx: tx.NAME.SUFFIX for every transaction name and

@@ -196,10 +196,15 @@ func (v *validator) iteration(it *Iteration) {
 		env["tx"] = TxMetrics(txs, func(string, string) float64 { return 0 })
 		maps = append(maps, "tx")
 	}
+	if stmts := it.Workload.StmtNames(); len(stmts) > 0 {
+		env["stmt"] = StmtMetrics(stmts, func(string, string) float64 { return 0 })
+		maps = append(maps, "stmt")
+	}
 	ns := &nameSpace{s: it.scope, idents: append(append([]string(nil), AssertionMetrics...), v.records...), maps: maps}
 	for i := range it.Assert {
 		v.d.compile(&it.Assert[i], ns, env, expr.AsBool())
 		v.txNames(&it.Assert[i], it.Workload.TxNames())
+		v.stmtNames(&it.Assert[i], it.Workload.StmtNames())
 		if it.Workload != nil && it.Workload.Type() != TPCC {
 			for _, m := range tpccOnly.FindAllStringIndex(it.Assert[i].Source, -1) {
 				at := it.Assert[i].Pos
@@ -230,6 +235,28 @@ func (v *validator) txNames(a *Expr, names []string) {
 			v.errorf(at, "tx.%s needs a figure: tx.%s.SUFFIX with SUFFIX one of %s", name, name, strings.Join(measure.TxSuffixes, ", "))
 		case !contains(measure.TxSuffixes, a.Source[m[4]:m[5]]):
 			v.errorf(at, "tx.%s.%s: no such figure; use one of %s", name, a.Source[m[4]:m[5]], strings.Join(measure.TxSuffixes, ", "))
+		}
+	}
+}
+
+var stmtRef = regexp.MustCompile(`\bstmt\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?`)
+
+// stmtNames checks the stmt.CLASS.SUFFIX an assertion uses against the statement classes,
+// with the messages of txNames.
+func (v *validator) stmtNames(a *Expr, classes []string) {
+	for _, m := range stmtRef.FindAllStringSubmatchIndex(a.Source, -1) {
+		at := a.Pos
+		at.Col += m[0]
+		class := a.Source[m[2]:m[3]]
+		switch {
+		case len(classes) == 0:
+			return // the compiler has said stmt is unknown here
+		case !contains(classes, class):
+			v.errorf(at, "stmt.%s: no such statement class (the OLTP builtins' are %s)%s", class, strings.Join(classes, ", "), suggest(class, classes))
+		case m[4] < 0:
+			v.errorf(at, "stmt.%s needs a figure: stmt.%s.SUFFIX with SUFFIX one of %s", class, class, strings.Join(measure.StmtSuffixes, ", "))
+		case !contains(measure.StmtSuffixes, a.Source[m[4]:m[5]]):
+			v.errorf(at, "stmt.%s.%s: no such figure (use one of %s)%s", class, a.Source[m[4]:m[5]], strings.Join(measure.StmtSuffixes, ", "), suggest(a.Source[m[4]:m[5]], measure.StmtSuffixes))
 		}
 	}
 }

@@ -92,6 +92,9 @@ type Stats struct {
 	Lat Latency `json:"lat"`
 	// Transactions: per-transaction statistics of a custom workload, in declaration order.
 	Transactions []Named `json:"transactions,omitempty"`
+	// Statements: per-statement-class statistics of an OLTP builtin (point_select, begin...),
+	// Counts.Events being the statements executed; in the builtin's order.
+	Statements []Named `json:"statements,omitempty"`
 	// TPCC is set for a tpcc workload: what its tpmC and efficiency are relative to.
 	TPCC *TPCC `json:"tpcc,omitempty"`
 }
@@ -187,16 +190,23 @@ func (s *Stats) Merge(o *Stats) {
 	s.Latency = mergeHist(s.Latency, o.Latency)
 	s.Service = mergeHist(s.Service, o.Service)
 	s.Lag = mergeHist(s.Lag, o.Lag)
-	for _, on := range o.Transactions {
-		i := slices.IndexFunc(s.Transactions, func(n Named) bool { return n.Name == on.Name })
-		if i < 0 {
-			s.Transactions = append(s.Transactions, Named{Name: on.Name})
-			i = len(s.Transactions) - 1
-		}
-		s.Transactions[i].Counts.add(on.Counts)
-		s.Transactions[i].Latency = mergeHist(s.Transactions[i].Latency, on.Latency)
-	}
+	s.Transactions = mergeNamed(s.Transactions, o.Transactions)
+	s.Statements = mergeNamed(s.Statements, o.Statements)
 	s.Summarize()
+}
+
+// mergeNamed adds src into dst, matched by name; names new to dst are appended.
+func mergeNamed(dst, src []Named) []Named {
+	for _, on := range src {
+		i := slices.IndexFunc(dst, func(n Named) bool { return n.Name == on.Name })
+		if i < 0 {
+			dst = append(dst, Named{Name: on.Name})
+			i = len(dst) - 1
+		}
+		dst[i].Counts.add(on.Counts)
+		dst[i].Latency = mergeHist(dst[i].Latency, on.Latency)
+	}
+	return dst
 }
 
 func mergeHist(dst, src *Histogram) *Histogram {
@@ -216,9 +226,11 @@ func (s *Stats) Summarize() {
 	if s.Latency != nil {
 		s.Lat = Summarize(s.Latency)
 	}
-	for i := range s.Transactions {
-		if s.Transactions[i].Latency != nil {
-			s.Transactions[i].Lat = Summarize(s.Transactions[i].Latency)
+	for _, named := range [][]Named{s.Transactions, s.Statements} {
+		for i := range named {
+			if named[i].Latency != nil {
+				named[i].Lat = Summarize(named[i].Latency)
+			}
 		}
 	}
 }

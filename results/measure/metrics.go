@@ -174,6 +174,66 @@ var Families = []Family{
 	txLatency("p95_ms", "95th percentile of the", func(l Latency) time.Duration { return l.P95 }),
 	txLatency("p99_ms", "99th percentile of the", func(l Latency) time.Duration { return l.P99 }),
 	txLatency("max_ms", "largest", func(l Latency) time.Duration { return l.Max }),
+	stmtCounted(),
+	stmtLatency("p50_ms", "median", func(l Latency) time.Duration { return l.P50 }),
+	stmtLatency("p90_ms", "90th percentile of the", func(l Latency) time.Duration { return l.P90 }),
+	stmtLatency("p95_ms", "95th percentile of the", func(l Latency) time.Duration { return l.P95 }),
+	stmtLatency("p99_ms", "99th percentile of the", func(l Latency) time.Duration { return l.P99 }),
+	stmtLatency("max_ms", "largest", func(l Latency) time.Duration { return l.Max }),
+}
+
+// StmtSuffixes are the per-statement-class figures, stmt.CLASS.SUFFIX, in column order.
+var StmtSuffixes = []string{"count", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"}
+
+// StmtClasses are the statement classes of the OLTP builtins, as their stmt.CLASS.* columns
+// name them, in the order a transaction of oltp_read_write runs them.
+var StmtClasses = []string{
+	"begin", "point_select", "simple_range", "sum_range", "order_range", "distinct_range",
+	"index_update", "non_index_update", "delete", "insert", "commit",
+}
+
+// stmtCounted is a statement class's executions: per second in the time series, a total in
+// the summary.
+func stmtCounted() Family {
+	return Family{Pattern: "stmt.CLASS.count", Doc: "statements of class CLASS executed (OLTP builtins: " + strings.Join(StmtClasses, ", ") +
+		"), those of failed and retried events included; per second in the time series, a count in the summary",
+		Interval: func(iv *Interval, add func(string, float64)) {
+			for _, st := range iv.Statements {
+				v := 0.0
+				if s := iv.Seconds(); s > 0 {
+					v = float64(st.Counts.Events) / s
+				}
+				add("stmt."+st.Name+".count", v)
+			}
+		},
+		Total: func(t *Total, add func(string, float64)) {
+			for _, st := range t.Statements {
+				add("stmt."+st.Name+".count", float64(st.Counts.Events))
+			}
+		}}
+}
+
+// stmtLatency is a statement class's latency, from its own histogram; empty when the class
+// ran no statement (a time-series interval without one).
+func stmtLatency(suffix, what string, pick func(Latency) time.Duration) Family {
+	ms := func(n Named) float64 {
+		if n.Counts.Events == 0 {
+			return math.NaN()
+		}
+		return Ms(pick(n.Lat))
+	}
+	return Family{Pattern: "stmt.CLASS." + suffix, Doc: what + " latency of statements of class CLASS (OLTP builtins), from the client's write to the statement's reply; " +
+		"a BEGIN or COMMIT that goes out in one write with a statement is timed to its own reply, and the statement from there",
+		Interval: func(iv *Interval, add func(string, float64)) {
+			for _, st := range iv.Statements {
+				add("stmt."+st.Name+"."+suffix, ms(st))
+			}
+		},
+		Total: func(t *Total, add func(string, float64)) {
+			for _, st := range t.Statements {
+				add("stmt."+st.Name+"."+suffix, ms(st))
+			}
+		}}
 }
 
 // TxSuffixes are the per-transaction figures, tx.NAME.SUFFIX, in column order.

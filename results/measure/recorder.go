@@ -33,10 +33,11 @@ type bucket struct {
 	svc    []int64
 	lag    []int64
 	named  []namedBucket
+	stmts  []namedBucket
 }
 
-func newBucket(openLoop bool, names int) *bucket {
-	return &bucket{errs: map[int]int64{}, open: openLoop, named: make([]namedBucket, names)}
+func newBucket(openLoop bool, names, stmts int) *bucket {
+	return &bucket{errs: map[int]int64{}, open: openLoop, named: make([]namedBucket, names), stmts: make([]namedBucket, stmts)}
 }
 
 func (b *bucket) reset() {
@@ -46,6 +47,10 @@ func (b *bucket) reset() {
 	for i := range b.named {
 		b.named[i].counts = Counts{}
 		b.named[i].lat = b.named[i].lat[:0]
+	}
+	for i := range b.stmts {
+		b.stmts[i].counts = Counts{}
+		b.stmts[i].lat = b.stmts[i].lat[:0]
 	}
 }
 
@@ -68,6 +73,28 @@ func (r *Recorder) Statements(reads, writes, other int64, tx int) {
 		n.Reads += reads
 		n.Writes += writes
 		n.Other += other
+	}
+	r.mu.Unlock()
+}
+
+// Lap is one statement of an event, timed: its class (an index of
+// CollectorOptions.Statements) and its latency in µs.
+type Lap struct {
+	Class int32
+	US    int64
+}
+
+// Laps records the timed statements of one event (or of one failed attempt): one
+// lock for all of them, as the worker hands them over after the event.
+func (r *Recorder) Laps(laps []Lap) {
+	r.mu.Lock()
+	b := r.cur
+	for _, l := range laps {
+		if l.Class >= 0 && int(l.Class) < len(b.stmts) {
+			s := &b.stmts[l.Class]
+			s.counts.Events++
+			s.lat = append(s.lat, l.US)
+		}
 	}
 	r.mu.Unlock()
 }
@@ -125,7 +152,10 @@ type CollectorOptions struct {
 	Workers  int
 	OpenLoop bool     // keep service time separately
 	Names    []string // per-transaction statistics (custom workloads)
-	TPCC     *TPCC    // set on every Interval and the Total of a tpcc workload
+	// Statements are the statement classes timed one by one (the OLTP builtins'
+	// point_select, begin...): Lap.Class indexes them.
+	Statements []string
+	TPCC       *TPCC // set on every Interval and the Total of a tpcc workload
 	// Start of the workload and of its measured part (Start + warmup).
 	Start, MeasuredStart time.Time
 }
@@ -135,6 +165,7 @@ type merged struct {
 	counts Counts
 	errs   map[int]int64
 	named  []Counts
+	stmts  []Counts
 }
 
 func record(h *Histogram, us []int64) {
@@ -159,9 +190,12 @@ type Collector struct {
 
 // NewCollector creates o.Workers recorders.
 func NewCollector(o CollectorOptions) *Collector {
-	c := &Collector{o: o, last: o.Start, merged: merged{errs: map[int]int64{}, named: make([]Counts, len(o.Names))}}
+	c := &Collector{o: o, last: o.Start, merged: merged{errs: map[int]int64{}, named: make([]Counts, len(o.Names)), stmts: make([]Counts, len(o.Statements))}}
 	for range o.Workers {
-		c.recs = append(c.recs, &Recorder{cur: newBucket(o.OpenLoop, len(o.Names)), spare: newBucket(o.OpenLoop, len(o.Names))})
+		c.recs = append(c.recs, &Recorder{
+			cur:   newBucket(o.OpenLoop, len(o.Names), len(o.Statements)),
+			spare: newBucket(o.OpenLoop, len(o.Names), len(o.Statements)),
+		})
 	}
 	c.total.Latency = NewHistogram()
 	if o.OpenLoop {
@@ -170,6 +204,9 @@ func NewCollector(o CollectorOptions) *Collector {
 	}
 	for _, n := range o.Names {
 		c.total.Transactions = append(c.total.Transactions, Named{Name: n, Latency: NewHistogram()})
+	}
+	for _, n := range o.Statements {
+		c.total.Statements = append(c.total.Statements, Named{Name: n, Latency: NewHistogram()})
 	}
 	c.totalEnd = o.MeasuredStart
 	c.total.TPCC = o.TPCC
@@ -187,6 +224,7 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 	m.counts = Counts{}
 	clear(m.errs)
 	clear(m.named)
+	clear(m.stmts)
 	lat := NewHistogram()
 	var svc, lag *Histogram
 	if c.o.OpenLoop {
@@ -195,6 +233,10 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 	named := make([]*Histogram, len(c.o.Names))
 	for i := range named {
 		named[i] = NewHistogram()
+	}
+	stmts := make([]*Histogram, len(c.o.Statements))
+	for i := range stmts {
+		stmts[i] = NewHistogram()
 	}
 	for _, r := range c.recs {
 		r.mu.Lock()
@@ -213,6 +255,10 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 		for i := range b.named {
 			m.named[i].add(b.named[i].counts)
 			record(named[i], b.named[i].lat)
+		}
+		for i := range b.stmts {
+			m.stmts[i].add(b.stmts[i].counts)
+			record(stmts[i], b.stmts[i].lat)
 		}
 		b.reset()
 	}
@@ -233,6 +279,9 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 	iv.Latency, iv.Service, iv.Lag = lat, svc, lag
 	for i, n := range c.o.Names {
 		iv.Transactions = append(iv.Transactions, Named{Name: n, Counts: m.named[i], Latency: named[i]})
+	}
+	for i, n := range c.o.Statements {
+		iv.Statements = append(iv.Statements, Named{Name: n, Counts: m.stmts[i], Latency: stmts[i]})
 	}
 	iv.Summarize()
 	if !iv.Warmup {
@@ -264,6 +313,10 @@ func (c *Collector) Total() *Total {
 	t.Transactions = nil
 	for _, n := range c.total.Transactions {
 		t.Transactions = append(t.Transactions, Named{Name: n.Name, Counts: n.Counts, Latency: n.Latency.Clone(), Lat: n.Lat})
+	}
+	t.Statements = nil
+	for _, n := range c.total.Statements {
+		t.Statements = append(t.Statements, Named{Name: n.Name, Counts: n.Counts, Latency: n.Latency.Clone(), Lat: n.Lat})
 	}
 	t.Summarize()
 	return t

@@ -41,6 +41,9 @@ type Config struct {
 	Reconnect      []int // error codes that reconnect, re-prepare and restart the event
 	MaxErrors      int64 // abort when more errors than this; 0 = no limit
 	Names          []string
+	// Statements are the statement classes the workers' connections time (Conn.TimeStatements):
+	// a Lap's class indexes them.
+	Statements []string
 	// Rollback sends ROLLBACK (uncounted) after an ignored error, so a statement-level
 	// error (1205) does not leave a half transaction that the next BEGIN commits.
 	Rollback bool
@@ -128,7 +131,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		r.end = r.measured.Add(cfg.Duration)
 	}
 	r.col = measure.NewCollector(measure.CollectorOptions{
-		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0, Names: cfg.Names, Start: r.start, MeasuredStart: r.measured,
+		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0, Names: cfg.Names, Statements: cfg.Statements, Start: r.start, MeasuredStart: r.measured,
 	})
 	if cfg.Rate > 0 {
 		r.arrivals = newArrivals(cfg.Rate)
@@ -285,6 +288,10 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			var err error
 			tx, err = w.Event(c)
 			rec.Statements(c.T.Reads, c.T.Writes, c.T.Other, tx)
+			if len(c.Laps) > 0 {
+				rec.Laps(c.Laps)
+				c.Laps = c.Laps[:0]
+			}
 			if err == nil {
 				break
 			}

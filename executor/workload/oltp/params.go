@@ -31,7 +31,10 @@ type Params struct {
 	RandomPoints                                                 int    // select_random_points
 	NumberOfRanges, Delta                                        int    // select_random_ranges
 	Prepared                                                     bool   // ps_mode (db_ps_mode) auto=true, disable=false
-	Rand                                                         sbrand.Options
+	// StatementStats (statement_stats, quadrant's own): time every statement by class
+	// for the stmt.CLASS.* columns.
+	StatementStats bool
+	Rand           sbrand.Options
 }
 
 // DefaultParams are sysbench 1.0.20's defaults.
@@ -42,6 +45,7 @@ func DefaultParams() Params {
 		IndexUpdates: 1, NonIndexUpdates: 1, DeleteInserts: 1,
 		RangeSelects: true, AutoInc: true, CreateSecondary: true, Engine: "innodb",
 		RandomPoints: 10, NumberOfRanges: 10, Delta: 5, Prepared: true, Rand: sbrand.DefaultOptions(),
+		StatementStats: true,
 	}
 }
 
@@ -63,6 +67,7 @@ func ParseParams(name string, opts map[string]string) (Params, error) {
 	bools := map[string]*bool{
 		"range_selects": &p.RangeSelects, "auto_inc": &p.AutoInc, "skip_trx": &p.SkipTrx,
 		"secondary": &p.Secondary, "create_secondary": &p.CreateSecondary,
+		"statement_stats": &p.StatementStats,
 	}
 	switch name {
 	case "select_random_points":

@@ -3,9 +3,11 @@ package oltp
 import (
 	"database/sql/driver"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/executor/workload/sbrand"
@@ -37,6 +39,63 @@ var stmtDefs = [nKinds]string{
 	kInsert:      "INSERT INTO sbtest%d (id, k, c, pad) VALUES (?, ?, ?, ?)",
 }
 
+// classNames are the kinds' statement classes, as stmt.CLASS.* columns name them.
+var classNames = [nKinds]string{
+	kPoint: "point_select", kSimple: "simple_range", kSum: "sum_range", kOrder: "order_range",
+	kDistinct: "distinct_range", kIndexUpd: "index_update", kNonIndexUpd: "non_index_update",
+	kDelete: "delete", kInsert: "insert",
+}
+
+// kinds are the statement kinds script name prepares.
+func kinds(name string, p Params) []int {
+	point := []int{kPoint}
+	if p.RangeSelects {
+		point = append(point, kSimple, kSum, kOrder, kDistinct)
+	}
+	switch name {
+	case "oltp_read_write":
+		return append(point, kIndexUpd, kNonIndexUpd, kDelete, kInsert)
+	case "oltp_read_only":
+		return point
+	case "oltp_write_only":
+		return []int{kIndexUpd, kNonIndexUpd, kDelete, kInsert}
+	case "oltp_point_select":
+		return []int{kPoint}
+	case "oltp_update_index":
+		return []int{kIndexUpd}
+	case "oltp_update_non_index":
+		return []int{kNonIndexUpd}
+	case "oltp_delete":
+		return []int{kDelete}
+	}
+	return nil
+}
+
+// Statements are the statement classes script name runs, in the order a transaction
+// runs them (begin first, commit last), for its stmt.CLASS.* columns; nil when it
+// has none (select_random_*, bulk_insert: one statement of their own, the event) or
+// statement_stats is off. A Lap's class indexes them.
+func Statements(name string, p Params) []string {
+	if !p.StatementStats {
+		return nil
+	}
+	trx := !p.SkipTrx && (name == "oltp_read_write" || name == "oltp_read_only" || name == "oltp_write_only")
+	var out []string
+	if trx {
+		out = append(out, "begin")
+	}
+	for _, k := range kinds(name, p) {
+		out = append(out, classNames[k])
+	}
+	if name == "oltp_insert" {
+		out = append(out, classNames[kInsert])
+	}
+	if trx {
+		out = append(out, "commit")
+	}
+	return out
+}
+
 // Shared is state shared by all workers of one run (oltp_insert's unique ids).
 type Shared struct{ unique atomic.Uint32 }
 
@@ -59,29 +118,22 @@ type Worker struct {
 	// oltp_read_only: reads left in the transaction; the last one goes out
 	// with the COMMIT (engine.Conn.ExecCommit).
 	left int
+	// insertClass: oltp_insert's text INSERT's statement class, -1 when not timed.
+	insertClass int
 }
 
 // NewWorker prepares worker id's statements on c, as the script's thread_init does.
 func NewWorker(name string, p Params, id, threads int, shared *Shared, c *engine.Conn) (*Worker, error) {
-	w := &Worker{name: name, p: p, id: id, threads: threads, rng: sbrand.New(p.Rand, id), shared: shared}
-	var kinds []int
+	w := &Worker{name: name, p: p, id: id, threads: threads, rng: sbrand.New(p.Rand, id), shared: shared, insertClass: -1}
+	classes := Statements(name, p)
+	if len(classes) > 0 {
+		c.TimeStatements(slices.Index(classes, "begin"), slices.Index(classes, "commit"))
+		w.insertClass = slices.Index(classes, classNames[kInsert])
+	}
 	switch name {
-	case "oltp_read_write":
-		kinds = append(w.pointKinds(), kIndexUpd, kNonIndexUpd, kDelete, kInsert)
-	case "oltp_read_only":
-		kinds = w.pointKinds()
-	case "oltp_write_only":
-		kinds = []int{kIndexUpd, kNonIndexUpd, kDelete, kInsert}
 	case "oltp_point_select":
 		w.p.PointSelects = 1 // oltp_point_select.lua: one query per event
-		kinds = []int{kPoint}
-	case "oltp_update_index":
-		kinds = []int{kIndexUpd}
-	case "oltp_update_non_index":
-		kinds = []int{kNonIndexUpd}
-	case "oltp_delete":
-		kinds = []int{kDelete}
-	case "oltp_insert":
+	case "oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_update_index", "oltp_update_non_index", "oltp_delete", "oltp_insert":
 	case "select_random_points":
 		sql := "SELECT id, k, c, pad FROM sbtest1 WHERE k IN (" + strings.Repeat("?, ", p.RandomPoints-1) + "?)"
 		s, err := c.Prepare(sql)
@@ -103,8 +155,8 @@ func NewWorker(name string, p Params, id, threads int, shared *Shared, c *engine
 	}
 	w.stmts = make([][nKinds]*engine.Stmt, p.Tables)
 	for t := range p.Tables {
-		for _, k := range kinds {
-			s, err := c.Prepare(fmt.Sprintf(stmtDefs[k], t+1))
+		for _, k := range kinds(name, p) {
+			s, err := c.PrepareAs(fmt.Sprintf(stmtDefs[k], t+1), slices.Index(classes, classNames[k]))
 			if err != nil {
 				return nil, err
 			}
@@ -112,14 +164,6 @@ func NewWorker(name string, p Params, id, threads int, shared *Shared, c *engine
 		}
 	}
 	return w, nil
-}
-
-func (w *Worker) pointKinds() []int {
-	k := []int{kPoint}
-	if w.p.RangeSelects {
-		k = append(k, kSimple, kSum, kOrder, kDistinct)
-	}
-	return k
 }
 
 func (w *Worker) table() int  { return int(w.rng.Uniform(1, uint32(w.p.Tables))) - 1 }
@@ -293,7 +337,15 @@ func (w *Worker) insert(c *engine.Conn) error {
 	b = w.rng.String(b, sbrand.PadTemplate)
 	b = append(b, "')"...)
 	w.buf = b
+	if w.insertClass < 0 {
+		_, err := c.ExecText(string(b), false, nil)
+		return err
+	}
+	t0 := time.Now()
 	_, err := c.ExecText(string(b), false, nil)
+	if err == nil {
+		c.Lap(w.insertClass, time.Since(t0))
+	}
 	return err
 }
 
