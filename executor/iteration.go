@@ -201,6 +201,19 @@ func (x *iteration) summarize() {
 		if err := x.r.out.AppendSummary(o); err != nil {
 			x.r.resultsFailed(err)
 		}
+		if name != x.target || m.total == nil {
+			continue
+		}
+		// A load shape's stages: a row each, with the workload's figures over the stage.
+		for _, st := range m.total.Stages {
+			so := &results.SummaryRow{
+				Iteration: x.it.Index, Repeat: x.it.Repeat, Matrix: matrixFields(*x.it), Target: name, Stage: st.Stage,
+				Status: x.info.Status, Duration: st.End.Sub(st.Start), Total: st,
+			}
+			if err := x.r.out.AppendSummary(so); err != nil {
+				x.r.resultsFailed(err)
+			}
+		}
 	}
 	if err := x.r.out.Sync(); err != nil {
 		x.r.logf("warning: sync results: %v", err)

@@ -304,6 +304,16 @@ type Workload struct {
 	Rate           float64       `yaml:"rate" default:"0" min:"0" doc:"Transactions per second for the whole workload; 0 = as fast as possible (closed loop)."`
 	ReportInterval time.Duration `yaml:"report_interval" default:"1s" doc:"Interval of the per-second time series."`
 	OnError        OnError       `yaml:"on_error" doc:"What errors do to a transaction."`
+	Stages         []Stage       `yaml:"stages" doc:"A load shape (builtin and transactions workloads): the measured part as consecutive stages, all {duration, threads} (closed loop) or all {duration, rate} (open loop, threads serving the rate); the stages' durations add up to the workload's duration. The time series gets a stage column and summary.csv one row per stage (its stage column set) besides the iteration's."`
+	Ramp           string        `yaml:"ramp" default:"step" enum:"step,linear" doc:"With stages: step jumps to each stage's level at its start; linear moves from the previous stage's level to its own over the stage (the first stage holds its level)."`
+}
+
+// Stage is one level of a load shape: threads or a rate, for a duration.
+type Stage struct {
+	Src      Source        `yaml:"-"`
+	Duration time.Duration `yaml:"duration,required" doc:"How long the stage runs; a multiple of report_interval, so every interval is in one stage."`
+	Threads  int           `yaml:"threads" min:"1" doc:"Connections running events in this stage (closed loop)."`
+	Rate     float64       `yaml:"rate" min:"0" doc:"Transactions per second in this stage (open loop)."`
 }
 
 // Type returns "builtin", "tpcc", "transactions", "replay" or "sysbench" ("" when none is

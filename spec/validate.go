@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/expr-lang/expr"
 
@@ -528,7 +529,10 @@ func (v *validator) workload(w *Workload) {
 		v.errorf(w.Src.At("report_interval"), "report_interval must be more than 0")
 	}
 	running := w.Action == "run" || w.Action == ""
-	if running && kind != "replay" && !w.Src.Has("duration") && !w.Src.Has("events") {
+	if w.Src.Has("stages") || w.Src.Has("ramp") {
+		v.stages(w, kind, running)
+	}
+	if running && kind != "replay" && !w.Src.Has("duration") && !w.Src.Has("events") && len(w.Stages) == 0 {
 		v.errorf(w.Src.Pos, "workload needs duration: or events: (or both: whichever comes first), e.g. duration: 60s")
 	}
 	if w.Type() == TPCC && w.Rate > 0 {
@@ -556,6 +560,68 @@ func (v *validator) workload(w *Workload) {
 	case "sysbench":
 		v.settings(w.Sysbench.Args, "sysbench.args", false)
 	}
+}
+
+// stages checks a load shape and sets the workload's duration to the stages' sum.
+func (v *validator) stages(w *Workload, kind string, running bool) {
+	if len(w.Stages) == 0 {
+		if w.Src.Has("stages") {
+			v.errorf(w.Src.At("stages"), "stages is empty; give at least one {duration, threads} or {duration, rate}, or remove stages")
+		} else {
+			v.errorf(w.Src.At("ramp"), "ramp applies to stages; add stages: [{duration, threads}, ...] or remove ramp")
+		}
+		return
+	}
+	switch {
+	case !running:
+		v.errorf(w.Src.At("stages"), "stages only apply to action: run")
+		return
+	case kind != "builtin" && kind != "transactions" || w.Type() == TPCC:
+		v.errorf(w.Src.At("stages"), "stages apply to builtin (not tpcc) and transactions workloads, which quadrant's own loop runs; this workload is %s", w.Type())
+		return
+	}
+	var closed, open *Stage
+	var sum time.Duration
+	for i := range w.Stages {
+		st := &w.Stages[i]
+		sum += st.Duration
+		switch {
+		case st.Threads > 0 && st.Rate > 0:
+			v.errorf(st.Src.At("rate"), "stage %d has threads and rate; a stage is {duration, threads} (closed loop) or {duration, rate} (open loop)", i+1)
+		case st.Threads == 0 && st.Rate == 0:
+			v.errorf(st.Src.Pos, "stage %d needs threads: (closed loop) or a rate: above 0 (open loop)", i+1)
+		case st.Threads > 0:
+			if open != nil {
+				v.errorf(st.Src.At("threads"), "stages mix threads and rate: stage %d has threads, an earlier one a rate (line %d); give every stage threads (closed loop) or every stage a rate (open loop)", i+1, open.Src.Pos.Line)
+			}
+			if closed == nil {
+				closed = st
+			}
+		default:
+			if closed != nil {
+				v.errorf(st.Src.At("rate"), "stages mix threads and rate: stage %d has a rate, an earlier one threads (line %d); give every stage threads (closed loop) or every stage a rate (open loop)", i+1, closed.Src.Pos.Line)
+			}
+			if open == nil {
+				open = st
+			}
+		}
+		if st.Duration <= 0 {
+			v.errorf(st.Src.At("duration"), "stage %d needs a duration above 0", i+1)
+		} else if w.ReportInterval > 0 && st.Duration%w.ReportInterval != 0 {
+			v.errorf(st.Src.At("duration"), "stage %d lasts %s, not a multiple of report_interval %s; each interval of the time series must be in one stage (e.g. duration: %s)",
+				i+1, st.Duration, w.ReportInterval, (st.Duration/w.ReportInterval+1)*w.ReportInterval)
+		}
+	}
+	if w.Src.Has("duration") {
+		v.errorf(w.Src.At("duration"), "duration and stages both set: the stages' durations add up to the measured part (%s); remove duration", sum)
+	}
+	if closed != nil && open == nil && w.Src.Has("threads") {
+		v.errorf(w.Src.At("threads"), "threads and stages with threads both set: each stage says its threads; remove threads")
+	}
+	if open != nil && closed == nil && w.Src.Has("rate") {
+		v.errorf(w.Src.At("rate"), "rate and stages with a rate both set: each stage says its rate; remove rate")
+	}
+	w.Duration = sum
 }
 
 func (v *validator) transactions(w *Workload) {

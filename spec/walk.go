@@ -122,6 +122,13 @@ func (w *Workload) Connections() int {
 	if w.Replay != nil {
 		return w.Replay.Connections
 	}
+	n := 0
+	for _, st := range w.Stages {
+		n = max(n, st.Threads) // closed-loop stages: the largest stage's
+	}
+	if n > 0 {
+		return n
+	}
 	return w.Threads
 }
 

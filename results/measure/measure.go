@@ -134,6 +134,9 @@ type Interval struct {
 	Threads int           `json:"threads"`
 	// Backlog: open loop, events scheduled but not yet started at End.
 	Backlog int64 `json:"backlog"`
+	// Stage is the load shape's stage the interval is in (1, 2...); 0 in warmup and
+	// without stages.
+	Stage int `json:"stage,omitempty"`
 	Stats
 }
 
@@ -150,6 +153,10 @@ type Total struct {
 	Threads    int       `json:"threads"`
 	MaxBacklog int64     `json:"max_backlog"`
 	Stats
+	// Stages are a load shape's stages, each its own Total (Stage set, from 1); nil
+	// without stages. Stage is 0 for the whole measured part.
+	Stages []*Total `json:"stages,omitempty"`
+	Stage  int      `json:"stage,omitempty"`
 }
 
 // Seconds is the length of the measured part.

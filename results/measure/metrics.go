@@ -156,6 +156,12 @@ var Metrics = []Metric{
 
 // Families are the workload's columns named by key, after Metrics.
 var Families = []Family{
+	{Pattern: "stage", Doc: "with stages: the load shape's stage of the interval (1, 2, ...; empty in warmup); in summary.csv, set on the row of each stage and empty on the iteration's",
+		Interval: func(iv *Interval, add func(string, float64)) {
+			if iv.Stage > 0 {
+				add("stage", float64(iv.Stage))
+			}
+		}},
 	{Pattern: "error.CODE", Doc: "errors with MySQL error number CODE (0: no number, e.g. a timeout); per second in the time series, a count in the summary",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, code := range iv.ErrorCodes() {

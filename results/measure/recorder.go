@@ -158,6 +158,9 @@ type CollectorOptions struct {
 	TPCC       *TPCC // set on every Interval and the Total of a tpcc workload
 	// Start of the workload and of its measured part (Start + warmup).
 	Start, MeasuredStart time.Time
+	// StageEnds are the ends of a load shape's stages from MeasuredStart: each measured
+	// interval is in the stage its middle is in, and each stage gets a Total of its own.
+	StageEnds []time.Duration
 }
 
 // merged is the interval being cut, reused.
@@ -186,6 +189,16 @@ type Collector struct {
 	totalEnd   time.Time
 	threads    int
 	maxBacklog int64
+	stages     []stageTotal
+}
+
+// stageTotal accumulates one stage of a load shape.
+type stageTotal struct {
+	stats      Stats
+	start, end time.Time
+	threads    int
+	maxBacklog int64
+	seen       bool
 }
 
 // NewCollector creates o.Workers recorders.
@@ -210,6 +223,7 @@ func NewCollector(o CollectorOptions) *Collector {
 	}
 	c.totalEnd = o.MeasuredStart
 	c.total.TPCC = o.TPCC
+	c.stages = make([]stageTotal, len(o.StageEnds))
 	return c
 }
 
@@ -289,33 +303,73 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 		c.totalEnd = end
 		c.threads = max(c.threads, threads)
 		c.maxBacklog = max(c.maxBacklog, backlog)
+		if len(c.stages) > 0 {
+			iv.Stage = c.stageOf(iv) + 1
+			st := &c.stages[iv.Stage-1]
+			if !st.seen {
+				st.start, st.seen = iv.Start, true
+			}
+			st.stats.Merge(&iv.Stats)
+			st.end = end
+			st.threads = max(st.threads, threads)
+			st.maxBacklog = max(st.maxBacklog, backlog)
+		}
 	}
 	return iv
 }
 
-// Total returns the statistics of the measured part up to the last Cut.
-func (c *Collector) Total() *Total {
-	t := &Total{Start: c.o.MeasuredStart, End: c.totalEnd, Threads: c.threads, MaxBacklog: c.maxBacklog, Stats: c.total}
-	t.Latency = c.total.Latency.Clone()
-	if c.total.Service != nil {
-		t.Service = c.total.Service.Clone()
+// stageOf is the stage iv's middle is in (the last one past the end).
+func (c *Collector) stageOf(iv *Interval) int {
+	mid := iv.Start.Add(iv.End.Sub(iv.Start) / 2).Sub(c.o.MeasuredStart)
+	for i, e := range c.o.StageEnds {
+		if mid < e {
+			return i
+		}
 	}
-	if c.total.Lag != nil {
-		t.Lag = c.total.Lag.Clone()
+	return len(c.o.StageEnds) - 1
+}
+
+// Total returns the statistics of the measured part up to the last Cut; with a load
+// shape, Stages has those of each stage that has begun.
+func (c *Collector) Total() *Total {
+	t := total(c.total, c.o.MeasuredStart, c.totalEnd, c.threads, c.maxBacklog)
+	for i := range c.stages {
+		if st := &c.stages[i]; st.seen {
+			s := total(st.stats, st.start, st.end, st.threads, st.maxBacklog)
+			s.Stage = i + 1
+			t.Stages = append(t.Stages, s)
+		}
+	}
+	return t
+}
+
+// total is a Total of s that shares none of its histograms.
+func total(s Stats, start, end time.Time, threads int, maxBacklog int64) *Total {
+	t := &Total{Start: start, End: end, Threads: threads, MaxBacklog: maxBacklog, Stats: s}
+	if s.Latency != nil {
+		t.Latency = s.Latency.Clone()
+	} else {
+		t.Latency = NewHistogram() // a stage without events: the Total always has one
+	}
+	if s.Service != nil {
+		t.Service = s.Service.Clone()
+	}
+	if s.Lag != nil {
+		t.Lag = s.Lag.Clone()
 	}
 	t.ErrorsByCode = nil
-	for code, n := range c.total.ErrorsByCode {
+	for code, n := range s.ErrorsByCode {
 		if t.ErrorsByCode == nil {
 			t.ErrorsByCode = map[int]int64{}
 		}
 		t.ErrorsByCode[code] = n
 	}
 	t.Transactions = nil
-	for _, n := range c.total.Transactions {
+	for _, n := range s.Transactions {
 		t.Transactions = append(t.Transactions, Named{Name: n.Name, Counts: n.Counts, Latency: n.Latency.Clone(), Lat: n.Lat})
 	}
 	t.Statements = nil
-	for _, n := range c.total.Statements {
+	for _, n := range s.Statements {
 		t.Statements = append(t.Statements, Named{Name: n.Name, Counts: n.Counts, Latency: n.Latency.Clone(), Lat: n.Lat})
 	}
 	t.Summarize()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -44,6 +45,12 @@ type Config struct {
 	// Statements are the statement classes the workers' connections time (Conn.TimeStatements):
 	// a Lap's class indexes them.
 	Statements []string
+	// Stages shape the measured part (all with threads, or all with a rate); Duration
+	// is then their sum when not set. Closed loop opens the largest stage's connections
+	// before the clock starts and lets as many run as the stage says; open loop moves the
+	// arrivals' rate. Linear ramps from one stage's level to the next.
+	Stages []Stage
+	Linear bool
 	// Rollback sends ROLLBACK (uncounted) after an ignored error, so a statement-level
 	// error (1205) does not leave a half transaction that the next BEGIN commits.
 	Rollback bool
@@ -77,6 +84,8 @@ type run struct {
 	claimed   atomic.Int64
 	active    atomic.Int64
 	arrivals  *arrivals // open loop
+	shape     *shape    // stages; nil for one flat level
+	gate      *gate     // closed-loop stages: how many workers run now
 }
 
 func (r *run) halt() {
@@ -99,6 +108,20 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	}
 	if cfg.ReportInterval <= 0 {
 		cfg.ReportInterval = time.Second
+	}
+	var sh *shape
+	if len(cfg.Stages) > 0 {
+		sh = newShape(cfg.Stages, cfg.Linear)
+		if cfg.Duration == 0 {
+			cfg.Duration = sh.total()
+		}
+		if sh.open() {
+			cfg.Rate = sh.level(-1)
+		} else {
+			for _, st := range cfg.Stages {
+				cfg.Threads = max(cfg.Threads, st.Threads)
+			}
+		}
 	}
 	workers := make([]Worker, cfg.Threads)
 	conns := make([]*Conn, cfg.Threads)
@@ -124,7 +147,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		return nil, err
 	}
 
-	r := &run{cfg: cfg, stopCh: make(chan struct{})}
+	r := &run{cfg: cfg, stopCh: make(chan struct{}), shape: sh}
 	r.start = time.Now()
 	r.measured = r.start.Add(cfg.Warmup)
 	if cfg.Duration > 0 {
@@ -132,9 +155,16 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	}
 	r.col = measure.NewCollector(measure.CollectorOptions{
 		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0, Names: cfg.Names, Statements: cfg.Statements, Start: r.start, MeasuredStart: r.measured,
+		StageEnds: stageEnds(sh),
 	})
 	if cfg.Rate > 0 {
 		r.arrivals = newArrivals(cfg.Rate)
+	}
+	if sh != nil {
+		if !sh.open() {
+			r.gate = newGate(int(math.Round(sh.level(-1))))
+		}
+		go r.steer()
 	}
 	done := make(chan struct{})
 	r.active.Store(int64(cfg.Threads))
@@ -167,12 +197,32 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 
 func (r *run) clock() *Clock {
 	return &Clock{Start: r.start, Measured: r.measured, End: r.end, Interval: r.cfg.ReportInterval,
-		Active: func() int { return int(r.active.Load()) }, Cut: r.cut, Halt: r.halt}
+		Active: r.threads, Cut: r.cut, Halt: r.halt}
+}
+
+// threads are the workers running events now: those the shape lets run, of those still there.
+func (r *run) threads() int {
+	n := int(r.active.Load())
+	if r.gate != nil {
+		n = min(n, r.gate.threads())
+	}
+	return n
+}
+
+func stageEnds(s *shape) []time.Duration {
+	if s == nil {
+		return nil
+	}
+	return s.ends
 }
 
 // tick runs the interval clock until all workers have exited.
 func (r *run) tick(ctx context.Context, done <-chan struct{}) {
-	r.clock().Run(ctx, done, r.cfg.Threads)
+	final := r.cfg.Threads
+	if r.gate != nil {
+		final = r.gate.threads()
+	}
+	r.clock().Run(ctx, done, final)
 }
 
 // nextTick is the clock's first tick after t.
@@ -206,6 +256,13 @@ type arrivals struct {
 
 func newArrivals(rate float64) *arrivals {
 	return &arrivals{rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), mean: float64(time.Second) / rate}
+}
+
+// setRate changes the rate of the arrivals generated from now on (a load shape's stage).
+func (a *arrivals) setRate(rate float64) {
+	a.mu.Lock()
+	a.mean = float64(time.Second) / rate
+	a.mu.Unlock()
 }
 
 func (a *arrivals) gen() time.Duration {
@@ -258,6 +315,9 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 	yield := r.cfg.Threads <= maxBlockingThreads
 	lastYield := time.Now()
 	for !r.stop.Load() {
+		if r.gate != nil && !r.gate.wait(id, r.stopCh) {
+			return
+		}
 		var intended time.Time
 		if r.arrivals != nil {
 			intended = r.start.Add(r.arrivals.take())

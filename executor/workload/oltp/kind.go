@@ -39,7 +39,7 @@ func newBuiltin(w *spec.Workload, env workload.Env) (workload.Workload, error) {
 	return &builtin{w: w, p: p, env: env}, nil
 }
 
-func (b *builtin) threads() int { return max(b.w.Threads, 1) }
+func (b *builtin) threads() int { return max(b.w.Connections(), 1) }
 
 func (b *builtin) Prepare(ctx context.Context) error {
 	// CREATE INDEX on a big table can take long: no short read timeout here.
