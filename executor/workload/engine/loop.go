@@ -229,6 +229,16 @@ func (r *run) tick(ctx context.Context, done <-chan struct{}) {
 func (r *run) nextTick(t time.Time) time.Time { return r.clock().Next(t) }
 
 func (r *run) cut(now time.Time, threads int) {
+	if r.gate != nil {
+		// The shape's level in the middle of the interval, not at its end: a step
+		// that lands on the tick belongs to the next interval.
+		lv := r.shape.level(now.Sub(r.measured) - r.cfg.ReportInterval/2)
+		level := max(1, int(math.Round(lv)))
+		if n := int(r.active.Load()); n > 0 { // none in the last interval, cut once all have ended
+			level = min(n, level)
+		}
+		threads = level
+	}
 	backlog := int64(0)
 	if r.arrivals != nil {
 		backlog = r.arrivals.due(now.Sub(r.start))
