@@ -500,6 +500,14 @@ func (x *iteration) assertions() []string {
 			txVals[v.Name] = v.Value
 		}
 	}
+	if it.Workload != nil && it.Workload.Connect == "per_transaction" {
+		for _, n := range measure.ConnectNames {
+			env[n] = math.NaN()
+			if v, ok := txVals[n]; ok {
+				env[n] = v
+			}
+		}
+	}
 	if txs := it.Workload.TxNames(); len(txs) > 0 {
 		env["tx"] = spec.TxMetrics(txs, func(name, suffix string) float64 {
 			if v, ok := txVals["tx."+name+"."+suffix]; ok {

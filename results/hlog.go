@@ -53,7 +53,7 @@ func NewHistogramLog(w io.Writer, start time.Time) (*HistogramLog, error) {
 
 // Write appends iv's histograms and flushes, so an interrupted run keeps them.
 // Warmup intervals are tagged "warmup-latency" and "warmup-service": kept, but apart
-// from the measured part. Each named transaction and statement class gets lines of its
+// from the measured part; "connect" has connect: per_transaction's logins. Each named transaction and statement class gets lines of its
 // own, tagged "tx.NAME" and "stmt.CLASS" (HistogramTag), so its percentiles can be
 // recomputed by merging them.
 func (l *HistogramLog) Write(iv *measure.Interval) error {
@@ -75,6 +75,9 @@ func (l *HistogramLog) Write(iv *measure.Interval) error {
 		return l.failed(err)
 	}
 	if err := write("service", iv.Service); err != nil {
+		return l.failed(err)
+	}
+	if err := write("connect", iv.Connect); err != nil {
 		return l.failed(err)
 	}
 	for _, n := range iv.Transactions {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -261,7 +262,7 @@ func IsWorkloadColumn(name string) bool {
 	case "iteration", "elapsed_s", "time", "repeat", "target", "stage", "status", "duration_s":
 		return true
 	}
-	if _, ok := measure.Lookup(name); ok {
+	if _, ok := measure.Lookup(name); ok || slices.Contains(measure.ConnectNames, name) {
 		return true
 	}
 	return strings.HasPrefix(name, "error.") || strings.HasPrefix(name, "tx.") || strings.HasPrefix(name, "stmt.")

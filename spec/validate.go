@@ -2,8 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"github.com/quadrant-bench/quadrant/spec/mycnf"
-	"github.com/quadrant-bench/quadrant/spec/sqltext"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 
 	"github.com/expr-lang/expr"
 
@@ -175,6 +176,7 @@ func (v *validator) iteration(it *Iteration) {
 	v.steps(it.Before, place)
 	if it.Workload != nil {
 		v.workload(it.Workload)
+		v.maxConnections(it)
 	}
 	place.name, place.during = "during", true
 	v.steps(it.During, place)
@@ -201,7 +203,14 @@ func (v *validator) iteration(it *Iteration) {
 		env["stmt"] = StmtMetrics(stmts, func(string, string) float64 { return 0 })
 		maps = append(maps, "stmt")
 	}
-	ns := &nameSpace{s: it.scope, idents: append(append([]string(nil), AssertionMetrics...), v.records...), maps: maps}
+	idents := append(append([]string(nil), AssertionMetrics...), v.records...)
+	if it.Workload != nil && it.Workload.Connect == "per_transaction" {
+		for _, n := range measure.ConnectNames {
+			env[n] = 0.0
+			idents = append(idents, n)
+		}
+	}
+	ns := &nameSpace{s: it.scope, idents: idents, maps: maps}
 	for i := range it.Assert {
 		v.d.compile(&it.Assert[i], ns, env, expr.AsBool())
 		v.txNames(&it.Assert[i], it.Workload.TxNames())
@@ -529,6 +538,13 @@ func (v *validator) workload(w *Workload) {
 		v.errorf(w.Src.At("report_interval"), "report_interval must be more than 0")
 	}
 	running := w.Action == "run" || w.Action == ""
+	if (w.Src.Has("connect") && w.Connect != "persistent" || w.IdleConnections > 0) && kind != "builtin" && kind != "transactions" || w.Type() == TPCC && w.Src.Has("connect") {
+		key := "idle_connections"
+		if w.Src.Has("connect") {
+			key = "connect"
+		}
+		v.errorf(w.Src.At(key), "%s applies to builtin (not tpcc) and transactions workloads, which quadrant's own loop runs; this workload is %s", key, w.Type())
+	}
 	if w.Src.Has("stages") || w.Src.Has("ramp") {
 		v.stages(w, kind, running)
 	}
@@ -622,6 +638,43 @@ func (v *validator) stages(w *Workload, kind string, running bool) {
 		v.errorf(w.Src.At("rate"), "rate and stages with a rate both set: each stage says its rate; remove rate")
 	}
 	w.Duration = sum
+}
+
+// maxConnections refuses a workload whose connections, idle ones included, cannot all log
+// in: where the limit is knowable (a sandbox's config, server_config, globals).
+func (v *validator) maxConnections(it *Iteration) {
+	w := it.Workload
+	if w.IdleConnections == 0 {
+		return
+	}
+	limit, from := 0, ""
+	if t := v.targets[it.Target]; t != nil && t.Sandbox != nil {
+		limit, from = mycnf.SandboxMaxConnections, "a sandbox's default"
+		if n, ok := intSetting(t.Sandbox.Config, "max_connections"); ok {
+			limit, from = n, "the sandbox's config"
+		}
+		if n, ok := intSetting(it.ServerConfig, "max_connections"); ok {
+			limit, from = n, "server_config"
+		}
+	}
+	if n, ok := intSetting(it.Globals, "max_connections"); ok {
+		limit, from = n, "globals"
+	}
+	// quadrant's samplers hold a connection of their own; MariaDB keeps one more for SUPER.
+	if need := w.Connections() + w.IdleConnections + 1; limit > 0 && need > limit {
+		v.errorf(w.Src.At("idle_connections"), "%d connections (%d running, %d idle, 1 for quadrant's samplers) exceed max_connections %d (%s); lower idle_connections or raise max_connections",
+			need, w.Connections(), w.IdleConnections, limit, from)
+	}
+}
+
+// intSetting is setting name of s as an integer, when it is one.
+func intSetting(s Settings, name string) (int, bool) {
+	val, ok := s.Lookup(name)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(fmt.Sprint(val)))
+	return n, err == nil
 }
 
 func (v *validator) transactions(w *Workload) {

@@ -94,6 +94,7 @@ func Loop(w *spec.Workload, onInterval func(*measure.Interval)) engine.Config {
 		ReportInterval: w.ReportInterval, Ignore: w.OnError.Ignore, Reconnect: w.OnError.Reconnect,
 		MaxErrors: int64(w.OnError.MaxErrors), OnInterval: onInterval, Rollback: true,
 		Stages: Stages(w), Linear: w.Ramp == "linear",
+		PerTransaction: w.Connect == "per_transaction", Idle: w.IdleConnections,
 	}
 }
 

@@ -88,8 +88,13 @@ type Stats struct {
 	// Lag, open loop only: actual start minus intended start of each event
 	// (Latency minus Service, event by event); nil in closed loop.
 	Lag *Histogram `json:"lag,omitempty"`
+	// Connect: connect: per_transaction only, how long each new connection took to log in
+	// (and prepare its statements again); nil otherwise.
+	Connect *Histogram `json:"connect,omitempty"`
 	// Lat is the summary of Latency (or what sysbench printed).
 	Lat Latency `json:"lat"`
+	// ConnectLat is the summary of Connect.
+	ConnectLat Latency `json:"connect_lat"`
 	// Transactions: per-transaction statistics of a custom workload, in declaration order.
 	Transactions []Named `json:"transactions,omitempty"`
 	// Statements: per-statement-class statistics of an OLTP builtin (point_select, begin...),
@@ -197,6 +202,7 @@ func (s *Stats) Merge(o *Stats) {
 	s.Latency = mergeHist(s.Latency, o.Latency)
 	s.Service = mergeHist(s.Service, o.Service)
 	s.Lag = mergeHist(s.Lag, o.Lag)
+	s.Connect = mergeHist(s.Connect, o.Connect)
 	s.Transactions = mergeNamed(s.Transactions, o.Transactions)
 	s.Statements = mergeNamed(s.Statements, o.Statements)
 	s.Summarize()
@@ -232,6 +238,9 @@ func mergeHist(dst, src *Histogram) *Histogram {
 func (s *Stats) Summarize() {
 	if s.Latency != nil {
 		s.Lat = Summarize(s.Latency)
+	}
+	if s.Connect != nil {
+		s.ConnectLat = Summarize(s.Connect)
 	}
 	for _, named := range [][]Named{s.Transactions, s.Statements} {
 		for i := range named {

@@ -156,6 +156,9 @@ var Metrics = []Metric{
 
 // Families are the workload's columns named by key, after Metrics.
 var Families = []Family{
+	{Pattern: "connect_ms, connect_p50_ms, connect_p95_ms, connect_p99_ms, connect_max_ms", Doc: "connect: per_transaction only: mean, median, 95th, 99th percentile and largest time to open a new connection (log in, prepare the statements again); not part of the transaction latency",
+		Interval: func(iv *Interval, add func(string, float64)) { connectValues(&iv.Stats, add) },
+		Total:    func(t *Total, add func(string, float64)) { connectValues(&t.Stats, add) }},
 	{Pattern: "stage", Doc: "with stages: the load shape's stage of the interval (1, 2, ...; empty in warmup); in summary.csv, set on the row of each stage and empty on the iteration's",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			if iv.Stage > 0 {
@@ -186,6 +189,22 @@ var Families = []Family{
 	stmtLatency("p95_ms", "95th percentile of the", func(l Latency) time.Duration { return l.P95 }),
 	stmtLatency("p99_ms", "99th percentile of the", func(l Latency) time.Duration { return l.P99 }),
 	stmtLatency("max_ms", "largest", func(l Latency) time.Duration { return l.Max }),
+}
+
+// ConnectNames are the connect: per_transaction columns, in order.
+var ConnectNames = []string{"connect_ms", "connect_p50_ms", "connect_p95_ms", "connect_p99_ms", "connect_max_ms"}
+
+func connectValues(s *Stats, add func(string, float64)) {
+	if s.Connect == nil {
+		return
+	}
+	l := s.ConnectLat
+	if s.Connect.Count() == 0 {
+		l = unknownLatency
+	}
+	for i, d := range []time.Duration{l.Avg, l.P50, l.P95, l.P99, l.Max} {
+		add(ConnectNames[i], Ms(d))
+	}
 }
 
 // StmtSuffixes are the per-statement-class figures, stmt.CLASS.SUFFIX, in column order.

@@ -32,6 +32,7 @@ type bucket struct {
 	lat    []int64
 	svc    []int64
 	lag    []int64
+	conn   []int64
 	named  []namedBucket
 	stmts  []namedBucket
 }
@@ -43,7 +44,7 @@ func newBucket(openLoop bool, names, stmts int) *bucket {
 func (b *bucket) reset() {
 	b.counts = Counts{}
 	clear(b.errs)
-	b.lat, b.svc, b.lag = b.lat[:0], b.svc[:0], b.lag[:0]
+	b.lat, b.svc, b.lag, b.conn = b.lat[:0], b.svc[:0], b.lag[:0], b.conn[:0]
 	for i := range b.named {
 		b.named[i].counts = Counts{}
 		b.named[i].lat = b.named[i].lat[:0]
@@ -119,6 +120,13 @@ func (r *Recorder) Event(e Event) {
 	r.mu.Unlock()
 }
 
+// Connect records how long a new connection took to log in (connect: per_transaction).
+func (r *Recorder) Connect(d time.Duration) {
+	r.mu.Lock()
+	r.cur.conn = append(r.cur.conn, d.Microseconds())
+	r.mu.Unlock()
+}
+
 // Error counts one error by MySQL error number (0: no number).
 func (r *Recorder) Error(code int, tx int) {
 	r.mu.Lock()
@@ -161,6 +169,8 @@ type CollectorOptions struct {
 	// StageEnds are the ends of a load shape's stages from MeasuredStart: each measured
 	// interval is in the stage its middle is in, and each stage gets a Total of its own.
 	StageEnds []time.Duration
+	// Connect keeps the latency of connecting (connect: per_transaction).
+	Connect bool
 }
 
 // merged is the interval being cut, reused.
@@ -215,6 +225,9 @@ func NewCollector(o CollectorOptions) *Collector {
 		c.total.Service = NewHistogram()
 		c.total.Lag = NewHistogram()
 	}
+	if o.Connect {
+		c.total.Connect = NewHistogram()
+	}
 	for _, n := range o.Names {
 		c.total.Transactions = append(c.total.Transactions, Named{Name: n, Latency: NewHistogram()})
 	}
@@ -240,9 +253,12 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 	clear(m.named)
 	clear(m.stmts)
 	lat := NewHistogram()
-	var svc, lag *Histogram
+	var svc, lag, conn *Histogram
 	if c.o.OpenLoop {
 		svc, lag = NewHistogram(), NewHistogram()
+	}
+	if c.o.Connect {
+		conn = NewHistogram()
 	}
 	named := make([]*Histogram, len(c.o.Names))
 	for i := range named {
@@ -265,6 +281,9 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 		if svc != nil {
 			record(svc, b.svc)
 			record(lag, b.lag)
+		}
+		if conn != nil {
+			record(conn, b.conn)
 		}
 		for i := range b.named {
 			m.named[i].add(b.named[i].counts)
@@ -290,7 +309,7 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 			iv.ErrorsByCode[code] = n
 		}
 	}
-	iv.Latency, iv.Service, iv.Lag = lat, svc, lag
+	iv.Latency, iv.Service, iv.Lag, iv.Connect = lat, svc, lag, conn
 	for i, n := range c.o.Names {
 		iv.Transactions = append(iv.Transactions, Named{Name: n, Counts: m.named[i], Latency: named[i]})
 	}
@@ -356,6 +375,9 @@ func total(s Stats, start, end time.Time, threads int, maxBacklog int64) *Total 
 	}
 	if s.Lag != nil {
 		t.Lag = s.Lag.Clone()
+	}
+	if s.Connect != nil {
+		t.Connect = s.Connect.Clone()
 	}
 	t.ErrorsByCode = nil
 	for code, n := range s.ErrorsByCode {

@@ -51,6 +51,13 @@ type Config struct {
 	// arrivals' rate. Linear ramps from one stage's level to the next.
 	Stages []Stage
 	Linear bool
+	// PerTransaction opens a new connection (Conn.Reconnect) before every event, timed
+	// apart (measure.Recorder.Connect): connect: per_transaction.
+	PerTransaction bool
+	// Idle connections are opened with Dial before the clock starts and held, unused,
+	// until the workload ends: idle_connections.
+	Idle int
+	Dial func(ctx context.Context) (*Conn, error)
 	// Rollback sends ROLLBACK (uncounted) after an ignored error, so a statement-level
 	// error (1205) does not leave a half transaction that the next BEGIN commits.
 	Rollback bool
@@ -146,6 +153,15 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	if err := errors.Join(setupErrs...); err != nil {
 		return nil, err
 	}
+	idle, err := openIdle(ctx, cfg)
+	defer func() {
+		for _, c := range idle {
+			_ = c.Close()
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
 
 	r := &run{cfg: cfg, stopCh: make(chan struct{}), shape: sh}
 	r.start = time.Now()
@@ -155,7 +171,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	}
 	r.col = measure.NewCollector(measure.CollectorOptions{
 		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0, Names: cfg.Names, Statements: cfg.Statements, Start: r.start, MeasuredStart: r.measured,
-		StageEnds: stageEnds(sh),
+		StageEnds: stageEnds(sh), Connect: cfg.PerTransaction,
 	})
 	if cfg.Rate > 0 {
 		r.arrivals = newArrivals(cfg.Rate)
@@ -344,6 +360,9 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 				}
 			}
 		}
+		if r.cfg.PerTransaction && !r.connect(ctx, id, rec, c) {
+			return
+		}
 		start := time.Now()
 		if r.cfg.Events > 0 && !start.Before(r.measured) && r.claimed.Add(1) > r.cfg.Events {
 			r.halt()
@@ -391,6 +410,69 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			r.fail(&AbortError{Reason: fmt.Sprintf("worker %d: %v", id+1, err), Err: err})
 		}
 	}
+}
+
+// connect opens the event's own connection; false means the worker must stop.
+func (r *run) connect(ctx context.Context, id int, rec *measure.Recorder, c *Conn) bool {
+	for !r.stop.Load() {
+		t0 := time.Now()
+		err := c.Reconnect(ctx)
+		if err == nil {
+			rec.Connect(time.Since(t0))
+			return true
+		}
+		code := Code(err)
+		rec.Error(code, -1)
+		if !r.countError(code, err) {
+			return false
+		}
+		if !slices.Contains(r.cfg.Ignore, code) && !slices.Contains(r.cfg.Reconnect, code) {
+			r.fail(&AbortError{Reason: fmt.Sprintf("worker %d: connect: error %d: %v (add %d to on_error.ignore to count it and try again)", id+1, code, err, code), Err: err})
+			return false
+		}
+		select { // a refused login is retried, not hammered
+		case <-time.After(50 * time.Millisecond):
+		case <-r.stopCh:
+			return false
+		}
+	}
+	return false
+}
+
+// openIdle opens cfg.Idle connections, a few at a time, that only log in.
+func openIdle(ctx context.Context, cfg Config) ([]*Conn, error) {
+	if cfg.Idle <= 0 || cfg.Dial == nil {
+		return nil, nil
+	}
+	conns := make([]*Conn, cfg.Idle)
+	errs := make([]error, cfg.Idle)
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for i := range conns {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			conns[i], errs[i] = cfg.Dial(ctx)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("idle connection %d of %d: %w", i+1, cfg.Idle, errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	var live []*Conn
+	for _, c := range conns {
+		if c != nil {
+			live = append(live, c)
+		}
+	}
+	// One reason is enough: a thousand "too many connections" say nothing more.
+	for _, err := range errs {
+		if err != nil {
+			return live, err
+		}
+	}
+	return live, nil
 }
 
 // handle deals with a failed event; false means the worker must stop.

@@ -58,6 +58,7 @@ func (b *builtin) Run(ctx context.Context, onInterval func(*measure.Interval)) (
 	// A transaction script's error leaves sysbench's own state; ROLLBACK only where BEGIN is used.
 	lc.Rollback = strings.HasPrefix(name, "oltp_read") || name == "oltp_write_only"
 	lc.Statements = Statements(name, b.p)
+	lc.Dial = func(ctx context.Context) (*engine.Conn, error) { return engine.Dial(ctx, dc, false) }
 	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
 		c, err := engine.Dial(ctx, dc, b.p.Prepared)
 		if err != nil {
