@@ -41,6 +41,9 @@ type pageData struct {
 	Info    *results.RunInfo           `json:"info"`
 	Summary dataTable                  `json:"summary"`
 	Series  map[string]json.RawMessage `json:"series"` // seriesJSON per target
+	// StageMarks are the elapsed seconds where a load shape's stage begins, drawn on every
+	// over-time chart.
+	StageMarks []float64 `json:"stage_marks,omitempty"`
 	Latency map[string]spectrum        `json:"latency,omitempty"`
 	Plan    string                     `json:"plan,omitempty"`
 	Only    string                     `json:"only,omitempty"`
@@ -108,7 +111,7 @@ func readRun(run *results.Run, spectra bool) (map[string]*samples, map[string]sp
 }
 
 func render(w io.Writer, run *results.Run, version, only string, all map[string]*samples, latency map[string]spectrum) error {
-	d := pageData{Info: run.Info, Series: seriesData(all, only), Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched()}
+	d := pageData{Info: run.Info, Series: seriesData(all, only), StageMarks: stageMarks(all), Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched()}
 	if only == "" {
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan

@@ -79,6 +79,55 @@ func TestReportRendersInChromium(t *testing.T) {
 	}
 }
 
+// A run with a load shape: every over-time chart, the replica's too, draws a mark where
+// a stage begins after the first (4 and 7 s; the fixture has no warmup before the first),
+// and the summary table keeps one row per iteration.
+func TestStageMarksOnEveryTimeChart(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Staged(t, dir, []int{4, 7, 10})
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Summary.Rows) != 2 || len(run.Stages.Rows) != 6 {
+		t.Fatalf("summary: %d iteration rows and %d stage rows, want 2 and 6", len(run.Summary.Rows), len(run.Stages.Rows))
+	}
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, path)
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
+	}
+	// 5 over-time charts (primary: tps, p95_ms and 2 watched columns; the replica's lag).
+	marks := regexp.MustCompile(`class="chart"[^>]*data-stage-marks="(\d+)"|data-stage-marks="(\d+)"[^>]*class="chart"`).FindAllStringSubmatch(dom, -1)
+	if len(marks) != 5 {
+		t.Fatalf("%d charts with stage marks, want the 5 over-time charts", len(marks))
+	}
+	for _, m := range marks {
+		if m[1]+m[2] != "2" {
+			t.Fatalf("a chart drew %s stage marks, want 2 (4 and 7 s)", m[1]+m[2])
+		}
+	}
+	if !strings.Contains(dom, "stage starts at 4, 7 s") {
+		t.Error("the charts do not say where the stages start")
+	}
+	// Without stages, no chart has marks.
+	plain := t.TempDir()
+	fixture.Folder(t, plain, 1)
+	run, err = results.Load(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path, err = WriteReport(run, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if dom := chromium(t, path); regexp.MustCompile(`<div[^>]*data-stage-marks=`).MatchString(dom) || !strings.Contains(dom, `class="chart"`) {
+		t.Error("a run without stages has stage marks")
+	}
+}
+
 func TestVariablePagesRender(t *testing.T) {
 	dir := t.TempDir()
 	fixture.Folder(t, dir, 1)

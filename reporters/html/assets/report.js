@@ -50,7 +50,34 @@
     return Math.max(50, 14 + longest * 8);
   }
 
-  function chart(parent, title, xLabel, xs, series) {
+  // stageMarks draws a dashed vertical line where each stage of a load shape begins; the
+  // chart's data-stage-marks says how many it drew, for tests.
+  function stageMarks(box, marks) {
+    return {
+      hooks: {
+        draw: [function (u) {
+          var ctx = u.ctx, n = 0;
+          ctx.save();
+          ctx.strokeStyle = "#555";
+          ctx.setLineDash([4, 4]);
+          ctx.lineWidth = 1;
+          marks.forEach(function (x) {
+            var px = u.valToPos(x, "x", true);
+            if (!(px >= u.bbox.left && px <= u.bbox.left + u.bbox.width)) return;
+            ctx.beginPath();
+            ctx.moveTo(px, u.bbox.top);
+            ctx.lineTo(px, u.bbox.top + u.bbox.height);
+            ctx.stroke();
+            n++;
+          });
+          ctx.restore();
+          box.setAttribute("data-stage-marks", String(n));
+        }]
+      }
+    };
+  }
+
+  function chart(parent, title, xLabel, xs, series, marks) {
     var box = el("div", { "class": "chart" });
     parent.appendChild(box);
     var width = Math.max(480, Math.min(1100, parent.clientWidth || 900));
@@ -64,6 +91,10 @@
         return { label: s.label, stroke: palette[i % palette.length], width: 1.5, spanGaps: false, points: { show: xs.length < 40 } };
       }))
     };
+    if (marks && marks.length) {
+      opts.plugins = [stageMarks(box, marks)];
+      box.setAttribute("title", "dashed lines: stage starts at " + marks.join(", ") + " s");
+    }
     new uPlot(opts, [xs].concat(series.map(function (s) { return s.values; })), box);
     state.charts++;
   }
@@ -219,7 +250,7 @@
         var v = T.values[metric] || "[]";
         if (typeof v === "string") v = T.values[metric] = JSON.parse(v);
         chart(area, metric + (T.buckets > 0 ? " (downsampled: min/max of " + T.buckets + " slices)" : ""), "elapsed s", T.x,
-          T.iterations.map(function (it, i) { return { label: iterLabel(Number(it)), values: v[i] }; }));
+          T.iterations.map(function (it, i) { return { label: iterLabel(Number(it)), values: v[i] }; }), D.stage_marks);
       }
       defaults.forEach(draw);
     });
