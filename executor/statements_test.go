@@ -2,6 +2,7 @@ package executor
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/results"
@@ -29,7 +30,7 @@ matrix:
 iteration:
   workload:
     builtin: "${{ matrix.builtin }}"
-    options: {tables: 1, table_size: 1000, ps_mode: "${{ matrix.ps_mode }}"}
+    options: {tables: 1, table_size: 1000, ps_mode: "${{ matrix.ps_mode }}", statement_stats: on}
     threads: 2
     duration: 2s
     on_error: {ignore: [1213, 1205]}
@@ -81,5 +82,35 @@ iteration:
 		if ts.Col(c) < 0 {
 			t.Fatalf("time series has no %s: %v", c, ts.Header)
 		}
+	}
+}
+
+// Per-statement timing is off by default (its cost could not be shown under 3%): no
+// stmt.* columns, no stmt-tagged histograms.
+func TestOLTPStatementClassesOffByDefault(t *testing.T) {
+	plan := `
+version: 1
+name: statements-off
+targets:
+  db:
+    sandbox:
+      config: {innodb_buffer_pool_size: 64M}
+setup:
+  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+  - workload: {builtin: oltp_read_only, action: prepare, options: {tables: 1, table_size: 1000}}
+iteration:
+  workload: {builtin: oltp_read_only, options: {tables: 1, table_size: 1000}, threads: 1, duration: 1s}
+`
+	run, out, err := runPlan(t, plan, nil, Options{})
+	if err != nil || out.Status != results.StatusDone {
+		t.Fatalf("run: %v, outcome %+v", err, out)
+	}
+	for _, h := range append(run.Summary.Header, run.Timeseries["db"].Header...) {
+		if strings.HasPrefix(h, "stmt.") {
+			t.Fatalf("column %s without statement_stats", h)
+		}
+	}
+	if h, err := results.ReadHistograms(run.Dir, "db", 1, "stmt.point_select"); err != nil || h.Count() != 0 {
+		t.Fatalf("stmt.point_select histograms without statement_stats: %v (%v)", h.Count(), err)
 	}
 }

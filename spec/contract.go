@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -97,13 +98,28 @@ func (w *Workload) TxNames() []string {
 }
 
 // StmtNames are the statement classes of the workload's stmt.CLASS.* metrics: those of the
-// OLTP builtins (a builtin without a class, or with statement_stats off, leaves them
-// empty cells); nil for every other workload.
+// OLTP builtins (a class the builtin does not run leaves empty cells); nil for every
+// other workload. The builtin has the columns with options: {statement_stats: on}
+// (StatementStats).
 func (w *Workload) StmtNames() []string {
 	if w == nil || w.Type() != "builtin" || !strings.HasPrefix(w.Builtin, "oltp_") {
 		return nil
 	}
 	return measure.StmtClasses
+}
+
+// StatementStats says whether an OLTP builtin times its statements (options:
+// {statement_stats: on}; off by default).
+func (w *Workload) StatementStats() bool {
+	v, ok := w.Options.Lookup("statement_stats")
+	if !ok {
+		v, ok = w.Options.Lookup("statement-stats")
+	}
+	switch strings.ToLower(fmt.Sprint(v)) {
+	case "on", "true", "yes", "1":
+		return ok
+	}
+	return false
 }
 
 // StmtMetrics is what `assert:` sees as stmt: stmt.CLASS.SUFFIX for every statement class

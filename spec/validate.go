@@ -214,7 +214,7 @@ func (v *validator) iteration(it *Iteration) {
 	for i := range it.Assert {
 		v.d.compile(&it.Assert[i], ns, env, expr.AsBool())
 		v.txNames(&it.Assert[i], it.Workload.TxNames())
-		v.stmtNames(&it.Assert[i], it.Workload.StmtNames())
+		v.stmtNames(&it.Assert[i], it.Workload)
 		if it.Workload != nil && it.Workload.Type() != TPCC {
 			for _, m := range tpccOnly.FindAllStringIndex(it.Assert[i].Source, -1) {
 				at := it.Assert[i].Pos
@@ -253,7 +253,8 @@ var stmtRef = regexp.MustCompile(`\bstmt\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?`
 
 // stmtNames checks the stmt.CLASS.SUFFIX an assertion uses against the statement classes,
 // with the messages of txNames.
-func (v *validator) stmtNames(a *Expr, classes []string) {
+func (v *validator) stmtNames(a *Expr, w *Workload) {
+	classes := w.StmtNames()
 	for _, m := range stmtRef.FindAllStringSubmatchIndex(a.Source, -1) {
 		at := a.Pos
 		at.Col += m[0]
@@ -261,6 +262,9 @@ func (v *validator) stmtNames(a *Expr, classes []string) {
 		switch {
 		case len(classes) == 0:
 			return // the compiler has said stmt is unknown here
+		case !w.StatementStats():
+			v.errorf(at, "stmt.%s needs the builtin's per-statement timing, off by default; add statement_stats: on to the workload's options", class)
+			return
 		case !contains(classes, class):
 			v.errorf(at, "stmt.%s: no such statement class (the OLTP builtins' are %s)%s", class, strings.Join(classes, ", "), suggest(class, classes))
 		case m[4] < 0:

@@ -220,7 +220,7 @@ var StmtClasses = []string{
 // stmtCounted is a statement class's executions: per second in the time series, a total in
 // the summary.
 func stmtCounted() Family {
-	return Family{Pattern: "stmt.CLASS.count", Doc: "statements of class CLASS executed (OLTP builtins: " + strings.Join(StmtClasses, ", ") +
+	return Family{Pattern: "stmt.CLASS.count", Doc: "OLTP builtins with options: {statement_stats: on}: statements of class CLASS executed (" + strings.Join(StmtClasses, ", ") +
 		"), those of failed and retried events included; per second in the time series, a count in the summary",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, st := range iv.Statements {
