@@ -43,10 +43,10 @@ type pageData struct {
 	Series  map[string]json.RawMessage `json:"series"` // seriesJSON per target
 	// StageMarks are the elapsed seconds where a load shape's stage begins, drawn on every
 	// over-time chart.
-	StageMarks []float64 `json:"stage_marks,omitempty"`
-	Latency map[string]spectrum        `json:"latency,omitempty"`
-	Plan    string                     `json:"plan,omitempty"`
-	Only    string                     `json:"only,omitempty"`
+	StageMarks []float64           `json:"stage_marks,omitempty"`
+	Latency    map[string]spectrum `json:"latency,omitempty"`
+	Plan       string              `json:"plan,omitempty"`
+	Only       string              `json:"only,omitempty"`
 	// Charts are the workload metrics charted first; Watched the run's watched columns.
 	Charts  []string `json:"charts"`
 	Watched []string `json:"watched"`
