@@ -117,6 +117,11 @@ func (p *Plan) MaxThreads() int {
 	return most
 }
 
+// OpenLoop says whether the workload runs at a rate (rate:, or stages with a rate).
+func (w *Workload) OpenLoop() bool {
+	return w.Rate > 0 || len(w.Stages) > 0 && w.Stages[0].Rate > 0
+}
+
 // Connections is how many connections the workload opens.
 func (w *Workload) Connections() int {
 	if w.Replay != nil {
