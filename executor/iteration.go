@@ -33,6 +33,9 @@ type measurement struct {
 	total    *measure.Total
 	summary  map[string][]measure.Value // per target: counters' increases, gauges' last values
 	duration time.Duration
+	// stageCosts are the cost.* columns of each stage of a load shape (by stage), on the
+	// workload's target: what a transaction cost at each level of load.
+	stageCosts map[int][]measure.Value
 }
 
 // runIteration runs one matrix cell and returns its status; info is updated in place.
@@ -154,6 +157,10 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	for name, cm := range rows.costs {
 		x.m.summary[name] = append(x.m.summary[name], cm.Total()...)
 	}
+	x.m.stageCosts = map[int][]measure.Value{}
+	for stage, cm := range rows.stageCosts {
+		x.m.stageCosts[stage] = cm.Total()
+	}
 	if total != nil {
 		x.m.duration = total.End.Sub(total.Start)
 	}
@@ -204,11 +211,12 @@ func (x *iteration) summarize() {
 		if name != x.target || m.total == nil {
 			continue
 		}
-		// A load shape's stages: a row each, with the workload's figures over the stage.
+		// A load shape's stages: a row each, with the workload's figures and the costs per
+		// transaction over the stage (watched counters are summarized per iteration only).
 		for _, st := range m.total.Stages {
 			so := &results.SummaryRow{
 				Iteration: x.it.Index, Repeat: x.it.Repeat, Matrix: matrixFields(*x.it), Target: name, Stage: st.Stage,
-				Status: x.info.Status, Duration: st.End.Sub(st.Start), Total: st,
+				Status: x.info.Status, Duration: st.End.Sub(st.Start), Total: st, Watched: m.stageCosts[st.Stage],
 			}
 			if err := x.r.out.AppendSummary(so); err != nil {
 				x.r.resultsFailed(err)
@@ -307,11 +315,13 @@ type rowInputs struct {
 // and a single goroutine writes rows in interval order.
 type rowWriter struct {
 	rowInputs
-	queue   chan *pending
-	done    chan struct{}
-	costs   map[string]*measure.CostMeter // per target; read once the writer closed
-	downAt  time.Time                     // start of a window with no successful event, for the log
-	downErr int64
+	queue chan *pending
+	done  chan struct{}
+	costs map[string]*measure.CostMeter // per target; read once the writer closed
+	// stageCosts: the workload's target's costs per stage of a load shape; read once closed.
+	stageCosts map[int]*measure.CostMeter
+	downAt     time.Time // start of a window with no successful event, for the log
+	downErr    int64
 }
 
 // pending is an interval waiting for its samplers.
@@ -322,7 +332,8 @@ type pending struct {
 }
 
 func newRowWriter(in rowInputs) *rowWriter {
-	rw := &rowWriter{rowInputs: in, queue: make(chan *pending, 1024), done: make(chan struct{}), costs: map[string]*measure.CostMeter{}}
+	rw := &rowWriter{rowInputs: in, queue: make(chan *pending, 1024), done: make(chan struct{}), costs: map[string]*measure.CostMeter{},
+		stageCosts: map[int]*measure.CostMeter{}}
 	go rw.loop()
 	return rw
 }
@@ -380,6 +391,14 @@ func (rw *rowWriter) write(t *pending) {
 		if cm == nil {
 			cm = measure.NewCostMeter()
 			rw.costs[name] = cm
+		}
+		if name == rw.target && iv.Stage > 0 {
+			sm := rw.stageCosts[iv.Stage]
+			if sm == nil {
+				sm = measure.NewCostMeter()
+				rw.stageCosts[iv.Stage] = sm
+			}
+			sm.Interval(iv, row.Watched)
 		}
 		row.Watched = append(row.Watched, cm.Interval(iv, row.Watched)...)
 		if err := rw.out.AppendTimeseries(name, row); err != nil {

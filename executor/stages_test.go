@@ -53,6 +53,13 @@ iteration:
 			sum += col(t, St, j, "transactions")
 			tps = append(tps, col(t, St, j, "tps"))
 			secs += col(t, St, j, "duration_s")
+			// What a transaction cost the client and the server, at this stage's level.
+			if v := col(t, St, j, "cost.client_cpu_us"); v <= 0 {
+				t.Fatalf("iteration %s stage %s: cost.client_cpu_us %v", iteration, St.Value(j, "stage"), v)
+			}
+			if v := col(t, St, j, "cost.server_cpu_us"); v <= 0 {
+				t.Fatalf("iteration %s stage %s: cost.server_cpu_us %v", iteration, St.Value(j, "stage"), v)
+			}
 		}
 		if total := col(t, S, i, "transactions"); len(tps) != 2 || sum != total {
 			t.Fatalf("iteration %s: stages have %v transactions, the iteration %v", iteration, sum, total)
