@@ -23,17 +23,18 @@ targets:
       config: {innodb_buffer_pool_size: 64M}
 setup:
   - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
-  - workload: {builtin: oltp_read_write, action: prepare, options: {tables: 1, table_size: 1000}}
+  - workload: {builtin: oltp_read_write, action: prepare, options: {tables: 1, table_size: 100}}
 matrix:
   builtin: [oltp_read_write, oltp_read_only]
   ps_mode: [auto, disable]
 iteration:
   workload:
     builtin: "${{ matrix.builtin }}"
-    options: {tables: 1, table_size: 1000, ps_mode: "${{ matrix.ps_mode }}", statement_stats: on}
-    threads: 2
+    # 100 rows and 4 threads: writers meet, so deadlocks and lock waits are counted by class.
+    options: {tables: 1, table_size: 100, ps_mode: "${{ matrix.ps_mode }}", statement_stats: on}
+    threads: 4
     duration: 2s
-    on_error: {ignore: [1213, 1205]}
+    on_error: {ignore: [1213, 1205, 1062]}
   assert: ["stmt.point_select.p99_ms > 0", "stmt.commit.count > 0"]
 `
 	run, out, err := runPlan(t, plan, nil, Options{})
@@ -53,6 +54,19 @@ iteration:
 		// failed attempt (a deadlock) may add a BEGIN and some selects but never a COMMIT.
 		if tx <= 0 || commits != tx || begins < tx || begins > tx+errs || points < 10*tx || points > 10*(tx+errs) {
 			t.Fatalf("%s row %d: transactions %v errors %v begin %v commit %v point_select %v", builtin, i, tx, errs, begins, commits, points)
+		}
+		// Every error of the run was a statement's (no connection was lost), counted in its class.
+		var stmtErrs float64
+		for _, class := range []string{"begin", "point_select", "simple_range", "sum_range", "order_range", "distinct_range", "commit"} {
+			stmtErrs += col(t, S, i, "stmt."+class+".errors")
+		}
+		if builtin == "oltp_read_write" {
+			for _, class := range []string{"index_update", "non_index_update", "delete", "insert"} {
+				stmtErrs += col(t, S, i, "stmt."+class+".errors")
+			}
+		}
+		if stmtErrs != errs {
+			t.Fatalf("%s row %d: statement classes have %v errors, the run %v", builtin, i, stmtErrs, errs)
 		}
 		for _, class := range []string{"simple_range", "sum_range", "order_range", "distinct_range"} {
 			if n := col(t, S, i, "stmt."+class+".count"); n < tx {

@@ -189,7 +189,7 @@ func TestCollectorStagesAndLaps(t *testing.T) {
 		StageEnds: []time.Duration{2 * time.Second, 3 * time.Second}})
 	r := c.Recorder(0)
 	event := func(us int64) {
-		r.Laps([]Lap{{Class: 0, US: 1}, {Class: 1, US: us}, {Class: 1, US: us}, {Class: 7, US: 5}})
+		r.Laps([]Lap{{Class: 0, US: 1}, {Class: 1, US: us}, {Class: 1, US: us}, {Class: 7, US: 5}, {Class: 1, US: -1}})
 		r.Connect(300 * time.Microsecond)
 		r.Event(Event{Latency: time.Duration(2*us+1) * time.Microsecond})
 	}
@@ -211,6 +211,9 @@ func TestCollectorStagesAndLaps(t *testing.T) {
 		}
 	}
 	tot := c.Total()
+	if tot.Statements[1].Counts.Errors != 12 || tot.Statements[1].Latency.Count() != 24 || tot.Statements[0].Counts.Errors != 0 {
+		t.Fatalf("a failed statement is an error of its class and no latency: %+v", tot.Statements)
+	}
 	if tot.Events != 12 || len(tot.Stages) != 2 || tot.Statements[1].Counts.Events != 24 || tot.Connect.Count() != 12 {
 		t.Fatalf("total: %d events, %d stages, statements %+v", tot.Events, len(tot.Stages), tot.Statements)
 	}

@@ -183,7 +183,9 @@ var Families = []Family{
 	txLatency("p95_ms", "95th percentile of the", func(l Latency) time.Duration { return l.P95 }),
 	txLatency("p99_ms", "99th percentile of the", func(l Latency) time.Duration { return l.P99 }),
 	txLatency("max_ms", "largest", func(l Latency) time.Duration { return l.Max }),
-	stmtCounted(),
+	stmtCounted("count", "statements of class CLASS executed ("+strings.Join(StmtClasses, ", ")+
+		"), those of failed and retried events included", func(c Counts) int64 { return c.Events }),
+	stmtCounted("errors", "server errors of statements of class CLASS (deadlocks, lock wait timeouts...; not lost connections), counted in errors too", func(c Counts) int64 { return c.Errors }),
 	stmtLatency("p50_ms", "median", func(l Latency) time.Duration { return l.P50 }),
 	stmtLatency("p90_ms", "90th percentile of the", func(l Latency) time.Duration { return l.P90 }),
 	stmtLatency("p95_ms", "95th percentile of the", func(l Latency) time.Duration { return l.P95 }),
@@ -208,7 +210,7 @@ func connectValues(s *Stats, add func(string, float64)) {
 }
 
 // StmtSuffixes are the per-statement-class figures, stmt.CLASS.SUFFIX, in column order.
-var StmtSuffixes = []string{"count", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"}
+var StmtSuffixes = []string{"count", "errors", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"}
 
 // StmtClasses are the statement classes of the OLTP builtins, as their stmt.CLASS.* columns
 // name them, in the order a transaction of oltp_read_write runs them.
@@ -217,23 +219,22 @@ var StmtClasses = []string{
 	"index_update", "non_index_update", "delete", "insert", "commit",
 }
 
-// stmtCounted is a statement class's executions: per second in the time series, a total in
+// stmtCounted is a count of a statement class: per second in the time series, a total in
 // the summary.
-func stmtCounted() Family {
-	return Family{Pattern: "stmt.CLASS.count", Doc: "OLTP builtins with options: {statement_stats: on}: statements of class CLASS executed (" + strings.Join(StmtClasses, ", ") +
-		"), those of failed and retried events included; per second in the time series, a count in the summary",
+func stmtCounted(suffix, doc string, pick func(Counts) int64) Family {
+	return Family{Pattern: "stmt.CLASS." + suffix, Doc: "OLTP builtins with options: {statement_stats: on}: " + doc + "; per second in the time series, a count in the summary",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, st := range iv.Statements {
 				v := 0.0
 				if s := iv.Seconds(); s > 0 {
-					v = float64(st.Counts.Events) / s
+					v = float64(pick(st.Counts)) / s
 				}
-				add("stmt."+st.Name+".count", v)
+				add("stmt."+st.Name+"."+suffix, v)
 			}
 		},
 		Total: func(t *Total, add func(string, float64)) {
 			for _, st := range t.Statements {
-				add("stmt."+st.Name+".count", float64(st.Counts.Events))
+				add("stmt."+st.Name+"."+suffix, float64(pick(st.Counts)))
 			}
 		}}
 }

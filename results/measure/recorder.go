@@ -79,7 +79,8 @@ func (r *Recorder) Statements(reads, writes, other int64, tx int) {
 }
 
 // Lap is one statement of an event, timed: its class (an index of
-// CollectorOptions.Statements) and its latency in µs.
+// CollectorOptions.Statements) and its latency in µs; a negative latency is a statement
+// that failed (counted as an error of its class).
 type Lap struct {
 	Class int32
 	US    int64
@@ -91,11 +92,16 @@ func (r *Recorder) Laps(laps []Lap) {
 	r.mu.Lock()
 	b := r.cur
 	for _, l := range laps {
-		if l.Class >= 0 && int(l.Class) < len(b.stmts) {
-			s := &b.stmts[l.Class]
-			s.counts.Events++
-			s.lat = append(s.lat, l.US)
+		if l.Class < 0 || int(l.Class) >= len(b.stmts) {
+			continue
 		}
+		s := &b.stmts[l.Class]
+		if l.US < 0 {
+			s.counts.Errors++
+			continue
+		}
+		s.counts.Events++
+		s.lat = append(s.lat, l.US)
 	}
 	r.mu.Unlock()
 }

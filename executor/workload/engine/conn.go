@@ -225,6 +225,14 @@ func (c *Conn) Lap(class int, d time.Duration) {
 	}
 }
 
+// LapError counts a server error (a deadlock, a lock wait timeout) against class: a lap
+// without a latency. A lost connection is no statement's.
+func (c *Conn) LapError(class int, err error) {
+	if c.timed && class >= 0 && !Broken(err) {
+		c.Laps = append(c.Laps, measure.Lap{Class: int32(class), US: -1})
+	}
+}
+
 func (c *Conn) lap(class int32, d time.Duration) {
 	if class >= 0 {
 		c.Laps = append(c.Laps, measure.Lap{Class: class, US: d.Microseconds()})

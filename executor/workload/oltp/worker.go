@@ -118,17 +118,22 @@ type Worker struct {
 	// oltp_read_only: reads left in the transaction; the last one goes out
 	// with the COMMIT (engine.Conn.ExecCommit).
 	left int
-	// insertClass: oltp_insert's text INSERT's statement class, -1 when not timed.
-	insertClass int
+	// class is each kind's statement class (an index of Statements), begin and commit
+	// BEGIN's and COMMIT's; -1 when not timed.
+	class                   [nKinds]int
+	beginClass, commitClass int
 }
 
 // NewWorker prepares worker id's statements on c, as the script's thread_init does.
 func NewWorker(name string, p Params, id, threads int, shared *Shared, c *engine.Conn) (*Worker, error) {
-	w := &Worker{name: name, p: p, id: id, threads: threads, rng: sbrand.New(p.Rand, id), shared: shared, insertClass: -1}
+	w := &Worker{name: name, p: p, id: id, threads: threads, rng: sbrand.New(p.Rand, id), shared: shared}
 	classes := Statements(name, p)
+	for k := range w.class {
+		w.class[k] = slices.Index(classes, classNames[k])
+	}
+	w.beginClass, w.commitClass = slices.Index(classes, "begin"), slices.Index(classes, "commit")
 	if len(classes) > 0 {
-		c.TimeStatements(slices.Index(classes, "begin"), slices.Index(classes, "commit"))
-		w.insertClass = slices.Index(classes, classNames[kInsert])
+		c.TimeStatements(w.beginClass, w.commitClass)
 	}
 	switch name {
 	case "oltp_point_select":
@@ -156,7 +161,7 @@ func NewWorker(name string, p Params, id, threads int, shared *Shared, c *engine
 	w.stmts = make([][nKinds]*engine.Stmt, p.Tables)
 	for t := range p.Tables {
 		for _, k := range kinds(name, p) {
-			s, err := c.PrepareAs(fmt.Sprintf(stmtDefs[k], t+1), slices.Index(classes, classNames[k]))
+			s, err := c.PrepareAs(fmt.Sprintf(stmtDefs[k], t+1), w.class[k])
 			if err != nil {
 				return nil, err
 			}
@@ -182,7 +187,7 @@ func (w *Worker) Event(c *engine.Conn) (int, error) {
 		return 0, w.nonIndexUpdates(c)
 	case "oltp_delete":
 		w.args[0] = w.id64()
-		return 0, c.Exec(w.stmts[w.table()][kDelete], w.args[:1])
+		return 0, w.failed(c, w.class[kDelete], c.Exec(w.stmts[w.table()][kDelete], w.args[:1]))
 	case "oltp_insert":
 		return 0, w.insert(c)
 	case "select_random_points", "select_random_ranges":
@@ -204,7 +209,7 @@ func (w *Worker) transaction(c *engine.Conn) error {
 	committed := w.left > 0
 	if !w.p.SkipTrx {
 		if err := c.Begin(); err != nil {
-			return err
+			return w.failed(c, w.beginClass, err)
 		}
 	}
 	if w.name != "oltp_write_only" {
@@ -234,28 +239,38 @@ func (w *Worker) transaction(c *engine.Conn) error {
 	}
 	if !w.p.SkipTrx && !committed {
 		if err := c.Commit(); err != nil {
-			return err
+			return w.failed(c, w.commitClass, err)
 		}
 	}
 	return nil
 }
 
-// read runs a read of the transaction; the last read of a read-only one commits too.
-func (w *Worker) read(c *engine.Conn, s *engine.Stmt, args []driver.Value) error {
+// failed counts err against the statement class that got it (stmt.CLASS.errors) and
+// returns it.
+func (w *Worker) failed(c *engine.Conn, class int, err error) error {
+	if err != nil {
+		c.LapError(class, err)
+	}
+	return err
+}
+
+// read runs a read of kind; the last read of a read-only transaction commits too (an
+// error is the read's: a COMMIT of reads has nothing to conflict on).
+func (w *Worker) read(c *engine.Conn, kind int, s *engine.Stmt, args []driver.Value) error {
 	if w.left > 0 {
 		w.left--
 		if w.left == 0 {
-			return c.ExecCommit(s, args)
+			return w.failed(c, w.class[kind], c.ExecCommit(s, args))
 		}
 	}
-	return c.Exec(s, args)
+	return w.failed(c, w.class[kind], c.Exec(s, args))
 }
 
 func (w *Worker) points(c *engine.Conn) error {
 	s := w.stmts[w.table()][kPoint]
 	for range w.p.PointSelects {
 		w.args[0] = w.id64()
-		if err := w.read(c, s, w.args[:1]); err != nil {
+		if err := w.read(c, kPoint, s, w.args[:1]); err != nil {
 			return err
 		}
 	}
@@ -267,7 +282,7 @@ func (w *Worker) ranges(c *engine.Conn, kind, n int) error {
 	for range n {
 		id := w.id64()
 		w.args[0], w.args[1] = id, id+int64(w.p.RangeSize)-1
-		if err := w.read(c, s, w.args[:2]); err != nil {
+		if err := w.read(c, kind, s, w.args[:2]); err != nil {
 			return err
 		}
 	}
@@ -279,7 +294,7 @@ func (w *Worker) indexUpdates(c *engine.Conn) error {
 	for range w.p.IndexUpdates {
 		w.args[0] = w.id64()
 		if err := c.Exec(s, w.args[:1]); err != nil {
-			return err
+			return w.failed(c, w.class[kIndexUpd], err)
 		}
 	}
 	return nil
@@ -291,7 +306,7 @@ func (w *Worker) nonIndexUpdates(c *engine.Conn) error {
 		w.buf = w.rng.String(w.buf[:0], sbrand.CTemplate)
 		w.args[0], w.args[1] = string(w.buf), w.id64()
 		if err := c.Exec(s, w.args[:2]); err != nil {
-			return err
+			return w.failed(c, w.class[kNonIndexUpd], err)
 		}
 	}
 	return nil
@@ -304,14 +319,14 @@ func (w *Worker) deleteInserts(c *engine.Conn) error {
 		id, k := w.id64(), w.id64()
 		w.args[0] = id
 		if err := c.Exec(del, w.args[:1]); err != nil {
-			return err
+			return w.failed(c, w.class[kDelete], err)
 		}
 		w.buf = w.rng.String(w.buf[:0], sbrand.CTemplate)
 		cval := string(w.buf)
 		w.buf = w.rng.String(w.buf[:0], sbrand.PadTemplate)
 		w.args[0], w.args[1], w.args[2], w.args[3] = id, k, cval, string(w.buf)
 		if err := c.Exec(ins, w.args[:4]); err != nil {
-			return err
+			return w.failed(c, w.class[kInsert], err)
 		}
 	}
 	return nil
@@ -337,16 +352,16 @@ func (w *Worker) insert(c *engine.Conn) error {
 	b = w.rng.String(b, sbrand.PadTemplate)
 	b = append(b, "')"...)
 	w.buf = b
-	if w.insertClass < 0 {
+	if w.class[kInsert] < 0 {
 		_, err := c.ExecText(string(b), false, nil)
 		return err
 	}
 	t0 := time.Now()
 	_, err := c.ExecText(string(b), false, nil)
 	if err == nil {
-		c.Lap(w.insertClass, time.Since(t0))
+		c.Lap(w.class[kInsert], time.Since(t0))
 	}
-	return err
+	return w.failed(c, w.class[kInsert], err)
 }
 
 // unique returns distinct uint32s across all workers of the run (sysbench.rand.unique):
