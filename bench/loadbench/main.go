@@ -3,7 +3,7 @@
 //
 //	-mode table: quadrant vs the sysbench binary on five OLTP scripts, alternating
 //	             (with -ref NAME=VALUE: vs quadrant with that builtin option instead,
-//	             e.g. -ref statement_stats=off for the cost of per-statement timing)
+//	             e.g. -ref statement_stats=on for the cost of per-statement timing)
 //	             pairs; tps and client CPU per transaction (each process's rusage)
 //	-mode conns: 1024 and 4096 connections, closed and open loop: client RSS per
 //	             connection, connection setup time, whether the rate was held
