@@ -532,7 +532,10 @@ func (v *validator) workload(w *Workload) {
 		return
 	}
 	kind := kinds[0]
-	if kind != "builtin" && kind != "sysbench" && w.Src.Has("action") && w.Action != "run" {
+	switch {
+	case kind != "builtin" && kind != "sysbench" && w.Src.Has("action") && w.Action == "check":
+		v.errorf(w.Src.At("action"), "action check: a %s workload has no consistency check (only builtin: tpcc has one); remove action:", kind)
+	case kind != "builtin" && kind != "sysbench" && w.Src.Has("action") && w.Action != "run":
 		v.errorf(w.Src.At("action"), "action %s only applies to builtin and sysbench workloads", w.Action)
 	}
 	if kind != "builtin" && w.Src.Has("options") {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -437,20 +438,25 @@ func TestQuickstartExampleRuns(t *testing.T) {
 func TestExamplesRun(t *testing.T) {
 	binlogDir := sandboxtest.Dir(t) // the server's user writes binary logs under it
 	for _, c := range []struct {
-		name string
-		args []string
+		name  string
+		args  []string
+		check func(t *testing.T, run *results.Run) // what the experiment must show, beyond finishing
 	}{
-		{"binlog", []string{"--set", "table_size=1000", "--set", "duration=1s"}},
-		{"flush-method", []string{"--set", "table_size=1000", "--set", "threads=[2]", "--set", "duration=1s", "--set", "warmup=0s"}},
-		{"logging-overhead", []string{"--set", "table_size=1000", "--set", "threads=2", "--set", "duration=1s", "--allow-shell"}},
-		{"replica-catchup", []string{"--set", "table_size=1000", "--set", "backlog=2s"}},
-		{"semisync-replay", nil},
-		{"tpcc", []string{"--set", "threads=[2]", "--set", "duration=2s", "--set", "warmup=0s"}},
+		{"binlog", []string{"--set", "table_size=1000", "--set", "duration=1s"}, nil},
+		{"flush-method", []string{"--set", "table_size=1000", "--set", "threads=[2]", "--set", "duration=1s", "--set", "warmup=0s"}, nil},
+		{"logging-overhead", []string{"--set", "table_size=1000", "--set", "threads=2", "--set", "duration=1s", "--allow-shell"}, nil},
+		{"replica-catchup", []string{"--set", "table_size=1000", "--set", "backlog=2s", "--set", "threads=[2]"}, checkReplicaCatchup},
+		{"cold-vs-warm", []string{"--set", "table_size=5000", "--set", "threads=2", "--set", "duration=2s", "--set", "buffer_pool=64M",
+			"--set", "tables=2", "--set", "repeat=1", "--allow-shell"}, checkColdVsWarm},
+		{"semisync-replay", nil, nil},
+		{"tpcc", []string{"--set", "threads=[2]", "--set", "duration=2s", "--set", "warmup=0s"}, nil},
 		// The templates the examples do not extend.
-		{"builtin:sysbench-oltp", []string{"--set", "table_size=1000", "--set", "tables=1", "--set", "threads=[2]", "--set", "duration=1s", "--set", "warmup=0s"}},
-		{"builtin:semisync-replay", []string{"--set", "rows=300"}},
-		{"nfs-replica-attach", []string{"--set", "table_size=1000", "--set", "duration=3s", "--set", "attach_at=1s",
-			"--set", "binlog_dirs=[" + binlogDir + "/a, " + binlogDir + "/b]", "--allow-shell"}},
+		{"builtin:sysbench-oltp", []string{"--set", "table_size=1000", "--set", "tables=1", "--set", "threads=[2]", "--set", "duration=1s", "--set", "warmup=0s"}, nil},
+		{"builtin:semisync-replay", []string{"--set", "rows=300"}, nil},
+		{"nfs-replica-attach", []string{"--set", "table_size=1000", "--set", "duration=4s", "--set", "attach_at=2s",
+			"--set", "binlog_dirs=[" + binlogDir + "/a, " + binlogDir + "/b]", "--allow-shell"}, checkReplicaAttach},
+		// The example replaces the template's setup: the template's own runs here too.
+		{"builtin:replica-attach", []string{"--set", "table_size=1000", "--set", "threads=2", "--set", "duration=4s", "--set", "attach_at=2s"}, checkReplicaAttach},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
@@ -465,9 +471,15 @@ func TestExamplesRun(t *testing.T) {
 				log, _ := os.ReadFile(filepath.Join(dir, results.LogFile))
 				t.Fatalf("exit %d:\n%s\nlog.txt:\n%s", code, p.out.String(), log)
 			}
-			ri, err := results.ReadRunInfo(findRunDir(t, root))
-			if err != nil || ri.Status != results.StatusDone {
-				t.Fatalf("run.json: %v %+v", err, ri)
+			run, err := results.Load(findRunDir(t, root))
+			if err != nil {
+				t.Fatalf("results: %v", err)
+			}
+			if run.Info.Status != results.StatusDone {
+				t.Fatalf("run.json: status %s, want %s", run.Info.Status, results.StatusDone)
+			}
+			if c.check != nil {
+				c.check(t, run)
 			}
 		})
 	}
@@ -636,5 +648,77 @@ teardown:
 			t.Fatalf("after a second Ctrl-C: processes %q, directories %v", procs, left)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// summaryRows are the summary.csv rows of target, in iteration order.
+func summaryRows(run *results.Run, target string) []int {
+	var idx []int
+	for i := range run.Summary.Rows {
+		if run.Summary.Value(i, "target") == target {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// The marker table ends the wait: every iteration records how long the replica took.
+func checkReplicaCatchup(t *testing.T, run *results.Run) {
+	rows := summaryRows(run, "primary")
+	if len(rows) == 0 {
+		t.Fatalf("no summary row of the primary: %v", run.Summary.Rows)
+	}
+	for _, i := range rows {
+		if v, ok := run.Summary.Float(i, "catchup_s"); !ok || v <= 0 {
+			t.Errorf("iteration %s: catchup_s %q", run.Summary.Value(i, "iteration"), run.Summary.Value(i, "catchup_s"))
+		}
+	}
+}
+
+// The replica is stopped for the first seconds of each iteration and replicating at its
+// end, the primary is measured every second throughout, and the catch-up is timed.
+func checkReplicaAttach(t *testing.T, run *results.Run) {
+	checkReplicaCatchup(t, run)
+	replica, primary := run.Timeseries["primary_replica1"], run.Timeseries["primary"]
+	if replica == nil || primary == nil || replica.Col("repl.io_running") < 0 {
+		t.Fatalf("time series of %v; the replica's lacks repl.io_running", run.Targets)
+	}
+	for _, it := range run.Info.Iterations {
+		iter := strconv.Itoa(it.Index)
+		var running []string
+		for i := range replica.Rows {
+			if replica.Value(i, "iteration") == iter {
+				running = append(running, replica.Value(i, "repl.io_running"))
+			}
+		}
+		if len(running) < 3 || running[0] != "0" || running[len(running)-1] != "1" {
+			log, _ := os.ReadFile(filepath.Join(run.Dir, results.LogFile))
+			t.Errorf("iteration %s: the replica's IO thread per second %v, want stopped (0) first and running (1) at the end\nlog.txt:\n%s", iter, running, log)
+		}
+		seconds := 0
+		for i := range primary.Rows {
+			if v, ok := primary.Float(i, "tps"); ok && v > 0 && primary.Value(i, "iteration") == iter {
+				seconds++
+			}
+		}
+		if seconds < 3 {
+			t.Errorf("iteration %s: %d seconds of primary throughput in its time series, want one a second", iter, seconds)
+		}
+	}
+}
+
+// The cold iteration reads from storage what the warm one finds in the buffer pool.
+func checkColdVsWarm(t *testing.T, run *results.Run) {
+	reads := map[string]float64{}
+	for _, i := range summaryRows(run, "primary") {
+		v, ok := run.Summary.Float(i, "status.Innodb_buffer_pool_reads")
+		if !ok {
+			t.Fatalf("no status.Innodb_buffer_pool_reads in summary.csv: %v", run.Summary.Header)
+		}
+		reads[run.Summary.Value(i, "cache")] = v
+	}
+	t.Logf("Innodb_buffer_pool_reads while measured: %v", reads)
+	if cold, warm := reads["cold"], reads["warm"]; !(cold > 0) || !(warm < cold) {
+		t.Errorf("buffer pool reads from storage: cold %v, warm %v; want the cold iteration to read and the warm one to read less", cold, warm)
 	}
 }

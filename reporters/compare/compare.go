@@ -32,6 +32,10 @@ type Cell struct {
 	Values   map[string][]float64 // metric -> value per run
 	Stats    map[string][]Stats   // metric -> per run
 	Verdicts map[string][]Verdict // metric -> per run; the first run's is empty
+	// Target is the cell's target, and Iterations per run its measured iterations there
+	// (interrupted ones left out), for what is read per iteration: histograms, time series.
+	Target     string
+	Iterations [][]int
 }
 
 // Comparison is the result of Compare.
@@ -40,6 +44,10 @@ type Comparison struct {
 	Metrics []string
 	Cells   []Cell
 	Notes   []string // differences around the numbers, one sentence each
+	// Evidence is where the time went, per cell with any: costs, statements, waits per transaction.
+	Evidence []CellEvidence
+
+	series []map[string]*iterSeries // per run, "target iteration": what Overlay draws from
 }
 
 // Compare lines up runs[1:] against runs[0].
@@ -78,15 +86,28 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 		}
 		perRun[ri] = groups
 	}
+	c.series = readAllSeries(runs, perRun, metrics)
 	for _, key := range order {
 		cell := Cell{Key: key, Values: map[string][]float64{}, Stats: map[string][]Stats{}, Verdicts: map[string][]Verdict{}}
+		for ri := range runs {
+			var its []int
+			if g := perRun[ri][key]; g != nil {
+				cell.Target = g.target
+				for _, s := range g.iterations {
+					if n, err := strconv.Atoi(s); err == nil {
+						its = append(its, n)
+					}
+				}
+			}
+			cell.Iterations = append(cell.Iterations, its)
+		}
 		for _, m := range metrics {
-			for ri, run := range runs {
+			for ri := range runs {
 				g := perRun[ri][key]
 				if g == nil {
 					g = &cellSamples{}
 				}
-				st := stats(run, g, m, key)
+				st := stats(g, m, key)
 				cell.Stats[m] = append(cell.Stats[m], st)
 				cell.Values[m] = append(cell.Values[m], st.Median)
 				if ri == 0 {
@@ -99,7 +120,8 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 		}
 		c.Cells = append(c.Cells, cell)
 	}
-	c.Notes = notes(runs)
+	c.Notes = append(notes(runs), hostNotes(runs)...)
+	c.evidence()
 	return c
 }
 
@@ -356,6 +378,9 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		}
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := c.writeEvidence(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\n"+VerdictNote)

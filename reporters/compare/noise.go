@@ -70,17 +70,20 @@ type cellSamples struct {
 	iterations []string
 	target     string
 	rows       int // rows of the cell, interrupted included
+	// intervals are, for a cell of one iteration, each metric's measured (not warmup) values
+	// per interval, in time order: what its batch means are cut from (readSeries).
+	intervals map[string][]float64
 }
 
 // stats summarises one run's samples of metric m in a cell.
-func stats(run *results.Run, cs *cellSamples, m, key string) Stats {
+func stats(cs *cellSamples, m, key string) Stats {
 	v := cs.values[m]
 	st := Stats{N: len(v), Median: median(v), Mean: mean(v), CV: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Source: NoEstimate}
 	switch {
 	case len(v) >= 2:
 		st.Source, st.Samples = FromRepeats, v
 	case len(v) == 1:
-		if b := batchMeans(run, cs, m); len(b) >= minBatches {
+		if b := batchMeans(cs, m); len(b) >= minBatches {
 			st.Source, st.Samples = FromIntervals, b
 		}
 	}
@@ -99,26 +102,11 @@ func stats(run *results.Run, cs *cellSamples, m, key string) Stats {
 // batchMeans cuts the measured intervals of the cell's one iteration into up to
 // maxBatches consecutive batches and returns each batch's mean: neighbouring intervals
 // are correlated, batches much less so.
-func batchMeans(run *results.Run, cs *cellSamples, m string) []float64 {
-	ts := run.Timeseries[cs.target]
-	if ts == nil || ts.Col(m) < 0 || len(cs.iterations) != 1 {
+func batchMeans(cs *cellSamples, m string) []float64 {
+	if len(cs.iterations) != 1 {
 		return nil
 	}
-	var xs []float64
-	for i := range ts.Rows {
-		if ts.Value(i, "iteration") != cs.iterations[0] {
-			continue
-		}
-		if w, ok := ts.Float(i, "warmup"); ok && w != 0 {
-			continue
-		}
-		if e, ok := ts.Float(i, "elapsed_s"); ok && e <= 0 {
-			continue
-		}
-		if v, ok := ts.Float(i, m); ok {
-			xs = append(xs, v)
-		}
-	}
+	xs := cs.intervals[m]
 	k := len(xs) / 2
 	if k > maxBatches {
 		k = maxBatches

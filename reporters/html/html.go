@@ -50,6 +50,10 @@ type pageData struct {
 	// Charts are the workload metrics charted first; Watched the run's watched columns.
 	Charts  []string `json:"charts"`
 	Watched []string `json:"watched"`
+	// Matrix is drawn by axes.js: the charts by matrix axis and the headline.
+	Matrix *matrixData `json:"matrix,omitempty"`
+	// Evidence is drawn by evidence.js: where the time went.
+	Evidence *evidenceData `json:"evidence,omitempty"`
 }
 
 // spectrum is one target's latency percentiles per iteration, recomputed from the
@@ -116,6 +120,12 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan
 		d.Latency = latency
+		d.Matrix = matrixCharts(run)
+		ev, err := whereTimeWent(run)
+		if err != nil {
+			ev = &evidenceData{Error: err.Error()}
+		}
+		d.Evidence = ev
 	}
 	data, err := json.Marshal(d) // escapes <, > and &, so the data cannot close its <script>
 	if err != nil {
@@ -130,7 +140,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS,
+		"ReportJS": reportJS + "\n" + axesJS + "\n" + evidenceJS,
 		"Data":     string(data),
 	})
 }
@@ -182,6 +192,9 @@ type comparisonData struct {
 	// Verdicts and VerdictNote are drawn by verdicts.js.
 	Verdicts    []verdictRow `json:"verdicts,omitempty"`
 	VerdictNote string       `json:"verdict_note,omitempty"`
+	// Servers and Evidence are drawn by servers.js, cell by cell.
+	Servers  *serversData         `json:"servers,omitempty"`
+	Evidence []comparisonEvidence `json:"evidence,omitempty"`
 }
 
 type comparisonCell struct {
@@ -192,7 +205,8 @@ type comparisonCell struct {
 // RenderComparison writes a comparison of runs as one self-contained page: per metric, a
 // table with the change against the first run and a chart across cells.
 func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
-	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote}
+	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
+		Servers: acrossServers(c), Evidence: comparisonEvidenceOf(c)}
 	for _, r := range c.Runs {
 		cd.Runs = append(cd.Runs, r.Dir+" ("+r.Info.Plan+", "+r.Info.Host+")")
 	}
@@ -219,7 +233,7 @@ func RenderComparison(w io.Writer, c *compare.Comparison, version string) error 
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS + "\n" + verdictsJS,
+		"ReportJS": reportJS + "\n" + verdictsJS + "\n" + serversJS,
 		"Data":     string(data),
 	})
 }

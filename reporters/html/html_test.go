@@ -65,9 +65,9 @@ func TestReportRendersInChromium(t *testing.T) {
 		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
 	}
 	// 1 by-iteration chart + primary (tps, p95_ms, status.Com_select, status.Threads_running) + replica (repl.lag_s)
-	// + the primary's latency distribution from its histograms.
-	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 7 {
-		t.Fatalf("rendered %d charts, want 7", n)
+	// + the primary's latency distribution from its histograms + tps and p95_ms along the matrix's one axis.
+	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 9 {
+		t.Fatalf("rendered %d charts, want 9", n)
 	}
 	for _, want := range []string{"p99_ms &lt; 5", "#2 threads=4", "sync_binlog", "MariaDB 10.11.19", "uplot", "Target primary: latency (ms) at each percentile"} {
 		if !strings.Contains(dom, want) {
@@ -186,8 +186,9 @@ func TestComparisonRendersInChromium(t *testing.T) {
 	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
 		t.Fatalf("script errors: %s", bodyAttr(t, dom, "data-error-text"))
 	}
-	if n := bodyAttr(t, dom, "data-charts"); n != "2" {
-		t.Fatalf("comparison rendered %s charts, want 2", n)
+	// tps and p95_ms by cell, and for the first cell its latency and the two metrics over time, runs overlaid.
+	if n := bodyAttr(t, dom, "data-charts"); n != "5" {
+		t.Fatalf("comparison rendered %s charts, want 5", n)
 	}
 	if !strings.Contains(dom, "-20.0") {
 		t.Errorf("comparison lacks the -20.0%% tps change")
@@ -242,9 +243,10 @@ func TestLargeReportIsDownsampledAndRenders(t *testing.T) {
 	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
 		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
 	}
-	// 1 by-iteration chart + per target tps, p95_ms and the first 4 watched columns.
-	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 13 {
-		t.Fatalf("rendered %d charts, want 13", n)
+	// 1 by-iteration chart + per target tps, p95_ms and the first 4 watched columns + tps and p95_ms along the
+	// matrix's 2 axes.
+	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 17 {
+		t.Fatalf("rendered %d charts, want 17", n)
 	}
 	for _, want := range []string{"Downsampled for display", "timeseries/primary.csv has every sample",
 		"timeseries/replica1.csv has every sample", "status.Com_select (downsampled"} {

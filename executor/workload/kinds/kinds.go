@@ -56,6 +56,7 @@ func Validate(p *spec.Plan) error {
 			errs = append(errs, k.Validate(pw.Workload)...)
 		}
 	}
+	errs = append(errs, tpcc.ValidateLoaded(p)...)
 	return errs.Tidy()
 }
 

@@ -354,6 +354,15 @@
     });
   }
 
+  // The sections in their own files (axes.js, evidence.js, servers.js) draw with these and
+  // count their charts and errors here, so data-charts and data-errors cover the whole page.
+  window.quadrant = {
+    D: D, el: el, chart: chart, palette: palette, ySize: ySize, iterLabel: iterLabel, num: num, aligned: aligned,
+    counted: function () { state.charts++; mark(); },
+    refresh: mark,
+    failed: function (e) { state.errors.push(String(e && e.stack || e)); mark(); }
+  };
+
   var root = document.getElementById("report");
   try {
     if (D.compare) { comparison(root, D.compare); rendered(); return; }

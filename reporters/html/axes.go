@@ -1,0 +1,243 @@
+package html
+
+import (
+	_ "embed"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
+)
+
+//go:embed assets/axes.js
+var axesJS string
+
+// matrixData is what the charts by matrix axis and the headline need: per cell (matrix
+// values and target) and summary column, the median of the cell's repeats and their range.
+// A few numbers per cell and column: small next to the time series, whatever the run's length.
+type matrixData struct {
+	Description string       `json:"description,omitempty"`
+	Axes        []matrixAxis `json:"axes"`
+	Metrics     []string     `json:"metrics"`  // every numeric summary column, the pickers' choices
+	Defaults    []string     `json:"defaults"` // drawn when the page opens
+	Cells       []matrixCell `json:"cells"`
+	Headline    []headline   `json:"headline,omitempty"`
+	// Better is +1 where higher is better, -1 where lower is: how the page colours a change.
+	Better map[string]int `json:"better,omitempty"`
+}
+
+type matrixAxis struct {
+	Name    string   `json:"name"`
+	Values  []string `json:"values"`  // in plan order, or ascending when numeric
+	Numeric bool     `json:"numeric"` // every value a number: charted as lines on its value scale
+}
+
+type matrixCell struct {
+	Target string                `json:"target"`
+	Values []string              `json:"values"` // one per axis
+	Key    string                `json:"key"`    // "threads=4 flush=fsync"
+	Stats  map[string]repeatStat `json:"stats"`
+}
+
+// repeatStat is one column over a cell's repeats: the median is the point, min and max the
+// error bar.
+type repeatStat struct {
+	N      int     `json:"n"`
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+}
+
+// headline is the best and worst cell for one key metric, by its Better direction.
+type headline struct {
+	Metric string  `json:"metric"`
+	Target string  `json:"target"`
+	Best   string  `json:"best"`
+	BestV  float64 `json:"best_value"`
+	Worst  string  `json:"worst"`
+	WorstV float64 `json:"worst_value"`
+}
+
+// rowKeys are summary columns that place a row rather than measure anything.
+var rowKeys = map[string]bool{"iteration": true, "repeat": true, "target": true, "status": true, "duration_s": true}
+
+// matrixCharts gathers the cells of run's summary; nil when the plan has no matrix.
+func matrixCharts(run *results.Run) *matrixData {
+	S := run.Summary
+	if len(run.Info.Axes) == 0 || S == nil || len(S.Rows) == 0 {
+		return nil
+	}
+	d := &matrixData{Description: planDescription(run.Plan)}
+	isAxis := map[string]bool{}
+	for _, a := range run.Info.Axes {
+		isAxis[a] = true
+		d.Axes = append(d.Axes, matrixAxis{Name: a, Numeric: true})
+	}
+	for _, h := range S.Header {
+		if rowKeys[h] || isAxis[h] {
+			continue
+		}
+		for i := range S.Rows {
+			if _, ok := S.Float(i, h); ok {
+				d.Metrics = append(d.Metrics, h)
+				break
+			}
+		}
+	}
+	cells := map[string]*matrixCell{}
+	samples := map[string]map[string][]float64{}
+	var order []string
+	seen := make([]map[string]bool, len(d.Axes))
+	for i := range seen {
+		seen[i] = map[string]bool{}
+	}
+	for i := range S.Rows {
+		if S.Value(i, "status") == results.StatusInterrupted || S.Value(i, "status") == results.StatusSkipped {
+			continue // measured part of a workload, or nothing
+		}
+		var vals, parts []string
+		for a, ax := range run.Info.Axes {
+			v := S.Value(i, ax)
+			vals = append(vals, v)
+			parts = append(parts, ax+"="+v)
+			if !seen[a][v] {
+				seen[a][v] = true
+				d.Axes[a].Values = append(d.Axes[a].Values, v)
+				if _, err := strconv.ParseFloat(v, 64); err != nil {
+					d.Axes[a].Numeric = false
+				}
+			}
+		}
+		target := S.Value(i, "target")
+		key := strings.Join(parts, " ")
+		id := key + " @" + target
+		if cells[id] == nil {
+			cells[id] = &matrixCell{Target: target, Values: vals, Key: key, Stats: map[string]repeatStat{}}
+			samples[id] = map[string][]float64{}
+			order = append(order, id)
+		}
+		for _, m := range d.Metrics {
+			if v, ok := S.Float(i, m); ok && !math.IsNaN(v) {
+				samples[id][m] = append(samples[id][m], v)
+			}
+		}
+	}
+	for a := range d.Axes {
+		if d.Axes[a].Numeric {
+			v := d.Axes[a].Values
+			sort.SliceStable(v, func(i, j int) bool {
+				x, _ := strconv.ParseFloat(v[i], 64)
+				y, _ := strconv.ParseFloat(v[j], 64)
+				return x < y
+			})
+		}
+	}
+	for _, id := range order {
+		c := cells[id]
+		for m, v := range samples[id] {
+			c.Stats[m] = statOf(v)
+		}
+		d.Cells = append(d.Cells, *c)
+	}
+	// Charted first: the metrics the report charts over time, then the costs per transaction.
+	for _, m := range measure.ChartDefaults() {
+		if contains(d.Metrics, m) {
+			d.Defaults = append(d.Defaults, m)
+		}
+	}
+	for _, m := range d.Metrics {
+		if strings.HasPrefix(m, "cost.") && !allZero(d.Cells, m) { // no reads from a warm buffer pool: nothing to chart
+			d.Defaults = append(d.Defaults, m)
+		}
+	}
+	d.Headline = headlines(d, measure.CompareDefaults())
+	d.Better = map[string]int{}
+	for _, m := range d.Metrics {
+		if b := measure.BetterOf(m); b != 0 {
+			d.Better[m] = int(b)
+		}
+	}
+	return d
+}
+
+func allZero(cells []matrixCell, m string) bool {
+	for _, c := range cells {
+		if st, ok := c.Stats[m]; ok && (st.Min != 0 || st.Max != 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func statOf(v []float64) repeatStat {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return repeatStat{N: len(s), Median: med, Min: s[0], Max: s[len(s)-1]}
+}
+
+// headlines are the best and worst cell of each target for each key metric that has a
+// direction and differs between cells.
+func headlines(d *matrixData, metrics []string) []headline {
+	var targets []string
+	for _, c := range d.Cells {
+		if !contains(targets, c.Target) {
+			targets = append(targets, c.Target)
+		}
+	}
+	var out []headline
+	for _, m := range metrics {
+		dir := float64(measure.BetterOf(m))
+		if dir == 0 {
+			continue
+		}
+		for _, t := range targets {
+			h := headline{Metric: m, Target: t}
+			found := 0
+			for _, c := range d.Cells {
+				st, ok := c.Stats[m]
+				if c.Target != t || !ok {
+					continue
+				}
+				if found == 0 || dir*(st.Median-h.BestV) > 0 {
+					h.Best, h.BestV = c.Key, st.Median
+				}
+				if found == 0 || dir*(st.Median-h.WorstV) < 0 {
+					h.Worst, h.WorstV = c.Key, st.Median
+				}
+				found++
+			}
+			if found >= 2 && h.Best != h.Worst {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
+}
+
+// planDescription is the plan's description from plan.yaml, "" when it has none.
+func planDescription(plan string) string {
+	var p struct {
+		Description string `yaml:"description"`
+	}
+	if yaml.Unmarshal([]byte(plan), &p) != nil {
+		return ""
+	}
+	return strings.TrimSpace(p.Description)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
