@@ -296,7 +296,7 @@ type Workload struct {
 	Replay          *Replay       `yaml:"replay" doc:"Execute a SQL file in order, timed."`
 	Sysbench        *Sysbench     `yaml:"sysbench" doc:"Run the sysbench binary itself and parse its output."`
 	Action          string        `yaml:"action" default:"run" enum:"run,prepare,cleanup,check" doc:"builtin and sysbench: run, prepare (create and load tables) or cleanup (drop them); check (builtin tpcc only) verifies the data's consistency conditions and fails the step naming each broken one."`
-	Options         Settings      `yaml:"options" doc:"builtin: sysbench script options, same names and defaults (tables, table_size, range_size, ...); builtin tpcc: warehouses, wait_times, weight_new_order/payment/order_status/delivery/stock_level, secondary_indexes, foreign_keys, load_batch (see docs/tpcc.md)."`
+	Options         Settings      `yaml:"options" doc:"builtin: sysbench script options, same names and defaults (tables, table_size, range_size, ...), and quadrant's statement_stats (on: per-statement latency, the stmt.CLASS.* columns; off by default); builtin tpcc: warehouses, wait_times, weight_new_order/payment/order_status/delivery/stock_level, secondary_indexes, foreign_keys, load_batch (see docs/tpcc.md)."`
 	Threads         int           `yaml:"threads" default:"1" min:"1" doc:"Concurrent connections."`
 	Duration        time.Duration `yaml:"duration" doc:"How long the measured part runs. A run needs duration or events (or both: whichever comes first)."`
 	Events          int64         `yaml:"events" min:"0" doc:"Stop after this many transactions."`
