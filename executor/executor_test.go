@@ -178,3 +178,35 @@ func (verbose) Interval(t Progress) {
 }
 func (verbose) SandboxStarted(string) {}
 func (verbose) Working(w Work)        { fmt.Fprintln(os.Stderr, w) }
+
+// The summary's watched counters cover the measured part only, as its transactions do: a
+// long warmup must not be added to them (it would multiply Com_select here by about four).
+func TestSummaryCountersLeaveOutTheWarmup(t *testing.T) {
+	plan := `
+version: 1
+name: warmup-left-out
+targets:
+  db: {sandbox: {}}
+setup:
+  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+  - workload: {builtin: oltp_point_select, action: prepare, options: {tables: 1, table_size: 1000}}
+iteration:
+  workload:
+    builtin: oltp_point_select
+    options: {tables: 1, table_size: 1000}
+    threads: 1
+    warmup: 3s
+    duration: 1s
+watch:
+  status: [Com_select]
+`
+	run, _, err := runPlan(t, plan, nil, Options{})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	S := run.Summary
+	tx, sel := col(t, S, 0, "transactions"), col(t, S, 0, "status.Com_select")
+	if tx <= 0 || sel < tx*0.95 || sel > tx*1.05+50 {
+		t.Fatalf("Com_select increased by %v over the measured part, in which %v transactions ran", sel, tx)
+	}
+}

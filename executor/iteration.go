@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/fsinfo"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -109,6 +111,9 @@ func (x *iteration) end(ctx context.Context, err error) {
 // effective config changes) and its globals.
 func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 	r, it := x.r, x.it
+	if err := x.placeSandboxes(ctx); err != nil {
+		return err
+	}
 	if s.sb != nil || len(it.ServerConfig) > 0 {
 		restarted, err := s.restart(ctx, it.ServerConfig)
 		if err != nil {
@@ -122,6 +127,41 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 		r.logFile("iteration %d: SET GLOBAL %s = %v on %s", it.Index, kv.Name, kv.Value, s.Name())
 		if err := r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
 			return fmt.Errorf("globals: %w", err)
+		}
+	}
+	return nil
+}
+
+// placeSandboxes moves each sandbox whose sandbox.dir this iteration changes (one restart,
+// data included) and records where every sandbox's data directory is.
+func (x *iteration) placeSandboxes(ctx context.Context) error {
+	r := x.r
+	x.info.Storage = nil
+	for _, c := range r.clusters {
+		want := r.sandboxDir(c.Name(), x.it)
+		if want != "" && filepath.Clean(want) != c.Parent() {
+			if why := spec.DirProblem(want); why != "" {
+				return fmt.Errorf("target %s: sandbox dir: %s", c.Name(), why)
+			}
+			r.logf("iteration %d: moving sandbox %s to %s (a restart)", x.it.Index, c.Name(), want)
+			if err := c.Move(ctx, want); err != nil {
+				return fmt.Errorf("target %s: %w", c.Name(), err)
+			}
+			r.obs.SandboxStarted(c.Dir())
+			for _, srv := range c.Servers() {
+				if s := r.servers[srv.Name()]; s != nil {
+					s.dropIdle()
+				}
+			}
+		}
+		for _, srv := range c.Servers() {
+			st := results.Storage{Target: srv.Name(), DataDir: filepath.Join(srv.Dir(), "data")}
+			if fi, err := fsinfo.Of(st.DataDir); err != nil {
+				r.logf("warning: iteration %d: filesystem of %s: %v", x.it.Index, st.DataDir, err)
+			} else {
+				st.Filesystem, st.Device, st.Mount, st.FreeBytes = fi.Type, fi.Device, fi.Mount, fi.FreeBytes
+			}
+			x.info.Storage = append(x.info.Storage, st)
 		}
 	}
 	return nil
@@ -201,6 +241,7 @@ func (x *iteration) summarize() {
 		o := &results.SummaryRow{
 			Iteration: x.it.Index, Repeat: x.it.Repeat, Matrix: matrixFields(*x.it), Target: name,
 			Status: x.info.Status, Duration: m.duration, Watched: m.summary[name],
+			NotMeasured: m.total == nil, // never started: what the samplers saw meanwhile is not the workload's
 		}
 		if name == x.target {
 			o.Total, o.Records = m.total, records
@@ -322,6 +363,7 @@ type rowWriter struct {
 	stageCosts map[int]*measure.CostMeter
 	downAt     time.Time // start of a window with no successful event, for the log
 	downErr    int64
+	warm       bool // a warmup interval was seen and the measured part has not begun yet
 }
 
 // pending is an interval waiting for its samplers.
@@ -344,7 +386,9 @@ func (rw *rowWriter) interval(iv *measure.Interval) {
 	tk.Interval = iv
 	rw.obs.Interval(tk)
 	t := &pending{iv: iv}
-	t.samples = rw.samplers.sample(iv.End, iv.End.Sub(iv.Start), &t.wg)
+	measuredFrom := rw.warm && !iv.Warmup
+	rw.warm = iv.Warmup
+	t.samples = rw.samplers.sample(iv.End, iv.End.Sub(iv.Start), measuredFrom, &t.wg)
 	select {
 	case rw.queue <- t:
 	default:
@@ -563,6 +607,10 @@ func (x *iteration) assertions() []string {
 	var failed []string
 	for i := range it.Assert {
 		a := &it.Assert[i]
+		if miss := missingStatus(a.Source, status); miss != "" {
+			failed = append(failed, fmt.Sprintf("%s: %s", a.Source, miss))
+			continue
+		}
 		ok, err := a.EvalBool(env)
 		switch {
 		case err != nil:
@@ -572,6 +620,23 @@ func (x *iteration) assertions() []string {
 		}
 	}
 	return failed
+}
+
+// missingStatus says which status.NAME of an assertion the iteration has no value for
+// ("" when it has them all): a missing key would read as 0.
+func missingStatus(src string, status map[string]float64) string {
+	var miss []string
+	for _, m := range spec.StatusRef.FindAllStringSubmatch(src, -1) {
+		if _, ok := status[m[1]]; !ok {
+			if _, ok := status[strings.ToLower(m[1])]; !ok {
+				miss = append(miss, "status."+m[1])
+			}
+		}
+	}
+	if len(miss) == 0 {
+		return ""
+	}
+	return "no value for " + strings.Join(miss, ", ") + " (not a watched column of this target)"
 }
 
 // seen lists the metric values an assertion used, so a failure says why.

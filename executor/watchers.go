@@ -27,6 +27,9 @@ type sampler struct {
 	what   string
 	s      watch.Sampler
 	busy   atomic.Bool
+	// rebase asks the sampler's next reading to start from the one before it: the warmup ended there.
+	// A flag rather than a call, because the sampler may still be reading an earlier tick.
+	rebase atomic.Bool
 }
 
 // watchers are every sampler of the run, opened once (so wrong credentials fail the run
@@ -284,8 +287,15 @@ type sampled struct {
 
 // sample asks every active sampler for a value at once; each answers into its own slot
 // within the interval, and wg is done when all have.
-func (w *watchers) sample(at time.Time, interval time.Duration, wg *sync.WaitGroup) []sampled {
+// measuredFrom says that the workload's measured part began at the previous tick: summaries
+// start from the readings taken there, so they leave the warmup out as the workload's Total does.
+func (w *watchers) sample(at time.Time, interval time.Duration, measuredFrom bool, wg *sync.WaitGroup) []sampled {
 	out := make([]sampled, len(w.active))
+	if measuredFrom {
+		for _, sm := range w.active {
+			sm.rebase.Store(true)
+		}
+	}
 	if interval <= 0 {
 		interval = time.Second
 	}
@@ -308,6 +318,9 @@ func (w *watchers) sample(at time.Time, interval time.Duration, wg *sync.WaitGro
 			}()
 			ctx, cancel := context.WithTimeout(context.Background(), interval*9/10)
 			defer cancel()
+			if sm.rebase.CompareAndSwap(true, false) {
+				sm.s.Rebase()
+			}
 			smp, err := sm.s.Sample(ctx, at)
 			out[i].values = smp.Values
 			if len(out[i].values) != len(cols) {

@@ -88,6 +88,9 @@ type SummaryRow struct {
 	Records []measure.Value
 	// Watched are the samplers' summaries: counters' increases, gauges' last values.
 	Watched []measure.Value
+	// NotMeasured is an iteration whose workload never ran (it failed before, or could not
+	// start): duration_s and the watched columns are written empty, never as a measured 0.
+	NotMeasured bool
 }
 
 // record lays the outcome out as summary.csv's columns: iteration, repeat, the matrix
@@ -105,7 +108,11 @@ func (o *SummaryRow) record() Record {
 		rec.AddInt("stage", int64(o.Stage))
 	}
 	rec.Add("status", o.Status)
-	rec.AddFloat("duration_s", math.Round(o.Duration.Seconds()*1000)/1000)
+	if o.NotMeasured {
+		rec.AddFloat("duration_s", math.NaN())
+	} else {
+		rec.AddFloat("duration_s", math.Round(o.Duration.Seconds()*1000)/1000)
+	}
 	if o.Total != nil {
 		fixed, family := measure.TotalValues(o.Total)
 		for _, v := range fixed {
@@ -119,6 +126,9 @@ func (o *SummaryRow) record() Record {
 		}
 	}
 	for _, v := range o.Watched {
+		if o.NotMeasured {
+			v.Value = math.NaN()
+		}
 		rec.AddFloat(v.Name, v.Value)
 	}
 	return rec

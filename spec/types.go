@@ -112,6 +112,7 @@ type Sandbox struct {
 	Replicas    int      `yaml:"replicas" default:"0" min:"0" doc:"Number of replicas, addressable as targets NAME_replica1, NAME_replica2, ..."`
 	Replication string   `yaml:"replication" default:"async" enum:"async,semisync" doc:"Replication mode of the replicas."`
 	RunAs       string   `yaml:"run_as" doc:"OS user the server runs as when quadrant runs as root (default mysql, the user the server package creates; never root). Without root the server runs as quadrant's own user."`
+	Dir         string   `yaml:"dir,skip" doc:"The parent of the sandbox's data directories: the storage under test (default: the system temp dir, $TMPDIR or /tmp). An existing, writable directory, relative to the plan. Expressions may use matrix.* and iteration.*: dir: \"${{ matrix.storage }}\" makes storage a matrix axis, and the sandbox moves there (data included, one restart) when the value changes."`
 }
 
 // SNMP is where and how to read a target host's metrics.
@@ -156,6 +157,9 @@ type Iteration struct {
 	Cell   int         `yaml:"-"`
 	Repeat int         `yaml:"-"`
 	Matrix []AxisValue `yaml:"-"`
+	// SandboxDirs is each sandbox target's sandbox.dir as this iteration resolves it (absolute),
+	// by target name; a sandbox without dir: is not in it.
+	SandboxDirs map[string]string `yaml:"-"`
 
 	Target       string    `yaml:"target" doc:"Default target of this iteration's steps and workload (optional with one target)."`
 	ServerConfig Settings  `yaml:"server_config" doc:"my.cnf options for this iteration; a change restarts the target before the iteration."`

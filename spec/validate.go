@@ -9,14 +9,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
-
-	"github.com/quadrant-bench/quadrant/spec/mycnf"
-	"github.com/quadrant-bench/quadrant/spec/sqltext"
 
 	"github.com/expr-lang/expr"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // stepPlace says where a list of steps is, which changes what a step may do.
@@ -73,6 +73,46 @@ func validate(d *decoder, p *Plan) {
 	}
 	v.steps(p.Teardown, stepPlace{name: "teardown", defaultTarget: planDefault})
 	v.watch()
+	v.sandboxDirs()
+}
+
+// sandboxDirs refuses a sandbox dir that does not exist or that quadrant cannot write, for
+// every value the matrix gives it, before anything runs. Whether the server's own OS user can
+// reach it is checked when the sandbox starts, which knows that user.
+func (v *validator) sandboxDirs() {
+	if v.d.fsys != nil {
+		return // the plan is read from a file system of its own (tests); the paths are not this machine's
+	}
+	for _, it := range v.p.Iterations {
+		for _, t := range v.p.Targets {
+			dir, ok := it.SandboxDirs[t.Name]
+			if !ok {
+				continue
+			}
+			if why := DirProblem(dir); why != "" {
+				v.errorf(t.Sandbox.Src.At("dir"), "sandbox dir of target %s: %s", t.Name, why)
+			}
+		}
+	}
+}
+
+// DirProblem says why dir cannot hold sandboxes ("" when it can): it must be an existing
+// directory that this process can create entries in. The executor asks again at start, as
+// the directory may have changed since validation.
+func DirProblem(dir string) string {
+	st, err := os.Stat(dir)
+	switch {
+	case os.IsNotExist(err):
+		return fmt.Sprintf("%s does not exist; create it first (mkdir -p %s) or name an existing directory", dir, dir)
+	case err != nil:
+		return err.Error()
+	case !st.IsDir():
+		return fmt.Sprintf("%s is not a directory", dir)
+	}
+	if err := syscall.Access(dir, 2|1); err != nil { // W_OK|X_OK
+		return fmt.Sprintf("%s is not writable by this user (%v); choose a directory you can write or change its permissions", dir, err)
+	}
+	return ""
 }
 
 func (v *validator) errorf(p Pos, format string, args ...any) { v.d.errs.add(p, format, args...) }
@@ -215,6 +255,7 @@ func (v *validator) iteration(it *Iteration) {
 		v.d.compile(&it.Assert[i], ns, env, expr.AsBool())
 		v.txNames(&it.Assert[i], it.Workload.TxNames())
 		v.stmtNames(&it.Assert[i], it.Workload)
+		v.statusNames(&it.Assert[i])
 		if it.Workload != nil && it.Workload.Type() != TPCC {
 			for _, m := range tpccOnly.FindAllStringIndex(it.Assert[i].Source, -1) {
 				at := it.Assert[i].Pos
@@ -222,6 +263,47 @@ func (v *validator) iteration(it *Iteration) {
 				v.errorf(at, "%s is a builtin: tpcc figure; this iteration's workload is %s", it.Assert[i].Source[m[0]:m[1]], it.Workload.Type())
 			}
 		}
+	}
+}
+
+// StatusRef finds the status.NAME an expression reads: status is a map, whose missing keys
+// the expression compiler cannot see and would read as 0.
+var StatusRef = regexp.MustCompile(`\bstatus\.([A-Za-z0-9_]+)`)
+
+// statusNames checks the status.NAME an assertion reads against a watch.status the plan lists
+// itself: a name no pattern matches is never a column. (The default list depends on the
+// server; the run checks against the server's columns before setup.)
+func (v *validator) statusNames(a *Expr) {
+	pats := v.p.Watch.Status
+	if len(pats) == 0 {
+		return
+	}
+	var literals []string
+	for _, p := range pats {
+		if !strings.ContainsAny(p, "*?[") {
+			literals = append(literals, p)
+		}
+	}
+	for _, m := range StatusRef.FindAllStringSubmatchIndex(a.Source, -1) {
+		name := a.Source[m[2]:m[3]]
+		matched := false
+		for _, p := range pats {
+			if ok, _ := filepath.Match(strings.ToLower(p), strings.ToLower(name)); ok {
+				matched = true
+			}
+		}
+		if matched {
+			continue
+		}
+		at := a.Pos
+		at.Col += m[0]
+		msg := fmt.Sprintf("status.%s is not a column: watch.status does not list %s, so it is never read", name, name)
+		if sg := suggest(name, literals); sg != "" {
+			msg += sg
+		} else {
+			msg += "; add it to watch.status"
+		}
+		v.errorf(at, "%s", msg)
 	}
 }
 
@@ -360,6 +442,10 @@ func (v *validator) sandboxConfig(s Settings, what string) {
 		b, isBool := kv.Value.(bool)
 		if isBool && !b {
 			continue // false leaves the option out
+		}
+		if mycnf.Owned(kv.Name) {
+			v.errorf(kv.Pos, "%s: %s is set by the sandbox itself (each sandbox has its own data directory, port and socket); remove it (to put the data on other storage, use sandbox: {dir: PATH})", what, kv.Name)
+			continue
 		}
 		if why := mycnf.Unsafe(kv.Name, fmt.Sprint(kv.Value), isBool); why != "" {
 			v.errorf(kv.Pos, "%s: %s is refused: %s", what, kv.Name, why)

@@ -62,7 +62,12 @@ type Sampler interface {
 	// The Sample is always usable. A non-nil error is a warning to log, returned once per outage: the
 	// first failing tick returns it, later failing ticks return nil error and empty cells.
 	Sample(ctx context.Context, at time.Time) (Sample, error)
-	// Summary is, per column name, the increase since Baseline for counters and the last value for gauges.
+	// Rebase makes the latest reading the start of Summary without reading anything, so a summary can
+	// leave out a workload's warmup: the executor calls it between the last warmup tick's Sample and the
+	// next one. Rates are unaffected.
+	Rebase()
+	// Summary is, per column name, the increase since Baseline (or Rebase) for counters and the last value
+	// for gauges.
 	// Columns without a value are absent.
 	Summary() map[string]float64
 	// Close releases the connection.

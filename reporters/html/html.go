@@ -189,6 +189,9 @@ type comparisonData struct {
 	Metrics []string         `json:"metrics"`
 	Cells   []comparisonCell `json:"cells"`
 	Notes   []string         `json:"notes"`
+	// Better is each metric's direction from the metric table (1: higher is better, -1:
+	// lower is, 0: neither): a change is coloured by whether it is better, not by its sign.
+	Better map[string]int `json:"better"`
 	// Verdicts and VerdictNote are drawn by verdicts.js.
 	Verdicts    []verdictRow `json:"verdicts,omitempty"`
 	VerdictNote string       `json:"verdict_note,omitempty"`
@@ -200,18 +203,28 @@ type comparisonData struct {
 type comparisonCell struct {
 	Key    string                `json:"key"`
 	Values map[string][]*float64 `json:"values"` // nil: the run has no such cell
+	// Repeats is, per metric and run, how many repeats the value is the median of.
+	Repeats map[string][]int `json:"repeats"`
 }
 
 // RenderComparison writes a comparison of runs as one self-contained page: per metric, a
 // table with the change against the first run and a chart across cells.
 func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
-	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
+	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Better: map[string]int{}, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
 		Servers: acrossServers(c), Evidence: comparisonEvidenceOf(c)}
+	for _, m := range c.Metrics {
+		cd.Better[m] = int(measure.BetterOf(m))
+	}
 	for _, r := range c.Runs {
 		cd.Runs = append(cd.Runs, r.Dir+" ("+r.Info.Plan+", "+r.Info.Host+")")
 	}
 	for _, cell := range c.Cells {
-		cc := comparisonCell{Key: cell.Key, Values: map[string][]*float64{}}
+		cc := comparisonCell{Key: cell.Key, Values: map[string][]*float64{}, Repeats: map[string][]int{}}
+		for m, sts := range cell.Stats {
+			for _, st := range sts {
+				cc.Repeats[m] = append(cc.Repeats[m], st.N)
+			}
+		}
 		for m, vals := range cell.Values {
 			for _, v := range vals {
 				if math.IsNaN(v) {

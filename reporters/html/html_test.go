@@ -269,3 +269,84 @@ func TestLargeReportIsDownsampledAndRenders(t *testing.T) {
 		t.Error("the small fixture's series are downsampled")
 	}
 }
+
+// A change is coloured by what it means for the metric: tps down is worse whichever run is
+// first, and up is better; p95_ms, whose better direction is down, gets the table's -1.
+func TestComparisonColoursByBetterNotBySign(t *testing.T) {
+	load := func(scale float64) *results.Run {
+		dir := filepath.Join(t.TempDir(), "run")
+		fixture.Folder(t, dir, scale)
+		r, err := results.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	full, slow := load(1), load(0.8)
+	for _, c := range []struct {
+		runs []*results.Run
+		want string
+	}{
+		{[]*results.Run{full, slow}, `<td class="worse">-20.0</td>`},
+		{[]*results.Run{slow, full}, `<td class="better">25.0</td>`},
+	} {
+		cmp := compare.Compare(c.runs, []string{"tps", "p95_ms"})
+		cmp.Cells[0].Stats["tps"][1].N = 3 // as if the second run had three repeats of the first cell
+		var buf bytes.Buffer
+		if err := RenderComparison(&buf, cmp, "test"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), `"better":{"p95_ms":-1,"tps":1}`) {
+			t.Fatalf("page data lacks the metrics' directions")
+		}
+		path := filepath.Join(t.TempDir(), "compare.html")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dom := chromium(t, path)
+		if !strings.Contains(dom, " (median of 3 repeats)</td>") || strings.Contains(dom, "median of 1 ") {
+			t.Errorf("the value of three repeats does not say it is their median")
+		}
+		if !strings.Contains(dom, c.want) {
+			i := strings.Index(dom, "Δ%")
+			t.Errorf("comparison lacks %s:\n%.3000s", c.want, dom[max(i, 0):])
+		}
+	}
+}
+
+// A failed run's report says first what failed, and where each sandbox's data was.
+func TestFailedRunReportSaysWhatFailedAtTheTop(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Folder(t, dir, 1)
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Info.Status = results.StatusFailed
+	run.Info.Iterations[0].Storage = []results.Storage{{Target: "primary", DataDir: "/dev/shm/q/quadrant-primary-1/primary/data",
+		Filesystem: "tmpfs", Device: "tmpfs", Mount: "/dev/shm", FreeBytes: 3 << 30}}
+	var buf bytes.Buffer
+	if err := Render(&buf, run, "test", ""); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, path)
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors: %s", bodyAttr(t, dom, "data-error-text"))
+	}
+	banner := strings.Index(dom, `id="failure"`)
+	if banner < 0 || banner > strings.Index(dom, `class="meta"`) {
+		t.Fatalf("no failure banner above the run's details:\n%.3000s", dom)
+	}
+	if !strings.Contains(dom[banner:], "iteration 2: assertions failed: p99_ms &lt; 5") {
+		t.Errorf("the banner does not name the failed iteration:\n%.2000s", dom[banner:])
+	}
+	for _, want := range []string{`id="storage"`, "/dev/shm/q/quadrant-primary-1/primary/data", "<td>tmpfs</td>", "3.0 GiB"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the storage table lacks %q", want)
+		}
+	}
+}

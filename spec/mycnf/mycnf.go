@@ -44,3 +44,19 @@ func Unsafe(name, value string, bare bool) string {
 func abbreviates(n, full string, min int) bool {
 	return len(n) >= min && strings.HasPrefix(full, n)
 }
+
+// owned are the options a sandbox sets itself: a plan setting them would break how quadrant
+// finds, reaches or isolates the server.
+var owned = map[string]bool{
+	"datadir": true, "socket": true, "port": true, "bind_address": true, "pid_file": true,
+	"log_error": true, "user": true, "defaults_file": true, "defaults_extra_file": true,
+	"init_file": true, // sets the sandbox's passwords at its first start
+	"tmpdir":    true, // inside the sandbox's own directory, with the data on the storage under test
+}
+
+// Owned reports whether a sandbox sets option name itself (dashes and underscores alike,
+// with or without the loose- prefix), so a plan may not.
+func Owned(name string) bool {
+	n := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
+	return owned[strings.TrimPrefix(n, "loose_")]
+}

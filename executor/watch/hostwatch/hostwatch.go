@@ -253,6 +253,14 @@ func counterOf(c *column, disks map[string]diskstat, nets map[string]netdev) flo
 	return math.NaN()
 }
 
+// Rebase implements watch.Sampler.
+func (s *Sampler) Rebase() {
+	for _, c := range s.src {
+		c.rate.Rebase()
+	}
+	s.cpu[1] = s.cpu[0]
+}
+
 // Summary: CPU over the whole span since Baseline, disk and network average rates, other gauges their last value.
 func (s *Sampler) Summary() map[string]float64 {
 	m := map[string]float64{}

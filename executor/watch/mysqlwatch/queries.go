@@ -133,6 +133,9 @@ func (s *Queries) Sample(ctx context.Context, at time.Time) (watch.Sample, error
 	return out, nil
 }
 
+// Rebase implements watch.Sampler: every column is a gauge, summarised by its last value.
+func (s *Queries) Rebase() {}
+
 // Summary implements watch.Sampler: the last value of each column.
 func (s *Queries) Summary() map[string]float64 {
 	return watch.LastValues(s.cols, s.last)

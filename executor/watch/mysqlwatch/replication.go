@@ -127,6 +127,9 @@ func yes(s string) float64 {
 	return 0
 }
 
+// Rebase implements watch.Sampler: every column is a gauge, summarised by its last value.
+func (s *Replication) Rebase() {}
+
 // Summary implements watch.Sampler: the last value of each column.
 func (s *Replication) Summary() map[string]float64 {
 	return watch.LastValues(replColumns, s.last)

@@ -135,6 +135,13 @@ func (s *Sampler) read(at time.Time) ([]float64, error) {
 	return out, nil
 }
 
+// Rebase implements watch.Sampler.
+func (s *Sampler) Rebase() {
+	for i := range s.rates {
+		s.rates[i].Rebase()
+	}
+}
+
 // Summary is the counters' increase since Baseline and the gauges' last values.
 func (s *Sampler) Summary() map[string]float64 {
 	m := watch.LastValues(s.cols[4:], s.last[4:])
@@ -181,6 +188,9 @@ func (c *Client) Sample(ctx context.Context, at time.Time) (watch.Sample, error)
 	c.last = v
 	return watch.Sample{At: at, Values: []float64{v}}, nil
 }
+
+// Rebase implements watch.Sampler.
+func (c *Client) Rebase() { c.rate.Rebase() }
 
 // Summary is the CPU µs used since Baseline.
 func (c *Client) Summary() map[string]float64 {

@@ -606,6 +606,15 @@ func (s *Sampler) device(i int, p gosnmp.SnmpPDU, at time.Time, restarted bool) 
 	return d.rate.Observe(x*d.scale, at)
 }
 
+// Rebase implements watch.Sampler.
+func (s *Sampler) Rebase() {
+	for i := range s.customs {
+		s.customs[i].rate.Rebase()
+		s.devs[i].rate.Rebase()
+	}
+	s.cpu.rebase()
+}
+
 // Summary implements watch.Sampler: counters' increase since Baseline; cpu_* over the whole span since
 // Baseline (from the first to the last tick snapshot); other gauges their last value.
 func (s *Sampler) Summary() map[string]float64 {

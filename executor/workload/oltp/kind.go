@@ -3,6 +3,7 @@ package oltp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,9 +16,17 @@ import (
 // Kind is `workload: {builtin: NAME}`: sysbench's OLTP scripts run natively.
 var Kind = workload.Kind{Name: "builtin", Validate: validate, New: newBuiltin}
 
+// validate checks the options against the builtin's own list, each unknown one at its own
+// line with the closest known name, then the values of the known ones.
 func validate(w *spec.Workload) spec.Errors {
 	errs := workload.Validate(w)
-	if _, err := ParseParams(w.Builtin, workload.Settings(w.Options)); err != nil {
+	if !slices.Contains(Builtins, w.Builtin) {
+		_, err := ParseParams(w.Builtin, nil)
+		return append(errs, &spec.Error{Pos: w.Src.At("builtin"), Msg: err.Error()})
+	}
+	bad, rest := workload.CheckOptionNames(w, "builtin "+w.Builtin, KnownOptions(w.Builtin))
+	errs = append(errs, bad...)
+	if _, err := ParseParams(w.Builtin, workload.Settings(rest)); err != nil {
 		errs = append(errs, &spec.Error{Pos: w.Src.At("options"), Msg: err.Error()})
 	}
 	return errs
