@@ -15,6 +15,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
+	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -58,6 +59,14 @@ type Outcome struct {
 	AssertionsFailed int
 	ErrorsFailed     int
 }
+
+// PlanError is a run stopped before setup because the plan names what the server does not
+// have (a status variable in watch.status or an assertion): the plan is invalid for this
+// server, and the CLI exits as for any invalid plan.
+type PlanError struct{ Err error }
+
+func (e *PlanError) Error() string { return e.Err.Error() }
+func (e *PlanError) Unwrap() error { return e.Err }
 
 // ErrPrivileged is returned, before anything runs, when the plan has privileged actions
 // and AllowShell is off.
@@ -145,6 +154,9 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	}
 	if r.watch, err = r.openWatchers(ctx); err != nil {
 		outcome.Status = results.StatusError
+		if errors.Is(err, watch.ErrUnknownName) {
+			err = &PlanError{Err: err}
+		}
 		return outcome, err
 	}
 	r.recordWatched()
@@ -361,10 +373,16 @@ func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 		// setting, if any, wins.
 		base = overlay([]sandbox.Option{{Name: "performance_schema", Value: "ON"}}, base)
 	}
+	dir := r.sandboxDir(t.Name, r.firstPending())
+	if dir != r.opts.SandboxDir {
+		if why := spec.DirProblem(dir); why != "" {
+			return fmt.Errorf("target %s: sandbox dir: %s", t.Name, why)
+		}
+	}
 	r.logf("starting sandbox %s (%s, %d replicas, %s)", t.Name, sb.Flavor, sb.Replicas, sb.Replication)
 	c, err := sandbox.Start(ctx, sandbox.Options{
 		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
-		Replication: sb.Replication, Dir: r.opts.SandboxDir, Keep: r.opts.KeepSandboxes,
+		Replication: sb.Replication, Dir: dir, Keep: r.opts.KeepSandboxes,
 		RunAs: runAs, Logf: r.logFile, Working: r.sandboxWorking(t.Name),
 	})
 	if err != nil {
@@ -381,6 +399,27 @@ func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 		r.logf("target %s: %s %s at %s", s.Name(), s.info.Flavor, s.info.Version, s.Redacted())
 	}
 	return nil
+}
+
+// firstPending is the first iteration this run will run (nil when all are finished).
+func (r *runner) firstPending() *spec.Iteration {
+	for i := range r.plan.Iterations {
+		if i >= len(r.info.Iterations) || !results.Finished(r.info.Iterations[i].Status) {
+			return &r.plan.Iterations[i]
+		}
+	}
+	return nil
+}
+
+// sandboxDir is where sandbox target name lives during iteration it: its sandbox.dir, else
+// the run's --sandbox-dir.
+func (r *runner) sandboxDir(name string, it *spec.Iteration) string {
+	if it != nil {
+		if d, ok := it.SandboxDirs[name]; ok {
+			return d
+		}
+	}
+	return r.opts.SandboxDir
 }
 
 func (r *runner) connect(ctx context.Context, s *liveTarget) error {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/fsinfo"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -33,6 +35,9 @@ type measurement struct {
 	total    *measure.Total
 	summary  map[string][]measure.Value // per target: counters' increases, gauges' last values
 	duration time.Duration
+	// stageCosts are the cost.* columns of each stage of a load shape (by stage), on the
+	// workload's target: what a transaction cost at each level of load.
+	stageCosts map[int][]measure.Value
 }
 
 // runIteration runs one matrix cell and returns its status; info is updated in place.
@@ -106,6 +111,9 @@ func (x *iteration) end(ctx context.Context, err error) {
 // effective config changes) and its globals.
 func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 	r, it := x.r, x.it
+	if err := x.placeSandboxes(ctx); err != nil {
+		return err
+	}
 	if s.sb != nil || len(it.ServerConfig) > 0 {
 		restarted, err := s.restart(ctx, it.ServerConfig)
 		if err != nil {
@@ -119,6 +127,41 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 		r.logFile("iteration %d: SET GLOBAL %s = %v on %s", it.Index, kv.Name, kv.Value, s.Name())
 		if err := r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
 			return fmt.Errorf("globals: %w", err)
+		}
+	}
+	return nil
+}
+
+// placeSandboxes moves each sandbox whose sandbox.dir this iteration changes (one restart,
+// data included) and records where every sandbox's data directory is.
+func (x *iteration) placeSandboxes(ctx context.Context) error {
+	r := x.r
+	x.info.Storage = nil
+	for _, c := range r.clusters {
+		want := r.sandboxDir(c.Name(), x.it)
+		if want != "" && filepath.Clean(want) != c.Parent() {
+			if why := spec.DirProblem(want); why != "" {
+				return fmt.Errorf("target %s: sandbox dir: %s", c.Name(), why)
+			}
+			r.logf("iteration %d: moving sandbox %s to %s (a restart)", x.it.Index, c.Name(), want)
+			if err := c.Move(ctx, want); err != nil {
+				return fmt.Errorf("target %s: %w", c.Name(), err)
+			}
+			r.obs.SandboxStarted(c.Dir())
+			for _, srv := range c.Servers() {
+				if s := r.servers[srv.Name()]; s != nil {
+					s.dropIdle()
+				}
+			}
+		}
+		for _, srv := range c.Servers() {
+			st := results.Storage{Target: srv.Name(), DataDir: filepath.Join(srv.Dir(), "data")}
+			if fi, err := fsinfo.Of(st.DataDir); err != nil {
+				r.logf("warning: iteration %d: filesystem of %s: %v", x.it.Index, st.DataDir, err)
+			} else {
+				st.Filesystem, st.Device, st.Mount, st.FreeBytes = fi.Type, fi.Device, fi.Mount, fi.FreeBytes
+			}
+			x.info.Storage = append(x.info.Storage, st)
 		}
 	}
 	return nil
@@ -139,7 +182,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 		out: r.out, samplers: r.watch, histograms: hl, obs: r.obs, logf: r.logf, failed: r.resultsFailed,
 		iteration: it.Index, target: s.Name(), reportInterval: it.Workload.ReportInterval,
 		progress: Progress{Measured: true, Iteration: it.Index, Of: len(r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(it), ": "), Target: s.Name(),
-			OpenLoop: it.Workload.Rate > 0, Length: it.Workload.Duration, Left: r.remaining(it.Index)},
+			OpenLoop: it.Workload.OpenLoop(), Length: it.Workload.Duration, Left: r.remaining(it.Index)},
 	})
 	ev := x.evidenceBefore(ctx, s)
 	during := r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
@@ -153,6 +196,10 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	x.clientBound(x.m.summary[x.target], time.Since(began))
 	for name, cm := range rows.costs {
 		x.m.summary[name] = append(x.m.summary[name], cm.Total()...)
+	}
+	x.m.stageCosts = map[int][]measure.Value{}
+	for stage, cm := range rows.stageCosts {
+		x.m.stageCosts[stage] = cm.Total()
 	}
 	if total != nil {
 		x.m.duration = total.End.Sub(total.Start)
@@ -194,6 +241,7 @@ func (x *iteration) summarize() {
 		o := &results.SummaryRow{
 			Iteration: x.it.Index, Repeat: x.it.Repeat, Matrix: matrixFields(*x.it), Target: name,
 			Status: x.info.Status, Duration: m.duration, Watched: m.summary[name],
+			NotMeasured: m.total == nil, // never started: what the samplers saw meanwhile is not the workload's
 		}
 		if name == x.target {
 			o.Total, o.Records = m.total, records
@@ -203,6 +251,20 @@ func (x *iteration) summarize() {
 		}
 		if err := x.r.out.AppendSummary(o); err != nil {
 			x.r.resultsFailed(err)
+		}
+		if name != x.target || m.total == nil {
+			continue
+		}
+		// A load shape's stages: a row each, with the workload's figures and the costs per
+		// transaction over the stage (watched counters are summarized per iteration only).
+		for _, st := range m.total.Stages {
+			so := &results.SummaryRow{
+				Iteration: x.it.Index, Repeat: x.it.Repeat, Matrix: matrixFields(*x.it), Target: name, Stage: st.Stage,
+				Status: x.info.Status, Duration: st.End.Sub(st.Start), Total: st, Watched: m.stageCosts[st.Stage],
+			}
+			if err := x.r.out.AppendSummary(so); err != nil {
+				x.r.resultsFailed(err)
+			}
 		}
 	}
 	if err := x.r.out.Sync(); err != nil {
@@ -297,12 +359,14 @@ type rowInputs struct {
 // and a single goroutine writes rows in interval order.
 type rowWriter struct {
 	rowInputs
-	queue   chan *pending
-	done    chan struct{}
-	costs   map[string]*measure.CostMeter // per target; read once the writer closed
-	downAt  time.Time                     // start of a window with no successful event, for the log
-	downErr int64
-	warm    bool // a warmup interval was seen and the measured part has not begun yet
+	queue chan *pending
+	done  chan struct{}
+	costs map[string]*measure.CostMeter // per target; read once the writer closed
+	// stageCosts: the workload's target's costs per stage of a load shape; read once closed.
+	stageCosts map[int]*measure.CostMeter
+	downAt     time.Time // start of a window with no successful event, for the log
+	downErr    int64
+	warm       bool // a warmup interval was seen and the measured part has not begun yet
 }
 
 // pending is an interval waiting for its samplers.
@@ -313,7 +377,8 @@ type pending struct {
 }
 
 func newRowWriter(in rowInputs) *rowWriter {
-	rw := &rowWriter{rowInputs: in, queue: make(chan *pending, 1024), done: make(chan struct{}), costs: map[string]*measure.CostMeter{}}
+	rw := &rowWriter{rowInputs: in, queue: make(chan *pending, 1024), done: make(chan struct{}), costs: map[string]*measure.CostMeter{},
+		stageCosts: map[int]*measure.CostMeter{}}
 	go rw.loop()
 	return rw
 }
@@ -373,6 +438,14 @@ func (rw *rowWriter) write(t *pending) {
 		if cm == nil {
 			cm = measure.NewCostMeter()
 			rw.costs[name] = cm
+		}
+		if name == rw.target && iv.Stage > 0 {
+			sm := rw.stageCosts[iv.Stage]
+			if sm == nil {
+				sm = measure.NewCostMeter()
+				rw.stageCosts[iv.Stage] = sm
+			}
+			sm.Interval(iv, row.Watched)
 		}
 		row.Watched = append(row.Watched, cm.Interval(iv, row.Watched)...)
 		if err := rw.out.AppendTimeseries(name, row); err != nil {
@@ -493,9 +566,25 @@ func (x *iteration) assertions() []string {
 			txVals[v.Name] = v.Value
 		}
 	}
+	if it.Workload != nil && it.Workload.Connect == "per_transaction" {
+		for _, n := range measure.ConnectNames {
+			env[n] = math.NaN()
+			if v, ok := txVals[n]; ok {
+				env[n] = v
+			}
+		}
+	}
 	if txs := it.Workload.TxNames(); len(txs) > 0 {
 		env["tx"] = spec.TxMetrics(txs, func(name, suffix string) float64 {
 			if v, ok := txVals["tx."+name+"."+suffix]; ok {
+				return v
+			}
+			return math.NaN()
+		})
+	}
+	if stmts := it.Workload.StmtNames(); len(stmts) > 0 {
+		env["stmt"] = spec.StmtMetrics(stmts, func(class, suffix string) float64 {
+			if v, ok := txVals["stmt."+class+"."+suffix]; ok {
 				return v
 			}
 			return math.NaN()
@@ -521,6 +610,10 @@ func (x *iteration) assertions() []string {
 	var failed []string
 	for i := range it.Assert {
 		a := &it.Assert[i]
+		if miss := missingStatus(a.Source, status); miss != "" {
+			failed = append(failed, fmt.Sprintf("%s: %s", a.Source, miss))
+			continue
+		}
 		ok, err := a.EvalBool(env)
 		switch {
 		case err != nil:
@@ -532,6 +625,23 @@ func (x *iteration) assertions() []string {
 	return failed
 }
 
+// missingStatus says which status.NAME of an assertion the iteration has no value for
+// ("" when it has them all): a missing key would read as 0.
+func missingStatus(src string, status map[string]float64) string {
+	var miss []string
+	for _, m := range spec.StatusRef.FindAllStringSubmatch(src, -1) {
+		if _, ok := status[m[1]]; !ok {
+			if _, ok := status[strings.ToLower(m[1])]; !ok {
+				miss = append(miss, "status."+m[1])
+			}
+		}
+	}
+	if len(miss) == 0 {
+		return ""
+	}
+	return "no value for " + strings.Join(miss, ", ") + " (not a watched column of this target)"
+}
+
 // seen lists the metric values an assertion used, so a failure says why.
 func seen(src string, env map[string]any) string {
 	var parts []string
@@ -541,11 +651,15 @@ func seen(src string, env map[string]any) string {
 			parts = append(parts, fmt.Sprintf("%s=%s", k, results.FormatFloat(v)))
 		}
 	}
-	if tx, ok := env["tx"].(map[string]any); ok {
-		for _, n := range sortedKeys(tx) {
-			per, _ := tx[n].(map[string]any)
+	for _, root := range []string{"tx", "stmt"} {
+		named, ok := env[root].(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, n := range sortedKeys(named) {
+			per, _ := named[n].(map[string]any)
 			for _, sfx := range sortedKeys(per) {
-				if name := "tx." + n + "." + sfx; containsWord(src, name) {
+				if name := root + "." + n + "." + sfx; containsWord(src, name) {
 					parts = append(parts, fmt.Sprintf("%s=%s", name, results.FormatFloat(per[sfx].(float64))))
 				}
 			}

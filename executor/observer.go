@@ -17,8 +17,8 @@ type Observer interface {
 	Logged(line string)
 	// Interval gets every report interval of every workload, measured or not.
 	Interval(t Progress)
-	// SandboxStarted gets the directory of each sandbox cluster as it starts, for an exit
-	// that cannot wait for Run to stop it.
+	// SandboxStarted gets the directory of each sandbox cluster as it starts, and again
+	// when it moves (sandbox.dir), for an exit that cannot wait for Run to stop it.
 	SandboxStarted(dir string)
 	// Working gets where a long step stands (a data load, a SQL file, a wait) about once a
 	// second while it runs, and once with Finished set when it ends.

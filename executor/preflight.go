@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,9 @@ import (
 func (r *runner) preflight(ctx context.Context) error {
 	if load, err := loadAverage(); err == nil && load > float64(runtime.NumCPU()) {
 		r.logf("warning: this machine is already busy: load average %.1f over %d cores before the run; quadrant's workers compete with that load, so results may be client-bound and noisy", load, runtime.NumCPU())
+	}
+	if errs := r.assertedStatus(); len(errs) > 0 {
+		return &PlanError{Err: fmt.Errorf("pre-flight: %w", dedupe(errs))}
 	}
 	limits := map[string]serverLimits{}
 	var errs []error
@@ -64,6 +68,38 @@ func (r *runner) preflight(ctx context.Context) error {
 		return fmt.Errorf("pre-flight: %w", dedupe(errs))
 	}
 	return nil
+}
+
+// assertedStatus finds the status.NAME assertions read that are no watched column of the
+// iteration's target (the server has no such variable, or watch.status does not take it):
+// read as a missing map key they would be 0 and fail, or pass, for the wrong reason.
+func (r *runner) assertedStatus() []error {
+	watched := map[string][]string{} // target -> status names, as the server spells them
+	for _, ti := range r.info.Targets {
+		for _, c := range ti.Watched {
+			if n, ok := strings.CutPrefix(c.Name, "status."); ok {
+				watched[ti.Name] = append(watched[ti.Name], n)
+			}
+		}
+	}
+	var errs []error
+	for i := range r.plan.Iterations {
+		it := &r.plan.Iterations[i]
+		name := r.plan.TargetOf(it)
+		for _, a := range it.Assert {
+			for _, m := range spec.StatusRef.FindAllStringSubmatch(a.Source, -1) {
+				if slices.ContainsFunc(watched[name], func(w string) bool { return strings.EqualFold(w, m[1]) }) {
+					continue
+				}
+				msg := fmt.Sprintf("%s: assert %q: status.%s is not a watched column of target %s (the server has no such status variable, or watch.status does not take it)", a.Pos, a.Source, m[1], name)
+				if sg := spec.Suggest(m[1], watched[name]); sg != "" {
+					msg += sg
+				}
+				errs = append(errs, fmt.Errorf("iteration %d: %s", it.Index, msg))
+			}
+		}
+	}
+	return errs
 }
 
 // dedupe joins errors, keeping one of each message (a matrix repeats the same iteration's figures).

@@ -16,7 +16,7 @@ import (
 // step says where the workload stands in the plan, for a data load's progress.
 func (r *runner) runWorkload(ctx context.Context, s *liveTarget, w *spec.Workload, step string, onInterval func(*measure.Interval)) (*measure.Total, error) {
 	if onInterval == nil {
-		openLoop := w.Rate > 0
+		openLoop := w.OpenLoop()
 		onInterval = func(iv *measure.Interval) { r.obs.Interval(Progress{Interval: iv, OpenLoop: openLoop}) }
 	}
 	env := workload.Env{Server: s.Config(), Log: func(msg string) { r.logf("%s", msg) }, Vars: r.varsMap()}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,10 +55,14 @@ func (d *Data) Float(i int, name string) (float64, bool) {
 
 // Run is a whole results folder, read back.
 type Run struct {
-	Dir        string
-	Info       *RunInfo
-	Plan       string           // plan.yaml as written
-	Summary    *Data            // summary.csv
+	Dir     string
+	Info    *RunInfo
+	Plan    string // plan.yaml as written
+	Summary *Data  // summary.csv: the iterations' rows
+	// Stages are summary.csv's rows of a load shape's stages (a stage column set), apart
+	// so every reader of Summary keeps one row per iteration and target; empty (header
+	// only) when no workload had stages.
+	Stages     *Data
 	Timeseries map[string]*Data // timeseries/TARGET.csv by target (header only after Open)
 	Targets    []string         // targets with a time series, sorted
 	// Fingerprints and Replay are fingerprints.csv and replay.csv: empty unless a workload
@@ -79,7 +84,7 @@ func Load(dir string) (*Run, error) {
 	if plan, err := os.ReadFile(filepath.Join(dir, PlanFile)); err == nil {
 		r.Plan = string(plan)
 	}
-	r.Summary, err = loadData(filepath.Join(dir, SummaryFile))
+	r.Summary, r.Stages, err = loadSummary(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +117,7 @@ func Open(dir string) (*Run, error) {
 	if plan, err := os.ReadFile(filepath.Join(dir, PlanFile)); err == nil {
 		r.Plan = string(plan)
 	}
-	if r.Summary, err = loadData(filepath.Join(dir, SummaryFile)); err != nil {
+	if r.Summary, r.Stages, err = loadSummary(dir); err != nil {
 		return nil, err
 	}
 	if r.Targets, err = Targets(dir); err != nil {
@@ -205,6 +210,27 @@ func (r *Run) loadReplay() error {
 	return err
 }
 
+// loadSummary reads summary.csv as the iterations' rows and the stages' rows.
+func loadSummary(dir string) (iterations, stages *Data, err error) {
+	d, err := loadData(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	c := d.Col("stage")
+	if c < 0 {
+		return d, NewData(d.Header, nil), nil
+	}
+	var its, sts [][]string
+	for _, row := range d.Rows {
+		if c < len(row) && row[c] != "" {
+			sts = append(sts, row)
+		} else {
+			its = append(its, row)
+		}
+	}
+	return NewData(d.Header, its), NewData(d.Header, sts), nil
+}
+
 func loadData(path string) (*Data, error) {
 	header, rows, err := ReadTable(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -252,13 +278,13 @@ func (r *Run) Watched() []string {
 // family such as error.CODE, or a row key), not a watched one.
 func IsWorkloadColumn(name string) bool {
 	switch name {
-	case "iteration", "elapsed_s", "time", "repeat", "target", "status", "duration_s":
+	case "iteration", "elapsed_s", "time", "repeat", "target", "stage", "status", "duration_s":
 		return true
 	}
-	if _, ok := measure.Lookup(name); ok {
+	if _, ok := measure.Lookup(name); ok || slices.Contains(measure.ConnectNames, name) {
 		return true
 	}
-	return strings.HasPrefix(name, "error.") || strings.HasPrefix(name, "tx.")
+	return strings.HasPrefix(name, "error.") || strings.HasPrefix(name, "tx.") || strings.HasPrefix(name, "stmt.")
 }
 
 // WriteVariableCSVs writes variables/NAME.csv for every watched variable: one row per

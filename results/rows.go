@@ -76,8 +76,11 @@ type SummaryRow struct {
 	Iteration, Repeat int
 	Matrix            []Field
 	Target            string
-	Status            string
-	Duration          time.Duration
+	// Stage is a load shape's stage the row covers (Total is that stage's), 0 for the
+	// whole iteration; stage rows have a stage column, iteration rows leave it empty.
+	Stage    int
+	Status   string
+	Duration time.Duration
 	// Total is the measured workload's, on the workload's target only (nil elsewhere, and
 	// when the iteration failed before measuring).
 	Total *measure.Total
@@ -85,6 +88,9 @@ type SummaryRow struct {
 	Records []measure.Value
 	// Watched are the samplers' summaries: counters' increases, gauges' last values.
 	Watched []measure.Value
+	// NotMeasured is an iteration whose workload never ran (it failed before, or could not
+	// start): duration_s and the watched columns are written empty, never as a measured 0.
+	NotMeasured bool
 }
 
 // record lays the outcome out as summary.csv's columns: iteration, repeat, the matrix
@@ -98,8 +104,15 @@ func (o *SummaryRow) record() Record {
 		rec.Add(f.Name, f.Value)
 	}
 	rec.Add("target", o.Target)
+	if o.Stage > 0 {
+		rec.AddInt("stage", int64(o.Stage))
+	}
 	rec.Add("status", o.Status)
-	rec.AddFloat("duration_s", math.Round(o.Duration.Seconds()*1000)/1000)
+	if o.NotMeasured {
+		rec.AddFloat("duration_s", math.NaN())
+	} else {
+		rec.AddFloat("duration_s", math.Round(o.Duration.Seconds()*1000)/1000)
+	}
 	if o.Total != nil {
 		fixed, family := measure.TotalValues(o.Total)
 		for _, v := range fixed {
@@ -113,6 +126,9 @@ func (o *SummaryRow) record() Record {
 		}
 	}
 	for _, v := range o.Watched {
+		if o.NotMeasured {
+			v.Value = math.NaN()
+		}
 		rec.AddFloat(v.Name, v.Value)
 	}
 	return rec

@@ -128,6 +128,35 @@ type IterationInfo struct {
 	End       *time.Time                   `json:"end,omitempty"`
 	Variables map[string]map[string]string `json:"variables,omitempty"`
 	Warnings  []string                     `json:"warnings,omitempty"`
+	// Storage is where each sandbox target's data directory was during the iteration.
+	Storage []Storage `json:"storage,omitempty"`
+}
+
+// Storage is the filesystem a sandbox's data directory is on: what a comparison of storage
+// compared. Type, Device and the sizes are empty/0 when the mount table could not be read.
+type Storage struct {
+	Target     string `json:"target"`
+	DataDir    string `json:"datadir"`
+	Filesystem string `json:"filesystem,omitempty"` // ext4, xfs, tmpfs, nfs4, ...
+	Device     string `json:"device,omitempty"`     // what is mounted there: /dev/nvme0n1p2, tmpfs, host:/export
+	Mount      string `json:"mount,omitempty"`
+	FreeBytes  uint64 `json:"free_bytes,omitempty"` // at the iteration's start
+}
+
+// String is the storage in one line, for reports: "/dev/shm/q/... on tmpfs (tmpfs at /dev/shm, 3.9 GiB free)".
+func (s Storage) String() string {
+	out := s.DataDir
+	if s.Filesystem == "" {
+		return out
+	}
+	out += " on " + s.Filesystem + " (" + s.Device
+	if s.Mount != "" {
+		out += " at " + s.Mount
+	}
+	if s.FreeBytes > 0 {
+		out += fmt.Sprintf(", %.1f GiB free", float64(s.FreeBytes)/(1<<30))
+	}
+	return out + ")"
 }
 
 // MarshalJSON keeps matrix values ordered as an array of {name, value}.

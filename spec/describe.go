@@ -45,11 +45,28 @@ func (w *Workload) String() string {
 		}
 		fmt.Fprintf(&b, "transactions %s", strings.Join(names, ", "))
 	}
-	if w.Type() != "replay" {
+	if w.Type() != "replay" && w.Connections() == w.Threads {
 		fmt.Fprintf(&b, ", %d thread(s)", w.Threads)
 	}
 	if !w.Runs() {
 		return b.String()
+	}
+	if len(w.Stages) > 0 {
+		levels := make([]string, len(w.Stages))
+		for i, st := range w.Stages {
+			if st.Rate > 0 {
+				levels[i] = fmt.Sprintf("%g/s for %s", st.Rate, st.Duration)
+			} else {
+				levels[i] = fmt.Sprintf("%d thread(s) for %s", st.Threads, st.Duration)
+			}
+		}
+		fmt.Fprintf(&b, ", stages (%s): %s", w.Ramp, strings.Join(levels, ", "))
+	}
+	if w.Connect == "per_transaction" {
+		b.WriteString(", a new connection per transaction")
+	}
+	if w.IdleConnections > 0 {
+		fmt.Fprintf(&b, ", %d idle connection(s)", w.IdleConnections)
 	}
 	if w.Duration > 0 {
 		fmt.Fprintf(&b, ", %s", w.Duration)

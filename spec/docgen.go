@@ -136,6 +136,7 @@ var sectionText = map[string]string{
 	"Restart":      "`restart: {}` restarts the step's target; `restart: {config: {...}}` first changes a sandbox's my.cnf.",
 	"Wait":         "Polls until `until` is true, every `interval`, failing after `timeout`.",
 	"Workload":     "Exactly one of `builtin`, `transactions`, `replay`, `sysbench`. A run needs `duration` or `events`.",
+	"Stage":        "One level of a workload's load shape (`stages:`): `{duration, threads}` or `{duration, rate}`.",
 	"Transaction":  "One weighted transaction of a custom mix.",
 	"TxStatement":  "A statement with `?` placeholders and one `args` expression per placeholder.",
 	"Replay":       "Executes a SQL file in order, timed (e.g. a dump of single-row INSERTs), or replays captured traffic one connection per captured session, in captured order, optionally at the captured timing (see docs/replay.md).",

@@ -96,7 +96,7 @@ func load(src *source, opts Options) (*Plan, error) {
 	if in == nil {
 		errs.add(t.pos(root), "missing required key \"iteration\" in the plan; it says what each run does, e.g. iteration: {workload: {builtin: oltp_read_only, duration: 60s}}")
 	} else {
-		d.iterations(in, p)
+		d.iterations(in, p, sandboxDirNodes(root, p))
 	}
 	for name := range sc.unbound {
 		p.Unbound = append(p.Unbound, name)
@@ -269,8 +269,62 @@ func redactDSNError(err error, dsn string) string {
 // (and would make loading slow).
 const MaxIterations = 10000
 
+// sandboxDirNodes finds the sandbox.dir value of each sandbox target. It is decoded per
+// iteration rather than with the targets, so that it may use matrix.* and iteration.*.
+func sandboxDirNodes(root *yaml.Node, p *Plan) map[string]*yaml.Node {
+	out := map[string]*yaml.Node{}
+	tn, _ := mapGet(resolveAlias(root), "targets")
+	for _, t := range p.Targets {
+		if t.Sandbox == nil || !t.Sandbox.Src.Has("dir") {
+			continue
+		}
+		node, _ := mapGet(resolveAlias(tn), t.Name)
+		sb, _ := mapGet(resolveAlias(node), "sandbox")
+		if dir, _ := mapGet(resolveAlias(sb), "dir"); dir != nil {
+			out[t.Name] = resolveAlias(dir)
+		}
+	}
+	return out
+}
+
+// sandboxDirs resolves each sandbox.dir in the iteration's scope, relative to the plan.
+// failed remembers the targets whose dir did not decode: the same error in the next iteration
+// is not added again, and must not read as an empty dir.
+func (d *decoder) sandboxDirs(p *Plan, it *Iteration, nodes map[string]*yaml.Node, failed map[string]bool) {
+	for _, t := range p.Targets {
+		n := nodes[t.Name]
+		if n == nil || failed[t.Name] {
+			continue
+		}
+		var dir string
+		before := d.errs.len()
+		d.decode(n, reflect.ValueOf(&dir).Elem(), "sandbox.dir")
+		if d.errs.len() != before {
+			failed[t.Name] = true
+			continue
+		}
+		if dir == "" {
+			d.errs.add(d.t.pos(n), "sandbox dir of target %s is empty; name a directory (the storage its data directory goes on) or remove dir:", t.Name)
+			continue
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(p.Dir, dir)
+		}
+		if abs, err := filepath.Abs(dir); err == nil {
+			dir = abs
+		}
+		if it.SandboxDirs == nil {
+			it.SandboxDirs = map[string]string{}
+		}
+		it.SandboxDirs[t.Name] = dir
+		if t.Sandbox.Dir == "" {
+			t.Sandbox.Dir = n.Value // as written, for explain and the docs of the run
+		}
+	}
+}
+
 // iterations expands the matrix and decodes `iteration:` once per cell and repeat.
-func (d *decoder) iterations(in *yaml.Node, p *Plan) {
+func (d *decoder) iterations(in *yaml.Node, p *Plan, dirs map[string]*yaml.Node) {
 	repeat := max(p.Repeat, 1)
 	if n := p.Matrix.size() * repeat; n > MaxIterations || n < 0 || repeat > MaxIterations {
 		d.errs.add(p.Src.Pos, "the plan expands to more than %d iterations (matrix cells x repeat); split it into several plans", MaxIterations)
@@ -296,6 +350,7 @@ func (d *decoder) iterations(in *yaml.Node, p *Plan) {
 	}
 	sc := d.scope
 	defer func() { d.scope = sc }()
+	dirFailed := map[string]bool{}
 	for i, run := range runOrder(p.Order, p.OrderSeed, len(cells), repeat) {
 		index, ci, r := i+1, run.cell, run.repeat
 		cell := cells[ci]
@@ -312,6 +367,7 @@ func (d *decoder) iterations(in *yaml.Node, p *Plan) {
 		d.decode(in, reflect.ValueOf(&it).Elem(), "iteration")
 		it.env, it.scope = isc.values(), &isc
 		it.Index, it.Cell, it.Repeat, it.Matrix = index, ci+1, r, cell
+		d.sandboxDirs(p, &it, dirs, dirFailed)
 		p.Iterations = append(p.Iterations, it)
 	}
 }

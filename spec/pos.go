@@ -110,6 +110,10 @@ func (l *errorList) result(files []string) error {
 	return es
 }
 
+// Suggest returns `; did you mean "X"?` for the candidate closest to word, or "": the one
+// spelling check every part of quadrant uses for names (kinds' options, status variables).
+func Suggest(word string, candidates []string) string { return suggest(word, candidates) }
+
 // suggest returns ` did you mean "X"?` for the closest candidate, or "".
 func suggest(word string, candidates []string) string {
 	best, bestD := "", 1<<30

@@ -112,6 +112,7 @@ type Sandbox struct {
 	Replicas    int      `yaml:"replicas" default:"0" min:"0" doc:"Number of replicas, addressable as targets NAME_replica1, NAME_replica2, ..."`
 	Replication string   `yaml:"replication" default:"async" enum:"async,semisync" doc:"Replication mode of the replicas."`
 	RunAs       string   `yaml:"run_as" doc:"OS user the server runs as when quadrant runs as root (default mysql, the user the server package creates; never root). Without root the server runs as quadrant's own user."`
+	Dir         string   `yaml:"dir,skip" doc:"The parent of the sandbox's data directories: the storage under test (default: the system temp dir, $TMPDIR or /tmp). An existing, writable directory, relative to the plan. Expressions may use matrix.* and iteration.*: dir: \"${{ matrix.storage }}\" makes storage a matrix axis, and the sandbox moves there (data included, one restart) when the value changes."`
 }
 
 // SNMP is where and how to read a target host's metrics.
@@ -156,6 +157,9 @@ type Iteration struct {
 	Cell   int         `yaml:"-"`
 	Repeat int         `yaml:"-"`
 	Matrix []AxisValue `yaml:"-"`
+	// SandboxDirs is each sandbox target's sandbox.dir as this iteration resolves it (absolute),
+	// by target name; a sandbox without dir: is not in it.
+	SandboxDirs map[string]string `yaml:"-"`
 
 	Target       string    `yaml:"target" doc:"Default target of this iteration's steps and workload (optional with one target)."`
 	ServerConfig Settings  `yaml:"server_config" doc:"my.cnf options for this iteration; a change restarts the target before the iteration."`
@@ -292,20 +296,32 @@ type Wait struct {
 
 // Workload is a load generator: exactly one of Builtin, Transactions, Replay, Sysbench.
 type Workload struct {
-	Src            Source        `yaml:"-"`
-	Builtin        string        `yaml:"builtin" doc:"A sysbench-compatible workload run by quadrant's own engine (see Built-in workloads)."`
-	Transactions   []Transaction `yaml:"transactions" doc:"A custom weighted mix of transactions."`
-	Replay         *Replay       `yaml:"replay" doc:"Execute a SQL file in order, or replay captured traffic (slow log, general log, capture file) per session."`
-	Sysbench       *Sysbench     `yaml:"sysbench" doc:"Run the sysbench binary itself and parse its output."`
-	Action         string        `yaml:"action" default:"run" enum:"run,prepare,cleanup,check" doc:"builtin and sysbench: run, prepare (create and load tables) or cleanup (drop them); check (builtin tpcc only) verifies the data's consistency conditions and fails the step naming each broken one."`
-	Options        Settings      `yaml:"options" doc:"builtin: sysbench script options, same names and defaults (tables, table_size, range_size, ...); builtin tpcc: warehouses, wait_times, weight_new_order/payment/order_status/delivery/stock_level, secondary_indexes, foreign_keys, load_batch (see docs/tpcc.md)."`
-	Threads        int           `yaml:"threads" default:"1" min:"1" doc:"Concurrent connections."`
-	Duration       time.Duration `yaml:"duration" doc:"How long the measured part runs. A run needs duration or events (or both: whichever comes first)."`
-	Events         int64         `yaml:"events" min:"0" doc:"Stop after this many transactions."`
-	Warmup         time.Duration `yaml:"warmup" doc:"Run this long before measuring; not counted."`
-	Rate           float64       `yaml:"rate" default:"0" min:"0" doc:"Transactions per second for the whole workload; 0 = as fast as possible (closed loop)."`
-	ReportInterval time.Duration `yaml:"report_interval" default:"1s" doc:"Interval of the per-second time series."`
-	OnError        OnError       `yaml:"on_error" doc:"What errors do to a transaction."`
+	Src             Source        `yaml:"-"`
+	Builtin         string        `yaml:"builtin" doc:"A sysbench-compatible workload run by quadrant's own engine (see Built-in workloads)."`
+	Transactions    []Transaction `yaml:"transactions" doc:"A custom weighted mix of transactions."`
+	Replay          *Replay       `yaml:"replay" doc:"Execute a SQL file in order, or replay captured traffic (slow log, general log, capture file) per session."`
+	Sysbench        *Sysbench     `yaml:"sysbench" doc:"Run the sysbench binary itself and parse its output."`
+	Action          string        `yaml:"action" default:"run" enum:"run,prepare,cleanup,check" doc:"builtin and sysbench: run, prepare (create and load tables) or cleanup (drop them); check (builtin tpcc only) verifies the data's consistency conditions and fails the step naming each broken one."`
+	Options         Settings      `yaml:"options" doc:"builtin: sysbench script options, same names and defaults (tables, table_size, range_size, ...), and quadrant's statement_stats (on: per-statement latency, the stmt.CLASS.* columns; off by default); builtin tpcc: warehouses, wait_times, weight_new_order/payment/order_status/delivery/stock_level, secondary_indexes, foreign_keys, load_batch (see docs/tpcc.md)."`
+	Threads         int           `yaml:"threads" default:"1" min:"1" doc:"Concurrent connections."`
+	Duration        time.Duration `yaml:"duration" doc:"How long the measured part runs. A run needs duration or events (or both: whichever comes first)."`
+	Events          int64         `yaml:"events" min:"0" doc:"Stop after this many transactions."`
+	Warmup          time.Duration `yaml:"warmup" doc:"Run this long before measuring; not counted."`
+	Rate            float64       `yaml:"rate" default:"0" min:"0" doc:"Transactions per second for the whole workload; 0 = as fast as possible (closed loop)."`
+	ReportInterval  time.Duration `yaml:"report_interval" default:"1s" doc:"Interval of the per-second time series."`
+	OnError         OnError       `yaml:"on_error" doc:"What errors do to a transaction."`
+	Stages          []Stage       `yaml:"stages" doc:"A load shape (builtin and transactions workloads): the measured part as consecutive stages, all {duration, threads} (closed loop) or all {duration, rate} (open loop, threads serving the rate); the stages' durations add up to the workload's duration. The time series gets a stage column and summary.csv one row per stage (its stage column set) besides the iteration's."`
+	Ramp            string        `yaml:"ramp" default:"step" enum:"step,linear" doc:"With stages: step jumps to each stage's level at its start; linear moves from the previous stage's level to its own over the stage (the first stage holds its level)."`
+	Connect         string        `yaml:"connect" default:"persistent" enum:"persistent,per_transaction" doc:"builtin and transactions workloads: persistent keeps each thread's connection; per_transaction opens a new one for every transaction (statements prepared again on it), timed apart as connect_ms and not in the transaction's latency."`
+	IdleConnections int           `yaml:"idle_connections" min:"0" doc:"Extra connections that log in before the workload starts and stay idle until it ends (thread pools, max_connections); builtin and transactions workloads."`
+}
+
+// Stage is one level of a load shape: threads or a rate, for a duration.
+type Stage struct {
+	Src      Source        `yaml:"-"`
+	Duration time.Duration `yaml:"duration,required" doc:"How long the stage runs; a multiple of report_interval, so every interval is in one stage."`
+	Threads  int           `yaml:"threads" min:"1" doc:"Connections running events in this stage (closed loop)."`
+	Rate     float64       `yaml:"rate" min:"0" doc:"Transactions per second in this stage (open loop)."`
 }
 
 // Type returns "builtin", "tpcc", "transactions", "replay" or "sysbench" ("" when none is

@@ -2,8 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"github.com/quadrant-bench/quadrant/spec/mycnf"
-	"github.com/quadrant-bench/quadrant/spec/sqltext"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,10 +9,14 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/expr-lang/expr"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // stepPlace says where a list of steps is, which changes what a step may do.
@@ -71,6 +73,46 @@ func validate(d *decoder, p *Plan) {
 	}
 	v.steps(p.Teardown, stepPlace{name: "teardown", defaultTarget: planDefault})
 	v.watch()
+	v.sandboxDirs()
+}
+
+// sandboxDirs refuses a sandbox dir that does not exist or that quadrant cannot write, for
+// every value the matrix gives it, before anything runs. Whether the server's own OS user can
+// reach it is checked when the sandbox starts, which knows that user.
+func (v *validator) sandboxDirs() {
+	if v.d.fsys != nil {
+		return // the plan is read from a file system of its own (tests); the paths are not this machine's
+	}
+	for _, it := range v.p.Iterations {
+		for _, t := range v.p.Targets {
+			dir, ok := it.SandboxDirs[t.Name]
+			if !ok {
+				continue
+			}
+			if why := DirProblem(dir); why != "" {
+				v.errorf(t.Sandbox.Src.At("dir"), "sandbox dir of target %s: %s", t.Name, why)
+			}
+		}
+	}
+}
+
+// DirProblem says why dir cannot hold sandboxes ("" when it can): it must be an existing
+// directory that this process can create entries in. The executor asks again at start, as
+// the directory may have changed since validation.
+func DirProblem(dir string) string {
+	st, err := os.Stat(dir)
+	switch {
+	case os.IsNotExist(err):
+		return fmt.Sprintf("%s does not exist; create it first (mkdir -p %s) or name an existing directory", dir, dir)
+	case err != nil:
+		return err.Error()
+	case !st.IsDir():
+		return fmt.Sprintf("%s is not a directory", dir)
+	}
+	if err := syscall.Access(dir, 2|1); err != nil { // W_OK|X_OK
+		return fmt.Sprintf("%s is not writable by this user (%v); choose a directory you can write or change its permissions", dir, err)
+	}
+	return ""
 }
 
 func (v *validator) errorf(p Pos, format string, args ...any) { v.d.errs.add(p, format, args...) }
@@ -174,6 +216,7 @@ func (v *validator) iteration(it *Iteration) {
 	v.steps(it.Before, place)
 	if it.Workload != nil {
 		v.workload(it.Workload)
+		v.maxConnections(it)
 	}
 	place.name, place.during = "during", true
 	v.steps(it.During, place)
@@ -196,10 +239,23 @@ func (v *validator) iteration(it *Iteration) {
 		env["tx"] = TxMetrics(txs, func(string, string) float64 { return 0 })
 		maps = append(maps, "tx")
 	}
-	ns := &nameSpace{s: it.scope, idents: append(append([]string(nil), AssertionMetrics...), v.records...), maps: maps}
+	if stmts := it.Workload.StmtNames(); len(stmts) > 0 {
+		env["stmt"] = StmtMetrics(stmts, func(string, string) float64 { return 0 })
+		maps = append(maps, "stmt")
+	}
+	idents := append(append([]string(nil), AssertionMetrics...), v.records...)
+	if it.Workload != nil && it.Workload.Connect == "per_transaction" {
+		for _, n := range measure.ConnectNames {
+			env[n] = 0.0
+			idents = append(idents, n)
+		}
+	}
+	ns := &nameSpace{s: it.scope, idents: idents, maps: maps}
 	for i := range it.Assert {
 		v.d.compile(&it.Assert[i], ns, env, expr.AsBool())
 		v.txNames(&it.Assert[i], it.Workload.TxNames())
+		v.stmtNames(&it.Assert[i], it.Workload)
+		v.statusNames(&it.Assert[i])
 		if it.Workload != nil && it.Workload.Type() != TPCC {
 			for _, m := range tpccOnly.FindAllStringIndex(it.Assert[i].Source, -1) {
 				at := it.Assert[i].Pos
@@ -207,6 +263,47 @@ func (v *validator) iteration(it *Iteration) {
 				v.errorf(at, "%s is a builtin: tpcc figure; this iteration's workload is %s", it.Assert[i].Source[m[0]:m[1]], it.Workload.Type())
 			}
 		}
+	}
+}
+
+// StatusRef finds the status.NAME an expression reads: status is a map, whose missing keys
+// the expression compiler cannot see and would read as 0.
+var StatusRef = regexp.MustCompile(`\bstatus\.([A-Za-z0-9_]+)`)
+
+// statusNames checks the status.NAME an assertion reads against a watch.status the plan lists
+// itself: a name no pattern matches is never a column. (The default list depends on the
+// server; the run checks against the server's columns before setup.)
+func (v *validator) statusNames(a *Expr) {
+	pats := v.p.Watch.Status
+	if len(pats) == 0 {
+		return
+	}
+	var literals []string
+	for _, p := range pats {
+		if !strings.ContainsAny(p, "*?[") {
+			literals = append(literals, p)
+		}
+	}
+	for _, m := range StatusRef.FindAllStringSubmatchIndex(a.Source, -1) {
+		name := a.Source[m[2]:m[3]]
+		matched := false
+		for _, p := range pats {
+			if ok, _ := filepath.Match(strings.ToLower(p), strings.ToLower(name)); ok {
+				matched = true
+			}
+		}
+		if matched {
+			continue
+		}
+		at := a.Pos
+		at.Col += m[0]
+		msg := fmt.Sprintf("status.%s is not a column: watch.status does not list %s, so it is never read", name, name)
+		if sg := suggest(name, literals); sg != "" {
+			msg += sg
+		} else {
+			msg += "; add it to watch.status"
+		}
+		v.errorf(at, "%s", msg)
 	}
 }
 
@@ -230,6 +327,32 @@ func (v *validator) txNames(a *Expr, names []string) {
 			v.errorf(at, "tx.%s needs a figure: tx.%s.SUFFIX with SUFFIX one of %s", name, name, strings.Join(measure.TxSuffixes, ", "))
 		case !contains(measure.TxSuffixes, a.Source[m[4]:m[5]]):
 			v.errorf(at, "tx.%s.%s: no such figure; use one of %s", name, a.Source[m[4]:m[5]], strings.Join(measure.TxSuffixes, ", "))
+		}
+	}
+}
+
+var stmtRef = regexp.MustCompile(`\bstmt\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?`)
+
+// stmtNames checks the stmt.CLASS.SUFFIX an assertion uses against the statement classes,
+// with the messages of txNames.
+func (v *validator) stmtNames(a *Expr, w *Workload) {
+	classes := w.StmtNames()
+	for _, m := range stmtRef.FindAllStringSubmatchIndex(a.Source, -1) {
+		at := a.Pos
+		at.Col += m[0]
+		class := a.Source[m[2]:m[3]]
+		switch {
+		case len(classes) == 0:
+			return // the compiler has said stmt is unknown here
+		case !w.StatementStats():
+			v.errorf(at, "stmt.%s needs the builtin's per-statement timing, off by default; add statement_stats: on to the workload's options", class)
+			return
+		case !contains(classes, class):
+			v.errorf(at, "stmt.%s: no such statement class (the OLTP builtins' are %s)%s", class, strings.Join(classes, ", "), suggest(class, classes))
+		case m[4] < 0:
+			v.errorf(at, "stmt.%s needs a figure: stmt.%s.SUFFIX with SUFFIX one of %s", class, class, strings.Join(measure.StmtSuffixes, ", "))
+		case !contains(measure.StmtSuffixes, a.Source[m[4]:m[5]]):
+			v.errorf(at, "stmt.%s.%s: no such figure (use one of %s)%s", class, a.Source[m[4]:m[5]], strings.Join(measure.StmtSuffixes, ", "), suggest(a.Source[m[4]:m[5]], measure.StmtSuffixes))
 		}
 	}
 }
@@ -319,6 +442,10 @@ func (v *validator) sandboxConfig(s Settings, what string) {
 		b, isBool := kv.Value.(bool)
 		if isBool && !b {
 			continue // false leaves the option out
+		}
+		if mycnf.Owned(kv.Name) {
+			v.errorf(kv.Pos, "%s: %s is set by the sandbox itself (each sandbox has its own data directory, port and socket); remove it (to put the data on other storage, use sandbox: {dir: PATH})", what, kv.Name)
+			continue
 		}
 		if why := mycnf.Unsafe(kv.Name, fmt.Sprint(kv.Value), isBool); why != "" {
 			v.errorf(kv.Pos, "%s: %s is refused: %s", what, kv.Name, why)
@@ -536,7 +663,17 @@ func (v *validator) workload(w *Workload) {
 		v.errorf(w.Src.At("report_interval"), "report_interval must be more than 0")
 	}
 	running := w.Action == "run" || w.Action == ""
-	if running && kind != "replay" && !w.Src.Has("duration") && !w.Src.Has("events") {
+	if (w.Src.Has("connect") && w.Connect != "persistent" || w.IdleConnections > 0) && kind != "builtin" && kind != "transactions" || w.Type() == TPCC && w.Src.Has("connect") {
+		key := "idle_connections"
+		if w.Src.Has("connect") {
+			key = "connect"
+		}
+		v.errorf(w.Src.At(key), "%s applies to builtin (not tpcc) and transactions workloads, which quadrant's own loop runs; this workload is %s", key, w.Type())
+	}
+	if w.Src.Has("stages") || w.Src.Has("ramp") {
+		v.stages(w, kind, running)
+	}
+	if running && kind != "replay" && !w.Src.Has("duration") && !w.Src.Has("events") && len(w.Stages) == 0 {
 		v.errorf(w.Src.Pos, "workload needs duration: or events: (or both: whichever comes first), e.g. duration: 60s")
 	}
 	if w.Type() == TPCC && w.Rate > 0 {
@@ -584,6 +721,105 @@ func (v *validator) replay(r *Replay) {
 	if r.Src.Has("connections") && r.Format != "sql" && r.Format != "auto" {
 		v.errorf(r.Src.At("connections"), "connections applies to a SQL file; a %s replays one connection per captured session", r.Format)
 	}
+}
+
+// stages checks a load shape and sets the workload's duration to the stages' sum.
+func (v *validator) stages(w *Workload, kind string, running bool) {
+	if len(w.Stages) == 0 {
+		if w.Src.Has("stages") {
+			v.errorf(w.Src.At("stages"), "stages is empty; give at least one {duration, threads} or {duration, rate}, or remove stages")
+		} else {
+			v.errorf(w.Src.At("ramp"), "ramp applies to stages; add stages: [{duration, threads}, ...] or remove ramp")
+		}
+		return
+	}
+	switch {
+	case !running:
+		v.errorf(w.Src.At("stages"), "stages only apply to action: run")
+		return
+	case kind != "builtin" && kind != "transactions" || w.Type() == TPCC:
+		v.errorf(w.Src.At("stages"), "stages apply to builtin (not tpcc) and transactions workloads, which quadrant's own loop runs; this workload is %s", w.Type())
+		return
+	}
+	var closed, open *Stage
+	var sum time.Duration
+	for i := range w.Stages {
+		st := &w.Stages[i]
+		sum += st.Duration
+		switch {
+		case st.Threads > 0 && st.Rate > 0:
+			v.errorf(st.Src.At("rate"), "stage %d has threads and rate; a stage is {duration, threads} (closed loop) or {duration, rate} (open loop)", i+1)
+		case st.Threads == 0 && st.Rate == 0:
+			v.errorf(st.Src.Pos, "stage %d needs threads: (closed loop) or a rate: above 0 (open loop)", i+1)
+		case st.Threads > 0:
+			if open != nil {
+				v.errorf(st.Src.At("threads"), "stages mix threads and rate: stage %d has threads, an earlier one a rate (line %d); give every stage threads (closed loop) or every stage a rate (open loop)", i+1, open.Src.Pos.Line)
+			}
+			if closed == nil {
+				closed = st
+			}
+		default:
+			if closed != nil {
+				v.errorf(st.Src.At("rate"), "stages mix threads and rate: stage %d has a rate, an earlier one threads (line %d); give every stage threads (closed loop) or every stage a rate (open loop)", i+1, closed.Src.Pos.Line)
+			}
+			if open == nil {
+				open = st
+			}
+		}
+		if st.Duration <= 0 {
+			v.errorf(st.Src.At("duration"), "stage %d needs a duration above 0", i+1)
+		} else if w.ReportInterval > 0 && st.Duration%w.ReportInterval != 0 {
+			v.errorf(st.Src.At("duration"), "stage %d lasts %s, not a multiple of report_interval %s; each interval of the time series must be in one stage (e.g. duration: %s)",
+				i+1, st.Duration, w.ReportInterval, (st.Duration/w.ReportInterval+1)*w.ReportInterval)
+		}
+	}
+	if w.Src.Has("duration") {
+		v.errorf(w.Src.At("duration"), "duration and stages both set: the stages' durations add up to the measured part (%s); remove duration", sum)
+	}
+	if closed != nil && open == nil && w.Src.Has("threads") {
+		v.errorf(w.Src.At("threads"), "threads and stages with threads both set: each stage says its threads; remove threads")
+	}
+	if open != nil && closed == nil && w.Src.Has("rate") {
+		v.errorf(w.Src.At("rate"), "rate and stages with a rate both set: each stage says its rate; remove rate")
+	}
+	w.Duration = sum
+}
+
+// maxConnections refuses a workload whose connections, idle ones included, cannot all log
+// in: where the limit is knowable (a sandbox's config, server_config, globals).
+func (v *validator) maxConnections(it *Iteration) {
+	w := it.Workload
+	if w.IdleConnections == 0 {
+		return
+	}
+	limit, from := 0, ""
+	if t := v.targets[it.Target]; t != nil && t.Sandbox != nil {
+		limit, from = mycnf.SandboxMaxConnections, "a sandbox's default"
+		if n, ok := intSetting(t.Sandbox.Config, "max_connections"); ok {
+			limit, from = n, "the sandbox's config"
+		}
+		if n, ok := intSetting(it.ServerConfig, "max_connections"); ok {
+			limit, from = n, "server_config"
+		}
+	}
+	if n, ok := intSetting(it.Globals, "max_connections"); ok {
+		limit, from = n, "globals"
+	}
+	// quadrant's samplers hold a connection of their own; MariaDB keeps one more for SUPER.
+	if need := w.Connections() + w.IdleConnections + 1; limit > 0 && need > limit {
+		v.errorf(w.Src.At("idle_connections"), "%d connections (%d running, %d idle, 1 for quadrant's samplers) exceed max_connections %d (%s); lower idle_connections or raise max_connections",
+			need, w.Connections(), w.IdleConnections, limit, from)
+	}
+}
+
+// intSetting is setting name of s as an integer, when it is one.
+func intSetting(s Settings, name string) (int, bool) {
+	val, ok := s.Lookup(name)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(fmt.Sprint(val)))
+	return n, err == nil
 }
 
 func (v *validator) transactions(w *Workload) {

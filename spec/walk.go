@@ -120,10 +120,22 @@ func (p *Plan) MaxThreads() int {
 	return most
 }
 
+// OpenLoop says whether the workload runs at a rate (rate:, or stages with a rate).
+func (w *Workload) OpenLoop() bool {
+	return w.Rate > 0 || len(w.Stages) > 0 && w.Stages[0].Rate > 0
+}
+
 // Connections is how many connections the workload opens.
 func (w *Workload) Connections() int {
 	if w.Replay != nil {
 		return w.Replay.Connections
+	}
+	n := 0
+	for _, st := range w.Stages {
+		n = max(n, st.Threads) // closed-loop stages: the largest stage's
+	}
+	if n > 0 {
+		return n
 	}
 	return w.Threads
 }

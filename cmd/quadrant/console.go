@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -89,11 +90,18 @@ func (c *console) SandboxStarted(dir string) {
 	c.sandboxes = append(c.sandboxes, dir)
 }
 
-// sandboxDirs are the directories of the sandboxes the run started.
+// sandboxDirs are the directories of the sandboxes the run started, where they are now: a
+// sandbox that moved (sandbox.dir) was told again, and its old directory is gone.
 func (c *console) sandboxDirs() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]string(nil), c.sandboxes...)
+	var out []string
+	for _, d := range c.sandboxes {
+		if _, err := os.Stat(d); err == nil {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func statusLine(t executor.Progress) string {

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"database/sql"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -450,6 +451,8 @@ func TestExamplesRun(t *testing.T) {
 			"--set", "tables=2", "--set", "repeat=1", "--allow-shell"}, checkColdVsWarm},
 		{"semisync-replay", nil, nil},
 		{"tpcc", []string{"--set", "threads=[2]", "--set", "duration=2s", "--set", "warmup=0s"}, nil},
+		{"knee", []string{"--set", "table_size=1000", "--set", "stage=1s"}, checkKnee},
+		{"skewed-access", []string{"--set", "table_size=1000", "--set", "duration=1s", "--set", "threads=2"}, checkSkewedAccess},
 		// The templates the examples do not extend.
 		{"builtin:sysbench-oltp", []string{"--set", "table_size=1000", "--set", "tables=1", "--set", "threads=[2]", "--set", "duration=1s", "--set", "warmup=0s"}, nil},
 		{"builtin:semisync-replay", []string{"--set", "rows=300"}, nil},
@@ -482,6 +485,33 @@ func TestExamplesRun(t *testing.T) {
 				c.check(t, run)
 			}
 		})
+	}
+}
+
+// checkKnee: the thread ramp's five stages each have a summary row at their level.
+func checkKnee(t *testing.T, run *results.Run) {
+	t.Helper()
+	if len(run.Summary.Rows) != 1 || len(run.Stages.Rows) != 5 {
+		t.Fatalf("%d iteration rows and %d stage rows, want 1 and 5", len(run.Summary.Rows), len(run.Stages.Rows))
+	}
+	for i := range run.Stages.Rows {
+		if v, ok := run.Stages.Float(i, "transactions"); !ok || v <= 0 || run.Stages.Value(i, "stage") != strconv.Itoa(i+1) {
+			t.Fatalf("stage row %d: %v", i, run.Stages.Rows[i])
+		}
+	}
+}
+
+// checkSkewedAccess: both access patterns ran with their per-statement columns.
+func checkSkewedAccess(t *testing.T, run *results.Run) {
+	t.Helper()
+	S := run.Summary
+	if len(S.Rows) != 2 || S.Value(0, "rand_type") != "uniform" || S.Value(1, "rand_type") != "zipfian" {
+		t.Fatalf("summary rows %v", S.Rows)
+	}
+	for i := range S.Rows {
+		if v, ok := S.Float(i, "stmt.index_update.p99_ms"); !ok || v <= 0 {
+			t.Fatalf("row %d: stmt.index_update.p99_ms %q", i, S.Value(i, "stmt.index_update.p99_ms"))
+		}
 	}
 }
 
@@ -720,5 +750,44 @@ func checkColdVsWarm(t *testing.T, run *results.Run) {
 	t.Logf("Innodb_buffer_pool_reads while measured: %v", reads)
 	if cold, warm := reads["cold"], reads["warm"]; !(cold > 0) || !(warm < cold) {
 		t.Errorf("buffer pool reads from storage: cold %v, warm %v; want the cold iteration to read and the warm one to read less", cold, warm)
+	}
+}
+
+// A run that fails before its first iteration (nothing listens on the DSN's port) still
+// leaves a folder with a report, whose run.json says what failed.
+func TestRunFailingBeforeFirstIterationLeavesAReport(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close() // a port nothing listens on
+	plan := writePlan(t, fmt.Sprintf(`
+version: 1
+name: unreachable
+targets:
+  db: {dsn: "bench:pw@tcp(127.0.0.1:%d)/sbtest"}
+iteration:
+  workload: {builtin: oltp_point_select, duration: 1s}
+`, port))
+	root := t.TempDir()
+	p := start(t, nil, "run", plan, "--out", root)
+	if code := p.wait(t, 2*time.Minute); code == exitOK {
+		t.Fatalf("exit 0 for an unreachable server:\n%s", p.out.String())
+	}
+	dir := findRunDir(t, root)
+	ri, err := results.ReadRunInfo(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ri.Status != results.StatusError || !strings.Contains(ri.Error, "connect") {
+		t.Fatalf("run.json: status %s, error %q", ri.Status, ri.Error)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
+	if err != nil {
+		t.Fatalf("no report: %v\n%s", err, p.out.String())
+	}
+	if !strings.Contains(string(page), "connect") {
+		t.Errorf("the report does not carry the run's error")
 	}
 }

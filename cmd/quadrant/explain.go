@@ -163,6 +163,16 @@ func cell(c []spec.AxisValue) string {
 func (e *explainer) iteration(it *spec.Iteration, prevConfig map[string]string) {
 	e.printf("\nIteration %d/%d: %s, repeat %d, target %s\n", it.Index, len(e.p.Iterations), cell(it.Matrix), it.Repeat, it.Target)
 	const in = "    "
+	for _, name := range sortedNames(it.SandboxDirs) {
+		dir, key := it.SandboxDirs[name], "sandbox.dir "+name // prevConfig also keeps where each sandbox is
+		switch prev, ok := prevConfig[key]; {
+		case !ok:
+			e.printf("  sandbox %s: data under %s\n", name, dir)
+		case prev != dir:
+			e.printf("  sandbox %s: moves to %s (a restart; its data goes along)\n", name, dir)
+		}
+		prevConfig[key] = dir
+	}
 	if len(it.ServerConfig) > 0 {
 		cfg := it.ServerConfig.String()
 		if prevConfig[it.Target] != cfg {

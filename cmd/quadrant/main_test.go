@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/templates"
 )
 
@@ -245,7 +249,7 @@ iteration:
     builtin: oltp_read_only
     options: {tabels: 2}
     duration: 1s
-`, `k.yaml:7:14: oltp_read_only options: unknown option "tabels"`},
+`, `k.yaml:7:23: unknown option "tabels" for builtin oltp_read_only; did you mean "tables"?`},
 		"sysbench": {`version: 1
 name: k
 targets: {db: {dsn: "u@tcp(127.0.0.1:3306)/x"}}
@@ -293,5 +297,64 @@ func TestExplainInterleavedOrder(t *testing.T) {
 	heads := regexp.MustCompile(`(?m)^Iteration (\d+)/12: (threads=\d+ flush=\w+), repeat (\d)`).FindAllStringSubmatch(out, -1)
 	if len(heads) != 12 || heads[0][2] == heads[1][2] || heads[0][2] != heads[6][2] || heads[6][3] != "2" {
 		t.Errorf("not interleaved: %v", heads)
+	}
+}
+
+// explain takes --target as run does: a plan's sandbox pointed at one's own server.
+func TestExplainTakesTarget(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "plan.yaml")
+	plan := `version: 1
+name: e
+targets: {db: {sandbox: {}}}
+iteration:
+  workload: {builtin: oltp_read_only, duration: 5s}
+`
+	if err := os.WriteFile(f, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", f, "--target", "db=bench:secret@tcp(127.0.0.1:3306)/sbtest")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "127.0.0.1:3306") || strings.Contains(out, "secret") {
+		t.Errorf("explain does not show the target's server (or shows its password):\n%s", out)
+	}
+	if code, _, errOut := runCLI("explain", f, "--target", "db"); code != exitInvalid || !strings.Contains(errOut, "NAME=DSN") {
+		t.Errorf("a bad --target: exit %d, %q", code, errOut)
+	}
+}
+
+// explain shows where each iteration's sandbox data goes, and the move when it changes.
+func TestExplainShowsSandboxDirMoves(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	for _, d := range []string{a, b} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := filepath.Join(dir, "plan.yaml")
+	plan := "version: 1\nname: e\nmatrix: {storage: [" + a + ", " + b + "]}\nrepeat: 2\n" +
+		"targets: {db: {sandbox: {dir: \"${{ matrix.storage }}\"}}}\niteration:\n  workload: {builtin: oltp_read_only, duration: 5s}\n"
+	if err := os.WriteFile(f, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", f)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Count(out, "sandbox db: data under "+a) != 1 || strings.Count(out, "sandbox db: moves to "+b) != 1 || strings.Contains(out, "moves to "+a) {
+		t.Errorf("explain does not show one start on %s and one move to %s:\n%s", a, b, out)
+	}
+}
+
+// A plan that names what the server lacks (found before setup) exits 2, as an invalid plan does.
+func TestPlanErrorExits2(t *testing.T) {
+	err := fmt.Errorf("run: %w", &executor.PlanError{Err: errors.New("pre-flight: status.X is not a watched column")})
+	if code := exitCode(&executor.Outcome{Status: results.StatusError}, err); code != exitInvalid {
+		t.Fatalf("exit %d, want %d", code, exitInvalid)
+	}
+	if code := exitCode(&executor.Outcome{Status: results.StatusError}, errors.New("cannot connect")); code != exitFailed {
+		t.Fatalf("exit %d for a failed run, want %d", code, exitFailed)
 	}
 }

@@ -27,10 +27,11 @@ func printLoadError(stderr io.Writer, err error) {
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("validate", "PLAN... [--set K=V]...",
+	fs := newFlags("validate", "PLAN... [--set K=V]... [--target NAME=DSN]...",
 		"Loads each plan (extends, vars, matrix, expressions) and prints every problem with file:line:column.\nExit 0 when all are valid, 2 otherwise.", stdout, stderr)
-	var sets multiFlag
+	var sets, targets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
+	fs.Var(&targets, "target", "point a target at your own server, as run does: `NAME=DSN` (repeatable)")
 	quiet := fs.Bool("q", false, "print nothing for valid plans")
 	plans, code, stop := parseFlags(fs, args, stdout)
 	if stop {
@@ -40,9 +41,14 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant validate: give at least one plan file, e.g. quadrant validate plan.yaml")
 		return exitInvalid
 	}
+	overrides, err := targetOverrides(targets)
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant validate: %v\n", err)
+		return exitInvalid
+	}
 	code = exitOK
 	for _, path := range plans {
-		p, err := loadPlan(path, spec.Options{Set: sets})
+		p, err := loadPlan(path, spec.Options{Set: sets, Targets: overrides})
 		if err != nil {
 			printLoadError(stderr, err)
 			code = exitInvalid
@@ -76,11 +82,12 @@ func plural(n int) string {
 }
 
 func runExplain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("explain", "PLAN [--set K=V]...",
+	fs := newFlags("explain", "PLAN [--set K=V]... [--target NAME=DSN]...",
 		"Shows, without running anything, every iteration with its matrix values and every step in execution order:\n"+
 			"each SQL statement, each shell command, each privileged action (flagged \"needs --allow-shell\"),\nand an estimate of how long the run takes.", stdout, stderr)
-	var sets multiFlag
+	var sets, targets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
+	fs.Var(&targets, "target", "point a target at your own server, as run does: `NAME=DSN` (repeatable)")
 	plans, code, stop := parseFlags(fs, args, stdout)
 	if stop {
 		return code
@@ -89,7 +96,12 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant explain: give exactly one plan file, e.g. quadrant explain plan.yaml")
 		return exitInvalid
 	}
-	p, err := loadPlan(plans[0], spec.Options{Set: sets})
+	overrides, err := targetOverrides(targets)
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant explain: %v\n", err)
+		return exitInvalid
+	}
+	p, err := loadPlan(plans[0], spec.Options{Set: sets, Targets: overrides})
 	if err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid

@@ -64,7 +64,15 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		runs = append(runs, r)
 	}
-	c := compare.Compare(runs, strings.Split(*metrics, ","))
+	wanted := strings.Split(*metrics, ",")
+	for i := range wanted {
+		wanted[i] = strings.TrimSpace(wanted[i])
+	}
+	if err := compare.CheckMetrics(runs, wanted); err != nil {
+		fmt.Fprintf(stderr, "quadrant compare: --metrics: %v\n", err)
+		return exitInvalid
+	}
+	c := compare.Compare(runs, wanted)
 	if err := c.WriteText(stdout); err != nil {
 		fmt.Fprintf(stderr, "quadrant compare: %v\n", err)
 		return exitFailed

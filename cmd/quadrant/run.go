@@ -312,6 +312,8 @@ func exitCode(o *executor.Outcome, runErr error) int {
 	switch {
 	case o != nil && o.Status == results.StatusInterrupted:
 		return exitSignaled
+	case errors.As(runErr, new(*executor.PlanError)):
+		return exitInvalid // the plan names what the server lacks: fix the plan, as for validate
 	case runErr != nil || o == nil || o.ErrorsFailed > 0:
 		return exitFailed
 	case o.AssertionsFailed > 0:

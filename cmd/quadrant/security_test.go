@@ -158,6 +158,10 @@ func TestSandboxUpPrintEnvListDown(t *testing.T) {
 		if out, _ := asNobody("sandbox", "list", "--all"); !strings.Contains(out, "OWNER") || !strings.Contains(out, "root") || !strings.Contains(out, "cli") || strings.Contains(out, pw) {
 			t.Errorf("nobody's sandbox list --all:\n%s", out)
 		}
+		// without a name, down means "my only sandbox": a colleague's is never it
+		if out, code := asNobody("sandbox", "down"); code != 2 || !strings.Contains(out, "no sandbox of yours is up") {
+			t.Errorf("nobody's sandbox down without a name: exit %d:\n%s", code, out)
+		}
 		if out, code := asNobody("sandbox", "down", "cli"); code == 0 {
 			t.Errorf("nobody stopped root's sandbox without --all:\n%s", out)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -31,21 +32,13 @@ func key(name string) string {
 
 var optionNameRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 
-// fixedOptions are chosen by the sandbox itself: a plan setting them would break how quadrant finds,
-// reaches or isolates the server.
-var fixedOptions = map[string]bool{
-	"datadir": true, "socket": true, "port": true, "bind_address": true, "pid_file": true,
-	"log_error": true, "user": true, "defaults_file": true, "defaults_extra_file": true,
-	"init_file": true, // sets the sandbox's passwords at its first start
-}
-
 // SandboxDefaults are written to every sandbox's my.cnf unless the config sets the same option.
 // They keep several sandboxes on one small machine from competing (memory) or colliding (MySQL's X
 // protocol listens on 33060 by default), and allow sysbench-style thread counts.
 func sandboxDefaults(b Binary) []Option {
 	d := []Option{
 		{Name: "innodb_buffer_pool_size", Value: "128M"},
-		{Name: "max_connections", Value: "1000"},
+		{Name: "max_connections", Value: strconv.Itoa(mycnf.SandboxMaxConnections)},
 	}
 	if b.Flavor == FlavorMySQL && b.AtLeast(8, 0, 11) {
 		d = append(d, Option{Name: "mysqlx", Value: "OFF"})
@@ -59,7 +52,7 @@ func validateConfig(config []Option) error {
 		if !optionNameRe.MatchString(o.Name) {
 			return fmt.Errorf("config option %d %q: not a valid option name (letters, digits, '_', '-', '.')", i+1, o.Name)
 		}
-		if fixedOptions[key(o.Name)] {
+		if mycnf.Owned(o.Name) {
 			return fmt.Errorf("config option %q: the sandbox sets it itself (each sandbox gets its own port, socket and datadir); remove it from the config", o.Name)
 		}
 		if strings.ContainsAny(o.Value, "\n\r\x00") {

@@ -10,6 +10,10 @@ import (
 // not a failure: the sampler yields empty cells and tries again on the next tick.
 var ErrUnavailable = errors.New("source unavailable")
 
+// ErrUnknownName marks a plan that names what the server does not have (a status variable):
+// the plan is wrong, not the run, and fixing the plan is what helps.
+var ErrUnknownName = errors.New("unknown name")
+
 // Unavailable wraps err so that errors.Is(result, ErrUnavailable) holds.
 func Unavailable(what string, err error) error {
 	return fmt.Errorf("%s: %w (%w)", what, err, ErrUnavailable)

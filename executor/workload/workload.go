@@ -12,6 +12,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -93,7 +95,18 @@ func Loop(w *spec.Workload, onInterval func(*measure.Interval)) engine.Config {
 		Threads: max(w.Connections(), 1), Duration: w.Duration, Events: w.Events, Warmup: w.Warmup, Rate: w.Rate,
 		ReportInterval: w.ReportInterval, Ignore: w.OnError.Ignore, Reconnect: w.OnError.Reconnect,
 		MaxErrors: int64(w.OnError.MaxErrors), OnInterval: onInterval, Rollback: true,
+		Stages: Stages(w), Linear: w.Ramp == "linear",
+		PerTransaction: w.Connect == "per_transaction", Idle: w.IdleConnections,
 	}
+}
+
+// Stages are the workload's load shape for the engine; nil without stages.
+func Stages(w *spec.Workload) []engine.Stage {
+	var out []engine.Stage
+	for _, st := range w.Stages {
+		out = append(out, engine.Stage{Duration: st.Duration, Threads: st.Threads, Rate: st.Rate})
+	}
+	return out
 }
 
 // WithDB defaults the database to sysbench's "sbtest".
@@ -113,6 +126,29 @@ func Validate(w *spec.Workload) spec.Errors {
 		errs = append(errs, &spec.Error{Pos: w.Src.Pos, Msg: "rate, threads, events, duration and warmup must not be negative"})
 	}
 	return errs
+}
+
+// CheckOptionNames reports each option of w that is not among known (dashes and underscores
+// alike) at its own position, with the closest known name, and returns the others: a kind's
+// own option list is checked at validate, not found at run.
+func CheckOptionNames(w *spec.Workload, what string, known []string) (spec.Errors, spec.Settings) {
+	var errs spec.Errors
+	var rest spec.Settings
+	for _, kv := range w.Options {
+		n := strings.ReplaceAll(kv.Name, "-", "_")
+		if slices.Contains(known, n) {
+			rest = append(rest, kv)
+			continue
+		}
+		msg := fmt.Sprintf("unknown option %q for %s", kv.Name, what)
+		if sg := spec.Suggest(n, known); sg != "" {
+			msg += sg
+		} else {
+			msg += "; known: " + strings.Join(known, ", ")
+		}
+		errs = append(errs, &spec.Error{Pos: kv.Pos, Msg: msg})
+	}
+	return errs, rest
 }
 
 // Settings turns a plan's option map into text values as the scripts take them: true

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -126,6 +127,30 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 	c.evidence()
 	c.Fingerprints = fingerprints(runs)
 	return c
+}
+
+// CheckMetrics returns an error naming each of metrics that no run's summary has, with the
+// closest known column and the list of known ones: a typo must not show as a column of "-".
+func CheckMetrics(runs []*results.Run, metrics []string) error {
+	var known []string
+	for _, r := range runs {
+		for _, h := range r.Summary.Header {
+			if !slices.Contains(known, h) {
+				known = append(known, h)
+			}
+		}
+	}
+	var bad []string
+	for _, m := range metrics {
+		if !slices.Contains(known, m) {
+			bad = append(bad, fmt.Sprintf("%q%s", m, spec.Suggest(m, known)))
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(known)
+	return fmt.Errorf("unknown metric %s: the folders' summaries have %s", strings.Join(bad, ", "), strings.Join(known, ", "))
 }
 
 // missing says why a cell cannot be compared between runs a and b: absent or interrupted
@@ -246,6 +271,7 @@ func planIdentity(r *results.Run) string {
 func notes(runs []*results.Run) []string {
 	var out []string
 	base := runs[0]
+	out = append(out, storageNotes(runs)...)
 	for _, r := range runs[1:] {
 		name := r.Dir
 		out = append(out, planNote(base, r))
@@ -278,6 +304,48 @@ func notes(runs []*results.Run) []string {
 		}
 	}
 	return out
+}
+
+// storageNotes say which filesystems each run's sandbox data was on (run.json's storage), per
+// target, when any run recorded it: storage compared across runs or across a matrix axis.
+func storageNotes(runs []*results.Run) []string {
+	var targets []string
+	per := map[string][][]string{} // target -> per run, the distinct filesystems in iteration order
+	for ri, r := range runs {
+		for _, it := range r.Info.Iterations {
+			for _, st := range it.Storage {
+				if _, ok := per[st.Target]; !ok {
+					targets = append(targets, st.Target)
+					per[st.Target] = make([][]string, len(runs))
+				}
+				fs := storageText(st)
+				if !slices.Contains(per[st.Target][ri], fs) {
+					per[st.Target][ri] = append(per[st.Target][ri], fs)
+				}
+			}
+		}
+	}
+	var out []string
+	for _, t := range targets {
+		var parts []string
+		for ri, r := range runs {
+			where := "not recorded"
+			if fs := per[t][ri]; len(fs) > 0 {
+				where = strings.Join(fs, ", then ")
+			}
+			parts = append(parts, fmt.Sprintf("%s: %s", r.Dir, where))
+		}
+		out = append(out, fmt.Sprintf("target %s: data directory on %s.", t, strings.Join(parts, "; ")))
+	}
+	return out
+}
+
+// storageText is a filesystem without the free space, which changes from run to run.
+func storageText(st results.Storage) string {
+	if st.Filesystem == "" {
+		return filepath.Dir(st.DataDir) + " (filesystem unknown)"
+	}
+	return fmt.Sprintf("%s (%s at %s)", st.Filesystem, st.Device, st.Mount)
 }
 
 func variableDiff(a, b map[string]string) []string {

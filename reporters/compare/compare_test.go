@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -112,6 +113,35 @@ func TestInstancePathsAndIdsAreNotSettings(t *testing.T) {
 	}
 	if !strings.Contains(c.Notes[0], "ran the same plan") {
 		t.Errorf("same plan.yaml, first note %q", c.Notes[0])
+	}
+}
+
+// Around the numbers says which filesystem each run's sandbox data was on.
+func TestCompareNotesTheStorage(t *testing.T) {
+	on := func(fs, dev, mount string) func(*results.RunInfo) {
+		return func(ri *results.RunInfo) {
+			for i := range ri.Iterations {
+				ri.Iterations[i].Storage = []results.Storage{{Target: "primary", DataDir: mount + "/q/quadrant-primary-x/primary/data",
+					Filesystem: fs, Device: dev, Mount: mount, FreeBytes: uint64(i+1) << 30}}
+			}
+		}
+	}
+	a, b := load(t, 1, on("tmpfs", "tmpfs", "/dev/shm")), load(t, 1, on("ext4", "/dev/sda1", "/var"))
+	c := Compare([]*results.Run{a, b}, []string{"tps"})
+	want := "target primary: data directory on " + a.Dir + ": tmpfs (tmpfs at /dev/shm); " + b.Dir + ": ext4 (/dev/sda1 at /var)."
+	if !slices.Contains(c.Notes, want) {
+		t.Fatalf("notes %q lack %q", c.Notes, want)
+	}
+}
+
+func TestCheckMetricsNamesTheUnknownOnes(t *testing.T) {
+	runs := []*results.Run{load(t, 1, nil), load(t, 1, nil)}
+	if err := CheckMetrics(runs, []string{"tps", "p95_ms"}); err != nil {
+		t.Fatal(err)
+	}
+	err := CheckMetrics(runs, []string{"tps", "p95"})
+	if err == nil || !strings.Contains(err.Error(), `unknown metric "p95"; did you mean "p95_ms"?`) || !strings.Contains(err.Error(), "p99_ms") {
+		t.Fatalf("error %v", err)
 	}
 }
 

@@ -41,9 +41,12 @@ type pageData struct {
 	Info    *results.RunInfo           `json:"info"`
 	Summary dataTable                  `json:"summary"`
 	Series  map[string]json.RawMessage `json:"series"` // seriesJSON per target
-	Latency map[string]spectrum        `json:"latency,omitempty"`
-	Plan    string                     `json:"plan,omitempty"`
-	Only    string                     `json:"only,omitempty"`
+	// StageMarks are the elapsed seconds where a load shape's stage begins, drawn on every
+	// over-time chart.
+	StageMarks []float64           `json:"stage_marks,omitempty"`
+	Latency    map[string]spectrum `json:"latency,omitempty"`
+	Plan       string              `json:"plan,omitempty"`
+	Only       string              `json:"only,omitempty"`
 	// Charts are the workload metrics charted first; Watched the run's watched columns.
 	Charts  []string `json:"charts"`
 	Watched []string `json:"watched"`
@@ -115,7 +118,7 @@ func readRun(run *results.Run, spectra bool) (map[string]*samples, map[string]sp
 }
 
 func render(w io.Writer, run *results.Run, version, only string, all map[string]*samples, latency map[string]spectrum) error {
-	d := pageData{Info: run.Info, Series: seriesData(all, only), Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched()}
+	d := pageData{Info: run.Info, Series: seriesData(all, only), StageMarks: stageMarks(all), Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched()}
 	if only == "" {
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan
@@ -195,6 +198,9 @@ type comparisonData struct {
 	Metrics []string         `json:"metrics"`
 	Cells   []comparisonCell `json:"cells"`
 	Notes   []string         `json:"notes"`
+	// Better is each metric's direction from the metric table (1: higher is better, -1:
+	// lower is, 0: neither): a change is coloured by whether it is better, not by its sign.
+	Better map[string]int `json:"better"`
 	// Verdicts and VerdictNote are drawn by verdicts.js.
 	Verdicts    []verdictRow `json:"verdicts,omitempty"`
 	VerdictNote string       `json:"verdict_note,omitempty"`
@@ -208,18 +214,28 @@ type comparisonData struct {
 type comparisonCell struct {
 	Key    string                `json:"key"`
 	Values map[string][]*float64 `json:"values"` // nil: the run has no such cell
+	// Repeats is, per metric and run, how many repeats the value is the median of.
+	Repeats map[string][]int `json:"repeats"`
 }
 
 // RenderComparison writes a comparison of runs as one self-contained page: per metric, a
 // table with the change against the first run and a chart across cells.
 func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
-	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
+	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Better: map[string]int{}, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
 		Servers: acrossServers(c), Evidence: comparisonEvidenceOf(c)}
+	for _, m := range c.Metrics {
+		cd.Better[m] = int(measure.BetterOf(m))
+	}
 	for _, r := range c.Runs {
 		cd.Runs = append(cd.Runs, r.Dir+" ("+r.Info.Plan+", "+r.Info.Host+")")
 	}
 	for _, cell := range c.Cells {
-		cc := comparisonCell{Key: cell.Key, Values: map[string][]*float64{}}
+		cc := comparisonCell{Key: cell.Key, Values: map[string][]*float64{}, Repeats: map[string][]int{}}
+		for m, sts := range cell.Stats {
+			for _, st := range sts {
+				cc.Repeats[m] = append(cc.Repeats[m], st.N)
+			}
+		}
 		for m, vals := range cell.Values {
 			for _, v := range vals {
 				if math.IsNaN(v) {

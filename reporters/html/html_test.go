@@ -80,6 +80,55 @@ func TestReportRendersInChromium(t *testing.T) {
 	}
 }
 
+// A run with a load shape: every over-time chart, the replica's too, draws a mark where
+// a stage begins after the first (4 and 7 s; the fixture has no warmup before the first),
+// and the summary table keeps one row per iteration.
+func TestStageMarksOnEveryTimeChart(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Staged(t, dir, []int{4, 7, 10})
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Summary.Rows) != 2 || len(run.Stages.Rows) != 6 {
+		t.Fatalf("summary: %d iteration rows and %d stage rows, want 2 and 6", len(run.Summary.Rows), len(run.Stages.Rows))
+	}
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, path)
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
+	}
+	// 5 over-time charts (primary: tps, p95_ms and 2 watched columns; the replica's lag).
+	marks := regexp.MustCompile(`class="chart"[^>]*data-stage-marks="(\d+)"|data-stage-marks="(\d+)"[^>]*class="chart"`).FindAllStringSubmatch(dom, -1)
+	if len(marks) != 5 {
+		t.Fatalf("%d charts with stage marks, want the 5 over-time charts", len(marks))
+	}
+	for _, m := range marks {
+		if m[1]+m[2] != "2" {
+			t.Fatalf("a chart drew %s stage marks, want 2 (4 and 7 s)", m[1]+m[2])
+		}
+	}
+	if !strings.Contains(dom, "stage starts at 4, 7 s") {
+		t.Error("the charts do not say where the stages start")
+	}
+	// Without stages, no chart has marks.
+	plain := t.TempDir()
+	fixture.Folder(t, plain, 1)
+	run, err = results.Load(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path, err = WriteReport(run, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if dom := chromium(t, path); regexp.MustCompile(`<div[^>]*data-stage-marks=`).MatchString(dom) || !strings.Contains(dom, `class="chart"`) {
+		t.Error("a run without stages has stage marks")
+	}
+}
+
 func TestVariablePagesRender(t *testing.T) {
 	dir := t.TempDir()
 	fixture.Folder(t, dir, 1)
@@ -227,6 +276,87 @@ func TestLargeReportIsDownsampledAndRenders(t *testing.T) {
 	}
 	if strings.Contains(buf.String(), `"buckets":1`) || !strings.Contains(buf.String(), `"buckets":0`) {
 		t.Error("the small fixture's series are downsampled")
+	}
+}
+
+// A change is coloured by what it means for the metric: tps down is worse whichever run is
+// first, and up is better; p95_ms, whose better direction is down, gets the table's -1.
+func TestComparisonColoursByBetterNotBySign(t *testing.T) {
+	load := func(scale float64) *results.Run {
+		dir := filepath.Join(t.TempDir(), "run")
+		fixture.Folder(t, dir, scale)
+		r, err := results.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	full, slow := load(1), load(0.8)
+	for _, c := range []struct {
+		runs []*results.Run
+		want string
+	}{
+		{[]*results.Run{full, slow}, `<td class="worse">-20.0</td>`},
+		{[]*results.Run{slow, full}, `<td class="better">25.0</td>`},
+	} {
+		cmp := compare.Compare(c.runs, []string{"tps", "p95_ms"})
+		cmp.Cells[0].Stats["tps"][1].N = 3 // as if the second run had three repeats of the first cell
+		var buf bytes.Buffer
+		if err := RenderComparison(&buf, cmp, "test"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), `"better":{"p95_ms":-1,"tps":1}`) {
+			t.Fatalf("page data lacks the metrics' directions")
+		}
+		path := filepath.Join(t.TempDir(), "compare.html")
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		dom := chromium(t, path)
+		if !strings.Contains(dom, " (median of 3 repeats)</td>") || strings.Contains(dom, "median of 1 ") {
+			t.Errorf("the value of three repeats does not say it is their median")
+		}
+		if !strings.Contains(dom, c.want) {
+			i := strings.Index(dom, "Δ%")
+			t.Errorf("comparison lacks %s:\n%.3000s", c.want, dom[max(i, 0):])
+		}
+	}
+}
+
+// A failed run's report says first what failed, and where each sandbox's data was.
+func TestFailedRunReportSaysWhatFailedAtTheTop(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Folder(t, dir, 1)
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Info.Status = results.StatusFailed
+	run.Info.Iterations[0].Storage = []results.Storage{{Target: "primary", DataDir: "/dev/shm/q/quadrant-primary-1/primary/data",
+		Filesystem: "tmpfs", Device: "tmpfs", Mount: "/dev/shm", FreeBytes: 3 << 30}}
+	var buf bytes.Buffer
+	if err := Render(&buf, run, "test", ""); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, path)
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors: %s", bodyAttr(t, dom, "data-error-text"))
+	}
+	banner := strings.Index(dom, `id="failure"`)
+	if banner < 0 || banner > strings.Index(dom, `class="meta"`) {
+		t.Fatalf("no failure banner above the run's details:\n%.3000s", dom)
+	}
+	if !strings.Contains(dom[banner:], "iteration 2: assertions failed: p99_ms &lt; 5") {
+		t.Errorf("the banner does not name the failed iteration:\n%.2000s", dom[banner:])
+	}
+	for _, want := range []string{`id="storage"`, "/dev/shm/q/quadrant-primary-1/primary/data", "<td>tmpfs</td>", "3.0 GiB"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the storage table lacks %q", want)
+		}
 	}
 }
 

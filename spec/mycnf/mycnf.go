@@ -1,9 +1,14 @@
 // Package mycnf knows which my.cnf options a sandbox must never take from a plan or the command
-// line because they would open the server to every local user. spec uses it to refuse a plan at
+// line because they would open the server to every local user, and the sandbox's defaults
+// validation needs. spec uses it to refuse a plan at
 // validation (with the option's position), the sandbox to refuse a config however it got there.
 package mycnf
 
 import "strings"
+
+// SandboxMaxConnections is a sandbox's max_connections unless its config says otherwise:
+// sysbench-style thread counts fit, and validation knows the limit a plan's connections meet.
+const SandboxMaxConnections = 1000
 
 // Unsafe returns why the [mysqld] option name = value (bare: the name alone, as `skip-grant-tables`)
 // must not reach a sandbox's my.cnf, or "" when it may. The server accepts dashes for underscores,
@@ -38,4 +43,20 @@ func Unsafe(name, value string, bare bool) string {
 // abbreviates reports whether n is option full or an abbreviation of it at least min long.
 func abbreviates(n, full string, min int) bool {
 	return len(n) >= min && strings.HasPrefix(full, n)
+}
+
+// owned are the options a sandbox sets itself: a plan setting them would break how quadrant
+// finds, reaches or isolates the server.
+var owned = map[string]bool{
+	"datadir": true, "socket": true, "port": true, "bind_address": true, "pid_file": true,
+	"log_error": true, "user": true, "defaults_file": true, "defaults_extra_file": true,
+	"init_file": true, // sets the sandbox's passwords at its first start
+	"tmpdir":    true, // inside the sandbox's own directory, with the data on the storage under test
+}
+
+// Owned reports whether a sandbox sets option name itself (dashes and underscores alike,
+// with or without the loose- prefix), so a plan may not.
+func Owned(name string) bool {
+	n := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
+	return owned[strings.TrimPrefix(n, "loose_")]
 }

@@ -213,12 +213,14 @@ func TestStatusStartErrors(t *testing.T) {
 	integration(t)
 	c := sandboxtest.Start(t, sandbox.Options{Name: "wserr"})
 	ctx := context.Background()
-	s, err := NewStatus(StatusConfig{DSN: c.Primary.DSN(""), Status: []string{"Com_selct"}})
+	// every unknown name in one message, each with the server's closest name
+	s, err := NewStatus(StatusConfig{DSN: c.Primary.DSN(""), Status: []string{"Com_selct", "Com_insert", "Innodb_data_fsync", "Zzzz_nothing_like_it"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Start(ctx); err == nil || !strings.Contains(err.Error(), `"Com_selct" does not exist`) {
-		t.Errorf("unknown variable: %v", err)
+	if err := s.Start(ctx); err == nil || !strings.Contains(err.Error(),
+		`does not have: "Com_selct" (did you mean "Com_select"?), "Innodb_data_fsync" (did you mean "Innodb_data_fsyncs"?), "Zzzz_nothing_like_it" (see`) {
+		t.Errorf("unknown variables: %v", err)
 	}
 	s.Close()
 	s, _ = NewStatus(StatusConfig{DSN: strings.Replace(c.Primary.DSN(""), "root:"+c.Password()+"@", "nobody:secretpw@", 1)})

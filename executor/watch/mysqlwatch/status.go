@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/watch"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // StatusConfig is what the status sampler watches on one target.
@@ -72,6 +74,7 @@ func (s *Status) Start(ctx context.Context) error {
 	}
 	explicit := len(s.cfg.Status) > 0
 	seen := map[string]bool{}
+	var missing []string
 	for pi, p := range s.pats {
 		found := false
 		for i, n := range names {
@@ -93,8 +96,17 @@ func (s *Status) Start(ctx context.Context) error {
 			s.cols = append(s.cols, watch.Column{Name: "status." + n, Kind: s.cls.Kind(n), Source: "SHOW GLOBAL STATUS"})
 		}
 		if !found && explicit && watch.IsLiteral(p) {
-			return fmt.Errorf("status watch %s: status variable %q does not exist on this server (see SHOW GLOBAL STATUS; names are case-insensitive, globs like Handler_read_* are allowed)", c.addr, s.orig[pi])
+			m := strconv.Quote(s.orig[pi])
+			if sg := spec.Suggest(s.orig[pi], names); sg != "" {
+				m += " (" + strings.TrimPrefix(sg, "; ") + ")"
+			}
+			missing = append(missing, m)
 		}
+	}
+	if len(missing) > 0 {
+		// every unknown name at once: fixing them one run at a time wastes a sandbox start each
+		return fmt.Errorf("status watch %s: watch.status names what this server does not have: %s (see SHOW GLOBAL STATUS; names are case-insensitive, globs like Handler_read_* are allowed)%w",
+			c.addr, strings.Join(missing, ", "), noText{watch.ErrUnknownName})
 	}
 	s.rates = make([]watch.Rate, len(s.cols))
 	s.gauges = watch.Empty(len(s.cols))
@@ -191,3 +203,9 @@ func pairsMap(names, values []string) map[string]string {
 	}
 	return m
 }
+
+// noText wraps an error for errors.Is without adding to the message.
+type noText struct{ err error }
+
+func (e noText) Error() string { return "" }
+func (e noText) Unwrap() error { return e.err }

@@ -49,6 +49,7 @@ func (m *mixWorkload) Run(ctx context.Context, onInterval func(*measure.Interval
 	lc := workload.Loop(m.w, onInterval)
 	dc := engine.DialConfig(m.env.Server, true, m.env.Timeout(), lc.Threads)
 	lc.Names = m.mix.Names()
+	lc.Dial = func(ctx context.Context) (*engine.Conn, error) { return engine.Dial(ctx, dc, false) }
 	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
 		c, err := engine.Dial(ctx, dc, true)
 		if err != nil {

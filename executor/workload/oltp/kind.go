@@ -3,6 +3,7 @@ package oltp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,9 +16,17 @@ import (
 // Kind is `workload: {builtin: NAME}`: sysbench's OLTP scripts run natively.
 var Kind = workload.Kind{Name: "builtin", Validate: validate, New: newBuiltin}
 
+// validate checks the options against the builtin's own list, each unknown one at its own
+// line with the closest known name, then the values of the known ones.
 func validate(w *spec.Workload) spec.Errors {
 	errs := workload.Validate(w)
-	if _, err := ParseParams(w.Builtin, workload.Settings(w.Options)); err != nil {
+	if !slices.Contains(Builtins, w.Builtin) {
+		_, err := ParseParams(w.Builtin, nil)
+		return append(errs, &spec.Error{Pos: w.Src.At("builtin"), Msg: err.Error()})
+	}
+	bad, rest := workload.CheckOptionNames(w, "builtin "+w.Builtin, KnownOptions(w.Builtin))
+	errs = append(errs, bad...)
+	if _, err := ParseParams(w.Builtin, workload.Settings(rest)); err != nil {
 		errs = append(errs, &spec.Error{Pos: w.Src.At("options"), Msg: err.Error()})
 	}
 	return errs
@@ -39,7 +48,7 @@ func newBuiltin(w *spec.Workload, env workload.Env) (workload.Workload, error) {
 	return &builtin{w: w, p: p, env: env}, nil
 }
 
-func (b *builtin) threads() int { return max(b.w.Threads, 1) }
+func (b *builtin) threads() int { return max(b.w.Connections(), 1) }
 
 func (b *builtin) Prepare(ctx context.Context) error {
 	// CREATE INDEX on a big table can take long: no short read timeout here.
@@ -57,6 +66,8 @@ func (b *builtin) Run(ctx context.Context, onInterval func(*measure.Interval)) (
 	lc := workload.Loop(b.w, onInterval)
 	// A transaction script's error leaves sysbench's own state; ROLLBACK only where BEGIN is used.
 	lc.Rollback = strings.HasPrefix(name, "oltp_read") || name == "oltp_write_only"
+	lc.Statements = Statements(name, b.p)
+	lc.Dial = func(ctx context.Context) (*engine.Conn, error) { return engine.Dial(ctx, dc, false) }
 	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
 		c, err := engine.Dial(ctx, dc, b.p.Prepared)
 		if err != nil {

@@ -31,7 +31,11 @@ type Params struct {
 	RandomPoints                                                 int    // select_random_points
 	NumberOfRanges, Delta                                        int    // select_random_ranges
 	Prepared                                                     bool   // ps_mode (db_ps_mode) auto=true, disable=false
-	Rand                                                         sbrand.Options
+	// StatementStats (statement_stats, quadrant's own): time every statement by class
+	// for the stmt.CLASS.* columns. Off by default: bench/oltp_vs_sysbench.sh -ref
+	// statement_stats=off could not show its client CPU per transaction under 3%.
+	StatementStats bool
+	Rand           sbrand.Options
 }
 
 // DefaultParams are sysbench 1.0.20's defaults.
@@ -54,23 +58,7 @@ func ParseParams(name string, opts map[string]string) (Params, error) {
 		return Params{}, fmt.Errorf("unknown builtin %q; known: %s", name, strings.Join(Builtins, ", "))
 	}
 	p := DefaultParams()
-	ints := map[string]*int{
-		"tables": &p.Tables, "table_size": &p.TableSize, "range_size": &p.RangeSize,
-		"point_selects": &p.PointSelects, "simple_ranges": &p.SimpleRanges, "sum_ranges": &p.SumRanges,
-		"order_ranges": &p.OrderRanges, "distinct_ranges": &p.DistinctRanges, "index_updates": &p.IndexUpdates,
-		"non_index_updates": &p.NonIndexUpdates, "delete_inserts": &p.DeleteInserts,
-	}
-	bools := map[string]*bool{
-		"range_selects": &p.RangeSelects, "auto_inc": &p.AutoInc, "skip_trx": &p.SkipTrx,
-		"secondary": &p.Secondary, "create_secondary": &p.CreateSecondary,
-	}
-	switch name {
-	case "select_random_points":
-		ints["random_points"] = &p.RandomPoints
-	case "select_random_ranges":
-		ints["number_of_ranges"] = &p.NumberOfRanges
-		ints["delta"] = &p.Delta
-	}
+	ints, bools := fields(&p, name)
 	norm := map[string]string{}
 	for k, v := range opts {
 		norm[strings.ReplaceAll(k, "-", "_")] = v
@@ -109,16 +97,7 @@ func ParseParams(name string, opts map[string]string) (Params, error) {
 			}
 		case slices.Contains(randOptions, k):
 		default:
-			known := []string{"mysql_storage_engine", "ps_mode"}
-			for n := range ints {
-				known = append(known, n)
-			}
-			for n := range bools {
-				known = append(known, n)
-			}
-			known = append(known, randOptions...)
-			sort.Strings(known)
-			errs = append(errs, fmt.Sprintf("unknown option %q for %s; known: %s", k, name, strings.Join(known, ", ")))
+			errs = append(errs, fmt.Sprintf("unknown option %q for %s; known: %s", k, name, strings.Join(KnownOptions(name), ", ")))
 		}
 	}
 	r, err := sbrand.ParseOptions(func(n string) (string, bool) { v, ok := norm[n]; return v, ok })
@@ -140,6 +119,45 @@ func ParseParams(name string, opts map[string]string) (Params, error) {
 		return p, fmt.Errorf("%s options: %s", name, strings.Join(errs, "; "))
 	}
 	return p, nil
+}
+
+// fields are the integer and on/off options of builtin name, pointing into p.
+func fields(p *Params, name string) (map[string]*int, map[string]*bool) {
+	ints := map[string]*int{
+		"tables": &p.Tables, "table_size": &p.TableSize, "range_size": &p.RangeSize,
+		"point_selects": &p.PointSelects, "simple_ranges": &p.SimpleRanges, "sum_ranges": &p.SumRanges,
+		"order_ranges": &p.OrderRanges, "distinct_ranges": &p.DistinctRanges, "index_updates": &p.IndexUpdates,
+		"non_index_updates": &p.NonIndexUpdates, "delete_inserts": &p.DeleteInserts,
+	}
+	bools := map[string]*bool{
+		"range_selects": &p.RangeSelects, "auto_inc": &p.AutoInc, "skip_trx": &p.SkipTrx,
+		"secondary": &p.Secondary, "create_secondary": &p.CreateSecondary,
+		"statement_stats": &p.StatementStats,
+	}
+	switch name {
+	case "select_random_points":
+		ints["random_points"] = &p.RandomPoints
+	case "select_random_ranges":
+		ints["number_of_ranges"] = &p.NumberOfRanges
+		ints["delta"] = &p.Delta
+	}
+	return ints, bools
+}
+
+// KnownOptions are the option names builtin name takes, sorted.
+func KnownOptions(name string) []string {
+	var p Params
+	ints, bools := fields(&p, name)
+	known := []string{"mysql_storage_engine", "ps_mode"}
+	for n := range ints {
+		known = append(known, n)
+	}
+	for n := range bools {
+		known = append(known, n)
+	}
+	known = append(known, randOptions...)
+	sort.Strings(known)
+	return known
 }
 
 func parseBool(v string) (bool, bool) {

@@ -56,8 +56,8 @@ func DefaultParams() Params {
 // ParseParams reads the plan's options.
 func ParseParams(opts map[string]string) (Params, error) {
 	p := DefaultParams()
-	known := map[string]bool{"warehouses": true, "wait_times": true, "secondary_indexes": true, "foreign_keys": true, "load_batch": true}
-	for _, n := range weightOptions {
+	known := map[string]bool{}
+	for _, n := range KnownOptions() {
 		known[n] = true
 	}
 	var bad []string
@@ -118,9 +118,15 @@ func ParseParams(opts map[string]string) (Params, error) {
 	return p, nil
 }
 
+// KnownOptions are the option names tpcc takes.
+func KnownOptions() []string {
+	return append([]string{"warehouses", "wait_times", "secondary_indexes", "foreign_keys", "load_batch"}, weightOptions[:]...)
+}
+
 func validate(w *spec.Workload) spec.Errors {
-	errs := workload.Validate(w)
-	p, err := ParseParams(workload.Settings(w.Options))
+	errs, rest := workload.CheckOptionNames(w, "builtin tpcc", KnownOptions())
+	errs = append(errs, workload.Validate(w)...)
+	p, err := ParseParams(workload.Settings(rest))
 	if err != nil {
 		return append(errs, &spec.Error{Pos: w.Src.At("options"), Msg: err.Error()})
 	}

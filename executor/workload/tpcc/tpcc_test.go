@@ -163,7 +163,7 @@ func TestValidate(t *testing.T) {
 		t.Errorf("wait_times with 8 threads over 2 warehouses: %v", errs)
 	}
 	w = tpccWorkload("run", 8, spec.Settings{{Name: "warehoses", Value: 2}})
-	if errs := kinds.All[spec.TPCC].Validate(w); len(errs) != 1 || !strings.Contains(errs[0].Error(), "unknown tpcc option(s) warehoses") {
+	if errs := kinds.All[spec.TPCC].Validate(w); len(errs) != 1 || !strings.Contains(errs[0].Error(), `unknown option "warehoses" for builtin tpcc; did you mean "warehouses"?`) {
 		t.Errorf("misspelt option: %v", errs)
 	}
 }

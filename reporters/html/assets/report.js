@@ -50,7 +50,34 @@
     return Math.max(50, 14 + longest * 8);
   }
 
-  function chart(parent, title, xLabel, xs, series) {
+  // stageMarks draws a dashed vertical line where each stage of a load shape begins; the
+  // chart's data-stage-marks says how many it drew, for tests.
+  function stageMarks(box, marks) {
+    return {
+      hooks: {
+        draw: [function (u) {
+          var ctx = u.ctx, n = 0;
+          ctx.save();
+          ctx.strokeStyle = "#555";
+          ctx.setLineDash([4, 4]);
+          ctx.lineWidth = 1;
+          marks.forEach(function (x) {
+            var px = u.valToPos(x, "x", true);
+            if (!(px >= u.bbox.left && px <= u.bbox.left + u.bbox.width)) return;
+            ctx.beginPath();
+            ctx.moveTo(px, u.bbox.top);
+            ctx.lineTo(px, u.bbox.top + u.bbox.height);
+            ctx.stroke();
+            n++;
+          });
+          ctx.restore();
+          box.setAttribute("data-stage-marks", String(n));
+        }]
+      }
+    };
+  }
+
+  function chart(parent, title, xLabel, xs, series, marks) {
     var box = el("div", { "class": "chart" });
     parent.appendChild(box);
     var width = Math.max(480, Math.min(1100, parent.clientWidth || 900));
@@ -64,6 +91,10 @@
         return { label: s.label, stroke: palette[i % palette.length], width: 1.5, spanGaps: false, points: { show: xs.length < 40 } };
       }))
     };
+    if (marks && marks.length) {
+      opts.plugins = [stageMarks(box, marks)];
+      box.setAttribute("title", "dashed lines: stage starts at " + marks.join(", ") + " s");
+    }
     new uPlot(opts, [xs].concat(series.map(function (s) { return s.values; })), box);
     state.charts++;
   }
@@ -87,6 +118,7 @@
 
   function header(root) {
     root.appendChild(el("h1", { text: (D.only ? D.only + " — " : "") + (info.plan || "quadrant run") }));
+    failure(root);
     var meta = [
       ["status", info.status], ["started", info.start], ["ended", info.end || "(not finished)"],
       ["host", info.host], ["quadrant", info.version], ["plan sha256", (info.plan_sha256 || "").slice(0, 16)]
@@ -94,7 +126,6 @@
     var dl = el("dl", { "class": "meta" });
     meta.forEach(function (m) { dl.appendChild(el("dt", { text: m[0] })); dl.appendChild(el("dd", { text: m[1] || "" })); });
     root.appendChild(dl);
-    if (info.error) root.appendChild(el("p", { "class": "error", text: info.error }));
     var tt = el("table", { "class": "targets" }, el("tr", {}, el("th", { text: "target" }), el("th", { text: "kind" }),
       el("th", { text: "server" }), el("th", { text: "address" })));
     (info.targets || []).forEach(function (t) {
@@ -102,6 +133,48 @@
         el("td", { text: (t.flavor || "") + " " + (t.server_version || "") }), el("td", { text: t.address || "" })));
     });
     root.appendChild(tt);
+    storage(root);
+  }
+
+  // failure says first, above everything else, what went wrong in a run that did not end
+  // well: the run's own error (a target that never started, setup) and each failed iteration.
+  function failure(root) {
+    if (!info.status || info.status === "done" || info.status === "running") return;
+    var ul = el("ul");
+    if (info.error) ul.appendChild(el("li", { text: info.error }));
+    (info.iterations || []).forEach(function (it) {
+      if (it.status !== "failed" && it.status !== "interrupted") return;
+      var why = it.error || ((it.failed_assertions || []).length ? "assertions failed: " + it.failed_assertions.join("; ") : it.status);
+      ul.appendChild(el("li", { text: "iteration " + it.index + ": " + why }));
+    });
+    var pending = (info.iterations || []).filter(function (it) { return it.status === "pending" || it.status === "skipped"; }).length;
+    if (pending) ul.appendChild(el("li", { text: pending + " iteration" + (pending > 1 ? "s" : "") + " did not run" }));
+    root.appendChild(el("div", { "class": "failure", id: "failure" }, el("h2", { text: "This run " + (info.status === "error" ? "stopped with an error" : info.status) }), ul));
+  }
+
+  // storage lists where each sandbox's data directory was, and on which filesystem: the
+  // storage under test when a plan moves it (sandbox.dir) across the matrix.
+  function storage(root) {
+    var seen = {}, rows = [];
+    (info.iterations || []).forEach(function (it) {
+      (it.storage || []).forEach(function (s) {
+        var key = s.target + "\u0000" + s.datadir;
+        if (!seen[key]) { seen[key] = { s: s, its: [] }; rows.push(seen[key]); }
+        seen[key].its.push(it.index);
+      });
+    });
+    if (!rows.length) return;
+    var t = el("table", { "class": "targets", id: "storage" }, el("tr", {}, el("th", { text: "target" }), el("th", { text: "iterations" }),
+      el("th", { text: "data directory" }), el("th", { text: "filesystem" }), el("th", { text: "device" }), el("th", { text: "mounted at" }),
+      el("th", { text: "free at start" })));
+    rows.forEach(function (r) {
+      var s = r.s;
+      t.appendChild(el("tr", {}, el("td", { text: s.target }), el("td", { text: r.its.join(", ") }), el("td", { text: s.datadir }),
+        el("td", { text: s.filesystem || "" }), el("td", { text: s.device || "" }), el("td", { text: s.mount || "" }),
+        el("td", { text: s.free_bytes ? (s.free_bytes / 1073741824).toFixed(1) + " GiB" : "" })));
+    });
+    root.appendChild(el("h2", { text: "Storage" }));
+    root.appendChild(t);
   }
 
   function summaryTable(root) {
@@ -219,7 +292,7 @@
         var v = T.values[metric] || "[]";
         if (typeof v === "string") v = T.values[metric] = JSON.parse(v);
         chart(area, metric + (T.buckets > 0 ? " (downsampled: min/max of " + T.buckets + " slices)" : ""), "elapsed s", T.x,
-          T.iterations.map(function (it, i) { return { label: iterLabel(Number(it)), values: v[i] }; }));
+          T.iterations.map(function (it, i) { return { label: iterLabel(Number(it)), values: v[i] }; }), D.stage_marks);
       }
       defaults.forEach(draw);
     });
@@ -379,11 +452,18 @@
       C.cells.forEach(function (c, ci) {
         var tr = el("tr", {}, el("td", { text: String(ci + 1) }), el("td", { text: c.key }));
         var v = c.values[m] || [];
+        var reps = (c.repeats || {})[m] || [];
+        var dir = (C.better || {})[m] || 0;
         v.forEach(function (x, i) {
-          tr.appendChild(el("td", { text: x == null ? "-" : String(x) }));
+          var text = x == null ? "-" : String(x);
+          if (x != null && reps[i] > 1) text += " (median of " + reps[i] + " repeats)";
+          tr.appendChild(el("td", { text: text }));
           if (i > 0) {
             var d = (x == null || v[0] == null || v[0] === 0) ? null : 100 * (x - v[0]) / v[0];
-            tr.appendChild(el("td", { "class": d == null ? "" : (d < 0 ? "down" : "up"), text: d == null ? "-" : d.toFixed(1) }));
+            // coloured by what the change means for this metric (tps up is better, latency
+            // up is worse), not by its sign; a metric with no better direction stays plain
+            var cls = (d == null || d === 0 || dir === 0) ? "" : (d * dir > 0 ? "better" : "worse");
+            tr.appendChild(el("td", { "class": cls, text: d == null ? "-" : d.toFixed(1) }));
           }
         });
         table.appendChild(tr);

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// documentedFiles are the file names docs/results.md gives the folder: its section headings
+// and the first column of its "Other files" table, as path patterns (TARGET and NAME stand
+// for any name, N for a number without padding; a literal like iteration-0001 is the name itself).
+func documentedFiles(t *testing.T) []string {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/results.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := regexp.MustCompile(`[A-Za-z0-9_./-]*[A-Za-z0-9_]\.(?:csv|json|hlog|yaml|txt|html)\b`)
+	var out []string
+	other := false
+	for _, line := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			other = line == "## Other files"
+			if !other {
+				out = append(out, file.FindAllString(line, -1)...)
+			}
+		case other && strings.HasPrefix(line, "| `"):
+			first, _, _ := strings.Cut(strings.TrimPrefix(line, "| "), " | ")
+			out = append(out, file.FindAllString(first, -1)...)
+		}
+	}
+	return out
+}
+
+func patternOf(doc string) *regexp.Regexp {
+	p := regexp.QuoteMeta(doc)
+	for _, ph := range []string{"TARGET", "NAME"} {
+		p = strings.ReplaceAll(p, ph, `[^/]+`)
+	}
+	p = strings.ReplaceAll(p, "-N", `-(?:0|[1-9][0-9]*)`) // N is a number as written, without padding
+	return regexp.MustCompile("^" + p + "$")
+}
+
+// docs/results.md names the files a real run writes, as the run names them, and every file
+// a run writes is in it.
+func TestResultsDocNamesTheFilesARunWrites(t *testing.T) {
+	docs := documentedFiles(t)
+	if len(docs) < 10 {
+		t.Fatalf("found only %v in docs/results.md", docs)
+	}
+	plan := writePlan(t, `
+version: 1
+name: docs
+targets: {db: {sandbox: {}}}
+setup:
+  - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
+iteration:
+  before:
+    - sql: "SELECT 1 AS one"
+      save_as: one
+  workload: {builtin: oltp_point_select, options: {table_size: 100}, duration: 1s}
+watch:
+  status: [Com_select]
+  digests: {top: 2}
+  waits: {top: 2}
+report: {formats: [csv, html, json], per_variable: true}
+`)
+	root := t.TempDir()
+	p := start(t, nil, "run", plan, "--out", root)
+	if code := p.wait(t, 3*time.Minute); code != exitOK {
+		t.Fatalf("exit %d:\n%s", code, p.out.String())
+	}
+	dir := findRunDir(t, root)
+	var files []string
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	for _, f := range files {
+		known := false
+		for _, d := range docs {
+			known = known || patternOf(d).MatchString(f)
+		}
+		if !known {
+			t.Errorf("the run wrote %s, which docs/results.md does not name (it names %v)", f, docs)
+		}
+	}
+	for _, d := range docs {
+		if strings.HasPrefix(d, "comparison.") {
+			continue // written by rerun only
+		}
+		found := false
+		for _, f := range files {
+			found = found || patternOf(d).MatchString(f)
+		}
+		if !found {
+			t.Errorf("docs/results.md names %s, but the run wrote no such file (it wrote %v)", d, files)
+		}
+	}
+}
