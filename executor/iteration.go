@@ -35,6 +35,9 @@ type measurement struct {
 	total    *measure.Total
 	summary  map[string][]measure.Value // per target: counters' increases, gauges' last values
 	duration time.Duration
+	// stageCosts are the cost.* columns of each stage of a load shape (by stage), on the
+	// workload's target: what a transaction cost at each level of load.
+	stageCosts map[int][]measure.Value
 }
 
 // runIteration runs one matrix cell and returns its status; info is updated in place.
@@ -188,7 +191,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 		out: r.out, samplers: r.watch, histograms: hl, obs: r.obs, logf: r.logf, failed: r.resultsFailed,
 		iteration: it.Index, target: s.Name(), reportInterval: it.Workload.ReportInterval,
 		progress: Progress{Measured: true, Iteration: it.Index, Of: len(r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(it), ": "), Target: s.Name(),
-			OpenLoop: it.Workload.Rate > 0, Length: it.Workload.Duration, Left: r.remaining(it.Index)},
+			OpenLoop: it.Workload.OpenLoop(), Length: it.Workload.Duration, Left: r.remaining(it.Index)},
 	})
 	ev := x.evidenceBefore(ctx, s)
 	var during *duringSteps
@@ -224,6 +227,10 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	x.clientBound(x.m.summary[x.target], time.Since(began))
 	for name, cm := range rows.costs {
 		x.m.summary[name] = append(x.m.summary[name], cm.Total()...)
+	}
+	x.m.stageCosts = map[int][]measure.Value{}
+	for stage, cm := range rows.stageCosts {
+		x.m.stageCosts[stage] = cm.Total()
 	}
 	if total != nil {
 		x.m.duration = total.End.Sub(total.Start)
@@ -269,9 +276,26 @@ func (x *iteration) summarize() {
 		}
 		if name == x.target {
 			o.Total, o.Records = m.total, records
+			if err := x.r.out.AppendReplay(x.it.Index, name, m.total); err != nil {
+				x.r.resultsFailed(err)
+			}
 		}
 		if err := x.r.out.AppendSummary(o); err != nil {
 			x.r.resultsFailed(err)
+		}
+		if name != x.target || m.total == nil {
+			continue
+		}
+		// A load shape's stages: a row each, with the workload's figures and the costs per
+		// transaction over the stage (watched counters are summarized per iteration only).
+		for _, st := range m.total.Stages {
+			so := &results.SummaryRow{
+				Iteration: x.it.Index, Repeat: x.it.Repeat, Matrix: matrixFields(*x.it), Target: name, Stage: st.Stage,
+				Status: x.info.Status, Duration: st.End.Sub(st.Start), Total: st, Watched: m.stageCosts[st.Stage],
+			}
+			if err := x.r.out.AppendSummary(so); err != nil {
+				x.r.resultsFailed(err)
+			}
 		}
 	}
 	if err := x.r.out.Sync(); err != nil {
@@ -366,12 +390,14 @@ type rowInputs struct {
 // and a single goroutine writes rows in interval order.
 type rowWriter struct {
 	rowInputs
-	queue   chan *pending
-	done    chan struct{}
-	costs   map[string]*measure.CostMeter // per target; read once the writer closed
-	downAt  time.Time                     // start of a window with no successful event, for the log
-	downErr int64
-	warm    bool // a warmup interval was seen and the measured part has not begun yet
+	queue chan *pending
+	done  chan struct{}
+	costs map[string]*measure.CostMeter // per target; read once the writer closed
+	// stageCosts: the workload's target's costs per stage of a load shape; read once closed.
+	stageCosts map[int]*measure.CostMeter
+	downAt     time.Time // start of a window with no successful event, for the log
+	downErr    int64
+	warm       bool // a warmup interval was seen and the measured part has not begun yet
 }
 
 // pending is an interval waiting for its samplers.
@@ -382,7 +408,8 @@ type pending struct {
 }
 
 func newRowWriter(in rowInputs) *rowWriter {
-	rw := &rowWriter{rowInputs: in, queue: make(chan *pending, 1024), done: make(chan struct{}), costs: map[string]*measure.CostMeter{}}
+	rw := &rowWriter{rowInputs: in, queue: make(chan *pending, 1024), done: make(chan struct{}), costs: map[string]*measure.CostMeter{},
+		stageCosts: map[int]*measure.CostMeter{}}
 	go rw.loop()
 	return rw
 }
@@ -442,6 +469,14 @@ func (rw *rowWriter) write(t *pending) {
 		if cm == nil {
 			cm = measure.NewCostMeter()
 			rw.costs[name] = cm
+		}
+		if name == rw.target && iv.Stage > 0 {
+			sm := rw.stageCosts[iv.Stage]
+			if sm == nil {
+				sm = measure.NewCostMeter()
+				rw.stageCosts[iv.Stage] = sm
+			}
+			sm.Interval(iv, row.Watched)
 		}
 		row.Watched = append(row.Watched, cm.Interval(iv, row.Watched)...)
 		if err := rw.out.AppendTimeseries(name, row); err != nil {
@@ -562,9 +597,25 @@ func (x *iteration) assertions() []string {
 			txVals[v.Name] = v.Value
 		}
 	}
+	if it.Workload != nil && it.Workload.Connect == "per_transaction" {
+		for _, n := range measure.ConnectNames {
+			env[n] = math.NaN()
+			if v, ok := txVals[n]; ok {
+				env[n] = v
+			}
+		}
+	}
 	if txs := it.Workload.TxNames(); len(txs) > 0 {
 		env["tx"] = spec.TxMetrics(txs, func(name, suffix string) float64 {
 			if v, ok := txVals["tx."+name+"."+suffix]; ok {
+				return v
+			}
+			return math.NaN()
+		})
+	}
+	if stmts := it.Workload.StmtNames(); len(stmts) > 0 {
+		env["stmt"] = spec.StmtMetrics(stmts, func(class, suffix string) float64 {
+			if v, ok := txVals["stmt."+class+"."+suffix]; ok {
 				return v
 			}
 			return math.NaN()
@@ -631,11 +682,15 @@ func seen(src string, env map[string]any) string {
 			parts = append(parts, fmt.Sprintf("%s=%s", k, results.FormatFloat(v)))
 		}
 	}
-	if tx, ok := env["tx"].(map[string]any); ok {
-		for _, n := range sortedKeys(tx) {
-			per, _ := tx[n].(map[string]any)
+	for _, root := range []string{"tx", "stmt"} {
+		named, ok := env[root].(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, n := range sortedKeys(named) {
+			per, _ := named[n].(map[string]any)
 			for _, sfx := range sortedKeys(per) {
-				if name := "tx." + n + "." + sfx; containsWord(src, name) {
+				if name := root + "." + n + "." + sfx; containsWord(src, name) {
 					parts = append(parts, fmt.Sprintf("%s=%s", name, results.FormatFloat(per[sfx].(float64))))
 				}
 			}

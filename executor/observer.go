@@ -40,10 +40,13 @@ type Work struct {
 }
 
 // String is the one-line form the console and log.txt show.
-func (w Work) String() string {
+func (w Work) String() string { return w.Line(time.Now()) }
+
+// Line is String as of now: rates and times left are fixed figures for a given instant.
+func (w Work) Line(now time.Time) string {
 	var b strings.Builder
 	b.WriteString(w.Step)
-	elapsed := time.Since(w.Started)
+	elapsed := now.Sub(w.Started)
 	if w.Unit != "" {
 		fmt.Fprintf(&b, ": %s", count(w.Done))
 		if w.Total > 0 {
@@ -63,7 +66,7 @@ func (w Work) String() string {
 		fmt.Fprintf(&b, ": %s", w.State)
 	}
 	if !w.Deadline.IsZero() && !w.Finished {
-		fmt.Fprintf(&b, " · %s to its timeout", time.Until(w.Deadline).Round(time.Second))
+		fmt.Fprintf(&b, " · %s to its timeout", w.Deadline.Sub(now).Round(time.Second))
 	}
 	if w.Finished {
 		fmt.Fprintf(&b, " · done in %s", elapsed.Round(100*time.Millisecond))

@@ -73,16 +73,17 @@ iteration:
 }
 
 func TestWorkLine(t *testing.T) {
-	start := time.Now().Add(-10 * time.Second)
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	now := start.Add(10 * time.Second)
 	w := Work{Step: "setup: workload (p.yaml:7:5)", Done: 1234567, Total: 4000000, Unit: "rows", Started: start}
-	got := w.String()
-	for _, want := range []string{"setup: workload (p.yaml:7:5): 1,234,567/4,000,000 rows (31%)", "123,457 rows/s", "left"} {
+	got := w.Line(now)
+	for _, want := range []string{"setup: workload (p.yaml:7:5): 1,234,567/4,000,000 rows (31%)", "123,457 rows/s", "~22s left"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q lacks %q", got, want)
 		}
 	}
-	w = Work{Step: "before: wait", State: "replica.Seconds_Behind_Master = 412", Started: start, Deadline: time.Now().Add(time.Minute)}
-	if got := w.String(); !strings.Contains(got, "replica.Seconds_Behind_Master = 412 · ") || !strings.Contains(got, "to its timeout") {
+	w = Work{Step: "before: wait", State: "replica.Seconds_Behind_Master = 412", Started: start, Deadline: now.Add(time.Minute)}
+	if got := w.Line(now); !strings.Contains(got, "replica.Seconds_Behind_Master = 412 · 1m0s to its timeout") {
 		t.Errorf("wait line %q", got)
 	}
 }

@@ -123,6 +123,10 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 			r.logf("%s: %s on %s", where, a, s.Name())
 			_, err = r.runWorkload(ctx, s, a, where, nil, nil)
 		}
+	case *spec.Capture:
+		if err = needServer(); err == nil {
+			err = r.captureStep(ctx, s, a, where)
+		}
 	default:
 		err = fmt.Errorf("step of unknown kind")
 	}

@@ -20,7 +20,7 @@ import (
 // starts (the shards' barrier).
 func (r *runner) runWorkload(ctx context.Context, s *liveTarget, w *spec.Workload, step string, onInterval func(*measure.Interval), ready func(context.Context) error) (*measure.Total, error) {
 	if onInterval == nil {
-		openLoop := w.Rate > 0
+		openLoop := w.OpenLoop()
 		onInterval = func(iv *measure.Interval) { r.obs.Interval(Progress{Interval: iv, OpenLoop: openLoop}) }
 	}
 	env := workload.Env{Server: s.Config(), Log: func(msg string) { r.logf("%s", msg) }, Vars: r.varsMap(), Shard: r.opts.Shard, Ready: ready}

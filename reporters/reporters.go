@@ -83,11 +83,30 @@ type summaryJSON struct{}
 func (summaryJSON) Name() string                        { return "json" }
 func (summaryJSON) Wanted(o results.ReportOptions) bool { return o.Wants("json") }
 func (summaryJSON) Write(run *results.Run, _ string) ([]string, error) {
-	rows := make([]map[string]any, 0, len(run.Summary.Rows))
-	for i, row := range run.Summary.Rows {
+	path := filepath.Join(run.Dir, "summary.json")
+	out := struct {
+		Plan       string           `json:"plan"`
+		Status     string           `json:"status"`
+		Iterations []map[string]any `json:"rows"`
+		// Stages are summary.csv's rows of load shapes' stages, apart as results.Run has them.
+		Stages []map[string]any `json:"stages,omitempty"`
+	}{run.Info.Plan, run.Info.Status, jsonRows(run.Summary), jsonRows(run.Stages)}
+	if err := results.WriteJSON(path, out); err != nil {
+		return nil, err
+	}
+	return []string{path}, nil
+}
+
+// jsonRows are d's rows as objects with typed numbers, empty cells left out.
+func jsonRows(d *results.Data) []map[string]any {
+	if d == nil {
+		return nil
+	}
+	rows := make([]map[string]any, 0, len(d.Rows))
+	for i, row := range d.Rows {
 		obj := make(map[string]any, len(row))
-		for c, name := range run.Summary.Header {
-			if v, ok := run.Summary.Float(i, name); ok {
+		for c, name := range d.Header {
+			if v, ok := d.Float(i, name); ok {
 				obj[name] = v
 			} else if row[c] != "" {
 				obj[name] = row[c]
@@ -95,14 +114,5 @@ func (summaryJSON) Write(run *results.Run, _ string) ([]string, error) {
 		}
 		rows = append(rows, obj)
 	}
-	path := filepath.Join(run.Dir, "summary.json")
-	out := struct {
-		Plan       string           `json:"plan"`
-		Status     string           `json:"status"`
-		Iterations []map[string]any `json:"rows"`
-	}{run.Info.Plan, run.Info.Status, rows}
-	if err := results.WriteJSON(path, out); err != nil {
-		return nil, err
-	}
-	return []string{path}, nil
+	return rows
 }

@@ -193,8 +193,8 @@ func (w *Writer) OpenHistogramLog(target string, iteration int, start time.Time)
 }
 
 // ReadHistograms merges the interval histograms of one iteration x target with the
-// given tag ("latency", "service"; "warmup-latency" for the warmup), from which any
-// percentile of the iteration can be recomputed.
+// given tag ("latency", "service", "tx.NAME", "stmt.CLASS"; "warmup-latency" for the
+// warmup; see HistogramTag), from which any percentile of the iteration can be recomputed.
 func ReadHistograms(dir, target string, iteration int, tag string) (*measure.Histogram, error) {
 	path := HistogramPath(dir, target, iteration)
 	f, err := os.Open(path)

@@ -53,28 +53,57 @@ func NewHistogramLog(w io.Writer, start time.Time) (*HistogramLog, error) {
 
 // Write appends iv's histograms and flushes, so an interrupted run keeps them.
 // Warmup intervals are tagged "warmup-latency" and "warmup-service": kept, but apart
-// from the measured part.
+// from the measured part; "connect" has connect: per_transaction's logins. Each named transaction and statement class gets lines of its
+// own, tagged "tx.NAME" and "stmt.CLASS" (HistogramTag), so its percentiles can be
+// recomputed by merging them.
 func (l *HistogramLog) Write(iv *measure.Interval) error {
 	prefix := ""
 	if iv.Warmup {
 		prefix = "warmup-"
 	}
-	for _, x := range []struct {
-		tag string
-		h   *measure.Histogram
-	}{{"latency", iv.Latency}, {"service", iv.Service}} {
-		if x.h == nil || x.h.Count() == 0 {
-			continue
+	write := func(tag string, x *measure.Histogram) error {
+		if x == nil || x.Count() == 0 {
+			return nil
 		}
-		h := x.h.Hdr().Clone()
-		h.SetTag(prefix + x.tag)
+		h := x.Hdr().Clone()
+		h.SetTag(prefix + tag)
 		h.SetStartTimeMs(iv.Start.UnixMilli())
 		h.SetEndTimeMs(iv.End.UnixMilli())
-		if err := l.lw.OutputIntervalHistogram(h); err != nil {
+		return l.lw.OutputIntervalHistogram(h)
+	}
+	if err := write("latency", iv.Latency); err != nil {
+		return l.failed(err)
+	}
+	if err := write("service", iv.Service); err != nil {
+		return l.failed(err)
+	}
+	if err := write("connect", iv.Connect); err != nil {
+		return l.failed(err)
+	}
+	for _, n := range iv.Transactions {
+		if err := write(HistogramTag("tx", n.Name), n.Latency); err != nil {
+			return l.failed(err)
+		}
+	}
+	for _, n := range iv.Statements {
+		if err := write(HistogramTag("stmt", n.Name), n.Latency); err != nil {
 			return l.failed(err)
 		}
 	}
 	return l.failed(l.w.Flush())
+}
+
+// HistogramTag is the .hlog tag of a named histogram, "tx.new_order" or "stmt.point_select":
+// its column prefix. A character the log format cannot hold in a tag (a comma, a blank)
+// becomes '_'.
+func HistogramTag(family, name string) string {
+	b := []byte(family + "." + name)
+	for i, c := range b {
+		if c <= ' ' || c == ',' || c >= 0x7f {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }
 
 // failed says which file of the results folder could not be written, when the log writes one.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -54,12 +55,20 @@ func (d *Data) Float(i int, name string) (float64, bool) {
 
 // Run is a whole results folder, read back.
 type Run struct {
-	Dir        string
-	Info       *RunInfo
-	Plan       string           // plan.yaml as written
-	Summary    *Data            // summary.csv
+	Dir     string
+	Info    *RunInfo
+	Plan    string // plan.yaml as written
+	Summary *Data  // summary.csv: the iterations' rows
+	// Stages are summary.csv's rows of a load shape's stages (a stage column set), apart
+	// so every reader of Summary keeps one row per iteration and target; empty (header
+	// only) when no workload had stages.
+	Stages     *Data
 	Timeseries map[string]*Data // timeseries/TARGET.csv by target (header only after Open)
 	Targets    []string         // targets with a time series, sorted
+	// Fingerprints and Replay are fingerprints.csv and replay.csv: empty unless a workload
+	// replayed captured traffic.
+	Fingerprints *Data
+	Replay       *Data
 
 	onDisk bool // Open: the time-series rows are read by EachRow, not held in Timeseries
 }
@@ -75,7 +84,7 @@ func Load(dir string) (*Run, error) {
 	if plan, err := os.ReadFile(filepath.Join(dir, PlanFile)); err == nil {
 		r.Plan = string(plan)
 	}
-	r.Summary, err = loadData(filepath.Join(dir, SummaryFile))
+	r.Summary, r.Stages, err = loadSummary(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +96,9 @@ func Load(dir string) (*Run, error) {
 		if r.Timeseries[t], err = loadData(filepath.Join(dir, TimeseriesDir, t+".csv")); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.loadReplay(); err != nil {
+		return nil, err
 	}
 	r.renameHostColumns()
 	return r, nil
@@ -105,7 +117,7 @@ func Open(dir string) (*Run, error) {
 	if plan, err := os.ReadFile(filepath.Join(dir, PlanFile)); err == nil {
 		r.Plan = string(plan)
 	}
-	if r.Summary, err = loadData(filepath.Join(dir, SummaryFile)); err != nil {
+	if r.Summary, r.Stages, err = loadSummary(dir); err != nil {
 		return nil, err
 	}
 	if r.Targets, err = Targets(dir); err != nil {
@@ -117,6 +129,9 @@ func Open(dir string) (*Run, error) {
 			return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, TimeseriesDir, t+".csv"), err)
 		}
 		r.Timeseries[t] = NewData(header, nil)
+	}
+	if err := r.loadReplay(); err != nil {
+		return nil, err
 	}
 	r.renameHostColumns()
 	return r, nil
@@ -186,6 +201,36 @@ func (r *Run) renameHostColumns() {
 	}
 }
 
+func (r *Run) loadReplay() error {
+	var err error
+	if r.Fingerprints, err = loadData(filepath.Join(r.Dir, FingerprintsFile)); err != nil {
+		return err
+	}
+	r.Replay, err = loadData(filepath.Join(r.Dir, ReplayFile))
+	return err
+}
+
+// loadSummary reads summary.csv as the iterations' rows and the stages' rows.
+func loadSummary(dir string) (iterations, stages *Data, err error) {
+	d, err := loadData(filepath.Join(dir, SummaryFile))
+	if err != nil {
+		return nil, nil, err
+	}
+	c := d.Col("stage")
+	if c < 0 {
+		return d, NewData(d.Header, nil), nil
+	}
+	var its, sts [][]string
+	for _, row := range d.Rows {
+		if c < len(row) && row[c] != "" {
+			sts = append(sts, row)
+		} else {
+			its = append(its, row)
+		}
+	}
+	return NewData(d.Header, its), NewData(d.Header, sts), nil
+}
+
 func loadData(path string) (*Data, error) {
 	header, rows, err := ReadTable(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -233,13 +278,13 @@ func (r *Run) Watched() []string {
 // family such as error.CODE, or a row key), not a watched one.
 func IsWorkloadColumn(name string) bool {
 	switch name {
-	case "iteration", "elapsed_s", "time", "repeat", "target", "status", "duration_s":
+	case "iteration", "elapsed_s", "time", "repeat", "target", "stage", "status", "duration_s":
 		return true
 	}
-	if _, ok := measure.Lookup(name); ok {
+	if _, ok := measure.Lookup(name); ok || slices.Contains(measure.ConnectNames, name) {
 		return true
 	}
-	return strings.HasPrefix(name, "error.") || strings.HasPrefix(name, "tx.")
+	return strings.HasPrefix(name, "error.") || strings.HasPrefix(name, "tx.") || strings.HasPrefix(name, "stmt.")
 }
 
 // WriteVariableCSVs writes variables/NAME.csv for every watched variable: one row per

@@ -76,8 +76,11 @@ type SummaryRow struct {
 	Iteration, Repeat int
 	Matrix            []Field
 	Target            string
-	Status            string
-	Duration          time.Duration
+	// Stage is a load shape's stage the row covers (Total is that stage's), 0 for the
+	// whole iteration; stage rows have a stage column, iteration rows leave it empty.
+	Stage    int
+	Status   string
+	Duration time.Duration
 	// Total is the measured workload's, on the workload's target only (nil elsewhere, and
 	// when the iteration failed before measuring).
 	Total *measure.Total
@@ -101,6 +104,9 @@ func (o *SummaryRow) record() Record {
 		rec.Add(f.Name, f.Value)
 	}
 	rec.Add("target", o.Target)
+	if o.Stage > 0 {
+		rec.AddInt("stage", int64(o.Stage))
+	}
 	rec.Add("status", o.Status)
 	if o.NotMeasured {
 		rec.AddFloat("duration_s", math.NaN())

@@ -1,7 +1,9 @@
 package spec
 
 import (
+	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
@@ -93,6 +95,45 @@ func (w *Workload) TxNames() []string {
 		out = append(out, t.Name)
 	}
 	return out
+}
+
+// StmtNames are the statement classes of the workload's stmt.CLASS.* metrics: those of the
+// OLTP builtins (a class the builtin does not run leaves empty cells); nil for every
+// other workload. The builtin has the columns with options: {statement_stats: on}
+// (StatementStats).
+func (w *Workload) StmtNames() []string {
+	if w == nil || w.Type() != "builtin" || !strings.HasPrefix(w.Builtin, "oltp_") {
+		return nil
+	}
+	return measure.StmtClasses
+}
+
+// StatementStats says whether an OLTP builtin times its statements (options:
+// {statement_stats: on}; off by default).
+func (w *Workload) StatementStats() bool {
+	v, ok := w.Options.Lookup("statement_stats")
+	if !ok {
+		v, ok = w.Options.Lookup("statement-stats")
+	}
+	switch strings.ToLower(fmt.Sprint(v)) {
+	case "on", "true", "yes", "1":
+		return ok
+	}
+	return false
+}
+
+// StmtMetrics is what `assert:` sees as stmt: stmt.CLASS.SUFFIX for every statement class
+// and every per-statement figure of the metric table (stmt.point_select.p99_ms).
+func StmtMetrics(classes []string, value func(class, suffix string) float64) map[string]any {
+	m := make(map[string]any, len(classes))
+	for _, n := range classes {
+		per := make(map[string]any, len(measure.StmtSuffixes))
+		for _, sfx := range measure.StmtSuffixes {
+			per[sfx] = value(n, sfx)
+		}
+		m[n] = per
+	}
+	return m
 }
 
 // TxMetrics is what `assert:` sees as tx: tx.NAME.SUFFIX for every transaction name and

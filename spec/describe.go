@@ -30,7 +30,14 @@ func (w *Workload) String() string {
 			fmt.Fprintf(&b, " (%s)", w.Sysbench.Args)
 		}
 	case "replay":
-		fmt.Fprintf(&b, "replay %s over %d connection(s)", w.Replay.File, w.Replay.Connections)
+		if r := w.Replay; r.Format == "sql" || r.Format == "auto" && r.Timing != "original" && !r.ReadOnly && r.Include == nil && r.Exclude == nil {
+			fmt.Fprintf(&b, "replay %s over %d connection(s)", r.File, r.Connections)
+		} else {
+			fmt.Fprintf(&b, "replay %s (%s) one connection per captured session, timing %s", r.File, r.Format, r.Timing)
+			if r.Timing == "original" && r.Speed != 1 {
+				fmt.Fprintf(&b, " x%g", r.Speed)
+			}
+		}
 	case "transactions":
 		names := make([]string, len(w.Transactions))
 		for i, t := range w.Transactions {
@@ -38,11 +45,28 @@ func (w *Workload) String() string {
 		}
 		fmt.Fprintf(&b, "transactions %s", strings.Join(names, ", "))
 	}
-	if w.Type() != "replay" {
+	if w.Type() != "replay" && w.Connections() == w.Threads {
 		fmt.Fprintf(&b, ", %d thread(s)", w.Threads)
 	}
 	if !w.Runs() {
 		return b.String()
+	}
+	if len(w.Stages) > 0 {
+		levels := make([]string, len(w.Stages))
+		for i, st := range w.Stages {
+			if st.Rate > 0 {
+				levels[i] = fmt.Sprintf("%g/s for %s", st.Rate, st.Duration)
+			} else {
+				levels[i] = fmt.Sprintf("%d thread(s) for %s", st.Threads, st.Duration)
+			}
+		}
+		fmt.Fprintf(&b, ", stages (%s): %s", w.Ramp, strings.Join(levels, ", "))
+	}
+	if w.Connect == "per_transaction" {
+		b.WriteString(", a new connection per transaction")
+	}
+	if w.IdleConnections > 0 {
+		fmt.Fprintf(&b, ", %d idle connection(s)", w.IdleConnections)
 	}
 	if w.Duration > 0 {
 		fmt.Fprintf(&b, ", %s", w.Duration)

@@ -27,7 +27,7 @@ type schemaer interface {
 var docTypes = []reflect.Type{
 	reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(SNMP{}),
 	reflect.TypeOf(Iteration{}), reflect.TypeOf(Step{}), reflect.TypeOf(Restart{}), reflect.TypeOf(Wait{}),
-	reflect.TypeOf(Workload{}), reflect.TypeOf(Transaction{}), reflect.TypeOf(TxStatement{}), reflect.TypeOf(Replay{}),
+	reflect.TypeOf(Workload{}), reflect.TypeOf(Stage{}), reflect.TypeOf(Transaction{}), reflect.TypeOf(TxStatement{}), reflect.TypeOf(Replay{}), reflect.TypeOf(ReplayFilter{}), reflect.TypeOf(Capture{}),
 	reflect.TypeOf(Sysbench{}), reflect.TypeOf(OnError{}), reflect.TypeOf(Watch{}), reflect.TypeOf(WatchQuery{}),
 	reflect.TypeOf(Report{}),
 }

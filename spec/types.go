@@ -197,6 +197,7 @@ type Step struct {
 	Sleep      *Sleep      `yaml:"sleep" doc:"Wait this long (Go duration)."`
 	Wait       *Wait       `yaml:"wait" doc:"Poll until an expression is true."`
 	Workload   *Workload   `yaml:"workload" doc:"Run a workload without measuring it (e.g. prepare data)."`
+	Capture    *Capture    `yaml:"capture" doc:"Record what the step's target runs for a while into a capture file that replay: replays (see docs/replay.md)."`
 
 	Target       string        `yaml:"target" doc:"Target of sql, sql_file, set_global, restart, wait and workload steps (default: the iteration's target)."`
 	IgnoreErrors []int         `yaml:"ignore_errors" doc:"sql/sql_file: MySQL error numbers that do not fail the step."`
@@ -240,6 +241,7 @@ func (s *Step) actions() []Action {
 	add(s.Sleep != nil, s.Sleep)
 	add(s.Wait != nil, s.Wait)
 	add(s.Workload != nil, s.Workload)
+	add(s.Capture != nil, s.Capture)
 	return out
 }
 
@@ -294,20 +296,32 @@ type Wait struct {
 
 // Workload is a load generator: exactly one of Builtin, Transactions, Replay, Sysbench.
 type Workload struct {
-	Src            Source        `yaml:"-"`
-	Builtin        string        `yaml:"builtin" doc:"A sysbench-compatible workload run by quadrant's own engine (see Built-in workloads)."`
-	Transactions   []Transaction `yaml:"transactions" doc:"A custom weighted mix of transactions."`
-	Replay         *Replay       `yaml:"replay" doc:"Execute a SQL file in order, timed."`
-	Sysbench       *Sysbench     `yaml:"sysbench" doc:"Run the sysbench binary itself and parse its output."`
-	Action         string        `yaml:"action" default:"run" enum:"run,prepare,cleanup,check" doc:"builtin and sysbench: run, prepare (create and load tables) or cleanup (drop them); check (builtin tpcc only) verifies the data's consistency conditions and fails the step naming each broken one."`
-	Options        Settings      `yaml:"options" doc:"builtin: sysbench script options, same names and defaults (tables, table_size, range_size, ...); builtin tpcc: warehouses, wait_times, weight_new_order/payment/order_status/delivery/stock_level, secondary_indexes, foreign_keys, load_batch (see docs/tpcc.md)."`
-	Threads        int           `yaml:"threads" default:"1" min:"1" doc:"Concurrent connections."`
-	Duration       time.Duration `yaml:"duration" doc:"How long the measured part runs. A run needs duration or events (or both: whichever comes first)."`
-	Events         int64         `yaml:"events" min:"0" doc:"Stop after this many transactions."`
-	Warmup         time.Duration `yaml:"warmup" doc:"Run this long before measuring; not counted."`
-	Rate           float64       `yaml:"rate" default:"0" min:"0" doc:"Transactions per second for the whole workload; 0 = as fast as possible (closed loop)."`
-	ReportInterval time.Duration `yaml:"report_interval" default:"1s" doc:"Interval of the per-second time series."`
-	OnError        OnError       `yaml:"on_error" doc:"What errors do to a transaction."`
+	Src             Source        `yaml:"-"`
+	Builtin         string        `yaml:"builtin" doc:"A sysbench-compatible workload run by quadrant's own engine (see Built-in workloads)."`
+	Transactions    []Transaction `yaml:"transactions" doc:"A custom weighted mix of transactions."`
+	Replay          *Replay       `yaml:"replay" doc:"Execute a SQL file in order, or replay captured traffic (slow log, general log, capture file) per session."`
+	Sysbench        *Sysbench     `yaml:"sysbench" doc:"Run the sysbench binary itself and parse its output."`
+	Action          string        `yaml:"action" default:"run" enum:"run,prepare,cleanup,check" doc:"builtin and sysbench: run, prepare (create and load tables) or cleanup (drop them); check (builtin tpcc only) verifies the data's consistency conditions and fails the step naming each broken one."`
+	Options         Settings      `yaml:"options" doc:"builtin: sysbench script options, same names and defaults (tables, table_size, range_size, ...), and quadrant's statement_stats (on: per-statement latency, the stmt.CLASS.* columns; off by default); builtin tpcc: warehouses, wait_times, weight_new_order/payment/order_status/delivery/stock_level, secondary_indexes, foreign_keys, load_batch (see docs/tpcc.md)."`
+	Threads         int           `yaml:"threads" default:"1" min:"1" doc:"Concurrent connections."`
+	Duration        time.Duration `yaml:"duration" doc:"How long the measured part runs. A run needs duration or events (or both: whichever comes first)."`
+	Events          int64         `yaml:"events" min:"0" doc:"Stop after this many transactions."`
+	Warmup          time.Duration `yaml:"warmup" doc:"Run this long before measuring; not counted."`
+	Rate            float64       `yaml:"rate" default:"0" min:"0" doc:"Transactions per second for the whole workload; 0 = as fast as possible (closed loop)."`
+	ReportInterval  time.Duration `yaml:"report_interval" default:"1s" doc:"Interval of the per-second time series."`
+	OnError         OnError       `yaml:"on_error" doc:"What errors do to a transaction."`
+	Stages          []Stage       `yaml:"stages" doc:"A load shape (builtin and transactions workloads): the measured part as consecutive stages, all {duration, threads} (closed loop) or all {duration, rate} (open loop, threads serving the rate); the stages' durations add up to the workload's duration. The time series gets a stage column and summary.csv one row per stage (its stage column set) besides the iteration's."`
+	Ramp            string        `yaml:"ramp" default:"step" enum:"step,linear" doc:"With stages: step jumps to each stage's level at its start; linear moves from the previous stage's level to its own over the stage (the first stage holds its level)."`
+	Connect         string        `yaml:"connect" default:"persistent" enum:"persistent,per_transaction" doc:"builtin and transactions workloads: persistent keeps each thread's connection; per_transaction opens a new one for every transaction (statements prepared again on it), timed apart as connect_ms and not in the transaction's latency."`
+	IdleConnections int           `yaml:"idle_connections" min:"0" doc:"Extra connections that log in before the workload starts and stay idle until it ends (thread pools, max_connections); builtin and transactions workloads."`
+}
+
+// Stage is one level of a load shape: threads or a rate, for a duration.
+type Stage struct {
+	Src      Source        `yaml:"-"`
+	Duration time.Duration `yaml:"duration,required" doc:"How long the stage runs; a multiple of report_interval, so every interval is in one stage."`
+	Threads  int           `yaml:"threads" min:"1" doc:"Connections running events in this stage (closed loop)."`
+	Rate     float64       `yaml:"rate" min:"0" doc:"Transactions per second in this stage (open loop)."`
 }
 
 // Type returns "builtin", "tpcc", "transactions", "replay" or "sysbench" ("" when none is
@@ -344,12 +358,42 @@ type TxStatement struct {
 	Args []Expr `yaml:"args" doc:"One expression per placeholder, evaluated per execution (rand_int(1, vars.rows), ...)."`
 }
 
-// Replay executes a SQL file in order.
+// Capture is a `capture:` step: what the step's target runs for Duration, recorded through SQL
+// into a capture file, as `quadrant capture` does.
+type Capture struct {
+	Src      Source        `yaml:"-"`
+	Out      string        `yaml:"out,required" doc:"The capture file to write, relative to the plan (a replay: file: of the same name reads it)."`
+	Duration time.Duration `yaml:"duration,required" doc:"How long to capture."`
+	Method   string        `yaml:"method" default:"auto" enum:"auto,slow_log,performance_schema" doc:"slow_log: the slow log to TABLE with long_query_time=0 for the duration (settings restored); performance_schema: poll events_statements_history_long; auto: the slow log, else performance_schema."`
+	Schemas  []string      `yaml:"schemas" doc:"Keep only statements run in these default databases."`
+	Users    []string      `yaml:"users" doc:"Keep only statements run by these users."`
+	While    *Workload     `yaml:"while" doc:"A workload run on the target while capturing, to have traffic to capture on a server that has none of its own (a sandbox); it is not measured."`
+	Path     string        `yaml:"-"`
+}
+
+// Replay executes a SQL file in order, or replays captured traffic (a slow log, a general log,
+// a quadrant capture file) one connection per captured session.
 type Replay struct {
-	Src         Source `yaml:"-"`
-	File        string `yaml:"file,required" doc:"The file, relative to the plan."`
-	Connections int    `yaml:"connections" default:"1" min:"1" doc:"Connections the statements are spread over (1 keeps the file's order)."`
-	Path        string `yaml:"-"`
+	Src         Source        `yaml:"-"`
+	File        string        `yaml:"file,required" doc:"The file, relative to the plan: a SQL file, a slow query log (long_query_time=0; MySQL, MariaDB or Percona Server), a general query log (file format) or a quadrant capture file (.qcap)."`
+	Format      string        `yaml:"format" default:"auto" enum:"auto,sql,slowlog,general,qcap" doc:"The file's format; auto detects it from the content."`
+	Connections int           `yaml:"connections" default:"1" min:"1" doc:"SQL file only: connections the statements are spread over (1 keeps the file's order). A log replays one connection per captured session."`
+	Timing      string        `yaml:"timing" default:"none" enum:"none,original" doc:"Logs: original starts each statement at its captured offset from the first (divided by speed), counting latency from that intended start; none runs each session as fast as it can. original needs a source with start times (not a SQL file)."`
+	Speed       float64       `yaml:"speed" default:"1" doc:"With timing: original, how many times faster than captured the schedule runs (2 = half the wall time)."`
+	ReadOnly    bool          `yaml:"read_only" doc:"Skip every statement that may write (anything but SELECT without FOR UPDATE/INTO, SHOW, DESCRIBE, EXPLAIN, SET, USE, transaction control), to replay safely against a replica."`
+	Include     *ReplayFilter `yaml:"include" doc:"Replay only statements matching every list given here."`
+	Exclude     *ReplayFilter `yaml:"exclude" doc:"Skip statements matching any list given here."`
+	OnMalformed string        `yaml:"on_malformed" default:"stop" enum:"stop,skip" doc:"A malformed or truncated log record: stop the workload naming file:line, or skip it (each is logged with file:line)."`
+	Top         int           `yaml:"top" default:"10" min:"1" doc:"Logs: fingerprints.csv and the report list the N statement fingerprints with the most captured time (count when the source has no durations); the rest are one row, other."`
+	Path        string        `yaml:"-"`
+}
+
+// ReplayFilter selects replayed statements by what the capture recorded.
+type ReplayFilter struct {
+	Src          Source   `yaml:"-"`
+	Schemas      []string `yaml:"schemas" doc:"Default databases the statements ran in."`
+	Users        []string `yaml:"users" doc:"Users that ran them."`
+	Fingerprints []string `yaml:"fingerprints" doc:"Statement fingerprints: an id from fingerprints.csv (q and 12 hex digits), or a statement whose fingerprint is meant (literals do not matter)."`
 }
 
 // Sysbench runs the sysbench binary.
@@ -435,3 +479,4 @@ func (*Shell) Kind() string      { return "shell" }
 func (*Sleep) Kind() string      { return "sleep" }
 func (*Wait) Kind() string       { return "wait" }
 func (*Workload) Kind() string   { return "workload" }
+func (*Capture) Kind() string    { return "capture" }

@@ -2,8 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"github.com/quadrant-bench/quadrant/spec/mycnf"
-	"github.com/quadrant-bench/quadrant/spec/sqltext"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,10 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/expr-lang/expr"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // stepPlace says where a list of steps is, which changes what a step may do.
@@ -215,6 +216,7 @@ func (v *validator) iteration(it *Iteration) {
 	v.steps(it.Before, place)
 	if it.Workload != nil {
 		v.workload(it.Workload)
+		v.maxConnections(it)
 	}
 	place.name, place.during = "during", true
 	v.steps(it.During, place)
@@ -237,10 +239,22 @@ func (v *validator) iteration(it *Iteration) {
 		env["tx"] = TxMetrics(txs, func(string, string) float64 { return 0 })
 		maps = append(maps, "tx")
 	}
-	ns := &nameSpace{s: it.scope, idents: append(append([]string(nil), AssertionMetrics...), v.records...), maps: maps}
+	if stmts := it.Workload.StmtNames(); len(stmts) > 0 {
+		env["stmt"] = StmtMetrics(stmts, func(string, string) float64 { return 0 })
+		maps = append(maps, "stmt")
+	}
+	idents := append(append([]string(nil), AssertionMetrics...), v.records...)
+	if it.Workload != nil && it.Workload.Connect == "per_transaction" {
+		for _, n := range measure.ConnectNames {
+			env[n] = 0.0
+			idents = append(idents, n)
+		}
+	}
+	ns := &nameSpace{s: it.scope, idents: idents, maps: maps}
 	for i := range it.Assert {
 		v.d.compile(&it.Assert[i], ns, env, expr.AsBool())
 		v.txNames(&it.Assert[i], it.Workload.TxNames())
+		v.stmtNames(&it.Assert[i], it.Workload)
 		v.statusNames(&it.Assert[i])
 		if it.Workload != nil && it.Workload.Type() != TPCC {
 			for _, m := range tpccOnly.FindAllStringIndex(it.Assert[i].Source, -1) {
@@ -313,6 +327,32 @@ func (v *validator) txNames(a *Expr, names []string) {
 			v.errorf(at, "tx.%s needs a figure: tx.%s.SUFFIX with SUFFIX one of %s", name, name, strings.Join(measure.TxSuffixes, ", "))
 		case !contains(measure.TxSuffixes, a.Source[m[4]:m[5]]):
 			v.errorf(at, "tx.%s.%s: no such figure; use one of %s", name, a.Source[m[4]:m[5]], strings.Join(measure.TxSuffixes, ", "))
+		}
+	}
+}
+
+var stmtRef = regexp.MustCompile(`\bstmt\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?`)
+
+// stmtNames checks the stmt.CLASS.SUFFIX an assertion uses against the statement classes,
+// with the messages of txNames.
+func (v *validator) stmtNames(a *Expr, w *Workload) {
+	classes := w.StmtNames()
+	for _, m := range stmtRef.FindAllStringSubmatchIndex(a.Source, -1) {
+		at := a.Pos
+		at.Col += m[0]
+		class := a.Source[m[2]:m[3]]
+		switch {
+		case len(classes) == 0:
+			return // the compiler has said stmt is unknown here
+		case !w.StatementStats():
+			v.errorf(at, "stmt.%s needs the builtin's per-statement timing, off by default; add statement_stats: on to the workload's options", class)
+			return
+		case !contains(classes, class):
+			v.errorf(at, "stmt.%s: no such statement class (the OLTP builtins' are %s)%s", class, strings.Join(classes, ", "), suggest(class, classes))
+		case m[4] < 0:
+			v.errorf(at, "stmt.%s needs a figure: stmt.%s.SUFFIX with SUFFIX one of %s", class, class, strings.Join(measure.StmtSuffixes, ", "))
+		case !contains(measure.StmtSuffixes, a.Source[m[4]:m[5]]):
+			v.errorf(at, "stmt.%s.%s: no such figure (use one of %s)%s", class, a.Source[m[4]:m[5]], strings.Join(measure.StmtSuffixes, ", "), suggest(a.Source[m[4]:m[5]], measure.StmtSuffixes))
 		}
 	}
 }
@@ -421,7 +461,7 @@ func (v *validator) steps(steps []Step, place stepPlace) {
 
 var workloadKinds = []string{"builtin", "transactions", "replay", "sysbench"}
 
-var stepKinds = []string{"sql", "sql_file", "set_global", "restart", "drop_caches", "shell", "sleep", "wait", "workload"}
+var stepKinds = []string{"sql", "sql_file", "set_global", "restart", "drop_caches", "shell", "sleep", "wait", "workload", "capture"}
 
 func (v *validator) step(s *Step, place stepPlace) {
 	var kinds []string
@@ -440,7 +480,7 @@ func (v *validator) step(s *Step, place stepPlace) {
 		return
 	}
 	kind := kinds[0]
-	usesTarget := map[string]bool{"sql": true, "sql_file": true, "set_global": true, "restart": true, "wait": true, "workload": true}[kind]
+	usesTarget := map[string]bool{"sql": true, "sql_file": true, "set_global": true, "restart": true, "wait": true, "workload": true, "capture": true}[kind]
 	only := func(key string, allowed ...string) {
 		if s.Src.Has(key) && !contains(allowed, kind) {
 			v.errorf(s.Src.At(key), "%s does not apply to a %s step; remove it (it applies to %s)", key, kind, strings.Join(allowed, ", "))
@@ -511,9 +551,41 @@ func (a *Wait) validate(v *validator, _ *Step)     { v.wait(a) }
 func (a *Workload) validate(v *validator, _ *Step) { v.workload(a) }
 
 // SQL, shell, sleep and drop_caches need nothing beyond what decoding checked.
-func (*SQL) validate(*validator, *Step)        {}
-func (*Shell) validate(*validator, *Step)      {}
-func (*Sleep) validate(*validator, *Step)      {}
+func (*SQL) validate(*validator, *Step)   {}
+func (*Shell) validate(*validator, *Step) {}
+func (*Sleep) validate(*validator, *Step) {}
+
+func (c *Capture) validate(v *validator, _ *Step) {
+	if c.Duration <= 0 {
+		v.errorf(c.Src.At("duration"), "capture duration must be more than 0, e.g. duration: 60s")
+	}
+	c.Path = v.output(c.Out)
+	if c.While != nil {
+		v.workload(c.While)
+		if c.While.Type() == "replay" && c.While.Replay.Path == c.Path {
+			v.errorf(c.While.Src.At("replay"), "the capture's while: workload replays the file it writes; replay another file")
+		}
+	}
+}
+
+// output resolves a file the plan writes, relative to the plan's directory.
+func (v *validator) output(name string) string {
+	if name == "" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(v.p.Dir, name)
+}
+
+// captured says a capture: step of the plan writes the file at path, which then need not
+// exist before the run.
+func (v *validator) captured(path string) bool {
+	for ps := range v.p.Steps() {
+		if c := ps.Step.Capture; c != nil && v.output(c.Out) == path {
+			return true
+		}
+	}
+	return false
+}
 func (*DropCaches) validate(*validator, *Step) {}
 
 func (v *validator) wait(w *Wait) {
@@ -591,7 +663,17 @@ func (v *validator) workload(w *Workload) {
 		v.errorf(w.Src.At("report_interval"), "report_interval must be more than 0")
 	}
 	running := w.Action == "run" || w.Action == ""
-	if running && kind != "replay" && !w.Src.Has("duration") && !w.Src.Has("events") {
+	if (w.Src.Has("connect") && w.Connect != "persistent" || w.IdleConnections > 0) && kind != "builtin" && kind != "transactions" || w.Type() == TPCC && w.Src.Has("connect") {
+		key := "idle_connections"
+		if w.Src.Has("connect") {
+			key = "connect"
+		}
+		v.errorf(w.Src.At(key), "%s applies to builtin (not tpcc) and transactions workloads, which quadrant's own loop runs; this workload is %s", key, w.Type())
+	}
+	if w.Src.Has("stages") || w.Src.Has("ramp") {
+		v.stages(w, kind, running)
+	}
+	if running && kind != "replay" && !w.Src.Has("duration") && !w.Src.Has("events") && len(w.Stages) == 0 {
 		v.errorf(w.Src.Pos, "workload needs duration: or events: (or both: whichever comes first), e.g. duration: 60s")
 	}
 	if w.Type() == TPCC && w.Rate > 0 {
@@ -615,10 +697,129 @@ func (v *validator) workload(w *Workload) {
 	case "transactions":
 		v.transactions(w)
 	case "replay":
-		w.Replay.Path = v.path(w.Replay.File, w.Replay.Src.At("file"), "replay.file")
+		if p := v.output(w.Replay.File); p != "" && v.captured(p) {
+			w.Replay.Path = p
+		} else {
+			w.Replay.Path = v.path(w.Replay.File, w.Replay.Src.At("file"), "replay.file")
+		}
+		v.replay(w.Replay)
 	case "sysbench":
 		v.settings(w.Sysbench.Args, "sysbench.args", false)
 	}
+}
+
+func (v *validator) replay(r *Replay) {
+	if r.Speed <= 0 {
+		v.errorf(r.Src.At("speed"), "speed must be more than 0 (1 = as captured, 2 = twice as fast)")
+	}
+	if r.Src.Has("speed") && r.Timing != "original" {
+		v.errorf(r.Src.At("speed"), "speed applies to timing: original; add timing: original or remove speed")
+	}
+	if r.Format == "sql" && r.Timing == "original" {
+		v.errorf(r.Src.At("timing"), "timing: original needs captured start times, which a SQL file has not; use timing: none, or replay a slow log, general log or capture file")
+	}
+	if r.Src.Has("connections") && r.Format != "sql" && r.Format != "auto" {
+		v.errorf(r.Src.At("connections"), "connections applies to a SQL file; a %s replays one connection per captured session", r.Format)
+	}
+}
+
+// stages checks a load shape and sets the workload's duration to the stages' sum.
+func (v *validator) stages(w *Workload, kind string, running bool) {
+	if len(w.Stages) == 0 {
+		if w.Src.Has("stages") {
+			v.errorf(w.Src.At("stages"), "stages is empty; give at least one {duration, threads} or {duration, rate}, or remove stages")
+		} else {
+			v.errorf(w.Src.At("ramp"), "ramp applies to stages; add stages: [{duration, threads}, ...] or remove ramp")
+		}
+		return
+	}
+	switch {
+	case !running:
+		v.errorf(w.Src.At("stages"), "stages only apply to action: run")
+		return
+	case kind != "builtin" && kind != "transactions" || w.Type() == TPCC:
+		v.errorf(w.Src.At("stages"), "stages apply to builtin (not tpcc) and transactions workloads, which quadrant's own loop runs; this workload is %s", w.Type())
+		return
+	}
+	var closed, open *Stage
+	var sum time.Duration
+	for i := range w.Stages {
+		st := &w.Stages[i]
+		sum += st.Duration
+		switch {
+		case st.Threads > 0 && st.Rate > 0:
+			v.errorf(st.Src.At("rate"), "stage %d has threads and rate; a stage is {duration, threads} (closed loop) or {duration, rate} (open loop)", i+1)
+		case st.Threads == 0 && st.Rate == 0:
+			v.errorf(st.Src.Pos, "stage %d needs threads: (closed loop) or a rate: above 0 (open loop)", i+1)
+		case st.Threads > 0:
+			if open != nil {
+				v.errorf(st.Src.At("threads"), "stages mix threads and rate: stage %d has threads, an earlier one a rate (line %d); give every stage threads (closed loop) or every stage a rate (open loop)", i+1, open.Src.Pos.Line)
+			}
+			if closed == nil {
+				closed = st
+			}
+		default:
+			if closed != nil {
+				v.errorf(st.Src.At("rate"), "stages mix threads and rate: stage %d has a rate, an earlier one threads (line %d); give every stage threads (closed loop) or every stage a rate (open loop)", i+1, closed.Src.Pos.Line)
+			}
+			if open == nil {
+				open = st
+			}
+		}
+		if st.Duration <= 0 {
+			v.errorf(st.Src.At("duration"), "stage %d needs a duration above 0", i+1)
+		} else if w.ReportInterval > 0 && st.Duration%w.ReportInterval != 0 {
+			v.errorf(st.Src.At("duration"), "stage %d lasts %s, not a multiple of report_interval %s; each interval of the time series must be in one stage (e.g. duration: %s)",
+				i+1, st.Duration, w.ReportInterval, (st.Duration/w.ReportInterval+1)*w.ReportInterval)
+		}
+	}
+	if w.Src.Has("duration") {
+		v.errorf(w.Src.At("duration"), "duration and stages both set: the stages' durations add up to the measured part (%s); remove duration", sum)
+	}
+	if closed != nil && open == nil && w.Src.Has("threads") {
+		v.errorf(w.Src.At("threads"), "threads and stages with threads both set: each stage says its threads; remove threads")
+	}
+	if open != nil && closed == nil && w.Src.Has("rate") {
+		v.errorf(w.Src.At("rate"), "rate and stages with a rate both set: each stage says its rate; remove rate")
+	}
+	w.Duration = sum
+}
+
+// maxConnections refuses a workload whose connections, idle ones included, cannot all log
+// in: where the limit is knowable (a sandbox's config, server_config, globals).
+func (v *validator) maxConnections(it *Iteration) {
+	w := it.Workload
+	if w.IdleConnections == 0 {
+		return
+	}
+	limit, from := 0, ""
+	if t := v.targets[it.Target]; t != nil && t.Sandbox != nil {
+		limit, from = mycnf.SandboxMaxConnections, "a sandbox's default"
+		if n, ok := intSetting(t.Sandbox.Config, "max_connections"); ok {
+			limit, from = n, "the sandbox's config"
+		}
+		if n, ok := intSetting(it.ServerConfig, "max_connections"); ok {
+			limit, from = n, "server_config"
+		}
+	}
+	if n, ok := intSetting(it.Globals, "max_connections"); ok {
+		limit, from = n, "globals"
+	}
+	// quadrant's samplers hold a connection of their own; MariaDB keeps one more for SUPER.
+	if need := w.Connections() + w.IdleConnections + 1; limit > 0 && need > limit {
+		v.errorf(w.Src.At("idle_connections"), "%d connections (%d running, %d idle, 1 for quadrant's samplers) exceed max_connections %d (%s); lower idle_connections or raise max_connections",
+			need, w.Connections(), w.IdleConnections, limit, from)
+	}
+}
+
+// intSetting is setting name of s as an integer, when it is one.
+func intSetting(s Settings, name string) (int, bool) {
+	val, ok := s.Lookup(name)
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(fmt.Sprint(val)))
+	return n, err == nil
 }
 
 func (v *validator) transactions(w *Workload) {

@@ -63,12 +63,15 @@ type PlacedWorkload struct {
 	Target    string
 }
 
-// Workloads walks every workload of the plan: the workload steps in run order, then each
-// iteration's measured workload.
+// Workloads walks every workload of the plan: the workload steps (and capture steps' while:
+// workloads) in run order, then each iteration's measured workload.
 func (p *Plan) Workloads() iter.Seq[PlacedWorkload] {
 	return func(yield func(PlacedWorkload) bool) {
 		for ps := range p.Steps() {
 			if ps.Step.Workload != nil && !yield(PlacedWorkload{Workload: ps.Step.Workload, Step: ps.Step, Iteration: ps.Iteration, Target: ps.Target}) {
+				return
+			}
+			if c := ps.Step.Capture; c != nil && c.While != nil && !yield(PlacedWorkload{Workload: c.While, Step: ps.Step, Iteration: ps.Iteration, Target: ps.Target}) {
 				return
 			}
 		}
@@ -117,10 +120,22 @@ func (p *Plan) MaxThreads() int {
 	return most
 }
 
+// OpenLoop says whether the workload runs at a rate (rate:, or stages with a rate).
+func (w *Workload) OpenLoop() bool {
+	return w.Rate > 0 || len(w.Stages) > 0 && w.Stages[0].Rate > 0
+}
+
 // Connections is how many connections the workload opens.
 func (w *Workload) Connections() int {
 	if w.Replay != nil {
 		return w.Replay.Connections
+	}
+	n := 0
+	for _, st := range w.Stages {
+		n = max(n, st.Threads) // closed-loop stages: the largest stage's
+	}
+	if n > 0 {
+		return n
 	}
 	return w.Threads
 }
@@ -131,7 +146,8 @@ type DataFile struct {
 }
 
 // DataFiles lists the files the plan's steps and workloads read (sql_file, replay), once
-// each in plan order: what a results folder must carry for a rerun.
+// each in plan order: what a results folder must carry for a rerun. A file a capture: step
+// writes is made by the run itself.
 func (p *Plan) DataFiles() []DataFile {
 	var out []DataFile
 	seen := map[string]bool{}
@@ -146,8 +162,14 @@ func (p *Plan) DataFiles() []DataFile {
 			add(DataFile{ps.Step.SQLFile.File, ps.Step.SQLFile.Path})
 		}
 	}
+	written := map[string]bool{}
+	for ps := range p.Steps() {
+		if c := ps.Step.Capture; c != nil {
+			written[c.Path] = true
+		}
+	}
 	for pw := range p.Workloads() {
-		if r := pw.Workload.Replay; r != nil {
+		if r := pw.Workload.Replay; r != nil && !written[r.Path] {
 			add(DataFile{r.File, r.Path})
 		}
 	}

@@ -2,6 +2,8 @@
 // engine on one throwaway sandbox:
 //
 //	-mode table: quadrant vs the sysbench binary on five OLTP scripts, alternating
+//	             (with -ref NAME=VALUE: vs quadrant with that builtin option instead,
+//	             e.g. -ref statement_stats=on for the cost of per-statement timing)
 //	             pairs; tps and client CPU per transaction (each process's rusage)
 //	-mode conns: 1024 and 4096 connections, closed and open loop: client RSS per
 //	             connection, connection setup time, whether the rate was held
@@ -16,6 +18,7 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -49,6 +52,7 @@ type flags struct {
 	connRate   float64
 	dsn        string
 	cpuprofile string
+	ref        string // table: the reference, "sysbench" or a builtin option NAME=VALUE quadrant runs with
 }
 
 func main() {
@@ -64,6 +68,7 @@ func main() {
 	flag.IntVar(&f.size, "table-size", 100000, "rows per table")
 	flag.Float64Var(&f.connRate, "conn-rate", 2000, "conns: events/s of the open-loop run")
 	flag.StringVar(&f.dsn, "dsn", "", "use this server (its sbtest database already prepared) instead of a sandbox")
+	flag.StringVar(&f.ref, "ref", "sysbench", "table: what quadrant is compared with: sysbench, or quadrant with builtin option NAME=VALUE")
 	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of quadrant's runs (table: every quadrant run)")
 	flag.Parse()
 	f.scripts = strings.Split(*scripts, ",")
@@ -195,7 +200,7 @@ func (b *bench) table() error {
 	for _, script := range b.scripts {
 		r := row{script: script}
 		for i := 1; i <= b.pairs; i++ {
-			for _, kind := range []string{"quadrant", "sysbench"} {
+			for _, kind := range []string{"quadrant", b.ref} {
 				sm, err := b.oltpRun(script, kind)
 				if err != nil {
 					return fmt.Errorf("%s %s run %d: %w", script, kind, i, err)
@@ -211,13 +216,14 @@ func (b *bench) table() error {
 		rows = append(rows, r)
 	}
 	fmt.Printf("\nmedians of %d alternated pairs, %d threads, %d x %d rows, %s runs; %s\n", b.pairs, b.threads, b.tables, b.size, b.dur, loadavg())
-	fmt.Println("| workload | tps quadrant | tps sysbench | client CPU us/trx quadrant | client CPU us/trx sysbench | server CPU us/trx with quadrant | with sysbench |")
+	ref := b.ref
+	fmt.Printf("| workload | tps quadrant | tps %s | client CPU us/trx quadrant | client CPU us/trx %s | server CPU us/trx with quadrant | with %s |\n", ref, ref, ref)
 	fmt.Println("| --- | --- | --- | --- | --- | --- | --- |")
 	for _, r := range rows {
 		fmt.Printf("| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", r.script, med(r.q, tpsOf), med(r.s, tpsOf), med(r.q, cpuOf), med(r.s, cpuOf), med(r.q, srvOf), med(r.s, srvOf))
 	}
 	fmt.Println()
-	fmt.Println("| workload | tps quadrant/sysbench | client CPU per transaction quadrant/sysbench |")
+	fmt.Printf("| workload | tps quadrant/%s | client CPU per transaction quadrant/%s |\n", ref, ref)
 	fmt.Println("| --- | --- | --- |")
 	worstT, worstC := 1e9, 0.0
 	var worstTS, worstCS string
@@ -278,7 +284,12 @@ func (b *bench) oltpRun(script, kind string) (sample, error) {
 		o.Sysbench = &spec.Sysbench{Script: script, Args: benchrun.Settings(b.opts)}
 		who = syscall.RUSAGE_CHILDREN
 	} else {
-		o.Builtin, o.Options = script, benchrun.Settings(b.opts)
+		opts := b.opts
+		if name, value, ok := strings.Cut(kind, "="); ok {
+			opts = maps.Clone(b.opts)
+			opts[name] = value
+		}
+		o.Builtin, o.Options = script, benchrun.Settings(opts)
 		if b.profile != nil {
 			if err := pprof.StartCPUProfile(b.profile); err == nil {
 				defer pprof.StopCPUProfile()

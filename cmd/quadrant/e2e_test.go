@@ -451,6 +451,8 @@ func TestExamplesRun(t *testing.T) {
 			"--set", "tables=2", "--set", "repeat=1", "--allow-shell"}, checkColdVsWarm},
 		{"semisync-replay", nil, nil},
 		{"tpcc", []string{"--set", "threads=[2]", "--set", "duration=2s", "--set", "warmup=0s"}, nil},
+		{"knee", []string{"--set", "table_size=1000", "--set", "stage=1s"}, checkKnee},
+		{"skewed-access", []string{"--set", "table_size=1000", "--set", "duration=1s", "--set", "threads=2"}, checkSkewedAccess},
 		// The templates the examples do not extend.
 		{"builtin:sysbench-oltp", []string{"--set", "table_size=1000", "--set", "tables=1", "--set", "threads=[2]", "--set", "duration=1s", "--set", "warmup=0s"}, nil},
 		{"builtin:semisync-replay", []string{"--set", "rows=300"}, nil},
@@ -483,6 +485,33 @@ func TestExamplesRun(t *testing.T) {
 				c.check(t, run)
 			}
 		})
+	}
+}
+
+// checkKnee: the thread ramp's five stages each have a summary row at their level.
+func checkKnee(t *testing.T, run *results.Run) {
+	t.Helper()
+	if len(run.Summary.Rows) != 1 || len(run.Stages.Rows) != 5 {
+		t.Fatalf("%d iteration rows and %d stage rows, want 1 and 5", len(run.Summary.Rows), len(run.Stages.Rows))
+	}
+	for i := range run.Stages.Rows {
+		if v, ok := run.Stages.Float(i, "transactions"); !ok || v <= 0 || run.Stages.Value(i, "stage") != strconv.Itoa(i+1) {
+			t.Fatalf("stage row %d: %v", i, run.Stages.Rows[i])
+		}
+	}
+}
+
+// checkSkewedAccess: both access patterns ran with their per-statement columns.
+func checkSkewedAccess(t *testing.T, run *results.Run) {
+	t.Helper()
+	S := run.Summary
+	if len(S.Rows) != 2 || S.Value(0, "rand_type") != "uniform" || S.Value(1, "rand_type") != "zipfian" {
+		t.Fatalf("summary rows %v", S.Rows)
+	}
+	for i := range S.Rows {
+		if v, ok := S.Float(i, "stmt.index_update.p99_ms"); !ok || v <= 0 {
+			t.Fatalf("row %d: stmt.index_update.p99_ms %q", i, S.Value(i, "stmt.index_update.p99_ms"))
+		}
 	}
 }
 

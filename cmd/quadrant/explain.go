@@ -10,6 +10,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
+	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 
 	"github.com/quadrant-bench/quadrant/spec"
@@ -205,7 +206,7 @@ func (e *explainer) iteration(it *spec.Iteration, prevConfig map[string]string) 
 	if w := it.Workload; w != nil {
 		e.printf("  workload (measured) on %s: %s\n", it.Target, e.workload(w))
 		if w.Replay != nil {
-			e.fileStatements(w.Replay.Path, "        ", 3)
+			e.replayStatements(w.Replay, "        ", 3)
 		}
 	}
 	if len(it.During) > 0 {
@@ -288,6 +289,12 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		}
 	case *spec.Workload:
 		e.printf("%s%sworkload (not measured)%s: %s\n", in, prefix, on, e.workload(a))
+	case *spec.Capture:
+		e.upper += a.Duration
+		e.printf("%s%scapture%s for %s into %s (method %s; settings restored after)\n", in, prefix, on, a.Duration, a.Out, a.Method)
+		if a.While != nil {
+			e.printf("%s  while: workload (not measured): %s\n", in, e.workload(a.While))
+		}
 	}
 }
 
@@ -339,6 +346,39 @@ func (e *explainer) workload(w *spec.Workload) string {
 
 // fileStatements lists the first max statements of a SQL file (streamed: a replay file
 // can be large) and counts the rest.
+// replayStatements shows a replay file's first statements and counts them and their sessions
+// (a whole read, as for a SQL file: explain says what the run will do).
+func (e *explainer) replayStatements(r *spec.Replay, in string, max int) {
+	f, err := traffic.Open(r.Path, traffic.Options{Format: r.Format})
+	if err != nil {
+		e.printf("%s(cannot read it now: %v)\n", in, err)
+		return
+	}
+	defer f.Close()
+	if f.Format == traffic.SQL {
+		e.fileStatements(r.Path, in, max)
+		return
+	}
+	n := 0
+	sessions := map[uint64]bool{}
+	for {
+		st, err := f.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			e.printf("%s(stops: %v)\n", in, err)
+			return
+		}
+		if n < max {
+			e.printf("%ssession %d: %s;\n", in, st.Session, oneLine(st.Text))
+		}
+		sessions[st.Session] = true
+		n++
+	}
+	e.printf("%s%s: %d statement(s) in %d session(s)\n", in, f.Format, n, len(sessions))
+}
+
 func (e *explainer) fileStatements(path, in string, max int) {
 	f, err := os.Open(path)
 	if err != nil {

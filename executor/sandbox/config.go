@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -37,7 +38,7 @@ var optionNameRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 func sandboxDefaults(b Binary) []Option {
 	d := []Option{
 		{Name: "innodb_buffer_pool_size", Value: "128M"},
-		{Name: "max_connections", Value: "1000"},
+		{Name: "max_connections", Value: strconv.Itoa(mycnf.SandboxMaxConnections)},
 	}
 	if b.Flavor == FlavorMySQL && b.AtLeast(8, 0, 11) {
 		d = append(d, Option{Name: "mysqlx", Value: "OFF"})

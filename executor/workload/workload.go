@@ -106,6 +106,8 @@ func Loop(w *spec.Workload, onInterval func(*measure.Interval)) engine.Config {
 		Threads: max(w.Connections(), 1), Duration: w.Duration, Events: w.Events, Warmup: w.Warmup, Rate: w.Rate,
 		ReportInterval: w.ReportInterval, Ignore: w.OnError.Ignore, Reconnect: w.OnError.Reconnect,
 		MaxErrors: int64(w.OnError.MaxErrors), OnInterval: onInterval, Rollback: true,
+		Stages: Stages(w), Linear: w.Ramp == "linear",
+		PerTransaction: w.Connect == "per_transaction", Idle: w.IdleConnections,
 	}
 }
 
@@ -121,6 +123,15 @@ func (e Env) Split(c engine.Config) engine.Config {
 	c.Events = e.Shard.Events(c.Events)
 	c.Rate = e.Shard.Rate(c.Rate)
 	return c
+}
+
+// Stages are the workload's load shape for the engine; nil without stages.
+func Stages(w *spec.Workload) []engine.Stage {
+	var out []engine.Stage
+	for _, st := range w.Stages {
+		out = append(out, engine.Stage{Duration: st.Duration, Threads: st.Threads, Rate: st.Rate})
+	}
+	return out
 }
 
 // WithDB defaults the database to sysbench's "sbtest".

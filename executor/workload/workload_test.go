@@ -457,12 +457,14 @@ func TestCustomArgsAndVars(t *testing.T) {
 	if ins.Counts.Events < 200 || ins.Counts.Events > 380 { // weight 3:1 → about 300
 		t.Fatalf("weights ignored: %d inserts of 400", ins.Counts.Events)
 	}
-	var n, maxID, badR, tids int64
-	if err := db.QueryRow("SELECT COUNT(*), MAX(id), SUM(r NOT BETWEEN 1 AND 5), COUNT(DISTINCT tid) FROM kv").Scan(&n, &maxID, &badR, &tids); err != nil {
+	// Workers share the 400 events, so on a loaded machine one worker may take every insert:
+	// thread_id() must be a worker's 0-based number, not that both workers inserted.
+	var n, maxID, badR, badTid int64
+	if err := db.QueryRow("SELECT COUNT(*), MAX(id), SUM(r NOT BETWEEN 1 AND 5), SUM(tid NOT IN (0, 1)) FROM kv").Scan(&n, &maxID, &badR, &badTid); err != nil {
 		t.Fatal(err)
 	}
-	if n != ins.Counts.Events || maxID != n || badR != 0 || tids != 2 {
-		t.Fatalf("rows %d max id %d bad r %d thread ids %d", n, maxID, badR, tids)
+	if n != ins.Counts.Events || maxID != n || badR != 0 || badTid != 0 {
+		t.Fatalf("rows %d max id %d, %d rows with r out of 1..5, %d with a thread id other than 0 or 1", n, maxID, badR, badTid)
 	}
 }
 

@@ -45,6 +45,8 @@ type Comparison struct {
 	Metrics []string
 	Cells   []Cell
 	Notes   []string // differences around the numbers, one sentence each
+	// Fingerprints line up replayed statement fingerprints (fingerprints.csv) across runs.
+	Fingerprints []FingerprintChange
 	// Evidence is where the time went, per cell with any: costs, statements, waits per transaction.
 	Evidence []CellEvidence
 
@@ -123,6 +125,7 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 	}
 	c.Notes = append(notes(runs), hostNotes(runs)...)
 	c.evidence()
+	c.Fingerprints = fingerprints(runs)
 	return c
 }
 
@@ -446,6 +449,9 @@ func (c *Comparison) WriteText(w io.Writer) error {
 		}
 	}
 	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if err := c.writeFingerprints(w); err != nil {
 		return err
 	}
 	if err := c.writeEvidence(w); err != nil {

@@ -144,3 +144,42 @@ func TestCheckMetricsNamesTheUnknownOnes(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestFingerprintsLineUp: the fingerprints two runs replayed line up by cell and id, each
+// with its p95 per run and the change; one only the second run replayed has no base.
+func TestFingerprintsLineUp(t *testing.T) {
+	a := load(t, 1, nil)
+	b := load(t, 1, nil)
+	header := []string{"iteration", "target", "rank", "fingerprint_id", "count", "p95_ms", "fingerprint"}
+	it := a.Summary.Value(0, "iteration")
+	a.Fingerprints = results.NewData(header, [][]string{
+		{it, "primary", "1", "q000000000001", "100", "2", "select ?"},
+		{it, "primary", "2", "q000000000002", "50", "4", "update t set v=?"},
+	})
+	b.Fingerprints = results.NewData(header, [][]string{
+		{it, "primary", "1", "q000000000002", "50", "3", "update t set v=?"},
+		{it, "primary", "2", "q000000000001", "100", "3", "select ?"},
+		{it, "primary", "3", "q000000000003", "7", "1", "delete from t"},
+	})
+	c := Compare([]*results.Run{a, b}, []string{"tps"})
+	if len(c.Fingerprints) != 3 {
+		t.Fatalf("fingerprints %+v", c.Fingerprints)
+	}
+	f := c.Fingerprints[0]
+	if f.ID != "q000000000001" || f.P95[0] != 2 || f.P95[1] != 3 || f.Change[1] != 50 || f.Cell != cellKey(a, 0) {
+		t.Errorf("first: %+v", f)
+	}
+	if f := c.Fingerprints[1]; f.ID != "q000000000002" || f.Change[1] != -25 {
+		t.Errorf("second: %+v", f)
+	}
+	if f := c.Fingerprints[2]; !math.IsNaN(f.P95[0]) || !math.IsNaN(f.Change[1]) || f.Count[1] != 7 {
+		t.Errorf("only in run 2: %+v", f)
+	}
+	var buf bytes.Buffer
+	if err := c.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "Statement fingerprints") || !strings.Contains(out, "-25.0") || !strings.Contains(out, "update t set v=?") {
+		t.Errorf("text:\n%s", out)
+	}
+}

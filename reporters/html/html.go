@@ -41,12 +41,18 @@ type pageData struct {
 	Info    *results.RunInfo           `json:"info"`
 	Summary dataTable                  `json:"summary"`
 	Series  map[string]json.RawMessage `json:"series"` // seriesJSON per target
-	Latency map[string]spectrum        `json:"latency,omitempty"`
-	Plan    string                     `json:"plan,omitempty"`
-	Only    string                     `json:"only,omitempty"`
+	// StageMarks are the elapsed seconds where a load shape's stage begins, drawn on every
+	// over-time chart.
+	StageMarks []float64           `json:"stage_marks,omitempty"`
+	Latency    map[string]spectrum `json:"latency,omitempty"`
+	Plan       string              `json:"plan,omitempty"`
+	Only       string              `json:"only,omitempty"`
 	// Charts are the workload metrics charted first; Watched the run's watched columns.
 	Charts  []string `json:"charts"`
 	Watched []string `json:"watched"`
+	// Replay and Fingerprints are replay.csv and fingerprints.csv, when a workload replayed traffic.
+	Replay       *dataTable `json:"replay,omitempty"`
+	Fingerprints *dataTable `json:"fingerprints,omitempty"`
 	// Matrix is drawn by axes.js: the charts by matrix axis and the headline.
 	Matrix *matrixData `json:"matrix,omitempty"`
 	// Evidence is drawn by evidence.js: where the time went.
@@ -112,11 +118,17 @@ func readRun(run *results.Run, spectra bool) (map[string]*samples, map[string]sp
 }
 
 func render(w io.Writer, run *results.Run, version, only string, all map[string]*samples, latency map[string]spectrum) error {
-	d := pageData{Info: run.Info, Series: seriesData(all, only), Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched()}
+	d := pageData{Info: run.Info, Series: seriesData(all, only), StageMarks: stageMarks(all), Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched()}
 	if only == "" {
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan
 		d.Latency = latency
+		if run.Replay != nil && len(run.Replay.Rows) > 0 {
+			d.Replay = &dataTable{run.Replay.Header, run.Replay.Rows}
+		}
+		if run.Fingerprints != nil && len(run.Fingerprints.Rows) > 0 {
+			d.Fingerprints = &dataTable{run.Fingerprints.Header, run.Fingerprints.Rows}
+		}
 		d.Matrix = matrixCharts(run)
 		ev, err := whereTimeWent(run)
 		if err != nil {
@@ -192,6 +204,8 @@ type comparisonData struct {
 	// Verdicts and VerdictNote are drawn by verdicts.js.
 	Verdicts    []verdictRow `json:"verdicts,omitempty"`
 	VerdictNote string       `json:"verdict_note,omitempty"`
+	// Fingerprints: replayed statement fingerprints lined up across runs, as a table.
+	Fingerprints *dataTable `json:"fingerprints,omitempty"`
 	// Servers and Evidence are drawn by servers.js, cell by cell.
 	Servers  *serversData         `json:"servers,omitempty"`
 	Evidence []comparisonEvidence `json:"evidence,omitempty"`
@@ -234,6 +248,27 @@ func RenderComparison(w io.Writer, c *compare.Comparison, version string) error 
 		}
 		cd.Cells = append(cd.Cells, cc)
 	}
+	if len(c.Fingerprints) > 0 {
+		t := &dataTable{Header: []string{"cell", "fingerprint"}}
+		for i := range c.Runs {
+			t.Header = append(t.Header, fmt.Sprintf("run %d p95_ms", i+1), fmt.Sprintf("run %d count", i+1))
+			if i > 0 {
+				t.Header = append(t.Header, fmt.Sprintf("run %d Δ%% p95", i+1))
+			}
+		}
+		t.Header = append(t.Header, "statement")
+		for _, f := range c.Fingerprints {
+			row := []string{f.Cell, f.ID}
+			for i := range c.Runs {
+				row = append(row, cellText(f.P95[i]), cellText(f.Count[i]))
+				if i > 0 {
+					row = append(row, cellText(f.Change[i]))
+				}
+			}
+			t.Rows = append(t.Rows, append(row, f.Text))
+		}
+		cd.Fingerprints = t
+	}
 	data, err := json.Marshal(map[string]any{"compare": cd})
 	if err != nil {
 		return err
@@ -246,6 +281,13 @@ func RenderComparison(w io.Writer, c *compare.Comparison, version string) error 
 		"ReportJS": reportJS + "\n" + verdictsJS + "\n" + serversJS,
 		"Data":     string(data),
 	})
+}
+
+func cellText(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return results.FormatFloat(v)
 }
 
 // WriteComparison renders c to path.

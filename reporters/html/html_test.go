@@ -16,6 +16,7 @@ import (
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // chromium renders a page headless and returns the DOM after its scripts ran. The flags
@@ -79,6 +80,55 @@ func TestReportRendersInChromium(t *testing.T) {
 	}
 }
 
+// A run with a load shape: every over-time chart, the replica's too, draws a mark where
+// a stage begins after the first (4 and 7 s; the fixture has no warmup before the first),
+// and the summary table keeps one row per iteration.
+func TestStageMarksOnEveryTimeChart(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Staged(t, dir, []int{4, 7, 10})
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Summary.Rows) != 2 || len(run.Stages.Rows) != 6 {
+		t.Fatalf("summary: %d iteration rows and %d stage rows, want 2 and 6", len(run.Summary.Rows), len(run.Stages.Rows))
+	}
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, path)
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
+	}
+	// 5 over-time charts (primary: tps, p95_ms and 2 watched columns; the replica's lag).
+	marks := regexp.MustCompile(`class="chart"[^>]*data-stage-marks="(\d+)"|data-stage-marks="(\d+)"[^>]*class="chart"`).FindAllStringSubmatch(dom, -1)
+	if len(marks) != 5 {
+		t.Fatalf("%d charts with stage marks, want the 5 over-time charts", len(marks))
+	}
+	for _, m := range marks {
+		if m[1]+m[2] != "2" {
+			t.Fatalf("a chart drew %s stage marks, want 2 (4 and 7 s)", m[1]+m[2])
+		}
+	}
+	if !strings.Contains(dom, "stage starts at 4, 7 s") {
+		t.Error("the charts do not say where the stages start")
+	}
+	// Without stages, no chart has marks.
+	plain := t.TempDir()
+	fixture.Folder(t, plain, 1)
+	run, err = results.Load(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path, err = WriteReport(run, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if dom := chromium(t, path); regexp.MustCompile(`<div[^>]*data-stage-marks=`).MatchString(dom) || !strings.Contains(dom, `class="chart"`) {
+		t.Error("a run without stages has stage marks")
+	}
+}
+
 func TestVariablePagesRender(t *testing.T) {
 	dir := t.TempDir()
 	fixture.Folder(t, dir, 1)
@@ -128,6 +178,11 @@ func TestComparisonRendersInChromium(t *testing.T) {
 		}
 		runs = append(runs, r)
 	}
+	// Both runs replayed one statement fingerprint; its p95 went from 2 to 3 ms.
+	for i, p95 := range []string{"2", "3"} {
+		runs[i].Fingerprints = results.NewData([]string{"iteration", "target", "fingerprint_id", "count", "p95_ms", "fingerprint"},
+			[][]string{{runs[i].Summary.Value(0, "iteration"), runs[i].Summary.Value(0, "target"), "q0123456789ab", "10", p95, "select c from t where id=?"}})
+	}
 	c := compare.Compare(runs, []string{"tps", "p95_ms"})
 	path := filepath.Join(t.TempDir(), "compare.html")
 	if err := WriteComparison(path, c, "test"); err != nil {
@@ -143,6 +198,9 @@ func TestComparisonRendersInChromium(t *testing.T) {
 	}
 	if !strings.Contains(dom, "-20.0") {
 		t.Errorf("comparison lacks the -20.0%% tps change")
+	}
+	if !strings.Contains(dom, "Statement fingerprints") || !strings.Contains(dom, "<td>50</td>") || !strings.Contains(dom, "select c from t where id=?") {
+		t.Errorf("comparison lacks the fingerprint q0123456789ab with its +50%% p95")
 	}
 	if !strings.Contains(dom, `id="verdicts"`) || !strings.Contains(dom, c.Cells[0].Verdicts["tps"][1].Text) {
 		t.Errorf("comparison lacks the verdicts table with %q", c.Cells[0].Verdicts["tps"][1].Text)
@@ -298,6 +356,72 @@ func TestFailedRunReportSaysWhatFailedAtTheTop(t *testing.T) {
 	for _, want := range []string{`id="storage"`, "/dev/shm/q/quadrant-primary-1/primary/data", "<td>tmpfs</td>", "3.0 GiB"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("the storage table lacks %q", want)
+		}
+	}
+}
+
+// TestReplaySectionsRender: a folder with replay.csv and fingerprints.csv gets the fidelity and
+// per-fingerprint tables, read back through results.Load.
+func TestReplaySectionsRender(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Folder(t, dir, 1)
+	lat := measure.NewHistogram()
+	lat.Record(2 * time.Millisecond)
+	capt := measure.NewHistogram()
+	capt.Record(time.Millisecond)
+	tot := &measure.Total{Replay: &measure.Replay{SessionsCaptured: 3, SessionsReplayed: 3, StatementsCaptured: 40, StatementsReplayed: 39,
+		Skipped: map[string]int64{"exclude": 1},
+		Fingerprints: []measure.Fingerprint{{ID: "q0123456789ab", Text: "select c from sbtest1 where id=?", Captured: 39, CapturedLatency: capt,
+			ErrorsByCode: map[int]int64{1062: 2}}}}}
+	tot.Transactions = []measure.Named{{Name: "q0123456789ab", Counts: measure.Counts{Events: 39}, Latency: lat}}
+	// The same fingerprint replayed in a second iteration with twice the latency.
+	lat2 := measure.NewHistogram()
+	lat2.Record(4 * time.Millisecond)
+	tot2 := *tot
+	tot2.Transactions = []measure.Named{{Name: "q0123456789ab", Counts: measure.Counts{Events: 39}, Latency: lat2}}
+	for file, recs := range map[string][]results.Record{results.FingerprintsFile: append(results.FingerprintRows(1, "primary", tot), results.FingerprintRows(2, "primary", &tot2)...)} {
+		tb, err := results.OpenTable(filepath.Join(dir, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			if err := tb.Append(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tb.Close()
+	}
+	rec, _ := results.ReplayRecord(1, "primary", tot)
+	tb, err := results.OpenTable(filepath.Join(dir, results.ReplayFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Append(rec); err != nil {
+		t.Fatal(err)
+	}
+	tb.Close()
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Fingerprints.Value(0, "captured_p50_ms") == "" || run.Fingerprints.Value(0, "errors_by_code") != "1062:2" || run.Replay.Value(0, "statements_replayed") != "39" {
+		t.Fatalf("read back: %v %v", run.Fingerprints.Rows, run.Replay.Rows)
+	}
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := chromium(t, path)
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
+	}
+	if !regexp.MustCompile(`<td>100\.\d</td>`).MatchString(dom) {
+		t.Errorf("the fingerprint's p95 change between the iterations (+100%%) is not on the page")
+	}
+	for _, want := range []string{"Replay fidelity", "Statement fingerprints", "select c from sbtest1 where id=?", "q0123456789ab", "1062:2",
+		"p95 per fingerprint across iterations"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("rendered page lacks %q", want)
 		}
 	}
 }

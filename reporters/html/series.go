@@ -131,6 +131,42 @@ func readSamples(run *results.Run, target string) (*samples, error) {
 	return s, nil
 }
 
+// stageMarks are the elapsed seconds where a stage of a load shape begins, in any
+// iteration of any target, ascending: the end of the interval before a stage's first
+// (the end of warmup, 0, for the first stage when there is one). Every over-time chart
+// marks them.
+func stageMarks(all map[string]*samples) []float64 {
+	seen := map[float64]bool{}
+	for _, s := range all {
+		c := -1
+		for i, n := range s.names {
+			if n == "stage" {
+				c = i
+			}
+		}
+		if c < 0 {
+			continue
+		}
+		prevStage := map[int32]float64{}
+		prevX := map[int32]float64{}
+		for r := range s.rowX {
+			it, x, v := s.rowIter[r], s.xs[s.rowX[r]], s.value(c, r)
+			before, seenIt := prevStage[it]
+			// A first stage with no interval before it (no warmup) starts where the chart does.
+			if !math.IsNaN(v) && seenIt && (math.IsNaN(before) || before != v) {
+				seen[prevX[it]] = true
+			}
+			prevStage[it], prevX[it] = v, x
+		}
+	}
+	var out []float64
+	for x := range seen {
+		out = append(out, x)
+	}
+	sort.Float64s(out)
+	return out
+}
+
 func iterLess(a, b string) bool {
 	x, okx := number(a)
 	y, oky := number(b)

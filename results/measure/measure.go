@@ -88,10 +88,18 @@ type Stats struct {
 	// Lag, open loop only: actual start minus intended start of each event
 	// (Latency minus Service, event by event); nil in closed loop.
 	Lag *Histogram `json:"lag,omitempty"`
+	// Connect: connect: per_transaction only, how long each new connection took to log in
+	// (and prepare its statements again); nil otherwise.
+	Connect *Histogram `json:"connect,omitempty"`
 	// Lat is the summary of Latency (or what sysbench printed).
 	Lat Latency `json:"lat"`
+	// ConnectLat is the summary of Connect.
+	ConnectLat Latency `json:"connect_lat"`
 	// Transactions: per-transaction statistics of a custom workload, in declaration order.
 	Transactions []Named `json:"transactions,omitempty"`
+	// Statements: per-statement-class statistics of an OLTP builtin (point_select, begin...),
+	// Counts.Events being the statements executed; in the builtin's order.
+	Statements []Named `json:"statements,omitempty"`
 	// TPCC is set for a tpcc workload: what its tpmC and efficiency are relative to.
 	TPCC *TPCC `json:"tpcc,omitempty"`
 }
@@ -131,6 +139,9 @@ type Interval struct {
 	Threads int           `json:"threads"`
 	// Backlog: open loop, events scheduled but not yet started at End.
 	Backlog int64 `json:"backlog"`
+	// Stage is the load shape's stage the interval is in (1, 2...); 0 in warmup and
+	// without stages.
+	Stage int `json:"stage,omitempty"`
 	Stats
 }
 
@@ -146,7 +157,13 @@ type Total struct {
 	End        time.Time `json:"end"`
 	Threads    int       `json:"threads"`
 	MaxBacklog int64     `json:"max_backlog"`
+	// Replay is set by a replay of captured traffic.
+	Replay *Replay `json:"replay,omitempty"`
 	Stats
+	// Stages are a load shape's stages, each its own Total (Stage set, from 1); nil
+	// without stages. Stage is 0 for the whole measured part.
+	Stages []*Total `json:"stages,omitempty"`
+	Stage  int      `json:"stage,omitempty"`
 }
 
 // Seconds is the length of the measured part.
@@ -187,16 +204,24 @@ func (s *Stats) Merge(o *Stats) {
 	s.Latency = mergeHist(s.Latency, o.Latency)
 	s.Service = mergeHist(s.Service, o.Service)
 	s.Lag = mergeHist(s.Lag, o.Lag)
-	for _, on := range o.Transactions {
-		i := slices.IndexFunc(s.Transactions, func(n Named) bool { return n.Name == on.Name })
-		if i < 0 {
-			s.Transactions = append(s.Transactions, Named{Name: on.Name})
-			i = len(s.Transactions) - 1
-		}
-		s.Transactions[i].Counts.add(on.Counts)
-		s.Transactions[i].Latency = mergeHist(s.Transactions[i].Latency, on.Latency)
-	}
+	s.Connect = mergeHist(s.Connect, o.Connect)
+	s.Transactions = mergeNamed(s.Transactions, o.Transactions)
+	s.Statements = mergeNamed(s.Statements, o.Statements)
 	s.Summarize()
+}
+
+// mergeNamed adds src into dst, matched by name; names new to dst are appended.
+func mergeNamed(dst, src []Named) []Named {
+	for _, on := range src {
+		i := slices.IndexFunc(dst, func(n Named) bool { return n.Name == on.Name })
+		if i < 0 {
+			dst = append(dst, Named{Name: on.Name})
+			i = len(dst) - 1
+		}
+		dst[i].Counts.add(on.Counts)
+		dst[i].Latency = mergeHist(dst[i].Latency, on.Latency)
+	}
+	return dst
 }
 
 func mergeHist(dst, src *Histogram) *Histogram {
@@ -216,9 +241,14 @@ func (s *Stats) Summarize() {
 	if s.Latency != nil {
 		s.Lat = Summarize(s.Latency)
 	}
-	for i := range s.Transactions {
-		if s.Transactions[i].Latency != nil {
-			s.Transactions[i].Lat = Summarize(s.Transactions[i].Latency)
+	if s.Connect != nil {
+		s.ConnectLat = Summarize(s.Connect)
+	}
+	for _, named := range [][]Named{s.Transactions, s.Statements} {
+		for i := range named {
+			if named[i].Latency != nil {
+				named[i].Lat = Summarize(named[i].Latency)
+			}
 		}
 	}
 }
@@ -226,4 +256,30 @@ func (s *Stats) Summarize() {
 // ErrorCodes returns the error codes seen, sorted.
 func (s *Stats) ErrorCodes() []int {
 	return slices.Sorted(maps.Keys(s.ErrorsByCode))
+}
+
+// Replay is what a replay of captured traffic reproduced, beside the Total's per-fingerprint
+// Transactions (named by fingerprint id): the fidelity summary and what the engine does not count.
+type Replay struct {
+	SessionsCaptured   int64 `json:"sessions_captured"`
+	SessionsReplayed   int64 `json:"sessions_replayed"`
+	StatementsCaptured int64 `json:"statements_captured"`
+	StatementsReplayed int64 `json:"statements_replayed"`
+	// Skipped counts statements left out by filter: read_only, include, exclude.
+	Skipped map[string]int64 `json:"skipped,omitempty"`
+	// RowsMismatches counts statements whose result set had another number of rows than captured.
+	RowsMismatches int64         `json:"rows_mismatches"`
+	Fingerprints   []Fingerprint `json:"fingerprints"`
+}
+
+// Fingerprint is one statement class of a replay, or "other" for all below the top N.
+type Fingerprint struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+	// Captured statements of the class, and their captured durations (nil when the source has none).
+	Captured        int64         `json:"captured"`
+	CapturedLatency *Histogram    `json:"-"`
+	ErrorsByCode    map[int]int64 `json:"errors_by_code,omitempty"`
+	RowsSent        int64         `json:"rows_sent"`
+	RowsMismatches  int64         `json:"rows_mismatches"`
 }

@@ -178,3 +178,57 @@ func TestCutHistogramsAreExact(t *testing.T) {
 		}
 	}
 }
+
+// Stages and statement laps: each measured interval goes to the stage its middle is in,
+// each stage's Total is its own (statements, histograms, threads), the whole Total is
+// their sum, and a lap's class counts and times only that class.
+func TestCollectorStagesAndLaps(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	measured := start.Add(time.Second)
+	c := NewCollector(CollectorOptions{Workers: 1, Statements: []string{"begin", "point_select"}, Connect: true, Start: start, MeasuredStart: measured,
+		StageEnds: []time.Duration{2 * time.Second, 3 * time.Second}})
+	r := c.Recorder(0)
+	event := func(us int64) {
+		r.Laps([]Lap{{Class: 0, US: 1}, {Class: 1, US: us}, {Class: 1, US: us}, {Class: 7, US: 5}, {Class: 1, US: -1}})
+		r.Connect(300 * time.Microsecond)
+		r.Event(Event{Latency: time.Duration(2*us+1) * time.Microsecond})
+	}
+	event(1000)
+	if w := c.Cut(measured, 1, 0); !w.Warmup || w.Stage != 0 {
+		t.Fatalf("warmup interval in stage %d", w.Stage)
+	}
+	for s, at := range []struct {
+		threads, events int
+		us              int64
+		want            int
+	}{{2, 3, 100, 1}, {2, 3, 100, 1}, {8, 5, 900, 2}, {8, 1, 900, 2}} {
+		for range at.events {
+			event(at.us)
+		}
+		iv := c.Cut(measured.Add(time.Duration(s+1)*time.Second), at.threads, 0)
+		if iv.Stage != at.want || iv.Statements[1].Counts.Events != int64(2*at.events) || iv.Statements[0].Counts.Events != int64(at.events) {
+			t.Fatalf("interval %d: stage %d, statements %+v", s+1, iv.Stage, iv.Statements)
+		}
+	}
+	tot := c.Total()
+	if tot.Statements[1].Counts.Errors != 12 || tot.Statements[1].Latency.Count() != 24 || tot.Statements[0].Counts.Errors != 0 {
+		t.Fatalf("a failed statement is an error of its class and no latency: %+v", tot.Statements)
+	}
+	if tot.Events != 12 || len(tot.Stages) != 2 || tot.Statements[1].Counts.Events != 24 || tot.Connect.Count() != 12 {
+		t.Fatalf("total: %d events, %d stages, statements %+v", tot.Events, len(tot.Stages), tot.Statements)
+	}
+	s1, s2 := tot.Stages[0], tot.Stages[1]
+	if s1.Stage != 1 || s1.Events != 6 || s1.Seconds() != 2 || s1.Threads != 2 || s1.Statements[1].Lat.Max != 100*time.Microsecond ||
+		s2.Stage != 2 || s2.Events != 6 || s2.Seconds() != 2 || s2.Threads != 8 || s2.Statements[1].Lat.P50 < 899*time.Microsecond {
+		t.Fatalf("stages %+v %+v", s1, s2)
+	}
+	if s1.Events+s2.Events != tot.Events || s1.Statements[1].Latency.Count()+s2.Statements[1].Latency.Count() != tot.Statements[1].Latency.Count() {
+		t.Fatal("the stages do not add up to the total")
+	}
+	// The stages' histograms are their own: recording more does not change a Total taken before.
+	event(5000)
+	c.Cut(measured.Add(5*time.Second), 8, 0)
+	if s2.Statements[1].Lat.Max > time.Millisecond {
+		t.Fatal("a stage's Total shares its histograms with the collector")
+	}
+}

@@ -156,6 +156,15 @@ var Metrics = []Metric{
 
 // Families are the workload's columns named by key, after Metrics.
 var Families = []Family{
+	{Pattern: "connect_ms, connect_p50_ms, connect_p95_ms, connect_p99_ms, connect_max_ms", Doc: "connect: per_transaction only: mean, median, 95th, 99th percentile and largest time to open a new connection (log in, prepare the statements again); not part of the transaction latency",
+		Interval: func(iv *Interval, add func(string, float64)) { connectValues(&iv.Stats, add) },
+		Total:    func(t *Total, add func(string, float64)) { connectValues(&t.Stats, add) }},
+	{Pattern: "stage", Doc: "with stages: the load shape's stage of the interval (1, 2, ...; empty in warmup); in summary.csv, set on the row of each stage and empty on the iteration's",
+		Interval: func(iv *Interval, add func(string, float64)) {
+			if iv.Stage > 0 {
+				add("stage", float64(iv.Stage))
+			}
+		}},
 	{Pattern: "error.CODE", Doc: "errors with MySQL error number CODE (0: no number, e.g. a timeout); per second in the time series, a count in the summary",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, code := range iv.ErrorCodes() {
@@ -174,6 +183,83 @@ var Families = []Family{
 	txLatency("p95_ms", "95th percentile of the", func(l Latency) time.Duration { return l.P95 }),
 	txLatency("p99_ms", "99th percentile of the", func(l Latency) time.Duration { return l.P99 }),
 	txLatency("max_ms", "largest", func(l Latency) time.Duration { return l.Max }),
+	stmtCounted("count", "statements of class CLASS executed ("+strings.Join(StmtClasses, ", ")+
+		"), those of failed and retried events included", func(c Counts) int64 { return c.Events }),
+	stmtCounted("errors", "server errors of statements of class CLASS (deadlocks, lock wait timeouts...; not lost connections), counted in errors too", func(c Counts) int64 { return c.Errors }),
+	stmtLatency("p50_ms", "median", func(l Latency) time.Duration { return l.P50 }),
+	stmtLatency("p90_ms", "90th percentile of the", func(l Latency) time.Duration { return l.P90 }),
+	stmtLatency("p95_ms", "95th percentile of the", func(l Latency) time.Duration { return l.P95 }),
+	stmtLatency("p99_ms", "99th percentile of the", func(l Latency) time.Duration { return l.P99 }),
+	stmtLatency("max_ms", "largest", func(l Latency) time.Duration { return l.Max }),
+}
+
+// ConnectNames are the connect: per_transaction columns, in order.
+var ConnectNames = []string{"connect_ms", "connect_p50_ms", "connect_p95_ms", "connect_p99_ms", "connect_max_ms"}
+
+func connectValues(s *Stats, add func(string, float64)) {
+	if s.Connect == nil {
+		return
+	}
+	l := s.ConnectLat
+	if s.Connect.Count() == 0 {
+		l = unknownLatency
+	}
+	for i, d := range []time.Duration{l.Avg, l.P50, l.P95, l.P99, l.Max} {
+		add(ConnectNames[i], Ms(d))
+	}
+}
+
+// StmtSuffixes are the per-statement-class figures, stmt.CLASS.SUFFIX, in column order.
+var StmtSuffixes = []string{"count", "errors", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"}
+
+// StmtClasses are the statement classes of the OLTP builtins, as their stmt.CLASS.* columns
+// name them, in the order a transaction of oltp_read_write runs them.
+var StmtClasses = []string{
+	"begin", "point_select", "simple_range", "sum_range", "order_range", "distinct_range",
+	"index_update", "non_index_update", "delete", "insert", "commit",
+}
+
+// stmtCounted is a count of a statement class: per second in the time series, a total in
+// the summary.
+func stmtCounted(suffix, doc string, pick func(Counts) int64) Family {
+	return Family{Pattern: "stmt.CLASS." + suffix, Doc: "OLTP builtins with options: {statement_stats: on}: " + doc + "; per second in the time series, a count in the summary",
+		Interval: func(iv *Interval, add func(string, float64)) {
+			for _, st := range iv.Statements {
+				v := 0.0
+				if s := iv.Seconds(); s > 0 {
+					v = float64(pick(st.Counts)) / s
+				}
+				add("stmt."+st.Name+"."+suffix, v)
+			}
+		},
+		Total: func(t *Total, add func(string, float64)) {
+			for _, st := range t.Statements {
+				add("stmt."+st.Name+"."+suffix, float64(pick(st.Counts)))
+			}
+		}}
+}
+
+// stmtLatency is a statement class's latency, from its own histogram; empty when the class
+// ran no statement (a time-series interval without one).
+func stmtLatency(suffix, what string, pick func(Latency) time.Duration) Family {
+	ms := func(n Named) float64 {
+		if n.Counts.Events == 0 {
+			return math.NaN()
+		}
+		return Ms(pick(n.Lat))
+	}
+	return Family{Pattern: "stmt.CLASS." + suffix, Doc: what + " latency of statements of class CLASS (OLTP builtins), from the client's write to the statement's reply; " +
+		"a BEGIN or COMMIT that goes out in one write with a statement is timed to its own reply, and the statement from there",
+		Interval: func(iv *Interval, add func(string, float64)) {
+			for _, st := range iv.Statements {
+				add("stmt."+st.Name+"."+suffix, ms(st))
+			}
+		},
+		Total: func(t *Total, add func(string, float64)) {
+			for _, st := range t.Statements {
+				add("stmt."+st.Name+"."+suffix, ms(st))
+			}
+		}}
 }
 
 // TxSuffixes are the per-transaction figures, tx.NAME.SUFFIX, in column order.

@@ -32,20 +32,26 @@ type bucket struct {
 	lat    []int64
 	svc    []int64
 	lag    []int64
+	conn   []int64
 	named  []namedBucket
+	stmts  []namedBucket
 }
 
-func newBucket(openLoop bool, names int) *bucket {
-	return &bucket{errs: map[int]int64{}, open: openLoop, named: make([]namedBucket, names)}
+func newBucket(openLoop bool, names, stmts int) *bucket {
+	return &bucket{errs: map[int]int64{}, open: openLoop, named: make([]namedBucket, names), stmts: make([]namedBucket, stmts)}
 }
 
 func (b *bucket) reset() {
 	b.counts = Counts{}
 	clear(b.errs)
-	b.lat, b.svc, b.lag = b.lat[:0], b.svc[:0], b.lag[:0]
+	b.lat, b.svc, b.lag, b.conn = b.lat[:0], b.svc[:0], b.lag[:0], b.conn[:0]
 	for i := range b.named {
 		b.named[i].counts = Counts{}
 		b.named[i].lat = b.named[i].lat[:0]
+	}
+	for i := range b.stmts {
+		b.stmts[i].counts = Counts{}
+		b.stmts[i].lat = b.stmts[i].lat[:0]
 	}
 }
 
@@ -72,6 +78,34 @@ func (r *Recorder) Statements(reads, writes, other int64, tx int) {
 	r.mu.Unlock()
 }
 
+// Lap is one statement of an event, timed: its class (an index of
+// CollectorOptions.Statements) and its latency in µs; a negative latency is a statement
+// that failed (counted as an error of its class).
+type Lap struct {
+	Class int32
+	US    int64
+}
+
+// Laps records the timed statements of one event (or of one failed attempt): one
+// lock for all of them, as the worker hands them over after the event.
+func (r *Recorder) Laps(laps []Lap) {
+	r.mu.Lock()
+	b := r.cur
+	for _, l := range laps {
+		if l.Class < 0 || int(l.Class) >= len(b.stmts) {
+			continue
+		}
+		s := &b.stmts[l.Class]
+		if l.US < 0 {
+			s.counts.Errors++
+			continue
+		}
+		s.counts.Events++
+		s.lat = append(s.lat, l.US)
+	}
+	r.mu.Unlock()
+}
+
 // Event records one completed event.
 func (r *Recorder) Event(e Event) {
 	lat := e.Latency.Microseconds()
@@ -89,6 +123,13 @@ func (r *Recorder) Event(e Event) {
 		b.named[e.Tx].counts.Events++
 		b.named[e.Tx].lat = append(b.named[e.Tx].lat, lat)
 	}
+	r.mu.Unlock()
+}
+
+// Connect records how long a new connection took to log in (connect: per_transaction).
+func (r *Recorder) Connect(d time.Duration) {
+	r.mu.Lock()
+	r.cur.conn = append(r.cur.conn, d.Microseconds())
 	r.mu.Unlock()
 }
 
@@ -125,9 +166,17 @@ type CollectorOptions struct {
 	Workers  int
 	OpenLoop bool     // keep service time separately
 	Names    []string // per-transaction statistics (custom workloads)
-	TPCC     *TPCC    // set on every Interval and the Total of a tpcc workload
+	// Statements are the statement classes timed one by one (the OLTP builtins'
+	// point_select, begin...): Lap.Class indexes them.
+	Statements []string
+	TPCC       *TPCC // set on every Interval and the Total of a tpcc workload
 	// Start of the workload and of its measured part (Start + warmup).
 	Start, MeasuredStart time.Time
+	// StageEnds are the ends of a load shape's stages from MeasuredStart: each measured
+	// interval is in the stage its middle is in, and each stage gets a Total of its own.
+	StageEnds []time.Duration
+	// Connect keeps the latency of connecting (connect: per_transaction).
+	Connect bool
 }
 
 // merged is the interval being cut, reused.
@@ -135,6 +184,7 @@ type merged struct {
 	counts Counts
 	errs   map[int]int64
 	named  []Counts
+	stmts  []Counts
 }
 
 func record(h *Histogram, us []int64) {
@@ -155,24 +205,44 @@ type Collector struct {
 	totalEnd   time.Time
 	threads    int
 	maxBacklog int64
+	stages     []stageTotal
+}
+
+// stageTotal accumulates one stage of a load shape.
+type stageTotal struct {
+	stats      Stats
+	start, end time.Time
+	threads    int
+	maxBacklog int64
+	seen       bool
 }
 
 // NewCollector creates o.Workers recorders.
 func NewCollector(o CollectorOptions) *Collector {
-	c := &Collector{o: o, last: o.Start, merged: merged{errs: map[int]int64{}, named: make([]Counts, len(o.Names))}}
+	c := &Collector{o: o, last: o.Start, merged: merged{errs: map[int]int64{}, named: make([]Counts, len(o.Names)), stmts: make([]Counts, len(o.Statements))}}
 	for range o.Workers {
-		c.recs = append(c.recs, &Recorder{cur: newBucket(o.OpenLoop, len(o.Names)), spare: newBucket(o.OpenLoop, len(o.Names))})
+		c.recs = append(c.recs, &Recorder{
+			cur:   newBucket(o.OpenLoop, len(o.Names), len(o.Statements)),
+			spare: newBucket(o.OpenLoop, len(o.Names), len(o.Statements)),
+		})
 	}
 	c.total.Latency = NewHistogram()
 	if o.OpenLoop {
 		c.total.Service = NewHistogram()
 		c.total.Lag = NewHistogram()
 	}
+	if o.Connect {
+		c.total.Connect = NewHistogram()
+	}
 	for _, n := range o.Names {
 		c.total.Transactions = append(c.total.Transactions, Named{Name: n, Latency: NewHistogram()})
 	}
+	for _, n := range o.Statements {
+		c.total.Statements = append(c.total.Statements, Named{Name: n, Latency: NewHistogram()})
+	}
 	c.totalEnd = o.MeasuredStart
 	c.total.TPCC = o.TPCC
+	c.stages = make([]stageTotal, len(o.StageEnds))
 	return c
 }
 
@@ -187,14 +257,22 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 	m.counts = Counts{}
 	clear(m.errs)
 	clear(m.named)
+	clear(m.stmts)
 	lat := NewHistogram()
-	var svc, lag *Histogram
+	var svc, lag, conn *Histogram
 	if c.o.OpenLoop {
 		svc, lag = NewHistogram(), NewHistogram()
+	}
+	if c.o.Connect {
+		conn = NewHistogram()
 	}
 	named := make([]*Histogram, len(c.o.Names))
 	for i := range named {
 		named[i] = NewHistogram()
+	}
+	stmts := make([]*Histogram, len(c.o.Statements))
+	for i := range stmts {
+		stmts[i] = NewHistogram()
 	}
 	for _, r := range c.recs {
 		r.mu.Lock()
@@ -210,9 +288,16 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 			record(svc, b.svc)
 			record(lag, b.lag)
 		}
+		if conn != nil {
+			record(conn, b.conn)
+		}
 		for i := range b.named {
 			m.named[i].add(b.named[i].counts)
 			record(named[i], b.named[i].lat)
+		}
+		for i := range b.stmts {
+			m.stmts[i].add(b.stmts[i].counts)
+			record(stmts[i], b.stmts[i].lat)
 		}
 		b.reset()
 	}
@@ -230,9 +315,12 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 			iv.ErrorsByCode[code] = n
 		}
 	}
-	iv.Latency, iv.Service, iv.Lag = lat, svc, lag
+	iv.Latency, iv.Service, iv.Lag, iv.Connect = lat, svc, lag, conn
 	for i, n := range c.o.Names {
 		iv.Transactions = append(iv.Transactions, Named{Name: n, Counts: m.named[i], Latency: named[i]})
+	}
+	for i, n := range c.o.Statements {
+		iv.Statements = append(iv.Statements, Named{Name: n, Counts: m.stmts[i], Latency: stmts[i]})
 	}
 	iv.Summarize()
 	if !iv.Warmup {
@@ -240,30 +328,77 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 		c.totalEnd = end
 		c.threads = max(c.threads, threads)
 		c.maxBacklog = max(c.maxBacklog, backlog)
+		if len(c.stages) > 0 {
+			iv.Stage = c.stageOf(iv) + 1
+			st := &c.stages[iv.Stage-1]
+			if !st.seen {
+				st.start, st.seen = iv.Start, true
+			}
+			st.stats.Merge(&iv.Stats)
+			st.end = end
+			st.threads = max(st.threads, threads)
+			st.maxBacklog = max(st.maxBacklog, backlog)
+		}
 	}
 	return iv
 }
 
-// Total returns the statistics of the measured part up to the last Cut.
-func (c *Collector) Total() *Total {
-	t := &Total{Start: c.o.MeasuredStart, End: c.totalEnd, Threads: c.threads, MaxBacklog: c.maxBacklog, Stats: c.total}
-	t.Latency = c.total.Latency.Clone()
-	if c.total.Service != nil {
-		t.Service = c.total.Service.Clone()
+// stageOf is the stage iv's middle is in (the last one past the end).
+func (c *Collector) stageOf(iv *Interval) int {
+	mid := iv.Start.Add(iv.End.Sub(iv.Start) / 2).Sub(c.o.MeasuredStart)
+	for i, e := range c.o.StageEnds {
+		if mid < e {
+			return i
+		}
 	}
-	if c.total.Lag != nil {
-		t.Lag = c.total.Lag.Clone()
+	return len(c.o.StageEnds) - 1
+}
+
+// Total returns the statistics of the measured part up to the last Cut; with a load
+// shape, Stages has those of each stage that has begun.
+func (c *Collector) Total() *Total {
+	t := total(c.total, c.o.MeasuredStart, c.totalEnd, c.threads, c.maxBacklog)
+	for i := range c.stages {
+		if st := &c.stages[i]; st.seen {
+			s := total(st.stats, st.start, st.end, st.threads, st.maxBacklog)
+			s.Stage = i + 1
+			t.Stages = append(t.Stages, s)
+		}
+	}
+	return t
+}
+
+// total is a Total of s that shares none of its histograms.
+func total(s Stats, start, end time.Time, threads int, maxBacklog int64) *Total {
+	t := &Total{Start: start, End: end, Threads: threads, MaxBacklog: maxBacklog, Stats: s}
+	if s.Latency != nil {
+		t.Latency = s.Latency.Clone()
+	} else {
+		t.Latency = NewHistogram() // a stage without events: the Total always has one
+	}
+	if s.Service != nil {
+		t.Service = s.Service.Clone()
+	}
+	if s.Lag != nil {
+		t.Lag = s.Lag.Clone()
+	}
+	if s.Connect != nil {
+		t.Connect = s.Connect.Clone()
 	}
 	t.ErrorsByCode = nil
-	for code, n := range c.total.ErrorsByCode {
+	for code, n := range s.ErrorsByCode {
 		if t.ErrorsByCode == nil {
 			t.ErrorsByCode = map[int]int64{}
 		}
 		t.ErrorsByCode[code] = n
 	}
 	t.Transactions = nil
-	for _, n := range c.total.Transactions {
+	for _, n := range s.Transactions {
 		t.Transactions = append(t.Transactions, Named{Name: n.Name, Counts: n.Counts, Latency: n.Latency.Clone(), Lat: n.Lat})
+	}
+	t.Statements = nil
+	for _, n := range s.Statements {
+		t.Statements = append(t.Statements, Named{Name: n.Name, Counts: n.Counts, Latency: n.Latency.Clone(), Lat: n.Lat})
 	}
 	t.Summarize()
 	return t

@@ -1,9 +1,14 @@
 // Package mycnf knows which my.cnf options a sandbox must never take from a plan or the command
-// line because they would open the server to every local user. spec uses it to refuse a plan at
+// line because they would open the server to every local user, and the sandbox's defaults
+// validation needs. spec uses it to refuse a plan at
 // validation (with the option's position), the sandbox to refuse a config however it got there.
 package mycnf
 
 import "strings"
+
+// SandboxMaxConnections is a sandbox's max_connections unless its config says otherwise:
+// sysbench-style thread counts fit, and validation knows the limit a plan's connections meet.
+const SandboxMaxConnections = 1000
 
 // Unsafe returns why the [mysqld] option name = value (bare: the name alone, as `skip-grant-tables`)
 // must not reach a sandbox's my.cnf, or "" when it may. The server accepts dashes for underscores,

@@ -117,6 +117,11 @@ func Validate(p *spec.Plan, n int) spec.Errors {
 		if w.Action != "run" {
 			continue
 		}
+		if len(w.Stages) > 0 {
+			errs = append(errs, &spec.Error{Pos: w.Src.At("stages"), Msg: fmt.Sprintf(
+				"a workload with stages cannot be sharded yet (each stage's threads and rate would have to be split too); run it unsharded, or give each of the %d shards a plan of its own", n)})
+			continue
+		}
 		if w.Threads < n {
 			errs = append(errs, &spec.Error{Pos: w.Src.At("threads"), Msg: fmt.Sprintf(
 				"threads: %d cannot be split into %d shards (each needs at least one worker); use threads: %d or more, or fewer shards", w.Threads, n, n)})

@@ -50,6 +50,7 @@ func (m *mixWorkload) Run(ctx context.Context, onInterval func(*measure.Interval
 	lc := m.env.Split(workload.Loop(m.w, onInterval))
 	dc := engine.DialConfig(m.env.Server, true, m.env.Timeout(), lc.Threads)
 	lc.Names = m.mix.Names()
+	lc.Dial = func(ctx context.Context) (*engine.Conn, error) { return engine.Dial(ctx, dc, false) }
 	lc.Setup = func(ctx context.Context, local int) (engine.Worker, *engine.Conn, error) {
 		i := m.env.Shard.Global(local) // thread_id() and the seeds see the global id
 		c, err := engine.Dial(ctx, dc, true)

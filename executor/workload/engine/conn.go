@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // Tally counts the statements of the current event, sysbench's way.
@@ -34,6 +36,7 @@ type Stmt struct {
 	types []byte // parameter types last sent (wire path)
 	dest  []driver.Value
 	nargs int
+	class int32 // its statement class when timed (PrepareAs), -1 otherwise
 }
 
 // Conn is one worker's connection, used without database/sql so no pool,
@@ -52,6 +55,15 @@ type Conn struct {
 	loc   *time.Location
 	w     *wire
 	begin bool // a BEGIN waits to go out with the next command
+	// Laps are the statements of the current event timed one by one (TimeStatements);
+	// the loop hands them to the worker's recorder after each attempt at an event.
+	Laps []measure.Lap
+	// timing: the statement classes of BEGIN and COMMIT; sent and at are when the last
+	// wire exchange was written and each of its replies arrived.
+	timed              bool
+	beginClass, commit int32
+	sent               time.Time
+	at                 [3]time.Time
 }
 
 // DialConfig tunes a copy of cfg for benchmarking: no liveness check, server-side
@@ -127,6 +139,19 @@ func (discardLogger) Print(...any) {}
 
 // Dial opens a connection. prepared selects server-side prepared statements.
 func Dial(ctx context.Context, cfg *mysql.Config, prepared bool) (*Conn, error) {
+	c, err := DialLater(cfg, prepared)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.open(ctx); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// DialLater is Dial without connecting yet: Reconnect opens the connection when it is needed
+// (a replayed session's at its first statement, so only sessions that overlap hold one).
+func DialLater(cfg *mysql.Config, prepared bool) (*Conn, error) {
 	c := &Conn{prepared: prepared, loc: cfg.Loc}
 	if dial := cfg.DialFunc; dial != nil {
 		cfg = cfg.Clone()
@@ -141,11 +166,11 @@ func Dial(ctx context.Context, cfg *mysql.Config, prepared bool) (*Conn, error) 
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	c.connector = connector
-	if err := c.open(ctx); err != nil {
-		return nil, err
-	}
 	return c, nil
 }
+
+// Connected says the connection is open.
+func (c *Conn) Connected() bool { return c.dc != nil }
 
 func (c *Conn) open(ctx context.Context) error {
 	c.pio = nil
@@ -197,10 +222,68 @@ func (c *Conn) Close() error {
 	return nil
 }
 
+// TimeStatements makes c time each statement prepared with a class (PrepareAs), and
+// BEGIN and COMMIT as classes begin and commit (-1: not timed), into c.Laps. A BEGIN or
+// COMMIT that goes out in one write with a statement is timed to its own reply and the
+// statement from there: the server answers them in order, so the split is where the
+// server's time went, without a round trip more.
+func (c *Conn) TimeStatements(begin, commit int) {
+	c.timed, c.beginClass, c.commit = true, int32(begin), int32(commit)
+}
+
+// Lap records a statement the caller timed itself (a text statement) as class.
+func (c *Conn) Lap(class int, d time.Duration) {
+	if c.timed {
+		c.lap(int32(class), d)
+	}
+}
+
+// LapError counts a server error (a deadlock, a lock wait timeout) against class: a lap
+// without a latency. A lost connection is no statement's.
+func (c *Conn) LapError(class int, err error) {
+	if c.timed && class >= 0 && !Broken(err) {
+		c.Laps = append(c.Laps, measure.Lap{Class: int32(class), US: -1})
+	}
+}
+
+func (c *Conn) lap(class int32, d time.Duration) {
+	if class >= 0 {
+		c.Laps = append(c.Laps, measure.Lap{Class: class, US: d.Microseconds()})
+	}
+}
+
+// now is the time when statements are timed, the zero time otherwise (no clock read).
+func (c *Conn) now() time.Time {
+	if c.timed {
+		return time.Now()
+	}
+	return time.Time{}
+}
+
+// lapReplies times the last exchange's replies: a pipelined BEGIN's, then n (1 or 2)
+// commands of classes a and b.
+func (c *Conn) lapReplies(withBegin bool, n int, a, b int32) {
+	if !c.timed {
+		return
+	}
+	prev, i := c.sent, 0
+	if withBegin {
+		c.lap(c.beginClass, c.at[0].Sub(prev))
+		prev, i = c.at[0], 1
+	}
+	c.lap(a, c.at[i].Sub(prev))
+	if n == 2 {
+		c.lap(b, c.at[i+1].Sub(c.at[i]))
+	}
+}
+
 // Prepare registers a statement (prepared on the server when ps_mode=auto).
 // Statements the server cannot prepare (1295) silently fall back to text.
-func (c *Conn) Prepare(sql string) (*Stmt, error) {
-	s := &Stmt{sql: sql, rows: ReturnsRows(sql), nargs: -1}
+func (c *Conn) Prepare(sql string) (*Stmt, error) { return c.PrepareAs(sql, -1) }
+
+// PrepareAs is Prepare for a statement timed as class (see TimeStatements).
+func (c *Conn) PrepareAs(sql string, class int) (*Stmt, error) {
+	s := &Stmt{sql: sql, rows: ReturnsRows(sql), nargs: -1, class: int32(class)}
 	if err := c.prepare(s); err != nil {
 		return nil, err
 	}
@@ -250,6 +333,7 @@ func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
 		if err != nil {
 			return err
 		}
+		c.lapReplies(withBegin, 1, s.class, -1)
 		// Counted by what the statement is, as on the driver's path (Query
 		// for statements that return rows, Exec and affected rows otherwise).
 		if s.rows {
@@ -262,6 +346,7 @@ func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
 	if err := c.flushBegin(); err != nil {
 		return err
 	}
+	t0 := c.now()
 	if s.rows {
 		var rows driver.Rows
 		var err error
@@ -275,6 +360,9 @@ func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
 		}
 		c.T.Reads++
 		s.dest, err = drain(rows, s.dest)
+		if err == nil && c.timed {
+			c.lap(s.class, time.Since(t0))
+		}
 		return err
 	}
 	var res driver.Result
@@ -286,6 +374,9 @@ func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
 	}
 	if err != nil {
 		return err
+	}
+	if c.timed {
+		c.lap(s.class, time.Since(t0))
 	}
 	c.count(res)
 	return nil
@@ -313,6 +404,40 @@ func (c *Conn) ExecText(sql string, rows bool, dest []driver.Value) ([]driver.Va
 	return dest, nil
 }
 
+// QueryText is ExecText that also says how many rows the result set had (0 without one): a
+// replay compares it with the rows the capture recorded.
+func (c *Conn) QueryText(sql string, rows bool, dest []driver.Value) ([]driver.Value, int64, error) {
+	if !rows {
+		dest, err := c.ExecText(sql, false, dest)
+		return dest, 0, err
+	}
+	if err := c.flushBegin(); err != nil {
+		return dest, 0, err
+	}
+	r, err := c.q.Query(sql, nil)
+	if err != nil {
+		return dest, 0, err
+	}
+	c.T.Reads++
+	if n := len(r.Columns()); cap(dest) < n {
+		dest = make([]driver.Value, n)
+	} else {
+		dest = dest[:n]
+	}
+	var sent int64
+	for {
+		if err := r.Next(dest); err != nil {
+			if err == io.EOF {
+				break
+			}
+			_ = r.Close()
+			return dest, sent, err
+		}
+		sent++
+	}
+	return dest, sent, r.Close()
+}
+
 func (c *Conn) count(res driver.Result) {
 	n, _ := res.RowsAffected()
 	c.countAffected(n)
@@ -331,7 +456,11 @@ func (c *Conn) countAffected(n int64) {
 // server still runs them one after the other, and both are counted.
 func (c *Conn) Begin() error {
 	if c.w == nil {
+		t0 := c.now()
 		_, err := c.ExecText("BEGIN", false, nil)
+		if err == nil && c.timed {
+			c.lap(c.beginClass, time.Since(t0))
+		}
 		return err
 	}
 	if c.begin {
@@ -382,6 +511,7 @@ func (c *Conn) ExecCommit(s *Stmt, args []driver.Value) error {
 	if cerr != nil {
 		return cerr
 	}
+	c.lapReplies(withBegin, 2, s.class, c.commit)
 	c.countAffected(cr.affected)
 	return nil
 }
@@ -390,8 +520,16 @@ func (c *Conn) ExecCommit(s *Stmt, args []driver.Value) error {
 func (c *Conn) Rollback() error { return c.control("ROLLBACK") }
 
 func (c *Conn) control(sql string) error {
+	class := int32(-1)
+	if sql == "COMMIT" {
+		class = c.commit
+	}
 	if c.w == nil {
+		t0 := c.now()
 		_, err := c.ExecText(sql, false, nil)
+		if err == nil && c.timed {
+			c.lap(class, time.Since(t0))
+		}
 		return err
 	}
 	withBegin := c.takeBegin()
@@ -400,6 +538,7 @@ func (c *Conn) control(sql string) error {
 	if err != nil {
 		return err
 	}
+	c.lapReplies(withBegin, 1, class, -1)
 	c.countAffected(r.affected)
 	return nil
 }
@@ -415,6 +554,7 @@ func (c *Conn) flushBegin() error {
 	if err != nil {
 		return err
 	}
+	c.lapReplies(false, 1, c.beginClass, -1)
 	c.countAffected(r.affected)
 	return nil
 }
@@ -450,6 +590,9 @@ func (c *Conn) afterBegin(withBegin bool, rs [3]reply, errs [3]error) (reply, er
 // BEGIN's, then n more. Server errors are per reply; a broken connection ends
 // the exchange and is returned alone.
 func (c *Conn) exchange(withBegin bool, n int) (rs [3]reply, errs [3]error, err error) {
+	if c.timed {
+		c.sent = time.Now()
+	}
 	if err := c.w.flush(); err != nil {
 		return rs, errs, err
 	}
@@ -458,6 +601,9 @@ func (c *Conn) exchange(withBegin bool, n int) (rs [3]reply, errs [3]error, err 
 	}
 	for i := range n {
 		rs[i], errs[i] = c.w.readReply()
+		if c.timed {
+			c.at[i] = time.Now()
+		}
 		if errs[i] != nil && Broken(errs[i]) {
 			return rs, errs, errs[i]
 		}

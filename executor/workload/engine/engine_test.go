@@ -97,3 +97,54 @@ func TestArrivalsBacklogAndOrder(t *testing.T) {
 		t.Fatalf("arrivals out of place around now=%v: %v", now, taken[10:])
 	}
 }
+
+func TestShapeLevel(t *testing.T) {
+	stages := []Stage{{Duration: 10 * time.Second, Threads: 8}, {Duration: 10 * time.Second, Threads: 32}, {Duration: 5 * time.Second, Threads: 16}}
+	step, linear := newShape(stages, false), newShape(stages, true)
+	for _, c := range []struct {
+		at           time.Duration
+		step, linear float64
+	}{
+		{-time.Second, 8, 8}, {0, 8, 8}, {5 * time.Second, 8, 8}, {10 * time.Second, 32, 8},
+		{15 * time.Second, 32, 20}, {20 * time.Second, 16, 32}, {22500 * time.Millisecond, 16, 24}, {time.Minute, 16, 16},
+	} {
+		if got := step.level(c.at); got != c.step {
+			t.Errorf("step level at %v = %v, want %v", c.at, got, c.step)
+		}
+		if got := linear.level(c.at); got != c.linear {
+			t.Errorf("linear level at %v = %v, want %v", c.at, got, c.linear)
+		}
+	}
+	if e := StageEnds(stages); len(e) != 3 || e[2] != 25*time.Second || step.total() != 25*time.Second {
+		t.Errorf("stage ends %v", e)
+	}
+	if !newShape([]Stage{{Duration: time.Second, Rate: 100}}, false).open() || step.open() {
+		t.Error("open loop is a shape of rates")
+	}
+}
+
+func TestGate(t *testing.T) {
+	g := newGate(1)
+	stop := make(chan struct{})
+	if !g.wait(0, stop) {
+		t.Fatal("worker 0 waits at a gate of 1")
+	}
+	passed := make(chan bool)
+	go func() { passed <- g.wait(2, stop) }()
+	g.set(2) // still closed to worker 2
+	select {
+	case <-passed:
+		t.Fatal("worker 2 passed a gate of 2")
+	default:
+	}
+	g.set(3)
+	if !<-passed {
+		t.Fatal("worker 2 did not pass a gate of 3")
+	}
+	g.set(1)
+	go func() { passed <- g.wait(1, stop) }()
+	close(stop)
+	if <-passed {
+		t.Fatal("a stopped worker passed a closed gate")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -24,6 +25,17 @@ type Worker interface {
 // ErrDone, returned by Event, ends the worker normally (a replay file is exhausted).
 var ErrDone = errors.New("no more events")
 
+// Scheduler is implemented by workers whose events carry their own intended start (a replay at
+// the captured timing): the loop waits until then and counts latency from it, so a server that
+// falls behind shows as queueing and the schedule lag (actual minus intended start) is
+// recorded. A failed event is counted and not retried: the next one comes at its own time.
+type Scheduler interface {
+	// Next blocks until the worker's next event is known and returns its intended start (the
+	// zero time: as soon as possible); false ends the worker. stop is closed when the
+	// workload stops.
+	Next(stop <-chan struct{}) (time.Time, bool)
+}
+
 // Finisher is implemented by workers with work to flush at the end (bulk_insert).
 type Finisher interface {
 	Finish(c *Conn) error
@@ -41,9 +53,27 @@ type Config struct {
 	Reconnect      []int // error codes that reconnect, re-prepare and restart the event
 	MaxErrors      int64 // abort when more errors than this; 0 = no limit
 	Names          []string
+	// Statements are the statement classes the workers' connections time (Conn.TimeStatements):
+	// a Lap's class indexes them.
+	Statements []string
+	// Stages shape the measured part (all with threads, or all with a rate); Duration
+	// is then their sum when not set. Closed loop opens the largest stage's connections
+	// before the clock starts and lets as many run as the stage says; open loop moves the
+	// arrivals' rate. Linear ramps from one stage's level to the next.
+	Stages []Stage
+	Linear bool
+	// PerTransaction opens a new connection (Conn.Reconnect) before every event, timed
+	// apart (measure.Recorder.Connect): connect: per_transaction.
+	PerTransaction bool
+	// Idle connections are opened with Dial before the clock starts and held, unused,
+	// until the workload ends: idle_connections.
+	Idle int
+	Dial func(ctx context.Context) (*Conn, error)
 	// Rollback sends ROLLBACK (uncounted) after an ignored error, so a statement-level
 	// error (1205) does not leave a half transaction that the next BEGIN commits.
 	Rollback bool
+	// Scheduled says the workers are Schedulers: service time and schedule lag are kept.
+	Scheduled bool
 	// Setup connects worker i and prepares its statements. Called for all workers
 	// before the clock starts.
 	Setup      func(ctx context.Context, i int) (Worker, *Conn, error)
@@ -78,6 +108,8 @@ type run struct {
 	claimed   atomic.Int64
 	active    atomic.Int64
 	arrivals  *arrivals // open loop
+	shape     *shape    // stages; nil for one flat level
+	gate      *gate     // closed-loop stages: how many workers run now
 }
 
 func (r *run) halt() {
@@ -100,6 +132,20 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	}
 	if cfg.ReportInterval <= 0 {
 		cfg.ReportInterval = time.Second
+	}
+	var sh *shape
+	if len(cfg.Stages) > 0 {
+		sh = newShape(cfg.Stages, cfg.Linear)
+		if cfg.Duration == 0 {
+			cfg.Duration = sh.total()
+		}
+		if sh.open() {
+			cfg.Rate = sh.level(-1)
+		} else {
+			for _, st := range cfg.Stages {
+				cfg.Threads = max(cfg.Threads, st.Threads)
+			}
+		}
 	}
 	workers := make([]Worker, cfg.Threads)
 	conns := make([]*Conn, cfg.Threads)
@@ -124,23 +170,39 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	if err := errors.Join(setupErrs...); err != nil {
 		return nil, err
 	}
+	idle, err := openIdle(ctx, cfg)
+	defer func() {
+		for _, c := range idle {
+			_ = c.Close()
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
 	if cfg.Ready != nil {
 		if err := cfg.Ready(ctx); err != nil {
 			return nil, err
 		}
 	}
 
-	r := &run{cfg: cfg, stopCh: make(chan struct{})}
+	r := &run{cfg: cfg, stopCh: make(chan struct{}), shape: sh}
 	r.start = time.Now()
 	r.measured = r.start.Add(cfg.Warmup)
 	if cfg.Duration > 0 {
 		r.end = r.measured.Add(cfg.Duration)
 	}
 	r.col = measure.NewCollector(measure.CollectorOptions{
-		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0, Names: cfg.Names, Start: r.start, MeasuredStart: r.measured,
+		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0 || cfg.Scheduled, Names: cfg.Names, Statements: cfg.Statements, Start: r.start, MeasuredStart: r.measured,
+		StageEnds: stageEnds(sh), Connect: cfg.PerTransaction,
 	})
 	if cfg.Rate > 0 {
 		r.arrivals = newArrivals(cfg.Rate)
+	}
+	if sh != nil {
+		if !sh.open() {
+			r.gate = newGate(int(math.Round(sh.level(-1))))
+		}
+		go r.steer()
 	}
 	done := make(chan struct{})
 	r.active.Store(int64(cfg.Threads))
@@ -173,18 +235,48 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 
 func (r *run) clock() *Clock {
 	return &Clock{Start: r.start, Measured: r.measured, End: r.end, Interval: r.cfg.ReportInterval,
-		Active: func() int { return int(r.active.Load()) }, Cut: r.cut, Halt: r.halt}
+		Active: r.threads, Cut: r.cut, Halt: r.halt}
+}
+
+// threads are the workers running events now: those the shape lets run, of those still there.
+func (r *run) threads() int {
+	n := int(r.active.Load())
+	if r.gate != nil {
+		n = min(n, r.gate.threads())
+	}
+	return n
+}
+
+func stageEnds(s *shape) []time.Duration {
+	if s == nil {
+		return nil
+	}
+	return s.ends
 }
 
 // tick runs the interval clock until all workers have exited.
 func (r *run) tick(ctx context.Context, done <-chan struct{}) {
-	r.clock().Run(ctx, done, r.cfg.Threads)
+	final := r.cfg.Threads
+	if r.gate != nil {
+		final = r.gate.threads()
+	}
+	r.clock().Run(ctx, done, final)
 }
 
 // nextTick is the clock's first tick after t.
 func (r *run) nextTick(t time.Time) time.Time { return r.clock().Next(t) }
 
 func (r *run) cut(now time.Time, threads int) {
+	if r.gate != nil {
+		// The shape's level in the middle of the interval, not at its end: a step
+		// that lands on the tick belongs to the next interval.
+		lv := r.shape.level(now.Sub(r.measured) - r.cfg.ReportInterval/2)
+		level := max(1, int(math.Round(lv)))
+		if n := int(r.active.Load()); n > 0 { // none in the last interval, cut once all have ended
+			level = min(n, level)
+		}
+		threads = level
+	}
 	backlog := int64(0)
 	if r.arrivals != nil {
 		backlog = r.arrivals.due(now.Sub(r.start))
@@ -212,6 +304,13 @@ type arrivals struct {
 
 func newArrivals(rate float64) *arrivals {
 	return &arrivals{rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())), mean: float64(time.Second) / rate}
+}
+
+// setRate changes the rate of the arrivals generated from now on (a load shape's stage).
+func (a *arrivals) setRate(rate float64) {
+	a.mu.Lock()
+	a.mean = float64(time.Second) / rate
+	a.mu.Unlock()
 }
 
 func (a *arrivals) gen() time.Duration {
@@ -263,10 +362,21 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 	var wait *time.Timer
 	yield := r.cfg.Threads <= maxBlockingThreads
 	lastYield := time.Now()
+	sched, _ := w.(Scheduler)
 	for !r.stop.Load() {
+		if r.gate != nil && !r.gate.wait(id, r.stopCh) {
+			return
+		}
 		var intended time.Time
-		if r.arrivals != nil {
+		if sched != nil {
+			var more bool
+			if intended, more = sched.Next(r.stopCh); !more {
+				return
+			}
+		} else if r.arrivals != nil {
 			intended = r.start.Add(r.arrivals.take())
+		}
+		if !intended.IsZero() {
 			if d := time.Until(intended); d > 0 {
 				if wait == nil {
 					wait = time.NewTimer(d)
@@ -280,6 +390,9 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 				}
 			}
 		}
+		if r.cfg.PerTransaction && !r.connect(ctx, id, rec, c) {
+			return
+		}
 		start := time.Now()
 		if r.cfg.Events > 0 && !start.Before(r.measured) && r.claimed.Add(1) > r.cfg.Events {
 			r.halt()
@@ -289,11 +402,16 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			intended = start
 		}
 		var tx int
+		failed := false
 		for {
 			c.T = Tally{}
 			var err error
 			tx, err = w.Event(c)
 			rec.Statements(c.T.Reads, c.T.Writes, c.T.Other, tx)
+			if len(c.Laps) > 0 {
+				rec.Laps(c.Laps)
+				c.Laps = c.Laps[:0]
+			}
 			if err == nil {
 				break
 			}
@@ -303,6 +421,13 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			if !r.handle(ctx, id, rec, c, tx, err) || r.stop.Load() {
 				return
 			}
+			if sched != nil {
+				failed = true
+				break
+			}
+		}
+		if failed {
+			continue
 		}
 		end := time.Now()
 		rec.Event(measure.Event{Latency: end.Sub(intended), Service: end.Sub(start), Tx: tx})
@@ -323,6 +448,69 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			r.fail(&AbortError{Reason: fmt.Sprintf("worker %d: %v", id+1, err), Err: err})
 		}
 	}
+}
+
+// connect opens the event's own connection; false means the worker must stop.
+func (r *run) connect(ctx context.Context, id int, rec *measure.Recorder, c *Conn) bool {
+	for !r.stop.Load() {
+		t0 := time.Now()
+		err := c.Reconnect(ctx)
+		if err == nil {
+			rec.Connect(time.Since(t0))
+			return true
+		}
+		code := Code(err)
+		rec.Error(code, -1)
+		if !r.countError(code, err) {
+			return false
+		}
+		if !slices.Contains(r.cfg.Ignore, code) && !slices.Contains(r.cfg.Reconnect, code) {
+			r.fail(&AbortError{Reason: fmt.Sprintf("worker %d: connect: error %d: %v (add %d to on_error.ignore to count it and try again)", id+1, code, err, code), Err: err})
+			return false
+		}
+		select { // a refused login is retried, not hammered
+		case <-time.After(50 * time.Millisecond):
+		case <-r.stopCh:
+			return false
+		}
+	}
+	return false
+}
+
+// openIdle opens cfg.Idle connections, a few at a time, that only log in.
+func openIdle(ctx context.Context, cfg Config) ([]*Conn, error) {
+	if cfg.Idle <= 0 || cfg.Dial == nil {
+		return nil, nil
+	}
+	conns := make([]*Conn, cfg.Idle)
+	errs := make([]error, cfg.Idle)
+	sem := make(chan struct{}, 16)
+	var wg sync.WaitGroup
+	for i := range conns {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			conns[i], errs[i] = cfg.Dial(ctx)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("idle connection %d of %d: %w", i+1, cfg.Idle, errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	var live []*Conn
+	for _, c := range conns {
+		if c != nil {
+			live = append(live, c)
+		}
+	}
+	// One reason is enough: a thousand "too many connections" say nothing more.
+	for _, err := range errs {
+		if err != nil {
+			return live, err
+		}
+	}
+	return live, nil
 }
 
 // handle deals with a failed event; false means the worker must stop.

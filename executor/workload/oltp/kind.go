@@ -48,7 +48,7 @@ func newBuiltin(w *spec.Workload, env workload.Env) (workload.Workload, error) {
 	return &builtin{w: w, p: p, env: env}, nil
 }
 
-func (b *builtin) threads() int { return max(b.w.Threads, 1) }
+func (b *builtin) threads() int { return max(b.w.Connections(), 1) }
 
 func (b *builtin) Prepare(ctx context.Context) error {
 	// CREATE INDEX on a big table can take long: no short read timeout here.
@@ -66,6 +66,8 @@ func (b *builtin) Run(ctx context.Context, onInterval func(*measure.Interval)) (
 	lc := b.env.Split(workload.Loop(b.w, onInterval))
 	// A transaction script's error leaves sysbench's own state; ROLLBACK only where BEGIN is used.
 	lc.Rollback = strings.HasPrefix(name, "oltp_read") || name == "oltp_write_only"
+	lc.Statements = Statements(name, b.p)
+	lc.Dial = func(ctx context.Context) (*engine.Conn, error) { return engine.Dial(ctx, dc, false) }
 	lc.Setup = func(ctx context.Context, local int) (engine.Worker, *engine.Conn, error) {
 		i := b.env.Shard.Global(local)
 		c, err := engine.Dial(ctx, dc, b.p.Prepared)

@@ -31,7 +31,11 @@ type Params struct {
 	RandomPoints                                                 int    // select_random_points
 	NumberOfRanges, Delta                                        int    // select_random_ranges
 	Prepared                                                     bool   // ps_mode (db_ps_mode) auto=true, disable=false
-	Rand                                                         sbrand.Options
+	// StatementStats (statement_stats, quadrant's own): time every statement by class
+	// for the stmt.CLASS.* columns. Off by default: bench/oltp_vs_sysbench.sh -ref
+	// statement_stats=off could not show its client CPU per transaction under 3%.
+	StatementStats bool
+	Rand           sbrand.Options
 }
 
 // DefaultParams are sysbench 1.0.20's defaults.
@@ -128,6 +132,7 @@ func fields(p *Params, name string) (map[string]*int, map[string]*bool) {
 	bools := map[string]*bool{
 		"range_selects": &p.RangeSelects, "auto_inc": &p.AutoInc, "skip_trx": &p.SkipTrx,
 		"secondary": &p.Secondary, "create_secondary": &p.CreateSecondary,
+		"statement_stats": &p.StatementStats,
 	}
 	switch name {
 	case "select_random_points":

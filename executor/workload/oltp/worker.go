@@ -3,9 +3,11 @@ package oltp
 import (
 	"database/sql/driver"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/executor/workload/sbrand"
@@ -38,6 +40,63 @@ var stmtDefs = [nKinds]string{
 	kInsert:      "INSERT INTO sbtest%d (id, k, c, pad) VALUES (?, ?, ?, ?)",
 }
 
+// classNames are the kinds' statement classes, as stmt.CLASS.* columns name them.
+var classNames = [nKinds]string{
+	kPoint: "point_select", kSimple: "simple_range", kSum: "sum_range", kOrder: "order_range",
+	kDistinct: "distinct_range", kIndexUpd: "index_update", kNonIndexUpd: "non_index_update",
+	kDelete: "delete", kInsert: "insert",
+}
+
+// kinds are the statement kinds script name prepares.
+func kinds(name string, p Params) []int {
+	point := []int{kPoint}
+	if p.RangeSelects {
+		point = append(point, kSimple, kSum, kOrder, kDistinct)
+	}
+	switch name {
+	case "oltp_read_write":
+		return append(point, kIndexUpd, kNonIndexUpd, kDelete, kInsert)
+	case "oltp_read_only":
+		return point
+	case "oltp_write_only":
+		return []int{kIndexUpd, kNonIndexUpd, kDelete, kInsert}
+	case "oltp_point_select":
+		return []int{kPoint}
+	case "oltp_update_index":
+		return []int{kIndexUpd}
+	case "oltp_update_non_index":
+		return []int{kNonIndexUpd}
+	case "oltp_delete":
+		return []int{kDelete}
+	}
+	return nil
+}
+
+// Statements are the statement classes script name runs, in the order a transaction
+// runs them (begin first, commit last), for its stmt.CLASS.* columns; nil when it
+// has none (select_random_*, bulk_insert: one statement of their own, the event) or
+// statement_stats is off. A Lap's class indexes them.
+func Statements(name string, p Params) []string {
+	if !p.StatementStats {
+		return nil
+	}
+	trx := !p.SkipTrx && (name == "oltp_read_write" || name == "oltp_read_only" || name == "oltp_write_only")
+	var out []string
+	if trx {
+		out = append(out, "begin")
+	}
+	for _, k := range kinds(name, p) {
+		out = append(out, classNames[k])
+	}
+	if name == "oltp_insert" {
+		out = append(out, classNames[kInsert])
+	}
+	if trx {
+		out = append(out, "commit")
+	}
+	return out
+}
+
 // Shared is state shared by all workers of one run (oltp_insert's unique ids); shard
 // keeps those ids distinct from other shards' too.
 type Shared struct {
@@ -64,29 +123,27 @@ type Worker struct {
 	// oltp_read_only: reads left in the transaction; the last one goes out
 	// with the COMMIT (engine.Conn.ExecCommit).
 	left int
+	// class is each kind's statement class (an index of Statements), begin and commit
+	// BEGIN's and COMMIT's; -1 when not timed.
+	class                   [nKinds]int
+	beginClass, commitClass int
 }
 
 // NewWorker prepares worker id's statements on c, as the script's thread_init does.
 func NewWorker(name string, p Params, id, threads int, shared *Shared, c *engine.Conn) (*Worker, error) {
 	w := &Worker{name: name, p: p, id: id, threads: threads, rng: sbrand.New(p.Rand, id), shared: shared}
-	var kinds []int
+	classes := Statements(name, p)
+	for k := range w.class {
+		w.class[k] = slices.Index(classes, classNames[k])
+	}
+	w.beginClass, w.commitClass = slices.Index(classes, "begin"), slices.Index(classes, "commit")
+	if len(classes) > 0 {
+		c.TimeStatements(w.beginClass, w.commitClass)
+	}
 	switch name {
-	case "oltp_read_write":
-		kinds = append(w.pointKinds(), kIndexUpd, kNonIndexUpd, kDelete, kInsert)
-	case "oltp_read_only":
-		kinds = w.pointKinds()
-	case "oltp_write_only":
-		kinds = []int{kIndexUpd, kNonIndexUpd, kDelete, kInsert}
 	case "oltp_point_select":
 		w.p.PointSelects = 1 // oltp_point_select.lua: one query per event
-		kinds = []int{kPoint}
-	case "oltp_update_index":
-		kinds = []int{kIndexUpd}
-	case "oltp_update_non_index":
-		kinds = []int{kNonIndexUpd}
-	case "oltp_delete":
-		kinds = []int{kDelete}
-	case "oltp_insert":
+	case "oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_update_index", "oltp_update_non_index", "oltp_delete", "oltp_insert":
 	case "select_random_points":
 		sql := "SELECT id, k, c, pad FROM sbtest1 WHERE k IN (" + strings.Repeat("?, ", p.RandomPoints-1) + "?)"
 		s, err := c.Prepare(sql)
@@ -108,8 +165,8 @@ func NewWorker(name string, p Params, id, threads int, shared *Shared, c *engine
 	}
 	w.stmts = make([][nKinds]*engine.Stmt, p.Tables)
 	for t := range p.Tables {
-		for _, k := range kinds {
-			s, err := c.Prepare(fmt.Sprintf(stmtDefs[k], t+1))
+		for _, k := range kinds(name, p) {
+			s, err := c.PrepareAs(fmt.Sprintf(stmtDefs[k], t+1), w.class[k])
 			if err != nil {
 				return nil, err
 			}
@@ -117,14 +174,6 @@ func NewWorker(name string, p Params, id, threads int, shared *Shared, c *engine
 		}
 	}
 	return w, nil
-}
-
-func (w *Worker) pointKinds() []int {
-	k := []int{kPoint}
-	if w.p.RangeSelects {
-		k = append(k, kSimple, kSum, kOrder, kDistinct)
-	}
-	return k
 }
 
 func (w *Worker) table() int  { return int(w.rng.Uniform(1, uint32(w.p.Tables))) - 1 }
@@ -143,7 +192,7 @@ func (w *Worker) Event(c *engine.Conn) (int, error) {
 		return 0, w.nonIndexUpdates(c)
 	case "oltp_delete":
 		w.args[0] = w.id64()
-		return 0, c.Exec(w.stmts[w.table()][kDelete], w.args[:1])
+		return 0, w.failed(c, w.class[kDelete], c.Exec(w.stmts[w.table()][kDelete], w.args[:1]))
 	case "oltp_insert":
 		return 0, w.insert(c)
 	case "select_random_points", "select_random_ranges":
@@ -165,7 +214,7 @@ func (w *Worker) transaction(c *engine.Conn) error {
 	committed := w.left > 0
 	if !w.p.SkipTrx {
 		if err := c.Begin(); err != nil {
-			return err
+			return w.failed(c, w.beginClass, err)
 		}
 	}
 	if w.name != "oltp_write_only" {
@@ -195,28 +244,38 @@ func (w *Worker) transaction(c *engine.Conn) error {
 	}
 	if !w.p.SkipTrx && !committed {
 		if err := c.Commit(); err != nil {
-			return err
+			return w.failed(c, w.commitClass, err)
 		}
 	}
 	return nil
 }
 
-// read runs a read of the transaction; the last read of a read-only one commits too.
-func (w *Worker) read(c *engine.Conn, s *engine.Stmt, args []driver.Value) error {
+// failed counts err against the statement class that got it (stmt.CLASS.errors) and
+// returns it.
+func (w *Worker) failed(c *engine.Conn, class int, err error) error {
+	if err != nil {
+		c.LapError(class, err)
+	}
+	return err
+}
+
+// read runs a read of kind; the last read of a read-only transaction commits too (an
+// error is the read's: a COMMIT of reads has nothing to conflict on).
+func (w *Worker) read(c *engine.Conn, kind int, s *engine.Stmt, args []driver.Value) error {
 	if w.left > 0 {
 		w.left--
 		if w.left == 0 {
-			return c.ExecCommit(s, args)
+			return w.failed(c, w.class[kind], c.ExecCommit(s, args))
 		}
 	}
-	return c.Exec(s, args)
+	return w.failed(c, w.class[kind], c.Exec(s, args))
 }
 
 func (w *Worker) points(c *engine.Conn) error {
 	s := w.stmts[w.table()][kPoint]
 	for range w.p.PointSelects {
 		w.args[0] = w.id64()
-		if err := w.read(c, s, w.args[:1]); err != nil {
+		if err := w.read(c, kPoint, s, w.args[:1]); err != nil {
 			return err
 		}
 	}
@@ -228,7 +287,7 @@ func (w *Worker) ranges(c *engine.Conn, kind, n int) error {
 	for range n {
 		id := w.id64()
 		w.args[0], w.args[1] = id, id+int64(w.p.RangeSize)-1
-		if err := w.read(c, s, w.args[:2]); err != nil {
+		if err := w.read(c, kind, s, w.args[:2]); err != nil {
 			return err
 		}
 	}
@@ -240,7 +299,7 @@ func (w *Worker) indexUpdates(c *engine.Conn) error {
 	for range w.p.IndexUpdates {
 		w.args[0] = w.id64()
 		if err := c.Exec(s, w.args[:1]); err != nil {
-			return err
+			return w.failed(c, w.class[kIndexUpd], err)
 		}
 	}
 	return nil
@@ -252,7 +311,7 @@ func (w *Worker) nonIndexUpdates(c *engine.Conn) error {
 		w.buf = w.rng.String(w.buf[:0], sbrand.CTemplate)
 		w.args[0], w.args[1] = string(w.buf), w.id64()
 		if err := c.Exec(s, w.args[:2]); err != nil {
-			return err
+			return w.failed(c, w.class[kNonIndexUpd], err)
 		}
 	}
 	return nil
@@ -265,14 +324,14 @@ func (w *Worker) deleteInserts(c *engine.Conn) error {
 		id, k := w.id64(), w.id64()
 		w.args[0] = id
 		if err := c.Exec(del, w.args[:1]); err != nil {
-			return err
+			return w.failed(c, w.class[kDelete], err)
 		}
 		w.buf = w.rng.String(w.buf[:0], sbrand.CTemplate)
 		cval := string(w.buf)
 		w.buf = w.rng.String(w.buf[:0], sbrand.PadTemplate)
 		w.args[0], w.args[1], w.args[2], w.args[3] = id, k, cval, string(w.buf)
 		if err := c.Exec(ins, w.args[:4]); err != nil {
-			return err
+			return w.failed(c, w.class[kInsert], err)
 		}
 	}
 	return nil
@@ -298,8 +357,16 @@ func (w *Worker) insert(c *engine.Conn) error {
 	b = w.rng.String(b, sbrand.PadTemplate)
 	b = append(b, "')"...)
 	w.buf = b
+	if w.class[kInsert] < 0 {
+		_, err := c.ExecText(string(b), false, nil)
+		return err
+	}
+	t0 := time.Now()
 	_, err := c.ExecText(string(b), false, nil)
-	return err
+	if err == nil {
+		c.Lap(w.class[kInsert], time.Since(t0))
+	}
+	return w.failed(c, w.class[kInsert], err)
 }
 
 // unique returns distinct uint32s across all workers of the run (sysbench.rand.unique):

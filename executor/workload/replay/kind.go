@@ -2,24 +2,82 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// Kind is `workload: {replay: {file: ...}}`: a SQL file executed in order, timed.
-var Kind = workload.Kind{Name: "replay", Validate: workload.Validate, New: newReplay}
+// Kind is `workload: {replay: {file: ...}}`: a SQL file executed in order, timed, or captured
+// traffic replayed per session.
+var Kind = workload.Kind{Name: "replay", Validate: validate, New: newReplay}
+
+// validate checks what only the file tells: its format, and that timing: original has start
+// times to follow.
+func validate(w *spec.Workload) spec.Errors {
+	errs := workload.Validate(w)
+	r := w.Replay
+	if r == nil || r.Path == "" {
+		return errs
+	}
+	f, err := traffic.Open(r.Path, traffic.Options{Format: r.Format})
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return errs // spec reports a missing file
+		}
+		return append(errs, &spec.Error{Pos: r.Src.At("file"), Msg: err.Error()})
+	}
+	defer f.Close()
+	if r.Timing == "original" && !f.Timed {
+		errs = append(errs, &spec.Error{Pos: r.Src.At("timing"),
+			Msg: fmt.Sprintf("timing: original needs captured start times, and %s is a %s file without them; use timing: none, or replay a slow log, general log or capture file", r.File, describeFormat(f.Format))})
+	}
+	if f.Format != traffic.SQL && r.Src.Has("connections") {
+		errs = append(errs, &spec.Error{Pos: r.Src.At("connections"),
+			Msg: fmt.Sprintf("connections applies to a SQL file; %s is a %s, replayed one connection per captured session: remove connections", r.File, describeFormat(f.Format))})
+	}
+	return errs
+}
+
+func describeFormat(f string) string {
+	switch f {
+	case traffic.SlowLog:
+		return "slow query log"
+	case traffic.General:
+		return "general query log"
+	case traffic.QCap:
+		return "quadrant capture"
+	}
+	return "SQL"
+}
 
 type fileReplay struct {
 	w   *spec.Workload
 	env workload.Env
 }
 
+// newReplay runs a SQL file as it always has (spread over connections, in file order) unless
+// the file is captured traffic or the plan asks for what only a session replay does.
 func newReplay(w *spec.Workload, env workload.Env) (workload.Workload, error) {
-	return &fileReplay{w: w, env: env}, nil
+	r := w.Replay
+	format := r.Format
+	if format == "" || format == "auto" {
+		f, err := traffic.Open(r.Path, traffic.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("replay: %w", err)
+		}
+		format = f.Format
+		f.Close()
+	}
+	if format == traffic.SQL && !r.ReadOnly && r.Include == nil && r.Exclude == nil {
+		return &fileReplay{w: w, env: env}, nil
+	}
+	return &sessionReplay{w: w, env: env}, nil
 }
 
 func (r *fileReplay) Prepare(context.Context) error { return workload.ErrNoAction }

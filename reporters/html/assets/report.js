@@ -50,7 +50,34 @@
     return Math.max(50, 14 + longest * 8);
   }
 
-  function chart(parent, title, xLabel, xs, series) {
+  // stageMarks draws a dashed vertical line where each stage of a load shape begins; the
+  // chart's data-stage-marks says how many it drew, for tests.
+  function stageMarks(box, marks) {
+    return {
+      hooks: {
+        draw: [function (u) {
+          var ctx = u.ctx, n = 0;
+          ctx.save();
+          ctx.strokeStyle = "#555";
+          ctx.setLineDash([4, 4]);
+          ctx.lineWidth = 1;
+          marks.forEach(function (x) {
+            var px = u.valToPos(x, "x", true);
+            if (!(px >= u.bbox.left && px <= u.bbox.left + u.bbox.width)) return;
+            ctx.beginPath();
+            ctx.moveTo(px, u.bbox.top);
+            ctx.lineTo(px, u.bbox.top + u.bbox.height);
+            ctx.stroke();
+            n++;
+          });
+          ctx.restore();
+          box.setAttribute("data-stage-marks", String(n));
+        }]
+      }
+    };
+  }
+
+  function chart(parent, title, xLabel, xs, series, marks) {
     var box = el("div", { "class": "chart" });
     parent.appendChild(box);
     var width = Math.max(480, Math.min(1100, parent.clientWidth || 900));
@@ -64,6 +91,10 @@
         return { label: s.label, stroke: palette[i % palette.length], width: 1.5, spanGaps: false, points: { show: xs.length < 40 } };
       }))
     };
+    if (marks && marks.length) {
+      opts.plugins = [stageMarks(box, marks)];
+      box.setAttribute("title", "dashed lines: stage starts at " + marks.join(", ") + " s");
+    }
     new uPlot(opts, [xs].concat(series.map(function (s) { return s.values; })), box);
     state.charts++;
   }
@@ -261,7 +292,7 @@
         var v = T.values[metric] || "[]";
         if (typeof v === "string") v = T.values[metric] = JSON.parse(v);
         chart(area, metric + (T.buckets > 0 ? " (downsampled: min/max of " + T.buckets + " slices)" : ""), "elapsed s", T.x,
-          T.iterations.map(function (it, i) { return { label: iterLabel(Number(it)), values: v[i] }; }));
+          T.iterations.map(function (it, i) { return { label: iterLabel(Number(it)), values: v[i] }; }), D.stage_marks);
       }
       defaults.forEach(draw);
     });
@@ -310,6 +341,84 @@
     root.appendChild(el("div", { "class": "scroll" }, table));
   }
 
+  // replay: how faithful each iteration's replay was, and per statement fingerprint the replayed
+  // latencies beside the captured ones (fingerprints.csv, replay.csv).
+  function plainTable(T, cls) {
+    var table = el("table", { "class": cls + " sortable" });
+    var tr = el("tr");
+    T.header.forEach(function (h, i) {
+      var th = el("th", { text: h, title: "click to sort" });
+      th.addEventListener("click", function () { sortBy(i); });
+      tr.appendChild(th);
+    });
+    table.appendChild(tr);
+    var body = el("tbody");
+    table.appendChild(body);
+    var dir = 1;
+    function fill(rows) {
+      body.textContent = "";
+      rows.forEach(function (r) {
+        var row = el("tr");
+        r.forEach(function (c) { row.appendChild(el("td", { text: c })); });
+        body.appendChild(row);
+      });
+    }
+    function sortBy(i) {
+      dir = -dir;
+      fill(T.rows.slice().sort(function (a, b) {
+        var x = num(a[i]), y = num(b[i]);
+        if (x !== null && y !== null) return dir * (x - y);
+        return dir * String(a[i]).localeCompare(String(b[i]));
+      }));
+    }
+    fill(T.rows);
+    return el("div", { "class": "scroll" }, table);
+  }
+  function replay(root) {
+    if (D.replay) {
+      root.appendChild(el("h2", { text: "Replay fidelity (captured vs replayed, schedule lag)" }));
+      root.appendChild(plainTable(D.replay, "replay"));
+    }
+    if (D.fingerprints) {
+      root.appendChild(el("h2", { text: "Statement fingerprints (replayed vs captured latency)" }));
+      root.appendChild(plainTable(D.fingerprints, "fingerprints"));
+      byFingerprint(root, D.fingerprints);
+    }
+  }
+  // byFingerprint: one row per fingerprint and target, its replayed p95 in each iteration and the
+  // change against the first: the per-query comparison of a matrix of replays.
+  function byFingerprint(root, F) {
+    var ci = col(F, "iteration"), ct = col(F, "target"), cid = col(F, "fingerprint_id"), cp = col(F, "p95_ms"), cf = col(F, "fingerprint");
+    var its = [], rows = {}, order = [];
+    F.rows.forEach(function (r) {
+      var it = r[ci];
+      if (its.indexOf(it) < 0) its.push(it);
+      var k = r[ct] + " " + r[cid];
+      if (!rows[k]) { rows[k] = { target: r[ct], id: r[cid], text: r[cf], p95: {} }; order.push(k); }
+      rows[k].p95[it] = r[cp];
+    });
+    if (its.length < 2) return;
+    its.sort(function (a, b) { return a - b; });
+    var T = { header: ["target", "fingerprint"], rows: [] };
+    its.forEach(function (it, i) {
+      T.header.push("p95_ms " + iterLabel(Number(it)));
+      if (i > 0) T.header.push("Δ% " + iterLabel(Number(it)));
+    });
+    T.header.push("statement");
+    order.forEach(function (k) {
+      var x = rows[k], row = [x.target, x.id], base = num(x.p95[its[0]]);
+      its.forEach(function (it, i) {
+        var v = num(x.p95[it]);
+        row.push(v === null ? "" : String(v));
+        if (i > 0) row.push(v === null || base === null || base === 0 ? "" : (100 * (v - base) / base).toFixed(1));
+      });
+      row.push(x.text);
+      T.rows.push(row);
+    });
+    root.appendChild(el("h3", { text: "p95 per fingerprint across iterations (change against the first)" }));
+    root.appendChild(plainTable(T, "fingerprints-by-iteration"));
+  }
+
   function plan(root) {
     if (!D.plan) return;
     root.appendChild(el("details", {}, el("summary", { text: "Resolved plan (plan.yaml)" }), el("pre", { text: D.plan })));
@@ -320,6 +429,10 @@
     var ol = el("ol");
     C.runs.forEach(function (r) { ol.appendChild(el("li", { text: r })); });
     root.appendChild(ol);
+    if (C.fingerprints) {
+      root.appendChild(el("h2", { text: "Statement fingerprints (replayed p95 per run, change against run 1)" }));
+      root.appendChild(plainTable(C.fingerprints, "fingerprints"));
+    }
     if (C.notes && C.notes.length) {
       root.appendChild(el("h2", { text: "Around the numbers" }));
       var ul = el("ul");
@@ -387,7 +500,7 @@
     header(root);
     if (!D.only) { summaryTable(root); byIteration(root); }
     overTime(root);
-    if (!D.only) { latency(root); variables(root); plan(root); }
+    if (!D.only) { latency(root); replay(root); variables(root); plan(root); }
   } catch (e) {
     state.errors.push(String(e && e.stack || e));
     root.appendChild(el("p", { "class": "error", text: "report error: " + e }));

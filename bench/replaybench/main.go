@@ -1,0 +1,219 @@
+// Command replaybench measures replay of captured traffic:
+//
+//	-mode stream: generates a slow log of -size bytes (point selects, MySQL 8 format) and reads it
+//	  through the replay's parser and fingerprinting, printing MB/s and the process's peak memory
+//	  (VmHWM), which must stay flat whatever the size.
+//	-mode rate:   generates a slow log of point selects at -rate statements/s over -sessions
+//	  sessions for -span, replays it on a sandbox at timing: original with speed 1 and 2, and
+//	  prints wall times, the achieved rate and the schedule lag: a replayer that keeps up has a
+//	  wall time near span/speed and a small lag.
+package main
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
+	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+func main() {
+	mode := flag.String("mode", "stream", "stream | rate")
+	size := flag.Int64("size", 1<<30, "bytes of slow log to generate (stream)")
+	rate := flag.Float64("rate", 10000, "captured statements per second (rate)")
+	sessions := flag.Int("sessions", 16, "captured sessions (rate)")
+	span := flag.Duration("span", 10*time.Second, "captured time span (rate)")
+	keep := flag.String("file", "", "generate into this file and keep it (default: a temporary file)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the bench to this file")
+	flag.Parse()
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "replaybench:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	var err error
+	switch *mode {
+	case "stream":
+		err = stream(*size, *keep)
+	case "rate":
+		err = keepUp(*rate, *sessions, *span)
+	default:
+		err = fmt.Errorf("unknown -mode %q", *mode)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "replaybench:", err)
+		pprof.StopCPUProfile()
+		os.Exit(1)
+	}
+}
+
+// generate writes a MySQL 8 slow log of point selects, n statements (or until size bytes),
+// round robin over sessions, one every 1/rate seconds.
+func generate(path string, size int64, n int64, rate float64, sessions int) (int64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintf(w, "/usr/sbin/mysqld, Version: 8.0.36 (MySQL Community Server - GPL). started with:\nTcp port: 3306  Unix socket: /tmp/mysql.sock\nTime                 Id Command    Argument\n")
+	start := time.Date(2024, 1, 2, 10, 0, 0, 0, time.UTC)
+	var written, i int64
+	step := time.Duration(float64(time.Second) / rate)
+	for ; (size <= 0 || written < size) && (n <= 0 || i < n); i++ {
+		at := start.Add(time.Duration(i) * step)
+		end := at.Add(80 * time.Microsecond)
+		k, _ := fmt.Fprintf(w, "# Time: %s\n# User@Host: app[app] @ localhost [127.0.0.1]  Id: %5d\n# Query_time: 0.000080  Lock_time: 0.000001 Rows_sent: 1  Rows_examined: 1\nuse sbtest;\nSET timestamp=%d;\nSELECT c FROM sbtest1 WHERE id=%d;\n",
+			end.Format("2006-01-02T15:04:05.000000Z"), 100+i%int64(sessions), at.Unix(), 1+i*7919%10000)
+		written += int64(k)
+	}
+	return i, w.Flush()
+}
+
+func peakRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "?"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			return strings.TrimSpace(strings.TrimPrefix(l, "VmHWM:"))
+		}
+	}
+	return "?"
+}
+
+func stream(size int64, keep string) error {
+	path := keep
+	if path == "" {
+		dir, err := os.MkdirTemp("", "replaybench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		path = filepath.Join(dir, "slow.log")
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() < size {
+		t0 := time.Now()
+		n, err := generate(path, size, 0, 10000, 64)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("generated %s: %d statements in %.1fs\n", path, n, time.Since(t0).Seconds())
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("before reading: peak RSS %s\n", peakRSS())
+	t0 := time.Now()
+	f, err := traffic.Open(path, traffic.Options{})
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var n int64
+	fps := map[string]int64{}
+	var ms runtime.MemStats
+	var maxHeap uint64
+	for {
+		s, err := f.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		fps[traffic.Fingerprint(s.Text)]++
+		if n++; n%200000 == 0 {
+			runtime.ReadMemStats(&ms)
+			maxHeap = max(maxHeap, ms.HeapInuse)
+		}
+	}
+	el := time.Since(t0)
+	fmt.Printf("read %s (%d MB, %s): %d statements, %d fingerprints in %.1fs = %.0f MB/s, %.0f statements/s; max heap in use %d MB, peak RSS %s (CPUs %d, load %s)\n",
+		path, st.Size()>>20, f.Format, n, len(fps), el.Seconds(), float64(st.Size())/(1<<20)/el.Seconds(), float64(n)/el.Seconds(), maxHeap>>20, peakRSS(), runtime.NumCPU(), load())
+	return nil
+}
+
+func load() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}
+
+func keepUp(rate float64, sessions int, span time.Duration) error {
+	ctx := context.Background()
+	dir, err := benchrun.SandboxDir("replaybench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	n := int64(rate * span.Seconds())
+	path := filepath.Join(dir, "slow.log")
+	if _, err := generate(path, 0, n, rate, sessions); err != nil {
+		return err
+	}
+	c, err := sandbox.Start(ctx, sandbox.Options{Name: "bench", Dir: dir, Config: []sandbox.Option{
+		{Name: "innodb_buffer_pool_size", Value: "256M"}, {Name: "max_connections", Value: "500"},
+	}, Logf: func(string, ...any) {}})
+	if err != nil {
+		return err
+	}
+	defer c.Stop(context.Background())
+	db, err := sql.Open("mysql", c.Primary.DSN(""))
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, q := range []string{"CREATE DATABASE sbtest", "CREATE TABLE sbtest.sbtest1 (id INT PRIMARY KEY, k INT, c CHAR(120), pad CHAR(60))",
+		"INSERT INTO sbtest.sbtest1 SELECT seq, seq, REPEAT('c', 120), REPEAT('p', 60) FROM sbtest.seq_1_to_10000"} {
+		if _, err := db.Exec(q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	cfg, err := mysql.ParseDSN(c.Primary.DSN(""))
+	if err != nil {
+		return err
+	}
+	engine.EnsureProcs(sessions)
+	fmt.Printf("captured: %d point selects over %d sessions in %s (%.0f/s); CPUs %d\n", n, sessions, span, rate, runtime.NumCPU())
+	for _, speed := range []float64{1, 2, 1, 2, 1, 2} {
+		w := &spec.Workload{Replay: &spec.Replay{File: path, Path: path, Format: "auto", Timing: "original", Speed: speed, Top: 10, OnMalformed: "stop"}}
+		t0 := time.Now()
+		tot, err := benchrun.Workload(ctx, cfg, w)
+		if err != nil {
+			return err
+		}
+		wall := time.Since(t0)
+		fmt.Printf("speed %g: replay %.2fs (schedule %.2fs; wall %.2fs with reading the log first), %d statements, %.0f/s, errors %d, schedule lag p50 %.2fms p99 %.2fms, latency p99 %.2fms, load %s\n",
+			speed, tot.Seconds(), span.Seconds()/speed, wall.Seconds(), tot.Events, float64(tot.Events)/tot.Seconds(), tot.Errors,
+			measure.Ms(tot.Lag.Percentile(50)), measure.Ms(tot.Lag.Percentile(99)), measure.Ms(tot.Latency.Percentile(99)), load())
+	}
+	return nil
+}

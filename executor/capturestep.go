@@ -1,0 +1,61 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/capture"
+	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// captureStep records what s runs for the step's duration into its capture file, with its
+// while: workload running meanwhile (started once recording has, so its connections are
+// recorded). The file is written beside and renamed: a failed capture leaves none.
+func (r *runner) captureStep(ctx context.Context, s *liveTarget, c *spec.Capture, where string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(c.Path), ".capture-*")
+	if err != nil {
+		return fmt.Errorf("capture: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	w, err := traffic.NewWriter(tmp, traffic.QCapHeader{Created: time.Now().UTC(), Target: s.Name(), Timed: true})
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	load := make(chan error, 1)
+	started := func() {
+		if c.While == nil {
+			load <- nil
+			return
+		}
+		r.logf("%s: %s on %s while capturing", where, c.While, s.Name())
+		go func() {
+			_, err := r.runWorkload(wctx, s, c.While, where, nil, nil)
+			load <- err
+		}()
+	}
+	r.logf("%s: capturing %s for %s into %s", where, s.Name(), c.Duration, c.Out)
+	res, err := capture.Run(ctx, s.db, w, capture.Options{Duration: c.Duration, Method: c.Method,
+		Filter: capture.Filter{Schemas: c.Schemas, Users: c.Users}, Logf: r.logf, Started: started})
+	cancel()
+	if err != nil {
+		return err
+	}
+	if werr := <-load; werr != nil && ctx.Err() == nil && wctx.Err() == nil {
+		return fmt.Errorf("while: %w", werr)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), c.Path); err != nil {
+		return fmt.Errorf("capture: %w", err)
+	}
+	r.logf("%s: captured %d statements from %d sessions through %s", where, res.Statements, res.Sessions, res.Method)
+	return nil
+}

@@ -1,0 +1,56 @@
+package executor
+
+import "testing"
+
+// TestCaptureStepThenReplay: a capture: step records what its while: workload runs on one
+// sandbox, and each iteration replays the capture on another, per session: every statement
+// succeeds, the replay counts what was captured, and fingerprints.csv and replay.csv say so.
+func TestCaptureStepThenReplay(t *testing.T) {
+	run, out, err := runPlan(t, `
+version: 1
+name: capture-replay
+targets:
+  source: {sandbox: {}}
+  candidate: {sandbox: {}}
+setup:
+  - {target: source, sql: "CREATE DATABASE shop; CREATE TABLE shop.t (id INT PRIMARY KEY, v INT); INSERT INTO shop.t VALUES (1, 0), (2, 0), (3, 0)"}
+  - {target: candidate, sql: "CREATE DATABASE shop; CREATE TABLE shop.t (id INT PRIMARY KEY, v INT); INSERT INTO shop.t VALUES (1, 0), (2, 0), (3, 0)"}
+  - target: source
+    capture:
+      out: traffic.qcap
+      duration: 4s
+      while:
+        transactions:
+          - name: touch
+            statements:
+              - {sql: "SELECT v FROM shop.t WHERE id = ?", args: ["rand_int(1, 3)"]}
+              - {sql: "UPDATE shop.t SET v = v + 1 WHERE id = ?", args: ["rand_int(1, 3)"]}
+        threads: 2
+        events: 200
+matrix:
+  speed: [1, 2]
+iteration:
+  target: candidate
+  workload:
+    replay: {file: traffic.qcap, timing: original, speed: "${{ matrix.speed }}"}
+  assert: ["errors == 0"]
+`, nil, Options{})
+	requireDone(t, run, out, err, 2)
+	if len(run.Replay.Rows) != 2 {
+		t.Fatalf("replay.csv rows %v", run.Replay.Rows)
+	}
+	for i := range run.Replay.Rows {
+		captured, replayed := run.Replay.Value(i, "statements_captured"), run.Replay.Value(i, "statements_replayed")
+		// 200 transactions of a SELECT and an UPDATE on 2 connections, autocommit.
+		if captured != "400" || replayed != "400" || run.Replay.Value(i, "sessions_replayed") != "2" || run.Replay.Value(i, "errors") != "0" {
+			t.Errorf("iteration %s: %v", run.Replay.Value(i, "iteration"), run.Replay.Rows[i])
+		}
+	}
+	counts := map[string]string{}
+	for i := range run.Fingerprints.Rows {
+		counts[run.Fingerprints.Value(i, "fingerprint")] = run.Fingerprints.Value(i, "count")
+	}
+	if counts["select v from shop.t where id=?"] != "200" || counts["update shop.t set v=v + ? where id=?"] != "200" {
+		t.Errorf("fingerprints %v", counts)
+	}
+}

@@ -1,0 +1,128 @@
+package traffic
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+)
+
+// QCapVersion is the capture file format this quadrant writes and the newest it reads.
+// A .qcap file is JSON lines: a header {"qcap": VERSION, ...}, then one statement per line.
+// Version 1's statement fields are those of qcapRecord; readers ignore fields they do not
+// know, so adding one does not need a new version, changing one's meaning does.
+const QCapVersion = 1
+
+// QCapHeader is a capture file's first line.
+type QCapHeader struct {
+	Version int       `json:"qcap"`
+	Created time.Time `json:"created"`
+	// Source says how the statements were captured (slow_log table, performance_schema, a log file).
+	Source string `json:"source,omitempty"`
+	Target string `json:"target,omitempty"`
+	// Timed is false when the statements carry no start times.
+	Timed bool `json:"timed"`
+}
+
+type qcapRecord struct {
+	Session      uint64 `json:"session"`
+	StartUs      int64  `json:"start_us,omitempty"`    // Unix time of the start, µs
+	DurationUs   *int64 `json:"duration_us,omitempty"` // absent: unknown
+	Schema       string `json:"schema,omitempty"`
+	User         string `json:"user,omitempty"`
+	RowsSent     *int64 `json:"rows_sent,omitempty"`
+	RowsExamined *int64 `json:"rows_examined,omitempty"`
+	Text         string `json:"text"`
+}
+
+type qcapReader struct {
+	l     *lines
+	timed bool
+}
+
+func newQCapReader(l *lines) (*qcapReader, error) {
+	line, err := l.next()
+	if err != nil {
+		return nil, l.errorf(1, "empty capture file")
+	}
+	var h QCapHeader
+	if err := json.Unmarshal(line, &h); err != nil || h.Version == 0 {
+		return nil, l.errorf(1, "not a quadrant capture header ({\"qcap\": VERSION, ...})")
+	}
+	if h.Version > QCapVersion {
+		return nil, fmt.Errorf("%s: capture file format version %d: %w (version %d); upgrade quadrant", l.name, h.Version, ErrNewerVersion, QCapVersion)
+	}
+	return &qcapReader{l: l, timed: h.Timed}, nil
+}
+
+func (r *qcapReader) next() (*Statement, error) {
+	for {
+		line, err := r.l.next()
+		if err != nil {
+			return nil, err
+		}
+		if len(line) == 0 {
+			continue
+		}
+		var rec qcapRecord
+		if err := json.Unmarshal(line, &rec); err != nil {
+			return nil, r.l.errorf(r.l.n, "malformed capture record: %v", err)
+		}
+		s := &Statement{Session: rec.Session, Schema: rec.Schema, User: rec.User, Text: rec.Text, Line: r.l.n}
+		unknown(s)
+		if rec.StartUs != 0 {
+			s.Start = time.UnixMicro(rec.StartUs)
+		}
+		if rec.DurationUs != nil {
+			s.Duration = time.Duration(*rec.DurationUs) * time.Microsecond
+		}
+		if rec.RowsSent != nil {
+			s.RowsSent = *rec.RowsSent
+		}
+		if rec.RowsExamined != nil {
+			s.RowsExamined = *rec.RowsExamined
+		}
+		return s, nil
+	}
+}
+
+// Writer writes a capture file.
+type Writer struct {
+	w   *bufio.Writer
+	enc *json.Encoder
+}
+
+// NewWriter writes h (its Version set to QCapVersion) and returns a writer for the statements.
+func NewWriter(w io.Writer, h QCapHeader) (*Writer, error) {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	h.Version = QCapVersion
+	if err := enc.Encode(h); err != nil {
+		return nil, err
+	}
+	return &Writer{w: bw, enc: enc}, nil
+}
+
+// Write appends one statement.
+func (w *Writer) Write(s *Statement) error {
+	rec := qcapRecord{Session: s.Session, Schema: s.Schema, User: s.User, Text: s.Text}
+	if !s.Start.IsZero() {
+		rec.StartUs = s.Start.UnixMicro()
+	}
+	if s.Duration >= 0 {
+		d := s.Duration.Microseconds()
+		rec.DurationUs = &d
+	}
+	if s.RowsSent >= 0 {
+		rec.RowsSent = &s.RowsSent
+	}
+	if s.RowsExamined >= 0 {
+		rec.RowsExamined = &s.RowsExamined
+	}
+	return w.enc.Encode(rec)
+}
+
+// Flush hands what was written to the file.
+func (w *Writer) Flush() error { return w.w.Flush() }

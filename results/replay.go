@@ -1,0 +1,136 @@
+package results
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/quadrant-bench/quadrant/results/measure"
+)
+
+// Files of a replay of captured traffic, one row per iteration and target (replay.csv) and
+// per statement fingerprint (fingerprints.csv).
+const (
+	FingerprintsFile = "fingerprints.csv"
+	ReplayFile       = "replay.csv"
+)
+
+// FingerprintRows lays out a replay's per-fingerprint figures, top N by replayed total time
+// first and "other" last: replayed latency percentiles from the fingerprint's own histogram
+// beside the captured durations' percentiles.
+func FingerprintRows(iteration int, target string, t *measure.Total) []Record {
+	if t == nil || t.Replay == nil {
+		return nil
+	}
+	named := map[string]measure.Named{}
+	for _, n := range t.Transactions {
+		named[n.Name] = n
+	}
+	fps := slices.Clone(t.Replay.Fingerprints)
+	total := func(f measure.Fingerprint) float64 {
+		n := named[f.ID]
+		if n.Latency == nil {
+			return 0
+		}
+		return float64(n.Latency.Count()) * float64(n.Latency.Mean())
+	}
+	slices.SortStableFunc(fps, func(a, b measure.Fingerprint) int {
+		if (a.ID == "other") != (b.ID == "other") {
+			if a.ID == "other" {
+				return 1
+			}
+			return -1
+		}
+		ta, tb := total(a), total(b)
+		switch {
+		case ta > tb:
+			return -1
+		case ta < tb:
+			return 1
+		}
+		return 0
+	})
+	var recs []Record
+	for i, f := range fps {
+		n := named[f.ID]
+		var r Record
+		r.AddInt("iteration", int64(iteration))
+		r.Add("target", target)
+		r.AddInt("rank", int64(i+1))
+		r.Add("fingerprint_id", f.ID)
+		r.AddInt("count", n.Counts.Events)
+		r.AddInt("captured_count", f.Captured)
+		r.AddFloat("total_ms", total(f)/1e6)
+		r.AddInt("errors", n.Counts.Errors)
+		r.Add("errors_by_code", errorCodes(f.ErrorsByCode))
+		r.AddInt("rows_sent", f.RowsSent)
+		r.AddInt("rows_mismatches", f.RowsMismatches)
+		for _, p := range []struct {
+			name string
+			q    float64
+		}{{"p50", 50}, {"p95", 95}, {"p99", 99}} {
+			r.AddFloat(p.name+"_ms", percentileMs(n.Latency, p.q))
+			r.AddFloat("captured_"+p.name+"_ms", percentileMs(f.CapturedLatency, p.q))
+		}
+		r.Add("fingerprint", f.Text)
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+func percentileMs(h *measure.Histogram, q float64) float64 {
+	if h == nil || h.Count() == 0 {
+		return measure.Ms(-1)
+	}
+	return measure.Ms(h.Percentile(q))
+}
+
+// errorCodes writes errors by code as "1062:3 1213:1", by code.
+func errorCodes(m map[int]int64) string {
+	codes := make([]int, 0, len(m))
+	for c := range m {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = fmt.Sprintf("%d:%d", c, m[c])
+	}
+	return strings.Join(parts, " ")
+}
+
+// ReplayRecord is one row of replay.csv: how faithfully an iteration's replay reproduced the
+// capture, and how far behind its schedule the replayer ran (lag = actual minus intended start).
+func ReplayRecord(iteration int, target string, t *measure.Total) (Record, bool) {
+	if t == nil || t.Replay == nil {
+		return nil, false
+	}
+	rp := t.Replay
+	var r Record
+	r.AddInt("iteration", int64(iteration))
+	r.Add("target", target)
+	r.AddInt("sessions_captured", rp.SessionsCaptured)
+	r.AddInt("sessions_replayed", rp.SessionsReplayed)
+	r.AddInt("statements_captured", rp.StatementsCaptured)
+	r.AddInt("statements_replayed", rp.StatementsReplayed)
+	for _, k := range []string{"read_only", "include", "exclude"} {
+		r.AddInt("skipped_"+k, rp.Skipped[k])
+	}
+	r.AddInt("errors", t.Errors)
+	r.AddInt("rows_mismatches", rp.RowsMismatches)
+	r.AddFloat("lag_p50_ms", percentileMs(t.Lag, 50))
+	r.AddFloat("lag_p99_ms", percentileMs(t.Lag, 99))
+	return r, true
+}
+
+// AppendReplay adds an iteration's replay figures to replay.csv and fingerprints.csv.
+func (w *Writer) AppendReplay(iteration int, target string, t *measure.Total) error {
+	rec, ok := ReplayRecord(iteration, target, t)
+	if !ok {
+		return nil
+	}
+	if err := w.appendRows(ReplayFile, []Record{rec}); err != nil {
+		return err
+	}
+	return w.appendRows(FingerprintsFile, FingerprintRows(iteration, target, t))
+}
