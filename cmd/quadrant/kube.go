@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/kube"
+	"github.com/quadrant-bench/quadrant/cmd/quadrant/kube"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
 )

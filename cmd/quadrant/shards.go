@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/quadrant-bench/quadrant/merge"
+	"github.com/quadrant-bench/quadrant/reporters/merge"
 	"github.com/quadrant-bench/quadrant/reporters"
 	"github.com/quadrant-bench/quadrant/results"
 )
