@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/quadrant-bench/quadrant/reporters/merge"
 	"github.com/quadrant-bench/quadrant/reporters"
+	"github.com/quadrant-bench/quadrant/reporters/merge"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
