@@ -391,8 +391,13 @@ func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 	}
 	if r.plan.Watch.Digests != nil || r.plan.Watch.Waits != nil {
 		// Digests and waits need performance_schema, which only a restart turns on; the plan's own
-		// setting, if any, wins.
-		base = overlay([]sandbox.Option{{Name: "performance_schema", Value: "ON"}}, base)
+		// settings, if any, win. The per-thread statement event tables are left off: digests and
+		// waits are summaries and need neither, and they cost the server on every statement.
+		base = overlay([]sandbox.Option{
+			{Name: "performance_schema", Value: "ON"},
+			{Name: "performance_schema_consumer_events_statements_current", Value: "OFF"},
+			{Name: "performance_schema_consumer_events_statements_history", Value: "OFF"},
+		}, base)
 	}
 	dir := r.sandboxDir(t.Name, r.firstPending())
 	if dir != r.opts.SandboxDir {

@@ -40,8 +40,17 @@ func main() {
 	threads := flag.Int("threads", 4, "workload connections")
 	rows := flag.Int("rows", 10000, "rows in sbtest1")
 	interval := flag.Duration("interval", time.Second, "sampling interval")
+	var extra []sandbox.Option
+	flag.Func("b-config", "a my.cnf option NAME=VALUE for sandbox B besides performance_schema=ON (repeatable): to try a lighter instrumentation", func(v string) error {
+		name, value, ok := strings.Cut(v, "=")
+		if !ok {
+			return fmt.Errorf("%q is not NAME=VALUE", v)
+		}
+		extra = append(extra, sandbox.Option{Name: name, Value: value})
+		return nil
+	})
 	flag.Parse()
-	if err := run(*rounds, *window, *threads, *rows, *interval); err != nil {
+	if err := run(*rounds, *window, *threads, *rows, *interval, extra); err != nil {
 		fmt.Fprintln(os.Stderr, "evidence_overhead:", err)
 		os.Exit(1)
 	}
@@ -66,14 +75,14 @@ func start(ctx context.Context, name string, opts []sandbox.Option) (*server, fu
 	return &server{dsn: c.Primary.DSN(""), pid: c.Primary.Pid}, stop, nil
 }
 
-func run(rounds int, window time.Duration, threads, rows int, interval time.Duration) error {
+func run(rounds int, window time.Duration, threads, rows int, interval time.Duration, extra []sandbox.Option) error {
 	ctx := context.Background()
 	off, stopA, err := start(ctx, "evoffa", nil)
 	if err != nil {
 		return err
 	}
 	defer stopA()
-	on, stopB, err := start(ctx, "evonb", []sandbox.Option{{Name: "performance_schema", Value: "ON"}})
+	on, stopB, err := start(ctx, "evonb", append([]sandbox.Option{{Name: "performance_schema", Value: "ON"}}, extra...))
 	if err != nil {
 		return err
 	}
