@@ -20,6 +20,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 const shardPlan = `
@@ -360,6 +361,53 @@ iteration:
 		log, _ := os.ReadFile(filepath.Join(root, "shardedtpcc", "t1", "shard-1", results.LogFile))
 		if !strings.Contains(string(log), "warehouse 2 loaded") || strings.Contains(string(log), "warehouse 1 loaded") || !strings.Contains(string(log), "shard 1/2 loaded its 1 warehouse") {
 			t.Errorf("shard 1 did not load warehouse 2 alone:\n%s", log)
+		}
+		// The merge recomputes each transaction's percentiles from the shards' tx.NAME
+		// histograms: the same figures as the two .hlog files added up by hand.
+		var dirs []string
+		for k := range 2 {
+			dirs = append(dirs, filepath.Join(root, "shardedtpcc", "t1", fmt.Sprintf("shard-%d", k)))
+		}
+		out := filepath.Join(t.TempDir(), "merged")
+		if code := start(t, nil, "merge", dirs[0], dirs[1], "--out", out).wait(t, time.Minute); code != 0 {
+			t.Fatalf("merge exit %d", code)
+		}
+		mr, err := results.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		index := mr.Info.Iterations[0].Index
+		byTag := map[string]*measure.Histogram{}
+		for _, d := range dirs {
+			lines, err := results.ReadHistogramIntervals(results.HistogramPath(d, "db", index))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range lines {
+				if byTag[l.Tag] == nil {
+					byTag[l.Tag] = measure.NewHistogram()
+				}
+				byTag[l.Tag].Merge(l.H)
+			}
+		}
+		checked := 0
+		for _, h := range mr.Summary.Header {
+			name, ok := strings.CutSuffix(h, ".p95_ms")
+			if !ok || !strings.HasPrefix(name, "tx.") {
+				continue
+			}
+			x := byTag[results.HistogramTag("tx", strings.TrimPrefix(name, "tx."))]
+			if x == nil || x.Count() == 0 {
+				continue
+			}
+			want := results.FormatFloat(measure.Ms(x.Percentile(95)))
+			if got := mr.Summary.Value(0, h); got != want {
+				t.Errorf("merged %s = %q, want %s from the shards' histograms", h, got, want)
+			}
+			checked++
+		}
+		if checked == 0 {
+			t.Errorf("no tx.NAME.p95_ms checked in the merged summary %v", mr.Summary.Header)
 		}
 	})
 

@@ -255,21 +255,78 @@ var latencyColumns = map[string]func(measure.Latency) time.Duration{
 	"lat_max_ms": func(l measure.Latency) time.Duration { return l.Max },
 }
 
-// combine is how a workload column adds up over shards; "" when the value cannot be
-// merged from what the folders keep (a custom transaction's percentile: its histogram is
-// not in the .hlog), which the merged folder leaves empty rather than guess.
+// connectColumns are connect: per_transaction's columns, from the "connect" histograms.
+var connectColumns = map[string]func(measure.Latency) time.Duration{
+	"connect_ms":     func(l measure.Latency) time.Duration { return l.Avg },
+	"connect_p50_ms": func(l measure.Latency) time.Duration { return l.P50 },
+	"connect_p95_ms": func(l measure.Latency) time.Duration { return l.P95 },
+	"connect_p99_ms": func(l measure.Latency) time.Duration { return l.P99 },
+	"connect_max_ms": func(l measure.Latency) time.Duration { return l.Max },
+}
+
+// namedColumns are the latency suffixes of the tx.NAME and stmt.CLASS families.
+var namedColumns = map[string]func(measure.Latency) time.Duration{
+	"p50_ms": func(l measure.Latency) time.Duration { return l.P50 },
+	"p90_ms": func(l measure.Latency) time.Duration { return l.P90 },
+	"p95_ms": func(l measure.Latency) time.Duration { return l.P95 },
+	"p99_ms": func(l measure.Latency) time.Duration { return l.P99 },
+	"max_ms": func(l measure.Latency) time.Duration { return l.Max },
+}
+
+// histogramColumn says which .hlog tag a latency column is recomputed from (latency,
+// connect, tx.NAME, stmt.CLASS) and which figure of that histogram it is. Such columns are
+// never combined from the shards' cells: percentiles of percentiles are wrong.
+func histogramColumn(name string) (tag string, pick func(measure.Latency) time.Duration, ok bool) {
+	if f := latencyColumns[name]; f != nil {
+		return "latency", f, true
+	}
+	if f := connectColumns[name]; f != nil {
+		return "connect", f, true
+	}
+	for _, family := range []string{"tx", "stmt"} {
+		rest, found := strings.CutPrefix(name, family+".")
+		i := strings.LastIndexByte(rest, '.')
+		if !found || i <= 0 {
+			continue
+		}
+		if f := namedColumns[rest[i+1:]]; f != nil {
+			return results.HistogramTag(family, rest[:i]), f, true
+		}
+	}
+	return "", nil, false
+}
+
+// fromHistogram is a latency column's value from its merged histogram h; without one (no
+// value recorded, or a folder written before the tag was logged) it falls back on combine.
+func fromHistogram(name string, h *measure.Histogram, pick func(measure.Latency) time.Duration, rows []map[string]string) string {
+	if h == nil || h.Count() == 0 {
+		return combineCells(name, rows)
+	}
+	return results.FormatFloat(measure.Ms(pick(measure.Summarize(h))))
+}
+
+// combine is how a workload column adds up over shards when no histogram says better. A
+// latency that has no histogram in the folder is left empty rather than guessed, unless
+// every shard says 0 (an interval where that transaction did not run); a maximum is the
+// maximum of the maxima.
 func combine(name string, vals []float64) string {
+	_, _, latency := histogramColumn(name)
 	switch {
 	case name == "warmup":
 		return results.FormatFloat(vals[0])
-	case strings.HasPrefix(name, "tx.") && strings.HasSuffix(name, ".max_ms"):
+	case latency && (strings.HasSuffix(name, ".max_ms") || name == "lat_max_ms" || name == "connect_max_ms"):
 		m := math.Inf(-1)
 		for _, v := range vals {
 			m = math.Max(m, v)
 		}
 		return results.FormatFloat(m)
-	case strings.HasPrefix(name, "tx.") && strings.HasSuffix(name, "_ms"):
-		return ""
+	case latency:
+		for _, v := range vals {
+			if v != 0 {
+				return ""
+			}
+		}
+		return "0"
 	}
 	sum := 0.0
 	for _, v := range vals {
@@ -302,7 +359,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		byEnd map[int64][]results.LoggedHistogram
 	}
 	logs := make([]shardLog, len(shards))
-	measured := measure.NewHistogram()
+	measured := map[string]*measure.Histogram{} // by tag, warmup left out
 	var first time.Time
 	for k, s := range shards {
 		lines, err := results.ReadHistogramIntervals(results.HistogramPath(s.dir, target, index))
@@ -312,8 +369,11 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		logs[k].byEnd = map[int64][]results.LoggedHistogram{}
 		for _, l := range lines {
 			logs[k].byEnd[l.End.UnixMilli()] = append(logs[k].byEnd[l.End.UnixMilli()], l)
-			if l.Tag == "latency" {
-				measured.Merge(l.H)
+			if !strings.HasPrefix(l.Tag, "warmup-") {
+				if measured[l.Tag] == nil {
+					measured[l.Tag] = measure.NewHistogram()
+				}
+				measured[l.Tag].Merge(l.H)
 			}
 			if first.IsZero() || l.Start.Before(first) {
 				first = l.Start
@@ -407,10 +467,6 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 				}
 			}
 		}
-		lat := hist["latency"]
-		if lat == nil {
-			lat = hist["warmup-latency"]
-		}
 		var rec results.Record
 		for _, h := range header {
 			switch {
@@ -420,12 +476,13 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 				rec.Add(h, e)
 			case h == "time":
 				rec.Add(h, latestTime(present))
-			case latencyColumns[h] != nil:
-				if lat == nil || lat.Count() == 0 {
-					rec.Add(h, "")
-				} else {
-					rec.AddFloat(h, measure.Ms(latencyColumns[h](measure.Summarize(lat))))
+			case isHistogramColumn(h):
+				tag, pick, _ := histogramColumn(h)
+				x := hist[tag]
+				if x == nil {
+					x = hist["warmup-"+tag]
 				}
+				rec.Add(h, fromHistogram(h, x, pick, present))
 			case results.IsWorkloadColumn(h):
 				rec.Add(h, combineCells(h, present))
 			default: // watched: the leader's
@@ -439,7 +496,12 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		if err := w.AppendTimeseriesRecord(target, rec); err != nil {
 			return nil, err
 		}
-		for _, tag := range []string{"warmup-latency", "warmup-service", "latency", "service"} {
+		tags := make([]string, 0, len(hist))
+		for tag := range hist {
+			tags = append(tags, tag)
+		}
+		sort.Strings(tags)
+		for _, tag := range tags {
 			if h := hist[tag]; h != nil {
 				if err := hl.WriteLogged(results.LoggedHistogram{Tag: tag, Start: start, End: end, H: h}); err != nil {
 					return nil, err
@@ -497,7 +559,6 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		}
 	}
 	m.header = sumHeader
-	lat := measure.Summarize(measured)
 	vals := map[string]string{}
 	for _, h := range sumHeader {
 		switch {
@@ -507,12 +568,11 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 			}
 		case h == "duration_s":
 			vals[h] = maxCell(h, rows)
-		case latencyColumns[h] != nil:
-			if measured.Count() > 0 {
-				vals[h] = results.FormatFloat(measure.Ms(latencyColumns[h](lat)))
-			}
+		case isHistogramColumn(h):
+			tag, pick, _ := histogramColumn(h)
+			vals[h] = fromHistogram(h, measured[tag], pick, rows)
 		case h == "transactions" || results.IsWorkloadColumn(h):
-			if _, isMetric := measure.Lookup(h); isMetric || strings.HasPrefix(h, "error.") || strings.HasPrefix(h, "tx.") {
+			if _, isMetric := measure.Lookup(h); isMetric || strings.HasPrefix(h, "error.") || strings.HasPrefix(h, "tx.") || strings.HasPrefix(h, "stmt.") {
 				vals[h] = combineCells(h, rows)
 			} else if ls := m.leaderSummary[target]; ls != nil {
 				vals[h] = ls[h] // a matrix axis
@@ -528,6 +588,11 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 	}
 	m.leaderSummary["\x00merged"] = vals
 	return m, nil
+}
+
+func isHistogramColumn(name string) bool {
+	_, _, ok := histogramColumn(name)
+	return ok
 }
 
 func latestTime(rows []map[string]string) string {
