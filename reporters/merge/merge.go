@@ -3,8 +3,8 @@
 // It reads and writes folders only through package results.
 //
 // What it guarantees: counts and rates are the shards' sums per interval on their shared
-// grid; latency percentiles come from the shards' .hlog histograms added together, which
-// is exact (percentiles of percentiles would not be); the mean comes from the same merged
+// grid; latency percentiles (the transaction's, each tx.NAME's, stmt.CLASS's and
+// connect's) come from the shards' .hlog histograms added together, which is exact (percentiles of percentiles would not be); the mean comes from the same merged
 // histogram; maxima are maxima of maxima; watched columns (status, host, ...) are the
 // leader's, the only shard that samples them; assertions are evaluated on the merged
 // numbers. A shard that did not finish an iteration, or an interval some shard lacks in
