@@ -411,6 +411,86 @@ iteration:
 		}
 	})
 
+	// A load shape split over two shards: each stage's threads halved and the merged folder
+	// has the stage rows, their transactions adding up to the iteration's.
+	t.Run("stages", func(t *testing.T) {
+		plan := writePlan(t, fmt.Sprintf(`
+version: 1
+name: shardedstages
+targets:
+  db: {dsn: "%s"}
+iteration:
+  workload:
+    transactions: [{name: one, statements: [{sql: "SELECT 1"}]}]
+    report_interval: 1s
+    stages:
+      - {duration: 1s, threads: 2}
+      - {duration: 1s, threads: 4}
+`, dsn))
+		root := t.TempDir()
+		var procs []*proc
+		for k := range 2 {
+			procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/2", k), "--run-id", "s1", "--out", root, "--barrier-timeout", "2m"))
+		}
+		var dirs []string
+		for k, p := range procs {
+			if code := p.wait(t, 5*time.Minute); code != 0 {
+				t.Fatalf("shard %d exit %d:\n%s", k, code, p.out.String())
+			}
+			dirs = append(dirs, filepath.Join(root, "shardedstages", "s1", fmt.Sprintf("shard-%d", k)))
+		}
+		for k, d := range dirs {
+			r, err := results.Load(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := r.Timeseries["db"]
+			var threads []string
+			for i := range ts.Rows {
+				threads = append(threads, ts.Value(i, "threads"))
+			}
+			if len(threads) != 2 || threads[0] != "1" || threads[1] != "2" {
+				t.Errorf("shard %d ran threads %v per interval, want [1 2] (half of each stage)", k, threads)
+			}
+		}
+		out := filepath.Join(t.TempDir(), "merged")
+		if code := start(t, nil, "merge", dirs[0], dirs[1], "--out", out).wait(t, time.Minute); code != 0 {
+			t.Fatalf("merge exit %d", code)
+		}
+		mr, err := results.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := mr.Timeseries["db"]
+		for i, want := range []string{"2", "4"} {
+			if i >= len(ts.Rows) || ts.Value(i, "threads") != want || ts.Value(i, "stage") != strconv.Itoa(i+1) {
+				t.Errorf("merged interval %d: threads %q stage %q, want %s in stage %d", i, ts.Value(i, "threads"), ts.Value(i, "stage"), want, i+1)
+			}
+			// each interval's latency from the shards' lines of that interval
+			if p, ok := ts.Float(i, "p99_ms"); !ok || p <= 0 || ts.Value(i, "tx.one.p95_ms") == "" {
+				t.Errorf("merged interval %d: p99_ms %q, tx.one.p95_ms %q", i, ts.Value(i, "p99_ms"), ts.Value(i, "tx.one.p95_ms"))
+			}
+		}
+		if mr.Stages == nil || len(mr.Stages.Rows) != 2 {
+			t.Fatalf("merged stage rows: %+v", mr.Stages)
+		}
+		total, _ := mr.Summary.Float(0, "transactions")
+		var sum float64
+		for i := range mr.Stages.Rows {
+			v, ok := mr.Stages.Float(i, "transactions")
+			if !ok || v <= 0 {
+				t.Errorf("stage %s: transactions %q", mr.Stages.Value(i, "stage"), mr.Stages.Value(i, "transactions"))
+			}
+			if p, ok := mr.Stages.Float(i, "p99_ms"); !ok || p <= 0 {
+				t.Errorf("stage %s: p99_ms %q", mr.Stages.Value(i, "stage"), mr.Stages.Value(i, "p99_ms"))
+			}
+			sum += v
+		}
+		if sum != total || total <= 0 {
+			t.Errorf("the stages' transactions add up to %v, the iteration's are %v", sum, total)
+		}
+	})
+
 	t.Run("never arrives", func(t *testing.T) {
 		plan := writePlan(t, fmt.Sprintf(shardPlan, dsn, "", "2s"))
 		root := t.TempDir()

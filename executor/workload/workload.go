@@ -122,6 +122,15 @@ func (e Env) Split(c engine.Config) engine.Config {
 	c.Threads = e.Shard.Workers(c.Threads)
 	c.Events = e.Shard.Events(c.Events)
 	c.Rate = e.Shard.Rate(c.Rate)
+	// Each stage splits as the flat case does: its workers are the global ids i < threads
+	// with i mod N == K (the gate opens local ids in order, which are those), its rate R/N.
+	stages := make([]engine.Stage, len(c.Stages))
+	for i, st := range c.Stages {
+		stages[i] = engine.Stage{Duration: st.Duration, Threads: e.Shard.Workers(st.Threads), Rate: e.Shard.Rate(st.Rate)}
+	}
+	if c.Stages != nil {
+		c.Stages = stages
+	}
 	return c
 }
 

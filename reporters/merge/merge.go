@@ -242,6 +242,8 @@ type merged struct {
 	leaderOrder   []string // targets of the leader's summary rows, in order
 	leaderHeader  []string
 	problems      []string
+	stageOrder    []string            // stages of the workload target, as the shards wrote them
+	stages        []map[string]string // their merged summary rows, in stageOrder
 }
 
 // latencyColumns are the columns recomputed from merged histograms.
@@ -312,7 +314,7 @@ func fromHistogram(name string, h *measure.Histogram, pick func(measure.Latency)
 func combine(name string, vals []float64) string {
 	_, _, latency := histogramColumn(name)
 	switch {
-	case name == "warmup":
+	case name == "warmup" || name == "stage":
 		return results.FormatFloat(vals[0])
 	case latency && (strings.HasSuffix(name, ".max_ms") || name == "lat_max_ms" || name == "connect_max_ms"):
 		m := math.Inf(-1)
@@ -355,9 +357,6 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		return m, nil
 	}
 	// Histograms: per shard, interval lines by end time; the measured part all together.
-	type shardLog struct {
-		byEnd map[int64][]results.LoggedHistogram
-	}
 	logs := make([]shardLog, len(shards))
 	measured := map[string]*measure.Histogram{} // by tag, warmup left out
 	var first time.Time
@@ -432,6 +431,20 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		}
 	}
 	sort.Float64s(keys)
+	// A log whose lines fall on none of its shard's row times is from before they were
+	// written relative to a whole second (see shardLog.at).
+	for k := range logs {
+		logs[k].legacy = len(logs[k].byEnd) > 0
+		for _, c := range grid {
+			if row := c.rows[k]; row != nil {
+				if t, err := time.Parse(results.TimeFormat, row["time"]); err == nil && logs[k].exact(t) != nil {
+					logs[k].legacy = false
+					break
+				}
+			}
+		}
+	}
+	stageHist := map[string]map[string]*measure.Histogram{} // stage -> tag -> its intervals' histograms
 	for _, key := range keys {
 		e := results.FormatFloat(key)
 		c := grid[e]
@@ -453,7 +466,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 			t, err := time.Parse(results.TimeFormat, row["time"])
 			if err == nil {
 				ends = append(ends, t.UnixMilli())
-				for _, l := range logs[k].byEnd[t.UnixMilli()] {
+				for _, l := range logs[k].at(t) {
 					if hist[l.Tag] == nil {
 						hist[l.Tag] = measure.NewHistogram()
 					}
@@ -465,6 +478,20 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 						end = l.End
 					}
 				}
+			}
+		}
+		if st := firstCell("stage", present); st != "" {
+			if stageHist[st] == nil {
+				stageHist[st] = map[string]*measure.Histogram{}
+			}
+			for tag, x := range hist {
+				if strings.HasPrefix(tag, "warmup-") {
+					continue
+				}
+				if stageHist[st][tag] == nil {
+					stageHist[st][tag] = measure.NewHistogram()
+				}
+				stageHist[st][tag].Merge(x)
 			}
 		}
 		var rec results.Record
@@ -559,10 +586,56 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		}
 	}
 	m.header = sumHeader
-	vals := map[string]string{}
+	vals := summaryValues(sumHeader, rows, measured, m.leaderSummary[target])
 	for _, h := range sumHeader {
+		if v, err := strconv.ParseFloat(vals[h], 64); err == nil {
+			m.summary[h] = v
+		}
+	}
+	m.leaderSummary["\x00merged"] = vals
+	// A load shape's stage rows: each stage's figures over the shards, its latency from
+	// the histograms of that stage's intervals.
+	leaderStages := map[string]map[string]string{}
+	stageRows := map[string][]map[string]string{}
+	for k, s := range shards {
+		d := s.run.Stages
+		if d == nil {
+			continue
+		}
+		for i := range d.Rows {
+			if d.Value(i, "iteration") != strconv.Itoa(index) || d.Value(i, "target") != target {
+				continue
+			}
+			row := map[string]string{}
+			for c, h := range d.Header {
+				row[h] = d.Rows[i][c]
+			}
+			st := row["stage"]
+			if _, ok := stageRows[st]; !ok {
+				m.stageOrder = append(m.stageOrder, st)
+			}
+			stageRows[st] = append(stageRows[st], row)
+			if k == 0 {
+				leaderStages[st] = row
+			}
+		}
+	}
+	for _, st := range m.stageOrder {
+		v := summaryValues(sumHeader, stageRows[st], stageHist[st], leaderStages[st])
+		v["stage"] = st
+		m.stages = append(m.stages, v)
+	}
+	return m, nil
+}
+
+// summaryValues merges the shards' summary rows (of an iteration, or of one of its
+// stages): counts summed, latency from the merged histograms by tag, durations the
+// longest, the rest (watched columns, record_as, matrix axes) the leader's.
+func summaryValues(header []string, rows []map[string]string, measured map[string]*measure.Histogram, leader map[string]string) map[string]string {
+	vals := map[string]string{}
+	for _, h := range header {
 		switch {
-		case h == "iteration" || h == "repeat" || h == "target" || h == "status":
+		case h == "iteration" || h == "repeat" || h == "target" || h == "status" || h == "stage":
 			if len(rows) > 0 {
 				vals[h] = rows[0][h]
 			}
@@ -574,25 +647,68 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		case h == "transactions" || results.IsWorkloadColumn(h):
 			if _, isMetric := measure.Lookup(h); isMetric || strings.HasPrefix(h, "error.") || strings.HasPrefix(h, "tx.") || strings.HasPrefix(h, "stmt.") {
 				vals[h] = combineCells(h, rows)
-			} else if ls := m.leaderSummary[target]; ls != nil {
-				vals[h] = ls[h] // a matrix axis
+			} else if leader != nil {
+				vals[h] = leader[h] // a matrix axis
 			}
 		default:
-			if ls := m.leaderSummary[target]; ls != nil {
-				vals[h] = ls[h] // watched and record_as: the leader's
+			if leader != nil {
+				vals[h] = leader[h] // watched and record_as: the leader's
 			}
 		}
-		if v, err := strconv.ParseFloat(vals[h], 64); err == nil {
-			m.summary[h] = v
+	}
+	return vals
+}
+
+// shardLog is one shard's .hlog lines of an iteration by their end in milliseconds.
+type shardLog struct {
+	byEnd  map[int64][]results.LoggedHistogram
+	legacy bool // lines read back up to a second early
+}
+
+// at are the lines of the interval that ended at end (a time-series row's time). The log
+// keeps times as seconds with three decimals, which a float can read back one millisecond
+// short: a line within a millisecond is that interval's. A log written before its lines
+// were made relative to a whole second reads back up to a second early (its StartTime has
+// no fraction): then the latest line ending in the second before end is the interval's.
+func (l shardLog) at(end time.Time) []results.LoggedHistogram {
+	if !l.legacy {
+		return l.exact(end)
+	}
+	ms := end.UnixMilli()
+	best := int64(-1)
+	for m := range l.byEnd {
+		if m <= ms && m > ms-1000 && m > best {
+			best = m
 		}
 	}
-	m.leaderSummary["\x00merged"] = vals
-	return m, nil
+	if best < 0 {
+		return nil
+	}
+	return l.byEnd[best]
+}
+
+func (l shardLog) exact(end time.Time) []results.LoggedHistogram {
+	ms := end.UnixMilli()
+	for _, m := range []int64{ms, ms - 1, ms + 1} {
+		if lines := l.byEnd[m]; lines != nil {
+			return lines
+		}
+	}
+	return nil
 }
 
 func isHistogramColumn(name string) bool {
 	_, _, ok := histogramColumn(name)
 	return ok
+}
+
+func firstCell(h string, rows []map[string]string) string {
+	for _, r := range rows {
+		if r[h] != "" {
+			return r[h]
+		}
+	}
+	return ""
 }
 
 func latestTime(rows []map[string]string) string {
@@ -663,6 +779,22 @@ func (m *merged) writeSummary(w *results.Writer, status string) error {
 		}
 		if err := w.AppendSummaryRecord(rec); err != nil {
 			return err
+		}
+		if t != m.target {
+			continue
+		}
+		for _, vals := range m.stages {
+			var rec results.Record
+			for _, h := range m.header {
+				v := vals[h]
+				if h == "status" {
+					v = status
+				}
+				rec.Add(h, v)
+			}
+			if err := w.AppendSummaryRecord(rec); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

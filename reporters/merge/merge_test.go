@@ -94,6 +94,7 @@ func TestCombine(t *testing.T) {
 		{"transactions", []float64{1, 2, 3}, "6"},
 		{"error.1213", []float64{1, 0.5}, "1.5"},
 		{"warmup", []float64{1, 1, 1}, "1"},
+		{"stage", []float64{2, 2, 2}, "2"},
 		{"tx.pay.max_ms", []float64{3, 9, 4}, "9"},
 		{"tx.pay.p95_ms", []float64{3, 9, 4}, ""},
 		{"tx.pay.p95_ms", []float64{0, 0}, "0"},

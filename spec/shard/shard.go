@@ -86,7 +86,7 @@ func (s Shard) Unique(counter uint32) uint32 {
 // sysbench workloads (sysbench prints percentiles, which do not add up), sandbox targets
 // (a sandbox is private to one machine), a replayed SQL file (its statements are one
 // stream in file order, not sessions that could go to different shards), fewer threads
-// than shards, and an events limit under n.
+// than shards (in any stage too), and an events limit under n.
 func Validate(p *spec.Plan, n int) spec.Errors {
 	if n <= 1 {
 		return nil
@@ -117,12 +117,17 @@ func Validate(p *spec.Plan, n int) spec.Errors {
 		if w.Action != "run" {
 			continue
 		}
-		if len(w.Stages) > 0 {
-			errs = append(errs, &spec.Error{Pos: w.Src.At("stages"), Msg: fmt.Sprintf(
-				"a workload with stages cannot be sharded yet (each stage's threads and rate would have to be split too); run it unsharded, or give each of the %d shards a plan of its own", n)})
-			continue
+		closedStages := false
+		for i, st := range w.Stages {
+			if st.Threads > 0 {
+				closedStages = true
+			}
+			if st.Threads > 0 && st.Threads < n {
+				errs = append(errs, &spec.Error{Pos: st.Src.At("threads"), Msg: fmt.Sprintf(
+					"stage %d: threads: %d cannot be split into %d shards (each needs at least one worker in every stage); use threads: %d or more in this stage, or fewer shards", i+1, st.Threads, n, n)})
+			}
 		}
-		if w.Threads < n {
+		if !closedStages && w.Threads < n {
 			errs = append(errs, &spec.Error{Pos: w.Src.At("threads"), Msg: fmt.Sprintf(
 				"threads: %d cannot be split into %d shards (each needs at least one worker); use threads: %d or more, or fewer shards", w.Threads, n, n)})
 		}
