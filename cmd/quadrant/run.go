@@ -21,6 +21,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/reporters"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -203,7 +204,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	opts := spec.Options{Set: req.sets, Targets: overrides}
 	p, err := loadPlan(req.plan, opts)
 	if err == nil {
-		if errs := shard.Validate(p, req.shard.Count); len(errs) > 0 {
+		if errs := kinds.ValidateShards(p, req.shard.Count); len(errs) > 0 {
 			err = errs.Tidy()
 		}
 	}

@@ -592,6 +592,11 @@ func TestShardValidation(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "r.sql"), []byte("SELECT 1;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// captured traffic splits by session: no error for it
+	general := "/usr/sbin/mariadbd, Version: 10.11. started with:\nTcp port: 3306  Unix socket: /tmp/x.sock\nTime\t\t    Id Command\tArgument\n261130 22:45:30\t     6 Query\tSELECT 1\n\t\t     7 Query\tSELECT 2\n"
+	if err := os.WriteFile(filepath.Join(dir, "g.log"), []byte(general), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	plan := filepath.Join(dir, "plan.yaml")
 	if err := os.WriteFile(plan, []byte(`version: 1
 name: nosplit
@@ -599,6 +604,7 @@ targets:
   db: {sandbox: {}}
 setup:
   - workload: {replay: {file: r.sql}}
+  - workload: {replay: {file: g.log}}
 matrix:
   kind: [a, b]
 iteration:
@@ -614,10 +620,13 @@ iteration:
 	if code := run([]string{"validate", "--shards", "3", plan}, &out, &errOut); code != exitInvalid {
 		t.Fatalf("exit %d, want 2", code)
 	}
-	for _, want := range []string{"plan.yaml:4:", "target db is a sandbox", "plan.yaml:6:", "a replayed SQL file cannot be sharded", "plan.yaml:10:", "a sysbench: workload cannot be sharded", "builtin:"} {
+	for _, want := range []string{"plan.yaml:4:", "target db is a sandbox", "plan.yaml:6:", "r.sql is a SQL file, which cannot be split into 3 shards", "plan.yaml:11:", "a sysbench: workload cannot be sharded", "builtin:"} {
 		if !strings.Contains(errOut.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, errOut.String())
 		}
+	}
+	if strings.Contains(errOut.String(), "g.log") || strings.Contains(errOut.String(), "plan.yaml:7:") {
+		t.Errorf("the general log is refused, but it splits by session:\n%s", errOut.String())
 	}
 	errOut.Reset()
 	if code := run([]string{"run", plan, "--shard", "1/3"}, &out, &errOut); code != exitInvalid || !strings.Contains(errOut.String(), "--run-id") {

@@ -77,6 +77,9 @@ type Kind struct {
 	New func(w *spec.Workload, env Env) (Workload, error)
 	// Checks says the kind's workloads are Checkers: `action: check` is valid for them.
 	Checks bool
+	// Shards, if set, says what of w cannot be split into n shards (--shard K/N) that only
+	// the kind knows (a replayed file's format is in its content); spec/shard checks the rest.
+	Shards func(w *spec.Workload, n int) spec.Errors
 }
 
 // ErrNoAction is returned by a kind for an action it does not have; validation refuses

@@ -84,9 +84,8 @@ func (s Shard) Unique(counter uint32) uint32 {
 
 // Validate says what of a plan cannot be split into n shards, at the plan's lines:
 // sysbench workloads (sysbench prints percentiles, which do not add up), sandbox targets
-// (a sandbox is private to one machine), a replayed SQL file (its statements are one
-// stream in file order, not sessions that could go to different shards), fewer threads
-// than shards (in any stage too), and an events limit under n.
+// (a sandbox is private to one machine), fewer threads than shards (in any stage too), and
+// an events limit under n. A replayed SQL file is refused by its kind, which reads the file.
 func Validate(p *spec.Plan, n int) spec.Errors {
 	if n <= 1 {
 		return nil
@@ -111,8 +110,7 @@ func Validate(p *spec.Plan, n int) spec.Errors {
 			errs = append(errs, &spec.Error{Pos: w.Src.At("sysbench"), Msg: "a sysbench: workload cannot be sharded: sysbench prints percentiles, which do not merge; use the same script as builtin: (e.g. builtin: oltp_read_write), whose latency histograms merge exactly"})
 			continue
 		case "replay":
-			errs = append(errs, &spec.Error{Pos: w.Src.At("replay"), Msg: "a replayed SQL file cannot be sharded: it is one stream of statements in file order, which two shards cannot split without reordering it; run it unsharded"})
-			continue
+			continue // captured sessions split by session; the kind refuses a SQL file (its format is in its content)
 		}
 		if w.Action != "run" {
 			continue
