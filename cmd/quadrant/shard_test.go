@@ -491,6 +491,93 @@ iteration:
 		}
 	})
 
+	// Captured traffic split by session: two shards replay a general log of four sessions,
+	// each session on one shard, and the merge counts every captured statement once.
+	t.Run("replay", func(t *testing.T) {
+		dir := t.TempDir()
+		// sessions 10..13; 10 statements in 4 shapes
+		general := "/usr/sbin/mariadbd, Version: 10.11. started with:\nTcp port: 3306  Unix socket: /tmp/x.sock\nTime\t\t    Id Command\tArgument\n" +
+			"261130 22:45:30\t    10 Query\tSELECT 1\n" +
+			"\t\t    11 Query\tSELECT 1, 2\n" +
+			"\t\t    12 Query\tDO 1\n" +
+			"\t\t    10 Query\tSELECT 1\n" +
+			"\t\t    13 Query\tSELECT 'a' AS x\n" +
+			"\t\t    11 Query\tSELECT 1, 2\n" +
+			"\t\t    10 Query\tSELECT 1\n" +
+			"\t\t    12 Query\tSELECT 1\n" +
+			"\t\t    13 Query\tDO 1\n" +
+			"\t\t    13 Query\tSELECT 'a' AS x\n"
+		if err := os.WriteFile(filepath.Join(dir, "g.log"), []byte(general), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		plan := filepath.Join(dir, "plan.yaml")
+		if err := os.WriteFile(plan, []byte(fmt.Sprintf(`
+version: 1
+name: shardedreplay
+targets:
+  db: {dsn: "%s"}
+iteration:
+  workload: {replay: {file: g.log}}
+`, dsn)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		root := t.TempDir()
+		var procs []*proc
+		for k := range 2 {
+			procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/2", k), "--run-id", "p1", "--out", root, "--barrier-timeout", "2m"))
+		}
+		var dirs []string
+		for k, p := range procs {
+			if code := p.wait(t, 5*time.Minute); code != 0 {
+				t.Fatalf("shard %d exit %d:\n%s", k, code, p.out.String())
+			}
+			dirs = append(dirs, filepath.Join(root, "shardedreplay", "p1", fmt.Sprintf("shard-%d", k)))
+		}
+		for k, d := range dirs {
+			r, err := results.Load(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, _ := r.Replay.Float(0, "sessions_replayed"); v != 2 {
+				t.Errorf("shard %d replayed %v sessions, want 2 of the 4", k, v)
+			}
+		}
+		out := filepath.Join(t.TempDir(), "merged")
+		if code := start(t, nil, "merge", dirs[0], dirs[1], "--out", out).wait(t, time.Minute); code != 0 {
+			t.Fatalf("merge exit %d", code)
+		}
+		mr, err := results.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for col, want := range map[string]float64{"sessions_captured": 4, "sessions_replayed": 4, "statements_captured": 10, "statements_replayed": 10, "errors": 0} {
+			if v, ok := mr.Replay.Float(0, col); !ok || v != want {
+				t.Errorf("merged replay.csv %s = %q, want %v", col, mr.Replay.Value(0, col), want)
+			}
+		}
+		fp := mr.Fingerprints
+		want := map[string]float64{"SELECT 1": 4, "SELECT 1, 2": 2, "DO 1": 2, "SELECT 'a' AS x": 2}
+		var sum float64
+		for i := range fp.Rows {
+			count, _ := fp.Float(i, "count")
+			captured, _ := fp.Float(i, "captured_count")
+			id := fp.Value(i, "fingerprint_id")
+			if count != captured {
+				t.Errorf("fingerprint %s (%s): replayed %v, captured %v", id, fp.Value(i, "fingerprint"), count, captured)
+			}
+			if tx, _ := mr.Summary.Float(0, "tx."+id+".count"); tx != count {
+				t.Errorf("summary tx.%s.count %v, fingerprints.csv %v", id, tx, count)
+			}
+			if fp.Value(i, "p95_ms") == "" || mr.Summary.Value(0, "tx."+id+".p95_ms") == "" {
+				t.Errorf("fingerprint %s: no merged p95 (%q, %q)", id, fp.Value(i, "p95_ms"), mr.Summary.Value(0, "tx."+id+".p95_ms"))
+			}
+			sum += count
+		}
+		if len(fp.Rows) != len(want) || sum != 10 {
+			t.Errorf("merged fingerprints.csv: %d rows, %v statements; want %d fingerprints and 10", len(fp.Rows), sum, len(want))
+		}
+	})
+
 	t.Run("never arrives", func(t *testing.T) {
 		plan := writePlan(t, fmt.Sprintf(shardPlan, dsn, "", "2s"))
 		root := t.TempDir()

@@ -620,6 +620,9 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 			}
 		}
 	}
+	if err := mergeReplay(w, shards, index, target, measured); err != nil {
+		return nil, err
+	}
 	for _, st := range m.stageOrder {
 		v := summaryValues(sumHeader, stageRows[st], stageHist[st], leaderStages[st])
 		v["stage"] = st
