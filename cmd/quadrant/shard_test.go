@@ -489,6 +489,18 @@ iteration:
 		if sum != total || total <= 0 {
 			t.Errorf("the stages' transactions add up to %v, the iteration's are %v", sum, total)
 		}
+
+		// rerun: a shard's folder is a part of a run and is refused; the merged folder
+		// reruns unsharded, saying so, and is compared with the new folder.
+		again := t.TempDir()
+		p := start(t, nil, "rerun", dirs[1], "--out", again)
+		if code := p.wait(t, time.Minute); code != exitInvalid || !strings.Contains(p.out.String(), "is shard 1/2 of run s1") || !strings.Contains(p.out.String(), "quadrant merge") {
+			t.Errorf("rerun of a shard's folder: exit %d, want 2 naming the merge:\n%s", code, p.out.String())
+		}
+		p = start(t, nil, "rerun", out, "--target", "db="+dsn, "--out", again)
+		if code := p.wait(t, 5*time.Minute); code != 0 || !strings.Contains(p.out.String(), "the merge of 2 shards of run s1") || !strings.Contains(p.out.String(), "Compared with") {
+			t.Errorf("rerun of the merged folder: exit %d:\n%s", code, p.out.String())
+		}
 	})
 
 	// Captured traffic split by session: two shards replay a general log of four sessions,
