@@ -512,6 +512,12 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 				rec.Add(h, fromHistogram(h, x, pick, present))
 			case results.IsWorkloadColumn(h):
 				rec.Add(h, combineCells(h, present))
+			case isServerCost(h):
+				if c.rows[0] != nil {
+					rec.Add(h, rescaleCost(c.rows[0][h], c.rows[0]["tps"], combineCells("tps", present)))
+				} else {
+					rec.Add(h, "")
+				}
 			default: // watched: the leader's
 				if c.rows[0] != nil {
 					rec.Add(h, c.rows[0][h])
@@ -653,6 +659,10 @@ func summaryValues(header []string, rows []map[string]string, measured map[strin
 			} else if leader != nil {
 				vals[h] = leader[h] // a matrix axis
 			}
+		case isServerCost(h):
+			if leader != nil {
+				vals[h] = rescaleCost(leader[h], leader["transactions"], combineCells("transactions", rows))
+			}
 		default:
 			if leader != nil {
 				vals[h] = leader[h] // watched and record_as: the leader's
@@ -660,6 +670,27 @@ func summaryValues(header []string, rows []map[string]string, measured map[strin
 		}
 	}
 	return vals
+}
+
+// isServerCost is a cost per transaction of a server counter (cost.fsyncs, cost.server_cpu_us
+// ...). The leader, the only shard that watches, divided the server's whole increase by its
+// own transactions; merged, it is divided by every shard's. cost.client_cpu_us stays the
+// leader's: its counter is the leader's own CPU, and per transaction of its own it stands
+// for each client's.
+func isServerCost(name string) bool {
+	return strings.HasPrefix(name, "cost.") && name != "cost.client_cpu_us"
+}
+
+// rescaleCost is a leader's cost per transaction over all shards' transactions: cost times
+// the leader's transactions (or rate) over the merged ones.
+func rescaleCost(cost, leaderTx, mergedTx string) string {
+	c, err1 := strconv.ParseFloat(cost, 64)
+	l, err2 := strconv.ParseFloat(leaderTx, 64)
+	m, err3 := strconv.ParseFloat(mergedTx, 64)
+	if err1 != nil || err2 != nil || err3 != nil || m <= 0 {
+		return ""
+	}
+	return results.FormatFloat(c * l / m)
 }
 
 // shardLog is one shard's .hlog lines of an iteration by their end in milliseconds.

@@ -211,3 +211,17 @@ func TestMergedTaggedFamiliesAreExact(t *testing.T) {
 		}
 	}
 }
+
+// A server counter's cost per transaction, which the leader alone watched and divided by
+// its own transactions, is divided by every shard's once merged; the client's CPU per
+// transaction stays the leader's own.
+func TestServerCostsOverAllShards(t *testing.T) {
+	leader := map[string]string{"transactions": "100", "cost.fsyncs": "0.5", "cost.client_cpu_us": "40", "status.Innodb_data_fsyncs": "50"}
+	rows := []map[string]string{leader, {"transactions": "300"}}
+	v := summaryValues([]string{"transactions", "cost.fsyncs", "cost.client_cpu_us", "status.Innodb_data_fsyncs"}, rows, nil, leader)
+	for col, want := range map[string]string{"transactions": "400", "cost.fsyncs": "0.125", "cost.client_cpu_us": "40", "status.Innodb_data_fsyncs": "50"} {
+		if v[col] != want {
+			t.Errorf("%s = %q, want %s", col, v[col], want)
+		}
+	}
+}
