@@ -2,7 +2,6 @@ package results
 
 import (
 	"math"
-	"path/filepath"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
@@ -44,20 +43,7 @@ func (s *TimeseriesRow) record() Record {
 
 // AppendTimeseries writes one row of timeseries/TARGET.csv.
 func (w *Writer) AppendTimeseries(target string, s *TimeseriesRow) error {
-	rec := s.record()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	file := filepath.Join(TimeseriesDir, target+".csv")
-	t, ok := w.timeseries[target]
-	if !ok {
-		var err error
-		t, err = OpenTable(filepath.Join(w.Dir, file))
-		if err != nil {
-			return w.writeError(file, err)
-		}
-		w.timeseries[target] = t
-	}
-	return w.writeError(file, t.Append(rec))
+	return w.AppendTimeseriesRecord(target, s.record())
 }
 
 // GridSeconds puts a tick on the report-interval grid (1, 2, 3 s...): a tick delivered a
@@ -136,8 +122,5 @@ func (o *SummaryRow) record() Record {
 
 // AppendSummary writes one row of summary.csv.
 func (w *Writer) AppendSummary(o *SummaryRow) error {
-	rec := o.record()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.writeError(SummaryFile, w.summary.Append(rec))
+	return w.AppendSummaryRecord(o.record())
 }

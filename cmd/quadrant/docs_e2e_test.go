@@ -53,6 +53,7 @@ func TestResultsDocNamesTheFilesARunWrites(t *testing.T) {
 	if len(docs) < 10 {
 		t.Fatalf("found only %v in docs/results.md", docs)
 	}
+	// The builtin run writes most files; a replay of a captured log adds the replay's own.
 	plan := writePlan(t, `
 version: 1
 name: docs
@@ -70,21 +71,45 @@ watch:
   waits: {top: 2}
 report: {formats: [csv, html, json], per_variable: true}
 `)
-	root := t.TempDir()
-	p := start(t, nil, "run", plan, "--out", root)
-	if code := p.wait(t, 3*time.Minute); code != exitOK {
-		t.Fatalf("exit %d:\n%s", code, p.out.String())
+	replay := writePlan(t, `
+version: 1
+name: docs-replay
+targets: {db: {sandbox: {}}}
+iteration:
+  workload: {replay: {file: general.log}}
+`)
+	log := "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB (Debian 12). started with:\n" +
+		"Tcp port: 3306  Unix socket: /tmp/mysql.sock\n" +
+		"Time\t\t    Id Command\tArgument\n" +
+		"261130 22:45:30\t     6 Connect\troot@localhost on  using TCP/IP\n" +
+		"\t\t     6 Query\tSELECT 1\n" +
+		"\t\t     7 Connect\troot@localhost on  using TCP/IP\n" +
+		"\t\t     7 Query\tSELECT 2\n" +
+		"\t\t     6 Quit\t\n" +
+		"\t\t     7 Quit\t\n"
+	if err := os.WriteFile(filepath.Join(filepath.Dir(replay), "general.log"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	dir := findRunDir(t, root)
 	var files []string
-	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, path)
-			files = append(files, rel)
+	for _, plan := range []string{plan, replay} {
+		root := t.TempDir()
+		p := start(t, nil, "run", plan, "--out", root)
+		if code := p.wait(t, 3*time.Minute); code != exitOK {
+			t.Fatalf("%s: exit %d:\n%s", plan, code, p.out.String())
 		}
-		return nil
-	})
+		dir := findRunDir(t, root)
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(dir, path)
+				files = append(files, rel)
+			}
+			return nil
+		})
+	}
 	for _, f := range files {
+		if f == "general.log" {
+			continue // the replay plan's data file, copied in ("data files" in the table)
+		}
 		known := false
 		for _, d := range docs {
 			known = known || patternOf(d).MatchString(f)
