@@ -553,6 +553,13 @@ iteration:
 			if v, _ := r.Replay.Float(0, "sessions_replayed"); v != 2 {
 				t.Errorf("shard %d replayed %v sessions, want 2 of the 4", k, v)
 			}
+			met := false
+			for _, m := range r.Info.Shard.Meetings {
+				met = met || strings.HasSuffix(m.Point, " start")
+			}
+			if !met {
+				t.Errorf("shard %d did not meet the others at the iteration's start: %+v", k, r.Info.Shard.Meetings)
+			}
 		}
 		out := filepath.Join(t.TempDir(), "merged")
 		if code := start(t, nil, "merge", dirs[0], dirs[1], "--out", out).wait(t, time.Minute); code != 0 {

@@ -405,6 +405,9 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 	}
 	lc := workload.Loop(r.w, onInterval)
 	lc.Threads, lc.Rollback, lc.Scheduled, lc.Names, lc.Rate = len(sc.sessions), false, true, sc.names, 0
+	// Under --shard the sessions are already this shard's (scan); the start barrier is all
+	// the split the loop needs.
+	lc.Ready = r.env.Ready
 	engine.EnsureProcs(lc.Threads)
 	dc := engine.DialConfig(r.env.Server, false, r.env.Timeout(), lc.Threads)
 	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
