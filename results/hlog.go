@@ -44,7 +44,10 @@ func NewHistogramLog(w io.Writer, start time.Time) (*HistogramLog, error) {
 	if err := lw.OutputStartTime(start.UnixMilli()); err != nil {
 		return nil, err
 	}
-	lw.SetBaseTime(start.UnixMilli())
+	// The log keeps its StartTime in whole seconds and readers add the lines' relative
+	// times to it: relative to the whole second, every line reads back at its own time
+	// (relative to start itself, each came back start's milliseconds early).
+	lw.SetBaseTime(start.Truncate(time.Second).UnixMilli())
 	if err := lw.OutputLegend(); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,8 @@ package results
 import (
 	"bytes"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +109,44 @@ func TestHistogramLogCodec(t *testing.T) {
 	s, err := ReadHistogramLog(strings.NewReader(buf.String()), "service")
 	if err != nil || s.Count() != 600 {
 		t.Fatalf("service count %v %v", s, err)
+	}
+}
+
+// Each interval line reads back at its own times, to the millisecond, when the log's start
+// is not on a whole second (the log format keeps its StartTime in whole seconds): merge
+// finds a shard's lines of an interval by the time-series row's time.
+func TestHistogramLogIntervalTimes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.hlog")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 12, 1, 0, 4, 55, 508_000_000, time.UTC)
+	l, err := NewHistogramLog(f, start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []time.Time
+	for i := range 5 {
+		iv := &measure.Interval{Start: start.Add(time.Duration(i) * 250 * time.Millisecond), End: start.Add(time.Duration(i+1)*250*time.Millisecond + 3*time.Millisecond)}
+		iv.Latency = measure.NewHistogram()
+		iv.Latency.RecordUS(100)
+		if err := l.Write(iv); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, iv.Start, iv.End)
+	}
+	l.Close()
+	f.Close()
+	lines, err := ReadHistogramIntervals(path)
+	if err != nil || len(lines) != 5 {
+		t.Fatalf("%d lines, %v", len(lines), err)
+	}
+	for i, ln := range lines {
+		for j, got := range []time.Time{ln.Start, ln.End} {
+			if d := got.Sub(want[2*i+j]); d < -time.Millisecond || d > time.Millisecond {
+				t.Errorf("line %d: read back %s, written %s", i, got.Format(TimeFormat), want[2*i+j].Format(TimeFormat))
+			}
+		}
 	}
 }

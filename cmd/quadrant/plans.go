@@ -9,7 +9,6 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
-	"github.com/quadrant-bench/quadrant/spec/shard"
 	"github.com/quadrant-bench/quadrant/templates"
 )
 
@@ -52,7 +51,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	for _, path := range plans {
 		p, err := loadPlan(path, spec.Options{Set: sets, Targets: overrides})
 		if err == nil {
-			if errs := shard.Validate(p, *shards); len(errs) > 0 {
+			if errs := kinds.ValidateShards(p, *shards); len(errs) > 0 {
 				err = errs.Tidy()
 			}
 		}

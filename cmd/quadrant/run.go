@@ -21,6 +21,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/reporters"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -95,25 +96,34 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	req.plan, req.sets, req.targets = plans[0], sets, *targets
 	req.command = append([]string{"quadrant", "run"}, args...)
+	if !req.parseShard("run", stderr) {
+		return exitInvalid
+	}
+	return execute(req, stdout, stderr)
+}
+
+// parseShard reads --shard and --run-id into req.shard; false when they are wrong (said on
+// stderr).
+func (req *runRequest) parseShard(cmd string, stderr io.Writer) bool {
 	if req.shardFlag != "" {
 		sh, err := shard.Parse(req.shardFlag)
 		if err != nil {
-			fmt.Fprintf(stderr, "quadrant run: %v\n", err)
-			return exitInvalid
+			fmt.Fprintf(stderr, "quadrant %s: %v\n", cmd, err)
+			return false
 		}
 		if req.runID == "" {
-			fmt.Fprintf(stderr, "quadrant run: --shard %s needs --run-id ID, the same for every shard of the run (e.g. --run-id $(date +%%Y%%m%%d-%%H%%M))\n", sh)
-			return exitInvalid
+			fmt.Fprintf(stderr, "quadrant %s: --shard %s needs --run-id ID, the same for every shard of the run (e.g. --run-id $(date +%%Y%%m%%d-%%H%%M))\n", cmd, sh)
+			return false
 		}
 		if req.resume != "" {
-			fmt.Fprintln(stderr, "quadrant run: --resume cannot continue a shard: the other shards have moved on; start a new run id")
-			return exitInvalid
+			fmt.Fprintf(stderr, "quadrant %s: --resume cannot continue a shard: the other shards have moved on; start a new run id\n", cmd)
+			return false
 		}
 		req.shard = sh
 	} else if req.runID != "" {
 		req.shard = shard.Shard{Index: 0, Count: 1}
 	}
-	return execute(req, stdout, stderr)
+	return true
 }
 
 func runRerun(args []string, stdout, stderr io.Writer) int {
@@ -134,8 +144,19 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant rerun: give exactly one results folder, e.g. quadrant rerun results/flush-method/20261130-120000")
 		return exitInvalid
 	}
-	if _, err := results.ReadRunInfo(dirs[0]); err != nil {
+	info, err := results.ReadRunInfo(dirs[0])
+	if err != nil {
 		fmt.Fprintf(stderr, "quadrant rerun: %v\n", err)
+		return exitInvalid
+	}
+	// A shard's folder holds a part of a run's load, which a rerun would compare with all
+	// of it: only the merged folder stands for the run.
+	if sh := info.Shard; sh != nil && sh.Count > 1 && len(sh.Merged) == 0 {
+		fmt.Fprintf(stderr, "quadrant rerun: %s is shard %d/%d of run %s, a part of its load: merge the shards first (quadrant merge %s --out DIR) and rerun the merged folder\n",
+			dirs[0], sh.Index, sh.Count, sh.RunID, filepath.Join(filepath.Dir(dirs[0]), "shard-*"))
+		return exitInvalid
+	}
+	if !req.parseShard("rerun", stderr) {
 		return exitInvalid
 	}
 	req.plan = filepath.Join(dirs[0], results.PlanFile)
@@ -143,7 +164,15 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 	req.targets, req.sets = *targets, sets
 	req.command = append([]string{"quadrant", "rerun"}, args...)
 	published := dirs[0]
+	if sh := info.Shard; sh != nil && len(sh.Merged) > 0 && !req.shard.Sharded() {
+		fmt.Fprintf(stderr, "note: %s is the merge of %d shards of run %s; this rerun runs all of its load from this one process. For the same split, run quadrant rerun %s --shard K/%d --run-id ID on %d machines, merge them, and compare the merge with %s\n",
+			published, sh.Count, sh.RunID, published, sh.Count, sh.Count, published)
+	}
 	req.finished = func(dir string) {
+		if req.shard.Sharded() {
+			fmt.Fprintf(stdout, "\n%s is shard %s of the rerun: once every shard is done, quadrant merge their folders --out DIR, then quadrant compare %s DIR\n", dir, req.shard, published)
+			return
+		}
 		fmt.Fprintf(stdout, "\nCompared with %s:\n\n", published)
 		if err := compareRerun(published, dir, stdout); err != nil {
 			fmt.Fprintf(stderr, "warning: comparison: %v (run it with: quadrant compare %s %s)\n", err, published, dir)
@@ -203,7 +232,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	opts := spec.Options{Set: req.sets, Targets: overrides}
 	p, err := loadPlan(req.plan, opts)
 	if err == nil {
-		if errs := shard.Validate(p, req.shard.Count); len(errs) > 0 {
+		if errs := kinds.ValidateShards(p, req.shard.Count); len(errs) > 0 {
 			err = errs.Tidy()
 		}
 	}

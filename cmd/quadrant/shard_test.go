@@ -20,6 +20,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 const shardPlan = `
@@ -361,6 +362,239 @@ iteration:
 		if !strings.Contains(string(log), "warehouse 2 loaded") || strings.Contains(string(log), "warehouse 1 loaded") || !strings.Contains(string(log), "shard 1/2 loaded its 1 warehouse") {
 			t.Errorf("shard 1 did not load warehouse 2 alone:\n%s", log)
 		}
+		// The merge recomputes each transaction's percentiles from the shards' tx.NAME
+		// histograms: the same figures as the two .hlog files added up by hand.
+		var dirs []string
+		for k := range 2 {
+			dirs = append(dirs, filepath.Join(root, "shardedtpcc", "t1", fmt.Sprintf("shard-%d", k)))
+		}
+		out := filepath.Join(t.TempDir(), "merged")
+		if code := start(t, nil, "merge", dirs[0], dirs[1], "--out", out).wait(t, time.Minute); code != 0 {
+			t.Fatalf("merge exit %d", code)
+		}
+		mr, err := results.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		index := mr.Info.Iterations[0].Index
+		byTag := map[string]*measure.Histogram{}
+		for _, d := range dirs {
+			lines, err := results.ReadHistogramIntervals(results.HistogramPath(d, "db", index))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range lines {
+				if byTag[l.Tag] == nil {
+					byTag[l.Tag] = measure.NewHistogram()
+				}
+				byTag[l.Tag].Merge(l.H)
+			}
+		}
+		checked := 0
+		for _, h := range mr.Summary.Header {
+			name, ok := strings.CutSuffix(h, ".p95_ms")
+			if !ok || !strings.HasPrefix(name, "tx.") {
+				continue
+			}
+			x := byTag[results.HistogramTag("tx", strings.TrimPrefix(name, "tx."))]
+			if x == nil || x.Count() == 0 {
+				continue
+			}
+			want := results.FormatFloat(measure.Ms(x.Percentile(95)))
+			if got := mr.Summary.Value(0, h); got != want {
+				t.Errorf("merged %s = %q, want %s from the shards' histograms", h, got, want)
+			}
+			checked++
+		}
+		if checked == 0 {
+			t.Errorf("no tx.NAME.p95_ms checked in the merged summary %v", mr.Summary.Header)
+		}
+	})
+
+	// A load shape split over two shards: each stage's threads halved and the merged folder
+	// has the stage rows, their transactions adding up to the iteration's.
+	t.Run("stages", func(t *testing.T) {
+		plan := writePlan(t, fmt.Sprintf(`
+version: 1
+name: shardedstages
+targets:
+  db: {dsn: "%s"}
+iteration:
+  workload:
+    transactions: [{name: one, statements: [{sql: "SELECT 1"}]}]
+    report_interval: 1s
+    stages:
+      - {duration: 1s, threads: 2}
+      - {duration: 1s, threads: 4}
+`, dsn))
+		root := t.TempDir()
+		var procs []*proc
+		for k := range 2 {
+			procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/2", k), "--run-id", "s1", "--out", root, "--barrier-timeout", "2m"))
+		}
+		var dirs []string
+		for k, p := range procs {
+			if code := p.wait(t, 5*time.Minute); code != 0 {
+				t.Fatalf("shard %d exit %d:\n%s", k, code, p.out.String())
+			}
+			dirs = append(dirs, filepath.Join(root, "shardedstages", "s1", fmt.Sprintf("shard-%d", k)))
+		}
+		for k, d := range dirs {
+			r, err := results.Load(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := r.Timeseries["db"]
+			var threads []string
+			for i := range ts.Rows {
+				threads = append(threads, ts.Value(i, "threads"))
+			}
+			if len(threads) != 2 || threads[0] != "1" || threads[1] != "2" {
+				t.Errorf("shard %d ran threads %v per interval, want [1 2] (half of each stage)", k, threads)
+			}
+		}
+		out := filepath.Join(t.TempDir(), "merged")
+		if code := start(t, nil, "merge", dirs[0], dirs[1], "--out", out).wait(t, time.Minute); code != 0 {
+			t.Fatalf("merge exit %d", code)
+		}
+		mr, err := results.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := mr.Timeseries["db"]
+		for i, want := range []string{"2", "4"} {
+			if i >= len(ts.Rows) || ts.Value(i, "threads") != want || ts.Value(i, "stage") != strconv.Itoa(i+1) {
+				t.Errorf("merged interval %d: threads %q stage %q, want %s in stage %d", i, ts.Value(i, "threads"), ts.Value(i, "stage"), want, i+1)
+			}
+			// each interval's latency from the shards' lines of that interval
+			if p, ok := ts.Float(i, "p99_ms"); !ok || p <= 0 || ts.Value(i, "tx.one.p95_ms") == "" {
+				t.Errorf("merged interval %d: p99_ms %q, tx.one.p95_ms %q", i, ts.Value(i, "p99_ms"), ts.Value(i, "tx.one.p95_ms"))
+			}
+		}
+		if mr.Stages == nil || len(mr.Stages.Rows) != 2 {
+			t.Fatalf("merged stage rows: %+v", mr.Stages)
+		}
+		total, _ := mr.Summary.Float(0, "transactions")
+		var sum float64
+		for i := range mr.Stages.Rows {
+			v, ok := mr.Stages.Float(i, "transactions")
+			if !ok || v <= 0 {
+				t.Errorf("stage %s: transactions %q", mr.Stages.Value(i, "stage"), mr.Stages.Value(i, "transactions"))
+			}
+			if p, ok := mr.Stages.Float(i, "p99_ms"); !ok || p <= 0 {
+				t.Errorf("stage %s: p99_ms %q", mr.Stages.Value(i, "stage"), mr.Stages.Value(i, "p99_ms"))
+			}
+			sum += v
+		}
+		if sum != total || total <= 0 {
+			t.Errorf("the stages' transactions add up to %v, the iteration's are %v", sum, total)
+		}
+
+		// rerun: a shard's folder is a part of a run and is refused; the merged folder
+		// reruns unsharded, saying so, and is compared with the new folder.
+		again := t.TempDir()
+		p := start(t, nil, "rerun", dirs[1], "--out", again)
+		if code := p.wait(t, time.Minute); code != exitInvalid || !strings.Contains(p.out.String(), "is shard 1/2 of run s1") || !strings.Contains(p.out.String(), "quadrant merge") {
+			t.Errorf("rerun of a shard's folder: exit %d, want 2 naming the merge:\n%s", code, p.out.String())
+		}
+		p = start(t, nil, "rerun", out, "--target", "db="+dsn, "--out", again)
+		if code := p.wait(t, 5*time.Minute); code != 0 || !strings.Contains(p.out.String(), "the merge of 2 shards of run s1") || !strings.Contains(p.out.String(), "Compared with") {
+			t.Errorf("rerun of the merged folder: exit %d:\n%s", code, p.out.String())
+		}
+	})
+
+	// Captured traffic split by session: two shards replay a general log of four sessions,
+	// each session on one shard, and the merge counts every captured statement once.
+	t.Run("replay", func(t *testing.T) {
+		dir := t.TempDir()
+		// sessions 10..13; 10 statements in 4 shapes
+		general := "/usr/sbin/mariadbd, Version: 10.11. started with:\nTcp port: 3306  Unix socket: /tmp/x.sock\nTime\t\t    Id Command\tArgument\n" +
+			"261130 22:45:30\t    10 Query\tSELECT 1\n" +
+			"\t\t    11 Query\tSELECT 1, 2\n" +
+			"\t\t    12 Query\tDO 1\n" +
+			"\t\t    10 Query\tSELECT 1\n" +
+			"\t\t    13 Query\tSELECT 'a' AS x\n" +
+			"\t\t    11 Query\tSELECT 1, 2\n" +
+			"\t\t    10 Query\tSELECT 1\n" +
+			"\t\t    12 Query\tSELECT 1\n" +
+			"\t\t    13 Query\tDO 1\n" +
+			"\t\t    13 Query\tSELECT 'a' AS x\n"
+		if err := os.WriteFile(filepath.Join(dir, "g.log"), []byte(general), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		plan := filepath.Join(dir, "plan.yaml")
+		if err := os.WriteFile(plan, []byte(fmt.Sprintf(`
+version: 1
+name: shardedreplay
+targets:
+  db: {dsn: "%s"}
+iteration:
+  workload: {replay: {file: g.log}}
+`, dsn)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		root := t.TempDir()
+		var procs []*proc
+		for k := range 2 {
+			procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/2", k), "--run-id", "p1", "--out", root, "--barrier-timeout", "2m"))
+		}
+		var dirs []string
+		for k, p := range procs {
+			if code := p.wait(t, 5*time.Minute); code != 0 {
+				t.Fatalf("shard %d exit %d:\n%s", k, code, p.out.String())
+			}
+			dirs = append(dirs, filepath.Join(root, "shardedreplay", "p1", fmt.Sprintf("shard-%d", k)))
+		}
+		for k, d := range dirs {
+			r, err := results.Load(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v, _ := r.Replay.Float(0, "sessions_replayed"); v != 2 {
+				t.Errorf("shard %d replayed %v sessions, want 2 of the 4", k, v)
+			}
+			met := false
+			for _, m := range r.Info.Shard.Meetings {
+				met = met || strings.HasSuffix(m.Point, " start")
+			}
+			if !met {
+				t.Errorf("shard %d did not meet the others at the iteration's start: %+v", k, r.Info.Shard.Meetings)
+			}
+		}
+		out := filepath.Join(t.TempDir(), "merged")
+		if code := start(t, nil, "merge", dirs[0], dirs[1], "--out", out).wait(t, time.Minute); code != 0 {
+			t.Fatalf("merge exit %d", code)
+		}
+		mr, err := results.Load(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for col, want := range map[string]float64{"sessions_captured": 4, "sessions_replayed": 4, "statements_captured": 10, "statements_replayed": 10, "errors": 0} {
+			if v, ok := mr.Replay.Float(0, col); !ok || v != want {
+				t.Errorf("merged replay.csv %s = %q, want %v", col, mr.Replay.Value(0, col), want)
+			}
+		}
+		fp := mr.Fingerprints
+		want := map[string]float64{"SELECT 1": 4, "SELECT 1, 2": 2, "DO 1": 2, "SELECT 'a' AS x": 2}
+		var sum float64
+		for i := range fp.Rows {
+			count, _ := fp.Float(i, "count")
+			captured, _ := fp.Float(i, "captured_count")
+			id := fp.Value(i, "fingerprint_id")
+			if count != captured {
+				t.Errorf("fingerprint %s (%s): replayed %v, captured %v", id, fp.Value(i, "fingerprint"), count, captured)
+			}
+			if tx, _ := mr.Summary.Float(0, "tx."+id+".count"); tx != count {
+				t.Errorf("summary tx.%s.count %v, fingerprints.csv %v", id, tx, count)
+			}
+			if fp.Value(i, "p95_ms") == "" || mr.Summary.Value(0, "tx."+id+".p95_ms") == "" {
+				t.Errorf("fingerprint %s: no merged p95 (%q, %q)", id, fp.Value(i, "p95_ms"), mr.Summary.Value(0, "tx."+id+".p95_ms"))
+			}
+			sum += count
+		}
+		if len(fp.Rows) != len(want) || sum != 10 {
+			t.Errorf("merged fingerprints.csv: %d rows, %v statements; want %d fingerprints and 10", len(fp.Rows), sum, len(want))
+		}
 	})
 
 	t.Run("never arrives", func(t *testing.T) {
@@ -464,6 +698,11 @@ func TestShardValidation(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "r.sql"), []byte("SELECT 1;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// captured traffic splits by session: no error for it
+	general := "/usr/sbin/mariadbd, Version: 10.11. started with:\nTcp port: 3306  Unix socket: /tmp/x.sock\nTime\t\t    Id Command\tArgument\n261130 22:45:30\t     6 Query\tSELECT 1\n\t\t     7 Query\tSELECT 2\n"
+	if err := os.WriteFile(filepath.Join(dir, "g.log"), []byte(general), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	plan := filepath.Join(dir, "plan.yaml")
 	if err := os.WriteFile(plan, []byte(`version: 1
 name: nosplit
@@ -471,6 +710,7 @@ targets:
   db: {sandbox: {}}
 setup:
   - workload: {replay: {file: r.sql}}
+  - workload: {replay: {file: g.log}}
 matrix:
   kind: [a, b]
 iteration:
@@ -486,10 +726,13 @@ iteration:
 	if code := run([]string{"validate", "--shards", "3", plan}, &out, &errOut); code != exitInvalid {
 		t.Fatalf("exit %d, want 2", code)
 	}
-	for _, want := range []string{"plan.yaml:4:", "target db is a sandbox", "plan.yaml:6:", "a replayed SQL file cannot be sharded", "plan.yaml:10:", "a sysbench: workload cannot be sharded", "builtin:"} {
+	for _, want := range []string{"plan.yaml:4:", "target db is a sandbox", "plan.yaml:6:", "r.sql is a SQL file, which cannot be split into 3 shards", "plan.yaml:11:", "a sysbench: workload cannot be sharded", "builtin:"} {
 		if !strings.Contains(errOut.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, errOut.String())
 		}
+	}
+	if strings.Contains(errOut.String(), "g.log") || strings.Contains(errOut.String(), "plan.yaml:7:") {
+		t.Errorf("the general log is refused, but it splits by session:\n%s", errOut.String())
 	}
 	errOut.Reset()
 	if code := run([]string{"run", plan, "--shard", "1/3"}, &out, &errOut); code != exitInvalid || !strings.Contains(errOut.String(), "--run-id") {

@@ -77,6 +77,9 @@ type Kind struct {
 	New func(w *spec.Workload, env Env) (Workload, error)
 	// Checks says the kind's workloads are Checkers: `action: check` is valid for them.
 	Checks bool
+	// Shards, if set, says what of w cannot be split into n shards (--shard K/N) that only
+	// the kind knows (a replayed file's format is in its content); spec/shard checks the rest.
+	Shards func(w *spec.Workload, n int) spec.Errors
 }
 
 // ErrNoAction is returned by a kind for an action it does not have; validation refuses
@@ -122,6 +125,15 @@ func (e Env) Split(c engine.Config) engine.Config {
 	c.Threads = e.Shard.Workers(c.Threads)
 	c.Events = e.Shard.Events(c.Events)
 	c.Rate = e.Shard.Rate(c.Rate)
+	// Each stage splits as the flat case does: its workers are the global ids i < threads
+	// with i mod N == K (the gate opens local ids in order, which are those), its rate R/N.
+	stages := make([]engine.Stage, len(c.Stages))
+	for i, st := range c.Stages {
+		stages[i] = engine.Stage{Duration: st.Duration, Threads: e.Shard.Workers(st.Threads), Rate: e.Shard.Rate(st.Rate)}
+	}
+	if c.Stages != nil {
+		c.Stages = stages
+	}
 	return c
 }
 

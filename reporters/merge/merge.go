@@ -3,8 +3,8 @@
 // It reads and writes folders only through package results.
 //
 // What it guarantees: counts and rates are the shards' sums per interval on their shared
-// grid; latency percentiles come from the shards' .hlog histograms added together, which
-// is exact (percentiles of percentiles would not be); the mean comes from the same merged
+// grid; latency percentiles (the transaction's, each tx.NAME's, stmt.CLASS's and
+// connect's) come from the shards' .hlog histograms added together, which is exact (percentiles of percentiles would not be); the mean comes from the same merged
 // histogram; maxima are maxima of maxima; watched columns (status, host, ...) are the
 // leader's, the only shard that samples them; assertions are evaluated on the merged
 // numbers. A shard that did not finish an iteration, or an interval some shard lacks in
@@ -242,6 +242,8 @@ type merged struct {
 	leaderOrder   []string // targets of the leader's summary rows, in order
 	leaderHeader  []string
 	problems      []string
+	stageOrder    []string            // stages of the workload target, as the shards wrote them
+	stages        []map[string]string // their merged summary rows, in stageOrder
 }
 
 // latencyColumns are the columns recomputed from merged histograms.
@@ -255,21 +257,78 @@ var latencyColumns = map[string]func(measure.Latency) time.Duration{
 	"lat_max_ms": func(l measure.Latency) time.Duration { return l.Max },
 }
 
-// combine is how a workload column adds up over shards; "" when the value cannot be
-// merged from what the folders keep (a custom transaction's percentile: its histogram is
-// not in the .hlog), which the merged folder leaves empty rather than guess.
+// connectColumns are connect: per_transaction's columns, from the "connect" histograms.
+var connectColumns = map[string]func(measure.Latency) time.Duration{
+	"connect_ms":     func(l measure.Latency) time.Duration { return l.Avg },
+	"connect_p50_ms": func(l measure.Latency) time.Duration { return l.P50 },
+	"connect_p95_ms": func(l measure.Latency) time.Duration { return l.P95 },
+	"connect_p99_ms": func(l measure.Latency) time.Duration { return l.P99 },
+	"connect_max_ms": func(l measure.Latency) time.Duration { return l.Max },
+}
+
+// namedColumns are the latency suffixes of the tx.NAME and stmt.CLASS families.
+var namedColumns = map[string]func(measure.Latency) time.Duration{
+	"p50_ms": func(l measure.Latency) time.Duration { return l.P50 },
+	"p90_ms": func(l measure.Latency) time.Duration { return l.P90 },
+	"p95_ms": func(l measure.Latency) time.Duration { return l.P95 },
+	"p99_ms": func(l measure.Latency) time.Duration { return l.P99 },
+	"max_ms": func(l measure.Latency) time.Duration { return l.Max },
+}
+
+// histogramColumn says which .hlog tag a latency column is recomputed from (latency,
+// connect, tx.NAME, stmt.CLASS) and which figure of that histogram it is. Such columns are
+// never combined from the shards' cells: percentiles of percentiles are wrong.
+func histogramColumn(name string) (tag string, pick func(measure.Latency) time.Duration, ok bool) {
+	if f := latencyColumns[name]; f != nil {
+		return "latency", f, true
+	}
+	if f := connectColumns[name]; f != nil {
+		return "connect", f, true
+	}
+	for _, family := range []string{"tx", "stmt"} {
+		rest, found := strings.CutPrefix(name, family+".")
+		i := strings.LastIndexByte(rest, '.')
+		if !found || i <= 0 {
+			continue
+		}
+		if f := namedColumns[rest[i+1:]]; f != nil {
+			return results.HistogramTag(family, rest[:i]), f, true
+		}
+	}
+	return "", nil, false
+}
+
+// fromHistogram is a latency column's value from its merged histogram h; without one (no
+// value recorded, or a folder written before the tag was logged) it falls back on combine.
+func fromHistogram(name string, h *measure.Histogram, pick func(measure.Latency) time.Duration, rows []map[string]string) string {
+	if h == nil || h.Count() == 0 {
+		return combineCells(name, rows)
+	}
+	return results.FormatFloat(measure.Ms(pick(measure.Summarize(h))))
+}
+
+// combine is how a workload column adds up over shards when no histogram says better. A
+// latency that has no histogram in the folder is left empty rather than guessed, unless
+// every shard says 0 (an interval where that transaction did not run); a maximum is the
+// maximum of the maxima.
 func combine(name string, vals []float64) string {
+	_, _, latency := histogramColumn(name)
 	switch {
-	case name == "warmup":
+	case name == "warmup" || name == "stage":
 		return results.FormatFloat(vals[0])
-	case strings.HasPrefix(name, "tx.") && strings.HasSuffix(name, ".max_ms"):
+	case latency && (strings.HasSuffix(name, ".max_ms") || name == "lat_max_ms" || name == "connect_max_ms"):
 		m := math.Inf(-1)
 		for _, v := range vals {
 			m = math.Max(m, v)
 		}
 		return results.FormatFloat(m)
-	case strings.HasPrefix(name, "tx.") && strings.HasSuffix(name, "_ms"):
-		return ""
+	case latency:
+		for _, v := range vals {
+			if v != 0 {
+				return ""
+			}
+		}
+		return "0"
 	}
 	sum := 0.0
 	for _, v := range vals {
@@ -298,11 +357,8 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		return m, nil
 	}
 	// Histograms: per shard, interval lines by end time; the measured part all together.
-	type shardLog struct {
-		byEnd map[int64][]results.LoggedHistogram
-	}
 	logs := make([]shardLog, len(shards))
-	measured := measure.NewHistogram()
+	measured := map[string]*measure.Histogram{} // by tag, warmup left out
 	var first time.Time
 	for k, s := range shards {
 		lines, err := results.ReadHistogramIntervals(results.HistogramPath(s.dir, target, index))
@@ -312,8 +368,11 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		logs[k].byEnd = map[int64][]results.LoggedHistogram{}
 		for _, l := range lines {
 			logs[k].byEnd[l.End.UnixMilli()] = append(logs[k].byEnd[l.End.UnixMilli()], l)
-			if l.Tag == "latency" {
-				measured.Merge(l.H)
+			if !strings.HasPrefix(l.Tag, "warmup-") {
+				if measured[l.Tag] == nil {
+					measured[l.Tag] = measure.NewHistogram()
+				}
+				measured[l.Tag].Merge(l.H)
 			}
 			if first.IsZero() || l.Start.Before(first) {
 				first = l.Start
@@ -372,6 +431,20 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		}
 	}
 	sort.Float64s(keys)
+	// A log whose lines fall on none of its shard's row times is from before they were
+	// written relative to a whole second (see shardLog.at).
+	for k := range logs {
+		logs[k].legacy = len(logs[k].byEnd) > 0
+		for _, c := range grid {
+			if row := c.rows[k]; row != nil {
+				if t, err := time.Parse(results.TimeFormat, row["time"]); err == nil && logs[k].exact(t) != nil {
+					logs[k].legacy = false
+					break
+				}
+			}
+		}
+	}
+	stageHist := map[string]map[string]*measure.Histogram{} // stage -> tag -> its intervals' histograms
 	for _, key := range keys {
 		e := results.FormatFloat(key)
 		c := grid[e]
@@ -393,7 +466,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 			t, err := time.Parse(results.TimeFormat, row["time"])
 			if err == nil {
 				ends = append(ends, t.UnixMilli())
-				for _, l := range logs[k].byEnd[t.UnixMilli()] {
+				for _, l := range logs[k].at(t) {
 					if hist[l.Tag] == nil {
 						hist[l.Tag] = measure.NewHistogram()
 					}
@@ -407,9 +480,19 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 				}
 			}
 		}
-		lat := hist["latency"]
-		if lat == nil {
-			lat = hist["warmup-latency"]
+		if st := firstCell("stage", present); st != "" {
+			if stageHist[st] == nil {
+				stageHist[st] = map[string]*measure.Histogram{}
+			}
+			for tag, x := range hist {
+				if strings.HasPrefix(tag, "warmup-") {
+					continue
+				}
+				if stageHist[st][tag] == nil {
+					stageHist[st][tag] = measure.NewHistogram()
+				}
+				stageHist[st][tag].Merge(x)
+			}
 		}
 		var rec results.Record
 		for _, h := range header {
@@ -420,14 +503,21 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 				rec.Add(h, e)
 			case h == "time":
 				rec.Add(h, latestTime(present))
-			case latencyColumns[h] != nil:
-				if lat == nil || lat.Count() == 0 {
-					rec.Add(h, "")
-				} else {
-					rec.AddFloat(h, measure.Ms(latencyColumns[h](measure.Summarize(lat))))
+			case isHistogramColumn(h):
+				tag, pick, _ := histogramColumn(h)
+				x := hist[tag]
+				if x == nil {
+					x = hist["warmup-"+tag]
 				}
+				rec.Add(h, fromHistogram(h, x, pick, present))
 			case results.IsWorkloadColumn(h):
 				rec.Add(h, combineCells(h, present))
+			case isServerCost(h):
+				if c.rows[0] != nil {
+					rec.Add(h, rescaleCost(c.rows[0][h], c.rows[0]["tps"], combineCells("tps", present)))
+				} else {
+					rec.Add(h, "")
+				}
 			default: // watched: the leader's
 				if c.rows[0] != nil {
 					rec.Add(h, c.rows[0][h])
@@ -439,7 +529,12 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		if err := w.AppendTimeseriesRecord(target, rec); err != nil {
 			return nil, err
 		}
-		for _, tag := range []string{"warmup-latency", "warmup-service", "latency", "service"} {
+		tags := make([]string, 0, len(hist))
+		for tag := range hist {
+			tags = append(tags, tag)
+		}
+		sort.Strings(tags)
+		for _, tag := range tags {
 			if h := hist[tag]; h != nil {
 				if err := hl.WriteLogged(results.LoggedHistogram{Tag: tag, Start: start, End: end, H: h}); err != nil {
 					return nil, err
@@ -497,37 +592,157 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		}
 	}
 	m.header = sumHeader
-	lat := measure.Summarize(measured)
-	vals := map[string]string{}
+	vals := summaryValues(sumHeader, rows, measured, m.leaderSummary[target])
 	for _, h := range sumHeader {
-		switch {
-		case h == "iteration" || h == "repeat" || h == "target" || h == "status":
-			if len(rows) > 0 {
-				vals[h] = rows[0][h]
-			}
-		case h == "duration_s":
-			vals[h] = maxCell(h, rows)
-		case latencyColumns[h] != nil:
-			if measured.Count() > 0 {
-				vals[h] = results.FormatFloat(measure.Ms(latencyColumns[h](lat)))
-			}
-		case h == "transactions" || results.IsWorkloadColumn(h):
-			if _, isMetric := measure.Lookup(h); isMetric || strings.HasPrefix(h, "error.") || strings.HasPrefix(h, "tx.") {
-				vals[h] = combineCells(h, rows)
-			} else if ls := m.leaderSummary[target]; ls != nil {
-				vals[h] = ls[h] // a matrix axis
-			}
-		default:
-			if ls := m.leaderSummary[target]; ls != nil {
-				vals[h] = ls[h] // watched and record_as: the leader's
-			}
-		}
 		if v, err := strconv.ParseFloat(vals[h], 64); err == nil {
 			m.summary[h] = v
 		}
 	}
 	m.leaderSummary["\x00merged"] = vals
+	// A load shape's stage rows: each stage's figures over the shards, its latency from
+	// the histograms of that stage's intervals.
+	leaderStages := map[string]map[string]string{}
+	stageRows := map[string][]map[string]string{}
+	for k, s := range shards {
+		d := s.run.Stages
+		if d == nil {
+			continue
+		}
+		for i := range d.Rows {
+			if d.Value(i, "iteration") != strconv.Itoa(index) || d.Value(i, "target") != target {
+				continue
+			}
+			row := map[string]string{}
+			for c, h := range d.Header {
+				row[h] = d.Rows[i][c]
+			}
+			st := row["stage"]
+			if _, ok := stageRows[st]; !ok {
+				m.stageOrder = append(m.stageOrder, st)
+			}
+			stageRows[st] = append(stageRows[st], row)
+			if k == 0 {
+				leaderStages[st] = row
+			}
+		}
+	}
+	if err := mergeReplay(w, shards, index, target, measured); err != nil {
+		return nil, err
+	}
+	for _, st := range m.stageOrder {
+		v := summaryValues(sumHeader, stageRows[st], stageHist[st], leaderStages[st])
+		v["stage"] = st
+		m.stages = append(m.stages, v)
+	}
 	return m, nil
+}
+
+// summaryValues merges the shards' summary rows (of an iteration, or of one of its
+// stages): counts summed, latency from the merged histograms by tag, durations the
+// longest, the rest (watched columns, record_as, matrix axes) the leader's.
+func summaryValues(header []string, rows []map[string]string, measured map[string]*measure.Histogram, leader map[string]string) map[string]string {
+	vals := map[string]string{}
+	for _, h := range header {
+		switch {
+		case h == "iteration" || h == "repeat" || h == "target" || h == "status" || h == "stage":
+			if len(rows) > 0 {
+				vals[h] = rows[0][h]
+			}
+		case h == "duration_s":
+			vals[h] = maxCell(h, rows)
+		case isHistogramColumn(h):
+			tag, pick, _ := histogramColumn(h)
+			vals[h] = fromHistogram(h, measured[tag], pick, rows)
+		case h == "transactions" || results.IsWorkloadColumn(h):
+			if _, isMetric := measure.Lookup(h); isMetric || strings.HasPrefix(h, "error.") || strings.HasPrefix(h, "tx.") || strings.HasPrefix(h, "stmt.") {
+				vals[h] = combineCells(h, rows)
+			} else if leader != nil {
+				vals[h] = leader[h] // a matrix axis
+			}
+		case isServerCost(h):
+			if leader != nil {
+				vals[h] = rescaleCost(leader[h], leader["transactions"], combineCells("transactions", rows))
+			}
+		default:
+			if leader != nil {
+				vals[h] = leader[h] // watched and record_as: the leader's
+			}
+		}
+	}
+	return vals
+}
+
+// isServerCost is a cost per transaction of a server counter (cost.fsyncs, cost.server_cpu_us
+// ...). The leader, the only shard that watches, divided the server's whole increase by its
+// own transactions; merged, it is divided by every shard's. cost.client_cpu_us stays the
+// leader's: its counter is the leader's own CPU, and per transaction of its own it stands
+// for each client's.
+func isServerCost(name string) bool {
+	return strings.HasPrefix(name, "cost.") && name != "cost.client_cpu_us"
+}
+
+// rescaleCost is a leader's cost per transaction over all shards' transactions: cost times
+// the leader's transactions (or rate) over the merged ones.
+func rescaleCost(cost, leaderTx, mergedTx string) string {
+	c, err1 := strconv.ParseFloat(cost, 64)
+	l, err2 := strconv.ParseFloat(leaderTx, 64)
+	m, err3 := strconv.ParseFloat(mergedTx, 64)
+	if err1 != nil || err2 != nil || err3 != nil || m <= 0 {
+		return ""
+	}
+	return results.FormatFloat(c * l / m)
+}
+
+// shardLog is one shard's .hlog lines of an iteration by their end in milliseconds.
+type shardLog struct {
+	byEnd  map[int64][]results.LoggedHistogram
+	legacy bool // lines read back up to a second early
+}
+
+// at are the lines of the interval that ended at end (a time-series row's time). The log
+// keeps times as seconds with three decimals, which a float can read back one millisecond
+// short: a line within a millisecond is that interval's. A log written before its lines
+// were made relative to a whole second reads back up to a second early (its StartTime has
+// no fraction): then the latest line ending in the second before end is the interval's.
+func (l shardLog) at(end time.Time) []results.LoggedHistogram {
+	if !l.legacy {
+		return l.exact(end)
+	}
+	ms := end.UnixMilli()
+	best := int64(-1)
+	for m := range l.byEnd {
+		if m <= ms && m > ms-1000 && m > best {
+			best = m
+		}
+	}
+	if best < 0 {
+		return nil
+	}
+	return l.byEnd[best]
+}
+
+func (l shardLog) exact(end time.Time) []results.LoggedHistogram {
+	ms := end.UnixMilli()
+	for _, m := range []int64{ms, ms - 1, ms + 1} {
+		if lines := l.byEnd[m]; lines != nil {
+			return lines
+		}
+	}
+	return nil
+}
+
+func isHistogramColumn(name string) bool {
+	_, _, ok := histogramColumn(name)
+	return ok
+}
+
+func firstCell(h string, rows []map[string]string) string {
+	for _, r := range rows {
+		if r[h] != "" {
+			return r[h]
+		}
+	}
+	return ""
 }
 
 func latestTime(rows []map[string]string) string {
@@ -598,6 +813,22 @@ func (m *merged) writeSummary(w *results.Writer, status string) error {
 		}
 		if err := w.AppendSummaryRecord(rec); err != nil {
 			return err
+		}
+		if t != m.target {
+			continue
+		}
+		for _, vals := range m.stages {
+			var rec results.Record
+			for _, h := range m.header {
+				v := vals[h]
+				if h == "status" {
+					v = status
+				}
+				rec.Add(h, v)
+			}
+			if err := w.AppendSummaryRecord(rec); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -80,8 +81,9 @@ func TestMergedHistogramsAreExact(t *testing.T) {
 	t.Logf("true p99 %v, merged p99 %v, average of the shards' p99s %v", truth, merged.Percentile(99), avg)
 }
 
-// combine: counts and rates add up, custom transactions' percentiles are left empty
-// (their histograms are not in the folder), the warmup flag is not summed.
+// combine, the fallback when no histogram is in the folder: counts and rates add up,
+// percentiles are left empty rather than guessed (0 when every shard says 0), maxima are
+// maxima, the warmup flag is not summed.
 func TestCombine(t *testing.T) {
 	cases := []struct {
 		name string
@@ -92,13 +94,134 @@ func TestCombine(t *testing.T) {
 		{"transactions", []float64{1, 2, 3}, "6"},
 		{"error.1213", []float64{1, 0.5}, "1.5"},
 		{"warmup", []float64{1, 1, 1}, "1"},
+		{"stage", []float64{2, 2, 2}, "2"},
 		{"tx.pay.max_ms", []float64{3, 9, 4}, "9"},
 		{"tx.pay.p95_ms", []float64{3, 9, 4}, ""},
+		{"tx.pay.p95_ms", []float64{0, 0}, "0"},
+		{"stmt.insert.p99_ms", []float64{3, 9, 4}, ""},
+		{"stmt.insert.max_ms", []float64{3, 9, 4}, "9"},
+		{"stmt.insert.count", []float64{3, 9, 4}, "16"},
+		{"connect_p95_ms", []float64{3, 9, 4}, ""},
+		{"connect_max_ms", []float64{3, 9, 4}, "9"},
 		{"threads", []float64{2, 2, 1}, "5"},
 	}
 	for _, c := range cases {
 		if got := combine(c.name, c.vals); got != c.want {
 			t.Errorf("combine(%s, %v) = %q, want %q", c.name, c.vals, got, c.want)
+		}
+	}
+}
+
+// The tagged families (tx.NAME, stmt.CLASS, connect) as merge reads them: every
+// percentile column of each is found by its .hlog tag, a name the tag had to change
+// included, and recomputed from the shards' lines added up equals the same figure of one
+// histogram of all values; the warmup's lines are not part of it.
+func TestMergedTaggedFamiliesAreExact(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(3, 4))
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	families := []struct{ column, tag string }{
+		{"tx.new order", "tx.new_order"},
+		{"tx.pay", "tx.pay"},
+		{"stmt.point_select", "stmt.point_select"},
+		{"connect", "connect"},
+	}
+	all := map[string]*measure.Histogram{}
+	for _, f := range families {
+		all[f.tag] = measure.NewHistogram()
+	}
+	measured := map[string]*measure.Histogram{}
+	for k, scale := range []float64{300, 4000, 1200} {
+		path := filepath.Join(dir, "shard.hlog")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := results.NewHistogramLog(f, start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s := range 4 { // a warmup interval, then three measured ones
+			iv := &measure.Interval{Start: start.Add(time.Duration(s) * time.Second), End: start.Add(time.Duration(s+1) * time.Second), Warmup: s == 0}
+			hist := func(tag string, n int) *measure.Histogram {
+				h := measure.NewHistogram()
+				for range n {
+					us := int64(rng.ExpFloat64()*scale*float64(len(tag))/8) + 20
+					h.RecordUS(us)
+					if !iv.Warmup && all[tag] != nil {
+						all[tag].RecordUS(us)
+					}
+				}
+				return h
+			}
+			iv.Latency = hist("latency-not-checked", 10)
+			iv.Connect = hist("connect", 50+10*k)
+			iv.Transactions = []measure.Named{{Name: "new order", Latency: hist("tx.new_order", 700+100*k)}, {Name: "pay", Latency: hist("tx.pay", 300)}}
+			iv.Statements = []measure.Named{{Name: "point_select", Latency: hist("stmt.point_select", 1500)}}
+			if err := l.Write(iv); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l.Close()
+		f.Close()
+		lines, err := results.ReadHistogramIntervals(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, lh := range lines {
+			if strings.HasPrefix(lh.Tag, "warmup-") {
+				continue
+			}
+			if measured[lh.Tag] == nil {
+				measured[lh.Tag] = measure.NewHistogram()
+			}
+			measured[lh.Tag].Merge(lh.H)
+		}
+	}
+	checked := 0
+	for _, f := range families {
+		suffixes := []string{".p50_ms", ".p90_ms", ".p95_ms", ".p99_ms", ".max_ms"}
+		if f.column == "connect" {
+			suffixes = []string{"_ms", "_p50_ms", "_p95_ms", "_p99_ms", "_max_ms"}
+		}
+		truth := measure.Summarize(all[f.tag])
+		for _, suffix := range suffixes {
+			col := f.column + suffix
+			tag, pick, ok := histogramColumn(col)
+			if !ok || tag != f.tag {
+				t.Fatalf("histogramColumn(%q) = %q, %v; want tag %q", col, tag, ok, f.tag)
+			}
+			if measured[tag].Count() != all[tag].Count() {
+				t.Fatalf("%s: merged %d values, want %d", tag, measured[tag].Count(), all[tag].Count())
+			}
+			got := fromHistogram(col, measured[tag], pick, []map[string]string{{col: "1"}, {col: "2"}})
+			want := results.FormatFloat(measure.Ms(pick(truth)))
+			if got != want {
+				t.Errorf("%s: merged %s, one histogram of all values %s", col, got, want)
+			}
+			checked++
+		}
+	}
+	if checked != 20 {
+		t.Fatalf("checked %d columns, want 20", checked)
+	}
+	for _, col := range []string{"tx.pay.count", "stmt.point_select.errors", "tps", "connects"} {
+		if _, _, ok := histogramColumn(col); ok {
+			t.Errorf("%s is a count, not recomputed from a histogram", col)
+		}
+	}
+}
+
+// A server counter's cost per transaction, which the leader alone watched and divided by
+// its own transactions, is divided by every shard's once merged; the client's CPU per
+// transaction stays the leader's own.
+func TestServerCostsOverAllShards(t *testing.T) {
+	leader := map[string]string{"transactions": "100", "cost.fsyncs": "0.5", "cost.client_cpu_us": "40", "status.Innodb_data_fsyncs": "50"}
+	rows := []map[string]string{leader, {"transactions": "300"}}
+	v := summaryValues([]string{"transactions", "cost.fsyncs", "cost.client_cpu_us", "status.Innodb_data_fsyncs"}, rows, nil, leader)
+	for col, want := range map[string]string{"transactions": "400", "cost.fsyncs": "0.125", "cost.client_cpu_us": "40", "status.Innodb_data_fsyncs": "50"} {
+		if v[col] != want {
+			t.Errorf("%s = %q, want %s", col, v[col], want)
 		}
 	}
 }

@@ -84,9 +84,8 @@ func (s Shard) Unique(counter uint32) uint32 {
 
 // Validate says what of a plan cannot be split into n shards, at the plan's lines:
 // sysbench workloads (sysbench prints percentiles, which do not add up), sandbox targets
-// (a sandbox is private to one machine), a replayed SQL file (its statements are one
-// stream in file order, not sessions that could go to different shards), fewer threads
-// than shards, and an events limit under n.
+// (a sandbox is private to one machine), fewer threads than shards (in any stage too), and
+// an events limit under n. A replayed SQL file is refused by its kind, which reads the file.
 func Validate(p *spec.Plan, n int) spec.Errors {
 	if n <= 1 {
 		return nil
@@ -111,18 +110,22 @@ func Validate(p *spec.Plan, n int) spec.Errors {
 			errs = append(errs, &spec.Error{Pos: w.Src.At("sysbench"), Msg: "a sysbench: workload cannot be sharded: sysbench prints percentiles, which do not merge; use the same script as builtin: (e.g. builtin: oltp_read_write), whose latency histograms merge exactly"})
 			continue
 		case "replay":
-			errs = append(errs, &spec.Error{Pos: w.Src.At("replay"), Msg: "a replayed SQL file cannot be sharded: it is one stream of statements in file order, which two shards cannot split without reordering it; run it unsharded"})
-			continue
+			continue // captured sessions split by session; the kind refuses a SQL file (its format is in its content)
 		}
 		if w.Action != "run" {
 			continue
 		}
-		if len(w.Stages) > 0 {
-			errs = append(errs, &spec.Error{Pos: w.Src.At("stages"), Msg: fmt.Sprintf(
-				"a workload with stages cannot be sharded yet (each stage's threads and rate would have to be split too); run it unsharded, or give each of the %d shards a plan of its own", n)})
-			continue
+		closedStages := false
+		for i, st := range w.Stages {
+			if st.Threads > 0 {
+				closedStages = true
+			}
+			if st.Threads > 0 && st.Threads < n {
+				errs = append(errs, &spec.Error{Pos: st.Src.At("threads"), Msg: fmt.Sprintf(
+					"stage %d: threads: %d cannot be split into %d shards (each needs at least one worker in every stage); use threads: %d or more in this stage, or fewer shards", i+1, st.Threads, n, n)})
+			}
 		}
-		if w.Threads < n {
+		if !closedStages && w.Threads < n {
 			errs = append(errs, &spec.Error{Pos: w.Src.At("threads"), Msg: fmt.Sprintf(
 				"threads: %d cannot be split into %d shards (each needs at least one worker); use threads: %d or more, or fewer shards", w.Threads, n, n)})
 		}

@@ -131,3 +131,46 @@ iteration:
 		t.Errorf("want 3 errors (the prepare step is splittable), got:\n%s", text)
 	}
 }
+
+// Stages shard like the flat case: a stage with fewer threads than shards is refused at
+// its own line, a rate stage needs the workload's threads split, a fitting shape passes.
+func TestValidateStages(t *testing.T) {
+	load := func(stages string) *spec.Plan {
+		t.Helper()
+		plan := `version: 1
+name: shaped
+targets:
+  db: {dsn: "u:p@tcp(127.0.0.1:3306)/sbtest"}
+iteration:
+  target: db
+  workload:
+    builtin: oltp_read_only
+` + stages
+		p, err := spec.Load("plan.yaml", spec.Options{FS: fstest.MapFS{"plan.yaml": {Data: []byte(plan)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	closed := load(`    stages:
+      - {duration: 1s, threads: 4}
+      - {duration: 1s, threads: 2}
+`)
+	if errs := Validate(closed, 2); len(errs) != 0 {
+		t.Errorf("2 shards of stages with 4 and 2 threads: %v", errs)
+	}
+	errs := Validate(closed, 3)
+	if len(errs) != 1 || !strings.Contains(errs.Error(), "plan.yaml:11:") || !strings.Contains(errs.Error(), "stage 2: threads: 2 cannot be split into 3 shards") {
+		t.Errorf("3 shards: want one error at stage 2's threads (plan.yaml:11:), got %v", errs)
+	}
+	open := load(`    threads: 2
+    stages:
+      - {duration: 1s, rate: 100}
+`)
+	if errs := Validate(open, 2); len(errs) != 0 {
+		t.Errorf("2 shards of a rate stage with 2 threads: %v", errs)
+	}
+	if errs := Validate(open, 3); len(errs) != 1 || !strings.Contains(errs.Error(), "threads: 2 cannot be split into 3") {
+		t.Errorf("3 shards of a rate stage with 2 threads: %v", errs)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/workload/tpcc"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
 // All are the workload kinds, by the name spec.Workload.Type() gives.
@@ -58,6 +59,26 @@ func Validate(p *spec.Plan) error {
 	}
 	errs = append(errs, tpcc.ValidateLoaded(p)...)
 	return errs.Tidy()
+}
+
+// ValidateShards says what of p cannot be split into n shards: spec/shard's arithmetic,
+// and what the kinds know from their files (a replayed SQL file).
+func ValidateShards(p *spec.Plan, n int) spec.Errors {
+	errs := shard.Validate(p, n)
+	if n <= 1 {
+		return errs
+	}
+	seen := map[*spec.Workload]bool{}
+	for pw := range p.Workloads() {
+		if seen[pw.Workload] {
+			continue
+		}
+		seen[pw.Workload] = true
+		if k, ok := All[pw.Workload.Type()]; ok && k.Shards != nil {
+			errs = append(errs, k.Shards(pw.Workload, n)...)
+		}
+	}
+	return errs
 }
 
 // Do runs w's action on its server: prepare, cleanup, or (run) the load, whose intervals

@@ -15,7 +15,31 @@ import (
 
 // Kind is `workload: {replay: {file: ...}}`: a SQL file executed in order, timed, or captured
 // traffic replayed per session.
-var Kind = workload.Kind{Name: "replay", Validate: validate, New: newReplay}
+var Kind = workload.Kind{Name: "replay", Validate: validate, New: newReplay, Shards: shards}
+
+// shards refuses to split a SQL file: captured traffic splits by session (each session one
+// shard's whole, see owns), but a SQL file is one stream whose order is its meaning.
+func shards(w *spec.Workload, n int) spec.Errors {
+	r := w.Replay
+	if r == nil {
+		return nil
+	}
+	format := r.Format
+	if r.Path != "" && (format == "" || format == "auto") {
+		f, err := traffic.Open(r.Path, traffic.Options{})
+		if err != nil {
+			return nil // validate reports it
+		}
+		format = f.Format
+		f.Close()
+	}
+	if format != traffic.SQL {
+		return nil
+	}
+	return spec.Errors{&spec.Error{Pos: r.Src.At("file"), Msg: fmt.Sprintf(
+		"%s is a SQL file, which cannot be split into %d shards: it is one stream of statements in file order (connections: spreads that one stream, which only one process can do without losing or repeating a statement); run it unsharded, or capture the traffic (quadrant capture, a .qcap, or a slow or general log), which replays one connection per session and splits by session",
+		r.File, n)}}
+}
 
 // validate checks what only the file tells: its format, and that timing: original has start
 // times to follow.
@@ -91,6 +115,7 @@ func (r *fileReplay) Run(ctx context.Context, onInterval func(*measure.Interval)
 	defer src.Close()
 	lc := workload.Loop(r.w, onInterval)
 	lc.Rollback = false // the file decides its transactions
+	lc.Ready = r.env.Ready
 	dc := engine.DialConfig(r.env.Server, false, r.env.Timeout(), lc.Threads)
 	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
 		c, err := engine.Dial(ctx, dc, false)

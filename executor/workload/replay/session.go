@@ -17,6 +17,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
 // sessionReplay replays captured traffic: one connection per captured session, each
@@ -56,14 +57,26 @@ type scanned struct {
 	captured []int64         // captured statements per name
 	replay   *measure.Replay // the fidelity summary, filled as the replay goes
 	timed    bool
+	all      int // captured sessions in the file, every shard's
 }
 
 type fpScan struct {
 	text  string
-	count int64
+	count int64 // in the whole file: every shard ranks the fingerprints alike
 	dur   time.Duration
+	own   int64 // of this shard's sessions
 }
 
+// owns says whether shard sh replays the captured session whose first statement is the
+// j-th session's (0-based) in the file: j mod N = K, so each session is one shard's whole,
+// and the shards' counts of sessions differ by one at most.
+func owns(sh shard.Shard, j int) bool { return j%max(sh.Count, 1) == sh.Index }
+
+// scan reads the file once. Under --shard K/N this shard replays the sessions it owns
+// (owns): the captured figures it reports (sessions, statements, skipped, per fingerprint)
+// are those of its own sessions, so that the shards' figures add up to the file's; what
+// every shard must agree on (the top fingerprints, the first captured start the timing
+// counts from) comes from the whole file.
 func scan(r *spec.Replay, env workload.Env) (*scanned, error) {
 	f, err := openTraffic(r, env)
 	if err != nil {
@@ -71,7 +84,7 @@ func scan(r *spec.Replay, env workload.Env) (*scanned, error) {
 	}
 	defer f.Close()
 	sc := &scanned{index: map[uint64]int{}, replay: &measure.Replay{Skipped: map[string]int64{}}, timed: f.Timed}
-	all := map[uint64]bool{}
+	rank := map[uint64]int{} // session id -> its rank by first statement in the file
 	fps := map[string]*fpScan{}
 	flt := newFilter(r)
 	for {
@@ -82,24 +95,28 @@ func scan(r *spec.Replay, env workload.Env) (*scanned, error) {
 		if err != nil {
 			return nil, err
 		}
-		all[s.Session] = true
-		sc.replay.StatementsCaptured++
+		j, seen := rank[s.Session]
+		if !seen {
+			j = len(rank)
+			rank[s.Session] = j
+		}
+		mine := owns(env.Shard, j)
+		if mine && !seen {
+			sc.replay.SessionsCaptured++
+		}
+		if mine {
+			sc.replay.StatementsCaptured++
+		}
 		fp := traffic.Fingerprint(s.Text)
 		if why := flt.skip(s, flt.id(fp)); why != "" {
-			sc.replay.Skipped[why]++
+			if mine {
+				sc.replay.Skipped[why]++
+			}
 			continue
 		}
 		if r.Timing == "original" && s.Start.IsZero() {
 			return nil, fmt.Errorf("%s:%d: timing: original, but the %s has no start time for this statement; use timing: none", f.Name, s.Line, f.Format)
 		}
-		w, ok := sc.index[s.Session]
-		if !ok {
-			w = len(sc.sessions)
-			sc.index[s.Session] = w
-			sc.sessions = append(sc.sessions, s.Session)
-			sc.counts = append(sc.counts, 0)
-		}
-		sc.counts[w]++
 		if !s.Start.IsZero() && (sc.first.IsZero() || s.Start.Before(sc.first)) {
 			sc.first = s.Start
 		}
@@ -110,8 +127,20 @@ func scan(r *spec.Replay, env workload.Env) (*scanned, error) {
 		}
 		x.count++
 		x.dur += max(s.Duration, 0)
+		if !mine {
+			continue
+		}
+		x.own++
+		w, ok := sc.index[s.Session]
+		if !ok {
+			w = len(sc.sessions)
+			sc.index[s.Session] = w
+			sc.sessions = append(sc.sessions, s.Session)
+			sc.counts = append(sc.counts, 0)
+		}
+		sc.counts[w]++
 	}
-	sc.replay.SessionsCaptured = int64(len(all))
+	sc.all = len(rank)
 	// The top N by captured time (count when the source has none), then one "other".
 	order := make([]*fpScan, 0, len(fps))
 	for _, x := range fps {
@@ -126,14 +155,14 @@ func scan(r *spec.Replay, env workload.Env) (*scanned, error) {
 			sc.fps[x.text] = i
 			sc.names = append(sc.names, traffic.FingerprintID(x.text))
 			sc.texts = append(sc.texts, x.text)
-			sc.captured = append(sc.captured, x.count)
+			sc.captured = append(sc.captured, x.own)
 			continue
 		}
 		if i == r.Top {
 			sc.names, sc.texts, sc.captured = append(sc.names, "other"), append(sc.texts, ""), append(sc.captured, 0)
 		}
 		sc.fps[x.text] = r.Top
-		sc.captured[r.Top] += x.count
+		sc.captured[r.Top] += x.own
 	}
 	return sc, nil
 }
@@ -348,8 +377,14 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	if len(sc.sessions) == 0 && r.env.Shard.Sharded() && sc.all > 0 {
+		return nil, fmt.Errorf("replay: %s: shard %s has no captured session to replay: the file has %d sessions (after filters, fewer), and sessions are never split; use at most %d shards", rp.File, r.env.Shard, sc.all, sc.all)
+	}
 	if len(sc.sessions) == 0 {
 		return nil, fmt.Errorf("replay: %s: no statement to replay (%d captured, skipped by filter: %v)", rp.File, sc.replay.StatementsCaptured, sc.replay.Skipped)
+	}
+	if r.env.Shard.Sharded() {
+		r.env.Logf("replay %s: shard %s replays %d of the %d captured sessions (session j by shard j mod %d)", rp.File, r.env.Shard, sc.replay.SessionsCaptured, sc.all, r.env.Shard.Count)
 	}
 	r.env.Logf("replay %s: %d sessions, %d statements captured, %d fingerprints", rp.File, sc.replay.SessionsCaptured, sc.replay.StatementsCaptured, len(sc.fps))
 	sh := &shared{name: rp.Path, timing: rp.Timing == "original", speed: rp.Speed, sessionOK: make([]atomic.Bool, len(sc.sessions)), sessions: sc.sessions}
@@ -370,6 +405,10 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 	}
 	lc := workload.Loop(r.w, onInterval)
 	lc.Threads, lc.Rollback, lc.Scheduled, lc.Names, lc.Rate = len(sc.sessions), false, true, sc.names, 0
+	// Under --shard the sessions are already this shard's (scan); the start barrier is all
+	// the split the loop needs.
+	lc.Ready = r.env.Ready
+	lc.Events = r.env.Shard.Events(lc.Events) // a limit of statements, split as every kind's events are
 	engine.EnsureProcs(lc.Threads)
 	dc := engine.DialConfig(r.env.Server, false, r.env.Timeout(), lc.Threads)
 	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {

@@ -1,0 +1,162 @@
+package merge
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
+)
+
+// rowsOf are d's rows of one iteration and target, as maps, one slice per shard.
+func rowsOf(shards []shardRun, pick func(*results.Run) *results.Data, index int, target string) ([]string, [][]map[string]string) {
+	var header []string
+	seen := map[string]bool{}
+	out := make([][]map[string]string, len(shards))
+	for k, s := range shards {
+		d := pick(s.run)
+		if d == nil {
+			continue
+		}
+		for _, h := range d.Header {
+			if !seen[h] {
+				seen[h] = true
+				header = append(header, h)
+			}
+		}
+		for i := range d.Rows {
+			if d.Value(i, "iteration") != strconv.Itoa(index) || d.Value(i, "target") != target {
+				continue
+			}
+			row := map[string]string{}
+			for c, h := range d.Header {
+				row[h] = d.Rows[i][c]
+			}
+			out[k] = append(out[k], row)
+		}
+	}
+	return header, out
+}
+
+// mergeReplay adds up the shards' replay.csv and fingerprints.csv rows of an iteration: each
+// shard replayed whole sessions of its own and counted the captured figures of those, so
+// every count is the shards' sum; a fingerprint's replayed percentiles come from its merged
+// tx.ID histogram (measured, by tag). What no folder keeps a histogram of (the captured
+// durations' percentiles, the schedule lag) is left empty rather than guessed.
+func mergeReplay(w *results.Writer, shards []shardRun, index int, target string, measured map[string]*measure.Histogram) error {
+	header, perShard := rowsOf(shards, func(r *results.Run) *results.Data { return r.Replay }, index, target)
+	var rows []map[string]string
+	for _, rs := range perShard {
+		rows = append(rows, rs...)
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	var rec results.Record
+	for _, h := range header {
+		switch {
+		case h == "iteration" || h == "target":
+			rec.Add(h, rows[0][h])
+		case strings.HasPrefix(h, "lag_"):
+			rec.Add(h, "")
+		default:
+			rec.Add(h, sumCells(h, rows))
+		}
+	}
+	fpHeader, fpShards := rowsOf(shards, func(r *results.Run) *results.Data { return r.Fingerprints }, index, target)
+	byID := map[string][]map[string]string{}
+	var ids []string
+	for _, rs := range fpShards {
+		for _, r := range rs {
+			id := r["fingerprint_id"]
+			if _, ok := byID[id]; !ok {
+				ids = append(ids, id)
+			}
+			byID[id] = append(byID[id], r)
+		}
+	}
+	total := func(id string) float64 {
+		v, _ := strconv.ParseFloat(sumCells("total_ms", byID[id]), 64)
+		return v
+	}
+	slices.SortStableFunc(ids, func(a, b string) int {
+		if (a == "other") != (b == "other") {
+			if a == "other" {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Compare(total(b), total(a))
+	})
+	var fps []results.Record
+	for rank, id := range ids {
+		rs := byID[id]
+		h := measured[results.HistogramTag("tx", id)]
+		var r results.Record
+		for _, col := range fpHeader {
+			switch col {
+			case "iteration", "target", "fingerprint_id", "fingerprint":
+				r.Add(col, firstCell(col, rs))
+			case "rank":
+				r.AddInt(col, int64(rank+1))
+			case "errors_by_code":
+				r.Add(col, sumCodes(rs))
+			case "p50_ms", "p95_ms", "p99_ms":
+				q, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimPrefix(col, "p"), "_ms"), 64)
+				if h == nil || h.Count() == 0 {
+					r.Add(col, "")
+				} else {
+					r.AddFloat(col, measure.Ms(h.Percentile(q)))
+				}
+			case "captured_p50_ms", "captured_p95_ms", "captured_p99_ms":
+				r.Add(col, "")
+			default:
+				r.Add(col, sumCells(col, rs))
+			}
+		}
+		fps = append(fps, r)
+	}
+	return w.AppendReplayRecords(rec, fps)
+}
+
+// sumCells is the sum of a column's numbers; empty when none has one.
+func sumCells(h string, rows []map[string]string) string {
+	sum, ok := 0.0, false
+	for _, r := range rows {
+		if v, err := strconv.ParseFloat(r[h], 64); err == nil {
+			sum, ok = sum+v, true
+		}
+	}
+	if !ok {
+		return ""
+	}
+	return results.FormatFloat(sum)
+}
+
+// sumCodes adds errors_by_code cells ("1062:3 1213:1") up.
+func sumCodes(rows []map[string]string) string {
+	n := map[int]int64{}
+	for _, r := range rows {
+		for _, part := range strings.Fields(r["errors_by_code"]) {
+			c, v, ok := strings.Cut(part, ":")
+			code, err1 := strconv.Atoi(c)
+			count, err2 := strconv.ParseInt(v, 10, 64)
+			if ok && err1 == nil && err2 == nil {
+				n[code] += count
+			}
+		}
+	}
+	codes := make([]int, 0, len(n))
+	for c := range n {
+		codes = append(codes, c)
+	}
+	slices.Sort(codes)
+	parts := make([]string, len(codes))
+	for i, c := range codes {
+		parts[i] = fmt.Sprintf("%d:%d", c, n[c])
+	}
+	return strings.Join(parts, " ")
+}
