@@ -46,8 +46,8 @@ type Sample struct {
 
 // Sampler is one source of watched series on one target or host.
 //
-// Life cycle: Start once, then per measured workload: Baseline at the workload's start, Sample at every tick,
-// Summary at the end; Close when the run ends. Sample may be called concurrently with other samplers but not
+// Life cycle: Start once, then per measured workload: Baseline at the workload's start, Sample at every tick
+// (Rebase between the warmup's last tick and the next), Summary at the end; Close when the run ends. Sample may be called concurrently with other samplers but not
 // concurrently with itself.
 type Sampler interface {
 	// Start opens the sampler's own connection, checks credentials and fixes the column set. An error is
