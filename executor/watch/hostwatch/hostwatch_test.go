@@ -94,9 +94,13 @@ func TestProcAgreesWithSNMP(t *testing.T) {
 	a, b := viaSNMP.Summary(), viaProc.Summary()
 	t.Logf("snmp  %v", a)
 	t.Logf("/proc %v", b)
-	for _, k := range []string{"host.cpu_util", "host.cpu_user", "host.cpu_system"} {
-		if math.IsNaN(a[k]) || math.IsNaN(b[k]) || math.Abs(a[k]-b[k]) > 5 {
-			t.Errorf("%s: snmp %.1f%%, /proc %.1f%%: more than 5 points apart", k, a[k], b[k])
+	// The busy loops hold utilisation steady, so it agrees closely. How it splits into user and
+	// system moves with whatever else the machine runs (other packages' tests), and snmpd's window
+	// is up to 5 s off /proc's at each end: the split gets a wider margin, still far below what a
+	// swapped or wrong counter would give (user ~90% vs system ~10% here).
+	for k, margin := range map[string]float64{"host.cpu_util": 5, "host.cpu_user": 12, "host.cpu_system": 12} {
+		if math.IsNaN(a[k]) || math.IsNaN(b[k]) || math.Abs(a[k]-b[k]) > margin {
+			t.Errorf("%s: snmp %.1f%%, /proc %.1f%%: more than %.0f points apart", k, a[k], b[k], margin)
 		}
 	}
 	if math.Abs(a["host.mem_total"]-b["host.mem_total"]) > a["host.mem_total"]/100 {
