@@ -246,56 +246,15 @@ type merged struct {
 	stages        []map[string]string // their merged summary rows, in stageOrder
 }
 
-// latencyColumns are the columns recomputed from merged histograms.
-var latencyColumns = map[string]func(measure.Latency) time.Duration{
-	"lat_avg_ms": func(l measure.Latency) time.Duration { return l.Avg },
-	"p50_ms":     func(l measure.Latency) time.Duration { return l.P50 },
-	"p90_ms":     func(l measure.Latency) time.Duration { return l.P90 },
-	"p95_ms":     func(l measure.Latency) time.Duration { return l.P95 },
-	"p99_ms":     func(l measure.Latency) time.Duration { return l.P99 },
-	"p999_ms":    func(l measure.Latency) time.Duration { return l.P999 },
-	"lat_max_ms": func(l measure.Latency) time.Duration { return l.Max },
-}
-
-// connectColumns are connect: per_transaction's columns, from the "connect" histograms.
-var connectColumns = map[string]func(measure.Latency) time.Duration{
-	"connect_ms":     func(l measure.Latency) time.Duration { return l.Avg },
-	"connect_p50_ms": func(l measure.Latency) time.Duration { return l.P50 },
-	"connect_p95_ms": func(l measure.Latency) time.Duration { return l.P95 },
-	"connect_p99_ms": func(l measure.Latency) time.Duration { return l.P99 },
-	"connect_max_ms": func(l measure.Latency) time.Duration { return l.Max },
-}
-
-// namedColumns are the latency suffixes of the tx.NAME and stmt.CLASS families.
-var namedColumns = map[string]func(measure.Latency) time.Duration{
-	"p50_ms": func(l measure.Latency) time.Duration { return l.P50 },
-	"p90_ms": func(l measure.Latency) time.Duration { return l.P90 },
-	"p95_ms": func(l measure.Latency) time.Duration { return l.P95 },
-	"p99_ms": func(l measure.Latency) time.Duration { return l.P99 },
-	"max_ms": func(l measure.Latency) time.Duration { return l.Max },
-}
-
 // histogramColumn says which .hlog tag a latency column is recomputed from (latency,
 // connect, tx.NAME, stmt.CLASS) and which figure of that histogram it is. Such columns are
 // never combined from the shards' cells: percentiles of percentiles are wrong.
 func histogramColumn(name string) (tag string, pick func(measure.Latency) time.Duration, ok bool) {
-	if f := latencyColumns[name]; f != nil {
-		return "latency", f, true
+	family, key, pick, ok := measure.LatencyColumn(name)
+	if !ok || key == "" {
+		return family, pick, ok
 	}
-	if f := connectColumns[name]; f != nil {
-		return "connect", f, true
-	}
-	for _, family := range []string{"tx", "stmt"} {
-		rest, found := strings.CutPrefix(name, family+".")
-		i := strings.LastIndexByte(rest, '.')
-		if !found || i <= 0 {
-			continue
-		}
-		if f := namedColumns[rest[i+1:]]; f != nil {
-			return results.HistogramTag(family, rest[:i]), f, true
-		}
-	}
-	return "", nil, false
+	return results.HistogramTag(family, key), pick, true
 }
 
 // fromHistogram is a latency column's value from its merged histogram h; without one (no

@@ -31,6 +31,9 @@ type Metric struct {
 	// Kind says how a reader aggregates the time-series column: a Rate or Gauge per
 	// interval. Totals are what Total says.
 	Kind Kind
+	// Latency is the figure the column takes from the workload's latency histogram; nil for
+	// columns that are not one. A reader that adds histograms up recomputes these columns.
+	Latency func(Latency) time.Duration
 }
 
 // Kind says how a column's values are to be read.
@@ -63,6 +66,10 @@ type Family struct {
 	Doc      string
 	Interval func(iv *Interval, add func(name string, v float64))
 	Total    func(t *Total, add func(name string, v float64))
+	// Histogram and Latency are set on families of latency columns, PREFIX.KEY.SUFFIX:
+	// each column is figure Latency of the histogram tagged PREFIX.KEY.
+	Histogram, Suffix string
+	Latency           func(Latency) time.Duration
 }
 
 // Units.
@@ -85,7 +92,7 @@ func Ms(d time.Duration) float64 {
 
 func latency(name, doc string, pick func(Latency) time.Duration, compare, chart bool) Metric {
 	return Metric{
-		Name: name, Doc: doc, Kind: Gauge, Compare: compare, Chart: chart, Better: Lower,
+		Name: name, Doc: doc, Kind: Gauge, Compare: compare, Chart: chart, Better: Lower, Latency: pick,
 		Interval: func(iv *Interval) float64 { return Ms(pick(iv.Lat)) }, IntervalUnit: Millis,
 		Total: func(t *Total) float64 { return Ms(pick(t.Lat)) }, TotalUnit: Millis,
 	}
@@ -193,8 +200,44 @@ var Families = []Family{
 	stmtLatency("max_ms", "largest", func(l Latency) time.Duration { return l.Max }),
 }
 
-// ConnectNames are the connect: per_transaction columns, in order.
-var ConnectNames = []string{"connect_ms", "connect_p50_ms", "connect_p95_ms", "connect_p99_ms", "connect_max_ms"}
+// ConnectNames are the connect: per_transaction columns, in order, and connectFigures
+// what each takes from the connect histogram.
+var (
+	ConnectNames   = []string{"connect_ms", "connect_p50_ms", "connect_p95_ms", "connect_p99_ms", "connect_max_ms"}
+	connectFigures = []func(Latency) time.Duration{
+		func(l Latency) time.Duration { return l.Avg }, func(l Latency) time.Duration { return l.P50 },
+		func(l Latency) time.Duration { return l.P95 }, func(l Latency) time.Duration { return l.P99 },
+		func(l Latency) time.Duration { return l.Max },
+	}
+)
+
+// LatencyColumn says whether a workload column is a figure of a latency histogram, which
+// one (family "latency" or "connect" with no key, or "tx"/"stmt" and the transaction or
+// class, as the .hlog tags them) and which figure, so that a reader adding histograms up
+// (quadrant merge) recomputes it: percentiles of percentiles are wrong.
+func LatencyColumn(name string) (family, key string, pick func(Latency) time.Duration, ok bool) {
+	for _, m := range Metrics {
+		if m.Name == name && m.Latency != nil {
+			return "latency", "", m.Latency, true
+		}
+	}
+	for i, n := range ConnectNames {
+		if n == name {
+			return "connect", "", connectFigures[i], true
+		}
+	}
+	for _, f := range Families {
+		if f.Latency == nil {
+			continue
+		}
+		rest, found := strings.CutPrefix(name, f.Histogram+".")
+		key, found2 := strings.CutSuffix(rest, "."+f.Suffix)
+		if found && found2 && key != "" {
+			return f.Histogram, key, f.Latency, true
+		}
+	}
+	return "", "", nil, false
+}
 
 func connectValues(s *Stats, add func(string, float64)) {
 	if s.Connect == nil {
@@ -204,8 +247,8 @@ func connectValues(s *Stats, add func(string, float64)) {
 	if s.Connect.Count() == 0 {
 		l = unknownLatency
 	}
-	for i, d := range []time.Duration{l.Avg, l.P50, l.P95, l.P99, l.Max} {
-		add(ConnectNames[i], Ms(d))
+	for i, pick := range connectFigures {
+		add(ConnectNames[i], Ms(pick(l)))
 	}
 }
 
@@ -248,8 +291,9 @@ func stmtLatency(suffix, what string, pick func(Latency) time.Duration) Family {
 		}
 		return Ms(pick(n.Lat))
 	}
-	return Family{Pattern: "stmt.CLASS." + suffix, Doc: what + " latency of statements of class CLASS (OLTP builtins), from the client's write to the statement's reply; " +
-		"a BEGIN or COMMIT that goes out in one write with a statement is timed to its own reply, and the statement from there",
+	return Family{Histogram: "stmt", Suffix: suffix, Latency: pick,
+		Pattern: "stmt.CLASS." + suffix, Doc: what + " latency of statements of class CLASS (OLTP builtins), from the client's write to the statement's reply; " +
+			"a BEGIN or COMMIT that goes out in one write with a statement is timed to its own reply, and the statement from there",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, st := range iv.Statements {
 				add("stmt."+st.Name+"."+suffix, ms(st))
@@ -285,7 +329,8 @@ func txCounted(suffix, doc string, pick func(Counts) int64) Family {
 }
 
 func txLatency(suffix, what string, pick func(Latency) time.Duration) Family {
-	return Family{Pattern: "tx.NAME." + suffix, Doc: what + " latency of transaction NAME (custom transactions, tpcc)",
+	return Family{Histogram: "tx", Suffix: suffix, Latency: pick,
+		Pattern: "tx.NAME." + suffix, Doc: what + " latency of transaction NAME (custom transactions, tpcc)",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, tx := range iv.Transactions {
 				add("tx."+tx.Name+"."+suffix, Ms(pick(tx.Lat)))
