@@ -177,13 +177,12 @@
     root.appendChild(t);
   }
 
-  function summaryTable(root) {
-    var S = D.summary;
-    if (!S || !S.header || !S.header.length) { root.appendChild(el("p", { text: "No iteration finished yet." })); return; }
-    root.appendChild(el("h2", { text: "Summary (one row per iteration and target)" }));
-    var table = el("table", { "class": "summary sortable" });
+  // sortableTable is T (header, rows) as a table sorted by a click on a column's heading;
+  // rowClass, when given, names each row's class.
+  function sortableTable(T, cls, rowClass) {
+    var table = el("table", { "class": cls + " sortable" });
     var tr = el("tr");
-    S.header.forEach(function (h, i) {
+    T.header.forEach(function (h, i) {
       var th = el("th", { text: h, title: "click to sort" });
       th.addEventListener("click", function () { sortBy(i); });
       tr.appendChild(th);
@@ -195,21 +194,28 @@
     function fill(rows) {
       body.textContent = "";
       rows.forEach(function (r) {
-        var row = el("tr", { "class": "st-" + (r[col(S, "status")] || "") });
+        var row = el("tr", rowClass ? { "class": rowClass(r) } : {});
         r.forEach(function (c) { row.appendChild(el("td", { text: c })); });
         body.appendChild(row);
       });
     }
     function sortBy(i) {
       dir = -dir;
-      fill(S.rows.slice().sort(function (a, b) {
+      fill(T.rows.slice().sort(function (a, b) {
         var x = num(a[i]), y = num(b[i]);
         if (x !== null && y !== null) return dir * (x - y);
         return dir * String(a[i]).localeCompare(String(b[i]));
       }));
     }
-    fill(S.rows);
-    root.appendChild(el("div", { "class": "scroll" }, table));
+    fill(T.rows);
+    return el("div", { "class": "scroll" }, table);
+  }
+  function summaryTable(root) {
+    var S = D.summary;
+    if (!S || !S.header || !S.header.length) { root.appendChild(el("p", { text: "No iteration finished yet." })); return; }
+    root.appendChild(el("h2", { text: "Summary (one row per iteration and target)" }));
+    var status = col(S, "status");
+    root.appendChild(sortableTable(S, "summary", function (r) { return "st-" + (r[status] || ""); }));
 
     var failed = iterations.filter(function (it) { return it.status !== "done"; });
     if (failed.length) {
@@ -343,45 +349,14 @@
 
   // replay: how faithful each iteration's replay was, and per statement fingerprint the replayed
   // latencies beside the captured ones (fingerprints.csv, replay.csv).
-  function plainTable(T, cls) {
-    var table = el("table", { "class": cls + " sortable" });
-    var tr = el("tr");
-    T.header.forEach(function (h, i) {
-      var th = el("th", { text: h, title: "click to sort" });
-      th.addEventListener("click", function () { sortBy(i); });
-      tr.appendChild(th);
-    });
-    table.appendChild(tr);
-    var body = el("tbody");
-    table.appendChild(body);
-    var dir = 1;
-    function fill(rows) {
-      body.textContent = "";
-      rows.forEach(function (r) {
-        var row = el("tr");
-        r.forEach(function (c) { row.appendChild(el("td", { text: c })); });
-        body.appendChild(row);
-      });
-    }
-    function sortBy(i) {
-      dir = -dir;
-      fill(T.rows.slice().sort(function (a, b) {
-        var x = num(a[i]), y = num(b[i]);
-        if (x !== null && y !== null) return dir * (x - y);
-        return dir * String(a[i]).localeCompare(String(b[i]));
-      }));
-    }
-    fill(T.rows);
-    return el("div", { "class": "scroll" }, table);
-  }
   function replay(root) {
     if (D.replay) {
       root.appendChild(el("h2", { text: "Replay fidelity (captured vs replayed, schedule lag)" }));
-      root.appendChild(plainTable(D.replay, "replay"));
+      root.appendChild(sortableTable(D.replay, "replay"));
     }
     if (D.fingerprints) {
       root.appendChild(el("h2", { text: "Statement fingerprints (replayed vs captured latency)" }));
-      root.appendChild(plainTable(D.fingerprints, "fingerprints"));
+      root.appendChild(sortableTable(D.fingerprints, "fingerprints"));
       byFingerprint(root, D.fingerprints);
     }
   }
@@ -416,7 +391,7 @@
       T.rows.push(row);
     });
     root.appendChild(el("h3", { text: "p95 per fingerprint across iterations (change against the first)" }));
-    root.appendChild(plainTable(T, "fingerprints-by-iteration"));
+    root.appendChild(sortableTable(T, "fingerprints-by-iteration"));
   }
 
   function plan(root) {
@@ -431,7 +406,7 @@
     root.appendChild(ol);
     if (C.fingerprints) {
       root.appendChild(el("h2", { text: "Statement fingerprints (replayed p95 per run, change against run 1)" }));
-      root.appendChild(plainTable(C.fingerprints, "fingerprints"));
+      root.appendChild(sortableTable(C.fingerprints, "fingerprints"));
     }
     if (C.notes && C.notes.length) {
       root.appendChild(el("h2", { text: "Around the numbers" }));
