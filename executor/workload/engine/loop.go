@@ -94,34 +94,18 @@ func (e *AbortError) Error() string { return "workload aborted: " + e.Reason }
 func (e *AbortError) Unwrap() error { return e.Err }
 
 type run struct {
-	cfg       Config
-	col       *measure.Collector
-	start     time.Time
-	measured  time.Time
-	end       time.Time // zero: no time limit
-	stop      atomic.Bool
-	stopCh    chan struct{}
-	stopOnce  sync.Once
-	abortOnce sync.Once
-	abort     error
-	errs      atomic.Int64
-	claimed   atomic.Int64
-	active    atomic.Int64
-	arrivals  *arrivals // open loop
-	shape     *shape    // stages; nil for one flat level
-	gate      *gate     // closed-loop stages: how many workers run now
-}
-
-func (r *run) halt() {
-	r.stopOnce.Do(func() {
-		r.stop.Store(true)
-		close(r.stopCh)
-	})
-}
-
-func (r *run) fail(err error) {
-	r.abortOnce.Do(func() { r.abort = err })
-	r.halt()
+	cfg      Config
+	col      *measure.Collector
+	start    time.Time
+	measured time.Time
+	end      time.Time // zero: no time limit
+	*Halt
+	errs     atomic.Int64
+	claimed  atomic.Int64
+	active   atomic.Int64
+	arrivals *arrivals // open loop
+	shape    *shape    // stages; nil for one flat level
+	gate     *gate     // closed-loop stages: how many workers run now
 }
 
 // Run sets up the workers, runs them and returns the Total of the measured
@@ -185,7 +169,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		}
 	}
 
-	r := &run{cfg: cfg, stopCh: make(chan struct{}), shape: sh}
+	r := &run{cfg: cfg, Halt: NewHalt(), shape: sh}
 	r.start = time.Now()
 	r.measured = r.start.Add(cfg.Warmup)
 	if cfg.Duration > 0 {
@@ -216,7 +200,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 			// stack trace: what was measured so far is kept.
 			defer func() {
 				if p := recover(); p != nil {
-					r.fail(&AbortError{Reason: fmt.Sprintf("internal error in worker %d: %v", i+1, p)})
+					r.Fail(&AbortError{Reason: fmt.Sprintf("internal error in worker %d: %v", i+1, p)})
 				}
 			}()
 			r.work(ctx, i, workers[i], conns[i])
@@ -224,8 +208,8 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	}
 	go func() { wwg.Wait(); close(done) }()
 	r.tick(ctx, done)
-	if r.abort != nil {
-		return r.col.Total(), r.abort
+	if err := r.Err(); err != nil {
+		return r.col.Total(), err
 	}
 	if err := ctx.Err(); err != nil {
 		return r.col.Total(), fmt.Errorf("workload interrupted: %w", err)
@@ -235,7 +219,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 
 func (r *run) clock() *Clock {
 	return &Clock{Start: r.start, Measured: r.measured, End: r.end, Interval: r.cfg.ReportInterval,
-		Active: r.threads, Cut: r.cut, Halt: r.halt}
+		Active: r.threads, Cut: r.cut, Halt: r.Stop}
 }
 
 // threads are the workers running events now: those the shape lets run, of those still there.
@@ -363,14 +347,14 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 	yield := r.cfg.Threads <= maxBlockingThreads
 	lastYield := time.Now()
 	sched, _ := w.(Scheduler)
-	for !r.stop.Load() {
-		if r.gate != nil && !r.gate.wait(id, r.stopCh) {
+	for !r.Stopped() {
+		if r.gate != nil && !r.gate.wait(id, r.Done()) {
 			return
 		}
 		var intended time.Time
 		if sched != nil {
 			var more bool
-			if intended, more = sched.Next(r.stopCh); !more {
+			if intended, more = sched.Next(r.Done()); !more {
 				return
 			}
 		} else if r.arrivals != nil {
@@ -385,7 +369,7 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 				}
 				select {
 				case <-wait.C:
-				case <-r.stopCh:
+				case <-r.Done():
 					return
 				}
 			}
@@ -395,7 +379,7 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 		}
 		start := time.Now()
 		if r.cfg.Events > 0 && !start.Before(r.measured) && r.claimed.Add(1) > r.cfg.Events {
-			r.halt()
+			r.Stop()
 			return
 		}
 		if intended.IsZero() {
@@ -418,7 +402,7 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			if err == ErrDone {
 				return
 			}
-			if !r.handle(ctx, id, rec, c, tx, err) || r.stop.Load() {
+			if !r.handle(ctx, id, rec, c, tx, err) || r.Stopped() {
 				return
 			}
 			if sched != nil {
@@ -436,7 +420,7 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			lastYield = end
 		}
 		if !r.end.IsZero() && !end.Before(r.end) {
-			r.halt()
+			r.Stop()
 		}
 	}
 	if f, ok := w.(Finisher); ok {
@@ -445,14 +429,14 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 		rec.Statements(c.T.Reads, c.T.Writes, c.T.Other, 0)
 		if err != nil {
 			rec.Error(Code(err), 0)
-			r.fail(&AbortError{Reason: fmt.Sprintf("worker %d: %v", id+1, err), Err: err})
+			r.Fail(&AbortError{Reason: fmt.Sprintf("worker %d: %v", id+1, err), Err: err})
 		}
 	}
 }
 
 // connect opens the event's own connection; false means the worker must stop.
 func (r *run) connect(ctx context.Context, id int, rec *measure.Recorder, c *Conn) bool {
-	for !r.stop.Load() {
+	for !r.Stopped() {
 		t0 := time.Now()
 		err := c.Reconnect(ctx)
 		if err == nil {
@@ -465,12 +449,12 @@ func (r *run) connect(ctx context.Context, id int, rec *measure.Recorder, c *Con
 			return false
 		}
 		if !slices.Contains(r.cfg.Ignore, code) && !slices.Contains(r.cfg.Reconnect, code) {
-			r.fail(&AbortError{Reason: fmt.Sprintf("worker %d: connect: error %d: %v (add %d to on_error.ignore to count it and try again)", id+1, code, err, code), Err: err})
+			r.Fail(&AbortError{Reason: fmt.Sprintf("worker %d: connect: error %d: %v (add %d to on_error.ignore to count it and try again)", id+1, code, err, code), Err: err})
 			return false
 		}
 		select { // a refused login is retried, not hammered
 		case <-time.After(50 * time.Millisecond):
-		case <-r.stopCh:
+		case <-r.Done():
 			return false
 		}
 	}
@@ -537,14 +521,14 @@ func (r *run) handle(ctx context.Context, id int, rec *measure.Recorder, c *Conn
 	if Broken(err) {
 		what = fmt.Sprintf(" (connection lost or timed out; add %d to on_error.reconnect to reconnect instead)", code)
 	}
-	r.fail(&AbortError{Reason: fmt.Sprintf("worker %d: error %d: %v%s", id+1, code, err, what), Err: err})
+	r.Fail(&AbortError{Reason: fmt.Sprintf("worker %d: error %d: %v%s", id+1, code, err, what), Err: err})
 	return false
 }
 
 // countError applies max_errors; false when the workload has been aborted.
 func (r *run) countError(code int, err error) bool {
 	if n := r.errs.Add(1); r.cfg.MaxErrors > 0 && n > r.cfg.MaxErrors {
-		r.fail(&AbortError{Reason: fmt.Sprintf("more than max_errors=%d errors; last: error %d: %v", r.cfg.MaxErrors, code, err), Err: err})
+		r.Fail(&AbortError{Reason: fmt.Sprintf("more than max_errors=%d errors; last: error %d: %v", r.cfg.MaxErrors, code, err), Err: err})
 		return false
 	}
 	return true
@@ -552,7 +536,7 @@ func (r *run) countError(code int, err error) bool {
 
 func (r *run) reconnect(ctx context.Context, id int, rec *measure.Recorder, c *Conn) bool {
 	backoff := 50 * time.Millisecond
-	for !r.stop.Load() {
+	for !r.Stopped() {
 		err := c.Reconnect(ctx)
 		if err == nil {
 			rec.Reconnect()
@@ -565,7 +549,7 @@ func (r *run) reconnect(ctx context.Context, id int, rec *measure.Recorder, c *C
 		}
 		select {
 		case <-time.After(backoff):
-		case <-r.stopCh:
+		case <-r.Done():
 			return false
 		}
 		backoff = min(2*backoff, time.Second)

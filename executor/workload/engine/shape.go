@@ -145,7 +145,7 @@ func (r *run) steer() {
 		}
 		select {
 		case <-time.After(wait):
-		case <-r.stopCh:
+		case <-r.Done():
 			return
 		}
 	}

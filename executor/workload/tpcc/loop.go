@@ -38,33 +38,17 @@ type loopConfig struct {
 // response time must leave out its keying and think times, and a NewOrder rolled back on
 // purpose is a completed transaction counted as a rollback, never an error.
 type run struct {
-	cfg       loopConfig
-	lc        engine.Config // the plan's loop settings, read as every other kind reads them
-	col       *measure.Collector
-	start     time.Time
-	measured  time.Time
-	end       time.Time // zero: no time limit
-	stop      atomic.Bool
-	stopCh    chan struct{}
-	stopOnce  sync.Once
-	abortOnce sync.Once
-	abort     error
-	errs      atomic.Int64
-	claimed   atomic.Int64
-	active    atomic.Int64
-	cum       [5]int // cumulative weights
-}
-
-func (r *run) halt() {
-	r.stopOnce.Do(func() {
-		r.stop.Store(true)
-		close(r.stopCh)
-	})
-}
-
-func (r *run) fail(err error) {
-	r.abortOnce.Do(func() { r.abort = err })
-	r.halt()
+	cfg      loopConfig
+	lc       engine.Config // the plan's loop settings, read as every other kind reads them
+	col      *measure.Collector
+	start    time.Time
+	measured time.Time
+	end      time.Time // zero: no time limit
+	*engine.Halt
+	errs    atomic.Int64
+	claimed atomic.Int64
+	active  atomic.Int64
+	cum     [5]int // cumulative weights
 }
 
 func runLoop(ctx context.Context, cfg loopConfig) (*measure.Total, error) {
@@ -116,7 +100,7 @@ func runLoop(ctx context.Context, cfg loopConfig) (*measure.Total, error) {
 		}
 	}
 
-	r := &run{cfg: cfg, lc: lc, stopCh: make(chan struct{})}
+	r := &run{cfg: cfg, lc: lc, Halt: engine.NewHalt()}
 	sum := 0
 	for i, w := range cfg.p.Weights {
 		sum += w
@@ -141,7 +125,7 @@ func runLoop(ctx context.Context, cfg loopConfig) (*measure.Total, error) {
 			defer r.active.Add(-1)
 			defer func() {
 				if p := recover(); p != nil {
-					r.fail(&engine.AbortError{Reason: fmt.Sprintf("internal error in tpcc terminal %d: %v", i+1, p)})
+					r.Fail(&engine.AbortError{Reason: fmt.Sprintf("internal error in tpcc terminal %d: %v", i+1, p)})
 				}
 			}()
 			r.terminal(ctx, i, t)
@@ -149,8 +133,8 @@ func runLoop(ctx context.Context, cfg loopConfig) (*measure.Total, error) {
 	}
 	go func() { tw.Wait(); close(done) }()
 	r.tick(ctx, done)
-	if r.abort != nil {
-		return r.col.Total(), r.abort
+	if err := r.Err(); err != nil {
+		return r.col.Total(), err
 	}
 	if err := ctx.Err(); err != nil {
 		return r.col.Total(), fmt.Errorf("workload interrupted: %w", err)
@@ -174,7 +158,7 @@ func (r *run) sleep(timer *time.Timer, d time.Duration) bool {
 	select {
 	case <-timer.C:
 		return true
-	case <-r.stopCh:
+	case <-r.Done():
 		timer.Stop()
 		return false
 	}
@@ -194,14 +178,14 @@ func (r *run) terminal(ctx context.Context, id int, t *terminal) {
 		timer = time.NewTimer(time.Hour)
 		timer.Stop()
 	}
-	for !r.stop.Load() {
+	for !r.Stopped() {
 		tx := r.pick(t.g)
 		if waits && !r.sleep(timer, keying[tx]) {
 			return
 		}
 		start := time.Now()
 		if lc := r.lc; lc.Events > 0 && !start.Before(r.measured) && r.claimed.Add(1) > lc.Events {
-			r.halt()
+			r.Stop()
 			return
 		}
 		rolledBack := false
@@ -217,7 +201,7 @@ func (r *run) terminal(ctx context.Context, id int, t *terminal) {
 				rolledBack = true
 				break
 			}
-			if !r.handle(ctx, id, rec, t, tx, err) || r.stop.Load() {
+			if !r.handle(ctx, id, rec, t, tx, err) || r.Stopped() {
 				return
 			}
 		}
@@ -227,7 +211,7 @@ func (r *run) terminal(ctx context.Context, id int, t *terminal) {
 		}
 		rec.Event(measure.Event{Latency: end.Sub(start), Service: end.Sub(start), Tx: tx})
 		if !r.end.IsZero() && !end.Before(r.end) {
-			r.halt()
+			r.Stop()
 		}
 		if waits && !r.sleep(timer, thinkTime(t.g, think[tx])) {
 			return
@@ -275,13 +259,13 @@ func (r *run) handle(ctx context.Context, id int, rec *measure.Recorder, t *term
 	if engine.Broken(err) {
 		what = fmt.Sprintf(" (connection lost or timed out; add %d to on_error.reconnect to reconnect instead)", code)
 	}
-	r.fail(&engine.AbortError{Reason: fmt.Sprintf("tpcc terminal %d, %s: error %d: %v%s", id+1, txTitles[tx], code, err, what), Err: err})
+	r.Fail(&engine.AbortError{Reason: fmt.Sprintf("tpcc terminal %d, %s: error %d: %v%s", id+1, txTitles[tx], code, err, what), Err: err})
 	return false
 }
 
 func (r *run) countError(code int, err error) bool {
 	if n := r.errs.Add(1); r.lc.MaxErrors > 0 && n > r.lc.MaxErrors {
-		r.fail(&engine.AbortError{Reason: fmt.Sprintf("more than max_errors=%d errors; last: error %d: %v", r.lc.MaxErrors, code, err), Err: err})
+		r.Fail(&engine.AbortError{Reason: fmt.Sprintf("more than max_errors=%d errors; last: error %d: %v", r.lc.MaxErrors, code, err), Err: err})
 		return false
 	}
 	return true
@@ -289,7 +273,7 @@ func (r *run) countError(code int, err error) bool {
 
 func (r *run) reconnect(ctx context.Context, rec *measure.Recorder, t *terminal) bool {
 	backoff := 50 * time.Millisecond
-	for !r.stop.Load() {
+	for !r.Stopped() {
 		err := t.c.reconnect(ctx)
 		if err == nil {
 			rec.Reconnect()
@@ -302,7 +286,7 @@ func (r *run) reconnect(ctx context.Context, rec *measure.Recorder, t *terminal)
 		}
 		select {
 		case <-time.After(backoff):
-		case <-r.stopCh:
+		case <-r.Done():
 			return false
 		}
 		backoff = min(2*backoff, time.Second)
@@ -313,7 +297,7 @@ func (r *run) reconnect(ctx context.Context, rec *measure.Recorder, t *terminal)
 // tick runs the engine's interval clock until every terminal has stopped.
 func (r *run) tick(ctx context.Context, done <-chan struct{}) {
 	c := &engine.Clock{Start: r.start, Measured: r.measured, End: r.end, Interval: r.lc.ReportInterval,
-		Active: func() int { return int(r.active.Load()) }, Cut: r.cut, Halt: r.halt}
+		Active: func() int { return int(r.active.Load()) }, Cut: r.cut, Halt: r.Stop}
 	c.Run(ctx, done, r.cfg.threads)
 }
 
