@@ -88,7 +88,7 @@ func run(rounds int, window time.Duration, threads, rows int, interval time.Dura
 	}
 	defer stopB()
 	for _, s := range []*server{off, on} {
-		if err := prepare(ctx, s.dsn, rows); err != nil {
+		if err := benchrun.PrepareTable(ctx, s.dsn, rows); err != nil {
 			return err
 		}
 	}
@@ -171,32 +171,6 @@ func loadavg() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-func prepare(ctx context.Context, dsn string, rows int) error {
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	for _, s := range []string{
-		"CREATE DATABASE IF NOT EXISTS sbtest",
-		"DROP TABLE IF EXISTS sbtest.sbtest1",
-		"CREATE TABLE sbtest.sbtest1 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '')",
-	} {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("prepare: %s: %w", s, err)
-		}
-	}
-	for done := 0; done < rows; {
-		n := min(1000, rows-done)
-		q := "INSERT INTO sbtest.sbtest1 (k, c, pad) VALUES " + strings.TrimSuffix(strings.Repeat("(1, REPEAT('x', 119), REPEAT('y', 59)),", n), ",")
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("prepare: insert rows: %w", err)
-		}
-		done += n
-	}
-	return nil
 }
 
 // load is a closed-loop point-select workload that runs only while its gate is open: one pinned connection

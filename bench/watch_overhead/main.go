@@ -80,7 +80,7 @@ func run(p params) error {
 		defer c.Stop(context.Background())
 		p.dsn, p.pid = c.Primary.DSN(""), c.Primary.Pid()
 	}
-	if err := prepare(ctx, p.dsn, p.rows); err != nil {
+	if err := benchrun.PrepareTable(ctx, p.dsn, p.rows); err != nil {
 		return err
 	}
 	sampler, err := mysqlwatch.NewStatus(mysqlwatch.StatusConfig{DSN: p.dsn, Status: []string{"*"}})
@@ -106,32 +106,6 @@ func run(p params) error {
 	}
 	report(p, a, b)
 	return sampleCost(ctx, sampler, p.interval)
-}
-
-func prepare(ctx context.Context, dsn string, rows int) error {
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	for _, s := range []string{
-		"CREATE DATABASE IF NOT EXISTS sbtest",
-		"DROP TABLE IF EXISTS sbtest.sbtest1",
-		"CREATE TABLE sbtest.sbtest1 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '')",
-	} {
-		if _, err := db.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("prepare: %s: %w", s, err)
-		}
-	}
-	for done := 0; done < rows; {
-		n := min(1000, rows-done)
-		q := "INSERT INTO sbtest.sbtest1 (k, c, pad) VALUES " + strings.TrimSuffix(strings.Repeat("(1, REPEAT('x', 119), REPEAT('y', 59)),", n), ",")
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("prepare: insert rows: %w", err)
-		}
-		done += n
-	}
-	return nil
 }
 
 // load is the closed-loop point-select workload: one pinned connection and prepared statement per thread.

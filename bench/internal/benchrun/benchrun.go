@@ -4,7 +4,10 @@ package benchrun
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -52,4 +55,32 @@ func SandboxDir(prefix string) (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// PrepareTable creates sbtest.sbtest1 afresh with rows rows of sysbench's shape, for the
+// benchmarks that load it with their own point selects rather than a plan's workload.
+func PrepareTable(ctx context.Context, dsn string, rows int) error {
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for _, s := range []string{
+		"CREATE DATABASE IF NOT EXISTS sbtest",
+		"DROP TABLE IF EXISTS sbtest.sbtest1",
+		"CREATE TABLE sbtest.sbtest1 (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, k INT NOT NULL DEFAULT 0, c CHAR(120) NOT NULL DEFAULT '', pad CHAR(60) NOT NULL DEFAULT '')",
+	} {
+		if _, err := db.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("prepare: %s: %w", s, err)
+		}
+	}
+	for done := 0; done < rows; {
+		n := min(1000, rows-done)
+		q := "INSERT INTO sbtest.sbtest1 (k, c, pad) VALUES " + strings.TrimSuffix(strings.Repeat("(1, REPEAT('x', 119), REPEAT('y', 59)),", n), ",")
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("prepare: insert rows: %w", err)
+		}
+		done += n
+	}
+	return nil
 }
