@@ -122,7 +122,7 @@ func (b *Barrier) Wait(ctx context.Context, point string) (Meeting, error) {
 			break
 		}
 		if time.Now().After(deadline) {
-			return m, fmt.Errorf("barrier %s: %w: %d of %d shards arrived within %s (missing: %s); the others were not started, or failed before this point",
+			return m, fmt.Errorf("barrier %s: %w: %d of %d shards arrived within %s (missing: %s); the others were not started, or failed before this point: see their output, and start every shard with the same --run-id (or raise --barrier-timeout when they start further apart)",
 				point, ErrTimeout, count, n, b.Timeout, b.missing(ctx, point, n))
 		}
 		select {
