@@ -53,6 +53,7 @@ type flags struct {
 	dsn        string
 	cpuprofile string
 	ref        string // table: the reference, "sysbench" or a builtin option NAME=VALUE quadrant runs with
+	status     []string
 }
 
 func main() {
@@ -70,7 +71,11 @@ func main() {
 	flag.StringVar(&f.dsn, "dsn", "", "use this server (its sbtest database already prepared) instead of a sandbox")
 	flag.StringVar(&f.ref, "ref", "sysbench", "table: what quadrant is compared with: sysbench, or quadrant with builtin option NAME=VALUE")
 	flag.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of quadrant's runs (table: every quadrant run)")
+	status := flag.String("status", "", "table: also print these SHOW GLOBAL STATUS counters per transaction for each run (comma-separated, e.g. Questions,Com_stmt_execute,Bytes_received)")
 	flag.Parse()
+	if *status != "" {
+		f.status = strings.Split(*status, ",")
+	}
 	f.scripts = strings.Split(*scripts, ",")
 	for _, s := range strings.Split(*conns, ",") {
 		var n int
@@ -297,6 +302,7 @@ func (b *bench) oltpRun(script, kind string) (sample, error) {
 			}
 		}
 	}
+	st0 := b.statusCounters()
 	cpu0, srv0 := rusage(who), b.serverCPU()
 	tot, err := benchrun.Workload(b.ctx, b.cfg, o)
 	if err != nil {
@@ -304,7 +310,37 @@ func (b *bench) oltpRun(script, kind string) (sample, error) {
 	}
 	cpu, srv := rusage(who)-cpu0, b.serverCPU()-srv0
 	ev := float64(max(tot.Events, 1))
+	if st1 := b.statusCounters(); len(st1) > 0 {
+		var parts []string
+		for _, name := range b.status {
+			parts = append(parts, fmt.Sprintf("%s=%.2f", name, float64(st1[name]-st0[name])/ev))
+		}
+		fmt.Printf("  %s %s per transaction: %s\n", script, kind, strings.Join(parts, " "))
+	}
 	return sample{tps: tot.Rates().TPS, cpu: float64(cpu.Microseconds()) / ev, srv: float64(srv.Microseconds()) / ev, errs: tot.Errors}, nil
+}
+
+// statusCounters reads the -status counters (nil without -status or a server handle).
+func (b *bench) statusCounters() map[string]int64 {
+	if len(b.status) == 0 || b.db == nil {
+		return nil
+	}
+	rows, err := b.db.QueryContext(b.ctx, "SHOW GLOBAL STATUS")
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	m := map[string]int64{}
+	for rows.Next() {
+		var name, value string
+		if rows.Scan(&name, &value) == nil {
+			var v int64
+			if _, err := fmt.Sscan(value, &v); err == nil {
+				m[name] = v
+			}
+		}
+	}
+	return m
 }
 
 func rusage(who int) time.Duration {

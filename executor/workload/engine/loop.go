@@ -335,11 +335,21 @@ func (a *arrivals) due(now time.Duration) int64 {
 }
 
 // yieldEvery: a worker on a blocking socket never parks, so the scheduler
-// never sees it reschedule, and sysmon preempts it every 10 ms with a signal
-// that interrupts whatever read it is in. Yielding between events first is
-// cheaper: on 2 loaded cores it gave 5-25% more tps and 5-20% less client CPU
-// per transaction (point_select, read_only, read_write, A/B alternated).
-const yieldEvery = 5 * time.Millisecond
+// never sees it reschedule, and sysmon preempts it with a signal that
+// interrupts whatever read it is in; an occasional yield between events is
+// cheaper. But every yield (runtime.Gosched) queues the goroutine globally and
+// wakes an idle thread, which often takes the goroutine to another OS thread
+// and so to another CPU than its server thread: a cross-CPU wake-up (an IPI) for
+// every round trip until they meet again. Measured on 2 quiet cores,
+// oltp_point_select at 8 threads, runs alternated with sysbench's (medians of
+// 4 rounds; perf sched_wakeup for the CPUs): yielding every 5 ms (chosen
+// earlier on a loaded machine) put half the wake-ups across CPUs
+// (sysbench: 2%) and gave ~66k tps at 8.6 µs of client CPU per transaction;
+// every 50 ms, 11% across and ~81k tps at 6.5 µs; never, ~76k at 7.0 µs;
+// every 9 ms, ~74k; every 200 ms, ~77k. Locking each worker to its thread
+// instead (runtime.LockOSThread) did no better (~82k at 6.4 µs point_select,
+// 5% less tps than this on read_only) and makes every park cost two hand-offs.
+const yieldEvery = 50 * time.Millisecond
 
 func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 	rec := r.col.Recorder(id)
