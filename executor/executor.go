@@ -17,6 +17,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
+	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -390,14 +391,13 @@ func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 		runAs = r.opts.SandboxRunAs
 	}
 	if r.plan.Watch.Digests != nil || r.plan.Watch.Waits != nil {
-		// Digests and waits need performance_schema, which only a restart turns on; the plan's own
-		// settings, if any, win. The per-thread statement event tables are left off: digests and
-		// waits are summaries and need neither, and they cost the server on every statement.
-		base = overlay([]sandbox.Option{
-			{Name: "performance_schema", Value: "ON"},
-			{Name: "performance_schema_consumer_events_statements_current", Value: "OFF"},
-			{Name: "performance_schema_consumer_events_statements_history", Value: "OFF"},
-		}, base)
+		// Digests and waits need performance_schema, which only a restart turns on, and no more
+		// of it than they read (mysqlwatch.ServerSettings); the plan's own settings win.
+		var ps []sandbox.Option
+		for _, kv := range mysqlwatch.ServerSettings() {
+			ps = append(ps, sandbox.Option{Name: kv[0], Value: kv[1]})
+		}
+		base = overlay(ps, base)
 	}
 	dir := r.sandboxDir(t.Name, r.firstPending())
 	if dir != r.opts.SandboxDir {

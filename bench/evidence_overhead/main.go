@@ -1,7 +1,7 @@
 // Command evidence_overhead measures what issue 13's evidence costs a point-select load: A is a sandbox as
 // quadrant starts it without digests or waits (performance_schema OFF, MariaDB's default) and no host
-// sampling; B is a second, identical sandbox with performance_schema=ON (what watch.digests and watch.waits
-// turn on), a /proc host sampler, the server process sampler and the client sampler at every interval, and a
+// sampling; B is a second, identical sandbox with the performance_schema settings watch.digests and
+// watch.waits give a sandbox (mysqlwatch.ServerSettings), a /proc host sampler, the server process sampler and the client sampler at every interval, and a
 // digest and wait snapshot at the start and end of every window, as an iteration takes them; C is sandbox A
 // with the host, process and client samplers only, which isolates quadrant's own sampling from the server's
 // instrumentation.
@@ -40,17 +40,21 @@ func main() {
 	threads := flag.Int("threads", 4, "workload connections")
 	rows := flag.Int("rows", 10000, "rows in sbtest1")
 	interval := flag.Duration("interval", time.Second, "sampling interval")
-	var extra []sandbox.Option
-	flag.Func("b-config", "a my.cnf option NAME=VALUE for sandbox B besides performance_schema=ON (repeatable): to try a lighter instrumentation", func(v string) error {
-		name, value, ok := strings.Cut(v, "=")
-		if !ok {
-			return fmt.Errorf("%q is not NAME=VALUE", v)
+	var aConfig, bConfig []sandbox.Option
+	option := func(list *[]sandbox.Option) func(string) error {
+		return func(v string) error {
+			name, value, ok := strings.Cut(v, "=")
+			if !ok {
+				return fmt.Errorf("%q is not NAME=VALUE", v)
+			}
+			*list = append(*list, sandbox.Option{Name: name, Value: value})
+			return nil
 		}
-		extra = append(extra, sandbox.Option{Name: name, Value: value})
-		return nil
-	})
+	}
+	flag.Func("b-config", "a my.cnf option NAME=VALUE added to sandbox B's (repeatable): to try another instrumentation", option(&bConfig))
+	flag.Func("a-config", "a my.cnf option NAME=VALUE for sandbox A (repeatable): to compare two instrumentations, B's against A's", option(&aConfig))
 	flag.Parse()
-	if err := run(*rounds, *window, *threads, *rows, *interval, extra); err != nil {
+	if err := run(*rounds, *window, *threads, *rows, *interval, aConfig, bConfig); err != nil {
 		fmt.Fprintln(os.Stderr, "evidence_overhead:", err)
 		os.Exit(1)
 	}
@@ -75,14 +79,19 @@ func start(ctx context.Context, name string, opts []sandbox.Option) (*server, fu
 	return &server{dsn: c.Primary.DSN(""), pid: c.Primary.Pid}, stop, nil
 }
 
-func run(rounds int, window time.Duration, threads, rows int, interval time.Duration, extra []sandbox.Option) error {
+func run(rounds int, window time.Duration, threads, rows int, interval time.Duration, aConfig, bConfig []sandbox.Option) error {
 	ctx := context.Background()
-	off, stopA, err := start(ctx, "evoffa", nil)
+	off, stopA, err := start(ctx, "evoffa", aConfig)
 	if err != nil {
 		return err
 	}
 	defer stopA()
-	on, stopB, err := start(ctx, "evonb", append([]sandbox.Option{{Name: "performance_schema", Value: "ON"}}, extra...))
+	// B's server is what the executor starts for digests and waits.
+	var evidence []sandbox.Option
+	for _, kv := range mysqlwatch.ServerSettings() {
+		evidence = append(evidence, sandbox.Option{Name: kv[0], Value: kv[1]})
+	}
+	on, stopB, err := start(ctx, "evonb", append(evidence, bConfig...))
 	if err != nil {
 		return err
 	}
@@ -157,8 +166,12 @@ func run(rounds int, window time.Duration, threads, rows int, interval time.Dura
 		ba = append(ba, res['B'][i]/res['A'][i])
 		ca = append(ca, res['C'][i]/res['A'][i])
 	}
-	fmt.Printf("median qps: A %.0f (performance_schema OFF, no sampling), B %.0f (ON + digests/waits snapshots + host/process/client sampling), C %.0f (OFF + sampling only)\n",
-		median(res['A']), median(res['B']), median(res['C']))
+	aIs := "performance_schema OFF"
+	if len(aConfig) > 0 {
+		aIs = fmt.Sprint(aConfig)
+	}
+	fmt.Printf("median qps: A %.0f (%s, no sampling), B %.0f (digests/waits settings %v + snapshots + host/process/client sampling), C %.0f (A + sampling only)\n",
+		median(res['A']), aIs, median(res['B']), append(evidence, bConfig...), median(res['C']))
 	fmt.Printf("per-round B/A: median %.4f, quartiles %s; C/A: median %.4f, quartiles %s (goal: B/A >= 0.98); load average now %s\n",
 		median(ba), quartiles(ba), median(ca), quartiles(ca), loadavg())
 	return nil
