@@ -346,7 +346,9 @@ func (a *arrivals) due(now time.Duration) int64 {
 // earlier on a loaded machine) put half the wake-ups across CPUs
 // (sysbench: 2%) and gave ~66k tps at 8.6 µs of client CPU per transaction;
 // every 50 ms, 11% across and ~81k tps at 6.5 µs; never, ~76k at 7.0 µs;
-// every 9 ms, ~74k; every 200 ms, ~77k. Locking each worker to its thread
+// every 9 ms, ~74k; every 200 ms, ~77k. With two busy loops competing for the
+// cores, 50 ms still beat 5 ms (medians of 3: 49.9k vs 43.6k tps, 8.4 vs
+// 10.7 µs; sysbench 51.5k at 8.2 µs). Locking each worker to its thread
 // instead (runtime.LockOSThread) did no better (~82k at 6.4 µs point_select,
 // 5% less tps than this on read_only) and makes every park cost two hand-offs.
 const yieldEvery = 50 * time.Millisecond
