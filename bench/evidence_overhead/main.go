@@ -1,8 +1,9 @@
 // Command evidence_overhead measures what issue 13's evidence costs a point-select load: A is a sandbox as
 // quadrant starts it without digests or waits (performance_schema OFF, MariaDB's default) and no host
 // sampling; B is a second, identical sandbox with the performance_schema settings watch.digests and
-// watch.waits give a sandbox (mysqlwatch.ServerSettings), a /proc host sampler, the server process sampler and the client sampler at every interval, and a
-// digest and wait snapshot at the start and end of every window, as an iteration takes them; C is sandbox A
+// watch.waits give a sandbox (mysqlwatch.ServerSettings), a /proc host sampler, the server process
+// sampler and the client sampler at every interval, and a digest and wait snapshot at the start and
+// end of every window, as an iteration takes them; C is sandbox A
 // with the host, process and client samplers only, which isolates quadrant's own sampling from the server's
 // instrumentation.
 //

@@ -31,10 +31,12 @@ type WaitStats struct {
 // digests and waits (summaries) never read and which cost the server on every statement.
 //
 // What is left costs a point-select load about 3.5% of its throughput (bench/evidence_overhead.sh,
-// 45 rotating rounds against performance_schema OFF), nearly all of it the statement instruments
-// the digests need; quadrant's own snapshots and sampling cost it nothing measurable. Leaving the
-// table I/O and table lock waits off as well gained 0.6% in a 45-round head-to-head, within the
-// noise, so they stay: they are most of what waits.csv shows of an in-memory load.
+// 45 rotating rounds against performance_schema OFF), about half of it the statement instruments
+// the digests need (1.8% with them off too, 20 rounds); quadrant's own snapshots and sampling cost
+// it nothing measurable. Leaving the table I/O and table lock waits off as well gained 0.6% in a
+// 45-round head-to-head, within the noise, so they stay: they are most of what waits.csv shows of
+// an in-memory load. Neither did thread_instrumentation, idle and socket waits off, nor
+// performance_schema_max_prepared_statements_instances=0.
 func ServerSettings() [][2]string {
 	return [][2]string{
 		{"performance_schema", "ON"},
