@@ -232,3 +232,22 @@ func TestCollectorStagesAndLaps(t *testing.T) {
 		t.Fatal("a stage's Total shares its histograms with the collector")
 	}
 }
+
+func TestCollectorPending(t *testing.T) {
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	c := NewCollector(CollectorOptions{Workers: 2, Start: start, MeasuredStart: start})
+	if c.Pending() {
+		t.Fatal("pending before anything was recorded")
+	}
+	c.Recorder(1).Error(2013, -1)
+	if !c.Pending() {
+		t.Fatal("an error is not pending")
+	}
+	if iv := c.Cut(start.Add(time.Second), 2, 0); iv.ErrorsByCode[2013] != 1 || c.Pending() {
+		t.Fatalf("after the cut: %+v, pending %v", iv.ErrorsByCode, c.Pending())
+	}
+	c.Recorder(0).Event(Event{Latency: time.Millisecond})
+	if !c.Pending() {
+		t.Fatal("an event is not pending")
+	}
+}

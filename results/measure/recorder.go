@@ -246,6 +246,22 @@ func NewCollector(o CollectorOptions) *Collector {
 	return c
 }
 
+// Pending says whether any worker recorded something since the last Cut. The clock's
+// last cut may come within a millisecond of the one before: a worker's error in between
+// (a lost server's, at the tick) must still be cut, not dropped with the sliver.
+func (c *Collector) Pending() bool {
+	for _, r := range c.recs {
+		r.mu.Lock()
+		b := r.cur
+		p := b.counts != (Counts{}) || len(b.errs) > 0 || len(b.lat) > 0 || len(b.conn) > 0
+		r.mu.Unlock()
+		if p {
+			return true
+		}
+	}
+	return false
+}
+
 // Recorder returns worker i's recorder.
 func (c *Collector) Recorder(i int) *Recorder { return c.recs[i] }
 

@@ -16,6 +16,7 @@ type Clock struct {
 	Active          func() int                       // workers running now
 	Cut             func(now time.Time, threads int) // cut one interval
 	Halt            func()                           // stop the workers: the end came, or ctx was cancelled
+	Pending         func() bool                      // something was recorded since the last cut
 }
 
 // Next is the first tick after t.
@@ -65,7 +66,9 @@ func (c *Clock) Run(ctx context.Context, done <-chan struct{}, finalThreads int)
 			ctx = context.Background() // keep ticking until workers exit
 		case <-done:
 			now := time.Now()
-			if now.Sub(last) >= time.Millisecond || last.Equal(c.Start) {
+			// No sliver of an interval at the end, unless it holds something (an error
+			// that came just after the last tick): a measured figure is never dropped.
+			if now.Sub(last) >= time.Millisecond || last.Equal(c.Start) || c.Pending != nil && c.Pending() {
 				c.Cut(now, finalThreads)
 			}
 			c.Halt()

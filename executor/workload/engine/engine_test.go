@@ -148,3 +148,24 @@ func TestGate(t *testing.T) {
 		t.Fatal("a stopped worker passed a closed gate")
 	}
 }
+
+// An error recorded just after a tick (a lost server's read timeout lands on the tick when
+// the timeout is a whole number of intervals) is cut in a last interval however short,
+// not dropped with the sliver the clock otherwise leaves out.
+func TestClockCutsAShortLastIntervalThatHoldsSomething(t *testing.T) {
+	start := time.Now()
+	done := make(chan struct{})
+	var cuts []time.Time
+	c := &Clock{Start: start, Measured: start, Interval: 20 * time.Millisecond,
+		Active: func() int { return 1 }, Halt: func() {}, Pending: func() bool { return true },
+		Cut: func(now time.Time, threads int) {
+			cuts = append(cuts, now)
+			if len(cuts) == 1 {
+				close(done) // the workers end right after the first tick
+			}
+		}}
+	c.Run(t.Context(), done, 1)
+	if len(cuts) != 2 {
+		t.Fatalf("%d cuts, want the tick's and a last one for what was recorded after it", len(cuts))
+	}
+}

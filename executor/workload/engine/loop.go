@@ -219,7 +219,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 
 func (r *run) clock() *Clock {
 	return &Clock{Start: r.start, Measured: r.measured, End: r.end, Interval: r.cfg.ReportInterval,
-		Active: r.threads, Cut: r.cut, Halt: r.Stop}
+		Active: r.threads, Cut: r.cut, Halt: r.Stop, Pending: r.col.Pending}
 }
 
 // threads are the workers running events now: those the shape lets run, of those still there.

@@ -297,7 +297,7 @@ func (r *run) reconnect(ctx context.Context, rec *measure.Recorder, t *terminal)
 // tick runs the engine's interval clock until every terminal has stopped.
 func (r *run) tick(ctx context.Context, done <-chan struct{}) {
 	c := &engine.Clock{Start: r.start, Measured: r.measured, End: r.end, Interval: r.lc.ReportInterval,
-		Active: func() int { return int(r.active.Load()) }, Cut: r.cut, Halt: r.Stop}
+		Active: func() int { return int(r.active.Load()) }, Cut: r.cut, Halt: r.Stop, Pending: r.col.Pending}
 	c.Run(ctx, done, r.cfg.threads)
 }
 
