@@ -145,18 +145,22 @@ func whereTimeWent(run *results.Run) (*evidenceData, error) {
 			}
 			d.Cells = order
 			for _, r := range compare.SideBySide(cols, compare.EvidenceTop) {
-				row := evidenceRow{Kind: r.Kind, Name: r.Name, Unit: r.Unit}
-				for _, v := range r.Values {
-					if math.IsNaN(v) {
-						row.Values = append(row.Values, nil)
-					} else {
-						v := v
-						row.Values = append(row.Values, &v)
-					}
-				}
-				d.Rows = append(d.Rows, row)
+				d.Rows = append(d.Rows, evidenceRowOf(r))
 			}
 		}
 	}
 	return d, nil
+}
+
+// evidenceRowOf is a side-by-side row for the page: an unknown value (NaN) is null.
+func evidenceRowOf(r compare.EvidenceRow) evidenceRow {
+	row := evidenceRow{Kind: r.Kind, Name: r.Name, Unit: r.Unit}
+	for _, v := range r.Values {
+		if math.IsNaN(v) {
+			row.Values = append(row.Values, nil)
+		} else {
+			row.Values = append(row.Values, &v)
+		}
+	}
+	return row
 }

@@ -2,7 +2,6 @@ package html
 
 import (
 	_ "embed"
-	"math"
 	"runtime"
 	"strconv"
 	"sync"
@@ -142,16 +141,7 @@ func comparisonEvidenceOf(c *compare.Comparison) []comparisonEvidence {
 	for _, ce := range c.Evidence {
 		e := comparisonEvidence{Key: ce.Key}
 		for _, r := range ce.Rows {
-			row := evidenceRow{Kind: r.Kind, Name: r.Name, Unit: r.Unit}
-			for _, v := range r.Values {
-				if math.IsNaN(v) {
-					row.Values = append(row.Values, nil)
-				} else {
-					v := v
-					row.Values = append(row.Values, &v)
-				}
-			}
-			e.Rows = append(e.Rows, row)
+			e.Rows = append(e.Rows, evidenceRowOf(r))
 		}
 		out = append(out, e)
 	}

@@ -562,19 +562,9 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 	// the histograms of that stage's intervals.
 	leaderStages := map[string]map[string]string{}
 	stageRows := map[string][]map[string]string{}
-	for k, s := range shards {
-		d := s.run.Stages
-		if d == nil {
-			continue
-		}
-		for i := range d.Rows {
-			if d.Value(i, "iteration") != strconv.Itoa(index) || d.Value(i, "target") != target {
-				continue
-			}
-			row := map[string]string{}
-			for c, h := range d.Header {
-				row[h] = d.Rows[i][c]
-			}
+	_, perShard := rowsOf(shards, func(r *results.Run) *results.Data { return r.Stages }, index, target)
+	for k, rows := range perShard {
+		for _, row := range rows {
 			st := row["stage"]
 			if _, ok := stageRows[st]; !ok {
 				m.stageOrder = append(m.stageOrder, st)

@@ -8,14 +8,7 @@
   var E = Q.D.evidence, el = Q.el;
   var root = document.getElementById("report");
 
-  function fmt(v) {
-    if (v == null || !isFinite(v)) return "-";
-    var a = Math.abs(v);
-    if (a >= 1000) return v.toFixed(0);
-    if (a >= 10) return v.toFixed(1);
-    if (a >= 0.1) return v.toFixed(2);
-    return String(Number(v.toPrecision(2)));
-  }
+  var fmt = Q.fmt;
   function clip(s, n) { s = String(s || ""); return s.length > n ? s.slice(0, n - 1) + "…" : s; }
   function table(cls, head, rows) {
     var t = el("table", { "class": cls }), tr = el("tr");

@@ -27,6 +27,15 @@
     var v = Number(s);
     return isFinite(v) ? v : null;
   }
+  // fmt writes a figure of the evidence tables short: "-" when unknown, fewer decimals as it grows.
+  function fmt(v) {
+    if (v == null || !isFinite(v)) return "-";
+    var a = Math.abs(v);
+    if (a >= 1000) return v.toFixed(0);
+    if (a >= 10) return v.toFixed(1);
+    if (a >= 0.1) return v.toFixed(2);
+    return String(Number(v.toPrecision(2)));
+  }
   function col(t, name) { return t.header.indexOf(name); }
   function numericCols(t) {
     return t.header.filter(function (h, i) {
@@ -463,7 +472,7 @@
   // The sections in their own files (axes.js, evidence.js, servers.js) draw with these and
   // count their charts and errors here, so data-charts and data-errors cover the whole page.
   window.quadrant = {
-    D: D, el: el, chart: chart, palette: palette, ySize: ySize, iterLabel: iterLabel, num: num, aligned: aligned,
+    D: D, el: el, chart: chart, palette: palette, ySize: ySize, iterLabel: iterLabel, num: num, fmt: fmt, aligned: aligned,
     counted: function () { state.charts++; mark(); },
     refresh: mark,
     failed: function (e) { state.errors.push(String(e && e.stack || e)); mark(); }

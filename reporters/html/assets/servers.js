@@ -9,14 +9,7 @@
   var S = C.servers || { runs: [], cells: [], metrics: [], percentiles: [] }, el = Q.el, palette = Q.palette;
   var root = document.getElementById("report");
 
-  function fmt(v) {
-    if (v == null || !isFinite(v)) return "-";
-    var a = Math.abs(v);
-    if (a >= 1000) return v.toFixed(0);
-    if (a >= 10) return v.toFixed(1);
-    if (a >= 0.1) return v.toFixed(2);
-    return String(Number(v.toPrecision(2)));
-  }
+  var fmt = Q.fmt;
   function find(list, key) { return (list || []).filter(function (x) { return x.key === key || x.cell === key; }); }
   function runLabel(i) { return S.runs[i] || "run " + (i + 1); }
 
