@@ -3,6 +3,7 @@ package results
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
@@ -62,7 +63,7 @@ func FingerprintRows(iteration int, target string, t *measure.Total) []Record {
 		r.AddInt("captured_count", f.Captured)
 		r.AddFloat("total_ms", total(f)/1e6)
 		r.AddInt("errors", n.Counts.Errors)
-		r.Add("errors_by_code", errorCodes(f.ErrorsByCode))
+		r.Add("errors_by_code", ErrorCodes(f.ErrorsByCode))
 		r.AddInt("rows_sent", f.RowsSent)
 		r.AddInt("rows_mismatches", f.RowsMismatches)
 		for _, p := range []struct {
@@ -85,8 +86,9 @@ func percentileMs(h *measure.Histogram, q float64) float64 {
 	return measure.Ms(h.Percentile(q))
 }
 
-// errorCodes writes errors by code as "1062:3 1213:1", by code.
-func errorCodes(m map[int]int64) string {
+// ErrorCodes writes errors by code as fingerprints.csv's errors_by_code cell: "1062:3 1213:1",
+// by code.
+func ErrorCodes(m map[int]int64) string {
 	codes := make([]int, 0, len(m))
 	for c := range m {
 		codes = append(codes, c)
@@ -97,6 +99,19 @@ func errorCodes(m map[int]int64) string {
 		parts[i] = fmt.Sprintf("%d:%d", c, m[c])
 	}
 	return strings.Join(parts, " ")
+}
+
+// AddErrorCodes adds an errors_by_code cell ("1062:3 1213:1") to m; a part that is not
+// CODE:COUNT is skipped.
+func AddErrorCodes(m map[int]int64, cell string) {
+	for _, part := range strings.Fields(cell) {
+		c, v, ok := strings.Cut(part, ":")
+		code, err1 := strconv.Atoi(c)
+		count, err2 := strconv.ParseInt(v, 10, 64)
+		if ok && err1 == nil && err2 == nil {
+			m[code] += count
+		}
+	}
 }
 
 // ReplayRecord is one row of replay.csv: how faithfully an iteration's replay reproduced the

@@ -43,3 +43,14 @@ func TestFingerprintHistogramsMerge(t *testing.T) {
 		t.Errorf("an empty histogram was written: %d values", o.Count())
 	}
 }
+
+// errors_by_code cells add up through AddErrorCodes and are written back in code order;
+// a part that is not CODE:COUNT is skipped.
+func TestErrorCodesRoundTrip(t *testing.T) {
+	n := map[int]int64{}
+	AddErrorCodes(n, "1213:1 1062:3")
+	AddErrorCodes(n, "1062:2 junk 2013:x")
+	if got := ErrorCodes(n); got != "1062:5 1213:1" {
+		t.Fatalf("ErrorCodes = %q, want \"1062:5 1213:1\"", got)
+	}
+}

@@ -2,7 +2,6 @@ package merge
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,23 +139,7 @@ func sumCells(h string, rows []map[string]string) string {
 func sumCodes(rows []map[string]string) string {
 	n := map[int]int64{}
 	for _, r := range rows {
-		for _, part := range strings.Fields(r["errors_by_code"]) {
-			c, v, ok := strings.Cut(part, ":")
-			code, err1 := strconv.Atoi(c)
-			count, err2 := strconv.ParseInt(v, 10, 64)
-			if ok && err1 == nil && err2 == nil {
-				n[code] += count
-			}
-		}
+		results.AddErrorCodes(n, r["errors_by_code"])
 	}
-	codes := make([]int, 0, len(n))
-	for c := range n {
-		codes = append(codes, c)
-	}
-	slices.Sort(codes)
-	parts := make([]string, len(codes))
-	for i, c := range codes {
-		parts[i] = fmt.Sprintf("%d:%d", c, n[c])
-	}
-	return strings.Join(parts, " ")
+	return results.ErrorCodes(n)
 }
