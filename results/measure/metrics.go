@@ -265,19 +265,26 @@ var StmtClasses = []string{
 // stmtCounted is a count of a statement class: per second in the time series, a total in
 // the summary.
 func stmtCounted(suffix, doc string, pick func(Counts) int64) Family {
-	return Family{Pattern: "stmt.CLASS." + suffix, Doc: "OLTP builtins with options: {statement_stats: on}: " + doc + "; per second in the time series, a count in the summary",
+	return namedCounted("stmt", "CLASS", suffix, "OLTP builtins with options: {statement_stats: on}: "+doc,
+		func(s *Stats) []Named { return s.Statements }, pick)
+}
+
+// namedCounted is a count of each entry of one of Stats' named lists (PREFIX.NAME.SUFFIX):
+// per second in the time series, a total in the summary.
+func namedCounted(prefix, placeholder, suffix, doc string, list func(*Stats) []Named, pick func(Counts) int64) Family {
+	return Family{Pattern: prefix + "." + placeholder + "." + suffix, Doc: doc + "; per second in the time series, a count in the summary",
 		Interval: func(iv *Interval, add func(string, float64)) {
-			for _, st := range iv.Statements {
+			for _, n := range list(&iv.Stats) {
 				v := 0.0
 				if s := iv.Seconds(); s > 0 {
-					v = float64(pick(st.Counts)) / s
+					v = float64(pick(n.Counts)) / s
 				}
-				add("stmt."+st.Name+"."+suffix, v)
+				add(prefix+"."+n.Name+"."+suffix, v)
 			}
 		},
 		Total: func(t *Total, add func(string, float64)) {
-			for _, st := range t.Statements {
-				add("stmt."+st.Name+"."+suffix, float64(pick(st.Counts)))
+			for _, n := range list(&t.Stats) {
+				add(prefix+"."+n.Name+"."+suffix, float64(pick(n.Counts)))
 			}
 		}}
 }
@@ -311,21 +318,7 @@ var TxSuffixes = []string{"count", "rollbacks", "p50_ms", "p90_ms", "p95_ms", "p
 
 // txCounted is a per-transaction count: per second in the time series, a total in the summary.
 func txCounted(suffix, doc string, pick func(Counts) int64) Family {
-	return Family{Pattern: "tx.NAME." + suffix, Doc: doc + "; per second in the time series, a count in the summary",
-		Interval: func(iv *Interval, add func(string, float64)) {
-			for _, tx := range iv.Transactions {
-				v := 0.0
-				if s := iv.Seconds(); s > 0 {
-					v = float64(pick(tx.Counts)) / s
-				}
-				add("tx."+tx.Name+"."+suffix, v)
-			}
-		},
-		Total: func(t *Total, add func(string, float64)) {
-			for _, tx := range t.Transactions {
-				add("tx."+tx.Name+"."+suffix, float64(pick(tx.Counts)))
-			}
-		}}
+	return namedCounted("tx", "NAME", suffix, doc, func(s *Stats) []Named { return s.Transactions }, pick)
 }
 
 func txLatency(suffix, what string, pick func(Latency) time.Duration) Family {
