@@ -17,8 +17,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
-	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // File names of the folder (PLAN-FORMAT.md, "The results folder").
@@ -111,13 +109,6 @@ func (w *Writer) WritePlan(yaml []byte) error {
 	return writeAtomic(filepath.Join(w.Dir, PlanFile), yaml)
 }
 
-// WriteRunInfo replaces run.json; called whenever a status changes.
-func (w *Writer) WriteRunInfo(ri *RunInfo) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return WriteJSON(filepath.Join(w.Dir, RunFile), ri)
-}
-
 // Logf appends one timestamped line to log.txt.
 func (w *Writer) Logf(format string, args ...any) {
 	w.mu.Lock()
@@ -163,50 +154,6 @@ func (w *Writer) Close() error {
 		err = e
 	}
 	return err
-}
-
-// HistogramPath is where the latency histograms of one iteration on one target go.
-func HistogramPath(dir, target string, iteration int) string {
-	return filepath.Join(dir, HistogramsDir, target, fmt.Sprintf("iteration-%04d.hlog", iteration))
-}
-
-// OpenHistogramLog creates (or, on resume, truncates) the .hlog file of one
-// iteration x target and writes its header; start is the workload's start.
-func (w *Writer) OpenHistogramLog(target string, iteration int, start time.Time) (*HistogramLog, error) {
-	path := HistogramPath(w.Dir, target, iteration)
-	rel, _ := filepath.Rel(w.Dir, path)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, w.writeError(rel, err)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, w.writeError(rel, err)
-	}
-	l, err := NewHistogramLog(f, start)
-	if err != nil {
-		f.Close()
-		return nil, w.writeError(rel, err)
-	}
-	l.f, l.name = f, rel
-	l.wrap = w.writeError
-	return l, nil
-}
-
-// ReadHistograms merges the interval histograms of one iteration x target with the
-// given tag ("latency", "service", "tx.NAME", "stmt.CLASS"; "warmup-latency" for the
-// warmup; see HistogramTag), from which any percentile of the iteration can be recomputed.
-func ReadHistograms(dir, target string, iteration int, tag string) (*measure.Histogram, error) {
-	path := HistogramPath(dir, target, iteration)
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	h, err := ReadHistogramLog(f, tag)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return h, nil
 }
 
 var safeName = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)

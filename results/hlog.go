@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -29,6 +30,50 @@ type HistogramLog struct {
 	// name and wrap say which file of a results folder failed, when the log writes one.
 	name string
 	wrap func(file string, err error) error
+}
+
+// HistogramPath is where the latency histograms of one iteration on one target go.
+func HistogramPath(dir, target string, iteration int) string {
+	return filepath.Join(dir, HistogramsDir, target, fmt.Sprintf("iteration-%04d.hlog", iteration))
+}
+
+// OpenHistogramLog creates (or, on resume, truncates) the .hlog file of one
+// iteration x target and writes its header; start is the workload's start.
+func (w *Writer) OpenHistogramLog(target string, iteration int, start time.Time) (*HistogramLog, error) {
+	path := HistogramPath(w.Dir, target, iteration)
+	rel, _ := filepath.Rel(w.Dir, path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, w.writeError(rel, err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, w.writeError(rel, err)
+	}
+	l, err := NewHistogramLog(f, start)
+	if err != nil {
+		f.Close()
+		return nil, w.writeError(rel, err)
+	}
+	l.f, l.name = f, rel
+	l.wrap = w.writeError
+	return l, nil
+}
+
+// ReadHistograms merges the interval histograms of one iteration x target with the
+// given tag ("latency", "service", "tx.NAME", "stmt.CLASS"; "warmup-latency" for the
+// warmup; see HistogramTag), from which any percentile of the iteration can be recomputed.
+func ReadHistograms(dir, target string, iteration int, tag string) (*measure.Histogram, error) {
+	path := HistogramPath(dir, target, iteration)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h, err := ReadHistogramLog(f, tag)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return h, nil
 }
 
 // NewHistogramLog writes the log header; start is the workload start.

@@ -215,6 +215,13 @@ func (f *Field) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// WriteRunInfo replaces run.json; called whenever a status changes.
+func (w *Writer) WriteRunInfo(ri *RunInfo) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return WriteJSON(filepath.Join(w.Dir, RunFile), ri)
+}
+
 // WriteJSON writes v to path through a temporary file and a rename, so readers (and a
 // kill -9) only ever see a complete file.
 func WriteJSON(path string, v any) error {
