@@ -87,7 +87,11 @@ set -- $last
 [ "${printed:-}" = "$1" ] || printf "%7ds %8d %10d   (end)\n" "$1" "$2" "$3"
 wait "$pid" || echo "quadrant run exited with $? (see below)"
 pid=
-echo "peak VmRSS after the workload (teardown, reports): $peak_after MB"
+if [ "$peak_after" -gt 0 ]; then
+  echo "peak VmRSS after the workload (teardown, reports): $peak_after MB"
+else
+  echo "peak VmRSS after the workload: not sampled (quadrant finished its teardown and reports within the 1 s poll)"
+fi
 folder=$(dirname "$(dirname "$ts")")
 echo "rows: $(($(wc -l <"$ts") - 1)), folder $(du -sh "$folder" | cut -f1), report.html $(du -h "$folder/report.html" 2>/dev/null | cut -f1)"
 /usr/bin/time -f "quadrant report: %e s wall, %M KB peak RSS" "$dir/quadrant" report "$folder" >/dev/null
