@@ -43,7 +43,8 @@ type Writer struct {
 	log        *os.File
 	summary    *Table
 	timeseries map[string]*Table
-	extra      map[string]*Table // digests.csv, waits.csv: opened when first written
+	extra      map[string]*Table  // digests.csv, waits.csv: opened when first written
+	last       map[string]lastRow // per target
 }
 
 // NewDir picks DIR/NAME/YYYYmmdd-HHMMSS under root, adding -2, -3... when two runs
@@ -101,7 +102,7 @@ func Create(dir string) (*Writer, error) {
 		lf.Close()
 		return nil, err
 	}
-	return &Writer{Dir: dir, log: lf, summary: sum, timeseries: map[string]*Table{}, extra: map[string]*Table{}}, nil
+	return &Writer{Dir: dir, log: lf, summary: sum, timeseries: map[string]*Table{}, extra: map[string]*Table{}, last: map[string]lastRow{}}, nil
 }
 
 // WritePlan stores the resolved plan (secrets already replaced by ***).

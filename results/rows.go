@@ -24,11 +24,11 @@ type TimeseriesRow struct {
 
 // record lays the sample out as the contract's columns: iteration, elapsed_s, time, the
 // workload's metrics (measure.Metrics then measure.Families), then the watched columns.
-func (s *TimeseriesRow) record() Record {
+func (s *TimeseriesRow) record(elapsed float64) Record {
 	iv := s.Interval
 	var rec Record
 	rec.AddInt("iteration", int64(s.Iteration))
-	rec.AddFloat("elapsed_s", GridSeconds(iv.Elapsed, s.ReportInterval))
+	rec.AddFloat("elapsed_s", elapsed)
 	rec.Add("time", iv.End.UTC().Format(TimeFormat))
 	if s.Workload {
 		for _, v := range measure.IntervalValues(iv) {
@@ -43,7 +43,30 @@ func (s *TimeseriesRow) record() Record {
 
 // AppendTimeseries writes one row of timeseries/TARGET.csv.
 func (w *Writer) AppendTimeseries(target string, s *TimeseriesRow) error {
-	return w.AppendTimeseriesRecord(target, s.record())
+	return w.AppendTimeseriesRecord(target, s.record(w.elapsed(target, s)))
+}
+
+// lastRow is where a target's time series stands: elapsed_s of its last row, and its iteration.
+type lastRow struct {
+	iteration int
+	elapsed   float64
+}
+
+// elapsed is s's elapsed_s: its place on the report-interval grid (GridSeconds), unless the
+// previous row of the iteration took that place. An interval cut short (a load interrupted,
+// aborted or cut off by a lost server 0.3 s after a tick) rounds to the tick before it; it gets
+// its real elapsed time instead, rounded up to the millisecond, so elapsed_s strictly increases
+// within an iteration: readers key rows by it (merge, export's primary key, the charts' x).
+func (w *Writer) elapsed(target string, s *TimeseriesRow) float64 {
+	el := GridSeconds(s.Interval.Elapsed, s.ReportInterval)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if prev, ok := w.last[target]; ok && prev.iteration == s.Iteration && el <= prev.elapsed {
+		real := math.Ceil(float64(s.Interval.Elapsed)/float64(time.Millisecond)) / 1000
+		el = math.Max(real, math.Round((prev.elapsed+0.001)*1000)/1000)
+	}
+	w.last[target] = lastRow{s.Iteration, el}
+	return el
 }
 
 // GridSeconds puts a tick on the report-interval grid (1, 2, 3 s...): a tick delivered a
@@ -54,7 +77,7 @@ func GridSeconds(elapsed, interval time.Duration) float64 {
 		interval = time.Second
 	}
 	k := math.Round(float64(elapsed) / float64(interval))
-	return math.Round(k*interval.Seconds()*1000) / 1000
+	return math.Round(k*interval.Seconds()*1000)/1000 + 0 // + 0: -0 (a warmup tick just before the start) is 0
 }
 
 // SummaryRow is one row of summary.csv: an iteration on one target, once its status is known.
