@@ -100,7 +100,6 @@ type run struct {
 	measured time.Time
 	end      time.Time // zero: no time limit
 	*Halt
-	errs     atomic.Int64
 	claimed  atomic.Int64
 	active   atomic.Int64
 	arrivals *arrivals // open loop
@@ -169,7 +168,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		}
 	}
 
-	r := &run{cfg: cfg, Halt: NewHalt(), shape: sh}
+	r := &run{cfg: cfg, Halt: NewHalt(cfg.MaxErrors), shape: sh}
 	r.start = time.Now()
 	r.measured = r.start.Add(cfg.Warmup)
 	if cfg.Duration > 0 {
@@ -457,7 +456,7 @@ func (r *run) connect(ctx context.Context, id int, rec *measure.Recorder, c *Con
 		}
 		code := Code(err)
 		rec.Error(code, -1)
-		if !r.countError(code, err) {
+		if !r.CountError(code, err) {
 			return false
 		}
 		if !slices.Contains(r.cfg.Ignore, code) && !slices.Contains(r.cfg.Reconnect, code) {
@@ -513,58 +512,22 @@ func openIdle(ctx context.Context, cfg Config) ([]*Conn, error) {
 func (r *run) handle(ctx context.Context, id int, rec *measure.Recorder, c *Conn, tx int, err error) bool {
 	code := Code(err)
 	rec.Error(code, tx)
-	if !r.countError(code, err) {
+	if !r.CountError(code, err) {
 		return false
 	}
 	ignore, reconnect := slices.Contains(r.cfg.Ignore, code), slices.Contains(r.cfg.Reconnect, code)
 	switch {
 	case reconnect || ignore && Broken(err):
-		return r.reconnect(ctx, id, rec, c)
+		return r.Reconnect(ctx, rec, c.Reconnect)
 	case ignore:
 		if r.cfg.Rollback {
 			rerr := c.Rollback()
 			if rerr != nil && Broken(rerr) {
-				return r.reconnect(ctx, id, rec, c)
+				return r.Reconnect(ctx, rec, c.Reconnect)
 			}
 		}
 		return true
 	}
-	what := ""
-	if Broken(err) {
-		what = fmt.Sprintf(" (connection lost or timed out; add %d to on_error.reconnect to reconnect instead)", code)
-	}
-	r.Fail(&AbortError{Reason: fmt.Sprintf("worker %d: error %d: %v%s", id+1, code, err, what), Err: err})
-	return false
-}
-
-// countError applies max_errors; false when the workload has been aborted.
-func (r *run) countError(code int, err error) bool {
-	if n := r.errs.Add(1); r.cfg.MaxErrors > 0 && n > r.cfg.MaxErrors {
-		r.Fail(&AbortError{Reason: fmt.Sprintf("more than max_errors=%d errors; last: error %d: %v", r.cfg.MaxErrors, code, err), Err: err})
-		return false
-	}
-	return true
-}
-
-func (r *run) reconnect(ctx context.Context, id int, rec *measure.Recorder, c *Conn) bool {
-	backoff := 50 * time.Millisecond
-	for !r.Stopped() {
-		err := c.Reconnect(ctx)
-		if err == nil {
-			rec.Reconnect()
-			return true
-		}
-		code := Code(err)
-		rec.Error(code, -1)
-		if !r.countError(code, err) {
-			return false
-		}
-		select {
-		case <-time.After(backoff):
-		case <-r.Done():
-			return false
-		}
-		backoff = min(2*backoff, time.Second)
-	}
+	r.Fail(&AbortError{Reason: fmt.Sprintf("worker %d: error %d: %v%s", id+1, code, err, LostHint(code, err)), Err: err})
 	return false
 }

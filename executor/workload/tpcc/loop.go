@@ -45,7 +45,6 @@ type run struct {
 	measured time.Time
 	end      time.Time // zero: no time limit
 	*engine.Halt
-	errs    atomic.Int64
 	claimed atomic.Int64
 	active  atomic.Int64
 	cum     [5]int // cumulative weights
@@ -100,7 +99,7 @@ func runLoop(ctx context.Context, cfg loopConfig) (*measure.Total, error) {
 		}
 	}
 
-	r := &run{cfg: cfg, lc: lc, Halt: engine.NewHalt()}
+	r := &run{cfg: cfg, lc: lc, Halt: engine.NewHalt(lc.MaxErrors)}
 	sum := 0
 	for i, w := range cfg.p.Weights {
 		sum += w
@@ -239,58 +238,23 @@ var txTitles = [5]string{"NewOrder", "Payment", "OrderStatus", "Delivery", "Stoc
 func (r *run) handle(ctx context.Context, id int, rec *measure.Recorder, t *terminal, tx int, err error) bool {
 	code := engine.Code(err)
 	rec.Error(code, tx)
-	if !r.countError(code, err) {
+	if !r.CountError(code, err) {
 		return false
 	}
 	ignore, reconnect := slices.Contains(r.lc.Ignore, code), slices.Contains(r.lc.Reconnect, code)
 	switch {
 	case reconnect || ignore && engine.Broken(err):
-		return r.reconnect(ctx, rec, t)
+		return r.Reconnect(ctx, rec, t.c.reconnect)
 	case ignore:
 		// A deadlock rolled the transaction back already, a lock wait timeout only the
 		// statement: ROLLBACK either way so the retry starts clean.
 		if rerr := t.c.exec("ROLLBACK"); rerr != nil && engine.Broken(rerr) {
-			return r.reconnect(ctx, rec, t)
+			return r.Reconnect(ctx, rec, t.c.reconnect)
 		}
 		t.c.reads, t.c.writes, t.c.other = 0, 0, 0
 		return true
 	}
-	what := ""
-	if engine.Broken(err) {
-		what = fmt.Sprintf(" (connection lost or timed out; add %d to on_error.reconnect to reconnect instead)", code)
-	}
-	r.Fail(&engine.AbortError{Reason: fmt.Sprintf("tpcc terminal %d, %s: error %d: %v%s", id+1, txTitles[tx], code, err, what), Err: err})
-	return false
-}
-
-func (r *run) countError(code int, err error) bool {
-	if n := r.errs.Add(1); r.lc.MaxErrors > 0 && n > r.lc.MaxErrors {
-		r.Fail(&engine.AbortError{Reason: fmt.Sprintf("more than max_errors=%d errors; last: error %d: %v", r.lc.MaxErrors, code, err), Err: err})
-		return false
-	}
-	return true
-}
-
-func (r *run) reconnect(ctx context.Context, rec *measure.Recorder, t *terminal) bool {
-	backoff := 50 * time.Millisecond
-	for !r.Stopped() {
-		err := t.c.reconnect(ctx)
-		if err == nil {
-			rec.Reconnect()
-			return true
-		}
-		code := engine.Code(err)
-		rec.Error(code, -1)
-		if !r.countError(code, err) {
-			return false
-		}
-		select {
-		case <-time.After(backoff):
-		case <-r.Done():
-			return false
-		}
-		backoff = min(2*backoff, time.Second)
-	}
+	r.Fail(&engine.AbortError{Reason: fmt.Sprintf("tpcc terminal %d, %s: error %d: %v%s", id+1, txTitles[tx], code, err, engine.LostHint(code, err)), Err: err})
 	return false
 }
 
