@@ -350,6 +350,11 @@ func (a *arrivals) due(now time.Duration) int64 {
 // 10.7 µs; sysbench 51.5k at 8.2 µs). Locking each worker to its thread
 // instead (runtime.LockOSThread) did no better (~82k at 6.4 µs point_select,
 // 5% less tps than this on read_only) and makes every park cost two hand-offs.
+// Re-measured with the full table (4 ABBA pairs each): locking brought
+// oltp_update_index from 0.87 to 0.92 of sysbench's tps (its server CPU per
+// update is 12-20% above sysbench's without it), but point_select fell to 0.90
+// and read_only stayed at 0.95 at more client CPU; locking and never yielding
+// was no better (0.92, 0.90, 0.93).
 const yieldEvery = 50 * time.Millisecond
 
 func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
