@@ -62,8 +62,8 @@ func (w *Writer) elapsed(target string, s *TimeseriesRow) float64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if prev, ok := w.last[target]; ok && prev.iteration == s.Iteration && el <= prev.elapsed {
-		real := math.Ceil(float64(s.Interval.Elapsed)/float64(time.Millisecond)) / 1000
-		el = math.Max(real, math.Round((prev.elapsed+0.001)*1000)/1000)
+		actual := math.Ceil(float64(s.Interval.Elapsed)/float64(time.Millisecond)) / 1000
+		el = math.Max(actual, math.Round((prev.elapsed+0.001)*1000)/1000)
 	}
 	w.last[target] = lastRow{s.Iteration, el}
 	return el
