@@ -61,10 +61,7 @@ func TestReportRendersInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dom := chromium(t, path)
-	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
-		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
-	}
+	dom := rendered(t, path)
 	// 1 by-iteration chart + primary (tps, p95_ms, status.Com_select, status.Threads_running) + replica (repl.lag_s)
 	// + the primary's latency distribution from its histograms + tps and p95_ms along the matrix's one axis.
 	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 9 {
@@ -97,10 +94,7 @@ func TestStageMarksOnEveryTimeChart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dom := chromium(t, path)
-	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
-		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
-	}
+	dom := rendered(t, path)
 	// 5 over-time charts (primary: tps, p95_ms and 2 watched columns; the replica's lag).
 	marks := regexp.MustCompile(`class="chart"[^>]*data-stage-marks="(\d+)"|data-stage-marks="(\d+)"[^>]*class="chart"`).FindAllStringSubmatch(dom, -1)
 	if len(marks) != 5 {
@@ -149,10 +143,7 @@ func TestVariablePagesRender(t *testing.T) {
 			t.Fatalf("page %d is %s, want %s", i, p, want[i])
 		}
 	}
-	dom := chromium(t, paths[0])
-	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
-		t.Fatalf("script errors: %s", bodyAttr(t, dom, "data-error-text"))
-	}
+	dom := rendered(t, paths[0])
 	if n := bodyAttr(t, dom, "data-charts"); n != "1" {
 		t.Fatalf("variable page rendered %s charts, want 1", n)
 	}
@@ -188,10 +179,7 @@ func TestComparisonRendersInChromium(t *testing.T) {
 	if err := WriteComparison(path, c, "test"); err != nil {
 		t.Fatal(err)
 	}
-	dom := chromium(t, path)
-	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
-		t.Fatalf("script errors: %s", bodyAttr(t, dom, "data-error-text"))
-	}
+	dom := rendered(t, path)
 	// tps and p95_ms by cell, and for the first cell its latency and the two metrics over time, runs overlaid.
 	if n := bodyAttr(t, dom, "data-charts"); n != "5" {
 		t.Fatalf("comparison rendered %s charts, want 5", n)
@@ -244,14 +232,7 @@ func TestLargeReportIsDownsampledAndRenders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, err := WriteReport(run, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dom := chromium(t, path)
-	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
-		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
-	}
+	dom := reportDOM(t, run)
 	// 1 by-iteration chart + per target tps, p95_ms and the first 4 watched columns + tps and p95_ms along the
 	// matrix's 2 axes.
 	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 17 {
@@ -342,10 +323,7 @@ func TestFailedRunReportSaysWhatFailedAtTheTop(t *testing.T) {
 	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	dom := chromium(t, path)
-	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
-		t.Fatalf("script errors: %s", bodyAttr(t, dom, "data-error-text"))
-	}
+	dom := rendered(t, path)
 	banner := strings.Index(dom, `id="failure"`)
 	if banner < 0 || banner > strings.Index(dom, `class="meta"`) {
 		t.Fatalf("no failure banner above the run's details:\n%.3000s", dom)
@@ -407,14 +385,7 @@ func TestReplaySectionsRender(t *testing.T) {
 	if run.Fingerprints.Value(0, "captured_p50_ms") == "" || run.Fingerprints.Value(0, "errors_by_code") != "1062:2" || run.Replay.Value(0, "statements_replayed") != "39" {
 		t.Fatalf("read back: %v %v", run.Fingerprints.Rows, run.Replay.Rows)
 	}
-	path, err := WriteReport(run, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dom := chromium(t, path)
-	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
-		t.Fatalf("script errors in the report: %s", bodyAttr(t, dom, "data-error-text"))
-	}
+	dom := reportDOM(t, run)
 	if !regexp.MustCompile(`<td>100\.\d</td>`).MatchString(dom) {
 		t.Errorf("the fingerprint's p95 change between the iterations (+100%%) is not on the page")
 	}
@@ -424,4 +395,24 @@ func TestReplaySectionsRender(t *testing.T) {
 			t.Errorf("rendered page lacks %q", want)
 		}
 	}
+}
+
+// rendered is the page's DOM after its scripts ran, which must have run without an error.
+func rendered(t *testing.T, page string) string {
+	t.Helper()
+	dom := chromium(t, page)
+	if e := bodyAttr(t, dom, "data-errors"); e != "0" {
+		t.Fatalf("script errors in %s: %s", filepath.Base(page), bodyAttr(t, dom, "data-error-text"))
+	}
+	return dom
+}
+
+// reportDOM writes run's report.html and returns it rendered.
+func reportDOM(t *testing.T, run *results.Run) string {
+	t.Helper()
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rendered(t, path)
 }
