@@ -157,51 +157,62 @@ func PreparedExecutions(ctx context.Context, db Querier) (float64, error) {
 // TopDigests are the n statement classes with the most time between two snapshots, as increases. A class
 // whose count went down was reset (TRUNCATE, or evicted and back): its end values are its increase.
 func TopDigests(before, after map[string]DigestStats, n int) []DigestStats {
-	var out []DigestStats
-	for k, a := range after {
-		b, ok := before[k]
-		if ok && a.Count >= b.Count {
-			a.Count -= b.Count
-			a.TimerPs -= b.TimerPs
-			a.RowsExamined -= b.RowsExamined
-			a.RowsSent -= b.RowsSent
-			a.NoIndexUsed -= b.NoIndexUsed
-			a.NoGoodIndexUsed -= b.NoGoodIndexUsed
-			a.Errors -= b.Errors
-		}
-		if a.Count > 0 {
-			out = append(out, a)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].TimerPs != out[j].TimerPs {
-			return out[i].TimerPs > out[j].TimerPs
-		}
-		return out[i].Digest < out[j].Digest
-	})
-	if len(out) > n {
-		out = out[:n]
-	}
-	return out
+	return top(before, after, n)
 }
 
 // TopWaits are the n wait events with the most time between two snapshots, as increases.
 func TopWaits(before, after map[string]WaitStats, n int) []WaitStats {
-	var out []WaitStats
+	return top(before, after, n)
+}
+
+// summaryRow is a row of a performance_schema summary table, which only grows until it is reset.
+type summaryRow[T any] interface {
+	minus(before T) T
+	count() float64
+	timerPs() float64
+	key() string
+}
+
+func (d DigestStats) minus(b DigestStats) DigestStats {
+	d.Count -= b.Count
+	d.TimerPs -= b.TimerPs
+	d.RowsExamined -= b.RowsExamined
+	d.RowsSent -= b.RowsSent
+	d.NoIndexUsed -= b.NoIndexUsed
+	d.NoGoodIndexUsed -= b.NoGoodIndexUsed
+	d.Errors -= b.Errors
+	return d
+}
+func (d DigestStats) count() float64   { return d.Count }
+func (d DigestStats) timerPs() float64 { return d.TimerPs }
+func (d DigestStats) key() string      { return d.Digest }
+
+func (w WaitStats) minus(b WaitStats) WaitStats {
+	w.Count -= b.Count
+	w.TimerPs -= b.TimerPs
+	return w
+}
+func (w WaitStats) count() float64   { return w.Count }
+func (w WaitStats) timerPs() float64 { return w.TimerPs }
+func (w WaitStats) key() string      { return w.Event }
+
+// top is the n rows with the most time between two snapshots, as increases; a row whose count
+// went down was reset, and its end values are its increase.
+func top[T summaryRow[T]](before, after map[string]T, n int) []T {
+	var out []T
 	for k, a := range after {
-		if b, ok := before[k]; ok && a.Count >= b.Count {
-			a.Count -= b.Count
-			a.TimerPs -= b.TimerPs
+		if b, ok := before[k]; ok && a.count() >= b.count() {
+			a = a.minus(b)
 		}
-		if a.Count > 0 {
+		if a.count() > 0 {
 			out = append(out, a)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].TimerPs != out[j].TimerPs {
-			return out[i].TimerPs > out[j].TimerPs
+		if ti, tj := out[i].timerPs(), out[j].timerPs(); ti != tj {
+			return ti > tj
 		}
-		return out[i].Event < out[j].Event
+		return out[i].key() < out[j].key()
 	})
 	if len(out) > n {
 		out = out[:n]
