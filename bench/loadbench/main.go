@@ -331,22 +331,7 @@ func (b *bench) statusCounters() map[string]int64 {
 	if len(b.status) == 0 || b.db == nil {
 		return nil
 	}
-	rows, err := b.db.QueryContext(b.ctx, "SHOW GLOBAL STATUS")
-	if err != nil {
-		return nil
-	}
-	defer rows.Close()
-	m := map[string]int64{}
-	for rows.Next() {
-		var name, value string
-		if rows.Scan(&name, &value) == nil {
-			var v int64
-			if _, err := fmt.Sscan(value, &v); err == nil {
-				m[name] = v
-			}
-		}
-	}
-	return m
+	return benchrun.Status(b.ctx, b.db)
 }
 
 func rusage(who int) time.Duration {

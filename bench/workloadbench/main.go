@@ -120,7 +120,7 @@ func oltpBench(ctx context.Context, cfg *mysql.Config, db *sql.DB, serverPid int
 			} else {
 				o.Builtin, o.Options = script, benchrun.Settings(opts)
 			}
-			cpu0, srv0, st0 := cpuTime(), procCPU(serverPid), status(db)
+			cpu0, srv0, st0 := cpuTime(), procCPU(serverPid), benchrun.Status(ctx, db)
 			tot, err := benchrun.Workload(ctx, cfg, o)
 			if err != nil {
 				return fmt.Errorf("%s run %d: %w", kind, i, err)
@@ -128,7 +128,7 @@ func oltpBench(ctx context.Context, cfg *mysql.Config, db *sql.DB, serverPid int
 			cpu := cpuTime() - cpu0 // the sysbench child's or our own: only one runs at a time
 			srv := procCPU(serverPid) - srv0
 			if *showStatus {
-				st1 := status(db)
+				st1 := benchrun.Status(ctx, db)
 				var keys []string
 				for k, v := range st1 {
 					if d := v - st0[k]; d > 0 && !strings.HasPrefix(k, "Innodb_") || strings.HasPrefix(k, "Innodb_rows") || strings.HasPrefix(k, "Innodb_row_lock") {
@@ -226,26 +226,6 @@ func cpuTime() time.Duration {
 	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
 	tv := func(t syscall.Timeval) time.Duration { return time.Duration(t.Nano()) }
 	return tv(self.Utime) + tv(self.Stime) + tv(children.Utime) + tv(children.Stime)
-}
-
-// status reads the server's numeric global status.
-func status(db *sql.DB) map[string]int64 {
-	m := map[string]int64{}
-	rows, err := db.Query("SHOW GLOBAL STATUS")
-	if err != nil {
-		return m
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k, v string
-		if rows.Scan(&k, &v) == nil {
-			var n int64
-			if _, err := fmt.Sscan(v, &n); err == nil {
-				m[k] = n
-			}
-		}
-	}
-	return m
 }
 
 func threadCount() int {

@@ -1,5 +1,5 @@
 // Package benchrun holds what the benchmark programs share: running a workload the way a
-// plan would, and a sandbox directory its unprivileged server can enter.
+// plan would, a sandbox directory its unprivileged server can enter, and the server's status counters.
 package benchrun
 
 import (
@@ -83,4 +83,24 @@ func PrepareTable(ctx context.Context, dsn string, rows int) error {
 		done += n
 	}
 	return nil
+}
+
+// Status reads the server's numeric global status counters; nil when the server cannot be read.
+func Status(ctx context.Context, db *sql.DB) map[string]int64 {
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS")
+	if err != nil {
+		return nil
+	}
+	defer rows.Close()
+	m := map[string]int64{}
+	for rows.Next() {
+		var name, value string
+		if rows.Scan(&name, &value) == nil {
+			var v int64
+			if _, err := fmt.Sscan(value, &v); err == nil {
+				m[name] = v
+			}
+		}
+	}
+	return m
 }
