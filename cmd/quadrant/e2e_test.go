@@ -7,10 +7,12 @@ import (
 	"bytes"
 	"database/sql"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -227,6 +229,20 @@ iteration:
 	_, rows, _ := results.ReadTable(filepath.Join(dir, results.SummaryFile))
 	if len(rows) != 1 || !strings.Contains(strings.Join(rows[0], ","), "interrupted") {
 		t.Fatalf("summary rows %v, want the interrupted iteration with what it measured", rows)
+	}
+	// The interval the interrupt cut short is a row of its own, after the last whole second.
+	header, ts, err := results.ReadTable(filepath.Join(dir, results.TimeseriesDir, "db.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := slices.Index(header, "elapsed_s")
+	prev := math.Inf(-1)
+	for _, row := range ts {
+		e, err := strconv.ParseFloat(row[col], 64)
+		if err != nil || e <= prev {
+			t.Fatalf("elapsed_s %q after %v: the time series' elapsed_s must increase (%v)", row[col], prev, ts)
+		}
+		prev = e
 	}
 }
 
