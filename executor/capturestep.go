@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/capture"
-	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
+	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 

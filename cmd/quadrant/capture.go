@@ -16,7 +16,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/capture"
 	"github.com/quadrant-bench/quadrant/executor/target"
-	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
+	"github.com/quadrant-bench/quadrant/executor/traffic"
 )
 
 func runCapture(args []string, stdout, stderr io.Writer) int {

@@ -20,7 +20,7 @@ func TestCaptureConvertAndTrim(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "t.qcap")
 	var stdout, stderr bytes.Buffer
-	in := "../../executor/workload/replay/traffic/testdata/mariadb-slow.log"
+	in := "../../executor/traffic/testdata/mariadb-slow.log"
 	if code := run([]string{"capture", "--in", in, "--out", out}, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}

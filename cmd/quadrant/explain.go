@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
-	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 
 	"github.com/quadrant-bench/quadrant/spec"

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
+	"github.com/quadrant-bench/quadrant/executor/traffic"
 )
 
 // Methods, as --method names them.

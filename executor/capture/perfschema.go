@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
+	"github.com/quadrant-bench/quadrant/executor/traffic"
 )
 
 // psConsumers are enabled for the capture (and put back as they were): the history_long ring

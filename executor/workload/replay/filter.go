@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
+	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 

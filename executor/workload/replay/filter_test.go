@@ -3,7 +3,7 @@ package replay
 import (
 	"testing"
 
-	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
+	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 

@@ -16,8 +16,8 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/capture"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/executor/workload"
-	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )

@@ -12,9 +12,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
-	"github.com/quadrant-bench/quadrant/executor/workload/replay/traffic"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
