@@ -1,7 +1,10 @@
 package quadrant_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -61,4 +64,66 @@ func listDeps(t *testing.T, pattern string) map[string][]string {
 func under(pkg, dir string) bool {
 	p := mod + "/" + dir
 	return pkg == p || strings.HasPrefix(pkg, p+"/")
+}
+
+// TestKindsOwnTheirNames keeps every workload kind's knowledge in its own package: spec,
+// the executor's own files and the CLI name no kind, and reach none but through the
+// registry (executor/workload/kinds). A kind added is one package and one line there.
+func TestKindsOwnTheirNames(t *testing.T) {
+	kindName := regexp.MustCompile(`"(tpcc|oltp_[a-z_]+|sysbench)"`)
+	var files []string
+	for _, pattern := range []string{"spec/*.go", "spec/*/*.go", "executor/*.go", "cmd/quadrant/*.go", "cmd/quadrant/*/*.go"} {
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) < 50 {
+		t.Fatalf("found %d files to read; the globs are wrong", len(files))
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := kindName.FindString(line); m != "" {
+				t.Errorf("%s:%d names the workload kind %s: say it in the kind's package (its workload.Kind) and ask the registry", f, i+1, m)
+			}
+		}
+	}
+	for pkg, imports := range listImports(t, "./cmd/...") {
+		for _, d := range imports {
+			if under(d, "executor/workload") && d != mod+"/executor/workload/kinds" {
+				t.Errorf("%s imports %s: the CLI reaches the kinds only through executor/workload/kinds", pkg, d)
+			}
+		}
+	}
+	for pkg, imports := range listImports(t, "./executor/capture/...") {
+		for _, d := range imports {
+			if under(d, "executor/workload/replay") {
+				t.Errorf("%s imports %s: capture writes the traffic format (executor/traffic), not the replay kind", pkg, d)
+			}
+		}
+	}
+}
+
+// listImports maps every package matched by pattern to its direct imports, its tests' included.
+func listImports(t *testing.T, pattern string) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, pattern).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pattern, err)
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			m[f[0]] = f[1:]
+		}
+	}
+	return m
 }

@@ -13,6 +13,7 @@ import (
 	_ "github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -32,7 +33,7 @@ func runPlan(t *testing.T, text string, files map[string]string, opts Options) (
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := spec.Load(path, spec.Options{})
+	p, err := spec.Load(path, spec.Options{Kinds: kinds.Registry()})
 	if err != nil {
 		t.Fatalf("plan does not load: %v", err)
 	}
@@ -158,7 +159,7 @@ targets: {db: {dsn: "root@tcp(127.0.0.1:1)/"}}
 iteration:
   before: [{shell: "touch /tmp/quadrant-must-not-exist"}, {drop_caches: true}]
   workload: {builtin: oltp_point_select, duration: 1s}
-`), spec.Options{})
+`), spec.Options{Kinds: kinds.Registry()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/target"
-	"github.com/quadrant-bench/quadrant/executor/workload"
-	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -56,7 +55,7 @@ func (r *runner) preflight(ctx context.Context) error {
 			errs = append(errs, fmt.Errorf("iteration %d: %d workload threads + %d watcher and control connections = %d connections to %s, over its max_connections of %d: lower threads, or raise max_connections (server_config, globals, or the server's my.cnf)",
 				it.Index, threads, watchers, threads+watchers, name, maxConn))
 		}
-		if per := preparedPerConnection(it.Workload); per > 0 {
+		if per := kinds.Prepared(it.Workload); per > 0 {
 			maxStmt := override(it, "max_prepared_stmt_count", lim.maxPrepared)
 			if need := threads*per + lim.prepared; need > maxStmt {
 				errs = append(errs, fmt.Errorf("iteration %d: %d threads x %d prepared statements each (+ %d already prepared on the server) = %d, over max_prepared_stmt_count %d on %s: raise max_prepared_stmt_count, lower threads or tables, or set the workload option ps_mode: disable",
@@ -164,31 +163,6 @@ func (r *runner) watcherConns(name string) int {
 		}
 	}
 	return n
-}
-
-// preparedPerConnection is how many server-side prepared statements one worker of a builtin workload keeps
-// (as the sysbench scripts' thread_init prepares them); 0 with ps_mode: disable and for other kinds.
-func preparedPerConnection(w *spec.Workload) int {
-	if w.Builtin == "" {
-		return 0
-	}
-	p, err := oltp.ParseParams(w.Builtin, workload.Settings(w.Options))
-	if err != nil || !p.Prepared {
-		return 0
-	}
-	points := 1
-	if p.RangeSelects {
-		points = 5
-	}
-	per := map[string]int{
-		"oltp_read_write": points + 4, "oltp_read_only": points, "oltp_write_only": 4, "oltp_point_select": 1,
-		"oltp_update_index": 1, "oltp_update_non_index": 1, "oltp_delete": 1,
-	}[w.Builtin]
-	switch w.Builtin {
-	case "select_random_points", "select_random_ranges":
-		return 1
-	}
-	return per * max(p.Tables, 1)
 }
 
 // loadAverage is this machine's one-minute load average.

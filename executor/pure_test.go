@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -51,7 +52,7 @@ iteration:
   server_config: {innodb_flush_method: fsync}
   before: [{drop_caches: true}, {restart: {}}]
   workload: {builtin: oltp_point_select, duration: 1s}
-`), spec.Options{})
+`), spec.Options{Kinds: kinds.Registry()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/executor/watch/snmptest"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -323,7 +324,7 @@ setup:
   - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
 `, c.Primary.DSN(""), log)
-	p, err := spec.LoadBytes(filepath.Join(t.TempDir(), "plan.yaml"), []byte(plan), spec.Options{})
+	p, err := spec.LoadBytes(filepath.Join(t.TempDir(), "plan.yaml"), []byte(plan), spec.Options{Kinds: kinds.Registry()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,11 +24,11 @@ func (r *runner) shardRuns(st *spec.Step) bool {
 	return st.Workload != nil && splitStep(st.Workload)
 }
 
-// splitStep reports whether a step's workload is split between the shards: builtin
-// prepares are (each shard loads its tables), tpcc prepares too (its warehouses); any
-// other step's workload is run whole by the leader.
+// splitStep reports whether a step's workload is split between the shards: the prepares
+// of the kinds that say so (each shard loads its tables, or its warehouses); any other
+// step's workload is run whole by the leader.
 func splitStep(w *spec.Workload) bool {
-	return w.Action == "prepare" && (w.Type() == "builtin" || w.Type() == spec.TPCC)
+	return w.Action == "prepare" && w.Kind != nil && w.Kind.SplitsPrepare
 }
 
 // openBarrier connects the shards' rendezvous: --barrier-dsn, or the first measured

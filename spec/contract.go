@@ -1,28 +1,13 @@
 package spec
 
 import (
-	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // Names fixed by the plan format contract, exported so the executor and the workload engine
 // can be checked against them.
-
-// BuiltinWorkloads are the sysbench-compatible workloads of `workload: {builtin: NAME}`.
-var BuiltinWorkloads = []string{
-	"oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_point_select",
-	"oltp_update_index", "oltp_update_non_index", "oltp_insert", "oltp_delete",
-	"select_random_points", "select_random_ranges", "bulk_insert", TPCC,
-}
-
-// TPCC is the builtin TPC-C-like workload (`builtin: tpcc`), a workload kind of its own.
-const TPCC = "tpcc"
-
-// TPCCTransactions are the tpcc workload's transaction names, as in tx.NAME.* metrics.
-var TPCCTransactions = []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
 
 // AssertionMetrics are the iteration metrics an `assert:` may use by name (all float64),
 // besides status.NAME and the plan's record_as names: every summary metric of the
@@ -81,45 +66,33 @@ func SNMPMetricNames() []string {
 	return out
 }
 
-// TxNames are the names of the workload's transactions, as tx.NAME.* metrics have them:
-// a custom mix's and tpcc's; none for other kinds.
+// TxNames are the names of the workload's transactions, as tx.NAME.* metrics have them;
+// none for a kind without transactions.
 func (w *Workload) TxNames() []string {
-	if w == nil {
+	if w == nil || w.Kind == nil || w.Kind.TxNames == nil {
 		return nil
 	}
-	if w.Type() == TPCC {
-		return TPCCTransactions
-	}
-	var out []string
-	for _, t := range w.Transactions {
-		out = append(out, t.Name)
-	}
-	return out
+	return w.Kind.TxNames(w)
 }
 
-// StmtNames are the statement classes of the workload's stmt.CLASS.* metrics: those of the
-// OLTP builtins (a class the builtin does not run leaves empty cells); nil for every
-// other workload. The builtin has the columns with options: {statement_stats: on}
-// (StatementStats).
+// StmtNames are the statement classes of the workload's stmt.CLASS.* metrics (the OLTP
+// builtins' with options: {statement_stats: on}); nil for a kind that times no statements.
 func (w *Workload) StmtNames() []string {
-	if w == nil || w.Type() != "builtin" || !strings.HasPrefix(w.Builtin, "oltp_") {
+	if w == nil || w.Kind == nil || w.Kind.Statements == nil {
 		return nil
 	}
-	return measure.StmtClasses
+	classes, _ := w.Kind.Statements(w)
+	return classes
 }
 
-// StatementStats says whether an OLTP builtin times its statements (options:
-// {statement_stats: on}; off by default).
+// StatementStats says whether the workload times its statements (the OLTP builtins with
+// options: {statement_stats: on}).
 func (w *Workload) StatementStats() bool {
-	v, ok := w.Options.Lookup("statement_stats")
-	if !ok {
-		v, ok = w.Options.Lookup("statement-stats")
+	if w == nil || w.Kind == nil || w.Kind.Statements == nil {
+		return false
 	}
-	switch strings.ToLower(fmt.Sprint(v)) {
-	case "on", "true", "yes", "1":
-		return ok
-	}
-	return false
+	_, on := w.Kind.Statements(w)
+	return on
 }
 
 // StmtMetrics is what `assert:` sees as stmt: stmt.CLASS.SUFFIX for every statement class

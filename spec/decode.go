@@ -20,6 +20,7 @@ type decoder struct {
 	errs  *errorList
 	scope *scope
 	fsys  fs.FS
+	kinds *Kinds
 	// aliases counts alias expansions: nested aliases grow exponentially ("billion laughs").
 	aliases int
 }
@@ -50,6 +51,7 @@ var (
 	durationType = reflect.TypeOf(time.Duration(0))
 	sourceType   = reflect.TypeOf(Source{})
 	planType     = reflect.TypeOf(Plan{})
+	workloadType = reflect.TypeOf(Workload{})
 )
 
 // field describes a struct field's YAML key.
@@ -119,13 +121,15 @@ func readFields(t reflect.Type) []field {
 	return out
 }
 
-// contextName is how a struct is called in messages ("unknown key ... in workload").
+// contextName is how a struct is called in messages ("unknown key ... in workload"): its
+// Src field's name tag, or its type's name in lower case.
 func contextName(t reflect.Type) string {
+	if sf, ok := t.FieldByName("Src"); ok && sf.Tag.Get("name") != "" {
+		return sf.Tag.Get("name")
+	}
 	switch t {
 	case reflect.TypeOf(Plan{}):
 		return "the plan"
-	case reflect.TypeOf(TxStatement{}):
-		return "statement"
 	case reflect.TypeOf(WatchQuery{}):
 		return "watch query"
 	case reflect.TypeOf(OnError{}):
@@ -304,6 +308,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, name string) {
 		byKey[f.key] = f
 		keys = append(keys, f.key)
 	}
+	var kindKeys []string // a workload's kind keys, decoded by its kind (kindBody)
+	if t == workloadType {
+		kindKeys = d.kinds.Keys()
+		keys = append(kindKeys, keys...)
+	}
 	src := Source{Pos: d.t.pos(n), Keys: map[string]Pos{}}
 	seen := map[string]bool{}
 	content := d.pairs(n)
@@ -313,6 +322,10 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, name string) {
 		f, ok := byKey[key]
 		if !ok && t == planType && strings.HasPrefix(key, "x-") {
 			continue // extension keys hold YAML anchors for reuse (as in docker compose files)
+		}
+		if !ok && contains(kindKeys, key) {
+			src.Keys[key] = d.t.pos(resolveAlias(vn))
+			continue
 		}
 		if !ok {
 			msg := fmt.Sprintf("unknown key %q in %s", key, ctx)
@@ -360,6 +373,9 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, name string) {
 	}
 	if sf := v.FieldByName("Src"); sf.IsValid() && sf.Type() == sourceType {
 		sf.Set(reflect.ValueOf(src))
+	}
+	if t == workloadType {
+		d.kindBody(content, v.Addr().Interface().(*Workload))
 	}
 }
 

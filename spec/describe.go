@@ -18,34 +18,15 @@ func (s Settings) String() string {
 // ("builtin oltp_read_write run (tables=4), 8 thread(s), 1m0s, warmup 10s").
 func (w *Workload) String() string {
 	var b strings.Builder
-	switch w.Type() {
-	case "builtin", TPCC:
-		fmt.Fprintf(&b, "builtin %s %s", w.Builtin, w.Action)
-		if len(w.Options) > 0 {
-			fmt.Fprintf(&b, " (%s)", w.Options)
-		}
-	case "sysbench":
-		fmt.Fprintf(&b, "sysbench %s %s", w.Sysbench.Script, w.Action)
-		if len(w.Sysbench.Args) > 0 {
-			fmt.Fprintf(&b, " (%s)", w.Sysbench.Args)
-		}
-	case "replay":
-		if r := w.Replay; r.Format == "sql" || r.Format == "auto" && r.Timing != "original" && !r.ReadOnly && r.Include == nil && r.Exclude == nil {
-			fmt.Fprintf(&b, "replay %s over %d connection(s)", r.File, r.Connections)
-		} else {
-			fmt.Fprintf(&b, "replay %s (%s) one connection per captured session, timing %s", r.File, r.Format, r.Timing)
-			if r.Timing == "original" && r.Speed != 1 {
-				fmt.Fprintf(&b, " x%g", r.Speed)
-			}
-		}
-	case "transactions":
-		names := make([]string, len(w.Transactions))
-		for i, t := range w.Transactions {
-			names[i] = fmt.Sprintf("%s x%d", t.Name, t.Weight)
-		}
-		fmt.Fprintf(&b, "transactions %s", strings.Join(names, ", "))
+	switch {
+	case w.Kind == nil:
+		b.WriteString("workload of no kind")
+	case w.Kind.Describe != nil:
+		b.WriteString(w.Kind.Describe(w))
+	default:
+		fmt.Fprintf(&b, "%s %s", w.Kind.Name, w.Action)
 	}
-	if w.Type() != "replay" && w.Connections() == w.Threads {
+	if (w.Kind == nil || w.Kind.Connections == nil) && w.Connections() == w.Threads {
 		fmt.Fprintf(&b, ", %d thread(s)", w.Threads)
 	}
 	if !w.Runs() {

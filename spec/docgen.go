@@ -9,17 +9,35 @@ import (
 	"github.com/quadrant-bench/quadrant/templates"
 )
 
-//go:generate go test -run=TestGeneratedDocs -update .
-
-// MarkdownReference returns docs/plan-reference.md, generated from the types.
-func MarkdownReference() []byte {
+// MarkdownReference returns docs/plan-reference.md, generated from the types of the plan
+// and of the kinds ks (executor/workload/kinds generates it: go generate ./executor/workload/kinds).
+func MarkdownReference(ks *Kinds) []byte {
 	var b strings.Builder
 	b.WriteString(refIntro)
-	for _, t := range docTypes {
-		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n| key | type | default | description |\n| --- | --- | --- | --- |\n", sectionTitle(t), sectionText[t.Name()])
+	for _, t := range docTypes(ks) {
+		text := sectionText[t.Name()]
+		if t == workloadType {
+			text = "Exactly one of the kinds' keys, " + kindWords(ks.Keys()) + ", and the settings every kind shares. A run needs `duration` or `events`, unless its kind ends by itself."
+		}
+		if d, ok := reflect.New(t).Interface().(Documented); ok {
+			text = d.PlanDoc()
+		}
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n| key | type | default | description |\n| --- | --- | --- | --- |\n", sectionTitle(t), text)
+		if t == workloadType {
+			for _, key := range ks.Keys() {
+				typ := typeWord(kindBodyType(ks, key), field{})
+				if vals := ks.values(key); len(vals) > 0 {
+					typ = "a name (see below)"
+				}
+				fmt.Fprintf(&b, "| `%s` | %s |  | %s |\n", key, typ, strings.ReplaceAll(kindDoc(ks, key), "|", "\\|"))
+			}
+		}
 		for _, f := range structFields(t) {
 			ft := t.Field(f.index).Type
 			typ := typeWord(ft, f)
+			if t == workloadType && f.key == "options" {
+				typ, f.doc = typeWord(optionsType(ks), f), optionsDoc(ks)
+			}
 			if f.required {
 				typ += ", required"
 			}
@@ -30,9 +48,13 @@ func MarkdownReference() []byte {
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.key, typ, def, strings.ReplaceAll(f.doc, "|", "\\|"))
 		}
 	}
-	b.WriteString("\n## Built-in workloads\n\n")
-	for _, w := range BuiltinWorkloads {
-		fmt.Fprintf(&b, "- `%s`\n", w)
+	for _, key := range ks.Keys() {
+		if vals := ks.values(key); len(vals) > 0 {
+			fmt.Fprintf(&b, "\n## Names of `%s:`\n\n", key)
+			for _, w := range vals {
+				fmt.Fprintf(&b, "- `%s`\n", w)
+			}
+		}
 	}
 	b.WriteString("\n## Assertion names\n\n`assert:` expressions may use these iteration metrics (numbers, over the measured part of the " +
 		"iteration), `status.NAME` (the counter's increase during the workload, or the gauge's last value) and every " +
@@ -41,9 +63,9 @@ func MarkdownReference() []byte {
 		m, _ := measure.Lookup(name)
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", m.Name, m.TotalUnit, m.Doc)
 	}
-	fmt.Fprintf(&b, "\nWith a `transactions:` or `builtin: %s` workload, `tx.NAME.SUFFIX` gives transaction NAME's figures, "+
-		"SUFFIX one of %s (`\"tx.new_order.p90_ms < 5000\"`); %s's names are %s.\n",
-		TPCC, "`"+strings.Join(measure.TxSuffixes, "`, `")+"`", TPCC, "`"+strings.Join(TPCCTransactions, "`, `")+"`")
+	fmt.Fprintf(&b, "\nWith a workload that has transactions (a custom mix's are its own; each kind's section says its names), "+
+		"`tx.NAME.SUFFIX` gives transaction NAME's figures, SUFFIX one of %s (`\"tx.new_order.p90_ms < 5000\"`).\n",
+		"`"+strings.Join(measure.TxSuffixes, "`, `")+"`")
 	b.WriteString("\n## Generator functions for transaction args\n\n| function | signature | meaning |\n| --- | --- | --- |\n")
 	for _, g := range Generators {
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", g.Name, strings.TrimPrefix(reflect.TypeOf(g.Sig).Elem().String(), "func"), g.Doc)
@@ -127,29 +149,23 @@ func typeWord(t reflect.Type, f field) string {
 }
 
 var sectionText = map[string]string{
-	"Plan":         "A plan is one YAML file. Unknown keys are errors (with a \"did you mean\"); all errors are reported together, sorted by position.",
-	"Target":       "A server, by name (`[a-z][a-z0-9_]*`). A sandbox's replicas are the targets `NAME_replica1`, `NAME_replica2`, ...",
-	"Sandbox":      "A throwaway local server (127.0.0.1 only) started and removed by quadrant.",
-	"SNMP":         "Host metrics of the machine a target runs on. v1/v2c need `community`; v3 needs `user`, and auth/priv protocol and password in pairs.",
-	"Iteration":    "What each matrix cell does, in this order: server_config (restart when it changed), globals, before, workload (with during steps at their offsets), after, assert.",
-	"Step":         "Each step has exactly one action key (`sql`, `sql_file`, `set_global`, `restart`, `drop_caches`, `shell`, `sleep`, `wait`, `workload`) plus options that apply to it. `shell`, `drop_caches` and a dsn target's `restart` command need `--allow-shell`.",
-	"Restart":      "`restart: {}` restarts the step's target; `restart: {config: {...}}` first changes a sandbox's my.cnf.",
-	"Wait":         "Polls until `until` is true, every `interval`, failing after `timeout`.",
-	"Workload":     "Exactly one of `builtin`, `transactions`, `replay`, `sysbench`. A run needs `duration` or `events`.",
-	"Stage":        "One level of a workload's load shape (`stages:`): `{duration, threads}` or `{duration, rate}`. Under `--shard K/N` each stage's threads and rate are split like the workload's (see docs/distributed.md).",
-	"Transaction":  "One weighted transaction of a custom mix.",
-	"TxStatement":  "A statement with `?` placeholders and one `args` expression per placeholder.",
-	"Replay":       "Executes a SQL file in order, timed (e.g. a dump of single-row INSERTs), or replays captured traffic one connection per captured session, in captured order, optionally at the captured timing (see docs/replay.md). Under `--shard K/N` captured sessions are split between the shards, each session whole; a SQL file cannot be sharded (docs/distributed.md).",
-	"Capture":      "Records what the step's target runs for `duration` into a capture file, through SQL only (see docs/replay.md); `while:` runs a workload on the target meanwhile.",
-	"ReplayFilter": "Selects replayed statements; in `include` every list given must match, in `exclude` any.",
-	"Sysbench":     "Runs the sysbench binary itself and parses its output.",
-	"OnError":      "Which MySQL errors a workload tolerates.",
-	"Watch":        "What is sampled during every measured workload. Counters are reported as per-second rates and increases; gauges as values.",
-	"WatchQuery":   "A custom sampled query.",
-	"Report":       "Where results go and in which formats.",
+	"Plan":       "A plan is one YAML file. Unknown keys are errors (with a \"did you mean\"); all errors are reported together, sorted by position.",
+	"Target":     "A server, by name (`[a-z][a-z0-9_]*`). A sandbox's replicas are the targets `NAME_replica1`, `NAME_replica2`, ...",
+	"Sandbox":    "A throwaway local server (127.0.0.1 only) started and removed by quadrant.",
+	"SNMP":       "Host metrics of the machine a target runs on. v1/v2c need `community`; v3 needs `user`, and auth/priv protocol and password in pairs.",
+	"Iteration":  "What each matrix cell does, in this order: server_config (restart when it changed), globals, before, workload (with during steps at their offsets), after, assert.",
+	"Step":       "Each step has exactly one action key (`sql`, `sql_file`, `set_global`, `restart`, `drop_caches`, `shell`, `sleep`, `wait`, `workload`) plus options that apply to it. `shell`, `drop_caches` and a dsn target's `restart` command need `--allow-shell`.",
+	"Restart":    "`restart: {}` restarts the step's target; `restart: {config: {...}}` first changes a sandbox's my.cnf.",
+	"Wait":       "Polls until `until` is true, every `interval`, failing after `timeout`.",
+	"Stage":      "One level of a workload's load shape (`stages:`): `{duration, threads}` or `{duration, rate}`. Under `--shard K/N` each stage's threads and rate are split like the workload's (see docs/distributed.md).",
+	"Capture":    "Records what the step's target runs for `duration` into a capture file, through SQL only (see docs/replay.md); `while:` runs a workload on the target meanwhile.",
+	"OnError":    "Which MySQL errors a workload tolerates.",
+	"Watch":      "What is sampled during every measured workload. Counters are reported as per-second rates and increases; gauges as values.",
+	"WatchQuery": "A custom sampled query.",
+	"Report":     "Where results go and in which formats.",
 }
 
-const refIntro = `<!-- Generated by spec.MarkdownReference (go generate ./spec); do not edit by hand. -->
+const refIntro = `<!-- Generated by spec.MarkdownReference (go generate ./executor/workload/kinds); do not edit by hand. -->
 # Plan reference (format version 1)
 
 A plan is one YAML file that says everything a benchmark run does. This page is generated from the code that
@@ -200,3 +216,24 @@ occurrence of the value of an environment variable the plan read (4 characters o
 ` + "`plan.yaml:12:5: unknown key \"thread\" in workload; did you mean \"threads\"?`" + `. Errors inside an expression point at
 the column inside the expression. A plan may expand to at most 10000 iterations.
 `
+
+// optionsType is what options: decodes into, for docs: the first kind's that takes options.
+func optionsType(ks *Kinds) reflect.Type {
+	for _, k := range ks.All() {
+		if k.Options != nil {
+			return reflect.TypeOf(k.Options()).Elem()
+		}
+	}
+	return reflect.TypeOf(Settings{})
+}
+
+// optionsDoc is options:'s description: each kind's that takes options.
+func optionsDoc(ks *Kinds) string {
+	var docs []string
+	for _, k := range ks.All() {
+		if k.OptionsDoc != "" {
+			docs = append(docs, k.OptionsDoc)
+		}
+	}
+	return "The kind's own options: " + strings.Join(docs, " ")
+}

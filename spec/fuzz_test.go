@@ -42,7 +42,7 @@ func FuzzLoad(f *testing.F) {
 			"data/inserts.sql": {Data: inserts[:min(len(inserts), 200)]},
 			"base.yaml":        {Data: base},
 		}
-		p, err := Load("plan.yaml", Options{FS: fsys, Env: testEnv})
+		p, err := Load("plan.yaml", withKinds(Options{FS: fsys, Env: testEnv}))
 		if err == nil {
 			if len(p.Iterations) == 0 {
 				t.Fatalf("a valid plan without iterations")

@@ -26,6 +26,9 @@ type Options struct {
 	// Targets points targets at other servers: NAME -> DSN replaces the target's dsn or
 	// sandbox (--target NAME=DSN), for running a shared plan against one's own server.
 	Targets map[string]string
+	// Kinds are the workload kinds a plan's workloads may be: the executor's registry
+	// (executor/workload/kinds) fills it, and cmd/quadrant hands it to whatever loads a plan.
+	Kinds *Kinds
 }
 
 // Addr is a target's network address.
@@ -69,7 +72,7 @@ func load(src *source, opts Options) (*Plan, error) {
 		p.Dir = "."
 	}
 	sc := &scope{where: "vars:", env: env, envUsed: p.envUsed, unbound: map[string]bool{}}
-	d := &decoder{t: t, errs: errs, scope: sc, fsys: opts.FS}
+	d := &decoder{t: t, errs: errs, scope: sc, fsys: opts.FS, kinds: opts.Kinds}
 
 	d.vars(root, opts.Set, p)
 	sc.vars, sc.varNames = map[string]any{}, nil

@@ -2,15 +2,11 @@ package spec
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
-
-	"github.com/quadrant-bench/quadrant/templates"
 )
 
 const basePlan = `version: 1
@@ -24,6 +20,7 @@ func mustLoad(t *testing.T, src string, opts Options) *Plan {
 	if opts.Env == nil {
 		opts.Env = testEnv
 	}
+	opts = withKinds(opts)
 	p, err := LoadBytes("plan.yaml", []byte(src), opts)
 	if err != nil {
 		t.Fatalf("load: %v", err)
@@ -36,7 +33,7 @@ func loadErr(t *testing.T, src string, opts Options) string {
 	if opts.Env == nil {
 		opts.Env = testEnv
 	}
-	_, err := LoadBytes("plan.yaml", []byte(src), opts)
+	_, err := LoadBytes("plan.yaml", []byte(src), withKinds(opts))
 	if err == nil {
 		t.Fatalf("plan loaded, want an error")
 	}
@@ -146,7 +143,7 @@ iteration:
 	if w.Threads != 8 || w.Duration != 15*time.Second || w.Rate != 0.5 {
 		t.Errorf("workload %+v", w)
 	}
-	if v, _ := w.Options.Lookup("table_size"); v != 4000 {
+	if v, _ := OptionsOf[*Settings](w).Lookup("table_size"); v != 4000 {
 		t.Errorf("table_size %#v", v)
 	}
 	if v, _ := it.Globals.Lookup("innodb_io_capacity"); v != 800 {
@@ -174,7 +171,7 @@ iteration:
 	if len(p.Iterations) != 3 || p.Iterations[2].Workload.Threads != 64 {
 		t.Fatalf("iterations %v", cells(p))
 	}
-	if v, _ := p.Iterations[0].Workload.Options.Lookup("table_size"); v != 200 {
+	if v, _ := OptionsOf[*Settings](p.Iterations[0].Workload).Lookup("table_size"); v != 200 {
 		t.Errorf("a var computed from an overridden one: %#v", v)
 	}
 	msg := loadErr(t, src, Options{Set: []string{"treads=3"}})
@@ -194,17 +191,17 @@ iteration:
 		"mid.yaml": {Data: []byte("extends: base.yaml\nvars: {duration: 20s}\nwatch: {status: [Com_update]}\n")},
 		"top.yaml": {Data: []byte("extends: mid.yaml\nname: top\niteration:\n  workload: {threds: 4}\n")},
 	}
-	_, err := Load("top.yaml", Options{FS: fsys, Env: testEnv})
+	_, err := Load("top.yaml", withKinds(Options{FS: fsys, Env: testEnv}))
 	if err == nil || !strings.Contains(err.Error(), `top.yaml:4:14: unknown key "threds" in workload; did you mean "threads"?`) {
 		t.Fatalf("error should point into top.yaml: %v", err)
 	}
 	fsys["top.yaml"] = &fstest.MapFile{Data: []byte("extends: mid.yaml\nname: top\niteration:\n  workload: {threads: 4}\n")}
-	p, err := Load("top.yaml", Options{FS: fsys, Env: testEnv})
+	p, err := Load("top.yaml", withKinds(Options{FS: fsys, Env: testEnv}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := p.Iterations[0].Workload
-	if p.Name != "top" || w.Threads != 4 || w.Builtin != "oltp_read_only" || w.Duration != 20*time.Second {
+	if p.Name != "top" || w.Threads != 4 || *Body[*string](w) != "oltp_read_only" || w.Duration != 20*time.Second {
 		t.Errorf("merge: name %q workload %+v", p.Name, w)
 	}
 	if !reflect.DeepEqual(p.Watch.Status, []string{"Com_update"}) || p.Watch.Interval != 2*time.Second {
@@ -215,30 +212,6 @@ iteration:
 	}
 	if got := w.Src.At("threads").File; got != "top.yaml" {
 		t.Errorf("threads written in %q, want top.yaml", got)
-	}
-}
-
-func TestTemplatesAndExamplesValidate(t *testing.T) {
-	for _, name := range templates.Names() {
-		if _, err := Load("builtin:"+name, Options{Env: testEnv}); err != nil {
-			t.Errorf("template %s: %v", name, err)
-		}
-	}
-	examples, _ := filepath.Glob("../examples/*.yaml")
-	if len(examples) < 7 {
-		t.Fatalf("found %d examples", len(examples))
-	}
-	all := append([]string(nil), examples...)
-	tpl, _ := filepath.Glob("../templates/*.yaml")
-	all = append(all, tpl...)
-	for _, f := range all {
-		if _, err := Load(f, Options{Env: testEnv}); err != nil {
-			t.Errorf("%s: %v", f, err)
-		}
-		data, _ := os.ReadFile(f)
-		if !strings.HasPrefix(string(data), "# yaml-language-server: $schema=../docs/plan.schema.json\n") {
-			t.Errorf("%s does not start with the yaml-language-server schema line", f)
-		}
 	}
 }
 
@@ -311,7 +284,7 @@ iteration:
 		t.Errorf("Redact: %q", got)
 	}
 	// The redacted plan is itself a plan.
-	if _, err := LoadBytes("plan.yaml", out, Options{Env: env}); err != nil {
+	if _, err := LoadBytes("plan.yaml", out, withKinds(Options{Env: env})); err != nil {
 		t.Errorf("redacted plan does not load: %v\n%s", err, s)
 	}
 }
@@ -366,7 +339,7 @@ iteration:
   after: *steps
 `, Options{})
 	it := p.Iterations[0]
-	if it.Workload.Threads != 4 || it.Workload.Builtin != "oltp_read_only" || len(it.Before) != 2 || len(it.After) != 2 {
+	if it.Workload.Threads != 4 || *Body[*string](it.Workload) != "oltp_read_only" || len(it.Before) != 2 || len(it.After) != 2 {
 		t.Errorf("anchors: %+v", it)
 	}
 	var b strings.Builder
@@ -380,41 +353,6 @@ iteration:
 	}
 	if msg := loadErr(t, b.String(), Options{}); !strings.Contains(msg, "too many alias expansions") {
 		t.Errorf("alias bomb: %s", msg)
-	}
-}
-
-// BenchmarkLoadExample measures loading a typical plan (extends + 6 iterations), which the
-// executor does twice per run (before and after sandboxes get their ports).
-func BenchmarkLoadExample(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		if _, err := Load("../examples/semisync-replay.yaml", Options{Env: testEnv}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func TestWorkloadString(t *testing.T) {
-	p := mustLoad(t, basePlan+`
-setup:
-  - workload: {sysbench: {script: oltp_read_write, args: {tables: 4}}, action: prepare, threads: 4}
-  - workload: {replay: {file: load_test.go}}
-iteration:
-  workload:
-    rate: 50
-    events: 1000
-    duration: 1m
-    transactions:
-      - {name: lookup, weight: 9, statements: [{sql: "SELECT ?", args: ["rand_int(1, 10)"]}]}
-      - {name: touch, statements: [{sql: "DO 1"}]}
-`, Options{})
-	for _, c := range []struct{ got, want string }{
-		{p.Setup[0].Workload.String(), "sysbench oltp_read_write prepare (tables=4), 4 thread(s)"},
-		{p.Setup[1].Workload.String(), "replay load_test.go over 1 connection(s)"},
-		{p.Iterations[0].Workload.String(), "transactions lookup x9, touch x1, 1 thread(s), 1m0s, at most 1000 events, rate 50/s"},
-	} {
-		if c.got != c.want {
-			t.Errorf("got %q, want %q", c.got, c.want)
-		}
 	}
 }
 
@@ -433,7 +371,7 @@ iteration:
 teardown:
   - wait: {until: "true", record_as: drain_s}
   - sql_file: setup.sql
-`), Options{FS: fstest.MapFS{"setup.sql": {Data: []byte("SELECT 1;")}}})
+`), withKinds(Options{FS: fstest.MapFS{"setup.sql": {Data: []byte("SELECT 1;")}}}))
 	if err != nil {
 		t.Fatal(err)
 	}

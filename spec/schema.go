@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -24,12 +25,67 @@ type schemaer interface {
 	jsonSchema() map[string]any
 }
 
-var docTypes = []reflect.Type{
+var planTypes = []reflect.Type{
 	reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(SNMP{}),
 	reflect.TypeOf(Iteration{}), reflect.TypeOf(Step{}), reflect.TypeOf(Restart{}), reflect.TypeOf(Wait{}),
-	reflect.TypeOf(Workload{}), reflect.TypeOf(Stage{}), reflect.TypeOf(Transaction{}), reflect.TypeOf(TxStatement{}), reflect.TypeOf(Replay{}), reflect.TypeOf(ReplayFilter{}), reflect.TypeOf(Capture{}),
-	reflect.TypeOf(Sysbench{}), reflect.TypeOf(OnError{}), reflect.TypeOf(Watch{}), reflect.TypeOf(WatchQuery{}),
+	reflect.TypeOf(Workload{}), reflect.TypeOf(Stage{}), reflect.TypeOf(Capture{}),
+	reflect.TypeOf(OnError{}), reflect.TypeOf(Watch{}), reflect.TypeOf(WatchQuery{}),
 	reflect.TypeOf(Report{}),
+}
+
+// Documented is a kind's plan type that has a section of its own in the plan reference.
+type Documented interface {
+	PlanDoc() string
+}
+
+// docTypes are the plan's types and then each kind's: the structs its Body and Options
+// hold, in the order the reference lists them.
+func docTypes(ks *Kinds) []reflect.Type {
+	out := append([]reflect.Type(nil), planTypes...)
+	var add func(t reflect.Type)
+	add = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || t.PkgPath() == planType.PkgPath() || slices.Contains(out, t) {
+			return
+		}
+		out = append(out, t)
+		for _, f := range structFields(t) {
+			add(t.Field(f.index).Type)
+		}
+	}
+	for _, k := range ks.All() {
+		add(reflect.TypeOf(k.Body()))
+		if k.Options != nil {
+			add(reflect.TypeOf(k.Options()))
+		}
+	}
+	return out
+}
+
+// kindBodyType is the Go type a kind key decodes into, for docs: the one of its kinds
+// that is not a plain name, else a string.
+func kindBodyType(ks *Kinds, key string) reflect.Type {
+	for _, k := range ks.All() {
+		if k.Key == key {
+			if t := reflect.TypeOf(k.Body()).Elem(); t.Kind() != reflect.String {
+				return t
+			}
+		}
+	}
+	return reflect.TypeOf("")
+}
+
+// kindDoc is a kind key's description: its kinds' docs.
+func kindDoc(ks *Kinds, key string) string {
+	var docs []string
+	for _, k := range ks.All() {
+		if k.Key == key && k.Doc != "" {
+			docs = append(docs, k.Doc)
+		}
+	}
+	return strings.Join(docs, " ")
 }
 
 func exprRef() map[string]any { return map[string]any{"$ref": "#/$defs/expression"} }
@@ -88,9 +144,10 @@ func toAny(s []string) []any {
 }
 
 func defName(t reflect.Type) string {
+	if sf, ok := t.FieldByName("Src"); ok && sf.Tag.Get("def") != "" {
+		return sf.Tag.Get("def")
+	}
 	switch t {
-	case reflect.TypeOf(TxStatement{}):
-		return "tx_statement"
 	case reflect.TypeOf(WatchQuery{}):
 		return "watch_query"
 	case reflect.TypeOf(OnError{}):
@@ -99,7 +156,10 @@ func defName(t reflect.Type) string {
 	return strings.ToLower(t.Name())
 }
 
-type schemaGen struct{ defs map[string]any }
+type schemaGen struct {
+	defs  map[string]any
+	kinds *Kinds
+}
 
 func (g *schemaGen) typeSchema(t reflect.Type, f *field) map[string]any {
 	if t.Kind() == reflect.Pointer {
@@ -157,6 +217,9 @@ func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
 		f := f
 		ft := t.Field(f.index).Type
 		var s map[string]any
+		if t == workloadType && f.key == "options" {
+			ft, f.doc = optionsType(g.kinds), optionsDoc(g.kinds)
+		}
 		if f.enum != nil && ft.Kind() == reflect.Slice {
 			s = map[string]any{"type": "array", "items": map[string]any{"enum": toAny(f.enum)}}
 		} else {
@@ -195,8 +258,19 @@ func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
 	switch t {
 	case reflect.TypeOf(Step{}):
 		exclusive = stepKinds
-	case reflect.TypeOf(Workload{}):
-		exclusive = workloadKinds
+	case workloadType:
+		exclusive = g.kinds.Keys()
+		for _, key := range exclusive {
+			ks := g.typeSchema(kindBodyType(g.kinds, key), nil)
+			if vals := g.kinds.values(key); len(vals) > 0 {
+				ks = orExpr(map[string]any{"enum": toAny(vals)})
+			}
+			prop := map[string]any{"description": kindDoc(g.kinds, key)}
+			for k, v := range ks {
+				prop[k] = v
+			}
+			props[key] = prop
+		}
 	}
 	if exclusive != nil {
 		var one []any
@@ -229,9 +303,9 @@ func yamlFlowToJSON(s string) string {
 }
 
 // JSONSchema returns the JSON Schema (draft 2020-12) of plan files, for editors.
-func JSONSchema() []byte {
-	g := &schemaGen{defs: map[string]any{}}
-	for _, t := range docTypes {
+func JSONSchema(ks *Kinds) []byte {
+	g := &schemaGen{defs: map[string]any{}, kinds: ks}
+	for _, t := range docTypes(ks) {
 		g.typeSchema(t, nil)
 	}
 	g.defs["expression"] = map[string]any{"type": "string", "pattern": exprRegex,

@@ -208,7 +208,7 @@ type Step struct {
 
 // Action is one step kind: *SQL, *SQLFile, *SetGlobal, *Restart, *DropCaches, *Shell, *Sleep, *Wait or *Workload.
 type Action interface {
-	Kind() string
+	StepKind() string
 	validate(v *validator, s *Step)
 }
 
@@ -248,7 +248,7 @@ func (s *Step) actions() []Action {
 // Kind returns the step's kind name ("sql", "shell", ...).
 func (s *Step) Kind() string {
 	if a := s.Action(); a != nil {
-		return a.Kind()
+		return a.StepKind()
 	}
 	return ""
 }
@@ -294,26 +294,28 @@ type Wait struct {
 	RecordAs string        `yaml:"record_as" pattern:"^[a-z][a-z0-9_]*$" doc:"Store the seconds the wait took as an iteration metric of this name (usable in assert)."`
 }
 
-// Workload is a load generator: exactly one of Builtin, Transactions, Replay, Sysbench.
+// Workload is a load generator of one kind: the plan writes the kind's key (builtin:,
+// transactions:, replay:, sysbench:, ...), which the kind decodes into its own Body, and
+// the settings every kind shares.
 type Workload struct {
-	Src             Source        `yaml:"-"`
-	Builtin         string        `yaml:"builtin" doc:"A sysbench-compatible workload run by quadrant's own engine (see Built-in workloads)."`
-	Transactions    []Transaction `yaml:"transactions" doc:"A custom weighted mix of transactions."`
-	Replay          *Replay       `yaml:"replay" doc:"Execute a SQL file in order, or replay captured traffic (slow log, general log, capture file) per session."`
-	Sysbench        *Sysbench     `yaml:"sysbench" doc:"Run the sysbench binary itself and parse its output."`
-	Action          string        `yaml:"action" default:"run" enum:"run,prepare,cleanup,check" doc:"builtin and sysbench: run, prepare (create and load tables) or cleanup (drop them); check (builtin tpcc only) verifies the data's consistency conditions and fails the step naming each broken one."`
-	Options         Settings      `yaml:"options" doc:"builtin: sysbench script options, same names and defaults (tables, table_size, range_size, ...), and quadrant's statement_stats (on: per-statement latency, the stmt.CLASS.* columns; off by default); builtin tpcc: warehouses, wait_times, weight_new_order/payment/order_status/delivery/stock_level, secondary_indexes, foreign_keys, load_batch (see docs/tpcc.md)."`
+	Src Source `yaml:"-"`
+	// Kind is the workload's kind, as Options.Kinds decoded it; Body is what its key's
+	// value decoded into (the kind's own type: Body[T]), Options what options: did (OptionsOf[T]).
+	Kind            *Kind         `yaml:"-"`
+	Body            any           `yaml:"-"`
+	Options         any           `yaml:"options,skip" doc:"The kind's own options (see the kind): the builtin scripts' sysbench options, tpcc's warehouses and mix."`
+	Action          string        `yaml:"action" default:"run" enum:"run,prepare,cleanup,check" doc:"run, or what the kind has besides: prepare (create and load its tables), cleanup (drop them), check (verify its data's consistency, failing the step naming each broken condition)."`
 	Threads         int           `yaml:"threads" default:"1" min:"1" doc:"Concurrent connections."`
-	Duration        time.Duration `yaml:"duration" doc:"How long the measured part runs. A run needs duration or events (or both: whichever comes first)."`
+	Duration        time.Duration `yaml:"duration" doc:"How long the measured part runs. A run needs duration or events (or both: whichever comes first), unless its kind ends by itself."`
 	Events          int64         `yaml:"events" min:"0" doc:"Stop after this many transactions."`
 	Warmup          time.Duration `yaml:"warmup" doc:"Run this long before measuring; not counted."`
 	Rate            float64       `yaml:"rate" default:"0" min:"0" doc:"Transactions per second for the whole workload; 0 = as fast as possible (closed loop)."`
 	ReportInterval  time.Duration `yaml:"report_interval" default:"1s" doc:"Interval of the per-second time series."`
 	OnError         OnError       `yaml:"on_error" doc:"What errors do to a transaction."`
-	Stages          []Stage       `yaml:"stages" doc:"A load shape (builtin and transactions workloads): the measured part as consecutive stages, all {duration, threads} (closed loop) or all {duration, rate} (open loop, threads serving the rate); the stages' durations add up to the workload's duration. The time series gets a stage column and summary.csv one row per stage (its stage column set) besides the iteration's."`
+	Stages          []Stage       `yaml:"stages" doc:"A load shape (kinds that run on quadrant's own loop): the measured part as consecutive stages, all {duration, threads} (closed loop) or all {duration, rate} (open loop, threads serving the rate); the stages' durations add up to the workload's duration. The time series gets a stage column and summary.csv one row per stage (its stage column set) besides the iteration's."`
 	Ramp            string        `yaml:"ramp" default:"step" enum:"step,linear" doc:"With stages: step jumps to each stage's level at its start; linear moves from the previous stage's level to its own over the stage (the first stage holds its level)."`
-	Connect         string        `yaml:"connect" default:"persistent" enum:"persistent,per_transaction" doc:"builtin and transactions workloads: persistent keeps each thread's connection; per_transaction opens a new one for every transaction (statements prepared again on it), timed apart as connect_ms and not in the transaction's latency."`
-	IdleConnections int           `yaml:"idle_connections" min:"0" doc:"Extra connections that log in before the workload starts and stay idle until it ends (thread pools, max_connections); builtin and transactions workloads."`
+	Connect         string        `yaml:"connect" default:"persistent" enum:"persistent,per_transaction" doc:"Kinds that run on quadrant's own loop: persistent keeps each thread's connection; per_transaction opens a new one for every transaction (statements prepared again on it), timed apart as connect_ms and not in the transaction's latency."`
+	IdleConnections int           `yaml:"idle_connections" min:"0" doc:"Extra connections that log in before the workload starts and stay idle until it ends (thread pools, max_connections); kinds that run on quadrant's own loop."`
 }
 
 // Stage is one level of a load shape: threads or a rate, for a duration.
@@ -324,38 +326,12 @@ type Stage struct {
 	Rate     float64       `yaml:"rate" min:"0" doc:"Transactions per second in this stage (open loop)."`
 }
 
-// Type returns "builtin", "tpcc", "transactions", "replay" or "sysbench" ("" when none is
-// set): builtin tpcc is a kind of its own, with its own options and actions.
+// Type is the name of the workload's kind ("" before it is decoded).
 func (w *Workload) Type() string {
-	switch {
-	case w.Builtin == TPCC:
-		return TPCC
-	case w.Builtin != "":
-		return "builtin"
-	case w.Transactions != nil:
-		return "transactions"
-	case w.Replay != nil:
-		return "replay"
-	case w.Sysbench != nil:
-		return "sysbench"
+	if w.Kind == nil {
+		return ""
 	}
-	return ""
-}
-
-// Transaction is one weighted transaction of a custom mix.
-type Transaction struct {
-	Src        Source        `yaml:"-"`
-	Name       string        `yaml:"name,required" pattern:"^[a-z][a-z0-9_]*$" doc:"Name in reports."`
-	Weight     int           `yaml:"weight" default:"1" min:"1" doc:"Relative frequency."`
-	Statements []TxStatement `yaml:"statements,required" doc:"Statements run in order at each execution of the transaction."`
-}
-
-// TxStatement is one statement of a custom transaction. Args are evaluated per execution
-// by the workload engine, with the generator functions (see Generators) and Iteration.Env.
-type TxStatement struct {
-	Src  Source `yaml:"-"`
-	SQL  string `yaml:"sql,required" doc:"The statement, with ? placeholders."`
-	Args []Expr `yaml:"args" doc:"One expression per placeholder, evaluated per execution (rand_int(1, vars.rows), ...)."`
+	return w.Kind.Name
 }
 
 // Capture is a `capture:` step: what the step's target runs for Duration, recorded through SQL
@@ -369,38 +345,6 @@ type Capture struct {
 	Users    []string      `yaml:"users" doc:"Keep only statements run by these users."`
 	While    *Workload     `yaml:"while" doc:"A workload run on the target while capturing, to have traffic to capture on a server that has none of its own (a sandbox); it is not measured."`
 	Path     string        `yaml:"-"`
-}
-
-// Replay executes a SQL file in order, or replays captured traffic (a slow log, a general log,
-// a quadrant capture file) one connection per captured session.
-type Replay struct {
-	Src         Source        `yaml:"-"`
-	File        string        `yaml:"file,required" doc:"The file, relative to the plan: a SQL file, a slow query log (long_query_time=0; MySQL, MariaDB or Percona Server), a general query log (file format) or a quadrant capture file (.qcap)."`
-	Format      string        `yaml:"format" default:"auto" enum:"auto,sql,slowlog,general,qcap" doc:"The file's format; auto detects it from the content."`
-	Connections int           `yaml:"connections" default:"1" min:"1" doc:"SQL file only: connections the statements are spread over (1 keeps the file's order). A log replays one connection per captured session."`
-	Timing      string        `yaml:"timing" default:"none" enum:"none,original" doc:"Logs: original starts each statement at its captured offset from the first (divided by speed), counting latency from that intended start; none runs each session as fast as it can. original needs a source with start times (not a SQL file)."`
-	Speed       float64       `yaml:"speed" default:"1" doc:"With timing: original, how many times faster than captured the schedule runs (2 = half the wall time)."`
-	ReadOnly    bool          `yaml:"read_only" doc:"Skip every statement that may write (anything but SELECT without FOR UPDATE/INTO, SHOW, DESCRIBE, EXPLAIN, SET, USE, transaction control), to replay safely against a replica."`
-	Include     *ReplayFilter `yaml:"include" doc:"Replay only statements matching every list given here."`
-	Exclude     *ReplayFilter `yaml:"exclude" doc:"Skip statements matching any list given here."`
-	OnMalformed string        `yaml:"on_malformed" default:"stop" enum:"stop,skip" doc:"A malformed or truncated log record: stop the workload naming file:line, or skip it (each is logged with file:line)."`
-	Top         int           `yaml:"top" default:"10" min:"1" doc:"Logs: fingerprints.csv and the report list the N statement fingerprints with the most captured time (count when the source has no durations); the rest are one row, other."`
-	Path        string        `yaml:"-"`
-}
-
-// ReplayFilter selects replayed statements by what the capture recorded.
-type ReplayFilter struct {
-	Src          Source   `yaml:"-"`
-	Schemas      []string `yaml:"schemas" doc:"Default databases the statements ran in."`
-	Users        []string `yaml:"users" doc:"Users that ran them."`
-	Fingerprints []string `yaml:"fingerprints" doc:"Statement fingerprints: an id from fingerprints.csv (q and 12 hex digits), or a statement whose fingerprint is meant (literals do not matter)."`
-}
-
-// Sysbench runs the sysbench binary.
-type Sysbench struct {
-	Src    Source   `yaml:"-"`
-	Script string   `yaml:"script,required" doc:"sysbench test name or script path, e.g. oltp_read_write."`
-	Args   Settings `yaml:"args" doc:"Script options, passed as --NAME=VALUE."`
 }
 
 // OnError says which MySQL errors a workload tolerates.
@@ -470,13 +414,13 @@ type Report struct {
 }
 
 // Kind implementations: the names of the step keys.
-func (*SQL) Kind() string        { return "sql" }
-func (*SQLFile) Kind() string    { return "sql_file" }
-func (*SetGlobal) Kind() string  { return "set_global" }
-func (*Restart) Kind() string    { return "restart" }
-func (*DropCaches) Kind() string { return "drop_caches" }
-func (*Shell) Kind() string      { return "shell" }
-func (*Sleep) Kind() string      { return "sleep" }
-func (*Wait) Kind() string       { return "wait" }
-func (*Workload) Kind() string   { return "workload" }
-func (*Capture) Kind() string    { return "capture" }
+func (*SQL) StepKind() string        { return "sql" }
+func (*SQLFile) StepKind() string    { return "sql_file" }
+func (*SetGlobal) StepKind() string  { return "set_global" }
+func (*Restart) StepKind() string    { return "restart" }
+func (*DropCaches) StepKind() string { return "drop_caches" }
+func (*Shell) StepKind() string      { return "shell" }
+func (*Sleep) StepKind() string      { return "sleep" }
+func (*Wait) StepKind() string       { return "wait" }
+func (*Workload) StepKind() string   { return "workload" }
+func (*Capture) StepKind() string    { return "capture" }

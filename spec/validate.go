@@ -16,7 +16,6 @@ import (
 
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec/mycnf"
-	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // stepPlace says where a list of steps is, which changes what a step may do.
@@ -74,6 +73,13 @@ func validate(d *decoder, p *Plan) {
 	v.steps(p.Teardown, stepPlace{name: "teardown", defaultTarget: planDefault})
 	v.watch()
 	v.sandboxDirs()
+	for _, k := range d.kinds.All() {
+		if k.CheckPlan != nil {
+			for _, e := range k.CheckPlan(p) {
+				v.errorf(e.Pos, "%s", e.Msg)
+			}
+		}
+	}
 }
 
 // sandboxDirs refuses a sandbox dir that does not exist or that quadrant cannot write, for
@@ -256,13 +262,7 @@ func (v *validator) iteration(it *Iteration) {
 		v.txNames(&it.Assert[i], it.Workload.TxNames())
 		v.stmtNames(&it.Assert[i], it.Workload)
 		v.statusNames(&it.Assert[i])
-		if it.Workload != nil && it.Workload.Type() != TPCC {
-			for _, m := range tpccOnly.FindAllStringIndex(it.Assert[i].Source, -1) {
-				at := it.Assert[i].Pos
-				at.Col += m[0]
-				v.errorf(at, "%s is a builtin: tpcc figure; this iteration's workload is %s", it.Assert[i].Source[m[0]:m[1]], it.Workload.Type())
-			}
-		}
+		v.kindMetrics(&it.Assert[i], it.Workload)
 	}
 }
 
@@ -307,7 +307,24 @@ func (v *validator) statusNames(a *Expr) {
 	}
 }
 
-var tpccOnly = regexp.MustCompile(`\b(tpmC|tpmTotal|efficiency)\b`)
+// kindMetrics refuses an assertion on a metric that only other kinds' runs have (a figure
+// this iteration's workload never fills would always read NaN).
+func (v *validator) kindMetrics(a *Expr, w *Workload) {
+	if w == nil || w.Kind == nil {
+		return
+	}
+	for name, kinds := range v.d.kinds.ownMetrics() {
+		if contains(kinds, w.Kind.Name) {
+			continue
+		}
+		re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`)
+		for _, m := range re.FindAllStringIndex(a.Source, -1) {
+			at := a.Pos
+			at.Col += m[0]
+			v.errorf(at, "%s is a figure of %s workloads; this iteration's workload is %s", name, strings.Join(kinds, " and "), w.Kind.Name)
+		}
+	}
+}
 
 var txRef = regexp.MustCompile(`\btx\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?`)
 
@@ -459,8 +476,6 @@ func (v *validator) steps(steps []Step, place stepPlace) {
 	}
 }
 
-var workloadKinds = []string{"builtin", "transactions", "replay", "sysbench"}
-
 var stepKinds = []string{"sql", "sql_file", "set_global", "restart", "drop_caches", "shell", "sleep", "wait", "workload", "capture"}
 
 func (v *validator) step(s *Step, place stepPlace) {
@@ -562,8 +577,10 @@ func (c *Capture) validate(v *validator, _ *Step) {
 	c.Path = v.output(c.Out)
 	if c.While != nil {
 		v.workload(c.While)
-		if c.While.Type() == "replay" && c.While.Replay.Path == c.Path {
-			v.errorf(c.While.Src.At("replay"), "the capture's while: workload replays the file it writes; replay another file")
+		for _, f := range c.While.Files() {
+			if f.Path == c.Path {
+				v.errorf(c.While.Src.Pos, "the capture's while: workload reads %s, the file the capture writes; give it another file", f.File)
+			}
 		}
 	}
 }
@@ -631,100 +648,83 @@ func (v *validator) path(name string, at Pos, what string) string {
 }
 
 func (v *validator) workload(w *Workload) {
-	var kinds []string
-	for _, k := range []struct {
-		name string
-		set  bool
-	}{{"builtin", w.Builtin != ""}, {"transactions", w.Transactions != nil}, {"replay", w.Replay != nil}, {"sysbench", w.Sysbench != nil}} {
-		if k.set {
-			kinds = append(kinds, k.name)
+	k := w.Kind
+	if k == nil {
+		if !v.kindWritten(w) {
+			v.errorf(w.Src.Pos, "workload needs one of %s", kindWords(v.d.kinds.Keys()))
 		}
+		return // the decoder said what is wrong with its kind
 	}
-	switch len(kinds) {
-	case 0:
-		v.errorf(w.Src.Pos, "workload needs one of builtin:, transactions:, replay: or sysbench:")
-		return
-	case 1:
-	default:
-		v.errorf(w.Src.At(kinds[1]), "workload has more than one kind (%s); keep one", strings.Join(kinds, " and "))
-		return
-	}
-	kind := kinds[0]
-	switch {
-	case kind != "builtin" && kind != "sysbench" && w.Src.Has("action") && w.Action == "check":
-		v.errorf(w.Src.At("action"), "action check: a %s workload has no consistency check (only builtin: tpcc has one); remove action:", kind)
-	case kind != "builtin" && kind != "sysbench" && w.Src.Has("action") && w.Action != "run":
-		v.errorf(w.Src.At("action"), "action %s only applies to builtin and sysbench workloads", w.Action)
-	}
-	if kind != "builtin" && w.Src.Has("options") {
-		v.errorf(w.Src.At("options"), "options only apply to builtin workloads (sysbench takes args:)")
+	if w.Action != "run" && !contains(k.Actions, w.Action) {
+		has := append([]string{"run"}, k.Actions...)
+		var others []string
+		for _, o := range v.d.kinds.All() {
+			if contains(o.Actions, w.Action) {
+				others = append(others, o.Name)
+			}
+		}
+		msg := fmt.Sprintf("action %s: a %s workload has no such action (it has %s", w.Action, k.Name, strings.Join(has, ", "))
+		if len(others) > 0 {
+			msg += fmt.Sprintf("; %s is one of %s's)", w.Action, strings.Join(others, " and "))
+		} else {
+			msg += ")"
+		}
+		v.errorf(w.Src.At("action"), "%s; use one of its own", msg)
 	}
 	if w.ReportInterval <= 0 {
 		v.errorf(w.Src.At("report_interval"), "report_interval must be more than 0")
 	}
+	if w.Rate < 0 || w.Threads < 0 || w.Events < 0 || w.Duration < 0 || w.Warmup < 0 {
+		v.errorf(w.Src.Pos, "rate, threads, events, duration and warmup must not be negative")
+	}
 	running := w.Action == "run" || w.Action == ""
-	if (w.Src.Has("connect") && w.Connect != "persistent" || w.IdleConnections > 0) && kind != "builtin" && kind != "transactions" || w.Type() == TPCC && w.Src.Has("connect") {
+	if !k.Loop && (w.Src.Has("connect") && w.Connect != "persistent" || w.IdleConnections > 0) {
 		key := "idle_connections"
 		if w.Src.Has("connect") {
 			key = "connect"
 		}
-		v.errorf(w.Src.At(key), "%s applies to builtin (not tpcc) and transactions workloads, which quadrant's own loop runs; this workload is %s", key, w.Type())
+		v.errorf(w.Src.At(key), "%s applies to the kinds quadrant's own loop runs (%s); this workload is %s", key, strings.Join(v.loopKinds(), ", "), k.Name)
 	}
 	if w.Src.Has("stages") || w.Src.Has("ramp") {
-		v.stages(w, kind, running)
+		v.stages(w, running)
 	}
-	if running && kind != "replay" && !w.Src.Has("duration") && !w.Src.Has("events") && len(w.Stages) == 0 {
+	if running && !k.Ends && !w.Src.Has("duration") && !w.Src.Has("events") && len(w.Stages) == 0 {
 		v.errorf(w.Src.Pos, "workload needs duration: or events: (or both: whichever comes first), e.g. duration: 60s")
 	}
-	if w.Type() == TPCC && w.Rate > 0 {
-		v.errorf(w.Src.At("rate"), "rate does not apply to builtin: tpcc, whose terminals pace themselves; use options: {wait_times: true} for the specification's keying and think times")
+	if k.NoRate != "" && w.Rate > 0 {
+		v.errorf(w.Src.At("rate"), "rate does not apply to a %s workload: %s", k.Name, k.NoRate)
 	}
 	if w.Warmup > 0 && !running {
 		v.errorf(w.Src.At("warmup"), "warmup only applies to action: run")
 	}
-	switch kind {
-	case "builtin":
-		if !contains(BuiltinWorkloads, w.Builtin) {
-			msg := fmt.Sprintf("unknown builtin workload %q", w.Builtin)
-			if sg := suggest(w.Builtin, BuiltinWorkloads); sg != "" {
-				msg += sg
-			} else {
-				msg += "; known: " + strings.Join(BuiltinWorkloads, ", ")
-			}
-			v.errorf(w.Src.At("builtin"), "%s", msg)
-		}
-		v.settings(w.Options, "options", false)
-	case "transactions":
-		v.transactions(w)
-	case "replay":
-		if p := v.output(w.Replay.File); p != "" && v.captured(p) {
-			w.Replay.Path = p
-		} else {
-			w.Replay.Path = v.path(w.Replay.File, w.Replay.Src.At("file"), "replay.file")
-		}
-		v.replay(w.Replay)
-	case "sysbench":
-		v.settings(w.Sysbench.Args, "sysbench.args", false)
+	if k.Check != nil {
+		k.Check(&Check{v: v}, w)
 	}
 }
 
-func (v *validator) replay(r *Replay) {
-	if r.Speed <= 0 {
-		v.errorf(r.Src.At("speed"), "speed must be more than 0 (1 = as captured, 2 = twice as fast)")
+// kindWritten says w's mapping has a kind key (whose value did not decode).
+func (v *validator) kindWritten(w *Workload) bool {
+	for _, key := range v.d.kinds.Keys() {
+		if w.Src.Has(key) {
+			return true
+		}
 	}
-	if r.Src.Has("speed") && r.Timing != "original" {
-		v.errorf(r.Src.At("speed"), "speed applies to timing: original; add timing: original or remove speed")
+	return false
+}
+
+// loopKinds are the kinds whose workers quadrant's own loop runs, for messages.
+func (v *validator) loopKinds() []string {
+	var out []string
+	for _, k := range v.d.kinds.All() {
+		if k.Loop {
+			out = append(out, k.Name)
+		}
 	}
-	if r.Format == "sql" && r.Timing == "original" {
-		v.errorf(r.Src.At("timing"), "timing: original needs captured start times, which a SQL file has not; use timing: none, or replay a slow log, general log or capture file")
-	}
-	if r.Src.Has("connections") && r.Format != "sql" && r.Format != "auto" {
-		v.errorf(r.Src.At("connections"), "connections applies to a SQL file; a %s replays one connection per captured session", r.Format)
-	}
+	return out
 }
 
 // stages checks a load shape and sets the workload's duration to the stages' sum.
-func (v *validator) stages(w *Workload, kind string, running bool) {
+func (v *validator) stages(w *Workload, running bool) {
 	if len(w.Stages) == 0 {
 		if w.Src.Has("stages") {
 			v.errorf(w.Src.At("stages"), "stages is empty; give at least one {duration, threads} or {duration, rate}, or remove stages")
@@ -737,8 +737,8 @@ func (v *validator) stages(w *Workload, kind string, running bool) {
 	case !running:
 		v.errorf(w.Src.At("stages"), "stages only apply to action: run")
 		return
-	case kind != "builtin" && kind != "transactions" || w.Type() == TPCC:
-		v.errorf(w.Src.At("stages"), "stages apply to builtin (not tpcc) and transactions workloads, which quadrant's own loop runs; this workload is %s", w.Type())
+	case !w.Kind.Loop:
+		v.errorf(w.Src.At("stages"), "stages apply to the kinds quadrant's own loop runs (%s); this workload is %s", strings.Join(v.loopKinds(), ", "), w.Type())
 		return
 	}
 	var closed, open *Stage
@@ -820,67 +820,6 @@ func intSetting(s Settings, name string) (int, bool) {
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(fmt.Sprint(val)))
 	return n, err == nil
-}
-
-func (v *validator) transactions(w *Workload) {
-	if len(w.Transactions) == 0 {
-		v.errorf(w.Src.At("transactions"), "transactions is empty; add at least one {name:, statements: [...]}")
-		return
-	}
-	env := map[string]any{}
-	for k, val := range v.d.scope.values() {
-		env[k] = val
-	}
-	var opts []expr.Option
-	var funcs []string
-	for _, g := range Generators {
-		opts = append(opts, expr.Function(g.Name, func(...any) (any, error) { return 0, nil }, g.Sig))
-		funcs = append(funcs, g.Name)
-	}
-	ns := &nameSpace{s: v.d.scope, funcs: funcs}
-	seen := map[string]bool{}
-	for i := range w.Transactions {
-		tx := &w.Transactions[i]
-		if seen[tx.Name] {
-			v.errorf(tx.Src.At("name"), "two transactions are named %q; names must be unique", tx.Name)
-		}
-		seen[tx.Name] = true
-		for j := range tx.Statements {
-			st := &tx.Statements[j]
-			if n := countPlaceholders(st.SQL); n != len(st.Args) && st.SQL != "" {
-				v.errorf(st.Src.Pos, "statement has %d ? placeholder(s) but %d args; give one arg per ?", n, len(st.Args))
-			}
-			for k := range st.Args {
-				v.d.compile(&st.Args[k], ns, env, opts...)
-			}
-		}
-	}
-}
-
-// countPlaceholders counts ? outside quotes and comments.
-func countPlaceholders(sql string) int {
-	n := 0
-	s := sql
-	if parts, err := sqltext.Split(sql); err == nil && len(parts) > 0 {
-		s = strings.Join(parts, ";") // comments dropped: a ? in a comment is no placeholder
-	}
-	var q byte
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case q != 0:
-			if c == '\\' {
-				i++
-			} else if c == q {
-				q = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			q = c
-		case c == '?':
-			n++
-		}
-	}
-	return n
 }
 
 func (v *validator) watch() {

@@ -127,8 +127,8 @@ func (w *Workload) OpenLoop() bool {
 
 // Connections is how many connections the workload opens.
 func (w *Workload) Connections() int {
-	if w.Replay != nil {
-		return w.Replay.Connections
+	if w.Kind != nil && w.Kind.Connections != nil {
+		return w.Kind.Connections(w)
 	}
 	n := 0
 	for _, st := range w.Stages {
@@ -169,9 +169,19 @@ func (p *Plan) DataFiles() []DataFile {
 		}
 	}
 	for pw := range p.Workloads() {
-		if r := pw.Workload.Replay; r != nil && !written[r.Path] {
-			add(DataFile{r.File, r.Path})
+		for _, f := range pw.Workload.Files() {
+			if !written[f.Path] {
+				add(f)
+			}
 		}
 	}
 	return out
+}
+
+// Files are the files the workload reads (a replay's), as its kind says.
+func (w *Workload) Files() []DataFile {
+	if w == nil || w.Kind == nil || w.Kind.Files == nil {
+		return nil
+	}
+	return w.Kind.Files(w)
 }

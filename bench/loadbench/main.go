@@ -35,6 +35,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
+	"github.com/quadrant-bench/quadrant/executor/workload/sysbench"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -159,7 +160,7 @@ func run(f flags) error {
 	}
 	fmt.Printf("server %s (MariaDB sandbox), %d CPUs, %s\n", c.Primary.RedactedDSN(""), numCPU(), loadavg())
 	t0 := time.Now()
-	if _, err := benchrun.Workload(ctx, cfg, &spec.Workload{Builtin: "oltp_read_write", Action: "prepare", Options: benchrun.Settings(b.opts), Threads: min(4, f.tables)}); err != nil {
+	if _, err := benchrun.Workload(ctx, cfg, benchrun.Timed(oltp.Workload("oltp_read_write", "prepare", benchrun.Settings(b.opts)), min(4, f.tables), 0)); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
 	fmt.Printf("prepared %d x %d rows in %.1fs\n", f.tables, f.size, time.Since(t0).Seconds())
@@ -194,7 +195,7 @@ func (b *bench) table() error {
 	}
 	engine.EnsureProcs(b.threads) // as the CLI does
 	// Warm the buffer pool so the first pair is not penalised.
-	if _, err := benchrun.Workload(b.ctx, b.cfg, &spec.Workload{Builtin: "oltp_read_only", Options: benchrun.Settings(b.opts), Threads: b.threads, Duration: 3 * time.Second}); err != nil {
+	if _, err := benchrun.Workload(b.ctx, b.cfg, benchrun.Timed(oltp.Workload("oltp_read_only", "run", benchrun.Settings(b.opts)), b.threads, 3*time.Second)); err != nil {
 		return fmt.Errorf("warm: %w", err)
 	}
 	type row struct {
@@ -289,10 +290,10 @@ func med(v []sample, f func(sample) float64) float64 {
 // child); the client CPU is that process's own: this process's rusage for
 // quadrant, the reaped child's for sysbench.
 func (b *bench) oltpRun(script, kind string) (sample, error) {
-	o := &spec.Workload{Threads: b.threads, Duration: b.dur, ReportInterval: time.Second}
+	var o *spec.Workload
 	who := syscall.RUSAGE_SELF
 	if kind == "sysbench" {
-		o.Sysbench = &spec.Sysbench{Script: script, Args: benchrun.Settings(b.opts)}
+		o = sysbench.Workload(script, benchrun.Settings(b.opts))
 		who = syscall.RUSAGE_CHILDREN
 	} else {
 		opts := b.opts
@@ -300,7 +301,7 @@ func (b *bench) oltpRun(script, kind string) (sample, error) {
 			opts = maps.Clone(b.opts)
 			opts[name] = value
 		}
-		o.Builtin, o.Options = script, benchrun.Settings(opts)
+		o = oltp.Workload(script, "run", benchrun.Settings(opts))
 		if b.profile != nil {
 			if err := pprof.StartCPUProfile(b.profile); err == nil {
 				defer pprof.StopCPUProfile()
@@ -308,6 +309,7 @@ func (b *bench) oltpRun(script, kind string) (sample, error) {
 			}
 		}
 	}
+	o = benchrun.Timed(o, b.threads, b.dur)
 	st0 := b.statusCounters()
 	cpu0, srv0 := rusage(who), b.serverCPU()
 	tot, err := benchrun.Workload(b.ctx, b.cfg, o)
@@ -384,7 +386,7 @@ func (b *bench) engineRun(script string, threads int, rate float64, dur time.Dur
 	setup := make([]time.Duration, threads)
 	return func() (*measure.Total, []time.Duration, error) {
 		tot, err := engine.Run(b.ctx, engine.Config{
-			Threads: threads, Duration: dur, Rate: rate, ReportInterval: time.Second, Ignore: benchrun.DefaultIgnore,
+			Threads: threads, Duration: dur, Rate: rate, ReportInterval: time.Second, Ignore: benchrun.DefaultIgnore(),
 			Setup: func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
 				t0 := time.Now()
 				c, err := engine.Dial(ctx, dc, p.Prepared)
@@ -459,8 +461,9 @@ func (b *bench) connections() error {
 		// intended start with --rate too; it prints one percentile).
 		for _, rate := range []float64{0, b.connRate} {
 			cpu0 := rusage(syscall.RUSAGE_CHILDREN)
-			tot, err := benchrun.Workload(b.ctx, b.cfg, &spec.Workload{Threads: n, Duration: b.dur, ReportInterval: time.Second, Rate: rate,
-				Sysbench: &spec.Sysbench{Script: script, Args: benchrun.Settings(b.opts)}})
+			sw := benchrun.Timed(sysbench.Workload(script, benchrun.Settings(b.opts)), n, b.dur)
+			sw.Rate = rate
+			tot, err := benchrun.Workload(b.ctx, b.cfg, sw)
 			kind := "closed loop"
 			if rate > 0 {
 				kind = fmt.Sprintf("open loop %.0f/s", rate)

@@ -19,6 +19,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -56,8 +57,7 @@ func run(pairs, rows int) error {
 		return err
 	}
 	w := func(action string) *spec.Workload {
-		return &spec.Workload{Builtin: "oltp_read_only", Action: action, Threads: 1,
-			Options: spec.Settings{{Name: "table_size", Value: rows}}}
+		return oltp.Workload("oltp_read_only", action, spec.Settings{{Name: "table_size", Value: rows}})
 	}
 	load := func(report bool) (wall, own time.Duration, err error) {
 		env := workload.Env{Server: cfg}

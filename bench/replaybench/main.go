@@ -29,8 +29,8 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/results/measure"
-	"github.com/quadrant-bench/quadrant/spec"
 )
 
 func main() {
@@ -204,7 +204,7 @@ func keepUp(rate float64, sessions int, span time.Duration) error {
 	engine.EnsureProcs(sessions)
 	fmt.Printf("captured: %d point selects over %d sessions in %s (%.0f/s); CPUs %d\n", n, sessions, span, rate, runtime.NumCPU())
 	for _, speed := range []float64{1, 2, 1, 2, 1, 2} {
-		w := &spec.Workload{Replay: &spec.Replay{File: path, Path: path, Format: "auto", Timing: "original", Speed: speed, Top: 10, OnMalformed: "stop"}}
+		w := replay.Workload(path, replay.Replay{Timing: "original", Speed: speed})
 		t0 := time.Now()
 		tot, err := benchrun.Workload(ctx, cfg, w)
 		if err != nil {

@@ -27,7 +27,9 @@ import (
 	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
-	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
+	"github.com/quadrant-bench/quadrant/executor/workload/replay"
+	"github.com/quadrant-bench/quadrant/executor/workload/sysbench"
 )
 
 var showStatus *bool
@@ -103,23 +105,22 @@ func run(mode, script string, kinds []string, pairs int, dur time.Duration, thre
 func oltpBench(ctx context.Context, cfg *mysql.Config, db *sql.DB, serverPid int, script string, kinds []string, pairs int, dur time.Duration, threads, tables, size int) error {
 	opts := map[string]string{"tables": fmt.Sprint(tables), "table_size": fmt.Sprint(size)}
 	t0 := time.Now()
-	if _, err := benchrun.Workload(ctx, cfg, &spec.Workload{Builtin: script, Action: "prepare", Options: benchrun.Settings(opts), Threads: threads}); err != nil {
+	if _, err := benchrun.Workload(ctx, cfg, benchrun.Timed(oltp.Workload(script, "prepare", benchrun.Settings(opts)), threads, 0)); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
 	fmt.Printf("prepared %d x %d rows with quadrant in %.1fs\n", tables, size, time.Since(t0).Seconds())
 	// Warm the buffer pool once so the first run is not penalised.
-	if _, err := benchrun.Workload(ctx, cfg, &spec.Workload{Builtin: script, Options: benchrun.Settings(opts), Threads: threads, Duration: 3 * time.Second}); err != nil {
+	if _, err := benchrun.Workload(ctx, cfg, benchrun.Timed(oltp.Workload(script, "run", benchrun.Settings(opts)), threads, 3*time.Second)); err != nil {
 		return fmt.Errorf("warm: %w", err)
 	}
 	var sb, qd []float64
 	for i := 1; i <= pairs; i++ {
 		for _, kind := range kinds {
-			o := &spec.Workload{Threads: threads, Duration: dur, ReportInterval: time.Second}
+			o := oltp.Workload(script, "run", benchrun.Settings(opts))
 			if kind == "sysbench" {
-				o.Sysbench = &spec.Sysbench{Script: script, Args: benchrun.Settings(opts)}
-			} else {
-				o.Builtin, o.Options = script, benchrun.Settings(opts)
+				o = sysbench.Workload(script, benchrun.Settings(opts))
 			}
+			o = benchrun.Timed(o, threads, dur)
 			cpu0, srv0, st0 := cpuTime(), procCPU(serverPid), benchrun.Status(ctx, db)
 			tot, err := benchrun.Workload(ctx, cfg, o)
 			if err != nil {
@@ -193,7 +194,7 @@ func replayBench(ctx context.Context, cfg *mysql.Config, c *sandbox.Cluster, dir
 		sec := time.Since(t0).Seconds()
 		cl = append(cl, sec)
 		t0 = time.Now()
-		tot, err := benchrun.Workload(ctx, cfg, &spec.Workload{Replay: &spec.Replay{File: file, Path: file, Connections: 1}})
+		tot, err := benchrun.Workload(ctx, cfg, replay.Workload(file, replay.Replay{Connections: 1}))
 		if err != nil {
 			return fmt.Errorf("replay: %w", err)
 		}

@@ -8,9 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/executor/traffic"
-	"github.com/quadrant-bench/quadrant/executor/workload"
-	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 
 	"github.com/quadrant-bench/quadrant/spec"
@@ -205,9 +202,6 @@ func (e *explainer) iteration(it *spec.Iteration, prevConfig map[string]string) 
 	e.steps("before", it.Before, "  ")
 	if w := it.Workload; w != nil {
 		e.printf("  workload (measured) on %s: %s\n", it.Target, e.workload(w))
-		if w.Replay != nil {
-			e.replayStatements(w.Replay, "        ", 3)
-		}
 	}
 	if len(it.During) > 0 {
 		during := append([]spec.Step(nil), it.During...)
@@ -318,67 +312,24 @@ func (e *explainer) workload(w *spec.Workload) string {
 	}
 	var b strings.Builder
 	b.WriteString(w.String())
-	if w.Builtin != "" && w.Action == "prepare" {
-		if p, err := oltp.ParseParams(w.Builtin, workload.Settings(w.Options)); err == nil {
-			if rows, bytes := oltp.LoadSize(w.Builtin, p); rows > 0 {
-				e.loadRows += rows
-				e.loadBytes += bytes
-				threads := max(1, min(w.Threads, p.Tables))
-				e.loadTime += time.Duration(float64(rows) / float64(loadRate*threads) * float64(time.Second))
-				fmt.Fprintf(&b, " -- loads %d rows, about %s", rows, megabytes(bytes))
-			}
+	if w.Kind != nil && w.Kind.Estimate != nil {
+		if est, ok := w.Kind.Estimate(w); ok && est.Rows > 0 {
+			e.loadRows += est.Rows
+			e.loadBytes += est.Bytes
+			e.loadTime += time.Duration(float64(est.Rows) / float64(loadRate*max(est.Threads, 1)) * float64(time.Second))
+			fmt.Fprintf(&b, " -- loads %d rows, about %s", est.Rows, megabytes(est.Bytes))
 		}
 	}
-	for _, t := range w.Transactions {
-		for _, st := range t.Statements {
-			fmt.Fprintf(&b, "\n        %s: %s", t.Name, oneLine(st.SQL))
-			if len(st.Args) > 0 {
-				args := make([]string, len(st.Args))
-				for i, a := range st.Args {
-					args[i] = a.Source
-				}
-				fmt.Fprintf(&b, "  <- %s", strings.Join(args, ", "))
-			}
+	if w.Kind != nil && w.Kind.Explain != nil {
+		for _, line := range w.Kind.Explain(w) {
+			fmt.Fprintf(&b, "\n        %s", line)
 		}
 	}
 	return b.String()
 }
 
-// fileStatements lists the first max statements of a SQL file (streamed: a replay file
-// can be large) and counts the rest.
-// replayStatements shows a replay file's first statements and counts them and their sessions
-// (a whole read, as for a SQL file: explain says what the run will do).
-func (e *explainer) replayStatements(r *spec.Replay, in string, max int) {
-	f, err := traffic.Open(r.Path, traffic.Options{Format: r.Format})
-	if err != nil {
-		e.printf("%s(cannot read it now: %v)\n", in, err)
-		return
-	}
-	defer f.Close()
-	if f.Format == traffic.SQL {
-		e.fileStatements(r.Path, in, max)
-		return
-	}
-	n := 0
-	sessions := map[uint64]bool{}
-	for {
-		st, err := f.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			e.printf("%s(stops: %v)\n", in, err)
-			return
-		}
-		if n < max {
-			e.printf("%ssession %d: %s;\n", in, st.Session, oneLine(st.Text))
-		}
-		sessions[st.Session] = true
-		n++
-	}
-	e.printf("%s%s: %d statement(s) in %d session(s)\n", in, f.Format, n, len(sessions))
-}
-
+// fileStatements lists the first max statements of a SQL file (streamed: a file can be
+// large) and counts the rest.
 func (e *explainer) fileStatements(path, in string, max int) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/cmd/quadrant/kube"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
 func runKube(args []string, stdout, stderr io.Writer) int {
@@ -52,7 +52,7 @@ func runKube(args []string, stdout, stderr io.Writer) int {
 	}
 	p, err := loadPlan(plans[0], spec.Options{Set: sets, Targets: overrides, Env: env})
 	if err == nil {
-		if errs := kinds.ValidateShards(p, *shards); len(errs) > 0 {
+		if errs := shard.Validate(p, *shards); len(errs) > 0 {
 			err = errs.Tidy()
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 	"github.com/quadrant-bench/quadrant/templates"
 )
 
@@ -51,7 +52,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	for _, path := range plans {
 		p, err := loadPlan(path, spec.Options{Set: sets, Targets: overrides})
 		if err == nil {
-			if errs := kinds.ValidateShards(p, *shards); len(errs) > 0 {
+			if errs := shard.Validate(p, *shards); len(errs) > 0 {
 				err = errs.Tidy()
 			}
 		}
@@ -67,17 +68,11 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// loadPlan loads a plan and checks its workloads with their kinds' own rules: what
+// loadPlan loads a plan with the workload kinds, which check their own workloads: what
 // validate, explain and run refuse alike.
 func loadPlan(path string, opts spec.Options) (*spec.Plan, error) {
-	p, err := spec.Load(path, opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := kinds.Validate(p); err != nil {
-		return nil, err
-	}
-	return p, nil
+	opts.Kinds = kinds.Registry()
+	return spec.Load(path, opts)
 }
 
 func plural(n int) string {
@@ -128,9 +123,9 @@ func runSchema(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	if *md {
-		stdout.Write(spec.MarkdownReference())
+		stdout.Write(spec.MarkdownReference(kinds.Registry()))
 	} else {
-		stdout.Write(spec.JSONSchema())
+		stdout.Write(spec.JSONSchema(kinds.Registry()))
 	}
 	return exitOK
 }

@@ -21,7 +21,6 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/reporters"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -232,7 +231,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	opts := spec.Options{Set: req.sets, Targets: overrides}
 	p, err := loadPlan(req.plan, opts)
 	if err == nil {
-		if errs := kinds.ValidateShards(p, req.shard.Count); len(errs) > 0 {
+		if errs := shard.Validate(p, req.shard.Count); len(errs) > 0 {
 			err = errs.Tidy()
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"io"
 	"os"
 	"path/filepath"
@@ -56,7 +57,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		}
 		folders = append(folders, dir)
 	}
-	o, err := merge.Merge(folders, dirs, *out, buildVersion())
+	o, err := merge.Merge(folders, dirs, *out, buildVersion(), kinds.Registry())
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant merge: %v\n", err)
 		return exitInvalid

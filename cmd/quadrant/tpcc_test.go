@@ -28,7 +28,7 @@ iteration:
 		t.Errorf("exit %d, want %d", code, exitInvalid)
 	}
 	for _, want := range []string{
-		"plan.yaml:6:50: action check: a builtin workload has no consistency check",
+		"plan.yaml:6:50: action check: a builtin workload has no such action (it has run, prepare, cleanup; check is one of tpcc's)",
 		"plan.yaml:11:14: wait_times needs 10 terminals (connections) per warehouse: threads: 20 for 2 warehouse(s), not 8",
 	} {
 		if !strings.Contains(errOut, want) {
@@ -96,9 +96,9 @@ func TestValidateCheckOnKindsThatCannot(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "x.sql"), []byte("SELECT 1;\n"), 0o644)
 	for i, c := range []struct{ step, want string }{
-		{`{sysbench: {script: oltp_read_write}, action: check}`, "plan.yaml:6:61: action check: a sysbench workload has no consistency check (only builtin: tpcc has one)"},
-		{`{transactions: [{name: a, statements: [{sql: "SELECT 1"}]}], action: check}`, "plan.yaml:6:84: action check: a transactions workload has no consistency check (only builtin: tpcc has one)"},
-		{`{replay: {file: x.sql}, action: check}`, "plan.yaml:6:47: action check: a replay workload has no consistency check (only builtin: tpcc has one)"},
+		{`{sysbench: {script: oltp_read_write}, action: check}`, "plan.yaml:6:61: action check: a sysbench workload has no such action (it has run, prepare, cleanup; check is one of tpcc's)"},
+		{`{transactions: [{name: a, statements: [{sql: "SELECT 1"}]}], action: check}`, "plan.yaml:6:84: action check: a transactions workload has no such action (it has run; check is one of tpcc's)"},
+		{`{replay: {file: x.sql}, action: check}`, "plan.yaml:6:47: action check: a replay workload has no such action (it has run; check is one of tpcc's)"},
 	} {
 		plan := filepath.Join(dir, "plan.yaml")
 		os.WriteFile(plan, []byte(`version: 1

@@ -67,19 +67,15 @@ type Env struct {
 	Meet func(ctx context.Context, point string) error
 }
 
-// Kind is one kind of workload, as spec.Workload.Type() names it.
+// Kind is one kind of workload, declared in one value by its package: what a plan knows of
+// it (Spec, which spec asks when it loads a plan) and how it runs.
 type Kind struct {
-	Name string
-	// Validate checks what spec cannot know (a builtin's script options, say); errors
-	// point at the plan's line. It runs at `quadrant validate` and before a run.
-	Validate func(w *spec.Workload) spec.Errors
+	Spec spec.Kind
 	// New binds a workload of this kind to its settings and server.
 	New func(w *spec.Workload, env Env) (Workload, error)
-	// Checks says the kind's workloads are Checkers: `action: check` is valid for them.
-	Checks bool
-	// Shards, if set, says what of w cannot be split into n shards (--shard K/N) that only
-	// the kind knows (a replayed file's format is in its content); spec/shard checks the rest.
-	Shards func(w *spec.Workload, n int) spec.Errors
+	// Prepared, if set, is how many server-side prepared statements one connection of w
+	// keeps, for the pre-flight check against max_prepared_stmt_count.
+	Prepared func(w *spec.Workload) int
 }
 
 // ErrNoAction is returned by a kind for an action it does not have; validation refuses
@@ -156,13 +152,12 @@ func WithDB(cfg *mysql.Config) *mysql.Config {
 	return c
 }
 
-// Validate is the kinds' shared check of what every workload's settings must hold.
-func Validate(w *spec.Workload) spec.Errors {
-	var errs spec.Errors
-	if w.Rate < 0 || w.Threads < 0 || w.Events < 0 || w.Duration < 0 || w.Warmup < 0 {
-		errs = append(errs, &spec.Error{Pos: w.Src.Pos, Msg: "rate, threads, events, duration and warmup must not be negative"})
+// Options are w's options: for a kind whose options are a settings map (spec.Settings).
+func Options(w *spec.Workload) spec.Settings {
+	if o := spec.OptionsOf[*spec.Settings](w); o != nil {
+		return *o
 	}
-	return errs
+	return nil
 }
 
 // CheckOptionNames reports each option of w that is not among known (dashes and underscores
@@ -171,7 +166,7 @@ func Validate(w *spec.Workload) spec.Errors {
 func CheckOptionNames(w *spec.Workload, what string, known []string) (spec.Errors, spec.Settings) {
 	var errs spec.Errors
 	var rest spec.Settings
-	for _, kv := range w.Options {
+	for _, kv := range Options(w) {
 		n := strings.ReplaceAll(kv.Name, "-", "_")
 		if slices.Contains(known, n) {
 			rest = append(rest, kv)

@@ -19,6 +19,9 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/workload/custom"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
+	"github.com/quadrant-bench/quadrant/executor/workload/replay"
+	"github.com/quadrant-bench/quadrant/executor/workload/sysbench"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -94,18 +97,6 @@ type OnError struct {
 }
 
 func (o Options) workload() *spec.Workload {
-	w := &spec.Workload{Builtin: o.Builtin, Action: o.Action, Threads: max(o.Threads, 1), Duration: o.Duration, Events: o.Events,
-		Warmup: o.Warmup, Rate: o.Rate, ReportInterval: o.ReportInterval,
-		OnError: spec.OnError{Ignore: []int{1213, 1020, 1205}, Reconnect: o.OnError.Reconnect, MaxErrors: o.OnError.MaxErrors}}
-	if w.Action == "" {
-		w.Action = "run"
-	}
-	if w.ReportInterval == 0 {
-		w.ReportInterval = time.Second
-	}
-	if w.Duration == 0 && w.Events == 0 && o.Replay == nil {
-		w.Duration = 10 * time.Second
-	}
 	settings := func(m map[string]string) spec.Settings {
 		var out spec.Settings
 		for k, v := range m {
@@ -113,23 +104,39 @@ func (o Options) workload() *spec.Workload {
 		}
 		return out
 	}
-	w.Options = settings(o.Options)
-	for _, tx := range o.Transactions {
-		st := spec.Transaction{Name: tx.Name, Weight: max(tx.Weight, 1)}
-		for _, s := range tx.Statements {
-			ts := spec.TxStatement{SQL: s.SQL}
-			for _, a := range s.Args {
-				ts.Args = append(ts.Args, spec.Expr{Source: a})
+	var w *spec.Workload
+	switch {
+	case o.Replay != nil:
+		w = replay.Workload(o.Replay.File, replay.Replay{Connections: 1})
+	case o.Sysbench != nil:
+		w = sysbench.Workload(o.Sysbench.Script, settings(o.Sysbench.Args))
+	case o.Transactions != nil:
+		var txs []custom.PlanTransaction
+		for _, tx := range o.Transactions {
+			st := custom.PlanTransaction{Name: tx.Name, Weight: max(tx.Weight, 1)}
+			for _, s := range tx.Statements {
+				ts := custom.PlanStatement{SQL: s.SQL}
+				for _, a := range s.Args {
+					ts.Args = append(ts.Args, spec.Expr{Source: a})
+				}
+				st.Statements = append(st.Statements, ts)
 			}
-			st.Statements = append(st.Statements, ts)
+			txs = append(txs, st)
 		}
-		w.Transactions = append(w.Transactions, st)
+		w = custom.Workload(txs)
+	default:
+		w = oltp.Workload(o.Builtin, o.Action, settings(o.Options))
 	}
-	if o.Replay != nil {
-		w.Replay = &spec.Replay{File: o.Replay.File, Path: o.Replay.File, Connections: 1}
+	if o.Action != "" {
+		w.Action = o.Action
 	}
-	if o.Sysbench != nil {
-		w.Sysbench = &spec.Sysbench{Script: o.Sysbench.Script, Args: settings(o.Sysbench.Args)}
+	w.Threads, w.Duration, w.Events, w.Warmup, w.Rate = max(o.Threads, 1), o.Duration, o.Events, o.Warmup, o.Rate
+	if o.ReportInterval > 0 {
+		w.ReportInterval = o.ReportInterval
+	}
+	w.OnError.Reconnect, w.OnError.MaxErrors = o.OnError.Reconnect, o.OnError.MaxErrors
+	if w.Duration == 0 && w.Events == 0 && o.Replay == nil {
+		w.Duration = 10 * time.Second
 	}
 	return w
 }
@@ -145,7 +152,7 @@ func run(t *testing.T, cfg *mysql.Config, o Options) (*measure.Total, []*measure
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	w := o.workload()
-	if errs := kinds.All[w.Type()].Validate(w); len(errs) > 0 {
+	if errs := spec.CheckWorkload(w, "."); len(errs) > 0 {
 		return nil, nil, errs
 	}
 	tot, err := kinds.Do(ctx, w, workload.Env{Server: cfg, Vars: o.Vars, ReadTimeout: o.ReadTimeout, Log: func(msg string) { t.Log(msg) }}, onInterval)

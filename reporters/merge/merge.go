@@ -41,8 +41,8 @@ type shardRun struct {
 
 // Merge merges the shard folders dirs into out (created; it must not exist yet). names,
 // when given, are what the user named for each (an archive unpacked into dirs[i]), for
-// run.json.
-func Merge(dirs []string, names []string, out string, version string) (*Outcome, error) {
+// run.json. kinds are the workload kinds the leader's plan.yaml is loaded with.
+func Merge(dirs []string, names []string, out string, version string, kinds *spec.Kinds) (*Outcome, error) {
 	if len(names) != len(dirs) {
 		names = dirs
 	}
@@ -66,7 +66,7 @@ func Merge(dirs []string, names []string, out string, version string) (*Outcome,
 	if err := w.WritePlan([]byte(lead.Plan)); err != nil {
 		return nil, err
 	}
-	plan, err := spec.Load(filepath.Join(shards[0].dir, results.PlanFile), spec.Options{})
+	plan, err := spec.Load(filepath.Join(shards[0].dir, results.PlanFile), spec.Options{Kinds: kinds})
 	if err != nil {
 		return nil, fmt.Errorf("the leader's plan.yaml does not load: %w", err)
 	}

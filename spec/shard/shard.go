@@ -83,9 +83,10 @@ func (s Shard) Unique(counter uint32) uint32 {
 }
 
 // Validate says what of a plan cannot be split into n shards, at the plan's lines:
-// sysbench workloads (sysbench prints percentiles, which do not add up), sandbox targets
-// (a sandbox is private to one machine), fewer threads than shards (in any stage too), and
-// an events limit under n. A replayed SQL file is refused by its kind, which reads the file.
+// sandbox targets (a sandbox is private to one machine), fewer threads than shards (in any
+// stage too), and an events limit under n; a kind with its own Shards says instead what of
+// its workloads cannot be split (sysbench's percentiles do not add up, a replayed SQL file
+// is one stream).
 func Validate(p *spec.Plan, n int) spec.Errors {
 	if n <= 1 {
 		return nil
@@ -105,12 +106,9 @@ func Validate(p *spec.Plan, n int) spec.Errors {
 			continue
 		}
 		seen[w] = true
-		switch w.Type() {
-		case "sysbench":
-			errs = append(errs, &spec.Error{Pos: w.Src.At("sysbench"), Msg: "a sysbench: workload cannot be sharded: sysbench prints percentiles, which do not merge; use the same script as builtin: (e.g. builtin: oltp_read_write), whose latency histograms merge exactly"})
-			continue
-		case "replay":
-			continue // captured sessions split by session; the kind refuses a SQL file (its format is in its content)
+		if k := w.Kind; k != nil && k.Shards != nil {
+			errs = append(errs, k.Shards(w, n)...)
+			continue // the kind splits its own way (a replay by captured session) or not at all
 		}
 		if w.Action != "run" {
 			continue

@@ -113,7 +113,7 @@ iteration:
     events: 2
     duration: 1s
 `
-	p, err := spec.Load("plan.yaml", spec.Options{FS: fstest.MapFS{"plan.yaml": {Data: []byte(plan)}}})
+	p, err := spec.Load("plan.yaml", spec.Options{FS: fstest.MapFS{"plan.yaml": {Data: []byte(plan)}}, Kinds: builtinKind(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ iteration:
   workload:
     builtin: oltp_read_only
 ` + stages
-		p, err := spec.Load("plan.yaml", spec.Options{FS: fstest.MapFS{"plan.yaml": {Data: []byte(plan)}}})
+		p, err := spec.Load("plan.yaml", spec.Options{FS: fstest.MapFS{"plan.yaml": {Data: []byte(plan)}}, Kinds: builtinKind(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,4 +173,15 @@ iteration:
 	if errs := Validate(open, 3); len(errs) != 1 || !strings.Contains(errs.Error(), "threads: 2 cannot be split into 3") {
 		t.Errorf("3 shards of a rate stage with 2 threads: %v", errs)
 	}
+}
+
+// builtinKind stands in for the executor's builtin kind (spec's packages cannot import it):
+// the threads and events arithmetic is spec/shard's, whatever the kind.
+func builtinKind(t *testing.T) *spec.Kinds {
+	ks, err := spec.NewKinds(&spec.Kind{Name: "builtin", Key: "builtin", Values: []string{"oltp_read_only"},
+		Body: func() any { return new(string) }, Actions: []string{"prepare"}, Loop: true, SplitsPrepare: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ks
 }

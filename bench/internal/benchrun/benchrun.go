@@ -18,20 +18,18 @@ import (
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// DefaultIgnore is sysbench's --mysql-ignore-errors default, as a plan's on_error.ignore has it.
-var DefaultIgnore = []int{1213, 1020, 1205}
+// DefaultIgnore is a plan's on_error.ignore default (sysbench's --mysql-ignore-errors).
+func DefaultIgnore() []int { return spec.WithDefaults(&spec.OnError{}).Ignore }
 
 // Workload runs w through its kind on cfg, with the defaults a plan would give it.
 func Workload(ctx context.Context, cfg *mysql.Config, w *spec.Workload) (*measure.Total, error) {
-	if w.Action == "" {
-		w.Action = "run"
-	}
-	if w.ReportInterval == 0 {
-		w.ReportInterval = time.Second
-	}
-	w.Threads = max(w.Threads, 1)
-	w.OnError.Ignore = DefaultIgnore
-	return kinds.Do(ctx, w, workload.Env{Server: cfg}, func(*measure.Interval) {})
+	return kinds.Do(ctx, spec.WithDefaults(w), workload.Env{Server: cfg}, func(*measure.Interval) {})
+}
+
+// Timed is w running threads connections for d.
+func Timed(w *spec.Workload, threads int, d time.Duration) *spec.Workload {
+	w.Threads, w.Duration = threads, d
+	return w
 }
 
 // Settings turns script options into a plan's settings.

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -33,7 +34,7 @@ iteration:
 	if err := os.WriteFile(plan, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := spec.Load(plan, spec.Options{})
+	p, err := spec.Load(plan, spec.Options{Kinds: kinds.Registry()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,19 @@ import (
 )
 
 // Kind is `workload: {transactions: [...]}`: a weighted mix of the plan's own statements.
-var Kind = workload.Kind{Name: "transactions", Validate: workload.Validate, New: newMix}
+var Kind = workload.Kind{
+	Spec: spec.Kind{
+		Name: "transactions", Key: "transactions",
+		Doc:      "A custom weighted mix of transactions.",
+		Body:     func() any { return new([]PlanTransaction) },
+		Loop:     true,
+		Check:    check,
+		Describe: describe,
+		Explain:  explain,
+		TxNames:  txNames,
+	},
+	New: newMix,
+}
 
 type mixWorkload struct {
 	w   *spec.Workload
@@ -24,7 +36,7 @@ type mixWorkload struct {
 // positions in the plan.
 func newMix(w *spec.Workload, env workload.Env) (workload.Workload, error) {
 	var txs []Transaction
-	for _, tx := range w.Transactions {
+	for _, tx := range Plan(w) {
 		ct := Transaction{Name: tx.Name, Weight: tx.Weight}
 		for _, st := range tx.Statements {
 			cs := Statement{SQL: st.SQL}

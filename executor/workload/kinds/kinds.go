@@ -1,5 +1,7 @@
+//go:generate go test -run=TestGeneratedDocs -update .
+
 // Package kinds registers every workload kind: a new kind is a package under
-// executor/workload and one line in All.
+// executor/workload that declares its workload.Kind, and one line in All.
 package kinds
 
 import (
@@ -14,75 +16,73 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/workload/tpcc"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
-	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
-// All are the workload kinds, by the name spec.Workload.Type() gives.
-var All = map[string]workload.Kind{
-	oltp.Kind.Name:     oltp.Kind,
-	custom.Kind.Name:   custom.Kind,
-	replay.Kind.Name:   replay.Kind,
-	sysbench.Kind.Name: sysbench.Kind,
-	tpcc.Kind.Name:     tpcc.Kind,
+// All are the workload kinds, in the order the plan reference lists them.
+var All = []*workload.Kind{
+	&oltp.Kind,
+	&tpcc.Kind,
+	&custom.Kind,
+	&replay.Kind,
+	&sysbench.Kind,
+}
+
+// Registry is what spec asks of the kinds when it loads a plan (spec.Options.Kinds), and
+// what generates the plan reference.
+func Registry() *spec.Kinds { return With() }
+
+// With is the registry of every kind and extra ones (a test's own kind): each plan
+// workload's Kind then carries what runs it (spec.Kind.Impl), so the executor runs a kind
+// it has never heard of.
+func With(extra ...*workload.Kind) *spec.Kinds {
+	var specs []*spec.Kind
+	for _, k := range append(append([]*workload.Kind(nil), All...), extra...) {
+		sk := k.Spec
+		sk.Impl = k
+		specs = append(specs, &sk)
+	}
+	ks, err := spec.NewKinds(specs...)
+	if err != nil {
+		panic(err) // two kinds claim one name: a programming error every test meets
+	}
+	return ks
+}
+
+// Of returns w's kind: what its plan's registry carries, or (a workload built in Go
+// with a kind's own Spec) the kind of that name.
+func Of(w *spec.Workload) (*workload.Kind, error) {
+	if w.Kind != nil {
+		if k, ok := w.Kind.Impl.(*workload.Kind); ok {
+			return k, nil
+		}
+		for _, k := range All {
+			if w.Kind == &k.Spec || w.Kind.Name == k.Spec.Name {
+				return k, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("workload of unknown kind %q", w.Type())
 }
 
 // New binds a plan's workload to its kind and server.
 func New(w *spec.Workload, env workload.Env) (workload.Workload, error) {
-	k, ok := All[w.Type()]
-	if !ok {
-		return nil, fmt.Errorf("workload of unknown kind %q", w.Type())
+	k, err := Of(w)
+	if err != nil {
+		return nil, err
 	}
 	return k.New(w, env)
 }
 
-// Validate checks every workload of a plan with its kind's own rules, after spec's: what
-// `quadrant validate` and a run refuse before anything starts.
-func Validate(p *spec.Plan) error {
-	var errs spec.Errors
-	seen := map[*spec.Workload]bool{}
-	for pw := range p.Workloads() {
-		if seen[pw.Workload] {
-			continue
-		}
-		seen[pw.Workload] = true
-		k, ok := All[pw.Workload.Type()]
-		if !ok {
-			continue
-		}
-		if pw.Workload.Action == "check" && !k.Checks {
-			errs = append(errs, &spec.Error{Pos: pw.Workload.Src.At("action"),
-				Msg: fmt.Sprintf("action check: a %s workload has no consistency check (only builtin: tpcc has one); use action: run, prepare or cleanup", pw.Workload.Type())})
-		}
-		if k.Validate != nil {
-			errs = append(errs, k.Validate(pw.Workload)...)
-		}
+// Prepared is how many server-side prepared statements one connection of w keeps.
+func Prepared(w *spec.Workload) int {
+	if k, err := Of(w); err == nil && k.Prepared != nil {
+		return k.Prepared(w)
 	}
-	errs = append(errs, tpcc.ValidateLoaded(p)...)
-	return errs.Tidy()
+	return 0
 }
 
-// ValidateShards says what of p cannot be split into n shards: spec/shard's arithmetic,
-// and what the kinds know from their files (a replayed SQL file).
-func ValidateShards(p *spec.Plan, n int) spec.Errors {
-	errs := shard.Validate(p, n)
-	if n <= 1 {
-		return errs
-	}
-	seen := map[*spec.Workload]bool{}
-	for pw := range p.Workloads() {
-		if seen[pw.Workload] {
-			continue
-		}
-		seen[pw.Workload] = true
-		if k, ok := All[pw.Workload.Type()]; ok && k.Shards != nil {
-			errs = append(errs, k.Shards(pw.Workload, n)...)
-		}
-	}
-	return errs
-}
-
-// Do runs w's action on its server: prepare, cleanup, or (run) the load, whose intervals
-// go to onInterval.
+// Do runs w's action on its server: prepare, cleanup, check, or (run) the load, whose
+// intervals go to onInterval.
 func Do(ctx context.Context, w *spec.Workload, env workload.Env, onInterval func(*measure.Interval)) (*measure.Total, error) {
 	wl, err := New(w, env)
 	if err != nil {

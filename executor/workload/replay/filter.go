@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/quadrant-bench/quadrant/executor/traffic"
-	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // filter is a replay's include/exclude lists and read_only, applied to each captured statement.
@@ -25,7 +24,7 @@ type matcher struct {
 	ids            map[string]bool // fingerprint ids
 }
 
-func newMatcher(f *spec.ReplayFilter) *matcher {
+func newMatcher(f *ReplayFilter) *matcher {
 	if f == nil {
 		return nil
 	}
@@ -73,7 +72,7 @@ func (m *matcher) match(s *traffic.Statement, id string, all bool) bool {
 	return slices.Contains(results, true)
 }
 
-func newFilter(r *spec.Replay) *filter {
+func newFilter(r *Replay) *filter {
 	return &filter{readOnly: r.ReadOnly, include: newMatcher(r.Include), exclude: newMatcher(r.Exclude), prepared: map[uint64]map[string]bool{}, temps: map[uint64]map[string]bool{}}
 }
 

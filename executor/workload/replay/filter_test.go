@@ -4,16 +4,15 @@ import (
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/traffic"
-	"github.com/quadrant-bench/quadrant/spec"
 )
 
 func TestFilter(t *testing.T) {
 	st := func(session uint64, schema, user, text string) *traffic.Statement {
 		return &traffic.Statement{Session: session, Schema: schema, User: user, Text: text}
 	}
-	f := newFilter(&spec.Replay{
-		Include: &spec.ReplayFilter{Schemas: []string{"shop"}, Users: []string{"app", "batch"}},
-		Exclude: &spec.ReplayFilter{Fingerprints: []string{"SELECT SLEEP(5)", traffic.FingerprintID("delete from t where id=?")}},
+	f := newFilter(&Replay{
+		Include: &ReplayFilter{Schemas: []string{"shop"}, Users: []string{"app", "batch"}},
+		Exclude: &ReplayFilter{Fingerprints: []string{"SELECT SLEEP(5)", traffic.FingerprintID("delete from t where id=?")}},
 	})
 	for _, c := range []struct {
 		s    *traffic.Statement
@@ -30,7 +29,7 @@ func TestFilter(t *testing.T) {
 			t.Errorf("%+v: skipped by %q, want %q", c.s, got, c.want)
 		}
 	}
-	ro := newFilter(&spec.Replay{ReadOnly: true})
+	ro := newFilter(&Replay{ReadOnly: true})
 	for _, c := range []struct {
 		text   string
 		writes bool

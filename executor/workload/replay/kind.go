@@ -15,15 +15,28 @@ import (
 
 // Kind is `workload: {replay: {file: ...}}`: a SQL file executed in order, timed, or captured
 // traffic replayed per session.
-var Kind = workload.Kind{Name: "replay", Validate: validate, New: newReplay, Shards: shards}
+var Kind = workload.Kind{
+	Spec: spec.Kind{
+		Name: "replay", Key: "replay",
+		Doc:         "Execute a SQL file in order, or replay captured traffic (slow log, general log, capture file) per session.",
+		Body:        func() any { return new(Replay) },
+		Ends:        true,
+		Check:       check,
+		Shards:      shards,
+		Describe:    describe,
+		Explain:     explain,
+		Connections: func(w *spec.Workload) int { return Plan(w).Connections },
+		Files: func(w *spec.Workload) []spec.DataFile {
+			return []spec.DataFile{{File: Plan(w).File, Path: Plan(w).Path}}
+		},
+	},
+	New: newReplay,
+}
 
 // shards refuses to split a SQL file: captured traffic splits by session (each session one
 // shard's whole, see owns), but a SQL file is one stream whose order is its meaning.
 func shards(w *spec.Workload, n int) spec.Errors {
-	r := w.Replay
-	if r == nil {
-		return nil
-	}
+	r := Plan(w)
 	format := r.Format
 	if r.Path != "" && (format == "" || format == "auto") {
 		f, err := traffic.Open(r.Path, traffic.Options{})
@@ -44,9 +57,9 @@ func shards(w *spec.Workload, n int) spec.Errors {
 // validate checks what only the file tells: its format, and that timing: original has start
 // times to follow.
 func validate(w *spec.Workload) spec.Errors {
-	errs := workload.Validate(w)
-	r := w.Replay
-	if r == nil || r.Path == "" {
+	var errs spec.Errors
+	r := Plan(w)
+	if r.Path == "" {
 		return errs
 	}
 	f, err := traffic.Open(r.Path, traffic.Options{Format: r.Format})
@@ -88,7 +101,7 @@ type fileReplay struct {
 // newReplay runs a SQL file as it always has (spread over connections, in file order) unless
 // the file is captured traffic or the plan asks for what only a session replay does.
 func newReplay(w *spec.Workload, env workload.Env) (workload.Workload, error) {
-	r := w.Replay
+	r := Plan(w)
 	format := r.Format
 	if format == "" || format == "auto" {
 		f, err := traffic.Open(r.Path, traffic.Options{})
@@ -108,7 +121,7 @@ func (r *fileReplay) Prepare(context.Context) error { return workload.ErrNoActio
 func (r *fileReplay) Cleanup(context.Context) error { return workload.ErrNoAction }
 
 func (r *fileReplay) Run(ctx context.Context, onInterval func(*measure.Interval)) (*measure.Total, error) {
-	src, err := Open(r.w.Replay.Path)
+	src, err := Open(Plan(r.w).Path)
 	if err != nil {
 		return nil, err
 	}

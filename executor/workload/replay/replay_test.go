@@ -164,26 +164,14 @@ func env(t *testing.T, s *sandbox.Server) workload.Env {
 	return workload.Env{Server: cfg, Log: func(msg string) { t.Log(msg) }}
 }
 
-func replayFile(t *testing.T, s *sandbox.Server, r *spec.Replay) *measure.Total {
+func replayFile(t *testing.T, s *sandbox.Server, r *Replay) *measure.Total {
 	t.Helper()
-	r.Path = r.File
-	if r.Format == "" {
-		r.Format = "auto"
-	}
-	if r.Speed == 0 {
-		r.Speed = 1
-	}
-	if r.Timing == "" {
-		r.Timing = "none"
-	}
 	if r.Top == 0 {
 		r.Top = 20
 	}
-	if r.OnMalformed == "" {
-		r.OnMalformed = "stop"
-	}
-	w := &spec.Workload{Replay: r, Action: "run", ReportInterval: time.Second, Threads: 1, OnError: spec.OnError{Ignore: []int{1213}}}
-	if errs := Kind.Validate(w); len(errs) > 0 {
+	w := Workload(r.File, *r)
+	w.OnError.Ignore = []int{1213}
+	if errs := spec.CheckWorkload(w, "."); len(errs) > 0 {
 		t.Fatalf("validate: %v", errs)
 	}
 	wl, err := Kind.New(w, env(t, s))
@@ -265,12 +253,12 @@ func TestServerLogsReplay(t *testing.T) {
 		}
 	}
 	// The statements that switched the logs are captured too, on another session.
-	exclude := &spec.ReplayFilter{Fingerprints: []string{"SET GLOBAL general_log=0", "SET GLOBAL slow_query_log=0"}}
+	exclude := &ReplayFilter{Fingerprints: []string{"SET GLOBAL general_log=0", "SET GLOBAL slow_query_log=0"}}
 	for _, c := range []struct {
 		file, timing string
 	}{{"slow.log", "original"}, {"general.log", "original"}, {"general.log", "none"}} {
 		schema(t, b.Primary)
-		tot := replayFile(t, b.Primary, &spec.Replay{File: filepath.Join(dir, c.file), Timing: c.timing, Exclude: exclude})
+		tot := replayFile(t, b.Primary, &Replay{File: filepath.Join(dir, c.file), Timing: c.timing, Exclude: exclude})
 		what := c.file + " timing " + c.timing
 		if tot.Errors != 0 {
 			t.Errorf("%s: %d errors: %v", what, tot.Errors, tot.ErrorsByCode)
@@ -290,7 +278,7 @@ func TestServerLogsReplay(t *testing.T) {
 	}
 	// read_only: nothing reaches steps, the temporary tables still work.
 	schema(t, b.Primary)
-	tot := replayFile(t, b.Primary, &spec.Replay{File: filepath.Join(dir, "slow.log"), ReadOnly: true, Exclude: exclude})
+	tot := replayFile(t, b.Primary, &Replay{File: filepath.Join(dir, "slow.log"), ReadOnly: true, Exclude: exclude})
 	if tot.Errors != 0 || tot.Replay.Skipped["read_only"] != sessions*writesPerSession {
 		t.Errorf("read_only: %d errors, skipped %v, want %d read_only", tot.Errors, tot.Replay.Skipped, sessions*writesPerSession)
 	}
@@ -308,8 +296,8 @@ func TestServerLogsReplay(t *testing.T) {
 	if err := os.WriteFile(sqlFile, []byte("SELECT 1;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	w := &spec.Workload{Replay: &spec.Replay{File: "plain.sql", Path: sqlFile, Format: "auto", Timing: "original", Speed: 1}}
-	if errs := Kind.Validate(w); len(errs) != 1 || !strings.Contains(errs[0].Error(), "timing: original needs captured start times") {
+	w := Workload(sqlFile, Replay{Timing: "original"})
+	if errs := validate(w); len(errs) != 1 || !strings.Contains(errs[0].Error(), "timing: original needs captured start times") {
 		t.Errorf("validate timing: original on a SQL file: %v", errs)
 	}
 }
@@ -380,7 +368,7 @@ func TestCaptureRoundTrip(t *testing.T) {
 			t.Errorf("%s: settings after the capture %q, before %q", method, got, before)
 		}
 		schema(t, b.Primary)
-		tot := replayFile(t, b.Primary, &spec.Replay{File: out, Timing: "original"})
+		tot := replayFile(t, b.Primary, &Replay{File: out, Timing: "original"})
 		if tot.Errors != 0 {
 			t.Errorf("%s: %d errors: %v", method, tot.Errors, tot.ErrorsByCode)
 		}
@@ -430,7 +418,7 @@ func TestSessionsConnectWhenTheyRun(t *testing.T) {
 	if _, err := db.Exec("FLUSH STATUS"); err != nil {
 		t.Fatal(err)
 	}
-	tot := replayFile(t, c.Primary, &spec.Replay{File: path, Timing: "original"})
+	tot := replayFile(t, c.Primary, &Replay{File: path, Timing: "original"})
 	if tot.Errors != 0 || tot.Replay.SessionsReplayed != n || tot.Replay.StatementsReplayed != 2*n {
 		t.Fatalf("replay: %d errors, %+v", tot.Errors, tot.Replay)
 	}

@@ -40,7 +40,7 @@ const (
 	connectAhead   = 50 * time.Millisecond
 )
 
-func openTraffic(r *spec.Replay, env workload.Env) (*traffic.File, error) {
+func openTraffic(r *Replay, env workload.Env) (*traffic.File, error) {
 	return traffic.Open(r.Path, traffic.Options{Format: r.Format, SkipMalformed: r.OnMalformed == "skip",
 		OnSkip: func(e *traffic.LineError) { env.Logf("replay: skipped malformed record: %v", e) }})
 }
@@ -77,7 +77,7 @@ func owns(sh shard.Shard, j int) bool { return j%max(sh.Count, 1) == sh.Index }
 // are those of its own sessions, so that the shards' figures add up to the file's; what
 // every shard must agree on (the top fingerprints, the first captured start the timing
 // counts from) comes from the whole file.
-func scan(r *spec.Replay, env workload.Env) (*scanned, error) {
+func scan(r *Replay, env workload.Env) (*scanned, error) {
 	f, err := openTraffic(r, env)
 	if err != nil {
 		return nil, err
@@ -213,7 +213,7 @@ func (s *shared) failed() error {
 
 // dispatch reads the file again and hands each kept statement to its session's queue,
 // recording the captured durations per fingerprint; it closes the queues at the end.
-func dispatch(r *spec.Replay, env workload.Env, sc *scanned, sh *shared, queues []chan *item, captured []*measure.Histogram, quit <-chan struct{}) {
+func dispatch(r *Replay, env workload.Env, sc *scanned, sh *shared, queues []chan *item, captured []*measure.Histogram, quit <-chan struct{}) {
 	defer func() {
 		for _, q := range queues {
 			close(q)
@@ -372,7 +372,7 @@ func (r *sessionReplay) Prepare(context.Context) error { return workload.ErrNoAc
 func (r *sessionReplay) Cleanup(context.Context) error { return workload.ErrNoAction }
 
 func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interval)) (*measure.Total, error) {
-	rp := r.w.Replay
+	rp := Plan(r.w)
 	sc, err := scan(rp, r.env)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)

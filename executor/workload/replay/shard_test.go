@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/workload"
-	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
@@ -15,8 +14,8 @@ import (
 // fingerprint, skipped statements. Every shard ranks the fingerprints alike (the merge
 // lines their columns up by name) and counts the timing from the same first start.
 func TestSessionsSplitAcrossShards(t *testing.T) {
-	for _, file := range []string{"traffic/testdata/mariadb-general.log", "traffic/testdata/mariadb-slow.log"} {
-		r := &spec.Replay{Path: file, File: file, Format: "auto", Top: 3, OnMalformed: "stop", ReadOnly: true}
+	for _, file := range []string{"../../traffic/testdata/mariadb-general.log", "../../traffic/testdata/mariadb-slow.log"} {
+		r := &Replay{Path: file, File: file, Format: "auto", Top: 3, OnMalformed: "stop", ReadOnly: true}
 		whole, err := scan(r, workload.Env{})
 		if err != nil {
 			t.Fatal(err)

@@ -16,14 +16,46 @@ import (
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// Kind is the tpcc workload kind.
-var Kind = workload.Kind{Name: spec.TPCC, Validate: validate, New: newTPCC, Checks: true}
+// Kind is `workload: {builtin: tpcc}`, a kind of its own beside the OLTP scripts: its own
+// options, a consistency check, terminals that pace themselves.
+var Kind = workload.Kind{
+	Spec: spec.Kind{
+		Name: kindName, Key: "builtin", Values: []string{kindName},
+		Doc: "builtin: tpcc is a TPC-C-like order entry workload (docs/tpcc.md): its transactions " +
+			"(tx.NAME.*) are " + strings.Join(Transactions, ", ") + "; action: check verifies the specification's consistency conditions.",
+		Body:    func() any { return new(string) },
+		Options: func() any { return new(spec.Settings) },
+		OptionsDoc: "builtin tpcc: warehouses, wait_times, weight_new_order/payment/order_status/delivery/stock_level, " +
+			"secondary_indexes, foreign_keys, load_batch (see docs/tpcc.md).",
+		Actions:       []string{"prepare", "cleanup", "check"},
+		NoRate:        "its terminals pace themselves; use options: {wait_times: true} for the specification's keying and think times",
+		Metrics:       []string{"tpmC", "tpmTotal", "efficiency"},
+		SplitsPrepare: true,
+		Check:         func(c *spec.Check, w *spec.Workload) { c.Add(validate(w)) },
+		CheckPlan:     ValidateLoaded,
+		Describe: func(w *spec.Workload) string {
+			s := "builtin tpcc " + w.Action
+			if o := workload.Options(w); len(o) > 0 {
+				s += fmt.Sprintf(" (%s)", o)
+			}
+			return s
+		},
+		TxNames: func(*spec.Workload) []string { return Transactions },
+	},
+	New: newTPCC,
+}
+
+// kindName is the kind's name and builtin:'s value.
+const kindName = "tpcc"
+
+// Transactions are the five transactions' names, as tx.NAME.* columns have them.
+var Transactions = []string{"new_order", "payment", "order_status", "delivery", "stock_level"}
 
 // TerminalsPerWarehouse is the specification's number of terminals per warehouse: with
 // wait times, each terminal is a connection.
 const TerminalsPerWarehouse = 10
 
-// Transaction indexes, in the order of spec.TPCCTransactions.
+// Transaction indexes, in the order of Transactions.
 const (
 	txNewOrder = iota
 	txPayment
@@ -125,7 +157,6 @@ func KnownOptions() []string {
 
 func validate(w *spec.Workload) spec.Errors {
 	errs, rest := workload.CheckOptionNames(w, "builtin tpcc", KnownOptions())
-	errs = append(errs, workload.Validate(w)...)
 	p, err := ParseParams(workload.Settings(rest))
 	if err != nil {
 		return append(errs, &spec.Error{Pos: w.Src.At("options"), Msg: err.Error()})
@@ -146,7 +177,7 @@ type tpcc struct {
 }
 
 func newTPCC(w *spec.Workload, env workload.Env) (workload.Workload, error) {
-	p, err := ParseParams(workload.Settings(w.Options))
+	p, err := ParseParams(workload.Settings(workload.Options(w)))
 	if err != nil {
 		return nil, err
 	}

@@ -27,12 +27,12 @@ func ValidateLoaded(p *spec.Plan) spec.Errors {
 		if !ok || (w.Action != "run" && w.Action != "check") {
 			return
 		}
-		pp, err := ParseParams(workload.Settings(w.Options))
+		pp, err := ParseParams(workload.Settings(workload.Options(w)))
 		if err != nil || pp.Warehouses <= l.warehouses {
 			return // a bad option is the kind's own error
 		}
 		at := w.Src.At("options")
-		if kv, ok := settingOf(w.Options, "warehouses"); ok {
+		if kv, ok := settingOf(workload.Options(w), "warehouses"); ok {
 			at = kv.Pos
 		}
 		if seen[at] {
@@ -45,12 +45,12 @@ func ValidateLoaded(p *spec.Plan) spec.Errors {
 	}
 	for ps := range p.Steps() {
 		w := ps.Step.Workload
-		if w == nil || w.Type() != spec.TPCC {
+		if w == nil || w.Type() != kindName {
 			continue
 		}
 		switch {
 		case ps.Phase == spec.PhaseSetup && w.Action == "prepare":
-			if pp, err := ParseParams(workload.Settings(w.Options)); err == nil {
+			if pp, err := ParseParams(workload.Settings(workload.Options(w))); err == nil {
 				loaded[ps.Target] = load{pp.Warehouses, w.Src.Pos}
 			}
 		case ps.Phase == spec.PhaseSetup && w.Action == "cleanup":
@@ -65,7 +65,7 @@ func ValidateLoaded(p *spec.Plan) spec.Errors {
 		delete(loaded, t)
 	}
 	for pw := range p.Workloads() {
-		if pw.Workload.Type() == spec.TPCC && (pw.Step == nil || !isSetup(p, pw.Step)) {
+		if pw.Workload.Type() == kindName && (pw.Step == nil || !isSetup(p, pw.Step)) {
 			over(pw.Workload, pw.Target)
 		}
 	}

@@ -111,7 +111,7 @@ func runLoop(ctx context.Context, cfg loopConfig) (*measure.Total, error) {
 		r.end = r.measured.Add(lc.Duration)
 	}
 	r.col = measure.NewCollector(measure.CollectorOptions{
-		Workers: cfg.threads, Names: spec.TPCCTransactions, Start: r.start, MeasuredStart: r.measured,
+		Workers: cfg.threads, Names: Transactions, Start: r.start, MeasuredStart: r.measured,
 		TPCC: &measure.TPCC{Warehouses: cfg.p.Warehouses, WaitTimes: cfg.p.WaitTimes},
 	})
 	done := make(chan struct{})

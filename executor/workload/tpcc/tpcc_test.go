@@ -14,17 +14,16 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/executor/workload/tpcc"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
 func tpccWorkload(action string, threads int, opts spec.Settings) *spec.Workload {
-	return &spec.Workload{
-		Builtin: spec.TPCC, Action: action, Options: opts, Threads: threads,
-		Duration: 3 * time.Second, ReportInterval: time.Second,
-		OnError: spec.OnError{Ignore: []int{1213, 1020, 1205}},
-		Src:     spec.Source{Pos: spec.Pos{File: "t.yaml", Line: 1, Col: 1}},
-	}
+	name := "tpcc"
+	w := spec.WithDefaults(&spec.Workload{Kind: &tpcc.Kind.Spec, Body: &name, Options: &opts, Action: action,
+		Threads: threads, Duration: 3 * time.Second, Src: spec.Source{Pos: spec.Pos{File: "t.yaml", Line: 1, Col: 1}}})
+	return w
 }
 
 func do(t *testing.T, env workload.Env, w *spec.Workload) (*measure.Total, error) {
@@ -75,7 +74,7 @@ func TestPrepareRunCheckAndCorruption(t *testing.T) {
 	if !math.IsNaN(vals["efficiency"]) {
 		t.Errorf("efficiency %v without wait times, want NaN (an empty cell)", vals["efficiency"])
 	}
-	for _, name := range spec.TPCCTransactions {
+	for _, name := range tpcc.Transactions {
 		if vals["tx."+name+".count"] <= 0 {
 			t.Errorf("no %s transaction ran: %v", name, vals)
 		}
@@ -158,12 +157,12 @@ func TestPrepareRunCheckAndCorruption(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	w := tpccWorkload("run", 8, spec.Settings{{Name: "warehouses", Value: 2}, {Name: "wait_times", Value: true}})
-	errs := kinds.All[spec.TPCC].Validate(w)
+	errs := spec.CheckWorkload(w, ".")
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "threads: 20 for 2 warehouse(s), not 8") {
 		t.Errorf("wait_times with 8 threads over 2 warehouses: %v", errs)
 	}
 	w = tpccWorkload("run", 8, spec.Settings{{Name: "warehoses", Value: 2}})
-	if errs := kinds.All[spec.TPCC].Validate(w); len(errs) != 1 || !strings.Contains(errs[0].Error(), `unknown option "warehoses" for builtin tpcc; did you mean "warehouses"?`) {
+	if errs := spec.CheckWorkload(w, "."); len(errs) != 1 || !strings.Contains(errs[0].Error(), `unknown option "warehoses" for builtin tpcc; did you mean "warehouses"?`) {
 		t.Errorf("misspelt option: %v", errs)
 	}
 }

@@ -1,15 +1,18 @@
-package spec
+package kinds_test
 
 import (
 	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // TestGeneratedDocs fails when docs/plan.schema.json or docs/plan-reference.md differ from what
-// the types generate. Regenerate with: go generate ./spec (or go test ./spec -run TestGeneratedDocs -update).
+// the plan's and the kinds' types generate. Regenerate with: go generate ./executor/workload/kinds.
 func TestGeneratedDocs(t *testing.T) {
-	schema := JSONSchema()
+	schema := spec.JSONSchema(kinds.Registry())
 	var v map[string]any
 	if err := json.Unmarshal(schema, &v); err != nil {
 		t.Fatalf("the schema is not JSON: %v", err)
@@ -21,8 +24,8 @@ func TestGeneratedDocs(t *testing.T) {
 		}
 	}
 	for file, want := range map[string][]byte{
-		"../docs/plan.schema.json":  schema,
-		"../docs/plan-reference.md": MarkdownReference(),
+		"../../../docs/plan.schema.json":  schema,
+		"../../../docs/plan-reference.md": spec.MarkdownReference(kinds.Registry()),
 	} {
 		if *update {
 			if err := os.WriteFile(file, want, 0o644); err != nil {
@@ -32,10 +35,10 @@ func TestGeneratedDocs(t *testing.T) {
 		}
 		got, err := os.ReadFile(file)
 		if err != nil {
-			t.Fatalf("%v (generate it: go generate ./spec)", err)
+			t.Fatalf("%v (generate it: go generate ./executor/workload/kinds)", err)
 		}
 		if string(got) != string(want) {
-			t.Errorf("%s is out of date with the plan types; run go generate ./spec and commit it", file)
+			t.Errorf("%s is out of date with the plan types; run go generate ./executor/workload/kinds and commit it", file)
 		}
 	}
 }

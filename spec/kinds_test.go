@@ -1,0 +1,34 @@
+package spec
+
+// testKinds stand in for the executor's workload kinds (which spec's tests cannot import):
+// each takes its key and keeps the value as plain YAML values, with the settings spec asks
+// of a kind. The real kinds' rules are tested with the real registry in
+// executor/workload/kinds.
+func testKinds() *Kinds {
+	plain := func() any { return new(any) }
+	ks, err := NewKinds(
+		&Kind{Name: "builtin", Key: "builtin", Body: func() any { return new(string) }, Options: func() any { return new(Settings) },
+			Values:  []string{"oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_point_select", "oltp_insert"},
+			Actions: []string{"prepare", "cleanup"}, Loop: true, SplitsPrepare: true},
+		&Kind{Name: "tpcc", Key: "builtin", Values: []string{"tpcc"}, Body: func() any { return new(string) },
+			Options: func() any { return new(Settings) }, Actions: []string{"prepare", "cleanup", "check"}, Metrics: []string{"tpmC"}},
+		&Kind{Name: "transactions", Key: "transactions", Body: plain, Loop: true},
+		&Kind{Name: "replay", Key: "replay", Body: plain, Ends: true},
+		&Kind{Name: "sysbench", Key: "sysbench", Body: plain, Actions: []string{"prepare", "cleanup"}},
+	)
+	if err != nil {
+		panic(err)
+	}
+	return ks
+}
+
+// withKinds gives opts the stand-in kinds unless it has kinds.
+func withKinds(opts Options) Options {
+	if opts.Kinds == nil {
+		opts.Kinds = testKinds()
+	}
+	return opts
+}
+
+// testEnv is the environment plans are loaded with, so that results do not depend on the machine.
+var testEnv = map[string]string{"HOME": "/home/dba", "BENCH_PASSWORD": "s3cret-pw"}
