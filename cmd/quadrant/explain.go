@@ -206,7 +206,7 @@ func (e *explainer) iteration(it *spec.Iteration, prevConfig map[string]string) 
 	if w := it.Workload; w != nil {
 		e.printf("  workload (measured) on %s: %s\n", it.Target, e.workload(w))
 		if w.Replay != nil {
-			e.replayStatements(w.Replay, "        ", 3)
+			e.replayStatements(w.Replay, "        ", shownStatements)
 		}
 	}
 	if len(it.During) > 0 {
@@ -252,7 +252,7 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		}
 	case *spec.SQLFile:
 		e.printf("%s%ssql_file%s: %s\n", in, prefix, on, a.Path)
-		e.fileStatements(a.Path, in+"  ", 50)
+		e.fileStatements(a.Path, in+"  ", shownStatements)
 	case *spec.SetGlobal:
 		e.printf("%s%sset_global%s:\n", in, prefix, on)
 		for _, kv := range a.Settings {
@@ -344,8 +344,14 @@ func (e *explainer) workload(w *spec.Workload) string {
 	return b.String()
 }
 
-// fileStatements lists the first max statements of a SQL file (streamed: a replay file
-// can be large) and counts the rest.
+// shownStatements and shownChars bound what explain prints of a file's statements: a
+// sql_file or replay file can be a dump of many GB (an 89 MB dump once printed 36 MB), and
+// explain is read on a terminal.
+const (
+	shownStatements = 3
+	shownChars      = 100
+)
+
 // replayStatements shows a replay file's first statements and counts them and their sessions
 // (a whole read, as for a SQL file: explain says what the run will do).
 func (e *explainer) replayStatements(r *spec.Replay, in string, max int) {
@@ -371,7 +377,7 @@ func (e *explainer) replayStatements(r *spec.Replay, in string, max int) {
 			return
 		}
 		if n < max {
-			e.printf("%ssession %d: %s;\n", in, st.Session, oneLine(st.Text))
+			e.printf("%ssession %d: %s;\n", in, st.Session, shortLine(st.Text))
 		}
 		sessions[st.Session] = true
 		n++
@@ -379,6 +385,9 @@ func (e *explainer) replayStatements(r *spec.Replay, in string, max int) {
 	e.printf("%s%s: %d statement(s) in %d session(s)\n", in, f.Format, n, len(sessions))
 }
 
+// fileStatements shows a SQL file's size, its first max statements (each cut short) and how
+// many it holds, counted by streaming it through the splitter that runs it: the file is never
+// held, only one statement at a time.
 func (e *explainer) fileStatements(path, in string, max int) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -386,6 +395,10 @@ func (e *explainer) fileStatements(path, in string, max int) {
 		return
 	}
 	defer f.Close()
+	size := ""
+	if fi, err := f.Stat(); err == nil {
+		size = byteSize(fi.Size()) + ", "
+	}
 	sp := sqltext.NewSplitter(f)
 	n := 0
 	for {
@@ -394,17 +407,46 @@ func (e *explainer) fileStatements(path, in string, max int) {
 			break
 		}
 		if err != nil {
-			e.printf("%s(stops at line %d: %v)\n", in, line, err)
+			e.printf("%s(%s%d statement(s) before line %d, where reading stops: %v)\n", in, size, n, line, err)
 			return
 		}
 		if n < max {
-			e.printf("%s%s;\n", in, oneLine(string(st)))
+			e.printf("%s%s;\n", in, shortLine(string(st[:min(len(st), 4*shownChars+1)])))
 		}
 		n++
 	}
 	if n > max {
-		e.printf("%s... and %d more statement(s)\n", in, n-max)
+		e.printf("%s...\n", in)
 	}
+	e.printf("%s(%s%d statement(s))\n", in, size, n)
+}
+
+// shortLine is s on one line, cut to shownChars characters. Only s's first bytes are
+// looked at, so a statement of many MB costs no more than a short one.
+func shortLine(s string) string {
+	cut := len(s) > 4*shownChars
+	if cut {
+		s = s[:4*shownChars]
+	}
+	s = oneLine(s)
+	if r := []rune(s); cut || len(r) > shownChars {
+		return string(r[:min(len(r), shownChars-3)]) + "..."
+	}
+	return s
+}
+
+// byteSize is n bytes in the largest unit that keeps it at least 1.
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, u := float64(n), -1
+	for v >= unit && u < 3 {
+		v /= unit
+		u++
+	}
+	return fmt.Sprintf("%.1f %s", v, []string{"KiB", "MiB", "GiB", "TiB"}[u])
 }
 
 func (e *explainer) footer() {
