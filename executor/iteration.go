@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/internal/fsinfo"
+	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -499,20 +500,19 @@ func (rw *rowWriter) write(t *pending) {
 	}
 }
 
-// connectionErrors are the client and server codes of a server that went away: lost or
-// refused connections, a shutdown in progress.
-var connectionErrors = []int{2002, 2003, 2006, 2013, 2055, 1053, 1927}
-
 // downtime logs the window in which the workload's target was unreachable: from the first
-// interval with connection errors to the first one that completed transactions without
-// any (to the report interval's precision).
+// interval with errors no server answered (engine.Lost) to the first one that completed
+// transactions without any (to the report interval's precision). An interval of nothing but
+// server errors (a replay whose every session gets 1049) is a server answering, not down.
 func (rw *rowWriter) downtime(iv *measure.Interval) {
 	var lost int64
-	for _, code := range connectionErrors {
-		lost += iv.ErrorsByCode[code]
+	for code, n := range iv.ErrorsByCode {
+		if engine.Lost(code) {
+			lost += n
+		}
 	}
 	switch {
-	case lost > 0 || (iv.Events == 0 && iv.Errors > 0):
+	case lost > 0:
 		if rw.downAt.IsZero() {
 			rw.downAt = iv.Start
 			rw.logf("iteration %d: %s unreachable from about %s (errors by code %v)", rw.iteration, rw.target, iv.Start.UTC().Format("15:04:05.000"), iv.ErrorsByCode)

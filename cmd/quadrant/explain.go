@@ -246,7 +246,7 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		}
 	case *spec.SQLFile:
 		e.printf("%s%ssql_file%s: %s\n", in, prefix, on, a.Path)
-		e.fileStatements(a.Path, in+"  ", 50)
+		e.fileStatements(a.Path, in+"  ", shownStatements)
 	case *spec.SetGlobal:
 		e.printf("%s%sset_global%s:\n", in, prefix, on)
 		for _, kv := range a.Settings {
@@ -328,8 +328,16 @@ func (e *explainer) workload(w *spec.Workload) string {
 	return b.String()
 }
 
+// shownStatements and shownChars bound what explain prints of a file's statements: a
+// sql_file or replay file can be a dump of many GB (an 89 MB dump once printed 36 MB), and
+// explain is read on a terminal.
+const (
+	shownStatements = 3
+	shownChars      = 100
+)
+
 // fileStatements lists the first max statements of a SQL file (streamed: a file can be
-// large) and counts the rest.
+// large), its size and how many statements it has.
 func (e *explainer) fileStatements(path, in string, max int) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -337,6 +345,10 @@ func (e *explainer) fileStatements(path, in string, max int) {
 		return
 	}
 	defer f.Close()
+	size := ""
+	if fi, err := f.Stat(); err == nil {
+		size = byteSize(fi.Size()) + ", "
+	}
 	sp := sqltext.NewSplitter(f)
 	n := 0
 	for {
@@ -345,17 +357,46 @@ func (e *explainer) fileStatements(path, in string, max int) {
 			break
 		}
 		if err != nil {
-			e.printf("%s(stops at line %d: %v)\n", in, line, err)
+			e.printf("%s(%s%d statement(s) before line %d, where reading stops: %v)\n", in, size, n, line, err)
 			return
 		}
 		if n < max {
-			e.printf("%s%s;\n", in, oneLine(string(st)))
+			e.printf("%s%s;\n", in, shortLine(string(st[:min(len(st), 4*shownChars+1)])))
 		}
 		n++
 	}
 	if n > max {
-		e.printf("%s... and %d more statement(s)\n", in, n-max)
+		e.printf("%s...\n", in)
 	}
+	e.printf("%s(%s%d statement(s))\n", in, size, n)
+}
+
+// shortLine is s on one line, cut to shownChars characters. Only s's first bytes are
+// looked at, so a statement of many MB costs no more than a short one.
+func shortLine(s string) string {
+	cut := len(s) > 4*shownChars
+	if cut {
+		s = s[:4*shownChars]
+	}
+	s = oneLine(s)
+	if r := []rune(s); cut || len(r) > shownChars {
+		return string(r[:min(len(r), shownChars-3)]) + "..."
+	}
+	return s
+}
+
+// byteSize is n bytes in the largest unit that keeps it at least 1.
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, u := float64(n), -1
+	for v >= unit && u < 3 {
+		v /= unit
+		u++
+	}
+	return fmt.Sprintf("%.1f %s", v, []string{"KiB", "MiB", "GiB", "TiB"}[u])
 }
 
 func (e *explainer) footer() {

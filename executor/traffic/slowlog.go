@@ -28,6 +28,7 @@ type slowReader struct {
 	ts       int64     // SET timestamp
 	admin    bool
 	bad      bool // a header line was malformed: the entry is dropped
+	anchored bool // line is the entry's "# Time:" or "# User@Host:", not a comment above it
 	inEntry  bool
 	line     int
 }
@@ -35,7 +36,7 @@ type slowReader struct {
 func (r *slowReader) reset() {
 	r.cur = Statement{Session: 0, Schema: r.schema}
 	unknown(&r.cur)
-	r.curStart, r.ts, r.admin, r.bad, r.inEntry = time.Time{}, 0, false, false, false
+	r.curStart, r.ts, r.admin, r.bad, r.inEntry, r.anchored = time.Time{}, 0, false, false, false, false
 	r.text.Reset()
 }
 
@@ -158,6 +159,9 @@ func (r *slowReader) finish() (*Statement, bool) {
 func (r *slowReader) header(line []byte) error {
 	h := string(bytes.TrimPrefix(line, []byte("#")))
 	h = strings.TrimSpace(h)
+	if !r.anchored && (strings.HasPrefix(h, "Time:") || strings.HasPrefix(h, "User@Host:")) {
+		r.line, r.anchored = r.l.n, true
+	}
 	switch {
 	case strings.HasPrefix(h, "Time:"):
 		t, precise, ok := parseLogTime(strings.TrimSpace(strings.TrimPrefix(h, "Time:")))
@@ -169,7 +173,12 @@ func (r *slowReader) header(line []byte) error {
 	case strings.HasPrefix(h, "User@Host:"):
 		rest := strings.TrimSpace(strings.TrimPrefix(h, "User@Host:"))
 		if i := strings.IndexByte(rest, '['); i >= 0 {
+			// "priv_user[user]": the account the privileges came from, else the name
+			// the client gave (an anonymous account has no priv_user).
 			r.cur.User = strings.TrimSpace(rest[:i])
+			if j := strings.IndexByte(rest[i:], ']'); r.cur.User == "" && j > 0 {
+				r.cur.User = rest[i+1 : i+j]
+			}
 		} else if f := strings.Fields(rest); len(f) > 0 {
 			r.cur.User = f[0]
 		}
@@ -192,7 +201,14 @@ func (r *slowReader) header(line []byte) error {
 		case "Thread_id":
 			r.cur.Session, err = strconv.ParseUint(val, 10, 64)
 		case "Schema":
+			// Empty for a session with no default database: the statement runs without one,
+			// whatever an earlier entry's database was.
 			r.cur.Schema, r.schema = val, val
+		case "Errno", "Last_errno":
+			// MySQL's log_slow_extra and Percona Server write the statement's error number.
+			var n uint64
+			n, err = strconv.ParseUint(val, 10, 16)
+			r.cur.Err = uint16(n)
 		case "Query_time":
 			r.cur.Duration, err = seconds(val)
 		case "Rows_sent":
@@ -212,19 +228,46 @@ func (r *slowReader) header(line []byte) error {
 	return nil
 }
 
-// fields yields the "Key: value" pairs of a header line.
+// fields yields the "Key: value" pairs of a header line. A value is one word or nothing:
+// MariaDB writes "Schema:   QC_hit: No" and Percona "Schema:   Last_errno: 0" for a session
+// with no default database, so a word shaped like a key (letters, digits and _, then a colon)
+// starts the next pair instead of being the value. The log does not quote names, so a
+// database really named like "QC_hit:" cannot be told from an empty one; no server is known
+// to carry such a name, while sessions without a database are common.
 func fields(h string) func(func(string, string) bool) {
 	return func(yield func(string, string) bool) {
 		f := strings.Fields(h)
-		for i := 0; i+1 < len(f); i++ {
-			if k, ok := strings.CutSuffix(f[i], ":"); ok && k != "" {
-				if !yield(k, f[i+1]) {
-					return
+		for i := 0; i < len(f); i++ {
+			k, ok := keyWord(f[i])
+			if !ok {
+				continue
+			}
+			val := ""
+			if i+1 < len(f) {
+				if _, next := keyWord(f[i+1]); !next {
+					val = f[i+1]
+					i++
 				}
-				i++
+			}
+			if !yield(k, val) {
+				return
 			}
 		}
 	}
+}
+
+// keyWord reports whether w is a header field's name with its colon, and the name.
+func keyWord(w string) (string, bool) {
+	k, ok := strings.CutSuffix(w, ":")
+	if !ok || k == "" {
+		return "", false
+	}
+	for i, c := range k {
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return "", false
+		}
+	}
+	return k, true
 }
 
 func seconds(v string) (time.Duration, error) {
@@ -249,11 +292,12 @@ func parseLogTime(v string) (t time.Time, precise, ok bool) {
 	f := strings.Fields(v)
 	if len(f) == 2 {
 		hms := f[1]
-		if len(hms) == 7 {
+		if strings.IndexByte(hms, ':') == 1 {
 			hms = "0" + hms
 		}
-		if t, err := time.ParseInLocation("060102 15:04:05", f[0]+" "+hms, time.Local); err == nil {
-			return t, false, true
+		// Percona Server 5.x adds microseconds to this layout ("130601  8:01:06.058915").
+		if t, err := time.ParseInLocation("060102 15:04:05.999999", f[0]+" "+hms, time.Local); err == nil {
+			return t, strings.Contains(hms, "."), true
 		}
 	}
 	return time.Time{}, false, false

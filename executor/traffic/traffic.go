@@ -36,8 +36,12 @@ type Statement struct {
 	RowsSent int64
 	// RowsExamined is what the server reports, -1 when unknown.
 	RowsExamined int64
-	Text         string
-	Line         int // where the statement's record starts in the file
+	// Err is the captured outcome: the server's error number for the statement (MySQL's
+	// log_slow_extra Errno:, Percona's Last_errno:), 0 when unknown or success. Replay can
+	// tell a statement that failed on the source from one that fails only on the target.
+	Err  uint16
+	Text string
+	Line int // where the statement's record starts in the file
 }
 
 func unknown(s *Statement) {

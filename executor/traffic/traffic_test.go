@@ -164,7 +164,7 @@ func TestQCap(t *testing.T) {
 	}
 	start := time.UnixMicro(1700000000123456)
 	in := []Statement{
-		{Session: 3, Start: start, Duration: 1500 * time.Microsecond, Schema: "db", User: "u", RowsSent: 2, RowsExamined: 9, Text: "SELECT 'a\nb'"},
+		{Session: 3, Start: start, Duration: 1500 * time.Microsecond, Schema: "db", User: "u", RowsSent: 2, RowsExamined: 9, Err: 1146, Text: "SELECT 'a\nb'"},
 		{Session: 4, Start: start.Add(time.Millisecond), Duration: -1, RowsSent: -1, RowsExamined: -1, Text: "COMMIT"},
 	}
 	for i := range in {
@@ -210,7 +210,7 @@ func TestSQLFile(t *testing.T) {
 // FuzzFormats: any bytes, read as any format, end in statements and io.EOF or an error,
 // never a panic or a loop; malformed records skipped never stop the read.
 func FuzzFormats(f *testing.F) {
-	for _, p := range []string{"testdata/mariadb-slow.log", "testdata/mariadb-general.log", "testdata/mysql80-slow.log"} {
+	for _, p := range []string{"testdata/mariadb-slow.log", "testdata/mariadb-general.log", "testdata/mysql80-slow.log", "testdata/mariadb1011-slow.log", "testdata/mysql84-slow.log"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)

@@ -91,8 +91,25 @@ func describe(w *spec.Workload) string {
 	return s
 }
 
-// explainShown is how many of a replayed file's statements explain shows.
-const explainShown = 3
+// explainShown is how many of a replayed file's statements explain shows, and
+// explainChars how much of each: a capture or a dump can be many GB.
+const (
+	explainShown = 3
+	explainChars = 100
+)
+
+// shortLine is s on one line, cut to explainChars characters; only its first bytes are read.
+func shortLine(s string) string {
+	cut := len(s) > 4*explainChars
+	if cut {
+		s = s[:4*explainChars]
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); cut || len(r) > explainChars {
+		return string(r[:min(len(r), explainChars-3)]) + "..."
+	}
+	return s
+}
 
 // explain shows the file's first statements and counts them and their sessions (a whole
 // read, streaming: explain says what the run will do).
@@ -115,7 +132,7 @@ func explain(w *spec.Workload) []string {
 			return append(out, fmt.Sprintf("(stops: %v)", err))
 		}
 		if n < explainShown {
-			text := strings.Join(strings.Fields(st.Text), " ")
+			text := shortLine(st.Text)
 			if f.Format == traffic.SQL {
 				out = append(out, text+";")
 			} else {

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// explain of a sql_file step shows the file's size, how many statements it holds and its
+// first few, each cut short, whatever the file's size: a user's 89 MB dump once printed 36 MB.
+// The count is the splitter's (a ';' inside a string or a DELIMITER block is no statement end).
+func TestExplainSQLFileIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	dump, err := os.Create(filepath.Join(dir, "dump.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(dump)
+	fmt.Fprintf(w, "CREATE TABLE t (id INT PRIMARY KEY, v TEXT);\n")
+	long := strings.Repeat("x;y ", 2000) // 8 kB, with semicolons inside the string
+	const rows = 3000
+	for i := range rows {
+		fmt.Fprintf(w, "INSERT INTO t VALUES (%d, '%s');\n", i, long)
+	}
+	fmt.Fprintf(w, "DELIMITER //\nCREATE PROCEDURE p() BEGIN SELECT 1; SELECT 2; END//\nDELIMITER ;\n")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := dump.Stat()
+	dump.Close()
+	if fi.Size() < 20<<20 {
+		t.Fatalf("the generated dump is %d bytes; the test wants more than 20 MiB", fi.Size())
+	}
+	plan := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(plan, []byte(`version: 1
+name: dump
+targets: {db: {sandbox: {}}}
+setup:
+  - sql_file: dump.sql
+iteration:
+  workload: {builtin: oltp_read_only, duration: 5s}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", plan)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if len(out) > 4<<10 {
+		t.Errorf("explain printed %d bytes for a %d-byte sql_file", len(out), fi.Size())
+	}
+	want := fmt.Sprintf("(%s, %d statement(s))", byteSize(fi.Size()), 1+rows+1)
+	if !strings.Contains(out, want) {
+		t.Errorf("explain lacks %q:\n%s", want, out)
+	}
+	var shown []string
+	for _, line := range strings.Split(out, "\n") {
+		if s := strings.TrimSpace(line); strings.HasPrefix(s, "CREATE TABLE") || strings.HasPrefix(s, "INSERT") {
+			shown = append(shown, s)
+		}
+	}
+	if len(shown) != shownStatements || !strings.HasPrefix(shown[1], "INSERT INTO t VALUES (0, 'x;y x;y") {
+		t.Errorf("statements shown: %q, want the first %d", shown, shownStatements)
+	}
+	for _, s := range shown {
+		if len([]rune(s)) > shownChars+1 {
+			t.Errorf("a statement shown is %d characters long, want at most %d: %q", len([]rune(s)), shownChars+1, s)
+		}
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 89 << 20: "89.0 MiB", 3 << 40: "3.0 TiB", 5000 << 40: "5000.0 TiB"} {
+		if got := byteSize(n); got != want {
+			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
