@@ -361,7 +361,7 @@ func (e *explainer) fileStatements(path, in string, max int) {
 			return
 		}
 		if n < max {
-			e.printf("%s%s;\n", in, shortLine(string(st[:min(len(st), 4*shownChars+1)])))
+			e.printf("%s%s;\n", in, sqltext.Short(string(st[:min(len(st), 4*shownChars+1)]), shownChars))
 		}
 		n++
 	}
@@ -371,19 +371,6 @@ func (e *explainer) fileStatements(path, in string, max int) {
 	e.printf("%s(%s%d statement(s))\n", in, size, n)
 }
 
-// shortLine is s on one line, cut to shownChars characters. Only s's first bytes are
-// looked at, so a statement of many MB costs no more than a short one.
-func shortLine(s string) string {
-	cut := len(s) > 4*shownChars
-	if cut {
-		s = s[:4*shownChars]
-	}
-	s = oneLine(s)
-	if r := []rune(s); cut || len(r) > shownChars {
-		return string(r[:min(len(r), shownChars-3)]) + "..."
-	}
-	return s
-}
 
 // byteSize is n bytes in the largest unit that keeps it at least 1.
 func byteSize(n int64) string {

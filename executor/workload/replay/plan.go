@@ -3,10 +3,10 @@ package replay
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // Replay executes a SQL file in order, or replays captured traffic (a slow log, a general log,
@@ -98,18 +98,6 @@ const (
 	explainChars = 100
 )
 
-// shortLine is s on one line, cut to explainChars characters; only its first bytes are read.
-func shortLine(s string) string {
-	cut := len(s) > 4*explainChars
-	if cut {
-		s = s[:4*explainChars]
-	}
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); cut || len(r) > explainChars {
-		return string(r[:min(len(r), explainChars-3)]) + "..."
-	}
-	return s
-}
 
 // explain shows the file's first statements and counts them and their sessions (a whole
 // read, streaming: explain says what the run will do).
@@ -132,7 +120,7 @@ func explain(w *spec.Workload) []string {
 			return append(out, fmt.Sprintf("(stops: %v)", err))
 		}
 		if n < explainShown {
-			text := shortLine(st.Text)
+			text := sqltext.Short(st.Text, explainChars)
 			if f.Format == traffic.SQL {
 				out = append(out, text+";")
 			} else {
