@@ -122,7 +122,14 @@ func (c ColumnInfo) IsCost() bool { return c.Role == RoleCost }
 
 // WatchedPrefixes start the names of watched columns, for folders written before run.json
 // listed them.
-var WatchedPrefixes = []string{"status.", "repl.", "query.", HostPrefix, "proc.", "client."}
+var WatchedPrefixes = []string{StatusPrefix, "repl.", "query.", HostPrefix, "proc.", "client."}
+
+// StatusFamily is the watched columns of SHOW GLOBAL STATUS, status.NAME (StatusPrefix), as
+// an assertion sees them.
+const (
+	StatusFamily = "status"
+	StatusPrefix = StatusFamily + "."
+)
 
 // CostPrefix starts the names of the cost per transaction columns.
 const CostPrefix = "cost."

@@ -131,6 +131,14 @@ const (
 	StageName  = "stage"
 )
 
+// Prefixes of the families named by key: error.CODE, tx.NAME.SUFFIX, stmt.CLASS.SUFFIX. An
+// assertion sees tx.NAME.SUFFIX under TxPrefix.
+const (
+	ErrorPrefix = "error"
+	TxPrefix    = "tx"
+	StmtPrefix  = "stmt"
+)
+
 // Units.
 const (
 	PerSecond = "1/s"
@@ -232,15 +240,15 @@ var Families = []Family{
 				add(StageName, float64(iv.Stage))
 			}
 		}},
-	{Pattern: "error.CODE", Prefix: "error", Kind: Rate, IntervalUnit: PerSecond, TotalUnit: Count, Better: Lower, Doc: "errors with MySQL error number CODE (0: no number, e.g. a timeout); per second in the time series, a count in the summary",
+	{Pattern: "error.CODE", Prefix: ErrorPrefix, Kind: Rate, IntervalUnit: PerSecond, TotalUnit: Count, Better: Lower, Doc: "errors with MySQL error number CODE (0: no number, e.g. a timeout); per second in the time series, a count in the summary",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, code := range iv.ErrorCodes() {
-				add("error."+strconv.Itoa(code), float64(iv.ErrorsByCode[code])/iv.Seconds())
+				add(ErrorPrefix+"."+strconv.Itoa(code), float64(iv.ErrorsByCode[code])/iv.Seconds())
 			}
 		},
 		Total: func(t *Total, add func(string, float64)) {
 			for _, code := range t.ErrorCodes() {
-				add("error."+strconv.Itoa(code), float64(t.ErrorsByCode[code]))
+				add(ErrorPrefix+"."+strconv.Itoa(code), float64(t.ErrorsByCode[code]))
 			}
 		}},
 	txCounted("count", "executions of transaction NAME (custom transactions, tpcc)", func(c Counts) int64 { return c.Events }, Higher),
@@ -308,7 +316,7 @@ func connectValues(s *Stats, add func(string, float64)) {
 
 // StmtSuffixes are the per-statement-class figures, stmt.CLASS.SUFFIX, in column order:
 // the Families' rows of prefix stmt.
-var StmtSuffixes = suffixesOf("stmt")
+var StmtSuffixes = suffixesOf(StmtPrefix)
 
 // StmtClasses are the statement classes of the OLTP builtins, as their stmt.CLASS.* columns
 // name them, in the order a transaction of oltp_read_write runs them.
@@ -320,7 +328,7 @@ var StmtClasses = []string{
 // stmtCounted is a count of a statement class: per second in the time series, a total in
 // the summary.
 func stmtCounted(suffix, doc string, pick func(Counts) int64, better Direction) Family {
-	return namedCounted("stmt", "CLASS", suffix, "OLTP builtins with options: {statement_stats: on}: "+doc,
+	return namedCounted(StmtPrefix, "CLASS", suffix, "OLTP builtins with options: {statement_stats: on}: "+doc,
 		func(s *Stats) []Named { return s.Statements }, pick, better)
 }
 
@@ -354,24 +362,24 @@ func stmtLatency(suffix, what string, pick func(Latency) time.Duration) Family {
 		}
 		return Ms(pick(n.Lat))
 	}
-	return Family{Histogram: "stmt", Prefix: "stmt", Suffix: suffix, Latency: pick, Kind: Gauge, IntervalUnit: Millis, TotalUnit: Millis, Better: Lower,
+	return Family{Histogram: StmtPrefix, Prefix: StmtPrefix, Suffix: suffix, Latency: pick, Kind: Gauge, IntervalUnit: Millis, TotalUnit: Millis, Better: Lower,
 		Pattern: "stmt.CLASS." + suffix, Doc: what + " latency of statements of class CLASS (OLTP builtins), from the client's write to the statement's reply; " +
 			"a BEGIN or COMMIT that goes out in one write with a statement is timed to its own reply, and the statement from there",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, st := range iv.Statements {
-				add("stmt."+st.Name+"."+suffix, ms(st))
+				add(StmtPrefix+"."+st.Name+"."+suffix, ms(st))
 			}
 		},
 		Total: func(t *Total, add func(string, float64)) {
 			for _, st := range t.Statements {
-				add("stmt."+st.Name+"."+suffix, ms(st))
+				add(StmtPrefix+"."+st.Name+"."+suffix, ms(st))
 			}
 		}}
 }
 
 // TxSuffixes are the per-transaction figures, tx.NAME.SUFFIX, in column order: the
 // Families' rows of prefix tx.
-var TxSuffixes = suffixesOf("tx")
+var TxSuffixes = suffixesOf(TxPrefix)
 
 // suffixesOf are the suffixes of the Families of prefix, in order.
 func suffixesOf(prefix string) []string {
@@ -386,20 +394,20 @@ func suffixesOf(prefix string) []string {
 
 // txCounted is a per-transaction count: per second in the time series, a total in the summary.
 func txCounted(suffix, doc string, pick func(Counts) int64, better Direction) Family {
-	return namedCounted("tx", "NAME", suffix, doc, func(s *Stats) []Named { return s.Transactions }, pick, better)
+	return namedCounted(TxPrefix, "NAME", suffix, doc, func(s *Stats) []Named { return s.Transactions }, pick, better)
 }
 
 func txLatency(suffix, what string, pick func(Latency) time.Duration) Family {
-	return Family{Histogram: "tx", Prefix: "tx", Suffix: suffix, Latency: pick, Kind: Gauge, IntervalUnit: Millis, TotalUnit: Millis, Better: Lower,
+	return Family{Histogram: TxPrefix, Prefix: TxPrefix, Suffix: suffix, Latency: pick, Kind: Gauge, IntervalUnit: Millis, TotalUnit: Millis, Better: Lower,
 		Pattern: "tx.NAME." + suffix, Doc: what + " latency of transaction NAME (custom transactions, tpcc)",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, tx := range iv.Transactions {
-				add("tx."+tx.Name+"."+suffix, Ms(pick(tx.Lat)))
+				add(TxPrefix+"."+tx.Name+"."+suffix, Ms(pick(tx.Lat)))
 			}
 		},
 		Total: func(t *Total, add func(string, float64)) {
 			for _, tx := range t.Transactions {
-				add("tx."+tx.Name+"."+suffix, Ms(pick(tx.Lat)))
+				add(TxPrefix+"."+tx.Name+"."+suffix, Ms(pick(tx.Lat)))
 			}
 		}}
 }
