@@ -36,8 +36,8 @@ func FingerprintRows(iteration int, target string, t *measure.Total) []Record {
 		return float64(n.Latency.Count()) * float64(n.Latency.Mean())
 	}
 	slices.SortStableFunc(fps, func(a, b measure.Fingerprint) int {
-		if (a.ID == "other") != (b.ID == "other") {
-			if a.ID == "other" {
+		if (a.ID == OtherFingerprint) != (b.ID == OtherFingerprint) {
+			if a.ID == OtherFingerprint {
 				return 1
 			}
 			return -1
@@ -84,6 +84,10 @@ var fingerprintPercentiles = []struct {
 }{{"p50", 50}, {"p95", 95}, {"p99", 99}}
 
 const capturedPrefix = "captured_"
+
+// OtherFingerprint is the fingerprint id of the statements outside a replay's top ones,
+// ranked last.
+const OtherFingerprint = "other"
 
 func percentileMs(h *measure.Histogram, q float64) float64 {
 	if h == nil || h.Count() == 0 {

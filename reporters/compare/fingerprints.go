@@ -88,9 +88,9 @@ func (c *Comparison) writeFingerprints(w io.Writer) error {
 	}
 	fmt.Fprintln(w, "\nStatement fingerprints (replayed p95 ms per run, the median over repeats):")
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	head := []string{"cell", "fingerprint"}
+	head := []string{"cell", results.ColFingerprint}
 	for i := range c.Runs {
-		head = append(head, fmt.Sprintf("run %d p95", i+1), "count")
+		head = append(head, fmt.Sprintf("run %d p95", i+1), results.ColCount)
 		if i > 0 {
 			head = append(head, "Δ%")
 		}

@@ -81,8 +81,8 @@ func mergeReplay(w *results.Writer, shards []shardRun, index int, target string,
 		return v
 	}
 	slices.SortStableFunc(ids, func(a, b string) int {
-		if (a == "other") != (b == "other") {
-			if a == "other" {
+		if (a == results.OtherFingerprint) != (b == results.OtherFingerprint) {
+			if a == results.OtherFingerprint {
 				return 1
 			}
 			return -1
