@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // Data is a CSV table read back from a folder.
@@ -216,7 +213,7 @@ func loadSummary(dir string) (iterations, stages *Data, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	c := d.Col("stage")
+	c := d.Col(ColStage)
 	if c < 0 {
 		return d, NewData(d.Header, nil), nil
 	}
@@ -277,14 +274,8 @@ func (r *Run) Watched() []string {
 // IsWorkloadColumn reports whether a column is one of the workload's (a metric, a metric
 // family such as error.CODE, or a row key), not a watched one.
 func IsWorkloadColumn(name string) bool {
-	switch name {
-	case "iteration", "elapsed_s", "time", "repeat", "target", "stage", "status", "duration_s":
-		return true
-	}
-	if _, ok := measure.Lookup(name); ok || slices.Contains(measure.ConnectNames, name) {
-		return true
-	}
-	return strings.HasPrefix(name, "error.") || strings.HasPrefix(name, "tx.") || strings.HasPrefix(name, "stmt.")
+	c := Describe(SummaryCSV, name)
+	return c.Role == RoleKey || c.Role == RoleMetric
 }
 
 // WriteVariableCSVs writes variables/NAME.csv for every watched variable: one row per
@@ -319,12 +310,12 @@ func WriteVariableCSVs(r *Run) ([]string, error) {
 		}
 		bw := bufio.NewWriterSize(f, 16<<10)
 		o := &out{path: path, f: f, bw: bw, cw: csv.NewWriter(bw)}
-		o.cw.Write([]string{"target", "iteration", "elapsed_s", "time", "value"})
+		o.cw.Write([]string{ColTarget, ColIteration, ColElapsed, ColTime, "value"})
 		files[i] = o
 	}
 	for _, t := range r.Targets {
 		ts := r.Timeseries[t]
-		it, el, tm := ts.Col("iteration"), ts.Col("elapsed_s"), ts.Col("time")
+		it, el, tm := ts.Col(ColIteration), ts.Col(ColElapsed), ts.Col(ColTime)
 		cell := func(row []string, c int) string {
 			if c < 0 {
 				return ""

@@ -36,8 +36,8 @@ func FingerprintRows(iteration int, target string, t *measure.Total) []Record {
 		return float64(n.Latency.Count()) * float64(n.Latency.Mean())
 	}
 	slices.SortStableFunc(fps, func(a, b measure.Fingerprint) int {
-		if (a.ID == "other") != (b.ID == "other") {
-			if a.ID == "other" {
+		if (a.ID == OtherFingerprint) != (b.ID == OtherFingerprint) {
+			if a.ID == OtherFingerprint {
 				return 1
 			}
 			return -1
@@ -55,29 +55,39 @@ func FingerprintRows(iteration int, target string, t *measure.Total) []Record {
 	for i, f := range fps {
 		n := named[f.ID]
 		var r Record
-		r.AddInt("iteration", int64(iteration))
-		r.Add("target", target)
-		r.AddInt("rank", int64(i+1))
-		r.Add("fingerprint_id", f.ID)
-		r.AddInt("count", n.Counts.Events)
+		r.AddInt(ColIteration, int64(iteration))
+		r.Add(ColTarget, target)
+		r.AddInt(ColRank, int64(i+1))
+		r.Add(ColFingerprintID, f.ID)
+		r.AddInt(ColCount, n.Counts.Events)
 		r.AddInt("captured_count", f.Captured)
-		r.AddFloat("total_ms", total(f)/1e6)
+		r.AddFloat(ColTotalMs, total(f)/1e6)
 		r.AddInt("errors", n.Counts.Errors)
-		r.Add("errors_by_code", ErrorCodes(f.ErrorsByCode))
+		r.Add(ColErrorsByCode, ErrorCodes(f.ErrorsByCode))
 		r.AddInt("rows_sent", f.RowsSent)
 		r.AddInt("rows_mismatches", f.RowsMismatches)
-		for _, p := range []struct {
-			name string
-			q    float64
-		}{{"p50", 50}, {"p95", 95}, {"p99", 99}} {
+		for _, p := range fingerprintPercentiles {
 			r.AddFloat(p.name+"_ms", percentileMs(n.Latency, p.q))
-			r.AddFloat("captured_"+p.name+"_ms", percentileMs(f.CapturedLatency, p.q))
+			r.AddFloat(capturedPrefix+p.name+"_ms", percentileMs(f.CapturedLatency, p.q))
 		}
-		r.Add("fingerprint", f.Text)
+		r.Add(ColFingerprint, f.Text)
 		recs = append(recs, r)
 	}
 	return recs
 }
+
+// fingerprintPercentiles are fingerprints.csv's percentiles, each as PNAME_ms (replayed)
+// and captured_PNAME_ms; ColFingerprintP95 is one of them.
+var fingerprintPercentiles = []struct {
+	name string
+	q    float64
+}{{"p50", 50}, {"p95", 95}, {"p99", 99}}
+
+const capturedPrefix = "captured_"
+
+// OtherFingerprint is the fingerprint id of the statements outside a replay's top ones,
+// ranked last.
+const OtherFingerprint = "other"
 
 func percentileMs(h *measure.Histogram, q float64) float64 {
 	if h == nil || h.Count() == 0 {
@@ -122,8 +132,8 @@ func ReplayRecord(iteration int, target string, t *measure.Total) (Record, bool)
 	}
 	rp := t.Replay
 	var r Record
-	r.AddInt("iteration", int64(iteration))
-	r.Add("target", target)
+	r.AddInt(ColIteration, int64(iteration))
+	r.Add(ColTarget, target)
 	r.AddInt("sessions_captured", rp.SessionsCaptured)
 	r.AddInt("sessions_replayed", rp.SessionsReplayed)
 	r.AddInt("statements_captured", rp.StatementsCaptured)

@@ -27,9 +27,9 @@ type TimeseriesRow struct {
 func (s *TimeseriesRow) record(elapsed float64) Record {
 	iv := s.Interval
 	var rec Record
-	rec.AddInt("iteration", int64(s.Iteration))
-	rec.AddFloat("elapsed_s", elapsed)
-	rec.Add("time", iv.End.UTC().Format(TimeFormat))
+	rec.AddInt(ColIteration, int64(s.Iteration))
+	rec.AddFloat(ColElapsed, elapsed)
+	rec.Add(ColTime, iv.End.UTC().Format(TimeFormat))
 	if s.Workload {
 		for _, v := range measure.IntervalValues(iv) {
 			rec.AddFloat(v.Name, v.Value)
@@ -107,20 +107,20 @@ type SummaryRow struct {
 // the watched columns.
 func (o *SummaryRow) record() Record {
 	var rec Record
-	rec.AddInt("iteration", int64(o.Iteration))
-	rec.AddInt("repeat", int64(o.Repeat))
+	rec.AddInt(ColIteration, int64(o.Iteration))
+	rec.AddInt(ColRepeat, int64(o.Repeat))
 	for _, f := range o.Matrix {
 		rec.Add(f.Name, f.Value)
 	}
-	rec.Add("target", o.Target)
+	rec.Add(ColTarget, o.Target)
 	if o.Stage > 0 {
-		rec.AddInt("stage", int64(o.Stage))
+		rec.AddInt(ColStage, int64(o.Stage))
 	}
-	rec.Add("status", o.Status)
+	rec.Add(ColStatus, o.Status)
 	if o.NotMeasured {
-		rec.AddFloat("duration_s", math.NaN())
+		rec.AddFloat(ColDuration, math.NaN())
 	} else {
-		rec.AddFloat("duration_s", math.Round(o.Duration.Seconds()*1000)/1000)
+		rec.AddFloat(ColDuration, math.Round(o.Duration.Seconds()*1000)/1000)
 	}
 	if o.Total != nil {
 		fixed, family := measure.TotalValues(o.Total)

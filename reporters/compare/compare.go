@@ -69,7 +69,7 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 			key := cellKey(run, i)
 			g, ok := groups[key]
 			if !ok {
-				g = &cellSamples{values: map[string][]float64{}, target: S.Value(i, "target")}
+				g = &cellSamples{values: map[string][]float64{}, target: S.Value(i, results.ColTarget)}
 				groups[key] = g
 				if !seen[key] {
 					seen[key] = true
@@ -77,10 +77,10 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 				}
 			}
 			g.rows++
-			if S.Value(i, "status") == results.StatusInterrupted {
+			if S.Value(i, results.ColStatus) == results.StatusInterrupted {
 				continue
 			}
-			g.iterations = append(g.iterations, S.Value(i, "iteration"))
+			g.iterations = append(g.iterations, S.Value(i, results.ColIteration))
 			for _, m := range metrics {
 				if v, ok := S.Float(i, m); ok {
 					g.values[m] = append(g.values[m], v)
@@ -178,7 +178,7 @@ func cellKey(run *results.Run, i int) string {
 	if len(parts) == 0 {
 		parts = append(parts, "(single iteration)")
 	}
-	return strings.Join(parts, " ") + " @" + run.Summary.Value(i, "target")
+	return strings.Join(parts, " ") + " @" + run.Summary.Value(i, results.ColTarget)
 }
 
 func median(v []float64) float64 {

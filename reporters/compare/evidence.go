@@ -53,7 +53,7 @@ func RunEvidence(run *results.Run) ([]string, map[string]*Evidence, error) {
 	S := run.Summary
 	var costs []string
 	for _, h := range S.Header {
-		if strings.HasPrefix(h, "cost.") {
+		if run.Describe(results.SummaryCSV, h).IsCost() {
 			costs = append(costs, h)
 		}
 	}
@@ -74,7 +74,7 @@ func RunEvidence(run *results.Run) ([]string, map[string]*Evidence, error) {
 		samples[key][kind+"\x00"+name] = append(samples[key][kind+"\x00"+name], v)
 	}
 	for i := range S.Rows {
-		if S.Value(i, "status") == results.StatusInterrupted || S.Value(i, "status") == results.StatusSkipped {
+		if st := S.Value(i, results.ColStatus); st == results.StatusInterrupted || st == results.StatusSkipped {
 			continue
 		}
 		key := cellKey(run, i)
@@ -82,11 +82,11 @@ func RunEvidence(run *results.Run) ([]string, map[string]*Evidence, error) {
 			samples[key] = map[string][]float64{}
 			order = append(order, key)
 		}
-		tx, ok := S.Float(i, "transactions")
+		tx, ok := S.Float(i, results.Transactions(results.SummaryCSV))
 		if !ok {
 			tx = math.NaN()
 		}
-		at[S.Value(i, "iteration")+" "+S.Value(i, "target")] = place{key, tx}
+		at[S.Value(i, results.ColIteration)+" "+S.Value(i, results.ColTarget)] = place{key, tx}
 		for _, c := range costs {
 			if v, ok := S.Float(i, c); ok {
 				add(key, CostRow, c, v)
@@ -244,13 +244,14 @@ func (c *Comparison) writeEvidence(w io.Writer) error {
 		return nil
 	}
 	fmt.Fprintln(w, "\nWhere the time went (per transaction; medians of the repeats):")
+	throughput := results.Throughput()
 	for _, ce := range c.Evidence {
 		line := "\n" + ce.Key
 		for _, cell := range c.Cells {
 			if cell.Key == ce.Key {
 				for i := 1; i < len(c.Runs); i++ {
-					if v := cell.Verdicts["tps"]; len(v) > i && v[i].Text != "" {
-						line += fmt.Sprintf("; tps run %d vs run 1: %s", i+1, v[i].Text)
+					if v := cell.Verdicts[throughput]; len(v) > i && v[i].Text != "" {
+						line += fmt.Sprintf("; %s run %d vs run 1: %s", throughput, i+1, v[i].Text)
 					}
 				}
 			}

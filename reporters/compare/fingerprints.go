@@ -31,22 +31,22 @@ func fingerprints(runs []*results.Run) []FingerprintChange {
 		}
 		cells := map[string]string{} // iteration@target -> cell key
 		for i := range run.Summary.Rows {
-			cells[run.Summary.Value(i, "iteration")+"@"+run.Summary.Value(i, "target")] = cellKey(run, i)
+			cells[run.Summary.Value(i, results.ColIteration)+"@"+run.Summary.Value(i, results.ColTarget)] = cellKey(run, i)
 		}
 		type acc struct{ p95, count []float64 }
 		got := map[int]*acc{}
 		for i := range F.Rows {
-			cell, ok := cells[F.Value(i, "iteration")+"@"+F.Value(i, "target")]
+			cell, ok := cells[F.Value(i, results.ColIteration)+"@"+F.Value(i, results.ColTarget)]
 			if !ok {
 				continue // an iteration without a summary row (interrupted) is not compared
 			}
-			id := F.Value(i, "fingerprint_id")
+			id := F.Value(i, results.ColFingerprintID)
 			k := cell + "\x00" + id
 			j, ok := index[k]
 			if !ok {
 				j = len(out)
 				index[k] = j
-				fc := FingerprintChange{Cell: cell, ID: id, Text: F.Value(i, "fingerprint")}
+				fc := FingerprintChange{Cell: cell, ID: id, Text: F.Value(i, results.ColFingerprint)}
 				for range runs {
 					fc.P95, fc.Count, fc.Change = append(fc.P95, math.NaN()), append(fc.Count, math.NaN()), append(fc.Change, math.NaN())
 				}
@@ -57,10 +57,10 @@ func fingerprints(runs []*results.Run) []FingerprintChange {
 				a = &acc{}
 				got[j] = a
 			}
-			if v, ok := F.Float(i, "p95_ms"); ok {
+			if v, ok := F.Float(i, results.ColFingerprintP95); ok {
 				a.p95 = append(a.p95, v)
 			}
-			if v, ok := F.Float(i, "count"); ok {
+			if v, ok := F.Float(i, results.ColCount); ok {
 				a.count = append(a.count, v)
 			}
 		}
@@ -88,9 +88,9 @@ func (c *Comparison) writeFingerprints(w io.Writer) error {
 	}
 	fmt.Fprintln(w, "\nStatement fingerprints (replayed p95 ms per run, the median over repeats):")
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	head := []string{"cell", "fingerprint"}
+	head := []string{"cell", results.ColFingerprint}
 	for i := range c.Runs {
-		head = append(head, fmt.Sprintf("run %d p95", i+1), "count")
+		head = append(head, fmt.Sprintf("run %d p95", i+1), results.ColCount)
 		if i > 0 {
 			head = append(head, "Δ%")
 		}

@@ -191,7 +191,7 @@ func verdict(m string, a, b Stats, missing string, seedKey string) Verdict {
 // judge is Better or Worse for a change in direction dir (+1 up, -1 down) of metric m;
 // for a metric of no known direction, "higher" or "lower".
 func judge(m string, dir float64) string {
-	b := float64(measure.BetterOf(m))
+	b := float64(results.Describe(results.SummaryCSV, m).Better)
 	switch {
 	case b == 0 && dir > 0:
 		return "higher"
@@ -208,10 +208,8 @@ func word(m string, dir float64, kind string) string {
 	if kind != Better && kind != Worse {
 		return kind
 	}
-	unit := ""
-	if mt, ok := measure.Lookup(m); ok {
-		unit = mt.TotalUnit
-	} else if strings.HasSuffix(m, "_ms") {
+	unit := results.Describe(results.SummaryCSV, m).Unit
+	if unit == "" && strings.HasSuffix(m, "_ms") {
 		unit = measure.Millis
 	}
 	if unit == measure.PerSecond || unit == measure.Millis {

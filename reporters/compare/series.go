@@ -35,7 +35,7 @@ func readSeries(run *results.Run, groups map[string]*cellSamples, metrics []stri
 		if ts == nil {
 			continue
 		}
-		ic, wc, ec := ts.Col("iteration"), ts.Col("warmup"), ts.Col("elapsed_s")
+		ic, wc, ec := ts.Col(results.ColIteration), ts.Col(results.ColWarmup), ts.Col(results.ColElapsed)
 		cols := map[string]int{}
 		for _, m := range metrics {
 			if c := ts.Col(m); c >= 0 {

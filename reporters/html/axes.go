@@ -62,9 +62,6 @@ type headline struct {
 	WorstV float64 `json:"worst_value"`
 }
 
-// rowKeys are summary columns that place a row rather than measure anything.
-var rowKeys = map[string]bool{"iteration": true, "repeat": true, "target": true, "status": true, "duration_s": true}
-
 // matrixCharts gathers the cells of run's summary; nil when the plan has no matrix.
 func matrixCharts(run *results.Run) *matrixData {
 	S := run.Summary
@@ -78,7 +75,7 @@ func matrixCharts(run *results.Run) *matrixData {
 		d.Axes = append(d.Axes, matrixAxis{Name: a, Numeric: true})
 	}
 	for _, h := range S.Header {
-		if rowKeys[h] || isAxis[h] {
+		if results.IsKey(results.SummaryCSV, h) || isAxis[h] {
 			continue
 		}
 		for i := range S.Rows {
@@ -96,7 +93,7 @@ func matrixCharts(run *results.Run) *matrixData {
 		seen[i] = map[string]bool{}
 	}
 	for i := range S.Rows {
-		if S.Value(i, "status") == results.StatusInterrupted || S.Value(i, "status") == results.StatusSkipped {
+		if st := S.Value(i, results.ColStatus); st == results.StatusInterrupted || st == results.StatusSkipped {
 			continue // measured part of a workload, or nothing
 		}
 		var vals, parts []string
@@ -112,7 +109,7 @@ func matrixCharts(run *results.Run) *matrixData {
 				}
 			}
 		}
-		target := S.Value(i, "target")
+		target := S.Value(i, results.ColTarget)
 		key := strings.Join(parts, " ")
 		id := key + " @" + target
 		if cells[id] == nil {
@@ -150,14 +147,14 @@ func matrixCharts(run *results.Run) *matrixData {
 		}
 	}
 	for _, m := range d.Metrics {
-		if strings.HasPrefix(m, "cost.") && !allZero(d.Cells, m) { // no reads from a warm buffer pool: nothing to chart
+		if run.Describe(results.SummaryCSV, m).IsCost() && !allZero(d.Cells, m) { // no reads from a warm buffer pool: nothing to chart
 			d.Defaults = append(d.Defaults, m)
 		}
 	}
 	d.Headline = headlines(d, measure.CompareDefaults())
 	d.Better = map[string]int{}
 	for _, m := range d.Metrics {
-		if b := measure.BetterOf(m); b != 0 {
+		if b := run.Describe(results.SummaryCSV, m).Better; b != 0 {
 			d.Better[m] = int(b)
 		}
 	}
@@ -194,7 +191,7 @@ func headlines(d *matrixData, metrics []string) []headline {
 	}
 	var out []headline
 	for _, m := range metrics {
-		dir := float64(measure.BetterOf(m))
+		dir := float64(results.Describe(results.SummaryCSV, m).Better)
 		if dir == 0 {
 			continue
 		}

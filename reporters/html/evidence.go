@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/results"
@@ -76,18 +75,18 @@ func whereTimeWent(run *results.Run) (*evidenceData, error) {
 	S := run.Summary
 	var costs []string
 	for _, h := range S.Header {
-		if strings.HasPrefix(h, "cost.") {
+		if run.Describe(results.SummaryCSV, h).IsCost() {
 			costs = append(costs, h)
 		}
 	}
 	for i := range S.Rows {
-		it, err := strconv.Atoi(S.Value(i, "iteration"))
+		it, err := strconv.Atoi(S.Value(i, results.ColIteration))
 		if err != nil {
 			continue
 		}
 		for _, c := range costs {
 			if v, ok := S.Float(i, c); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
-				e := get(it, S.Value(i, "target"))
+				e := get(it, S.Value(i, results.ColTarget))
 				if e.Costs == nil {
 					e.Costs = map[string]float64{}
 				}
@@ -116,9 +115,9 @@ func whereTimeWent(run *results.Run) (*evidenceData, error) {
 		return nil, nil
 	}
 	for i := range S.Rows { // transactions, to put digests and waits per transaction
-		it, _ := strconv.Atoi(S.Value(i, "iteration"))
-		if e := byKey[strconv.Itoa(it)+" "+S.Value(i, "target")]; e != nil {
-			if tx, ok := S.Float(i, "transactions"); ok && tx > 0 {
+		it, _ := strconv.Atoi(S.Value(i, results.ColIteration))
+		if e := byKey[strconv.Itoa(it)+" "+S.Value(i, results.ColTarget)]; e != nil {
+			if tx, ok := S.Float(i, results.Transactions(results.SummaryCSV)); ok && tx > 0 {
 				e.Transactions = tx
 			}
 		}

@@ -53,10 +53,56 @@ type pageData struct {
 	// Replay and Fingerprints are replay.csv and fingerprints.csv, when a workload replayed traffic.
 	Replay       *dataTable `json:"replay,omitempty"`
 	Fingerprints *dataTable `json:"fingerprints,omitempty"`
+	// Keys name the columns the page finds rows by, and Columns say what each column of the
+	// summary and the time series is (results.Describe): the page knows no column by name.
+	Keys    pageKeys              `json:"keys"`
+	Columns map[string]columnJSON `json:"columns"`
 	// Matrix is drawn by axes.js: the charts by matrix axis and the headline.
 	Matrix *matrixData `json:"matrix,omitempty"`
 	// Evidence is drawn by evidence.js: where the time went.
 	Evidence *evidenceData `json:"evidence,omitempty"`
+}
+
+// pageKeys are the names of the row keys and fingerprints.csv's columns the page reads.
+type pageKeys struct {
+	Iteration      string `json:"iteration"`
+	Target         string `json:"target"`
+	Status         string `json:"status"`
+	FingerprintID  string `json:"fingerprint_id"`
+	Fingerprint    string `json:"fingerprint"`
+	FingerprintP95 string `json:"fingerprint_p95"`
+}
+
+var keys = pageKeys{Iteration: results.ColIteration, Target: results.ColTarget, Status: results.ColStatus,
+	FingerprintID: results.ColFingerprintID, Fingerprint: results.ColFingerprint, FingerprintP95: results.ColFingerprintP95}
+
+// columnJSON is a column as the page sees it: a key places a row (never a metric to pick).
+type columnJSON struct {
+	Role   results.Role `json:"role"`
+	Unit   string       `json:"unit,omitempty"`
+	Better int          `json:"better,omitempty"`
+}
+
+// columnsOf describes the columns of the summary and of every time series.
+func columnsOf(run *results.Run, all map[string]*samples) map[string]columnJSON {
+	out := map[string]columnJSON{}
+	add := func(csv results.CSV, h string) {
+		if _, ok := out[h]; !ok {
+			c := run.Describe(csv, h)
+			out[h] = columnJSON{Role: c.Role, Unit: c.Unit, Better: int(c.Better)}
+		}
+	}
+	if run.Summary != nil {
+		for _, h := range run.Summary.Header {
+			add(results.SummaryCSV, h)
+		}
+	}
+	for _, s := range all {
+		for _, h := range s.names {
+			add(results.TimeseriesCSV, h)
+		}
+	}
+	return out
 }
 
 // spectrum is one target's latency percentiles per iteration, recomputed from the
@@ -118,7 +164,8 @@ func readRun(run *results.Run, spectra bool) (map[string]*samples, map[string]sp
 }
 
 func render(w io.Writer, run *results.Run, version, only string, all map[string]*samples, latency map[string]spectrum) error {
-	d := pageData{Info: run.Info, Series: seriesData(all, only), StageMarks: stageMarks(all), Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched()}
+	d := pageData{Info: run.Info, Series: seriesData(all, only), StageMarks: stageMarks(all), Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched(),
+		Keys: keys, Columns: columnsOf(run, all)}
 	if only == "" {
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan
@@ -206,6 +253,8 @@ type comparisonData struct {
 	VerdictNote string       `json:"verdict_note,omitempty"`
 	// Fingerprints: replayed statement fingerprints lined up across runs, as a table.
 	Fingerprints *dataTable `json:"fingerprints,omitempty"`
+	// Throughput is the metric whose verdict servers.js puts first in each cell.
+	Throughput string `json:"throughput"`
 	// Servers and Evidence are drawn by servers.js, cell by cell.
 	Servers  *serversData         `json:"servers,omitempty"`
 	Evidence []comparisonEvidence `json:"evidence,omitempty"`
@@ -222,9 +271,10 @@ type comparisonCell struct {
 // table with the change against the first run and a chart across cells.
 func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
 	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Better: map[string]int{}, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
-		Servers: acrossServers(c), Evidence: comparisonEvidenceOf(c)}
+		Throughput: results.Throughput(),
+		Servers:    acrossServers(c), Evidence: comparisonEvidenceOf(c)}
 	for _, m := range c.Metrics {
-		cd.Better[m] = int(measure.BetterOf(m))
+		cd.Better[m] = int(results.Describe(results.SummaryCSV, m).Better)
 	}
 	for _, r := range c.Runs {
 		cd.Runs = append(cd.Runs, r.Dir+" ("+r.Info.Plan+", "+r.Info.Host+")")
@@ -249,9 +299,9 @@ func RenderComparison(w io.Writer, c *compare.Comparison, version string) error 
 		cd.Cells = append(cd.Cells, cc)
 	}
 	if len(c.Fingerprints) > 0 {
-		t := &dataTable{Header: []string{"cell", "fingerprint"}}
+		t := &dataTable{Header: []string{"cell", results.ColFingerprint}}
 		for i := range c.Runs {
-			t.Header = append(t.Header, fmt.Sprintf("run %d p95_ms", i+1), fmt.Sprintf("run %d count", i+1))
+			t.Header = append(t.Header, fmt.Sprintf("run %d %s", i+1, results.ColFingerprintP95), fmt.Sprintf("run %d %s", i+1, results.ColCount))
 			if i > 0 {
 				t.Header = append(t.Header, fmt.Sprintf("run %d Δ%% p95", i+1))
 			}

@@ -29,9 +29,12 @@ const (
 	chunk        = 8192 // column storage grows by chunks: no copy of a growing slice
 )
 
-// skipColumns place a sample rather than measure anything; the page never charts them.
-var skipColumns = map[string]bool{"iteration": true, "repeat": true, "elapsed_s": true, "time": true, "warmup": true,
-	"target": true, "status": true}
+// charted says whether the page charts a time-series column: not a row key, which places a
+// sample rather than measures anything (results.Describe), except the stage, whose steps are
+// drawn and which stageMarks reads.
+func charted(name string) bool {
+	return name == results.ColStage || !results.IsKey(results.TimeseriesCSV, name)
+}
 
 // samples is one target's time series by column, as numbers (NaN for an empty cell):
 // a twentieth of its size as strings.
@@ -54,14 +57,14 @@ func readSamples(run *results.Run, target string) (*samples, error) {
 	s := &samples{file: path.Join(results.TimeseriesDir, target+".csv")}
 	var src []int
 	for i, h := range ts.Header {
-		if !skipColumns[h] {
+		if charted(h) {
 			s.names = append(s.names, h)
 			src = append(src, i)
 		}
 	}
 	s.cols = make([][][]float64, len(src))
 	s.numeric = make([]bool, len(src))
-	ic, ec := ts.Col("iteration"), ts.Col("elapsed_s")
+	ic, ec := ts.Col(results.ColIteration), ts.Col(results.ColElapsed)
 	xIndex := map[float64]int32{}
 	iterIndex := map[string]int32{}
 	var rowXVal []float64
@@ -140,7 +143,7 @@ func stageMarks(all map[string]*samples) []float64 {
 	for _, s := range all {
 		c := -1
 		for i, n := range s.names {
-			if n == "stage" {
+			if n == results.ColStage {
 				c = i
 			}
 		}

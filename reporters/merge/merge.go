@@ -246,42 +246,36 @@ type merged struct {
 	stages        []map[string]string // their merged summary rows, in stageOrder
 }
 
-// histogramColumn says which .hlog tag a latency column is recomputed from (latency,
-// connect, tx.NAME, stmt.CLASS) and which figure of that histogram it is. Such columns are
-// never combined from the shards' cells: percentiles of percentiles are wrong.
-func histogramColumn(name string) (tag string, pick func(measure.Latency) time.Duration, ok bool) {
-	family, key, pick, ok := measure.LatencyColumn(name)
-	if !ok || key == "" {
-		return family, pick, ok
-	}
-	return results.HistogramTag(family, key), pick, true
-}
-
 // fromHistogram is a latency column's value from its merged histogram h; without one (no
 // value recorded, or a folder written before the tag was logged) it falls back on combine.
-func fromHistogram(name string, h *measure.Histogram, pick func(measure.Latency) time.Duration, rows []map[string]string) string {
+func fromHistogram(c results.ColumnInfo, h *measure.Histogram, rows []map[string]string) string {
 	if h == nil || h.Count() == 0 {
-		return combineCells(name, rows)
+		return combineCells(c.Name, rows)
 	}
-	return results.FormatFloat(measure.Ms(pick(measure.Summarize(h))))
+	return results.FormatFloat(measure.Ms(c.Latency(measure.Summarize(h))))
 }
 
-// combine is how a workload column adds up over shards when no histogram says better. A
-// latency that has no histogram in the folder is left empty rather than guessed, unless
-// every shard says 0 (an interval where that transaction did not run); a maximum is the
-// maximum of the maxima.
+// combine is how a workload column adds up over shards when no histogram says better
+// (results.Describe says how): a latency that has no histogram in the folder is left empty
+// rather than guessed, unless every shard says 0 (an interval where that transaction did
+// not run); a maximum is the maximum of the maxima; a row key is any shard's; counts and
+// rates are summed.
 func combine(name string, vals []float64) string {
-	_, _, latency := histogramColumn(name)
-	switch {
-	case name == "warmup" || name == "stage":
+	c := results.Describe(results.TimeseriesCSV, name)
+	how := c.Merge
+	if how == results.MergeHistogram {
+		how = c.Fallback
+	}
+	switch how {
+	case results.MergeKey:
 		return results.FormatFloat(vals[0])
-	case latency && (strings.HasSuffix(name, ".max_ms") || name == "lat_max_ms" || name == "connect_max_ms"):
+	case results.MergeMax:
 		m := math.Inf(-1)
 		for _, v := range vals {
 			m = math.Max(m, v)
 		}
 		return results.FormatFloat(m)
-	case latency:
+	case results.MergeEmpty:
 		for _, v := range vals {
 			if v != 0 {
 				return ""
@@ -300,10 +294,10 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 	m := &merged{index: index, target: target, leaderSummary: map[string]map[string]string{}}
 	lead := shards[0].run
 	for i := range lead.Summary.Rows {
-		if lead.Summary.Value(i, "iteration") != strconv.Itoa(index) {
+		if lead.Summary.Value(i, results.ColIteration) != strconv.Itoa(index) {
 			continue
 		}
-		t := lead.Summary.Value(i, "target")
+		t := lead.Summary.Value(i, results.ColTarget)
 		row := map[string]string{}
 		for c, h := range lead.Summary.Header {
 			row[h] = lead.Summary.Rows[i][c]
@@ -368,10 +362,10 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 			}
 		}
 		for i := range d.Rows {
-			if d.Value(i, "iteration") != strconv.Itoa(index) {
+			if d.Value(i, results.ColIteration) != strconv.Itoa(index) {
 				continue
 			}
-			e := d.Value(i, "elapsed_s")
+			e := d.Value(i, results.ColElapsed)
 			c := grid[e]
 			if c == nil {
 				c = &cell{rows: make([]map[string]string, len(shards))}
@@ -396,7 +390,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		logs[k].legacy = len(logs[k].byEnd) > 0
 		for _, c := range grid {
 			if row := c.rows[k]; row != nil {
-				if t, err := time.Parse(results.TimeFormat, row["time"]); err == nil && logs[k].exact(t) != nil {
+				if t, err := time.Parse(results.TimeFormat, row[results.ColTime]); err == nil && logs[k].exact(t) != nil {
 					logs[k].legacy = false
 					break
 				}
@@ -422,7 +416,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 				continue
 			}
 			present = append(present, row)
-			t, err := time.Parse(results.TimeFormat, row["time"])
+			t, err := time.Parse(results.TimeFormat, row[results.ColTime])
 			if err == nil {
 				ends = append(ends, t.UnixMilli())
 				for _, l := range logs[k].at(t) {
@@ -439,7 +433,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 				}
 			}
 		}
-		if st := firstCell("stage", present); st != "" {
+		if st := firstCell(results.ColStage, present); st != "" {
 			if stageHist[st] == nil {
 				stageHist[st] = map[string]*measure.Histogram{}
 			}
@@ -455,25 +449,26 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		}
 		var rec results.Record
 		for _, h := range header {
+			col := lead.Describe(results.TimeseriesCSV, h)
 			switch {
-			case h == "iteration":
+			case h == results.ColIteration:
 				rec.Add(h, strconv.Itoa(index))
-			case h == "elapsed_s":
+			case h == results.ColElapsed:
 				rec.Add(h, e)
-			case h == "time":
-				rec.Add(h, latestTime(present))
-			case isHistogramColumn(h):
-				tag, pick, _ := histogramColumn(h)
-				x := hist[tag]
+			case col.Merge == results.MergeLatest:
+				rec.Add(h, latestTime(h, present))
+			case col.Merge == results.MergeHistogram:
+				x := hist[col.Histogram]
 				if x == nil {
-					x = hist["warmup-"+tag]
+					x = hist["warmup-"+col.Histogram]
 				}
-				rec.Add(h, fromHistogram(h, x, pick, present))
-			case results.IsWorkloadColumn(h):
+				rec.Add(h, fromHistogram(col, x, present))
+			case col.Role == results.RoleKey || col.Role == results.RoleMetric:
 				rec.Add(h, combineCells(h, present))
-			case isServerCost(h):
+			case col.Merge == results.MergeRescale:
 				if c.rows[0] != nil {
-					rec.Add(h, rescaleCost(c.rows[0][h], c.rows[0]["tps"], combineCells("tps", present)))
+					tx := results.Transactions(results.TimeseriesCSV)
+					rec.Add(h, rescaleCost(c.rows[0][h], c.rows[0][tx], combineCells(tx, present)))
 				} else {
 					rec.Add(h, "")
 				}
@@ -508,7 +503,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		}
 		d := lead.Timeseries[t]
 		for i := range d.Rows {
-			if d.Value(i, "iteration") != strconv.Itoa(index) {
+			if d.Value(i, results.ColIteration) != strconv.Itoa(index) {
 				continue
 			}
 			var rec results.Record
@@ -526,7 +521,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 	for k, s := range shards {
 		found := false
 		for i := range s.run.Summary.Rows {
-			if s.run.Summary.Value(i, "iteration") != strconv.Itoa(index) || s.run.Summary.Value(i, "target") != target {
+			if s.run.Summary.Value(i, results.ColIteration) != strconv.Itoa(index) || s.run.Summary.Value(i, results.ColTarget) != target {
 				continue
 			}
 			row := map[string]string{}
@@ -565,7 +560,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 	_, perShard := rowsOf(shards, func(r *results.Run) *results.Data { return r.Stages }, index, target)
 	for k, rows := range perShard {
 		for _, row := range rows {
-			st := row["stage"]
+			st := row[results.ColStage]
 			if _, ok := stageRows[st]; !ok {
 				m.stageOrder = append(m.stageOrder, st)
 			}
@@ -580,7 +575,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 	}
 	for _, st := range m.stageOrder {
 		v := summaryValues(sumHeader, stageRows[st], stageHist[st], leaderStages[st])
-		v["stage"] = st
+		v[results.ColStage] = st
 		m.stages = append(m.stages, v)
 	}
 	return m, nil
@@ -592,46 +587,37 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 func summaryValues(header []string, rows []map[string]string, measured map[string]*measure.Histogram, leader map[string]string) map[string]string {
 	vals := map[string]string{}
 	for _, h := range header {
-		switch {
-		case h == "iteration" || h == "repeat" || h == "target" || h == "status" || h == "stage":
+		col := results.Describe(results.SummaryCSV, h)
+		switch col.Merge {
+		case results.MergeKey:
 			if len(rows) > 0 {
 				vals[h] = rows[0][h]
 			}
-		case h == "duration_s":
+		case results.MergeMax:
 			vals[h] = maxCell(h, rows)
-		case isHistogramColumn(h):
-			tag, pick, _ := histogramColumn(h)
-			vals[h] = fromHistogram(h, measured[tag], pick, rows)
-		case h == "transactions" || results.IsWorkloadColumn(h):
-			if _, isMetric := measure.Lookup(h); isMetric || strings.HasPrefix(h, "error.") || strings.HasPrefix(h, "tx.") || strings.HasPrefix(h, "stmt.") {
-				vals[h] = combineCells(h, rows)
-			} else if leader != nil {
-				vals[h] = leader[h] // a matrix axis
-			}
-		case isServerCost(h):
+		case results.MergeHistogram:
+			vals[h] = fromHistogram(col, measured[col.Histogram], rows)
+		case results.MergeSum:
+			vals[h] = combineCells(h, rows)
+		case results.MergeRescale:
 			if leader != nil {
-				vals[h] = rescaleCost(leader[h], leader["transactions"], combineCells("transactions", rows))
+				tx := results.Transactions(results.SummaryCSV)
+				vals[h] = rescaleCost(leader[h], leader[tx], combineCells(tx, rows))
 			}
 		default:
 			if leader != nil {
-				vals[h] = leader[h] // watched and record_as: the leader's
+				vals[h] = leader[h] // watched, record_as, matrix axes: the leader's
 			}
 		}
 	}
 	return vals
 }
 
-// isServerCost is a cost per transaction of a server counter (cost.fsyncs, cost.server_cpu_us
-// ...). The leader, the only shard that watches, divided the server's whole increase by its
-// own transactions; merged, it is divided by every shard's. cost.client_cpu_us stays the
-// leader's: its counter is the leader's own CPU, and per transaction of its own it stands
-// for each client's.
-func isServerCost(name string) bool {
-	return strings.HasPrefix(name, "cost.") && name != "cost.client_cpu_us"
-}
-
-// rescaleCost is a leader's cost per transaction over all shards' transactions: cost times
-// the leader's transactions (or rate) over the merged ones.
+// rescaleCost is a leader's cost per transaction of a server counter (cost.fsyncs,
+// cost.server_cpu_us ...) over all shards' transactions: the leader, the only shard that
+// watches, divided the server's whole increase by its own transactions (or rate); merged, it
+// is divided by every shard's. A cost of the client's own CPU stays the leader's
+// (results.Describe: MergeLeader): per transaction of its own it stands for each client's.
 func rescaleCost(cost, leaderTx, mergedTx string) string {
 	c, err1 := strconv.ParseFloat(cost, 64)
 	l, err2 := strconv.ParseFloat(leaderTx, 64)
@@ -680,11 +666,6 @@ func (l shardLog) exact(end time.Time) []results.LoggedHistogram {
 	return nil
 }
 
-func isHistogramColumn(name string) bool {
-	_, _, ok := histogramColumn(name)
-	return ok
-}
-
 func firstCell(h string, rows []map[string]string) string {
 	for _, r := range rows {
 		if r[h] != "" {
@@ -694,11 +675,11 @@ func firstCell(h string, rows []map[string]string) string {
 	return ""
 }
 
-func latestTime(rows []map[string]string) string {
+func latestTime(h string, rows []map[string]string) string {
 	best := ""
 	for _, r := range rows {
-		if r["time"] > best {
-			best = r["time"]
+		if r[h] > best {
+			best = r[h]
 		}
 	}
 	return best
@@ -745,7 +726,7 @@ func (m *merged) writeSummary(w *results.Writer, status string) error {
 			vals := m.leaderSummary["\x00merged"]
 			for _, h := range m.header {
 				v := vals[h]
-				if h == "status" {
+				if h == results.ColStatus {
 					v = status
 				}
 				rec.Add(h, v)
@@ -754,7 +735,7 @@ func (m *merged) writeSummary(w *results.Writer, status string) error {
 			row := m.leaderSummary[t]
 			for _, h := range m.leaderHeader {
 				v := row[h]
-				if h == "status" {
+				if h == results.ColStatus {
 					v = status
 				}
 				rec.Add(h, v)
@@ -770,7 +751,7 @@ func (m *merged) writeSummary(w *results.Writer, status string) error {
 			var rec results.Record
 			for _, h := range m.header {
 				v := vals[h]
-				if h == "status" {
+				if h == results.ColStatus {
 					v = status
 				}
 				rec.Add(h, v)
@@ -798,22 +779,31 @@ func assertions(p *spec.Plan, it *spec.Iteration, sum map[string]float64, leader
 			env[name] = math.NaN()
 		}
 	}
+	tx := map[string]map[string]float64{} // tx.NAME.SUFFIX by name and suffix
+	status := map[string]float64{}
+	for k, v := range sum {
+		c := results.Describe(results.SummaryCSV, k)
+		switch {
+		case c.Family != nil && c.Family.Prefix == measure.TxPrefix:
+			if tx[c.FamilyKey] == nil {
+				tx[c.FamilyKey] = map[string]float64{}
+			}
+			tx[c.FamilyKey][c.Family.Suffix] = v
+		case c.Watched && strings.HasPrefix(k, results.StatusPrefix):
+			n := strings.TrimPrefix(k, results.StatusPrefix)
+			status[n] = v
+			status[strings.ToLower(n)] = v
+		}
+	}
 	if txs := it.Workload.TxNames(); len(txs) > 0 {
-		env["tx"] = spec.TxMetrics(txs, func(name, suffix string) float64 {
-			if v, ok := sum["tx."+name+"."+suffix]; ok {
+		env[measure.TxPrefix] = spec.TxMetrics(txs, func(name, suffix string) float64 {
+			if v, ok := tx[name][suffix]; ok {
 				return v
 			}
 			return math.NaN()
 		})
 	}
-	status := map[string]float64{}
-	for k, v := range sum {
-		if n, ok := strings.CutPrefix(k, "status."); ok {
-			status[n] = v
-			status[strings.ToLower(n)] = v
-		}
-	}
-	env["status"] = status
+	env[results.StatusFamily] = status
 	for _, name := range p.RecordNames() {
 		if v, ok := sum[name]; ok {
 			env[name] = v

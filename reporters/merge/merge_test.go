@@ -187,14 +187,15 @@ func TestMergedTaggedFamiliesAreExact(t *testing.T) {
 		truth := measure.Summarize(all[f.tag])
 		for _, suffix := range suffixes {
 			col := f.column + suffix
-			tag, pick, ok := histogramColumn(col)
+			c := results.Describe(results.SummaryCSV, col)
+			tag, pick, ok := c.Histogram, c.Latency, c.Merge == results.MergeHistogram
 			if !ok || tag != f.tag {
-				t.Fatalf("histogramColumn(%q) = %q, %v; want tag %q", col, tag, ok, f.tag)
+				t.Fatalf("Describe(%q) = %q, %v; want tag %q", col, tag, ok, f.tag)
 			}
 			if measured[tag].Count() != all[tag].Count() {
 				t.Fatalf("%s: merged %d values, want %d", tag, measured[tag].Count(), all[tag].Count())
 			}
-			got := fromHistogram(col, measured[tag], pick, []map[string]string{{col: "1"}, {col: "2"}})
+			got := fromHistogram(c, measured[tag], []map[string]string{{col: "1"}, {col: "2"}})
 			want := results.FormatFloat(measure.Ms(pick(truth)))
 			if got != want {
 				t.Errorf("%s: merged %s, one histogram of all values %s", col, got, want)
@@ -206,7 +207,7 @@ func TestMergedTaggedFamiliesAreExact(t *testing.T) {
 		t.Fatalf("checked %d columns, want 20", checked)
 	}
 	for _, col := range []string{"tx.pay.count", "stmt.point_select.errors", "tps", "connects"} {
-		if _, _, ok := histogramColumn(col); ok {
+		if results.Describe(results.SummaryCSV, col).Merge == results.MergeHistogram {
 			t.Errorf("%s is a count, not recomputed from a histogram", col)
 		}
 	}

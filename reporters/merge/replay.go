@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
@@ -27,7 +26,7 @@ func rowsOf(shards []shardRun, pick func(*results.Run) *results.Data, index int,
 			}
 		}
 		for i := range d.Rows {
-			if d.Value(i, "iteration") != strconv.Itoa(index) || d.Value(i, "target") != target {
+			if d.Value(i, results.ColIteration) != strconv.Itoa(index) || d.Value(i, results.ColTarget) != target {
 				continue
 			}
 			row := map[string]string{}
@@ -56,10 +55,10 @@ func mergeReplay(w *results.Writer, shards []shardRun, index int, target string,
 	}
 	var rec results.Record
 	for _, h := range header {
-		switch {
-		case h == "iteration" || h == "target":
+		switch results.Describe(results.ReplayCSV, h).Merge {
+		case results.MergeKey:
 			rec.Add(h, rows[0][h])
-		case strings.HasPrefix(h, "lag_"):
+		case results.MergeEmpty:
 			rec.Add(h, "")
 		default:
 			rec.Add(h, sumCells(h, rows))
@@ -70,7 +69,7 @@ func mergeReplay(w *results.Writer, shards []shardRun, index int, target string,
 	var ids []string
 	for _, rs := range fpShards {
 		for _, r := range rs {
-			id := r["fingerprint_id"]
+			id := r[results.ColFingerprintID]
 			if _, ok := byID[id]; !ok {
 				ids = append(ids, id)
 			}
@@ -78,12 +77,12 @@ func mergeReplay(w *results.Writer, shards []shardRun, index int, target string,
 		}
 	}
 	total := func(id string) float64 {
-		v, _ := strconv.ParseFloat(sumCells("total_ms", byID[id]), 64)
+		v, _ := strconv.ParseFloat(sumCells(results.ColTotalMs, byID[id]), 64)
 		return v
 	}
 	slices.SortStableFunc(ids, func(a, b string) int {
-		if (a == "other") != (b == "other") {
-			if a == "other" {
+		if (a == results.OtherFingerprint) != (b == results.OtherFingerprint) {
+			if a == results.OtherFingerprint {
 				return 1
 			}
 			return -1
@@ -93,24 +92,23 @@ func mergeReplay(w *results.Writer, shards []shardRun, index int, target string,
 	var fps []results.Record
 	for rank, id := range ids {
 		rs := byID[id]
-		h := measured[results.HistogramTag("tx", id)]
 		var r results.Record
 		for _, col := range fpHeader {
-			switch col {
-			case "iteration", "target", "fingerprint_id", "fingerprint":
+			c := results.Describe(results.FingerprintsCSV, col)
+			switch c.Merge {
+			case results.MergeKey:
 				r.Add(col, firstCell(col, rs))
-			case "rank":
+			case results.MergeRank:
 				r.AddInt(col, int64(rank+1))
-			case "errors_by_code":
-				r.Add(col, sumCodes(rs))
-			case "p50_ms", "p95_ms", "p99_ms":
-				q, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimPrefix(col, "p"), "_ms"), 64)
-				if h == nil || h.Count() == 0 {
-					r.Add(col, "")
+			case results.MergeCodes:
+				r.Add(col, sumCodes(col, rs))
+			case results.MergeHistogram:
+				if h := measured[results.HistogramTag(c.Histogram, id)]; h != nil && h.Count() > 0 {
+					r.AddFloat(col, measure.Ms(h.Percentile(c.Percentile)))
 				} else {
-					r.AddFloat(col, measure.Ms(h.Percentile(q)))
+					r.Add(col, "")
 				}
-			case "captured_p50_ms", "captured_p95_ms", "captured_p99_ms":
+			case results.MergeEmpty:
 				r.Add(col, "")
 			default:
 				r.Add(col, sumCells(col, rs))
@@ -135,11 +133,11 @@ func sumCells(h string, rows []map[string]string) string {
 	return results.FormatFloat(sum)
 }
 
-// sumCodes adds errors_by_code cells ("1062:3 1213:1") up.
-func sumCodes(rows []map[string]string) string {
+// sumCodes adds errors_by_code cells ("1062:3 1213:1") of column h up.
+func sumCodes(h string, rows []map[string]string) string {
 	n := map[int]int64{}
 	for _, r := range rows {
-		results.AddErrorCodes(n, r["errors_by_code"])
+		results.AddErrorCodes(n, r[h])
 	}
 	return results.ErrorCodes(n)
 }

@@ -109,17 +109,17 @@ func Export(ctx context.Context, db *sql.DB, run *results.Run) (Counts, error) {
 	S := run.Summary
 	var its, sums [][]any
 	for i := range S.Rows {
-		it, err := strconv.Atoi(S.Value(i, "iteration"))
+		it, err := strconv.Atoi(S.Value(i, results.ColIteration))
 		if err != nil {
 			continue // a torn line
 		}
-		target := S.Value(i, "target")
-		rep, _ := strconv.Atoi(S.Value(i, "repeat"))
+		target := S.Value(i, results.ColTarget)
+		rep, _ := strconv.Atoi(S.Value(i, results.ColRepeat))
 		var cell []string
 		for _, a := range run.Info.Axes {
 			cell = append(cell, a+"="+S.Value(i, a))
 		}
-		its = append(its, []any{id, it, target, rep, strings.Join(cell, " "), S.Value(i, "status")})
+		its = append(its, []any{id, it, target, rep, strings.Join(cell, " "), S.Value(i, results.ColStatus)})
 		for _, name := range S.Header {
 			if skipSummary[name] || contains(run.Info.Axes, name) {
 				continue
@@ -129,27 +129,27 @@ func Export(ctx context.Context, db *sql.DB, run *results.Run) (Counts, error) {
 			}
 		}
 	}
-	if err := w.rows("quadrant_iterations", []string{"run_id", "iteration", "target", "`repeat`", "cell", "status"}, its); err != nil {
+	if err := w.rows("quadrant_iterations", []string{"run_id", results.ColIteration, results.ColTarget, "`" + results.ColRepeat + "`", "cell", results.ColStatus}, its); err != nil {
 		return c, err
 	}
-	if err := w.rows("quadrant_summary", []string{"run_id", "iteration", "target", "name", "value"}, sums); err != nil {
+	if err := w.rows("quadrant_summary", []string{"run_id", results.ColIteration, results.ColTarget, "name", "value"}, sums); err != nil {
 		return c, err
 	}
 	for _, target := range run.Targets {
 		ts := run.Timeseries[target]
 		var rows [][]any
 		for i := range ts.Rows {
-			it, err := strconv.Atoi(ts.Value(i, "iteration"))
-			el, ok := ts.Float(i, "elapsed_s")
+			it, err := strconv.Atoi(ts.Value(i, results.ColIteration))
+			el, ok := ts.Float(i, results.ColElapsed)
 			if err != nil || !ok {
 				continue
 			}
 			var at any
-			if t, err := time.Parse(time.RFC3339Nano, ts.Value(i, "time")); err == nil {
+			if t, err := time.Parse(time.RFC3339Nano, ts.Value(i, results.ColTime)); err == nil {
 				at = t.UTC()
 			}
 			for _, name := range ts.Header {
-				if name == "iteration" || name == "elapsed_s" || name == "time" {
+				if name == results.ColIteration || name == results.ColElapsed || name == results.ColTime {
 					continue
 				}
 				if v, ok := ts.Float(i, name); ok {
@@ -157,14 +157,16 @@ func Export(ctx context.Context, db *sql.DB, run *results.Run) (Counts, error) {
 				}
 			}
 		}
-		if err := w.rows("quadrant_timeseries", []string{"run_id", "target", "iteration", "elapsed_s", "name", "value", "time"}, rows); err != nil {
+		if err := w.rows("quadrant_timeseries", []string{"run_id", results.ColTarget, results.ColIteration, results.ColElapsed, "name", "value", results.ColTime}, rows); err != nil {
 			return c, err
 		}
 	}
 	return c, tx.Commit()
 }
 
-var skipSummary = map[string]bool{"iteration": true, "repeat": true, "target": true, "status": true}
+// skipSummary are the summary's row keys that quadrant_iterations holds (duration_s is a
+// value of quadrant_summary).
+var skipSummary = map[string]bool{results.ColIteration: true, results.ColRepeat: true, results.ColTarget: true, results.ColStatus: true}
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

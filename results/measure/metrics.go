@@ -2,6 +2,7 @@ package measure
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,13 @@ type Metric struct {
 	// Latency is the figure the column takes from the workload's latency histogram; nil for
 	// columns that are not one. A reader that adds histograms up recomputes these columns.
 	Latency func(Latency) time.Duration
+	// Events marks the count of completed transactions (the summary's count, the time
+	// series' rate): what a cost per transaction divides by and the throughput a
+	// comparison leads with.
+	Events bool
+	// RowKey marks a column that places its row rather than measures it (warmup): readers
+	// neither chart nor compare it, and a merge takes any shard's value.
+	RowKey bool
 }
 
 // Kind says how a column's values are to be read.
@@ -66,11 +74,70 @@ type Family struct {
 	Doc      string
 	Interval func(iv *Interval, add func(name string, v float64))
 	Total    func(t *Total, add func(name string, v float64))
-	// Histogram and Latency are set on families of latency columns, PREFIX.KEY.SUFFIX:
-	// each column is figure Latency of the histogram tagged PREFIX.KEY.
-	Histogram, Suffix string
-	Latency           func(Latency) time.Duration
+	// Prefix and Suffix name the columns PREFIX.KEY.SUFFIX (PREFIX.KEY without a suffix);
+	// a family of fixed columns lists them in Names instead (connect's, stage).
+	Prefix, Suffix string
+	Names          []string
+	// Kind, the units and Better are as a Metric's, for every column of the family.
+	Kind                    Kind
+	IntervalUnit, TotalUnit string
+	Better                  Direction
+	RowKey                  bool
+	// Histogram and Latency are set on families of latency columns: each column is figure
+	// Latency of the histogram tagged Histogram.KEY (Histogram alone for fixed Names, whose
+	// figures are Figures, one per name).
+	Histogram string
+	Latency   func(Latency) time.Duration
+	Figures   []func(Latency) time.Duration
 }
+
+// Match says whether column name is one of f's, and its key (the CODE, NAME or CLASS; ""
+// for a fixed name).
+func (f *Family) Match(name string) (key string, ok bool) {
+	if len(f.Names) > 0 {
+		return "", slices.Contains(f.Names, name)
+	}
+	if f.Prefix == "" {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(name, f.Prefix+".")
+	if !ok {
+		return "", false
+	}
+	if f.Suffix != "" {
+		if rest, ok = strings.CutSuffix(rest, "."+f.Suffix); !ok {
+			return "", false
+		}
+	}
+	return rest, rest != ""
+}
+
+// Figure is what column name of f takes from its histogram; nil for a family of no latency.
+func (f *Family) Figure(name string) func(Latency) time.Duration {
+	if f.Latency != nil {
+		return f.Latency
+	}
+	for i, n := range f.Names {
+		if n == name && i < len(f.Figures) {
+			return f.Figures[i]
+		}
+	}
+	return nil
+}
+
+// Names of the table's rows that readers place rows by.
+const (
+	WarmupName = "warmup"
+	StageName  = "stage"
+)
+
+// Prefixes of the families named by key: error.CODE, tx.NAME.SUFFIX, stmt.CLASS.SUFFIX. An
+// assertion sees tx.NAME.SUFFIX under TxPrefix.
+const (
+	ErrorPrefix = "error"
+	TxPrefix    = "tx"
+	StmtPrefix  = "stmt"
+)
 
 // Units.
 const (
@@ -116,8 +183,8 @@ func counted(name, doc string, pick func(Counts) int64, compare bool, better Dir
 // Metrics are the workload's figures in column order (after the row's keys).
 var Metrics = []Metric{
 	{Name: "transactions", Doc: "transactions (sysbench events) completed in the measured part",
-		Total: func(t *Total) float64 { return float64(t.Events) }, TotalUnit: Count, Better: Higher},
-	{Name: "tps", Doc: "transactions per second", Kind: Rate, Compare: true, Chart: true, Better: Higher,
+		Total: func(t *Total) float64 { return float64(t.Events) }, TotalUnit: Count, Better: Higher, Events: true},
+	{Name: "tps", Doc: "transactions per second", Kind: Rate, Compare: true, Chart: true, Better: Higher, Events: true,
 		Interval: func(iv *Interval) float64 { return iv.Rates().TPS }, IntervalUnit: PerSecond,
 		Total: func(t *Total) float64 { return t.Rates().TPS }, TotalUnit: PerSecond},
 	{Name: "qps", Doc: "statements per second (reads + writes + other)", Kind: Rate, Compare: true, Better: Higher,
@@ -150,7 +217,7 @@ var Metrics = []Metric{
 	latency("lat_max_ms", "largest transaction latency", func(l Latency) time.Duration { return l.Max }, false, false),
 	{Name: "threads", Doc: "worker threads running", Kind: Gauge,
 		Interval: func(iv *Interval) float64 { return float64(iv.Threads) }, IntervalUnit: Count},
-	{Name: "warmup", Doc: "1 for a warmup interval (not counted in the summary), else 0", Kind: Gauge,
+	{Name: WarmupName, Doc: "1 for a warmup interval (not counted in the summary), else 0", Kind: Gauge, RowKey: true,
 		Interval: func(iv *Interval) float64 {
 			if iv.Warmup {
 				return 1
@@ -163,36 +230,37 @@ var Metrics = []Metric{
 
 // Families are the workload's columns named by key, after Metrics.
 var Families = []Family{
-	{Pattern: "connect_ms, connect_p50_ms, connect_p95_ms, connect_p99_ms, connect_max_ms", Doc: "connect: per_transaction only: mean, median, 95th, 99th percentile and largest time to open a new connection (log in, prepare the statements again); not part of the transaction latency",
+	{Pattern: "connect_ms, connect_p50_ms, connect_p95_ms, connect_p99_ms, connect_max_ms", Names: ConnectNames, Figures: connectFigures,
+		Histogram: "connect", Kind: Gauge, IntervalUnit: Millis, TotalUnit: Millis, Better: Lower, Doc: "connect: per_transaction only: mean, median, 95th, 99th percentile and largest time to open a new connection (log in, prepare the statements again); not part of the transaction latency",
 		Interval: func(iv *Interval, add func(string, float64)) { connectValues(&iv.Stats, add) },
 		Total:    func(t *Total, add func(string, float64)) { connectValues(&t.Stats, add) }},
-	{Pattern: "stage", Doc: "with stages: the load shape's stage of the interval (1, 2, ...; empty in warmup); in summary.csv, set on the row of each stage and empty on the iteration's",
+	{Pattern: StageName, Names: []string{StageName}, Kind: Gauge, IntervalUnit: Count, RowKey: true, Doc: "with stages: the load shape's stage of the interval (1, 2, ...; empty in warmup); in summary.csv, set on the row of each stage and empty on the iteration's",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			if iv.Stage > 0 {
-				add("stage", float64(iv.Stage))
+				add(StageName, float64(iv.Stage))
 			}
 		}},
-	{Pattern: "error.CODE", Doc: "errors with MySQL error number CODE (0: no number, e.g. a timeout); per second in the time series, a count in the summary",
+	{Pattern: "error.CODE", Prefix: ErrorPrefix, Kind: Rate, IntervalUnit: PerSecond, TotalUnit: Count, Better: Lower, Doc: "errors with MySQL error number CODE (0: no number, e.g. a timeout); per second in the time series, a count in the summary",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, code := range iv.ErrorCodes() {
-				add("error."+strconv.Itoa(code), float64(iv.ErrorsByCode[code])/iv.Seconds())
+				add(ErrorPrefix+"."+strconv.Itoa(code), float64(iv.ErrorsByCode[code])/iv.Seconds())
 			}
 		},
 		Total: func(t *Total, add func(string, float64)) {
 			for _, code := range t.ErrorCodes() {
-				add("error."+strconv.Itoa(code), float64(t.ErrorsByCode[code]))
+				add(ErrorPrefix+"."+strconv.Itoa(code), float64(t.ErrorsByCode[code]))
 			}
 		}},
-	txCounted("count", "executions of transaction NAME (custom transactions, tpcc)", func(c Counts) int64 { return c.Events }),
-	txCounted("rollbacks", "executions of NAME rolled back on purpose (tpcc's NewOrder with an unused item), counted in tx.NAME.count too", func(c Counts) int64 { return c.Rollbacks }),
+	txCounted("count", "executions of transaction NAME (custom transactions, tpcc)", func(c Counts) int64 { return c.Events }, Higher),
+	txCounted("rollbacks", "executions of NAME rolled back on purpose (tpcc's NewOrder with an unused item), counted in tx.NAME.count too", func(c Counts) int64 { return c.Rollbacks }, 0),
 	txLatency("p50_ms", "median", func(l Latency) time.Duration { return l.P50 }),
 	txLatency("p90_ms", "90th percentile of the", func(l Latency) time.Duration { return l.P90 }),
 	txLatency("p95_ms", "95th percentile of the", func(l Latency) time.Duration { return l.P95 }),
 	txLatency("p99_ms", "99th percentile of the", func(l Latency) time.Duration { return l.P99 }),
 	txLatency("max_ms", "largest", func(l Latency) time.Duration { return l.Max }),
 	stmtCounted("count", "statements of class CLASS executed ("+strings.Join(StmtClasses, ", ")+
-		"), those of failed and retried events included", func(c Counts) int64 { return c.Events }),
-	stmtCounted("errors", "server errors of statements of class CLASS (deadlocks, lock wait timeouts...; not lost connections), counted in errors too", func(c Counts) int64 { return c.Errors }),
+		"), those of failed and retried events included", func(c Counts) int64 { return c.Events }, Higher),
+	stmtCounted("errors", "server errors of statements of class CLASS (deadlocks, lock wait timeouts...; not lost connections), counted in errors too", func(c Counts) int64 { return c.Errors }, Lower),
 	stmtLatency("p50_ms", "median", func(l Latency) time.Duration { return l.P50 }),
 	stmtLatency("p90_ms", "90th percentile of the", func(l Latency) time.Duration { return l.P90 }),
 	stmtLatency("p95_ms", "95th percentile of the", func(l Latency) time.Duration { return l.P95 }),
@@ -221,19 +289,13 @@ func LatencyColumn(name string) (family, key string, pick func(Latency) time.Dur
 			return "latency", "", m.Latency, true
 		}
 	}
-	for i, n := range ConnectNames {
-		if n == name {
-			return "connect", "", connectFigures[i], true
-		}
-	}
-	for _, f := range Families {
-		if f.Latency == nil {
+	for i := range Families {
+		f := &Families[i]
+		if f.Histogram == "" {
 			continue
 		}
-		rest, found := strings.CutPrefix(name, f.Histogram+".")
-		key, found2 := strings.CutSuffix(rest, "."+f.Suffix)
-		if found && found2 && key != "" {
-			return f.Histogram, key, f.Latency, true
+		if key, ok := f.Match(name); ok {
+			return f.Histogram, key, f.Figure(name), true
 		}
 	}
 	return "", "", nil, false
@@ -252,8 +314,9 @@ func connectValues(s *Stats, add func(string, float64)) {
 	}
 }
 
-// StmtSuffixes are the per-statement-class figures, stmt.CLASS.SUFFIX, in column order.
-var StmtSuffixes = []string{"count", "errors", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"}
+// StmtSuffixes are the per-statement-class figures, stmt.CLASS.SUFFIX, in column order:
+// the Families' rows of prefix stmt.
+var StmtSuffixes = suffixesOf(StmtPrefix)
 
 // StmtClasses are the statement classes of the OLTP builtins, as their stmt.CLASS.* columns
 // name them, in the order a transaction of oltp_read_write runs them.
@@ -264,15 +327,16 @@ var StmtClasses = []string{
 
 // stmtCounted is a count of a statement class: per second in the time series, a total in
 // the summary.
-func stmtCounted(suffix, doc string, pick func(Counts) int64) Family {
-	return namedCounted("stmt", "CLASS", suffix, "OLTP builtins with options: {statement_stats: on}: "+doc,
-		func(s *Stats) []Named { return s.Statements }, pick)
+func stmtCounted(suffix, doc string, pick func(Counts) int64, better Direction) Family {
+	return namedCounted(StmtPrefix, "CLASS", suffix, "OLTP builtins with options: {statement_stats: on}: "+doc,
+		func(s *Stats) []Named { return s.Statements }, pick, better)
 }
 
 // namedCounted is a count of each entry of one of Stats' named lists (PREFIX.NAME.SUFFIX):
 // per second in the time series, a total in the summary.
-func namedCounted(prefix, placeholder, suffix, doc string, list func(*Stats) []Named, pick func(Counts) int64) Family {
+func namedCounted(prefix, placeholder, suffix, doc string, list func(*Stats) []Named, pick func(Counts) int64, better Direction) Family {
 	return Family{Pattern: prefix + "." + placeholder + "." + suffix, Doc: doc + "; per second in the time series, a count in the summary",
+		Prefix: prefix, Suffix: suffix, Kind: Rate, IntervalUnit: PerSecond, TotalUnit: Count, Better: better,
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, n := range list(&iv.Stats) {
 				v := 0.0
@@ -298,40 +362,52 @@ func stmtLatency(suffix, what string, pick func(Latency) time.Duration) Family {
 		}
 		return Ms(pick(n.Lat))
 	}
-	return Family{Histogram: "stmt", Suffix: suffix, Latency: pick,
+	return Family{Histogram: StmtPrefix, Prefix: StmtPrefix, Suffix: suffix, Latency: pick, Kind: Gauge, IntervalUnit: Millis, TotalUnit: Millis, Better: Lower,
 		Pattern: "stmt.CLASS." + suffix, Doc: what + " latency of statements of class CLASS (OLTP builtins), from the client's write to the statement's reply; " +
 			"a BEGIN or COMMIT that goes out in one write with a statement is timed to its own reply, and the statement from there",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, st := range iv.Statements {
-				add("stmt."+st.Name+"."+suffix, ms(st))
+				add(StmtPrefix+"."+st.Name+"."+suffix, ms(st))
 			}
 		},
 		Total: func(t *Total, add func(string, float64)) {
 			for _, st := range t.Statements {
-				add("stmt."+st.Name+"."+suffix, ms(st))
+				add(StmtPrefix+"."+st.Name+"."+suffix, ms(st))
 			}
 		}}
 }
 
-// TxSuffixes are the per-transaction figures, tx.NAME.SUFFIX, in column order.
-var TxSuffixes = []string{"count", "rollbacks", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"}
+// TxSuffixes are the per-transaction figures, tx.NAME.SUFFIX, in column order: the
+// Families' rows of prefix tx.
+var TxSuffixes = suffixesOf(TxPrefix)
+
+// suffixesOf are the suffixes of the Families of prefix, in order.
+func suffixesOf(prefix string) []string {
+	var out []string
+	for _, f := range Families {
+		if f.Prefix == prefix && f.Suffix != "" {
+			out = append(out, f.Suffix)
+		}
+	}
+	return out
+}
 
 // txCounted is a per-transaction count: per second in the time series, a total in the summary.
-func txCounted(suffix, doc string, pick func(Counts) int64) Family {
-	return namedCounted("tx", "NAME", suffix, doc, func(s *Stats) []Named { return s.Transactions }, pick)
+func txCounted(suffix, doc string, pick func(Counts) int64, better Direction) Family {
+	return namedCounted(TxPrefix, "NAME", suffix, doc, func(s *Stats) []Named { return s.Transactions }, pick, better)
 }
 
 func txLatency(suffix, what string, pick func(Latency) time.Duration) Family {
-	return Family{Histogram: "tx", Suffix: suffix, Latency: pick,
+	return Family{Histogram: TxPrefix, Prefix: TxPrefix, Suffix: suffix, Latency: pick, Kind: Gauge, IntervalUnit: Millis, TotalUnit: Millis, Better: Lower,
 		Pattern: "tx.NAME." + suffix, Doc: what + " latency of transaction NAME (custom transactions, tpcc)",
 		Interval: func(iv *Interval, add func(string, float64)) {
 			for _, tx := range iv.Transactions {
-				add("tx."+tx.Name+"."+suffix, Ms(pick(tx.Lat)))
+				add(TxPrefix+"."+tx.Name+"."+suffix, Ms(pick(tx.Lat)))
 			}
 		},
 		Total: func(t *Total, add func(string, float64)) {
 			for _, tx := range t.Transactions {
-				add("tx."+tx.Name+"."+suffix, Ms(pick(tx.Lat)))
+				add(TxPrefix+"."+tx.Name+"."+suffix, Ms(pick(tx.Lat)))
 			}
 		}}
 }
@@ -476,17 +552,27 @@ var Costs = []Cost{
 		Doc: "InnoDB fsyncs per transaction: Innodb_data_fsyncs plus Innodb_os_log_fsyncs where the server has it (MySQL; MariaDB counts log fsyncs in the first); both are in the default watch.status, a plan's own list needs them"},
 }
 
-// BetterOf is the direction of a summary column: a metric's from the table; for the
-// families, errors are better lower and a latency (ms) too; 0 when unknown.
+// BetterOf is the direction of a summary column: a metric's or a family's from the table;
+// for any other column, a latency (ms) is better lower; 0 when unknown.
 func BetterOf(name string) Direction {
 	if m, ok := Lookup(name); ok {
 		return m.Better
 	}
-	switch {
-	case strings.HasPrefix(name, "error."), strings.HasSuffix(name, "_ms"):
+	if f, _, ok := FamilyOf(name); ok {
+		return f.Better
+	}
+	if strings.HasSuffix(name, "_ms") {
 		return Lower
-	case strings.HasSuffix(name, ".count"):
-		return Higher
 	}
 	return 0
+}
+
+// FamilyOf is the family column name belongs to, and its key (the CODE, NAME or CLASS).
+func FamilyOf(name string) (*Family, string, bool) {
+	for i := range Families {
+		if key, ok := Families[i].Match(name); ok {
+			return &Families[i], key, true
+		}
+	}
+	return nil, "", false
 }

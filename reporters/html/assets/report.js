@@ -12,7 +12,10 @@
 
   var D = JSON.parse(document.getElementById("quadrant-data").textContent);
   var palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
-  var skipCols = { iteration: 1, repeat: 1, elapsed_s: 1, time: 1, warmup: 1, target: 1, status: 1 };
+  // K names the row keys and fingerprint columns the page reads; D.columns says what each
+  // column is (results.Describe): the page knows no column by name.
+  var K = D.keys || {};
+  function isKey(h) { var c = (D.columns || {})[h]; return !!c && c.role === "key"; }
 
   function el(tag, attrs) {
     var n = document.createElement(tag);
@@ -39,7 +42,7 @@
   function col(t, name) { return t.header.indexOf(name); }
   function numericCols(t) {
     return t.header.filter(function (h, i) {
-      if (skipCols[h]) return false;
+      if (isKey(h)) return false;
       return t.rows.some(function (r) { return num(r[i]) !== null; });
     });
   }
@@ -129,13 +132,13 @@
     root.appendChild(el("h1", { text: (D.only ? D.only + " — " : "") + (info.plan || "quadrant run") }));
     failure(root);
     var meta = [
-      ["status", info.status], ["started", info.start], ["ended", info.end || "(not finished)"],
+      [K.status, info.status], ["started", info.start], ["ended", info.end || "(not finished)"],
       ["host", info.host], ["quadrant", info.version], ["plan sha256", (info.plan_sha256 || "").slice(0, 16)]
     ];
     var dl = el("dl", { "class": "meta" });
     meta.forEach(function (m) { dl.appendChild(el("dt", { text: m[0] })); dl.appendChild(el("dd", { text: m[1] || "" })); });
     root.appendChild(dl);
-    var tt = el("table", { "class": "targets" }, el("tr", {}, el("th", { text: "target" }), el("th", { text: "kind" }),
+    var tt = el("table", { "class": "targets" }, el("tr", {}, el("th", { text: K.target }), el("th", { text: "kind" }),
       el("th", { text: "server" }), el("th", { text: "address" })));
     (info.targets || []).forEach(function (t) {
       tt.appendChild(el("tr", {}, el("td", { text: t.name }), el("td", { text: t.kind }),
@@ -173,7 +176,7 @@
       });
     });
     if (!rows.length) return;
-    var t = el("table", { "class": "targets", id: "storage" }, el("tr", {}, el("th", { text: "target" }), el("th", { text: "iterations" }),
+    var t = el("table", { "class": "targets", id: "storage" }, el("tr", {}, el("th", { text: K.target }), el("th", { text: "iterations" }),
       el("th", { text: "data directory" }), el("th", { text: "filesystem" }), el("th", { text: "device" }), el("th", { text: "mounted at" }),
       el("th", { text: "free at start" })));
     rows.forEach(function (r) {
@@ -223,7 +226,7 @@
     var S = D.summary;
     if (!S || !S.header || !S.header.length) { root.appendChild(el("p", { text: "No iteration finished yet." })); return; }
     root.appendChild(el("h2", { text: "Summary (one row per iteration and target)" }));
-    var status = col(S, "status");
+    var status = col(S, K.status);
     root.appendChild(sortableTable(S, "summary", function (r) { return "st-" + (r[status] || ""); }));
 
     var failed = iterations.filter(function (it) { return it.status !== "done"; });
@@ -241,7 +244,7 @@
   function byIteration(root) {
     var S = D.summary;
     if (!S || !S.rows || !S.rows.length) return;
-    var cols = numericCols(S).filter(function (h) { return h !== "duration_s"; });
+    var cols = numericCols(S);
     if (!cols.length) return;
     root.appendChild(el("h2", { text: "By iteration" }));
     var pick = el("select", { "aria-label": "summary metric" });
@@ -249,7 +252,7 @@
     var area = el("div");
     root.appendChild(el("p", {}, document.createTextNode("Metric: "), pick));
     root.appendChild(area);
-    var ti = col(S, "target"), ii = col(S, "iteration");
+    var ti = col(S, K.target), ii = col(S, K.iteration);
     function draw(metric) {
       area.textContent = "";
       var byTarget = {};
@@ -258,7 +261,7 @@
         l.x.push(num(r[ii])); l.y.push(num(r[col(S, metric)]));
       });
       var a = aligned(Object.keys(byTarget).map(function (k) { return byTarget[k]; }));
-      chart(area, metric + " by iteration", "iteration", a.xs, a.series);
+      chart(area, metric + " by " + K.iteration, K.iteration, a.xs, a.series);
       var legend = el("ol", { "class": "iterlabels" });
       a.xs.forEach(function (x) { legend.appendChild(el("li", { value: String(x), text: iterLabel(x) })); });
       area.appendChild(legend);
@@ -350,7 +353,7 @@
     });
     if (!rows.length) return;
     root.appendChild(el("h2", { text: "Settings that differed from the start of the run" }));
-    var table = el("table", { "class": "vars" }, el("tr", {}, el("th", { text: "iteration" }), el("th", { text: "target" }),
+    var table = el("table", { "class": "vars" }, el("tr", {}, el("th", { text: K.iteration }), el("th", { text: K.target }),
       el("th", { text: "variable" }), el("th", { text: "value" })));
     rows.forEach(function (r) { table.appendChild(el("tr", {}, el("td", { text: r[0] }), el("td", { text: r[1] }), el("td", { text: r[2] }), el("td", { text: r[3] }))); });
     root.appendChild(el("div", { "class": "scroll" }, table));
@@ -372,7 +375,7 @@
   // byFingerprint: one row per fingerprint and target, its replayed p95 in each iteration and the
   // change against the first: the per-query comparison of a matrix of replays.
   function byFingerprint(root, F) {
-    var ci = col(F, "iteration"), ct = col(F, "target"), cid = col(F, "fingerprint_id"), cp = col(F, "p95_ms"), cf = col(F, "fingerprint");
+    var ci = col(F, K.iteration), ct = col(F, K.target), cid = col(F, K.fingerprint_id), cp = col(F, K.fingerprint_p95), cf = col(F, K.fingerprint);
     var its = [], rows = {}, order = [];
     F.rows.forEach(function (r) {
       var it = r[ci];
@@ -383,9 +386,9 @@
     });
     if (its.length < 2) return;
     its.sort(function (a, b) { return a - b; });
-    var T = { header: ["target", "fingerprint"], rows: [] };
+    var T = { header: [K.target, K.fingerprint], rows: [] };
     its.forEach(function (it, i) {
-      T.header.push("p95_ms " + iterLabel(Number(it)));
+      T.header.push(K.fingerprint_p95 + " " + iterLabel(Number(it)));
       if (i > 0) T.header.push("Δ% " + iterLabel(Number(it)));
     });
     T.header.push("statement");

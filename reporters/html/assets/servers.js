@@ -15,9 +15,9 @@
 
   function verdictLine(panel, key) {
     find(C.verdicts, key).forEach(function (v) {
-      if (v.metric !== "tps") return;
+      if (!C.throughput || v.metric !== C.throughput) return;
       v.runs.forEach(function (r, i) {
-        if (i > 0 && r.verdict) panel.appendChild(el("p", { "class": "cell-verdict", text: "tps, run " + (i + 1) + " vs run 1: " + r.verdict }));
+        if (i > 0 && r.verdict) panel.appendChild(el("p", { "class": "cell-verdict", text: C.throughput + ", run " + (i + 1) + " vs run 1: " + r.verdict }));
       });
     });
   }
