@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/barrier"
@@ -103,11 +102,7 @@ type runner struct {
 	ctx     context.Context
 	info    *results.RunInfo
 	start   map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
-
-	// secrets are values learnt while running that nothing may write (log.txt, run.json,
-	// the console): the passwords of the sandboxes this run started.
-	secretsMu sync.Mutex
-	secrets   []string
+	log     *runLog
 }
 
 // Run runs plan p and writes everything it measures into out. The returned error is for a run that
@@ -127,6 +122,7 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	if r.obs == nil {
 		r.obs = quiet{}
 	}
+	r.log = &runLog{out: out, obs: r.obs, plan: p}
 	r.ctx = ctx
 	r.info = r.newRunInfo()
 	if err := out.WritePlan(o.PlanYAML); err != nil {
@@ -144,7 +140,7 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		}
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.StopTimeout)
 		defer cancel()
-		err = r.redactErr(err) // the caller prints it
+		err = r.log.redactErr(err) // the caller prints it
 		r.finish(stopCtx, outcome, err)
 	}()
 
@@ -163,6 +159,7 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 			return outcome, fmt.Errorf("bind target addresses: %w", err)
 		}
 		r.plan = bound
+		r.log.setPlan(bound)
 	}
 	if r.opts.RunID != "" || r.opts.Shard.Sharded() {
 		if err := r.openBarrier(ctx); err != nil {
@@ -284,50 +281,11 @@ func (r *runner) saveInfo() {
 	}
 }
 
-// logf goes to log.txt and the console, secrets replaced by ***.
-func (r *runner) logf(format string, args ...any) {
-	line := r.redact(fmt.Sprintf(format, args...))
-	r.out.Logf("%s", line)
-	r.obs.Logged(line)
-}
-
-// logFile goes to log.txt only, secrets replaced by ***.
-func (r *runner) logFile(format string, args ...any) {
-	r.out.Logf("%s", r.redact(fmt.Sprintf(format, args...)))
-}
-
-// redact hides what the plan's own redaction hides (values of the environment it read) and
-// the passwords of the run's sandboxes, with the same function.
-func (r *runner) redact(s string) string {
-	s = r.plan.Redact(s)
-	r.secretsMu.Lock()
-	defer r.secretsMu.Unlock()
-	return spec.RedactValues(s, r.secrets...)
-}
-
-func (r *runner) addSecret(v string) {
-	r.secretsMu.Lock()
-	defer r.secretsMu.Unlock()
-	r.secrets = append(r.secrets, v)
-}
-
-// redactedError is an error whose message went through redact; errors.Is/As still see the cause.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
-func (r *runner) redactErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if msg := r.redact(err.Error()); msg != err.Error() {
-		return &redactedError{msg: msg, err: err}
-	}
-	return err
+// logf, logFile and track are the run log's, for the parts that have the runner.
+func (r *runner) logf(format string, args ...any)    { r.log.logf(format, args...) }
+func (r *runner) logFile(format string, args ...any) { r.log.logFile(format, args...) }
+func (r *runner) track(step, unit string, total float64) *tracker {
+	return r.log.track(step, unit, total)
 }
 
 // sandboxWorking shows what a sandbox's first start is doing (the template datadir build)
@@ -414,7 +372,7 @@ func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
 	if err != nil {
 		return fmt.Errorf("target %s: %w", t.Name, err)
 	}
-	r.addSecret(c.Password())
+	r.log.addSecret(c.Password())
 	r.clusters = append(r.clusters, c)
 	r.obs.SandboxStarted(c.Dir())
 	for _, srv := range c.Servers() {
@@ -550,7 +508,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 	r.info.End = &end
 	r.info.Status = out.Status
 	if runErr != nil {
-		r.info.Error = r.redact(runErr.Error())
+		r.info.Error = r.log.redact(runErr.Error())
 	}
 	r.saveInfo()
 	if err := r.out.Sync(); err != nil {

@@ -95,7 +95,7 @@ func (x *iteration) end(ctx context.Context, err error) {
 	case err != nil && (errors.Is(err, errInterrupted) || ctx.Err() != nil):
 		info.Status, info.Error = results.StatusInterrupted, "interrupted"
 	case err != nil:
-		info.Status, info.Error = results.StatusFailed, x.r.redact(err.Error())
+		info.Status, info.Error = results.StatusFailed, x.r.log.redact(err.Error())
 	case x.r.opts.Shard.Sharded():
 		// One shard's numbers are a part: assertions hold over the merged run (quadrant merge).
 		info.Status = results.StatusDone
