@@ -13,10 +13,8 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/barrier"
-	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
-	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -86,13 +84,13 @@ func (e *ErrPrivileged) Error() string {
 }
 
 type runner struct {
-	plan     *spec.Plan
-	out      *results.Writer
-	opts     Options
-	obs      Observer
+	plan  *spec.Plan
+	out   *results.Writer
+	opts  Options
+	obs   Observer
+	fleet *fleet
+	// servers is the fleet's, for preflight.go and shards.go.
 	servers  map[string]*liveTarget
-	order    []string // target names, plan order (replicas after their primary)
-	clusters []*sandbox.Cluster
 	globals  *globals
 	watch    *watchers
 	barrier  *barrier.Barrier // sharded runs only
@@ -101,7 +99,6 @@ type runner struct {
 	stopRun context.CancelCauseFunc
 	ctx     context.Context
 	info    *results.RunInfo
-	start   map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
 	log     *runLog
 }
 
@@ -118,11 +115,13 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	}
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	r := &runner{plan: p, out: out, opts: o, obs: o.Observer, servers: map[string]*liveTarget{}, globals: newGlobals(), stopRun: stopRun}
+	r := &runner{plan: p, out: out, opts: o, obs: o.Observer, globals: newGlobals(), stopRun: stopRun}
 	if r.obs == nil {
 		r.obs = quiet{}
 	}
 	r.log = &runLog{out: out, obs: r.obs, plan: p}
+	r.fleet = newFleet(p, r.log, r.obs, o)
+	r.servers = r.fleet.servers
 	r.ctx = ctx
 	r.info = r.newRunInfo()
 	if err := out.WritePlan(o.PlanYAML); err != nil {
@@ -144,13 +143,19 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		r.finish(stopCtx, outcome, err)
 	}()
 
-	if err := r.startTargets(ctx); err != nil {
+	if err := r.fleet.start(ctx, firstPending(r.plan, r.info)); err != nil {
 		outcome.Status = results.StatusError
 		return outcome, err
 	}
+	r.info.Targets, err = r.fleet.describe(ctx)
+	if err != nil {
+		outcome.Status = results.StatusError
+		return outcome, err
+	}
+	r.saveInfo()
 	if len(p.Unbound) > 0 {
 		addrs := map[string]spec.Addr{}
-		for name, s := range r.servers {
+		for name, s := range r.fleet.servers {
 			addrs[name] = spec.Addr{Host: s.Host(), Port: s.Port()}
 		}
 		bound, err := p.Bind(addrs)
@@ -158,7 +163,7 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 			outcome.Status = results.StatusError
 			return outcome, fmt.Errorf("bind target addresses: %w", err)
 		}
-		r.plan = bound
+		r.plan, r.fleet.plan = bound, bound
 		r.log.setPlan(bound)
 	}
 	if r.opts.RunID != "" || r.opts.Shard.Sharded() {
@@ -288,139 +293,13 @@ func (r *runner) track(step, unit string, total float64) *tracker {
 	return r.log.track(step, unit, total)
 }
 
-// sandboxWorking shows what a sandbox's first start is doing (the template datadir build)
-// as a long step.
-func (r *runner) sandboxWorking(name string) func(string) {
-	var t *tracker
-	return func(what string) {
-		switch {
-		case what == "" && t != nil:
-			t.finish()
-		case what != "":
-			if t == nil {
-				t = r.track("sandbox "+name, "", 0)
-			}
-			t.update(func(w *Work) { w.State = strings.TrimPrefix(what, "sandbox: ") })
+// firstPending is the first iteration of p this run will run (nil when all are finished).
+func firstPending(p *spec.Plan, info *results.RunInfo) *spec.Iteration {
+	for i := range p.Iterations {
+		if i >= len(info.Iterations) || !results.Finished(info.Iterations[i].Status) {
+			return &p.Iterations[i]
 		}
 	}
-}
-
-// startTargets starts every sandbox (replicas included) and connects every dsn target.
-func (r *runner) startTargets(ctx context.Context) error {
-	for _, t := range r.plan.Targets {
-		if t.Sandbox != nil {
-			if err := r.startSandbox(ctx, t); err != nil {
-				return err
-			}
-			continue
-		}
-		dt, err := target.NewDSN(t.Name, t.DSN, t.Restart)
-		if err != nil {
-			return err
-		}
-		if err := r.connect(ctx, &liveTarget{Target: dt}); err != nil {
-			return err
-		}
-	}
-	r.info.Targets = nil
-	for _, name := range r.order {
-		s := r.servers[name]
-		ti := results.TargetInfo{Name: name, Kind: s.Kind(), Address: s.Redacted(), Flavor: s.info.Flavor, ServerVersion: s.info.Version}
-		vars, err := target.Variables(ctx, s.db)
-		if err != nil {
-			return fmt.Errorf("target %s: %w", name, err)
-		}
-		if r.start == nil {
-			r.start = map[string]map[string]string{}
-		}
-		r.start[name] = vars
-		ti.VariablesBefore = vars
-		r.info.Targets = append(r.info.Targets, ti)
-	}
-	r.saveInfo()
-	return nil
-}
-
-func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
-	sb := t.Sandbox
-	base := sandboxOptions(sb.Config)
-	runAs := sb.RunAs
-	if runAs == "" {
-		runAs = r.opts.SandboxRunAs
-	}
-	if r.plan.Watch.Digests != nil || r.plan.Watch.Waits != nil {
-		// Digests and waits need performance_schema, which only a restart turns on, and no more
-		// of it than they read (mysqlwatch.ServerSettings); the plan's own settings win.
-		var ps []sandbox.Option
-		for _, kv := range mysqlwatch.ServerSettings() {
-			ps = append(ps, sandbox.Option{Name: kv[0], Value: kv[1]})
-		}
-		base = overlay(ps, base)
-	}
-	dir := r.sandboxDir(t.Name, r.firstPending())
-	if dir != r.opts.SandboxDir {
-		if why := spec.DirProblem(dir); why != "" {
-			return fmt.Errorf("target %s: sandbox dir: %s", t.Name, why)
-		}
-	}
-	r.logf("starting sandbox %s (%s, %d replicas, %s)", t.Name, sb.Flavor, sb.Replicas, sb.Replication)
-	c, err := sandbox.Start(ctx, sandbox.Options{
-		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
-		Replication: sb.Replication, Dir: dir, Keep: r.opts.KeepSandboxes,
-		RunAs: runAs, Logf: r.logFile, Working: r.sandboxWorking(t.Name),
-	})
-	if err != nil {
-		return fmt.Errorf("target %s: %w", t.Name, err)
-	}
-	r.log.addSecret(c.Password())
-	r.clusters = append(r.clusters, c)
-	r.obs.SandboxStarted(c.Dir())
-	for _, srv := range c.Servers() {
-		s := &liveTarget{Target: target.NewSandbox(srv), sb: srv, base: base}
-		if err := r.connect(ctx, s); err != nil {
-			return err
-		}
-		r.logf("target %s: %s %s at %s", s.Name(), s.info.Flavor, s.info.Version, s.Redacted())
-	}
-	return nil
-}
-
-// firstPending is the first iteration this run will run (nil when all are finished).
-func (r *runner) firstPending() *spec.Iteration {
-	for i := range r.plan.Iterations {
-		if i >= len(r.info.Iterations) || !results.Finished(r.info.Iterations[i].Status) {
-			return &r.plan.Iterations[i]
-		}
-	}
-	return nil
-}
-
-// sandboxDir is where sandbox target name lives during iteration it: its sandbox.dir, else
-// the run's --sandbox-dir.
-func (r *runner) sandboxDir(name string, it *spec.Iteration) string {
-	if it != nil {
-		if d, ok := it.SandboxDirs[name]; ok {
-			return d
-		}
-	}
-	return r.opts.SandboxDir
-}
-
-func (r *runner) connect(ctx context.Context, s *liveTarget) error {
-	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	db, err := s.Open(cctx)
-	if err != nil {
-		return fmt.Errorf("cannot connect: %w", err)
-	}
-	db.SetMaxIdleConns(2)
-	s.db = db
-	if s.info, err = target.Probe(cctx, db); err != nil {
-		db.Close()
-		return fmt.Errorf("target %s: %w", s.Name(), err)
-	}
-	r.servers[s.Name()] = s
-	r.order = append(r.order, s.Name())
 	return nil
 }
 
@@ -472,7 +351,7 @@ func (r *runner) iterations(ctx context.Context, out *Outcome) {
 // finish runs teardown, restores globals, records the final variables and stops the
 // sandboxes. It runs on a fresh context: an interrupted run still cleans up.
 func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
-	if len(r.servers) > 0 {
+	if len(r.fleet.servers) > 0 {
 		if err := r.steps(ctx, r.plan.Teardown, stepScope{phase: spec.PhaseTeardown, target: r.plan.DefaultTarget()}); err != nil {
 			r.logf("teardown: %v", err)
 			if out.Status == results.StatusDone {
@@ -485,7 +364,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 		}
 		for i := range r.info.Targets {
 			ti := &r.info.Targets[i]
-			if s := r.servers[ti.Name]; s != nil {
+			if s := r.fleet.servers[ti.Name]; s != nil {
 				if vars, err := target.Variables(ctx, s.db); err == nil {
 					ti.VariablesAfter = vars
 				}
@@ -496,14 +375,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 		r.watch.close()
 	}
 	r.closeBarrier(ctx)
-	for _, s := range r.servers {
-		s.db.Close()
-	}
-	for _, c := range r.clusters {
-		if err := c.Stop(ctx); err != nil {
-			r.logf("warning: stop sandbox %s: %v", c.Name(), err)
-		}
-	}
+	r.fleet.stop(ctx)
 	end := time.Now().UTC()
 	r.info.End = &end
 	r.info.Status = out.Status
@@ -547,32 +419,6 @@ func (r *runner) workloadTarget(name string) bool {
 		}
 	}
 	return false
-}
-
-// variablesNow records, per watched target, the global variables that differ from the
-// start of the run: what the iteration's workload ran with.
-func (r *runner) variablesNow(ctx context.Context, targets []string) map[string]map[string]string {
-	out := map[string]map[string]string{}
-	for _, name := range targets {
-		s := r.servers[name]
-		now, err := target.Variables(ctx, s.db)
-		if err != nil {
-			r.logf("warning: %s: SHOW GLOBAL VARIABLES: %v", name, err)
-			continue
-		}
-		d := results.DiffVariables(r.start[name], now)
-		m := map[string]string{}
-		for _, c := range d.Changed {
-			m[c.Name] = c.After
-		}
-		for _, c := range d.Added {
-			m[c.Name] = c.After
-		}
-		if len(m) > 0 {
-			out[name] = m
-		}
-	}
-	return out
 }
 
 var errInterrupted = errors.New("interrupted")

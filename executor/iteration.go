@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/executor/internal/fsinfo"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -57,9 +55,9 @@ func (r *runner) runIteration(ctx context.Context, it *spec.Iteration, info *res
 // run does the iteration's work up to its after steps; the error is the first failure.
 func (x *iteration) run(ctx context.Context) error {
 	r, it := x.r, x.it
-	s := r.servers[x.target]
+	s := r.fleet.servers[x.target]
 	if s == nil {
-		return fmt.Errorf("no target: set iteration.target (the plan has %d targets)", len(r.servers))
+		return fmt.Errorf("no target: set iteration.target (the plan has %d targets)", len(r.fleet.servers))
 	}
 	if err := x.prepare(ctx, s); err != nil {
 		return err
@@ -68,11 +66,11 @@ func (x *iteration) run(ctx context.Context) error {
 	if err := r.steps(ctx, it.Before, sc); err != nil {
 		return err
 	}
-	x.watched = r.watchedTargets(it, x.target)
+	x.watched = r.fleet.watched(it, x.target)
 	if !r.leader() {
 		x.watched = []string{x.target} // only the leader watches; this shard's rows carry its workload
 	}
-	x.info.Variables = r.variablesNow(ctx, x.watched)
+	x.info.Variables = r.fleet.variablesNow(ctx, x.watched)
 	if err := x.measure(ctx, s); err != nil {
 		return err
 	}
@@ -120,7 +118,10 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 	if !r.leader() {
 		return nil // the server is the leader's to configure
 	}
-	if err := x.placeSandboxes(ctx); err != nil {
+	x.info.Storage = nil
+	storage, err := r.fleet.place(ctx, it)
+	x.info.Storage = storage
+	if err != nil {
 		return err
 	}
 	if s.sb != nil || len(it.ServerConfig) > 0 {
@@ -136,41 +137,6 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 		r.logFile("iteration %d: SET GLOBAL %s = %v on %s", it.Index, kv.Name, kv.Value, s.Name())
 		if err := r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
 			return fmt.Errorf("globals: %w", err)
-		}
-	}
-	return nil
-}
-
-// placeSandboxes moves each sandbox whose sandbox.dir this iteration changes (one restart,
-// data included) and records where every sandbox's data directory is.
-func (x *iteration) placeSandboxes(ctx context.Context) error {
-	r := x.r
-	x.info.Storage = nil
-	for _, c := range r.clusters {
-		want := r.sandboxDir(c.Name(), x.it)
-		if want != "" && filepath.Clean(want) != c.Parent() {
-			if why := spec.DirProblem(want); why != "" {
-				return fmt.Errorf("target %s: sandbox dir: %s", c.Name(), why)
-			}
-			r.logf("iteration %d: moving sandbox %s to %s (a restart)", x.it.Index, c.Name(), want)
-			if err := c.Move(ctx, want); err != nil {
-				return fmt.Errorf("target %s: %w", c.Name(), err)
-			}
-			r.obs.SandboxStarted(c.Dir())
-			for _, srv := range c.Servers() {
-				if s := r.servers[srv.Name()]; s != nil {
-					s.dropIdle()
-				}
-			}
-		}
-		for _, srv := range c.Servers() {
-			st := results.Storage{Target: srv.Name(), DataDir: filepath.Join(srv.Dir(), "data")}
-			if fi, err := fsinfo.Of(st.DataDir); err != nil {
-				r.logf("warning: iteration %d: filesystem of %s: %v", x.it.Index, st.DataDir, err)
-			} else {
-				st.Filesystem, st.Device, st.Mount, st.FreeBytes = fi.Type, fi.Device, fi.Mount, fi.FreeBytes
-			}
-			x.info.Storage = append(x.info.Storage, st)
 		}
 	}
 	return nil
@@ -327,38 +293,6 @@ func describeCell(it *spec.Iteration) string {
 		return ""
 	}
 	return ": " + strings.Join(parts, " ")
-}
-
-// watchedTargets are the targets sampled during the workload: watch.targets when the plan
-// names them, else the workload's target, its replicas and every target the iteration's
-// steps use.
-func (r *runner) watchedTargets(it *spec.Iteration, main string) []string {
-	if len(r.plan.Watch.Targets) > 0 {
-		return r.plan.Watch.Targets
-	}
-	want := map[string]bool{main: true}
-	for _, name := range r.order {
-		if r.primaryOf(name) == main {
-			want[name] = true
-		}
-	}
-	for _, list := range [][]spec.Step{it.Before, it.During, it.After} {
-		for _, st := range list {
-			if st.Target != "" {
-				want[st.Target] = true
-			}
-			if st.Wait != nil && st.Wait.Target != "" {
-				want[st.Wait.Target] = true
-			}
-		}
-	}
-	var out []string
-	for _, name := range r.order {
-		if want[name] {
-			out = append(out, name)
-		}
-	}
-	return out
 }
 
 // sortedKeys returns m's keys in order.

@@ -68,11 +68,11 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	}
 	var s *liveTarget
 	if name != "" {
-		s = r.servers[name]
+		s = r.fleet.servers[name]
 	}
 	needServer := func() error {
 		if s == nil {
-			return fmt.Errorf("%s: no target: give the step a target: (the plan has %d)", where, len(r.servers))
+			return fmt.Errorf("%s: no target: give the step a target: (the plan has %d)", where, len(r.fleet.servers))
 		}
 		return nil
 	}
@@ -103,7 +103,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 		}
 	case *spec.Restart:
 		if err = needServer(); err == nil {
-			err = r.restartStep(ctx, s, a.Config)
+			err = r.fleet.restart(ctx, s, a.Config)
 		}
 	case *spec.DropCaches:
 		err = dropCaches(ctx)
@@ -296,23 +296,6 @@ func abbreviate(s string, n int) string {
 	return s
 }
 
-// restartStep always restarts (a restart step is often there for a cold buffer pool),
-// with the server's current config plus the step's options.
-func (r *runner) restartStep(ctx context.Context, s *liveTarget, settings spec.Settings) error {
-	if s.sb == nil {
-		r.logf("restart %s with its restart command", s.Name())
-		defer s.dropIdle()
-		return s.Restart(ctx, sandboxOptions(settings))
-	}
-	want := removed(overlay(s.sb.Config(), sandboxOptions(settings)), settings)
-	r.logf("restart %s", s.Name())
-	defer s.dropIdle()
-	if err := s.sb.Stop(ctx); err != nil {
-		return err
-	}
-	return s.sb.Restart(ctx, want)
-}
-
 // dropCaches empties the OS page cache so the next iteration reads from storage. It
 // needs root; without it the step fails, it never pretends.
 func dropCaches(ctx context.Context) error {
@@ -354,8 +337,8 @@ func (r *runner) shellEnv(sc stepScope) []string {
 			env = append(env, fmt.Sprintf("QUADRANT_MATRIX_%s=%v", strings.ToUpper(av.Axis), av.Value))
 		}
 	}
-	for _, name := range r.order {
-		s := r.servers[name]
+	for _, name := range r.fleet.order {
+		s := r.fleet.servers[name]
 		up := strings.ToUpper(name)
 		env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_HOST=%s", up, s.Host()), fmt.Sprintf("QUADRANT_TARGET_%s_PORT=%d", up, s.Port()))
 		if s.sb != nil {
@@ -378,7 +361,7 @@ func (r *runner) wait(ctx context.Context, w *spec.Wait, stepTarget string, sc s
 	if name == "" {
 		name = stepTarget
 	}
-	s := r.servers[name]
+	s := r.fleet.servers[name]
 	if s == nil {
 		return fmt.Errorf("no target to poll: give the wait step a target")
 	}

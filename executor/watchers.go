@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -47,11 +46,11 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 	w := &watchers{}
 	wp := r.plan.Watch
 	snmpSeen := map[string]bool{}
-	for _, name := range r.order {
+	for _, name := range r.fleet.order {
 		if !r.leader() {
 			break // the leader's watchers are the run's: a merge takes its columns
 		}
-		s := r.servers[name]
+		s := r.fleet.servers[name]
 		dsn := s.Config().FormatDSN()
 		st, err := mysqlwatch.NewStatus(mysqlwatch.StatusConfig{DSN: dsn, Status: wp.Status, Counters: wp.Counters, Gauges: wp.Gauges})
 		if err != nil {
@@ -69,13 +68,13 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 			}
 			w.all = append(w.all, &sampler{target: name, what: "queries", s: q})
 		}
-		if wp.Replication && r.isReplica(name) {
+		if wp.Replication && r.fleet.isReplica(name) {
 			w.all = append(w.all, &sampler{target: name, what: "replication", s: mysqlwatch.NewReplication(mysqlwatch.ReplicationConfig{DSN: dsn})})
 		}
 		if p := r.procSampler(name, s); p != nil {
 			w.all = append(w.all, &sampler{target: name, what: "process", s: p})
 		}
-		if t := r.planTarget(name); t != nil && t.SNMP != nil && !snmpSeen[t.SNMP.Address] {
+		if t := r.fleet.planTarget(name); t != nil && t.SNMP != nil && !snmpSeen[t.SNMP.Address] {
 			snmpSeen[t.SNMP.Address] = true // one agent per host, however many servers run there
 			sn, err := snmpwatch.New(snmpConfig(t.SNMP, wp.HostMetrics()))
 			if err != nil {
@@ -86,8 +85,8 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 	}
 	w.all = append(w.all, &sampler{what: "client", s: procwatch.NewClient()})
 	w.local = map[string]bool{}
-	for _, name := range r.order {
-		w.local[name] = r.onThisMachine(name)
+	for _, name := range r.fleet.order {
+		w.local[name] = r.fleet.onThisMachine(name)
 	}
 	if wp.WantsHost() {
 		hs, err := r.localHost(wp.HostMetrics())
@@ -124,9 +123,9 @@ func (r *runner) procSampler(name string, s *liveTarget) *procwatch.Sampler {
 		sb := s.sb
 		return procwatch.New(procwatch.Config{What: "sandbox " + name, Pid: func() (int, error) { return sb.Pid(), nil }})
 	}
-	t := r.planTarget(name)
+	t := r.fleet.planTarget(name)
 	switch {
-	case t == nil || r.isReplica(name):
+	case t == nil || r.fleet.isReplica(name):
 		return nil
 	case t.PidFile != "":
 		file := t.PidFile
@@ -138,40 +137,12 @@ func (r *runner) procSampler(name string, s *liveTarget) *procwatch.Sampler {
 	return nil
 }
 
-// onThisMachine reports whether the target's server runs where quadrant does and is to get host metrics
-// from /proc: a sandbox, a dsn target with a pid or pid_file, or one on a loopback address or a unix socket,
-// unless it has an snmp agent of its own.
-func (r *runner) onThisMachine(name string) bool {
-	t := r.planTarget(name)
-	if t != nil && t.SNMP != nil {
-		return false // its host metrics come from its agent
-	}
-	if s := r.servers[name]; s != nil && s.sb != nil {
-		return true
-	}
-	if t == nil {
-		return false
-	}
-	if t.Pid > 0 || t.PidFile != "" {
-		return true
-	}
-	if s := r.servers[name]; s != nil {
-		switch h := s.Host(); {
-		case h == "localhost" || h == "::1" || strings.HasPrefix(h, "127."):
-			return true
-		case strings.HasPrefix(s.Config().Net, "unix"):
-			return true
-		}
-	}
-	return false
-}
-
 // localHost is the /proc host sampler for targets on this machine, when the run has any without an snmp
 // agent: one for the machine, on the workload's target's rows. Custom OIDs are SNMP's alone.
 func (r *runner) localHost(metrics spec.SNMPMetrics) (*hostwatch.Sampler, error) {
 	local := false
-	for _, name := range r.order {
-		local = local || r.onThisMachine(name)
+	for _, name := range r.fleet.order {
+		local = local || r.fleet.onThisMachine(name)
 	}
 	if !local {
 		return nil, nil
@@ -204,44 +175,15 @@ func (r *runner) checkEvidence(ctx context.Context) error {
 	case wp.Waits != nil:
 		what = "watch.digests and watch.waits"
 	}
-	for _, name := range r.order {
+	for _, name := range r.fleet.order {
 		if !r.workloadTarget(name) {
 			continue
 		}
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := mysqlwatch.CheckPerformanceSchema(cctx, r.servers[name].db, what, wp.Digests != nil)
+		err := mysqlwatch.CheckPerformanceSchema(cctx, r.fleet.servers[name].db, what, wp.Digests != nil)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("target %s: %w", name, err)
-		}
-	}
-	return nil
-}
-
-func (r *runner) isReplica(name string) bool { return r.primaryOf(name) != name }
-
-// primaryOf is the sandbox target a replica belongs to (NAME for NAME_replicaN), or
-// name itself.
-func (r *runner) primaryOf(name string) string {
-	for _, t := range r.plan.Targets {
-		if t.Sandbox == nil {
-			continue
-		}
-		for i := 1; i <= t.Sandbox.Replicas; i++ {
-			if spec.ReplicaName(t.Name, i) == name {
-				return t.Name
-			}
-		}
-	}
-	return name
-}
-
-// planTarget is the plan's target of name; replicas share their primary's host (and SNMP agent).
-func (r *runner) planTarget(name string) *spec.Target {
-	base := r.primaryOf(name)
-	for i := range r.plan.Targets {
-		if r.plan.Targets[i].Name == base {
-			return &r.plan.Targets[i]
 		}
 	}
 	return nil
