@@ -92,6 +92,7 @@ type runner struct {
 	// servers is the fleet's, for preflight.go and shards.go.
 	servers  map[string]*liveTarget
 	globals  *globals
+	steps    *stepRunner
 	watch    *watchers
 	barrier  *barrier.Barrier // sharded runs only
 	prepares int              // split prepares run so far: they name their meeting points
@@ -122,6 +123,7 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	r.log = &runLog{out: out, obs: r.obs, plan: p}
 	r.fleet = newFleet(p, r.log, r.obs, o)
 	r.servers = r.fleet.servers
+	r.steps = &stepRunner{fleet: r.fleet, log: r.log, globals: r.globals, out: out, runs: r.shardRuns, workload: r.runWorkload}
 	r.ctx = ctx
 	r.info = r.newRunInfo()
 	if err := out.WritePlan(o.PlanYAML); err != nil {
@@ -184,7 +186,7 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		outcome.Status = results.StatusError
 		return outcome, err
 	}
-	if err := r.steps(ctx, r.plan.Setup, stepScope{phase: spec.PhaseSetup, target: r.plan.DefaultTarget()}); err != nil {
+	if err := r.steps.run(ctx, r.plan.Setup, stepScope{phase: spec.PhaseSetup, target: r.plan.DefaultTarget()}); err != nil {
 		outcome.Status = statusOf(ctx, results.StatusError)
 		return outcome, fmt.Errorf("setup: %w", err)
 	}
@@ -352,7 +354,7 @@ func (r *runner) iterations(ctx context.Context, out *Outcome) {
 // sandboxes. It runs on a fresh context: an interrupted run still cleans up.
 func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 	if len(r.fleet.servers) > 0 {
-		if err := r.steps(ctx, r.plan.Teardown, stepScope{phase: spec.PhaseTeardown, target: r.plan.DefaultTarget()}); err != nil {
+		if err := r.steps.run(ctx, r.plan.Teardown, stepScope{phase: spec.PhaseTeardown, target: r.plan.DefaultTarget()}); err != nil {
 			r.logf("teardown: %v", err)
 			if out.Status == results.StatusDone {
 				out.Status = results.StatusFailed

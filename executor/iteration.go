@@ -63,7 +63,7 @@ func (x *iteration) run(ctx context.Context) error {
 		return err
 	}
 	sc := x.scope(spec.PhaseBefore)
-	if err := r.steps(ctx, it.Before, sc); err != nil {
+	if err := r.steps.run(ctx, it.Before, sc); err != nil {
 		return err
 	}
 	x.watched = r.fleet.watched(it, x.target)
@@ -74,7 +74,7 @@ func (x *iteration) run(ctx context.Context) error {
 	if err := x.measure(ctx, s); err != nil {
 		return err
 	}
-	return r.steps(ctx, it.After, x.scope(spec.PhaseAfter))
+	return r.steps.run(ctx, it.After, x.scope(spec.PhaseAfter))
 }
 
 func (x *iteration) scope(phase string) stepScope {
@@ -163,7 +163,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	var during *duringSteps
 	var ready func(context.Context) error
 	if r.barrier == nil {
-		during = r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
+		during = r.steps.during(ctx, it, x.scope(spec.PhaseDuring))
 	} else {
 		// during steps' offsets count from the common start, which comes after the barrier.
 		ready = func(ctx context.Context) error {
@@ -171,7 +171,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 				return err
 			}
 			if r.leader() { // steps are the leader's
-				during = r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
+				during = r.steps.during(ctx, it, x.scope(spec.PhaseDuring))
 			}
 			return nil
 		}
@@ -457,60 +457,6 @@ func (rw *rowWriter) downtime(iv *measure.Interval) {
 			rw.iteration, rw.target, iv.End.UTC().Format("15:04:05.000"), iv.End.Sub(rw.downAt).Seconds(), rw.downErr)
 		rw.downAt, rw.downErr = time.Time{}, 0
 	}
-}
-
-// during starts the iteration's `during` steps at their offsets into the measured part.
-type duringSteps struct {
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	err    error
-}
-
-func (r *runner) startDuring(ctx context.Context, it *spec.Iteration, sc stepScope) *duringSteps {
-	d := &duringSteps{}
-	if len(it.During) == 0 {
-		d.cancel = func() {}
-		return d
-	}
-	ctx, d.cancel = context.WithCancel(ctx)
-	measured := time.Now().Add(it.Workload.Warmup)
-	sc.phase = "during"
-	for i := range it.During {
-		st := &it.During[i]
-		d.wg.Add(1)
-		go func() {
-			defer d.wg.Done()
-			defer func() {
-				if p := recover(); p != nil {
-					d.mu.Lock()
-					d.err = fmt.Errorf("internal error in during step %s: %v", st.Src.Pos, p)
-					d.mu.Unlock()
-				}
-			}()
-			select {
-			case <-ctx.Done():
-				r.logf("iteration %d: during step at %s (%s) did not run: the workload ended first", it.Index, st.At, st.Src.Pos)
-				return
-			case <-time.After(time.Until(measured.Add(st.At))):
-			}
-			if err := r.step(ctx, st, sc); err != nil && ctx.Err() == nil {
-				d.mu.Lock()
-				if d.err == nil {
-					d.err = err
-				}
-				d.mu.Unlock()
-			}
-		}()
-	}
-	return d
-}
-
-// stop cancels steps not started yet (or still running) once the workload is over.
-func (d *duringSteps) stop() error {
-	d.cancel()
-	d.wg.Wait()
-	return d.err
 }
 
 // assertions evaluates the iteration's assert expressions; it returns the false (or
