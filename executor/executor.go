@@ -16,7 +16,6 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/results"
-	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
 )
@@ -125,7 +124,7 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	r.servers = r.fleet.servers
 	r.steps = &stepRunner{fleet: r.fleet, log: r.log, globals: r.globals, out: out, runs: r.shardRuns, workload: r.runWorkload}
 	r.ctx = ctx
-	r.info = r.newRunInfo()
+	r.info = newRunInfo(p, o)
 	if err := out.WritePlan(o.PlanYAML); err != nil {
 		return nil, fmt.Errorf("write plan.yaml: %w", err)
 	}
@@ -174,14 +173,15 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 			return outcome, err
 		}
 	}
-	if r.watch, err = r.openWatchers(ctx); err != nil {
+	if r.watch, err = openWatchers(ctx, r.plan, r.fleet, r.leader()); err != nil {
 		outcome.Status = results.StatusError
 		if errors.Is(err, watch.ErrUnknownName) {
 			err = &PlanError{Err: err}
 		}
 		return outcome, err
 	}
-	r.recordWatched()
+	r.watch.record(r.plan, r.info.Targets)
+	r.saveInfo()
 	if err := r.preflight(ctx); err != nil {
 		outcome.Status = results.StatusError
 		return outcome, err
@@ -233,40 +233,41 @@ func statusOf(ctx context.Context, s string) string {
 	return s
 }
 
-func (r *runner) newRunInfo() *results.RunInfo {
+// newRunInfo is run.json as a run of p starts: a resumed run's finished iterations are kept.
+func newRunInfo(p *spec.Plan, o Options) *results.RunInfo {
 	host, _ := os.Hostname()
 	ri := &results.RunInfo{
-		Tool: "quadrant", Version: r.opts.Version, Plan: r.plan.Name, PlanFile: r.opts.PlanFile,
-		PlanSHA256: r.opts.PlanSHA, PlanIdentity: r.opts.PlanIdentity, Overrides: r.opts.Overrides, Host: host, Command: r.opts.Command, Start: time.Now().UTC(),
-		Status: results.StatusRunning, Report: results.ReportOptions{Formats: r.plan.Report.Formats, PerVariable: r.plan.Report.PerVariable},
+		Tool: "quadrant", Version: o.Version, Plan: p.Name, PlanFile: o.PlanFile,
+		PlanSHA256: o.PlanSHA, PlanIdentity: o.PlanIdentity, Overrides: o.Overrides, Host: host, Command: o.Command, Start: time.Now().UTC(),
+		Status: results.StatusRunning, Report: results.ReportOptions{Formats: p.Report.Formats, PerVariable: p.Report.PerVariable},
 	}
-	if r.plan.Order != "" {
-		ri.Order = &results.RunOrder{Kind: r.plan.Order}
-		if r.plan.Order == spec.OrderRandom {
-			ri.Order.Seed = r.plan.OrderSeed
+	if p.Order != "" {
+		ri.Order = &results.RunOrder{Kind: p.Order}
+		if p.Order == spec.OrderRandom {
+			ri.Order.Seed = p.OrderSeed
 		}
 	}
-	if len(r.plan.Labels) > 0 {
+	if len(p.Labels) > 0 {
 		ri.Labels = map[string]string{}
-		for _, l := range r.plan.Labels {
+		for _, l := range p.Labels {
 			ri.Labels[l.Name] = fmt.Sprint(l.Value)
 		}
 	}
-	if len(r.plan.Iterations) > 0 {
-		for _, av := range r.plan.Iterations[0].Matrix {
+	if len(p.Iterations) > 0 {
+		for _, av := range p.Iterations[0].Matrix {
 			ri.Axes = append(ri.Axes, av.Axis)
 		}
 	}
 	prev := map[int]results.IterationInfo{}
-	if r.opts.Previous != nil {
-		ri.Start = r.opts.Previous.Start
-		for _, it := range r.opts.Previous.Iterations {
+	if o.Previous != nil {
+		ri.Start = o.Previous.Start
+		for _, it := range o.Previous.Iterations {
 			prev[it.Index] = it
 		}
 	}
-	for _, it := range r.plan.Iterations {
-		if p, ok := prev[it.Index]; ok && results.Finished(p.Status) {
-			ri.Iterations = append(ri.Iterations, p)
+	for _, it := range p.Iterations {
+		if pi, ok := prev[it.Index]; ok && results.Finished(pi.Status) {
+			ri.Iterations = append(ri.Iterations, pi)
 			continue
 		}
 		ri.Iterations = append(ri.Iterations, results.IterationInfo{Index: it.Index, Repeat: it.Repeat, Matrix: matrixFields(it), Status: "pending"})
@@ -388,39 +389,6 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 	if err := r.out.Sync(); err != nil {
 		r.logf("warning: sync results: %v", err)
 	}
-}
-
-// recordWatched lists each target's watched columns and their kind in run.json, so
-// readers know them without guessing from names.
-func (r *runner) recordWatched() {
-	for i := range r.info.Targets {
-		ti := &r.info.Targets[i]
-		ti.Watched = nil
-		var names []string
-		for _, sm := range r.watch.all {
-			if sm.target != ti.Name && (sm.target != "" || !r.workloadTarget(ti.Name) || sm.local && !r.watch.local[ti.Name]) {
-				continue
-			}
-			for _, c := range sm.s.Columns() {
-				ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: c.Kind, Source: c.Source})
-				names = append(names, c.Name)
-			}
-		}
-		for _, c := range measure.CostsOf(names) {
-			ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: measure.PerTransaction, Source: measure.CostSource(c, names)})
-		}
-	}
-	r.saveInfo()
-}
-
-// workloadTarget reports whether some iteration's workload runs on name.
-func (r *runner) workloadTarget(name string) bool {
-	for i := range r.plan.Iterations {
-		if r.plan.TargetOf(&r.plan.Iterations[i]) == name {
-			return true
-		}
-	}
-	return false
 }
 
 var errInterrupted = errors.New("interrupted")
