@@ -43,7 +43,7 @@ type watchers struct {
 }
 
 // openWatchers starts the samplers plan p's watch section asks for, on every target of f;
-// a shard that is not the leader watches only itself (the client).
+// a shard that is not the leader samples no server (the leader's watchers are the run's).
 func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool) (*watchers, error) {
 	w := &watchers{}
 	wp := p.Watch
