@@ -12,10 +12,10 @@ import (
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// captureStep records what s runs for the step's duration into its capture file, with its
+// capture records what s runs for the step's duration into its capture file, with its
 // while: workload running meanwhile (started once recording has, so its connections are
 // recorded). The file is written beside and renamed: a failed capture leaves none.
-func (r *runner) captureStep(ctx context.Context, s *liveTarget, c *spec.Capture, where string) error {
+func (sr *stepRunner) capture(ctx context.Context, s *liveTarget, c *spec.Capture, where string) error {
 	tmp, err := os.CreateTemp(filepath.Dir(c.Path), ".capture-*")
 	if err != nil {
 		return fmt.Errorf("capture: %w", err)
@@ -34,15 +34,15 @@ func (r *runner) captureStep(ctx context.Context, s *liveTarget, c *spec.Capture
 			load <- nil
 			return
 		}
-		r.logf("%s: %s on %s while capturing", where, c.While, s.Name())
+		sr.log.logf("%s: %s on %s while capturing", where, c.While, s.Name())
 		go func() {
-			_, err := r.runWorkload(wctx, s, c.While, where, nil, nil)
+			_, err := sr.workload(wctx, s, c.While, where, nil, nil)
 			load <- err
 		}()
 	}
-	r.logf("%s: capturing %s for %s into %s", where, s.Name(), c.Duration, c.Out)
+	sr.log.logf("%s: capturing %s for %s into %s", where, s.Name(), c.Duration, c.Out)
 	res, err := capture.Run(ctx, s.db, w, capture.Options{Duration: c.Duration, Method: c.Method,
-		Filter: capture.Filter{Schemas: c.Schemas, Users: c.Users}, Logf: r.logf, Started: started})
+		Filter: capture.Filter{Schemas: c.Schemas, Users: c.Users}, Logf: sr.log.logf, Started: started})
 	cancel()
 	if err != nil {
 		return err
@@ -56,6 +56,6 @@ func (r *runner) captureStep(ctx context.Context, s *liveTarget, c *spec.Capture
 	if err := os.Rename(tmp.Name(), c.Path); err != nil {
 		return fmt.Errorf("capture: %w", err)
 	}
-	r.logf("%s: captured %d statements from %d sessions through %s", where, res.Statements, res.Sessions, res.Method)
+	sr.log.logf("%s: captured %d statements from %d sessions through %s", where, res.Statements, res.Sessions, res.Method)
 	return nil
 }

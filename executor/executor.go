@@ -10,16 +10,12 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/barrier"
-	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
-	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/results"
-	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
 )
@@ -87,14 +83,15 @@ func (e *ErrPrivileged) Error() string {
 }
 
 type runner struct {
-	plan     *spec.Plan
-	out      *results.Writer
-	opts     Options
-	obs      Observer
+	plan  *spec.Plan
+	out   *results.Writer
+	opts  Options
+	obs   Observer
+	fleet *fleet
+	// servers is the fleet's, for preflight.go and shards.go.
 	servers  map[string]*liveTarget
-	order    []string // target names, plan order (replicas after their primary)
-	clusters []*sandbox.Cluster
 	globals  *globals
+	steps    *stepRunner
 	watch    *watchers
 	barrier  *barrier.Barrier // sharded runs only
 	prepares int              // split prepares run so far: they name their meeting points
@@ -102,12 +99,7 @@ type runner struct {
 	stopRun context.CancelCauseFunc
 	ctx     context.Context
 	info    *results.RunInfo
-	start   map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
-
-	// secrets are values learnt while running that nothing may write (log.txt, run.json,
-	// the console): the passwords of the sandboxes this run started.
-	secretsMu sync.Mutex
-	secrets   []string
+	log     *runLog
 }
 
 // Run runs plan p and writes everything it measures into out. The returned error is for a run that
@@ -123,12 +115,16 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	}
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
-	r := &runner{plan: p, out: out, opts: o, obs: o.Observer, servers: map[string]*liveTarget{}, globals: newGlobals(), stopRun: stopRun}
+	r := &runner{plan: p, out: out, opts: o, obs: o.Observer, globals: newGlobals(), stopRun: stopRun}
 	if r.obs == nil {
 		r.obs = quiet{}
 	}
+	r.log = &runLog{out: out, obs: r.obs, plan: p}
+	r.fleet = newFleet(p, r.log, r.obs, o)
+	r.servers = r.fleet.servers
+	r.steps = &stepRunner{fleet: r.fleet, log: r.log, globals: r.globals, out: out, runs: r.shardRuns, workload: r.runWorkload}
 	r.ctx = ctx
-	r.info = r.newRunInfo()
+	r.info = newRunInfo(p, o)
 	if err := out.WritePlan(o.PlanYAML); err != nil {
 		return nil, fmt.Errorf("write plan.yaml: %w", err)
 	}
@@ -144,17 +140,23 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		}
 		stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.StopTimeout)
 		defer cancel()
-		err = r.redactErr(err) // the caller prints it
+		err = r.log.redactErr(err) // the caller prints it
 		r.finish(stopCtx, outcome, err)
 	}()
 
-	if err := r.startTargets(ctx); err != nil {
+	if err := r.fleet.start(ctx, firstPending(r.plan, r.info)); err != nil {
 		outcome.Status = results.StatusError
 		return outcome, err
 	}
+	r.info.Targets, err = r.fleet.describe(ctx)
+	if err != nil {
+		outcome.Status = results.StatusError
+		return outcome, err
+	}
+	r.saveInfo()
 	if len(p.Unbound) > 0 {
 		addrs := map[string]spec.Addr{}
-		for name, s := range r.servers {
+		for name, s := range r.fleet.servers {
 			addrs[name] = spec.Addr{Host: s.Host(), Port: s.Port()}
 		}
 		bound, err := p.Bind(addrs)
@@ -162,7 +164,8 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 			outcome.Status = results.StatusError
 			return outcome, fmt.Errorf("bind target addresses: %w", err)
 		}
-		r.plan = bound
+		r.plan, r.fleet.plan = bound, bound
+		r.log.setPlan(bound)
 	}
 	if r.opts.RunID != "" || r.opts.Shard.Sharded() {
 		if err := r.openBarrier(ctx); err != nil {
@@ -170,19 +173,20 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 			return outcome, err
 		}
 	}
-	if r.watch, err = r.openWatchers(ctx); err != nil {
+	if r.watch, err = openWatchers(ctx, r.plan, r.fleet, r.leader()); err != nil {
 		outcome.Status = results.StatusError
 		if errors.Is(err, watch.ErrUnknownName) {
 			err = &PlanError{Err: err}
 		}
 		return outcome, err
 	}
-	r.recordWatched()
+	r.watch.record(r.plan, r.info.Targets)
+	r.saveInfo()
 	if err := r.preflight(ctx); err != nil {
 		outcome.Status = results.StatusError
 		return outcome, err
 	}
-	if err := r.steps(ctx, r.plan.Setup, stepScope{phase: spec.PhaseSetup, target: r.plan.DefaultTarget()}); err != nil {
+	if err := r.steps.run(ctx, r.plan.Setup, stepScope{phase: spec.PhaseSetup, target: r.plan.DefaultTarget()}); err != nil {
 		outcome.Status = statusOf(ctx, results.StatusError)
 		return outcome, fmt.Errorf("setup: %w", err)
 	}
@@ -229,40 +233,41 @@ func statusOf(ctx context.Context, s string) string {
 	return s
 }
 
-func (r *runner) newRunInfo() *results.RunInfo {
+// newRunInfo is run.json as a run of p starts: a resumed run's finished iterations are kept.
+func newRunInfo(p *spec.Plan, o Options) *results.RunInfo {
 	host, _ := os.Hostname()
 	ri := &results.RunInfo{
-		Tool: "quadrant", Version: r.opts.Version, Plan: r.plan.Name, PlanFile: r.opts.PlanFile,
-		PlanSHA256: r.opts.PlanSHA, PlanIdentity: r.opts.PlanIdentity, Overrides: r.opts.Overrides, Host: host, Command: r.opts.Command, Start: time.Now().UTC(),
-		Status: results.StatusRunning, Report: results.ReportOptions{Formats: r.plan.Report.Formats, PerVariable: r.plan.Report.PerVariable},
+		Tool: "quadrant", Version: o.Version, Plan: p.Name, PlanFile: o.PlanFile,
+		PlanSHA256: o.PlanSHA, PlanIdentity: o.PlanIdentity, Overrides: o.Overrides, Host: host, Command: o.Command, Start: time.Now().UTC(),
+		Status: results.StatusRunning, Report: results.ReportOptions{Formats: p.Report.Formats, PerVariable: p.Report.PerVariable},
 	}
-	if r.plan.Order != "" {
-		ri.Order = &results.RunOrder{Kind: r.plan.Order}
-		if r.plan.Order == spec.OrderRandom {
-			ri.Order.Seed = r.plan.OrderSeed
+	if p.Order != "" {
+		ri.Order = &results.RunOrder{Kind: p.Order}
+		if p.Order == spec.OrderRandom {
+			ri.Order.Seed = p.OrderSeed
 		}
 	}
-	if len(r.plan.Labels) > 0 {
+	if len(p.Labels) > 0 {
 		ri.Labels = map[string]string{}
-		for _, l := range r.plan.Labels {
+		for _, l := range p.Labels {
 			ri.Labels[l.Name] = fmt.Sprint(l.Value)
 		}
 	}
-	if len(r.plan.Iterations) > 0 {
-		for _, av := range r.plan.Iterations[0].Matrix {
+	if len(p.Iterations) > 0 {
+		for _, av := range p.Iterations[0].Matrix {
 			ri.Axes = append(ri.Axes, av.Axis)
 		}
 	}
 	prev := map[int]results.IterationInfo{}
-	if r.opts.Previous != nil {
-		ri.Start = r.opts.Previous.Start
-		for _, it := range r.opts.Previous.Iterations {
+	if o.Previous != nil {
+		ri.Start = o.Previous.Start
+		for _, it := range o.Previous.Iterations {
 			prev[it.Index] = it
 		}
 	}
-	for _, it := range r.plan.Iterations {
-		if p, ok := prev[it.Index]; ok && results.Finished(p.Status) {
-			ri.Iterations = append(ri.Iterations, p)
+	for _, it := range p.Iterations {
+		if pi, ok := prev[it.Index]; ok && results.Finished(pi.Status) {
+			ri.Iterations = append(ri.Iterations, pi)
 			continue
 		}
 		ri.Iterations = append(ri.Iterations, results.IterationInfo{Index: it.Index, Repeat: it.Repeat, Matrix: matrixFields(it), Status: "pending"})
@@ -284,185 +289,20 @@ func (r *runner) saveInfo() {
 	}
 }
 
-// logf goes to log.txt and the console, secrets replaced by ***.
-func (r *runner) logf(format string, args ...any) {
-	line := r.redact(fmt.Sprintf(format, args...))
-	r.out.Logf("%s", line)
-	r.obs.Logged(line)
+// logf, logFile and track are the run log's, for the parts that have the runner.
+func (r *runner) logf(format string, args ...any)    { r.log.logf(format, args...) }
+func (r *runner) logFile(format string, args ...any) { r.log.logFile(format, args...) }
+func (r *runner) track(step, unit string, total float64) *tracker {
+	return r.log.track(step, unit, total)
 }
 
-// logFile goes to log.txt only, secrets replaced by ***.
-func (r *runner) logFile(format string, args ...any) {
-	r.out.Logf("%s", r.redact(fmt.Sprintf(format, args...)))
-}
-
-// redact hides what the plan's own redaction hides (values of the environment it read) and
-// the passwords of the run's sandboxes, with the same function.
-func (r *runner) redact(s string) string {
-	s = r.plan.Redact(s)
-	r.secretsMu.Lock()
-	defer r.secretsMu.Unlock()
-	return spec.RedactValues(s, r.secrets...)
-}
-
-func (r *runner) addSecret(v string) {
-	r.secretsMu.Lock()
-	defer r.secretsMu.Unlock()
-	r.secrets = append(r.secrets, v)
-}
-
-// redactedError is an error whose message went through redact; errors.Is/As still see the cause.
-type redactedError struct {
-	msg string
-	err error
-}
-
-func (e *redactedError) Error() string { return e.msg }
-func (e *redactedError) Unwrap() error { return e.err }
-
-func (r *runner) redactErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if msg := r.redact(err.Error()); msg != err.Error() {
-		return &redactedError{msg: msg, err: err}
-	}
-	return err
-}
-
-// sandboxWorking shows what a sandbox's first start is doing (the template datadir build)
-// as a long step.
-func (r *runner) sandboxWorking(name string) func(string) {
-	var t *tracker
-	return func(what string) {
-		switch {
-		case what == "" && t != nil:
-			t.finish()
-		case what != "":
-			if t == nil {
-				t = r.track("sandbox "+name, "", 0)
-			}
-			t.update(func(w *Work) { w.State = strings.TrimPrefix(what, "sandbox: ") })
+// firstPending is the first iteration of p this run will run (nil when all are finished).
+func firstPending(p *spec.Plan, info *results.RunInfo) *spec.Iteration {
+	for i := range p.Iterations {
+		if i >= len(info.Iterations) || !results.Finished(info.Iterations[i].Status) {
+			return &p.Iterations[i]
 		}
 	}
-}
-
-// startTargets starts every sandbox (replicas included) and connects every dsn target.
-func (r *runner) startTargets(ctx context.Context) error {
-	for _, t := range r.plan.Targets {
-		if t.Sandbox != nil {
-			if err := r.startSandbox(ctx, t); err != nil {
-				return err
-			}
-			continue
-		}
-		dt, err := target.NewDSN(t.Name, t.DSN, t.Restart)
-		if err != nil {
-			return err
-		}
-		if err := r.connect(ctx, &liveTarget{Target: dt}); err != nil {
-			return err
-		}
-	}
-	r.info.Targets = nil
-	for _, name := range r.order {
-		s := r.servers[name]
-		ti := results.TargetInfo{Name: name, Kind: s.Kind(), Address: s.Redacted(), Flavor: s.info.Flavor, ServerVersion: s.info.Version}
-		vars, err := target.Variables(ctx, s.db)
-		if err != nil {
-			return fmt.Errorf("target %s: %w", name, err)
-		}
-		if r.start == nil {
-			r.start = map[string]map[string]string{}
-		}
-		r.start[name] = vars
-		ti.VariablesBefore = vars
-		r.info.Targets = append(r.info.Targets, ti)
-	}
-	r.saveInfo()
-	return nil
-}
-
-func (r *runner) startSandbox(ctx context.Context, t spec.Target) error {
-	sb := t.Sandbox
-	base := sandboxOptions(sb.Config)
-	runAs := sb.RunAs
-	if runAs == "" {
-		runAs = r.opts.SandboxRunAs
-	}
-	if r.plan.Watch.Digests != nil || r.plan.Watch.Waits != nil {
-		// Digests and waits need performance_schema, which only a restart turns on, and no more
-		// of it than they read (mysqlwatch.ServerSettings); the plan's own settings win.
-		var ps []sandbox.Option
-		for _, kv := range mysqlwatch.ServerSettings() {
-			ps = append(ps, sandbox.Option{Name: kv[0], Value: kv[1]})
-		}
-		base = overlay(ps, base)
-	}
-	dir := r.sandboxDir(t.Name, r.firstPending())
-	if dir != r.opts.SandboxDir {
-		if why := spec.DirProblem(dir); why != "" {
-			return fmt.Errorf("target %s: sandbox dir: %s", t.Name, why)
-		}
-	}
-	r.logf("starting sandbox %s (%s, %d replicas, %s)", t.Name, sb.Flavor, sb.Replicas, sb.Replication)
-	c, err := sandbox.Start(ctx, sandbox.Options{
-		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
-		Replication: sb.Replication, Dir: dir, Keep: r.opts.KeepSandboxes,
-		RunAs: runAs, Logf: r.logFile, Working: r.sandboxWorking(t.Name),
-	})
-	if err != nil {
-		return fmt.Errorf("target %s: %w", t.Name, err)
-	}
-	r.addSecret(c.Password())
-	r.clusters = append(r.clusters, c)
-	r.obs.SandboxStarted(c.Dir())
-	for _, srv := range c.Servers() {
-		s := &liveTarget{Target: target.NewSandbox(srv), sb: srv, base: base}
-		if err := r.connect(ctx, s); err != nil {
-			return err
-		}
-		r.logf("target %s: %s %s at %s", s.Name(), s.info.Flavor, s.info.Version, s.Redacted())
-	}
-	return nil
-}
-
-// firstPending is the first iteration this run will run (nil when all are finished).
-func (r *runner) firstPending() *spec.Iteration {
-	for i := range r.plan.Iterations {
-		if i >= len(r.info.Iterations) || !results.Finished(r.info.Iterations[i].Status) {
-			return &r.plan.Iterations[i]
-		}
-	}
-	return nil
-}
-
-// sandboxDir is where sandbox target name lives during iteration it: its sandbox.dir, else
-// the run's --sandbox-dir.
-func (r *runner) sandboxDir(name string, it *spec.Iteration) string {
-	if it != nil {
-		if d, ok := it.SandboxDirs[name]; ok {
-			return d
-		}
-	}
-	return r.opts.SandboxDir
-}
-
-func (r *runner) connect(ctx context.Context, s *liveTarget) error {
-	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	defer cancel()
-	db, err := s.Open(cctx)
-	if err != nil {
-		return fmt.Errorf("cannot connect: %w", err)
-	}
-	db.SetMaxIdleConns(2)
-	s.db = db
-	if s.info, err = target.Probe(cctx, db); err != nil {
-		db.Close()
-		return fmt.Errorf("target %s: %w", s.Name(), err)
-	}
-	r.servers[s.Name()] = s
-	r.order = append(r.order, s.Name())
 	return nil
 }
 
@@ -514,8 +354,8 @@ func (r *runner) iterations(ctx context.Context, out *Outcome) {
 // finish runs teardown, restores globals, records the final variables and stops the
 // sandboxes. It runs on a fresh context: an interrupted run still cleans up.
 func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
-	if len(r.servers) > 0 {
-		if err := r.steps(ctx, r.plan.Teardown, stepScope{phase: spec.PhaseTeardown, target: r.plan.DefaultTarget()}); err != nil {
+	if len(r.fleet.servers) > 0 {
+		if err := r.steps.run(ctx, r.plan.Teardown, stepScope{phase: spec.PhaseTeardown, target: r.plan.DefaultTarget()}); err != nil {
 			r.logf("teardown: %v", err)
 			if out.Status == results.StatusDone {
 				out.Status = results.StatusFailed
@@ -527,7 +367,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 		}
 		for i := range r.info.Targets {
 			ti := &r.info.Targets[i]
-			if s := r.servers[ti.Name]; s != nil {
+			if s := r.fleet.servers[ti.Name]; s != nil {
 				if vars, err := target.Variables(ctx, s.db); err == nil {
 					ti.VariablesAfter = vars
 				}
@@ -538,83 +378,17 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 		r.watch.close()
 	}
 	r.closeBarrier(ctx)
-	for _, s := range r.servers {
-		s.db.Close()
-	}
-	for _, c := range r.clusters {
-		if err := c.Stop(ctx); err != nil {
-			r.logf("warning: stop sandbox %s: %v", c.Name(), err)
-		}
-	}
+	r.fleet.stop(ctx)
 	end := time.Now().UTC()
 	r.info.End = &end
 	r.info.Status = out.Status
 	if runErr != nil {
-		r.info.Error = r.redact(runErr.Error())
+		r.info.Error = r.log.redact(runErr.Error())
 	}
 	r.saveInfo()
 	if err := r.out.Sync(); err != nil {
 		r.logf("warning: sync results: %v", err)
 	}
-}
-
-// recordWatched lists each target's watched columns and their kind in run.json, so
-// readers know them without guessing from names.
-func (r *runner) recordWatched() {
-	for i := range r.info.Targets {
-		ti := &r.info.Targets[i]
-		ti.Watched = nil
-		var names []string
-		for _, sm := range r.watch.all {
-			if sm.target != ti.Name && (sm.target != "" || !r.workloadTarget(ti.Name) || sm.local && !r.watch.local[ti.Name]) {
-				continue
-			}
-			for _, c := range sm.s.Columns() {
-				ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: c.Kind, Source: c.Source})
-				names = append(names, c.Name)
-			}
-		}
-		for _, c := range measure.CostsOf(names) {
-			ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: measure.PerTransaction, Source: measure.CostSource(c, names)})
-		}
-	}
-	r.saveInfo()
-}
-
-// workloadTarget reports whether some iteration's workload runs on name.
-func (r *runner) workloadTarget(name string) bool {
-	for i := range r.plan.Iterations {
-		if r.plan.TargetOf(&r.plan.Iterations[i]) == name {
-			return true
-		}
-	}
-	return false
-}
-
-// variablesNow records, per watched target, the global variables that differ from the
-// start of the run: what the iteration's workload ran with.
-func (r *runner) variablesNow(ctx context.Context, targets []string) map[string]map[string]string {
-	out := map[string]map[string]string{}
-	for _, name := range targets {
-		s := r.servers[name]
-		now, err := target.Variables(ctx, s.db)
-		if err != nil {
-			r.logf("warning: %s: SHOW GLOBAL VARIABLES: %v", name, err)
-			continue
-		}
-		d := results.DiffVariables(r.start[name], now)
-		m := map[string]string{}
-		for _, c := range d.Changed {
-			m[c.Name] = c.After
-		}
-		for _, c := range d.Added {
-			m[c.Name] = c.After
-		}
-		if len(m) > 0 {
-			out[name] = m
-		}
-	}
-	return out
 }
 
 var errInterrupted = errors.New("interrupted")

@@ -4,15 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/executor/internal/fsinfo"
-	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -58,26 +53,26 @@ func (r *runner) runIteration(ctx context.Context, it *spec.Iteration, info *res
 // run does the iteration's work up to its after steps; the error is the first failure.
 func (x *iteration) run(ctx context.Context) error {
 	r, it := x.r, x.it
-	s := r.servers[x.target]
+	s := r.fleet.servers[x.target]
 	if s == nil {
-		return fmt.Errorf("no target: set iteration.target (the plan has %d targets)", len(r.servers))
+		return fmt.Errorf("no target: set iteration.target (the plan has %d targets)", len(r.fleet.servers))
 	}
 	if err := x.prepare(ctx, s); err != nil {
 		return err
 	}
 	sc := x.scope(spec.PhaseBefore)
-	if err := r.steps(ctx, it.Before, sc); err != nil {
+	if err := r.steps.run(ctx, it.Before, sc); err != nil {
 		return err
 	}
-	x.watched = r.watchedTargets(it, x.target)
+	x.watched = r.fleet.watched(it, x.target)
 	if !r.leader() {
 		x.watched = []string{x.target} // only the leader watches; this shard's rows carry its workload
 	}
-	x.info.Variables = r.variablesNow(ctx, x.watched)
+	x.info.Variables = r.fleet.variablesNow(ctx, x.watched)
 	if err := x.measure(ctx, s); err != nil {
 		return err
 	}
-	return r.steps(ctx, it.After, x.scope(spec.PhaseAfter))
+	return r.steps.run(ctx, it.After, x.scope(spec.PhaseAfter))
 }
 
 func (x *iteration) scope(phase string) stepScope {
@@ -96,7 +91,7 @@ func (x *iteration) end(ctx context.Context, err error) {
 	case err != nil && (errors.Is(err, errInterrupted) || ctx.Err() != nil):
 		info.Status, info.Error = results.StatusInterrupted, "interrupted"
 	case err != nil:
-		info.Status, info.Error = results.StatusFailed, x.r.redact(err.Error())
+		info.Status, info.Error = results.StatusFailed, x.r.log.redact(err.Error())
 	case x.r.opts.Shard.Sharded():
 		// One shard's numbers are a part: assertions hold over the merged run (quadrant merge).
 		info.Status = results.StatusDone
@@ -121,7 +116,10 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 	if !r.leader() {
 		return nil // the server is the leader's to configure
 	}
-	if err := x.placeSandboxes(ctx); err != nil {
+	x.info.Storage = nil
+	storage, err := r.fleet.place(ctx, it)
+	x.info.Storage = storage
+	if err != nil {
 		return err
 	}
 	if s.sb != nil || len(it.ServerConfig) > 0 {
@@ -142,41 +140,6 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 	return nil
 }
 
-// placeSandboxes moves each sandbox whose sandbox.dir this iteration changes (one restart,
-// data included) and records where every sandbox's data directory is.
-func (x *iteration) placeSandboxes(ctx context.Context) error {
-	r := x.r
-	x.info.Storage = nil
-	for _, c := range r.clusters {
-		want := r.sandboxDir(c.Name(), x.it)
-		if want != "" && filepath.Clean(want) != c.Parent() {
-			if why := spec.DirProblem(want); why != "" {
-				return fmt.Errorf("target %s: sandbox dir: %s", c.Name(), why)
-			}
-			r.logf("iteration %d: moving sandbox %s to %s (a restart)", x.it.Index, c.Name(), want)
-			if err := c.Move(ctx, want); err != nil {
-				return fmt.Errorf("target %s: %w", c.Name(), err)
-			}
-			r.obs.SandboxStarted(c.Dir())
-			for _, srv := range c.Servers() {
-				if s := r.servers[srv.Name()]; s != nil {
-					s.dropIdle()
-				}
-			}
-		}
-		for _, srv := range c.Servers() {
-			st := results.Storage{Target: srv.Name(), DataDir: filepath.Join(srv.Dir(), "data")}
-			if fi, err := fsinfo.Of(st.DataDir); err != nil {
-				r.logf("warning: iteration %d: filesystem of %s: %v", x.it.Index, st.DataDir, err)
-			} else {
-				st.Filesystem, st.Device, st.Mount, st.FreeBytes = fi.Type, fi.Device, fi.Mount, fi.FreeBytes
-			}
-			x.info.Storage = append(x.info.Storage, st)
-		}
-	}
-	return nil
-}
-
 // measure runs the iteration's workload with its watchers and `during` steps; every
 // interval becomes a time-series row per watched target as soon as it is sampled.
 func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
@@ -192,13 +155,13 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 		out: r.out, samplers: r.watch, histograms: hl, obs: r.obs, logf: r.logf, failed: r.resultsFailed,
 		iteration: it.Index, target: s.Name(), reportInterval: it.Workload.ReportInterval,
 		progress: Progress{Measured: true, Iteration: it.Index, Of: len(r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(it), ": "), Target: s.Name(),
-			OpenLoop: it.Workload.OpenLoop(), Length: it.Workload.Duration, Left: r.remaining(it.Index)},
+			OpenLoop: it.Workload.OpenLoop(), Length: it.Workload.Duration, Left: remaining(r.plan, it.Index)},
 	})
 	ev := x.evidenceBefore(ctx, s)
 	var during *duringSteps
 	var ready func(context.Context) error
 	if r.barrier == nil {
-		during = r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
+		during = r.steps.during(ctx, it, x.scope(spec.PhaseDuring))
 	} else {
 		// during steps' offsets count from the common start, which comes after the barrier.
 		ready = func(ctx context.Context) error {
@@ -206,7 +169,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 				return err
 			}
 			if r.leader() { // steps are the leader's
-				during = r.startDuring(ctx, it, x.scope(spec.PhaseDuring))
+				during = r.steps.during(ctx, it, x.scope(spec.PhaseDuring))
 			}
 			return nil
 		}
@@ -304,11 +267,11 @@ func (x *iteration) summarize() {
 	}
 }
 
-// remaining is the workload time (durations and warmups) of the iterations after index;
+// remaining is the workload time (durations and warmups) of p's iterations after index;
 // restarts, steps and event-bounded workloads come on top.
-func (r *runner) remaining(index int) time.Duration {
+func remaining(p *spec.Plan, index int) time.Duration {
 	var d time.Duration
-	for _, it := range r.plan.Iterations[index:] {
+	for _, it := range p.Iterations[index:] {
 		if it.Workload != nil {
 			d += it.Workload.Duration + it.Workload.Warmup
 		}
@@ -330,38 +293,6 @@ func describeCell(it *spec.Iteration) string {
 	return ": " + strings.Join(parts, " ")
 }
 
-// watchedTargets are the targets sampled during the workload: watch.targets when the plan
-// names them, else the workload's target, its replicas and every target the iteration's
-// steps use.
-func (r *runner) watchedTargets(it *spec.Iteration, main string) []string {
-	if len(r.plan.Watch.Targets) > 0 {
-		return r.plan.Watch.Targets
-	}
-	want := map[string]bool{main: true}
-	for _, name := range r.order {
-		if r.primaryOf(name) == main {
-			want[name] = true
-		}
-	}
-	for _, list := range [][]spec.Step{it.Before, it.During, it.After} {
-		for _, st := range list {
-			if st.Target != "" {
-				want[st.Target] = true
-			}
-			if st.Wait != nil && st.Wait.Target != "" {
-				want[st.Wait.Target] = true
-			}
-		}
-	}
-	var out []string
-	for _, name := range r.order {
-		if want[name] {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // sortedKeys returns m's keys in order.
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
@@ -370,361 +301,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// rowInputs is everything a rowWriter uses: where rows go, who samples, who watches.
-type rowInputs struct {
-	out            *results.Writer
-	samplers       *watchers
-	histograms     *results.HistogramLog
-	obs            Observer
-	logf           func(string, ...any)
-	iteration      int
-	target         string // the workload's: its rows get the workload's figures
-	reportInterval time.Duration
-	progress       Progress    // where the run stands, completed with each interval for the observer
-	failed         func(error) // a row could not be written: the run stops
-}
-
-// rowWriter turns intervals into time-series rows. The workload's ticker hands over an
-// interval and goes on at once; samplers read their sources right away, concurrently,
-// and a single goroutine writes rows in interval order.
-type rowWriter struct {
-	rowInputs
-	queue chan *pending
-	done  chan struct{}
-	costs map[string]*measure.CostMeter // per target; read once the writer closed
-	// stageCosts: the workload's target's costs per stage of a load shape; read once closed.
-	stageCosts map[int]*measure.CostMeter
-	downAt     time.Time // start of a window with no successful event, for the log
-	downErr    int64
-	warm       bool // a warmup interval was seen and the measured part has not begun yet
-}
-
-// pending is an interval waiting for its samplers.
-type pending struct {
-	iv      *measure.Interval
-	samples []sampled
-	wg      sync.WaitGroup
-}
-
-func newRowWriter(in rowInputs) *rowWriter {
-	rw := &rowWriter{rowInputs: in, queue: make(chan *pending, 1024), done: make(chan struct{}), costs: map[string]*measure.CostMeter{},
-		stageCosts: map[int]*measure.CostMeter{}}
-	go rw.loop()
-	return rw
-}
-
-// interval is the workload's OnInterval.
-func (rw *rowWriter) interval(iv *measure.Interval) {
-	tk := rw.progress
-	tk.Interval = iv
-	rw.obs.Interval(tk)
-	t := &pending{iv: iv}
-	measuredFrom := rw.warm && !iv.Warmup
-	rw.warm = iv.Warmup
-	t.samples = rw.samplers.sample(iv.End, iv.End.Sub(iv.Start), measuredFrom, &t.wg)
-	select {
-	case rw.queue <- t:
-	default:
-		// The writer is more than 1024 intervals behind (a stalled disk): keep the
-		// workload's clock running and say so rather than block it.
-		rw.out.Logf("warning: iteration %d: time-series writer behind, interval %d dropped", rw.iteration, iv.Index)
-	}
-}
-
-func (rw *rowWriter) close() {
-	close(rw.queue)
-	<-rw.done
-}
-
-func (rw *rowWriter) loop() {
-	defer close(rw.done)
-	defer func() {
-		if p := recover(); p != nil {
-			rw.logf("warning: iteration %d: internal error writing the time series: %v (rows from here on are lost)", rw.iteration, p)
-			for range rw.queue { // keep the workload's clock from blocking
-			}
-		}
-	}()
-	for t := range rw.queue {
-		t.wg.Wait()
-		rw.write(t)
-	}
-}
-
-func (rw *rowWriter) write(t *pending) {
-	iv := t.iv
-	rw.downtime(iv)
-	for _, name := range rw.samplers.targets {
-		row := &results.TimeseriesRow{Iteration: rw.iteration, Interval: iv, ReportInterval: rw.reportInterval, Workload: name == rw.target}
-		for _, smp := range t.samples {
-			if smp.target != name {
-				continue
-			}
-			for i, c := range smp.cols {
-				row.Watched = append(row.Watched, measure.Value{Name: c.Name, Value: smp.values[i]})
-			}
-		}
-		cm := rw.costs[name]
-		if cm == nil {
-			cm = measure.NewCostMeter()
-			rw.costs[name] = cm
-		}
-		if name == rw.target && iv.Stage > 0 {
-			sm := rw.stageCosts[iv.Stage]
-			if sm == nil {
-				sm = measure.NewCostMeter()
-				rw.stageCosts[iv.Stage] = sm
-			}
-			sm.Interval(iv, row.Watched)
-		}
-		row.Watched = append(row.Watched, cm.Interval(iv, row.Watched)...)
-		if err := rw.out.AppendTimeseries(name, row); err != nil {
-			rw.failed(err)
-			return
-		}
-		if wo, ok := rw.obs.(WatchObserver); ok && len(row.Watched) > 0 {
-			p := rw.progress
-			p.Interval = iv
-			wo.Watched(p, name, row.Watched)
-		}
-	}
-	for _, smp := range t.samples {
-		if smp.warn != nil {
-			rw.logf("warning: iteration %d: %v", rw.iteration, smp.warn)
-		}
-	}
-	if err := rw.histograms.Write(iv); err != nil {
-		rw.failed(err)
-	}
-}
-
-// downtime logs the window in which the workload's target was unreachable: from the first
-// interval with errors no server answered (engine.Lost) to the first one that completed
-// transactions without any (to the report interval's precision). An interval of nothing but
-// server errors (a replay whose every session gets 1049) is a server answering, not down.
-func (rw *rowWriter) downtime(iv *measure.Interval) {
-	var lost int64
-	for code, n := range iv.ErrorsByCode {
-		if engine.Lost(code) {
-			lost += n
-		}
-	}
-	switch {
-	case lost > 0:
-		if rw.downAt.IsZero() {
-			rw.downAt = iv.Start
-			rw.logf("iteration %d: %s unreachable from about %s (errors by code %v)", rw.iteration, rw.target, iv.Start.UTC().Format("15:04:05.000"), iv.ErrorsByCode)
-		}
-		rw.downErr += iv.Errors
-	case iv.Events > 0 && !rw.downAt.IsZero():
-		rw.logf("iteration %d: %s answering again at about %s, after at most %.1fs (%d errors in the window)",
-			rw.iteration, rw.target, iv.End.UTC().Format("15:04:05.000"), iv.End.Sub(rw.downAt).Seconds(), rw.downErr)
-		rw.downAt, rw.downErr = time.Time{}, 0
-	}
-}
-
-// during starts the iteration's `during` steps at their offsets into the measured part.
-type duringSteps struct {
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	err    error
-}
-
-func (r *runner) startDuring(ctx context.Context, it *spec.Iteration, sc stepScope) *duringSteps {
-	d := &duringSteps{}
-	if len(it.During) == 0 {
-		d.cancel = func() {}
-		return d
-	}
-	ctx, d.cancel = context.WithCancel(ctx)
-	measured := time.Now().Add(it.Workload.Warmup)
-	sc.phase = "during"
-	for i := range it.During {
-		st := &it.During[i]
-		d.wg.Add(1)
-		go func() {
-			defer d.wg.Done()
-			defer func() {
-				if p := recover(); p != nil {
-					d.mu.Lock()
-					d.err = fmt.Errorf("internal error in during step %s: %v", st.Src.Pos, p)
-					d.mu.Unlock()
-				}
-			}()
-			select {
-			case <-ctx.Done():
-				r.logf("iteration %d: during step at %s (%s) did not run: the workload ended first", it.Index, st.At, st.Src.Pos)
-				return
-			case <-time.After(time.Until(measured.Add(st.At))):
-			}
-			if err := r.step(ctx, st, sc); err != nil && ctx.Err() == nil {
-				d.mu.Lock()
-				if d.err == nil {
-					d.err = err
-				}
-				d.mu.Unlock()
-			}
-		}()
-	}
-	return d
-}
-
-// stop cancels steps not started yet (or still running) once the workload is over.
-func (d *duringSteps) stop() error {
-	d.cancel()
-	d.wg.Wait()
-	return d.err
-}
-
-// assertions evaluates the iteration's assert expressions; it returns the false (or
-// failing) ones, each with the values it saw.
-func (x *iteration) assertions() []string {
-	it, m := x.it, x.m
-	if len(it.Assert) == 0 {
-		return nil
-	}
-	env := map[string]any{}
-	txVals := map[string]float64{}
-	if m != nil && m.total != nil {
-		fixed, family := measure.TotalValues(m.total)
-		for _, v := range fixed {
-			env[v.Name] = v.Value
-		}
-		for _, v := range family {
-			txVals[v.Name] = v.Value
-		}
-	}
-	if it.Workload != nil && it.Workload.Connect == "per_transaction" {
-		for _, n := range measure.ConnectNames {
-			env[n] = math.NaN()
-			if v, ok := txVals[n]; ok {
-				env[n] = v
-			}
-		}
-	}
-	if txs := it.Workload.TxNames(); len(txs) > 0 {
-		env["tx"] = spec.TxMetrics(txs, func(name, suffix string) float64 {
-			if v, ok := txVals["tx."+name+"."+suffix]; ok {
-				return v
-			}
-			return math.NaN()
-		})
-	}
-	if stmts := it.Workload.StmtNames(); len(stmts) > 0 {
-		env["stmt"] = spec.StmtMetrics(stmts, func(class, suffix string) float64 {
-			if v, ok := txVals["stmt."+class+"."+suffix]; ok {
-				return v
-			}
-			return math.NaN()
-		})
-	}
-	status := map[string]float64{}
-	if m != nil {
-		for _, v := range m.summary[x.target] {
-			if n, ok := strings.CutPrefix(v.Name, "status."); ok {
-				// MySQL's names are case-insensitive: status.com_select works too.
-				status[n] = v.Value
-				status[strings.ToLower(n)] = v.Value
-			}
-		}
-	}
-	env["status"] = status
-	for _, name := range x.r.plan.RecordNames() {
-		env[name] = math.NaN()
-	}
-	for k, v := range x.records {
-		env[k] = v
-	}
-	var failed []string
-	for i := range it.Assert {
-		a := &it.Assert[i]
-		if miss := missingStatus(a.Source, status); miss != "" {
-			failed = append(failed, fmt.Sprintf("%s: %s", a.Source, miss))
-			continue
-		}
-		ok, err := a.EvalBool(env)
-		switch {
-		case err != nil:
-			failed = append(failed, fmt.Sprintf("%s: %v", a.Source, err))
-		case !ok:
-			failed = append(failed, a.Source+seen(a.Source, env))
-		}
-	}
-	return failed
-}
-
-// missingStatus says which status.NAME of an assertion the iteration has no value for
-// ("" when it has them all): a missing key would read as 0.
-func missingStatus(src string, status map[string]float64) string {
-	var miss []string
-	for _, m := range spec.StatusRef.FindAllStringSubmatch(src, -1) {
-		if _, ok := status[m[1]]; !ok {
-			if _, ok := status[strings.ToLower(m[1])]; !ok {
-				miss = append(miss, "status."+m[1])
-			}
-		}
-	}
-	if len(miss) == 0 {
-		return ""
-	}
-	return "no value for " + strings.Join(miss, ", ") + " (not a watched column of this target)"
-}
-
-// seen lists the metric values an assertion used, so a failure says why.
-func seen(src string, env map[string]any) string {
-	var parts []string
-	for _, k := range sortedKeys(env) {
-		v, ok := env[k].(float64)
-		if ok && containsWord(src, k) {
-			parts = append(parts, fmt.Sprintf("%s=%s", k, results.FormatFloat(v)))
-		}
-	}
-	for _, root := range []string{"tx", "stmt"} {
-		named, ok := env[root].(map[string]any)
-		if !ok {
-			continue
-		}
-		for _, n := range sortedKeys(named) {
-			per, _ := named[n].(map[string]any)
-			for _, sfx := range sortedKeys(per) {
-				if name := root + "." + n + "." + sfx; containsWord(src, name) {
-					parts = append(parts, fmt.Sprintf("%s=%s", name, results.FormatFloat(per[sfx].(float64))))
-				}
-			}
-		}
-	}
-	if st, ok := env["status"].(map[string]float64); ok {
-		for _, k := range sortedKeys(st) {
-			if strings.Contains(src, "status."+k) {
-				parts = append(parts, fmt.Sprintf("status.%s=%s", k, results.FormatFloat(st[k])))
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(parts, ", ") + ")"
-}
-
-func containsWord(s, w string) bool {
-	for i := strings.Index(s, w); i >= 0; {
-		before := i == 0 || !isIdent(s[i-1])
-		after := i+len(w) == len(s) || !isIdent(s[i+len(w)])
-		if before && after {
-			return true
-		}
-		j := strings.Index(s[i+1:], w)
-		if j < 0 {
-			return false
-		}
-		i += j + 1
-	}
-	return false
-}
-
-func isIdent(c byte) bool {
-	return c == '_' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }

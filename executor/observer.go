@@ -118,15 +118,15 @@ const progressLogEvery = 10 * time.Second
 // progressLogEvery.
 type tracker struct {
 	mu     sync.Mutex
-	r      *runner
+	log    *runLog
 	w      Work
 	shown  time.Time
 	logged time.Time
 }
 
-func (r *runner) track(step, unit string, total float64) *tracker {
+func (l *runLog) track(step, unit string, total float64) *tracker {
 	now := time.Now()
-	return &tracker{r: r, w: Work{Step: step, Unit: unit, Total: total, Started: now}, logged: now}
+	return &tracker{log: l, w: Work{Step: step, Unit: unit, Total: total, Started: now}, logged: now}
 }
 
 // update changes the work and shows it when it is time to.
@@ -145,10 +145,10 @@ func (t *tracker) update(f func(w *Work)) {
 	w := t.w
 	t.mu.Unlock()
 	if show {
-		t.r.obs.Working(w)
+		t.log.obs.Working(w)
 	}
 	if log {
-		t.r.logf("progress: %s", w)
+		t.log.logf("progress: %s", w)
 	}
 }
 
@@ -158,5 +158,5 @@ func (t *tracker) finish() {
 	t.w.Finished = true
 	w := t.w
 	t.mu.Unlock()
-	t.r.obs.Working(w)
+	t.log.obs.Working(w)
 }

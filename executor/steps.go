@@ -8,14 +8,14 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/executor/internal/tail"
-	"github.com/quadrant-bench/quadrant/executor/target"
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
@@ -44,23 +44,39 @@ func (sc stepScope) where(st *spec.Step) string {
 	return fmt.Sprintf("%s: %s (%s)", sc.phase, st.Kind(), st.Src.Pos)
 }
 
-// steps runs list in order and stops at the first failure.
-func (r *runner) steps(ctx context.Context, list []spec.Step, sc stepScope) error {
+// stepRunner runs a plan's steps (sql, sql_file, set_global, restart, drop_caches, shell,
+// sleep, wait, workload, capture) on the fleet's targets, with what they need and no more:
+// the log, the globals it restores, the results folder for save_as, and how to run a
+// workload.
+type stepRunner struct {
+	fleet   *fleet
+	log     *runLog
+	globals *globals
+	out     *results.Writer // save_as results
+	// runs reports whether this process runs a step: a shard other than the leader runs
+	// only the prepares split between the shards.
+	runs func(*spec.Step) bool
+	// workload runs a workload on a target (see runner.runWorkload).
+	workload func(ctx context.Context, s *liveTarget, w *spec.Workload, step string, onInterval func(*measure.Interval), ready func(context.Context) error) (*measure.Total, error)
+}
+
+// run runs list in order and stops at the first failure.
+func (sr *stepRunner) run(ctx context.Context, list []spec.Step, sc stepScope) error {
 	for i := range list {
 		if err := ctx.Err(); err != nil {
 			return errInterrupted
 		}
-		if !r.shardRuns(&list[i]) {
+		if !sr.runs(&list[i]) {
 			continue
 		}
-		if err := r.step(ctx, &list[i], sc); err != nil {
+		if err := sr.step(ctx, &list[i], sc); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
+func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	where := sc.where(st)
 	name := st.Target
 	if name == "" {
@@ -68,11 +84,11 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	}
 	var s *liveTarget
 	if name != "" {
-		s = r.servers[name]
+		s = sr.fleet.servers[name]
 	}
 	needServer := func() error {
 		if s == nil {
-			return fmt.Errorf("%s: no target: give the step a target: (the plan has %d)", where, len(r.servers))
+			return fmt.Errorf("%s: no target: give the step a target: (the plan has %d)", where, len(sr.fleet.servers))
 		}
 		return nil
 	}
@@ -86,46 +102,46 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 	switch a := st.Action().(type) {
 	case *spec.SQL:
 		if err = needServer(); err == nil {
-			err = r.sqlStatements(ctx, s, st, sc, listOf(a.Statements))
+			err = sr.sqlStatements(ctx, s, st, sc, listOf(a.Statements))
 		}
 	case *spec.SQLFile:
 		if err = needServer(); err == nil {
-			err = r.sqlFile(ctx, s, st, sc, a.Path)
+			err = sr.sqlFile(ctx, s, st, sc, a.Path)
 		}
 	case *spec.SetGlobal:
 		if err = needServer(); err == nil {
 			for _, kv := range a.Settings {
-				r.logFile("%s: SET GLOBAL %s = %v on %s", where, kv.Name, kv.Value, s.Name())
-				if err = r.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
+				sr.log.logFile("%s: SET GLOBAL %s = %v on %s", where, kv.Name, kv.Value, s.Name())
+				if err = sr.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
 					break
 				}
 			}
 		}
 	case *spec.Restart:
 		if err = needServer(); err == nil {
-			err = r.restartStep(ctx, s, a.Config)
+			err = sr.fleet.restart(ctx, s, a.Config)
 		}
 	case *spec.DropCaches:
 		err = dropCaches(ctx)
 	case *spec.Shell:
-		err = r.shell(ctx, a.Command, sc, where)
+		err = sr.shell(ctx, a.Command, sc, where)
 	case *spec.Sleep:
-		r.logFile("%s: sleep %s", where, a.Duration)
+		sr.log.logFile("%s: sleep %s", where, a.Duration)
 		select {
 		case <-ctx.Done():
 			err = ctx.Err()
 		case <-time.After(a.Duration):
 		}
 	case *spec.Wait:
-		err = r.wait(ctx, a, name, sc, where)
+		err = sr.wait(ctx, a, name, sc, where)
 	case *spec.Workload:
 		if err = needServer(); err == nil {
-			r.logf("%s: %s on %s", where, a, s.Name())
-			_, err = r.runWorkload(ctx, s, a, where, nil, nil)
+			sr.log.logf("%s: %s on %s", where, a, s.Name())
+			_, err = sr.workload(ctx, s, a, where, nil, nil)
 		}
 	case *spec.Capture:
 		if err = needServer(); err == nil {
-			err = r.captureStep(ctx, s, a, where)
+			err = sr.capture(ctx, s, a, where)
 		}
 	default:
 		err = fmt.Errorf("step of unknown kind")
@@ -139,7 +155,7 @@ func (r *runner) step(ctx context.Context, st *spec.Step, sc stepScope) error {
 		}
 		return fmt.Errorf("%s: %w", where, err)
 	}
-	r.logFile("%s: done in %.3fs", where, time.Since(began).Seconds())
+	sr.log.logFile("%s: done in %.3fs", where, time.Since(began).Seconds())
 	return nil
 }
 
@@ -160,7 +176,7 @@ func listOf(list []string) statements {
 
 // sqlStatements runs statements on one connection, so session state (USE, SET @x)
 // carries from one to the next, and keeps the last result set when save_as asks.
-func (r *runner) sqlStatements(ctx context.Context, s *liveTarget, st *spec.Step, sc stepScope, next statements) error {
+func (sr *stepRunner) sqlStatements(ctx context.Context, s *liveTarget, st *spec.Step, sc stepScope, next statements) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("connect to %s: %w", s.Name(), err)
@@ -176,11 +192,11 @@ func (r *runner) sqlStatements(ctx context.Context, s *liveTarget, st *spec.Step
 		if err != nil {
 			return err
 		}
-		r.logFile("sql on %s: %s", s.Name(), abbreviate(stmt, 500))
+		sr.log.logFile("sql on %s: %s", s.Name(), abbreviate(stmt, 500))
 		cols, rows, err := query(ctx, conn, stmt)
 		if err != nil {
 			if code := mysqlCode(err); code != 0 && contains(st.IgnoreErrors, code) {
-				r.logFile("ignored error %d (ignore_errors): %v", code, err)
+				sr.log.logFile("ignored error %d (ignore_errors): %v", code, err)
 				continue
 			}
 			if line > 0 {
@@ -193,7 +209,7 @@ func (r *runner) sqlStatements(ctx context.Context, s *liveTarget, st *spec.Step
 		}
 	}
 	if st.SaveAs != "" && savedCols != nil {
-		if err := r.out.SaveResult(st.SaveAs, sc.index(), savedCols, savedRows); err != nil {
+		if err := sr.out.SaveResult(st.SaveAs, sc.index(), savedCols, savedRows); err != nil {
 			return fmt.Errorf("save_as %s: %w", st.SaveAs, err)
 		}
 	}
@@ -231,7 +247,7 @@ func query(ctx context.Context, conn *sql.Conn, stmt string) ([]string, [][]stri
 	return cols, out, rows.Err()
 }
 
-func (r *runner) sqlFile(ctx context.Context, s *liveTarget, st *spec.Step, sc stepScope, path string) error {
+func (sr *stepRunner) sqlFile(ctx context.Context, s *liveTarget, st *spec.Step, sc stepScope, path string) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
@@ -242,11 +258,11 @@ func (r *runner) sqlFile(ctx context.Context, s *liveTarget, st *spec.Step, sc s
 		size = float64(fi.Size())
 	}
 	read := &countingReader{r: f}
-	t := r.track(sc.where(st), "bytes", size)
+	t := sr.log.track(sc.where(st), "bytes", size)
 	defer t.finish()
 	sp := sqltext.NewSplitter(read)
 	statements := 0
-	return r.sqlStatements(ctx, s, st, sc, func() (string, int, error) {
+	return sr.sqlStatements(ctx, s, st, sc, func() (string, int, error) {
 		stmt, line, err := sp.Next()
 		if err != nil && err != io.EOF {
 			err = fmt.Errorf("%s: %w", path, err)
@@ -296,23 +312,6 @@ func abbreviate(s string, n int) string {
 	return s
 }
 
-// restartStep always restarts (a restart step is often there for a cold buffer pool),
-// with the server's current config plus the step's options.
-func (r *runner) restartStep(ctx context.Context, s *liveTarget, settings spec.Settings) error {
-	if s.sb == nil {
-		r.logf("restart %s with its restart command", s.Name())
-		defer s.dropIdle()
-		return s.Restart(ctx, sandboxOptions(settings))
-	}
-	want := removed(overlay(s.sb.Config(), sandboxOptions(settings)), settings)
-	r.logf("restart %s", s.Name())
-	defer s.dropIdle()
-	if err := s.sb.Stop(ctx); err != nil {
-		return err
-	}
-	return s.sb.Restart(ctx, want)
-}
-
 // dropCaches empties the OS page cache so the next iteration reads from storage. It
 // needs root; without it the step fails, it never pretends.
 func dropCaches(ctx context.Context) error {
@@ -330,14 +329,14 @@ func dropCaches(ctx context.Context) error {
 
 // shell runs a command with sh -c; its output goes to the log, and a failure shows its
 // last lines.
-func (r *runner) shell(ctx context.Context, command string, sc stepScope, where string) error {
-	r.logf("%s: shell: %s", where, command)
+func (sr *stepRunner) shell(ctx context.Context, command string, sc stepScope, where string) error {
+	sr.log.logf("%s: shell: %s", where, command)
 	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Env = append(os.Environ(), r.shellEnv(sc)...)
+	cmd.Env = append(os.Environ(), sr.shellEnv(sc)...)
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.CombinedOutput()
 	if len(out) > 0 {
-		r.logFile("shell output:\n%s", strings.TrimRight(string(out), "\n"))
+		sr.log.logFile("shell output:\n%s", strings.TrimRight(string(out), "\n"))
 	}
 	if err != nil {
 		return fmt.Errorf("%q failed: %v\n%s", command, err, tail.Lines(string(out), 15))
@@ -346,7 +345,7 @@ func (r *runner) shell(ctx context.Context, command string, sc stepScope, where 
 }
 
 // shellEnv is what a shell step knows of the run (PLAN-FORMAT.md, Steps).
-func (r *runner) shellEnv(sc stepScope) []string {
+func (sr *stepRunner) shellEnv(sc stepScope) []string {
 	var env []string
 	if sc.it != nil {
 		env = append(env, fmt.Sprintf("QUADRANT_ITERATION=%d", sc.it.Index), fmt.Sprintf("QUADRANT_REPEAT=%d", sc.it.Repeat))
@@ -354,8 +353,8 @@ func (r *runner) shellEnv(sc stepScope) []string {
 			env = append(env, fmt.Sprintf("QUADRANT_MATRIX_%s=%v", strings.ToUpper(av.Axis), av.Value))
 		}
 	}
-	for _, name := range r.order {
-		s := r.servers[name]
+	for _, name := range sr.fleet.order {
+		s := sr.fleet.servers[name]
 		up := strings.ToUpper(name)
 		env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_HOST=%s", up, s.Host()), fmt.Sprintf("QUADRANT_TARGET_%s_PORT=%d", up, s.Port()))
 		if s.sb != nil {
@@ -368,143 +367,4 @@ func (r *runner) shellEnv(sc stepScope) []string {
 		}
 	}
 	return env
-}
-
-// wait polls until its condition holds. The condition sees status.NAME (SHOW GLOBAL
-// STATUS), replica.NAME (SHOW REPLICA STATUS, both MariaDB and MySQL spellings) and
-// row.COLUMN (the first row of sql:).
-func (r *runner) wait(ctx context.Context, w *spec.Wait, stepTarget string, sc stepScope, where string) error {
-	name := w.Target
-	if name == "" {
-		name = stepTarget
-	}
-	s := r.servers[name]
-	if s == nil {
-		return fmt.Errorf("no target to poll: give the wait step a target")
-	}
-	interval, timeout := w.Interval, w.Timeout
-	if interval <= 0 {
-		interval = time.Second
-	}
-	if timeout <= 0 {
-		timeout = 10 * time.Minute
-	}
-	r.logf("%s: waiting until %s on %s (timeout %s)", where, w.Until.Source, s.Name(), timeout)
-	began := time.Now()
-	deadline := began.Add(timeout)
-	t := r.track(where+": until "+w.Until.Source, "", 0)
-	t.w.Deadline = deadline
-	defer t.finish()
-	var last map[string]any
-	for {
-		env, err := r.waitEnv(ctx, s, w)
-		if err != nil && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			r.logFile("%s: poll: %v", where, err)
-		} else {
-			last = env
-			t.update(func(w2 *Work) { w2.State = conditionValues(w.Until.Source, env) })
-			ok, err := w.Until.EvalBool(env)
-			if err != nil {
-				return err
-			}
-			if ok {
-				took := time.Since(began).Seconds()
-				r.logf("%s: condition true after %.3fs", where, took)
-				if w.RecordAs != "" && sc.metrics != nil {
-					sc.metrics[w.RecordAs] = took
-				}
-				return nil
-			}
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s still false after %s%s", w.Until.Source, timeout, describeEnv(last))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(interval):
-		}
-	}
-}
-
-func (r *runner) waitEnv(ctx context.Context, s *liveTarget, w *spec.Wait) (map[string]any, error) {
-	status, err := s.status(ctx)
-	if err != nil {
-		return nil, err
-	}
-	replica := map[string]any{}
-	if st, ok, err := target.ReadReplicaStatus(ctx, s.db); err != nil {
-		return nil, err
-	} else if ok {
-		for k, v := range st.Fields {
-			replica[k] = typed(v)
-		}
-	}
-	row := map[string]any{}
-	if w.SQL != "" {
-		conn, err := s.db.Conn(ctx)
-		if err != nil {
-			return nil, err
-		}
-		cols, rows, err := query(ctx, conn, w.SQL)
-		conn.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", abbreviate(w.SQL, 200), err)
-		}
-		if len(rows) > 0 {
-			for i, c := range cols {
-				row[c] = typed(rows[0][i])
-			}
-		}
-	}
-	return map[string]any{"status": status, "replica": replica, "row": row}, nil
-}
-
-// conditionValues shows what a wait's condition reads now: "replica.Seconds_Behind_Master = 412".
-func conditionValues(cond string, env map[string]any) string {
-	var parts []string
-	seen := map[string]bool{}
-	for _, m := range conditionName.FindAllStringSubmatch(cond, -1) {
-		if seen[m[0]] {
-			continue
-		}
-		seen[m[0]] = true
-		if vals, ok := env[m[1]].(map[string]any); ok {
-			if v, ok := vals[m[2]]; ok {
-				parts = append(parts, fmt.Sprintf("%s = %v", m[0], v))
-			} else {
-				parts = append(parts, m[0]+" not there")
-			}
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
-var conditionName = regexp.MustCompile(`\b(status|replica|row)\.([A-Za-z0-9_]+)`)
-
-// describeEnv shows the polled row and replica state in a timeout message: they say why.
-func describeEnv(env map[string]any) string {
-	if env == nil {
-		return ""
-	}
-	var parts []string
-	if row, _ := env["row"].(map[string]any); len(row) > 0 {
-		for _, k := range sortedKeys(row) {
-			parts = append(parts, fmt.Sprintf("row.%s=%v", k, row[k]))
-		}
-	}
-	if rep, _ := env["replica"].(map[string]any); len(rep) > 0 {
-		for _, k := range []string{"Seconds_Behind_Master", "Slave_IO_Running", "Slave_SQL_Running", "Last_Error"} {
-			if v, ok := rep[k]; ok {
-				parts = append(parts, fmt.Sprintf("replica.%s=%v", k, v))
-			}
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return " (last poll: " + strings.Join(parts, ", ") + ")"
 }

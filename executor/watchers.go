@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/procwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/snmpwatch"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -42,16 +42,17 @@ type watchers struct {
 	local    map[string]bool
 }
 
-// openWatchers starts the samplers the plan's watch section asks for, on every target.
-func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
+// openWatchers starts the samplers plan p's watch section asks for, on every target of f;
+// a shard that is not the leader samples no server (the leader's watchers are the run's).
+func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool) (*watchers, error) {
 	w := &watchers{}
-	wp := r.plan.Watch
+	wp := p.Watch
 	snmpSeen := map[string]bool{}
-	for _, name := range r.order {
-		if !r.leader() {
+	for _, name := range f.order {
+		if !leader {
 			break // the leader's watchers are the run's: a merge takes its columns
 		}
-		s := r.servers[name]
+		s := f.servers[name]
 		dsn := s.Config().FormatDSN()
 		st, err := mysqlwatch.NewStatus(mysqlwatch.StatusConfig{DSN: dsn, Status: wp.Status, Counters: wp.Counters, Gauges: wp.Gauges})
 		if err != nil {
@@ -69,13 +70,13 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 			}
 			w.all = append(w.all, &sampler{target: name, what: "queries", s: q})
 		}
-		if wp.Replication && r.isReplica(name) {
+		if wp.Replication && f.isReplica(name) {
 			w.all = append(w.all, &sampler{target: name, what: "replication", s: mysqlwatch.NewReplication(mysqlwatch.ReplicationConfig{DSN: dsn})})
 		}
-		if p := r.procSampler(name, s); p != nil {
-			w.all = append(w.all, &sampler{target: name, what: "process", s: p})
+		if ps := procSampler(f, name, s); ps != nil {
+			w.all = append(w.all, &sampler{target: name, what: "process", s: ps})
 		}
-		if t := r.planTarget(name); t != nil && t.SNMP != nil && !snmpSeen[t.SNMP.Address] {
+		if t := f.planTarget(name); t != nil && t.SNMP != nil && !snmpSeen[t.SNMP.Address] {
 			snmpSeen[t.SNMP.Address] = true // one agent per host, however many servers run there
 			sn, err := snmpwatch.New(snmpConfig(t.SNMP, wp.HostMetrics()))
 			if err != nil {
@@ -86,11 +87,11 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 	}
 	w.all = append(w.all, &sampler{what: "client", s: procwatch.NewClient()})
 	w.local = map[string]bool{}
-	for _, name := range r.order {
-		w.local[name] = r.onThisMachine(name)
+	for _, name := range f.order {
+		w.local[name] = f.onThisMachine(name)
 	}
 	if wp.WantsHost() {
-		hs, err := r.localHost(wp.HostMetrics())
+		hs, err := localHost(f, wp.HostMetrics())
 		if err != nil {
 			return nil, fmt.Errorf("watch.host: %w", err)
 		}
@@ -98,7 +99,7 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 			w.all = append(w.all, &sampler{what: "host /proc", s: hs, local: true})
 		}
 	}
-	if err := r.checkEvidence(ctx); err != nil {
+	if err := checkEvidence(ctx, p, f); err != nil {
 		return nil, err
 	}
 	for _, sm := range w.all {
@@ -107,7 +108,7 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 		cancel()
 		if err != nil {
 			if errors.Is(err, watch.ErrUnavailable) {
-				r.logf("warning: %s %s: %v (its columns stay empty until it answers)", sm.target, sm.what, err)
+				f.log.logf("warning: %s %s: %v (its columns stay empty until it answers)", sm.target, sm.what, err)
 				continue
 			}
 			w.close()
@@ -119,14 +120,14 @@ func (r *runner) openWatchers(ctx context.Context) (*watchers, error) {
 
 // procSampler reads the server process of a target on this machine: a sandbox's, or a dsn target's given by
 // pid or pid_file; nil when quadrant cannot know the process.
-func (r *runner) procSampler(name string, s *liveTarget) *procwatch.Sampler {
+func procSampler(f *fleet, name string, s *liveTarget) *procwatch.Sampler {
 	if s.sb != nil {
 		sb := s.sb
 		return procwatch.New(procwatch.Config{What: "sandbox " + name, Pid: func() (int, error) { return sb.Pid(), nil }})
 	}
-	t := r.planTarget(name)
+	t := f.planTarget(name)
 	switch {
-	case t == nil || r.isReplica(name):
+	case t == nil || f.isReplica(name):
 		return nil
 	case t.PidFile != "":
 		file := t.PidFile
@@ -138,40 +139,12 @@ func (r *runner) procSampler(name string, s *liveTarget) *procwatch.Sampler {
 	return nil
 }
 
-// onThisMachine reports whether the target's server runs where quadrant does and is to get host metrics
-// from /proc: a sandbox, a dsn target with a pid or pid_file, or one on a loopback address or a unix socket,
-// unless it has an snmp agent of its own.
-func (r *runner) onThisMachine(name string) bool {
-	t := r.planTarget(name)
-	if t != nil && t.SNMP != nil {
-		return false // its host metrics come from its agent
-	}
-	if s := r.servers[name]; s != nil && s.sb != nil {
-		return true
-	}
-	if t == nil {
-		return false
-	}
-	if t.Pid > 0 || t.PidFile != "" {
-		return true
-	}
-	if s := r.servers[name]; s != nil {
-		switch h := s.Host(); {
-		case h == "localhost" || h == "::1" || strings.HasPrefix(h, "127."):
-			return true
-		case strings.HasPrefix(s.Config().Net, "unix"):
-			return true
-		}
-	}
-	return false
-}
-
 // localHost is the /proc host sampler for targets on this machine, when the run has any without an snmp
 // agent: one for the machine, on the workload's target's rows. Custom OIDs are SNMP's alone.
-func (r *runner) localHost(metrics spec.SNMPMetrics) (*hostwatch.Sampler, error) {
+func localHost(f *fleet, metrics spec.SNMPMetrics) (*hostwatch.Sampler, error) {
 	local := false
-	for _, name := range r.order {
-		local = local || r.onThisMachine(name)
+	for _, name := range f.order {
+		local = local || f.onThisMachine(name)
 	}
 	if !local {
 		return nil, nil
@@ -179,7 +152,7 @@ func (r *runner) localHost(metrics spec.SNMPMetrics) (*hostwatch.Sampler, error)
 	var names []string
 	for _, m := range metrics {
 		if m.OID != "" {
-			r.logf("watch.host: %s is an OID, read only over SNMP: targets on this machine without snmp: have no column for it", m.Name)
+			f.log.logf("watch.host: %s is an OID, read only over SNMP: targets on this machine without snmp: have no column for it", m.Name)
 			continue
 		}
 		names = append(names, m.Name)
@@ -190,10 +163,10 @@ func (r *runner) localHost(metrics spec.SNMPMetrics) (*hostwatch.Sampler, error)
 	return hostwatch.New(names, "")
 }
 
-// checkEvidence fails the run before setup when the plan asks for digests or waits and a workload's target
+// checkEvidence fails the run before setup when plan p asks for digests or waits and a workload's target
 // cannot give them.
-func (r *runner) checkEvidence(ctx context.Context) error {
-	wp := r.plan.Watch
+func checkEvidence(ctx context.Context, p *spec.Plan, f *fleet) error {
+	wp := p.Watch
 	if wp.Digests == nil && wp.Waits == nil {
 		return nil
 	}
@@ -204,12 +177,12 @@ func (r *runner) checkEvidence(ctx context.Context) error {
 	case wp.Waits != nil:
 		what = "watch.digests and watch.waits"
 	}
-	for _, name := range r.order {
-		if !r.workloadTarget(name) {
+	for _, name := range f.order {
+		if !workloadTarget(p, name) {
 			continue
 		}
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := mysqlwatch.CheckPerformanceSchema(cctx, r.servers[name].db, what, wp.Digests != nil)
+		err := mysqlwatch.CheckPerformanceSchema(cctx, f.servers[name].db, what, wp.Digests != nil)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("target %s: %w", name, err)
@@ -218,33 +191,36 @@ func (r *runner) checkEvidence(ctx context.Context) error {
 	return nil
 }
 
-func (r *runner) isReplica(name string) bool { return r.primaryOf(name) != name }
-
-// primaryOf is the sandbox target a replica belongs to (NAME for NAME_replicaN), or
-// name itself.
-func (r *runner) primaryOf(name string) string {
-	for _, t := range r.plan.Targets {
-		if t.Sandbox == nil {
-			continue
-		}
-		for i := 1; i <= t.Sandbox.Replicas; i++ {
-			if spec.ReplicaName(t.Name, i) == name {
-				return t.Name
+// record lists each target's watched columns and their kind (for run.json), so readers
+// know them without guessing from names.
+func (w *watchers) record(p *spec.Plan, targets []results.TargetInfo) {
+	for i := range targets {
+		ti := &targets[i]
+		ti.Watched = nil
+		var names []string
+		for _, sm := range w.all {
+			if sm.target != ti.Name && (sm.target != "" || !workloadTarget(p, ti.Name) || sm.local && !w.local[ti.Name]) {
+				continue
+			}
+			for _, c := range sm.s.Columns() {
+				ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: c.Kind, Source: c.Source})
+				names = append(names, c.Name)
 			}
 		}
-	}
-	return name
-}
-
-// planTarget is the plan's target of name; replicas share their primary's host (and SNMP agent).
-func (r *runner) planTarget(name string) *spec.Target {
-	base := r.primaryOf(name)
-	for i := range r.plan.Targets {
-		if r.plan.Targets[i].Name == base {
-			return &r.plan.Targets[i]
+		for _, c := range measure.CostsOf(names) {
+			ti.Watched = append(ti.Watched, results.Column{Name: c.Name, Kind: measure.PerTransaction, Source: measure.CostSource(c, names)})
 		}
 	}
-	return nil
+}
+
+// workloadTarget reports whether some iteration's workload of p runs on name.
+func workloadTarget(p *spec.Plan, name string) bool {
+	for i := range p.Iterations {
+		if p.TargetOf(&p.Iterations[i]) == name {
+			return true
+		}
+	}
+	return false
 }
 
 func snmpConfig(t *spec.SNMP, metrics spec.SNMPMetrics) snmpwatch.Config {

@@ -1,0 +1,351 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/internal/fsinfo"
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/target"
+	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// fleet is the run's targets while it goes: it starts the sandboxes (replicas included)
+// and connects the dsn targets, keeps them in plan order, knows the primary of a replica,
+// moves and restarts them, and stops what it started.
+type fleet struct {
+	plan *spec.Plan // its targets (the plan bound to the sandboxes' addresses once it is)
+	log  *runLog
+	obs  Observer
+	// sandboxDir is the run's --sandbox-dir, keep and runAs its --keep-sandboxes and the
+	// OS user of sandboxes whose plan names none.
+	sandboxDir string
+	keep       bool
+	runAs      string
+
+	servers  map[string]*liveTarget
+	order    []string // target names, plan order (replicas after their primary)
+	clusters []*sandbox.Cluster
+	vars     map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
+}
+
+func newFleet(p *spec.Plan, log *runLog, obs Observer, o Options) *fleet {
+	return &fleet{plan: p, log: log, obs: obs, sandboxDir: o.SandboxDir, keep: o.KeepSandboxes, runAs: o.SandboxRunAs,
+		servers: map[string]*liveTarget{}}
+}
+
+// start starts every sandbox (replicas included), in its directory of iteration first,
+// and connects every dsn target.
+func (f *fleet) start(ctx context.Context, first *spec.Iteration) error {
+	for _, t := range f.plan.Targets {
+		if t.Sandbox != nil {
+			if err := f.startSandbox(ctx, t, first); err != nil {
+				return err
+			}
+			continue
+		}
+		dt, err := target.NewDSN(t.Name, t.DSN, t.Restart)
+		if err != nil {
+			return err
+		}
+		if err := f.connect(ctx, &liveTarget{Target: dt}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// describe reads every target's global variables, which later ones are compared with,
+// and says what each target is for run.json; on an error, the targets before it.
+func (f *fleet) describe(ctx context.Context) ([]results.TargetInfo, error) {
+	var out []results.TargetInfo
+	for _, name := range f.order {
+		s := f.servers[name]
+		ti := results.TargetInfo{Name: name, Kind: s.Kind(), Address: s.Redacted(), Flavor: s.info.Flavor, ServerVersion: s.info.Version}
+		vars, err := target.Variables(ctx, s.db)
+		if err != nil {
+			return out, fmt.Errorf("target %s: %w", name, err)
+		}
+		if f.vars == nil {
+			f.vars = map[string]map[string]string{}
+		}
+		f.vars[name] = vars
+		ti.VariablesBefore = vars
+		out = append(out, ti)
+	}
+	return out, nil
+}
+
+func (f *fleet) startSandbox(ctx context.Context, t spec.Target, first *spec.Iteration) error {
+	sb := t.Sandbox
+	base := sandboxOptions(sb.Config)
+	runAs := sb.RunAs
+	if runAs == "" {
+		runAs = f.runAs
+	}
+	if f.plan.Watch.Digests != nil || f.plan.Watch.Waits != nil {
+		// Digests and waits need performance_schema, which only a restart turns on, and no more
+		// of it than they read (mysqlwatch.ServerSettings); the plan's own settings win.
+		var ps []sandbox.Option
+		for _, kv := range mysqlwatch.ServerSettings() {
+			ps = append(ps, sandbox.Option{Name: kv[0], Value: kv[1]})
+		}
+		base = overlay(ps, base)
+	}
+	dir := f.dir(t.Name, first)
+	if dir != f.sandboxDir {
+		if why := spec.DirProblem(dir); why != "" {
+			return fmt.Errorf("target %s: sandbox dir: %s", t.Name, why)
+		}
+	}
+	f.log.logf("starting sandbox %s (%s, %d replicas, %s)", t.Name, sb.Flavor, sb.Replicas, sb.Replication)
+	c, err := sandbox.Start(ctx, sandbox.Options{
+		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
+		Replication: sb.Replication, Dir: dir, Keep: f.keep,
+		RunAs: runAs, Logf: f.log.logFile, Working: f.working(t.Name),
+	})
+	if err != nil {
+		return fmt.Errorf("target %s: %w", t.Name, err)
+	}
+	f.log.addSecret(c.Password())
+	f.clusters = append(f.clusters, c)
+	f.obs.SandboxStarted(c.Dir())
+	for _, srv := range c.Servers() {
+		s := &liveTarget{Target: target.NewSandbox(srv), sb: srv, base: base}
+		if err := f.connect(ctx, s); err != nil {
+			return err
+		}
+		f.log.logf("target %s: %s %s at %s", s.Name(), s.info.Flavor, s.info.Version, s.Redacted())
+	}
+	return nil
+}
+
+// working shows what a sandbox's first start is doing (the template datadir build) as a
+// long step.
+func (f *fleet) working(name string) func(string) {
+	var t *tracker
+	return func(what string) {
+		switch {
+		case what == "" && t != nil:
+			t.finish()
+		case what != "":
+			if t == nil {
+				t = f.log.track("sandbox "+name, "", 0)
+			}
+			t.update(func(w *Work) { w.State = strings.TrimPrefix(what, "sandbox: ") })
+		}
+	}
+}
+
+// dir is where sandbox target name lives during iteration it: its sandbox.dir, else the
+// run's --sandbox-dir.
+func (f *fleet) dir(name string, it *spec.Iteration) string {
+	if it != nil {
+		if d, ok := it.SandboxDirs[name]; ok {
+			return d
+		}
+	}
+	return f.sandboxDir
+}
+
+func (f *fleet) connect(ctx context.Context, s *liveTarget) error {
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	db, err := s.Open(cctx)
+	if err != nil {
+		return fmt.Errorf("cannot connect: %w", err)
+	}
+	db.SetMaxIdleConns(2)
+	s.db = db
+	if s.info, err = target.Probe(cctx, db); err != nil {
+		db.Close()
+		return fmt.Errorf("target %s: %w", s.Name(), err)
+	}
+	f.servers[s.Name()] = s
+	f.order = append(f.order, s.Name())
+	return nil
+}
+
+// place moves each sandbox whose sandbox.dir iteration it changes (one restart, data
+// included) and says where every sandbox's data directory is (on an error, the ones
+// before it).
+func (f *fleet) place(ctx context.Context, it *spec.Iteration) ([]results.Storage, error) {
+	var out []results.Storage
+	for _, c := range f.clusters {
+		want := f.dir(c.Name(), it)
+		if want != "" && filepath.Clean(want) != c.Parent() {
+			if why := spec.DirProblem(want); why != "" {
+				return out, fmt.Errorf("target %s: sandbox dir: %s", c.Name(), why)
+			}
+			f.log.logf("iteration %d: moving sandbox %s to %s (a restart)", it.Index, c.Name(), want)
+			if err := c.Move(ctx, want); err != nil {
+				return out, fmt.Errorf("target %s: %w", c.Name(), err)
+			}
+			f.obs.SandboxStarted(c.Dir())
+			for _, srv := range c.Servers() {
+				if s := f.servers[srv.Name()]; s != nil {
+					s.dropIdle()
+				}
+			}
+		}
+		for _, srv := range c.Servers() {
+			st := results.Storage{Target: srv.Name(), DataDir: filepath.Join(srv.Dir(), "data")}
+			if fi, err := fsinfo.Of(st.DataDir); err != nil {
+				f.log.logf("warning: iteration %d: filesystem of %s: %v", it.Index, st.DataDir, err)
+			} else {
+				st.Filesystem, st.Device, st.Mount, st.FreeBytes = fi.Type, fi.Device, fi.Mount, fi.FreeBytes
+			}
+			out = append(out, st)
+		}
+	}
+	return out, nil
+}
+
+// restart always restarts s (a restart step is often there for a cold buffer pool), with
+// the server's current config plus settings.
+func (f *fleet) restart(ctx context.Context, s *liveTarget, settings spec.Settings) error {
+	if s.sb == nil {
+		f.log.logf("restart %s with its restart command", s.Name())
+		defer s.dropIdle()
+		return s.Restart(ctx, sandboxOptions(settings))
+	}
+	want := removed(overlay(s.sb.Config(), sandboxOptions(settings)), settings)
+	f.log.logf("restart %s", s.Name())
+	defer s.dropIdle()
+	if err := s.sb.Stop(ctx); err != nil {
+		return err
+	}
+	return s.sb.Restart(ctx, want)
+}
+
+// stop closes the connection pools and stops the sandboxes.
+func (f *fleet) stop(ctx context.Context) {
+	for _, s := range f.servers {
+		s.db.Close()
+	}
+	for _, c := range f.clusters {
+		if err := c.Stop(ctx); err != nil {
+			f.log.logf("warning: stop sandbox %s: %v", c.Name(), err)
+		}
+	}
+}
+
+func (f *fleet) isReplica(name string) bool { return f.primaryOf(name) != name }
+
+// primaryOf is the sandbox target a replica belongs to (NAME for NAME_replicaN), or
+// name itself.
+func (f *fleet) primaryOf(name string) string {
+	for _, t := range f.plan.Targets {
+		if t.Sandbox == nil {
+			continue
+		}
+		for i := 1; i <= t.Sandbox.Replicas; i++ {
+			if spec.ReplicaName(t.Name, i) == name {
+				return t.Name
+			}
+		}
+	}
+	return name
+}
+
+// planTarget is the plan's target of name; replicas share their primary's host (and SNMP agent).
+func (f *fleet) planTarget(name string) *spec.Target {
+	base := f.primaryOf(name)
+	for i := range f.plan.Targets {
+		if f.plan.Targets[i].Name == base {
+			return &f.plan.Targets[i]
+		}
+	}
+	return nil
+}
+
+// onThisMachine reports whether the target's server runs where quadrant does and is to get host metrics
+// from /proc: a sandbox, a dsn target with a pid or pid_file, or one on a loopback address or a unix socket,
+// unless it has an snmp agent of its own.
+func (f *fleet) onThisMachine(name string) bool {
+	t := f.planTarget(name)
+	if t != nil && t.SNMP != nil {
+		return false // its host metrics come from its agent
+	}
+	if s := f.servers[name]; s != nil && s.sb != nil {
+		return true
+	}
+	if t == nil {
+		return false
+	}
+	if t.Pid > 0 || t.PidFile != "" {
+		return true
+	}
+	if s := f.servers[name]; s != nil {
+		switch h := s.Host(); {
+		case h == "localhost" || h == "::1" || strings.HasPrefix(h, "127."):
+			return true
+		case strings.HasPrefix(s.Config().Net, "unix"):
+			return true
+		}
+	}
+	return false
+}
+
+// watched are the targets sampled during iteration it's workload on main: watch.targets
+// when the plan names them, else main, its replicas and every target the iteration's
+// steps use.
+func (f *fleet) watched(it *spec.Iteration, main string) []string {
+	if len(f.plan.Watch.Targets) > 0 {
+		return f.plan.Watch.Targets
+	}
+	want := map[string]bool{main: true}
+	for _, name := range f.order {
+		if f.primaryOf(name) == main {
+			want[name] = true
+		}
+	}
+	for _, list := range [][]spec.Step{it.Before, it.During, it.After} {
+		for _, st := range list {
+			if st.Target != "" {
+				want[st.Target] = true
+			}
+			if st.Wait != nil && st.Wait.Target != "" {
+				want[st.Wait.Target] = true
+			}
+		}
+	}
+	var out []string
+	for _, name := range f.order {
+		if want[name] {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// variablesNow records, per target of targets, the global variables that differ from the
+// start of the run: what an iteration's workload ran with.
+func (f *fleet) variablesNow(ctx context.Context, targets []string) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	for _, name := range targets {
+		s := f.servers[name]
+		now, err := target.Variables(ctx, s.db)
+		if err != nil {
+			f.log.logf("warning: %s: SHOW GLOBAL VARIABLES: %v", name, err)
+			continue
+		}
+		d := results.DiffVariables(f.vars[name], now)
+		m := map[string]string{}
+		for _, c := range d.Changed {
+			m[c.Name] = c.After
+		}
+		for _, c := range d.Added {
+			m[c.Name] = c.After
+		}
+		if len(m) > 0 {
+			out[name] = m
+		}
+	}
+	return out
+}
