@@ -11,6 +11,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"github.com/quadrant-bench/quadrant/results"
 )
@@ -27,7 +28,7 @@ func scrape(t *testing.T, addr string) map[string]*dto.MetricFamily {
 		b, _ := io.ReadAll(resp.Body)
 		t.Fatalf("GET /metrics: %s\n%s", resp.Status, b)
 	}
-	var p expfmt.TextParser
+	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(resp.Body)
 	if err != nil {
 		t.Fatalf("the metrics page does not parse as the Prometheus text format: %v", err)
