@@ -18,6 +18,7 @@ import (
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // sessionReplay replays captured traffic: one connection per captured session, each
@@ -362,7 +363,7 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 }
 
 func startsWithWord(sql, word string) bool {
-	s := strings.TrimSpace(stripComments(sql))
+	s := strings.TrimSpace(sqltext.SkipComments(sql))
 	return len(s) >= len(word) && strings.EqualFold(s[:len(word)], word) && (len(s) == len(word) || s[len(word)] == ' ' || s[len(word)] == '\t' || s[len(word)] == '\n')
 }
 
