@@ -33,6 +33,7 @@ type qcapRecord struct {
 	User         string `json:"user,omitempty"`
 	RowsSent     *int64 `json:"rows_sent,omitempty"`
 	RowsExamined *int64 `json:"rows_examined,omitempty"`
+	Error        *int   `json:"error,omitempty"` // the error number it ended with, 0 none; absent: unknown
 	Text         string `json:"text"`
 }
 
@@ -83,6 +84,9 @@ func (r *qcapReader) next() (*Statement, error) {
 		if rec.RowsExamined != nil {
 			s.RowsExamined = *rec.RowsExamined
 		}
+		if rec.Error != nil {
+			s.Error = *rec.Error
+		}
 		return s, nil
 	}
 }
@@ -120,6 +124,9 @@ func (w *Writer) Write(s *Statement) error {
 	}
 	if s.RowsExamined >= 0 {
 		rec.RowsExamined = &s.RowsExamined
+	}
+	if s.Error >= 0 {
+		rec.Error = &s.Error
 	}
 	return w.enc.Encode(rec)
 }

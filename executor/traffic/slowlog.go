@@ -199,6 +199,12 @@ func (r *slowReader) header(line []byte) error {
 			r.cur.RowsSent, err = strconv.ParseInt(val, 10, 64)
 		case "Rows_examined":
 			r.cur.RowsExamined, err = strconv.ParseInt(val, 10, 64)
+		case "Errno", "Last_errno":
+			// MySQL's log_slow_extra, Percona Server's extended fields: the error the statement
+			// ended with (0: none).
+			var n int64
+			n, err = strconv.ParseInt(val, 10, 32)
+			r.cur.Error = int(n)
 		case "Start":
 			var ok bool
 			if r.curStart, _, ok = parseLogTime(val); !ok {

@@ -36,12 +36,15 @@ type Statement struct {
 	RowsSent int64
 	// RowsExamined is what the server reports, -1 when unknown.
 	RowsExamined int64
-	Text         string
-	Line         int // where the statement's record starts in the file
+	// Error is the error number the statement ended with as captured: 0 succeeded, -1 unknown
+	// (performance_schema and MySQL's log_slow_extra record it; MariaDB's logs do not).
+	Error int
+	Text  string
+	Line  int // where the statement's record starts in the file
 }
 
 func unknown(s *Statement) {
-	s.Duration, s.RowsSent, s.RowsExamined = -1, -1, -1
+	s.Duration, s.RowsSent, s.RowsExamined, s.Error = -1, -1, -1, -1
 }
 
 // LineError is a malformed or truncated record: file:line and what is wrong with it.
