@@ -101,8 +101,8 @@ func mergeReplay(w *results.Writer, shards []shardRun, index int, target string,
 				r.Add(col, firstCell(col, rs))
 			case "rank":
 				r.AddInt(col, int64(rank+1))
-			case "errors_by_code":
-				r.Add(col, sumCodes(rs))
+			case "errors_by_code", "captured_errors_by_code":
+				r.Add(col, sumCodes(rs, col))
 			case "p50_ms", "p95_ms", "p99_ms":
 				q, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimPrefix(col, "p"), "_ms"), 64)
 				if h == nil || h.Count() == 0 {
@@ -135,11 +135,11 @@ func sumCells(h string, rows []map[string]string) string {
 	return results.FormatFloat(sum)
 }
 
-// sumCodes adds errors_by_code cells ("1062:3 1213:1") up.
-func sumCodes(rows []map[string]string) string {
+// sumCodes adds a column of errors by code cells ("1062:3 1213:1") up.
+func sumCodes(rows []map[string]string, col string) string {
 	n := map[int]int64{}
 	for _, r := range rows {
-		results.AddErrorCodes(n, r["errors_by_code"])
+		results.AddErrorCodes(n, r[col])
 	}
 	return results.ErrorCodes(n)
 }
