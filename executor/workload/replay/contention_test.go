@@ -20,6 +20,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -352,5 +353,62 @@ func TestErrorsUnlikeTheCapture(t *testing.T) {
 	}
 	if strings.Join(cells, "\n") != strings.Join(want, "\n") {
 		t.Errorf("per fingerprint:\n%s\nwant\n%s", strings.Join(cells, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestWhatStopsAReplay: errors go on (above), but a lost connection stops the replay, and so do
+// more errors than on_error.max_errors.
+func TestWhatStopsAReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a MariaDB sandbox")
+	}
+	c := sandboxtest.Start(t, sandbox.Options{Name: "stop"})
+	write := func(texts ...string) string {
+		path := filepath.Join(t.TempDir(), "s.qcap")
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		w, err := traffic.NewWriter(f, traffic.QCapHeader{Timed: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, text := range texts {
+			st := traffic.Statement{Session: 1, Start: time.Unix(1700000000, 0).Add(time.Duration(i) * time.Millisecond), Duration: -1, RowsSent: -1, RowsExamined: -1, Error: -1, Text: text}
+			if err := w.Write(&st); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	run := func(path string, maxErrors int) (int64, error) {
+		r := &spec.Replay{File: path, Path: path, Format: "auto", Speed: 1, Timing: "none", Top: 5, OnMalformed: "stop"}
+		w := &spec.Workload{Replay: r, Action: "run", ReportInterval: time.Second, Threads: 1, OnError: spec.OnError{MaxErrors: maxErrors}}
+		wl, err := Kind.New(w, env(t, c.Primary))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tot, err := wl.Run(context.Background(), func(*measure.Interval) {})
+		if tot == nil || tot.Replay == nil {
+			t.Fatalf("no total: %v", err)
+		}
+		return tot.Replay.StatementsReplayed, err
+	}
+	// The session kills its own connection: the statement after it cannot be sent.
+	n, err := run(write("SELECT 1", "KILL CONNECTION_ID()", "SELECT 2", "SELECT 3"), 0)
+	if err == nil || n > 3 {
+		t.Errorf("a replay whose connection was killed: %d statements sent, error %v; want it stopped", n, err)
+	}
+	// Three failures, max_errors 2: the third stops it; without a limit every statement runs.
+	bad := write("SELECT * FROM nowhere.t", "SELECT * FROM nowhere.t", "SELECT * FROM nowhere.t", "SELECT 1", "SELECT 2")
+	if n, err := run(bad, 2); err == nil || !strings.Contains(err.Error(), "max_errors=2") || n != 3 {
+		t.Errorf("max_errors 2: %d statements sent, error %v; want 3 and max_errors named", n, err)
+	}
+	if n, err := run(bad, 0); err != nil || n != 5 {
+		t.Errorf("no max_errors: %d statements sent, error %v; want all 5", n, err)
 	}
 }

@@ -169,6 +169,7 @@ var errCorrupt = errors.New("spill file corrupt")
 func (sr *spillReader) next(r *record) (bool, error) {
 	for sr.pos >= len(sr.buf) {
 		if len(sr.chunks) == 0 {
+			sr.buf, sr.pos = nil, 0 // a session that has ended holds no chunk
 			return false, nil
 		}
 		if err := sr.load(); err != nil {
