@@ -61,6 +61,9 @@ func mergeReplay(w *results.Writer, shards []shardRun, index int, target string,
 			rec.Add(h, rows[0][h])
 		case strings.HasPrefix(h, "lag_"):
 			rec.Add(h, "")
+		case strings.HasSuffix(h, "_max_ms"):
+			rec.Add(h, maxCell(h, rows)) // of one session: the shards' largest
+
 		default:
 			rec.Add(h, sumCells(h, rows))
 		}

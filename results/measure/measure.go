@@ -282,7 +282,10 @@ type Replay struct {
 	LongStatements  int64         `json:"long_statements"`
 	LongTime        time.Duration `json:"long_ns"`
 	SessionsBlocked int64         `json:"sessions_blocked"`
-	Fingerprints    []Fingerprint `json:"fingerprints"`
+	// BlockedMost is the time the most blocked session spent blocked (lock waits and long
+	// statements): one session stuck, or the time spread over many.
+	BlockedMost  time.Duration `json:"blocked_most_ns"`
+	Fingerprints []Fingerprint `json:"fingerprints"`
 }
 
 // Fingerprint is one statement class of a replay, or "other" for all below the top N.

@@ -561,6 +561,7 @@ func summarize(sc *scanned, sh *shared, workers []*sessionWorker, captured []*me
 		if b.lockWaits+b.long > 0 {
 			rp.SessionsBlocked++
 		}
+		rp.BlockedMost = max(rp.BlockedMost, b.lockTime+b.longTime)
 	}
 	for i, name := range sc.names {
 		fp := measure.Fingerprint{ID: name, Text: sc.texts[i], Captured: sc.captured[i]}
