@@ -32,8 +32,12 @@ const (
 	ColFingerprintID = "fingerprint_id"
 	ColFingerprint   = "fingerprint"
 	ColErrorsByCode  = "errors_by_code"
-	ColCount         = "count"
-	ColTotalMs       = "total_ms"
+	// ColBlockedMaxMs is replay.csv's longest time one session spent blocked.
+	ColBlockedMaxMs = "blocked_max_ms"
+	// ColCapturedErrorsByCode are the errors the capture recorded for the fingerprint.
+	ColCapturedErrorsByCode = "captured_errors_by_code"
+	ColCount                = "count"
+	ColTotalMs              = "total_ms"
 	// ColFingerprintP95 is a fingerprint's replayed 95th percentile, what comparisons line
 	// fingerprints up by.
 	ColFingerprintP95 = "p95_ms"
@@ -309,6 +313,9 @@ func describeReplay(name string) ColumnInfo {
 		c.Role, c.Merge = RoleKey, MergeKey
 	case strings.HasPrefix(name, "lag_"):
 		c.Unit, c.Merge, c.Better = measure.Millis, MergeEmpty, measure.Lower
+	case name == ColBlockedMaxMs:
+		// one session's longest: the shards' largest, not their sum
+		c.Unit, c.Merge, c.Better = measure.Millis, MergeMax, measure.Lower
 	}
 	return c
 }
@@ -324,7 +331,7 @@ func describeFingerprint(name string) ColumnInfo {
 	case ColRank:
 		c.Role, c.Merge = RoleKey, MergeRank
 		return c
-	case ColErrorsByCode:
+	case ColErrorsByCode, ColCapturedErrorsByCode:
 		c.Merge = MergeCodes
 		return c
 	}

@@ -64,6 +64,7 @@ func FingerprintRows(iteration int, target string, t *measure.Total) []Record {
 		r.AddFloat(ColTotalMs, total(f)/1e6)
 		r.AddInt("errors", n.Counts.Errors)
 		r.Add(ColErrorsByCode, ErrorCodes(f.ErrorsByCode))
+		r.Add(ColCapturedErrorsByCode, ErrorCodes(f.CapturedErrorsByCode))
 		r.AddInt("rows_sent", f.RowsSent)
 		r.AddInt("rows_mismatches", f.RowsMismatches)
 		for _, p := range fingerprintPercentiles {
@@ -125,7 +126,9 @@ func AddErrorCodes(m map[int]int64, cell string) {
 }
 
 // ReplayRecord is one row of replay.csv: how faithfully an iteration's replay reproduced the
-// capture, and how far behind its schedule the replayer ran (lag = actual minus intended start).
+// capture (its errors against the captured ones), how long its sessions spent blocked (lock
+// waits that ended in 1205/1213, statements longer than captured), and how far behind its
+// schedule the replayer ran (lag = actual minus intended start).
 func ReplayRecord(iteration int, target string, t *measure.Total) (Record, bool) {
 	if t == nil || t.Replay == nil {
 		return nil, false
@@ -142,6 +145,14 @@ func ReplayRecord(iteration int, target string, t *measure.Total) (Record, bool)
 		r.AddInt("skipped_"+k, rp.Skipped[k])
 	}
 	r.AddInt("errors", t.Errors)
+	r.AddInt("errors_captured", rp.ErrorsCaptured)
+	r.AddInt("errors_unlike_capture", rp.ErrorsUnlikeCapture)
+	r.AddInt("sessions_blocked", rp.SessionsBlocked)
+	r.AddFloat(ColBlockedMaxMs, measure.Ms(rp.BlockedMost))
+	r.AddInt("lock_waits", rp.LockWaits)
+	r.AddFloat("lock_wait_ms", measure.Ms(rp.LockWaitTime))
+	r.AddInt("long_statements", rp.LongStatements)
+	r.AddFloat("long_ms", measure.Ms(rp.LongTime))
 	r.AddInt("rows_mismatches", rp.RowsMismatches)
 	r.AddFloat("lag_p50_ms", percentileMs(t.Lag, 50))
 	r.AddFloat("lag_p99_ms", percentileMs(t.Lag, 99))

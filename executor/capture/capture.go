@@ -218,7 +218,7 @@ func slowLog(ctx context.Context, conn *sql.Conn, self uint64, o Options) ([]tra
 			return nil, fmt.Errorf("read mysql.slow_log: %w", err)
 		}
 		st := traffic.Statement{Session: thread, Schema: db.String, User: userOf(userHost.String), Text: text.String,
-			Duration: -1, RowsSent: -1, RowsExamined: -1}
+			Duration: -1, RowsSent: -1, RowsExamined: -1, Error: -1}
 		if t, err := time.Parse("2006-01-02 15:04:05.999999", start.String); err == nil {
 			st.Start = t
 		}

@@ -77,7 +77,7 @@ func perfSchema(ctx context.Context, conn *sql.Conn, self uint64, o Options, res
 	var out []traffic.Statement
 	poll := func() error {
 		rows, err := conn.QueryContext(ctx, `SELECT h.THREAD_ID, h.EVENT_ID, h.TIMER_START, h.TIMER_WAIT, h.SQL_TEXT, h.CURRENT_SCHEMA,
-			h.ROWS_SENT, h.ROWS_EXAMINED, t.PROCESSLIST_USER
+			h.ROWS_SENT, h.ROWS_EXAMINED, h.MYSQL_ERRNO, t.PROCESSLIST_USER
 			FROM performance_schema.events_statements_history_long h LEFT JOIN performance_schema.threads t ON t.THREAD_ID = h.THREAD_ID
 			WHERE h.THREAD_ID <> ? AND h.TIMER_START >= ? AND (h.NESTING_EVENT_TYPE IS NULL OR h.NESTING_EVENT_TYPE <> 'STATEMENT')
 			ORDER BY h.THREAD_ID, h.EVENT_ID`, own, timer0)
@@ -91,8 +91,8 @@ func perfSchema(ctx context.Context, conn *sql.Conn, self uint64, o Options, res
 			var thread, event uint64
 			var start, wait int64
 			var text, schema, user sql.NullString
-			var sent, examined sql.NullInt64
-			if err := rows.Scan(&thread, &event, &start, &wait, &text, &schema, &sent, &examined, &user); err != nil {
+			var sent, examined, errno sql.NullInt64
+			if err := rows.Scan(&thread, &event, &start, &wait, &text, &schema, &sent, &examined, &errno, &user); err != nil {
 				return err
 			}
 			if event <= seen[thread] {
@@ -111,7 +111,10 @@ func perfSchema(ctx context.Context, conn *sql.Conn, self uint64, o Options, res
 			}
 			st := traffic.Statement{Session: thread, Start: base.Add(time.Duration((start - timer0) / 1000)),
 				Duration: time.Duration(wait / 1000), Schema: schema.String, User: users[thread], Text: text.String,
-				RowsSent: -1, RowsExamined: -1}
+				RowsSent: -1, RowsExamined: -1, Error: -1}
+			if errno.Valid {
+				st.Error = int(errno.Int64)
+			}
 			if sent.Valid {
 				st.RowsSent = sent.Int64
 			}

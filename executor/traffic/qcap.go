@@ -33,7 +33,7 @@ type qcapRecord struct {
 	User         string `json:"user,omitempty"`
 	RowsSent     *int64 `json:"rows_sent,omitempty"`
 	RowsExamined *int64 `json:"rows_examined,omitempty"`
-	Err          uint16 `json:"err,omitempty"` // absent: success or unknown
+	Error        *int   `json:"error,omitempty"` // the error number it ended with, 0 none; absent: unknown
 	Text         string `json:"text"`
 }
 
@@ -70,7 +70,7 @@ func (r *qcapReader) next() (*Statement, error) {
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return nil, r.l.errorf(r.l.n, "malformed capture record: %v", err)
 		}
-		s := &Statement{Session: rec.Session, Schema: rec.Schema, User: rec.User, Err: rec.Err, Text: rec.Text, Line: r.l.n}
+		s := &Statement{Session: rec.Session, Schema: rec.Schema, User: rec.User, Text: rec.Text, Line: r.l.n}
 		unknown(s)
 		if rec.StartUs != 0 {
 			s.Start = time.UnixMicro(rec.StartUs)
@@ -83,6 +83,9 @@ func (r *qcapReader) next() (*Statement, error) {
 		}
 		if rec.RowsExamined != nil {
 			s.RowsExamined = *rec.RowsExamined
+		}
+		if rec.Error != nil {
+			s.Error = *rec.Error
 		}
 		return s, nil
 	}
@@ -108,7 +111,7 @@ func NewWriter(w io.Writer, h QCapHeader) (*Writer, error) {
 
 // Write appends one statement.
 func (w *Writer) Write(s *Statement) error {
-	rec := qcapRecord{Session: s.Session, Schema: s.Schema, User: s.User, Err: s.Err, Text: s.Text}
+	rec := qcapRecord{Session: s.Session, Schema: s.Schema, User: s.User, Text: s.Text}
 	if !s.Start.IsZero() {
 		rec.StartUs = s.Start.UnixMicro()
 	}
@@ -121,6 +124,9 @@ func (w *Writer) Write(s *Statement) error {
 	}
 	if s.RowsExamined >= 0 {
 		rec.RowsExamined = &s.RowsExamined
+	}
+	if s.Error >= 0 {
+		rec.Error = &s.Error
 	}
 	return w.enc.Encode(rec)
 }

@@ -204,17 +204,18 @@ func (r *slowReader) header(line []byte) error {
 			// Empty for a session with no default database: the statement runs without one,
 			// whatever an earlier entry's database was.
 			r.cur.Schema, r.schema = val, val
-		case "Errno", "Last_errno":
-			// MySQL's log_slow_extra and Percona Server write the statement's error number.
-			var n uint64
-			n, err = strconv.ParseUint(val, 10, 16)
-			r.cur.Err = uint16(n)
 		case "Query_time":
 			r.cur.Duration, err = seconds(val)
 		case "Rows_sent":
 			r.cur.RowsSent, err = strconv.ParseInt(val, 10, 64)
 		case "Rows_examined":
 			r.cur.RowsExamined, err = strconv.ParseInt(val, 10, 64)
+		case "Errno", "Last_errno":
+			// MySQL's log_slow_extra, Percona Server's extended fields: the error the statement
+			// ended with (0: none).
+			var n int64
+			n, err = strconv.ParseInt(val, 10, 32)
+			r.cur.Error = int(n)
 		case "Start":
 			var ok bool
 			if r.curStart, _, ok = parseLogTime(val); !ok {

@@ -36,16 +36,15 @@ type Statement struct {
 	RowsSent int64
 	// RowsExamined is what the server reports, -1 when unknown.
 	RowsExamined int64
-	// Err is the captured outcome: the server's error number for the statement (MySQL's
-	// log_slow_extra Errno:, Percona's Last_errno:), 0 when unknown or success. Replay can
-	// tell a statement that failed on the source from one that fails only on the target.
-	Err  uint16
-	Text string
-	Line int // where the statement's record starts in the file
+	// Error is the error number the statement ended with as captured: 0 succeeded, -1 unknown
+	// (performance_schema and MySQL's log_slow_extra record it; MariaDB's logs do not).
+	Error int
+	Text  string
+	Line  int // where the statement's record starts in the file
 }
 
 func unknown(s *Statement) {
-	s.Duration, s.RowsSent, s.RowsExamined = -1, -1, -1
+	s.Duration, s.RowsSent, s.RowsExamined, s.Error = -1, -1, -1, -1
 }
 
 // LineError is a malformed or truncated record: file:line and what is wrong with it.

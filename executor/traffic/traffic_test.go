@@ -99,7 +99,10 @@ func TestMySQLAndPerconaSlowLog(t *testing.T) {
 		s.RowsSent != 1 || s.RowsExamined != 1 || !s.Start.Equal(time.Date(2024, 1, 2, 10, 0, 0, 123000000, time.UTC)) {
 		t.Errorf("first: %+v", s)
 	}
-	if s := sts[1]; s.Session != 9 || s.Schema != "shop" || !s.Start.Equal(time.Date(2024, 1, 2, 10, 0, 0, 200000000, time.UTC)) {
+	if sts[0].Error != -1 {
+		t.Errorf("first: error %d, want -1 (unknown: no Errno field)", sts[0].Error)
+	}
+	if s := sts[1]; s.Session != 9 || s.Schema != "shop" || s.Error != 0 || !s.Start.Equal(time.Date(2024, 1, 2, 10, 0, 0, 200000000, time.UTC)) {
 		t.Errorf("second (log_slow_extra Start:): %+v", s)
 	}
 	if s := sts[2]; s.Session != 8 || s.Schema != "other" || s.Text != "UPDATE t SET v = v + 1\nWHERE id = 3" {
@@ -109,7 +112,7 @@ func TestMySQLAndPerconaSlowLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(sts) != 2 || sts[0].Session != 12 || sts[0].Schema != "sbtest" || sts[0].RowsSent != 100 || sts[1].Session != 13 {
+	if len(sts) != 2 || sts[0].Session != 12 || sts[0].Schema != "sbtest" || sts[0].RowsSent != 100 || sts[0].Error != 0 || sts[1].Session != 13 {
 		t.Errorf("percona: %+v", sts)
 	}
 }
@@ -164,8 +167,9 @@ func TestQCap(t *testing.T) {
 	}
 	start := time.UnixMicro(1700000000123456)
 	in := []Statement{
-		{Session: 3, Start: start, Duration: 1500 * time.Microsecond, Schema: "db", User: "u", RowsSent: 2, RowsExamined: 9, Err: 1146, Text: "SELECT 'a\nb'"},
-		{Session: 4, Start: start.Add(time.Millisecond), Duration: -1, RowsSent: -1, RowsExamined: -1, Text: "COMMIT"},
+		{Session: 3, Start: start, Duration: 1500 * time.Microsecond, Schema: "db", User: "u", RowsSent: 2, RowsExamined: 9, Error: 0, Text: "SELECT 'a\nb'"},
+		{Session: 4, Start: start.Add(time.Millisecond), Duration: -1, RowsSent: -1, RowsExamined: -1, Error: -1, Text: "COMMIT"},
+		{Session: 4, Start: start.Add(2 * time.Millisecond), Duration: 10 * time.Microsecond, RowsSent: -1, RowsExamined: -1, Error: 1062, Text: "INSERT INTO t VALUES (1)"},
 	}
 	for i := range in {
 		if err := w.Write(&in[i]); err != nil {
@@ -177,7 +181,7 @@ func TestQCap(t *testing.T) {
 	}
 	f.Close()
 	tf, out, err := readAll(t, p, Options{})
-	if err != nil || tf.Format != QCap || !tf.Timed || len(out) != 2 {
+	if err != nil || tf.Format != QCap || !tf.Timed || len(out) != len(in) {
 		t.Fatalf("%v %v %d", err, tf, len(out))
 	}
 	for i := range in {

@@ -60,6 +60,8 @@ func mergeReplay(w *results.Writer, shards []shardRun, index int, target string,
 			rec.Add(h, rows[0][h])
 		case results.MergeEmpty:
 			rec.Add(h, "")
+		case results.MergeMax:
+			rec.Add(h, maxCell(h, rows)) // of one session: the shards' largest
 		default:
 			rec.Add(h, sumCells(h, rows))
 		}

@@ -268,8 +268,24 @@ type Replay struct {
 	// Skipped counts statements left out by filter: read_only, include, exclude.
 	Skipped map[string]int64 `json:"skipped,omitempty"`
 	// RowsMismatches counts statements whose result set had another number of rows than captured.
-	RowsMismatches int64         `json:"rows_mismatches"`
-	Fingerprints   []Fingerprint `json:"fingerprints"`
+	RowsMismatches int64 `json:"rows_mismatches"`
+	// ErrorsCaptured counts replayed statements that failed in the capture (where it says);
+	// ErrorsUnlikeCapture those whose replayed outcome differs from the captured one (another
+	// error, an error where it succeeded or its outcome is unknown, success where it failed).
+	ErrorsCaptured      int64 `json:"errors_captured"`
+	ErrorsUnlikeCapture int64 `json:"errors_unlike_capture"`
+	// Time the sessions spent blocked: in statements that ended in a lock wait timeout or a
+	// deadlock (LockWaits), or that ran longer than captured by a margin (LongStatements,
+	// LongTime is the excess); SessionsBlocked is how many sessions had either.
+	LockWaits       int64         `json:"lock_waits"`
+	LockWaitTime    time.Duration `json:"lock_wait_ns"`
+	LongStatements  int64         `json:"long_statements"`
+	LongTime        time.Duration `json:"long_ns"`
+	SessionsBlocked int64         `json:"sessions_blocked"`
+	// BlockedMost is the time the most blocked session spent blocked (lock waits and long
+	// statements): one session stuck, or the time spread over many.
+	BlockedMost  time.Duration `json:"blocked_most_ns"`
+	Fingerprints []Fingerprint `json:"fingerprints"`
 }
 
 // Fingerprint is one statement class of a replay, or "other" for all below the top N.
@@ -280,6 +296,8 @@ type Fingerprint struct {
 	Captured        int64         `json:"captured"`
 	CapturedLatency *Histogram    `json:"-"`
 	ErrorsByCode    map[int]int64 `json:"errors_by_code,omitempty"`
-	RowsSent        int64         `json:"rows_sent"`
-	RowsMismatches  int64         `json:"rows_mismatches"`
+	// CapturedErrorsByCode are the errors the capture recorded for the replayed statements.
+	CapturedErrorsByCode map[int]int64 `json:"captured_errors_by_code,omitempty"`
+	RowsSent             int64         `json:"rows_sent"`
+	RowsMismatches       int64         `json:"rows_mismatches"`
 }

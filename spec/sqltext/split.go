@@ -84,9 +84,8 @@ func (s *Splitter) next() ([]byte, int, error) {
 		case c == '#':
 			s.skipLine()
 		case c == '-' && s.nextIs('-'):
-			// "--" starts a comment only when followed by a blank or control char (MySQL rule)
 			b, _ := s.r.Peek(2)
-			if len(b) == 1 || len(b) == 2 && b[1] <= ' ' {
+			if LineComment("-" + string(b)) {
 				s.skipLine()
 			} else {
 				s.buf = append(s.buf, c)

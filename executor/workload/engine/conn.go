@@ -20,6 +20,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // Tally counts the statements of the current event, sysbench's way.
@@ -670,36 +671,23 @@ func ReturnsRows(sql string) bool {
 	return false
 }
 
-// firstWord skips blanks, comments (but not /*! */) and parentheses.
+// firstWord skips blanks, comments (entering executable ones: the server runs them) and
+// parentheses.
 func firstWord(s string) string {
 	for {
-		s = strings.TrimLeft(s, " \t\r\n(")
-		switch {
-		case strings.HasPrefix(s, "/*!"), strings.HasPrefix(s, "/*M!"):
-			// executable comment: its content is the statement
-			s = strings.TrimLeft(strings.TrimPrefix(strings.TrimPrefix(s, "/*"), "M"), "!0123456789")
-		case strings.HasPrefix(s, "/*"):
-			i := strings.Index(s, "*/")
-			if i < 0 {
-				return ""
-			}
-			s = s[i+2:]
-		case strings.HasPrefix(s, "-- "), strings.HasPrefix(s, "#"):
-			i := strings.IndexByte(s, '\n')
-			if i < 0 {
-				return ""
-			}
-			s = s[i+1:]
-		default:
-			end := strings.IndexFunc(s, func(r rune) bool {
-				return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_')
-			})
-			if end < 0 {
-				return s
-			}
-			return s[:end]
+		s = sqltext.SkipComments(s)
+		if !strings.HasPrefix(s, "(") {
+			break
 		}
+		s = s[1:]
 	}
+	end := strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_')
+	})
+	if end < 0 {
+		return s
+	}
+	return s[:end]
 }
 
 func abbrev(s string) string {

@@ -17,6 +17,7 @@ func TestReturnsRows(t *testing.T) {
 		"SELECT 1": true, "  (select 1) union (select 2)": true, "/* hint */ SHOW TABLES": true,
 		"/*!40101 SELECT 1 */": true, "-- c\nWITH x AS (SELECT 1) SELECT * FROM x": true, "# c\nDESC t": true,
 		"INSERT INTO t SELECT 1": false, "UPDATE t SET a=1": false, "BEGIN": false, "/*!40101 SET NAMES utf8 */": false, "": false,
+		"--\tc\nSELECT 1": true, "( /* c */ (SELECT 1))": true, "/*M!100101 SELECT 1 */": true, "--1": false,
 	} {
 		if got := ReturnsRows(sql); got != want {
 			t.Errorf("ReturnsRows(%q) = %v", sql, got)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/quadrant-bench/quadrant/executor/traffic"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // filter is a replay's include/exclude lists and read_only, applied to each captured statement.
@@ -102,7 +103,7 @@ func (f *filter) skip(s *traffic.Statement, id string) string {
 // writes says a statement may change data or the server. It errs on the side of writing:
 // read_only replays against replicas.
 func (f *filter) writes(s *traffic.Statement) bool {
-	words := strings.Fields(strings.ToUpper(stripComments(s.Text)))
+	words := strings.Fields(strings.ToUpper(sqltext.SkipComments(s.Text)))
 	if len(words) == 0 {
 		return false
 	}
@@ -180,26 +181,4 @@ func tableName(w string) string {
 		w = w[i+1:]
 	}
 	return w
-}
-
-func stripComments(sql string) string {
-	for {
-		sql = strings.TrimSpace(sql)
-		switch {
-		case strings.HasPrefix(sql, "/*") && !strings.HasPrefix(sql, "/*!"):
-			i := strings.Index(sql, "*/")
-			if i < 0 {
-				return ""
-			}
-			sql = sql[i+2:]
-		case strings.HasPrefix(sql, "--"), strings.HasPrefix(sql, "#"):
-			i := strings.IndexByte(sql, '\n')
-			if i < 0 {
-				return ""
-			}
-			sql = sql[i+1:]
-		default:
-			return sql
-		}
-	}
 }

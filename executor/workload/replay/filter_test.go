@@ -55,6 +55,14 @@ func TestFilter(t *testing.T) {
 		{"PREPARE q FROM 'SELECT 1'", false},
 		{"EXECUTE q", false},
 		{"CALL proc()", true},
+		{"-- app\nSELECT * FROM t", false},
+		{"#app\nSELECT * FROM t", false},
+		// The server runs an executable comment: MariaDB's /*M! */ is no comment to skip.
+		{"/*M!100100 UPDATE t SET a = 1 */", true},
+		{"/*!40101 SET NAMES utf8 */", false},
+		// "--" without a blank after it is not a comment (the server's rule): then nothing
+		// tells a read, and read_only errs on the side of writing.
+		{"--x\nSELECT * FROM t", true},
 	} {
 		if got := ro.skip(st(1, "", "", c.text), "") == "read_only"; got != c.writes {
 			t.Errorf("read_only on %q: skipped %v, want %v", c.text, got, c.writes)

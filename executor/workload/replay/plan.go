@@ -98,7 +98,6 @@ const (
 	explainChars = 100
 )
 
-
 // explain shows the file's first statements and counts them and their sessions (a whole
 // read, streaming: explain says what the run will do).
 func explain(w *spec.Workload) []string {

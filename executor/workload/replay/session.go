@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -18,20 +19,19 @@ import (
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // sessionReplay replays captured traffic: one connection per captured session, each
 // session's statements in captured order, the sessions concurrently, at the captured timing
-// or as fast as each can. The file is read twice, streaming: once to know the sessions, the
-// first start and the fingerprints with the most time, then to hand each session its statements.
+// or as fast as each can. The file is read once, streaming, to know the sessions, the first
+// start and the fingerprints with the most time, and to spill each session's statements
+// where that session alone reads them back (spill): sessions wait on each other only
+// through the server, as they did when captured.
 type sessionReplay struct {
 	w   *spec.Workload
 	env workload.Env
 }
-
-// queueLen bounds the statements read ahead per session: memory stays bounded by sessions
-// times this, whatever the file's size.
-const queueLen = 256
 
 // connectTimeout bounds a session's connecting when its first statement comes; connectAhead
 // is how long before that statement is due the session connects.
@@ -40,18 +40,28 @@ const (
 	connectAhead   = 50 * time.Millisecond
 )
 
+// longExcess is how much longer than captured a replayed statement runs before it counts as
+// a long statement, time its session spent blocked (a lock wait that ended in the lock, a
+// server slower than the source).
+const longExcess = 100 * time.Millisecond
+
+// Lock waits that ended in an error: a lock wait timeout, a deadlock.
+const (
+	errLockWaitTimeout = 1205
+	errDeadlock        = 1213
+)
+
 func openTraffic(r *Replay, env workload.Env) (*traffic.File, error) {
 	return traffic.Open(r.Path, traffic.Options{Format: r.Format, SkipMalformed: r.OnMalformed == "skip",
 		OnSkip: func(e *traffic.LineError) { env.Logf("replay: skipped malformed record: %v", e) }})
 }
 
-// scanned is what the first pass over the file learned.
+// scanned is what the pass over the file learned.
 type scanned struct {
 	sessions []uint64        // kept sessions in order of first statement
-	counts   []int64         // kept statements per session
 	index    map[uint64]int  // session id -> worker
 	first    time.Time       // earliest captured start of a kept statement
-	fps      map[string]int  // fingerprint -> index into names (top N, then other)
+	top      []int           // the scan's fingerprint number -> index into names
 	names    []string        // fingerprint ids, then "other" when there are more
 	texts    []string        // the fingerprints of names
 	captured []int64         // captured statements per name
@@ -62,6 +72,7 @@ type scanned struct {
 
 type fpScan struct {
 	text  string
+	num   int   // the scan's number for it, in the spill
 	count int64 // in the whole file: every shard ranks the fingerprints alike
 	dur   time.Duration
 	own   int64 // of this shard's sessions
@@ -72,12 +83,12 @@ type fpScan struct {
 // and the shards' counts of sessions differ by one at most.
 func owns(sh shard.Shard, j int) bool { return j%max(sh.Count, 1) == sh.Index }
 
-// scan reads the file once. Under --shard K/N this shard replays the sessions it owns
-// (owns): the captured figures it reports (sessions, statements, skipped, per fingerprint)
-// are those of its own sessions, so that the shards' figures add up to the file's; what
-// every shard must agree on (the top fingerprints, the first captured start the timing
-// counts from) comes from the whole file.
-func scan(r *Replay, env workload.Env) (*scanned, error) {
+// scan reads the file once and spills the statements this replay runs, per session. Under
+// --shard K/N this shard replays the sessions it owns (owns): the captured figures it
+// reports (sessions, statements, skipped, per fingerprint) are those of its own sessions, so
+// that the shards' figures add up to the file's; what every shard must agree on (the top
+// fingerprints, the first captured start the timing counts from) comes from the whole file.
+func scan(r *Replay, env workload.Env, sp *spill) (*scanned, error) {
 	f, err := openTraffic(r, env)
 	if err != nil {
 		return nil, err
@@ -86,7 +97,9 @@ func scan(r *Replay, env workload.Env) (*scanned, error) {
 	sc := &scanned{index: map[uint64]int{}, replay: &measure.Replay{Skipped: map[string]int64{}}, timed: f.Timed}
 	rank := map[uint64]int{} // session id -> its rank by first statement in the file
 	fps := map[string]*fpScan{}
+	var order []*fpScan
 	flt := newFilter(r)
+	var buf []byte
 	for {
 		s, err := f.Next()
 		if err == io.EOF {
@@ -122,8 +135,9 @@ func scan(r *Replay, env workload.Env) (*scanned, error) {
 		}
 		x := fps[fp]
 		if x == nil {
-			x = &fpScan{text: fp}
+			x = &fpScan{text: fp, num: len(order)}
 			fps[fp] = x
+			order = append(order, x)
 		}
 		x.count++
 		x.dur += max(s.Duration, 0)
@@ -136,23 +150,29 @@ func scan(r *Replay, env workload.Env) (*scanned, error) {
 			w = len(sc.sessions)
 			sc.index[s.Session] = w
 			sc.sessions = append(sc.sessions, s.Session)
-			sc.counts = append(sc.counts, 0)
 		}
-		sc.counts[w]++
+		rec := record{fp: x.num, duration: s.Duration, rows: s.RowsSent, err: s.Error, line: s.Line, schema: s.Schema, text: s.Text}
+		if !s.Start.IsZero() {
+			rec.startUs = s.Start.UnixMicro()
+		}
+		buf = rec.append(buf[:0])
+		if err := sp.add(w, buf); err != nil {
+			return nil, err
+		}
+	}
+	if err := sp.finish(); err != nil {
+		return nil, err
 	}
 	sc.all = len(rank)
 	// The top N by captured time (count when the source has none), then one "other".
-	order := make([]*fpScan, 0, len(fps))
-	for _, x := range fps {
-		order = append(order, x)
-	}
-	slices.SortFunc(order, func(a, b *fpScan) int {
+	ranked := slices.Clone(order)
+	slices.SortFunc(ranked, func(a, b *fpScan) int {
 		return cmp.Or(cmp.Compare(b.dur, a.dur), cmp.Compare(b.count, a.count), strings.Compare(a.text, b.text))
 	})
-	sc.fps = map[string]int{}
-	for i, x := range order {
+	sc.top = make([]int, len(order))
+	for i, x := range ranked {
 		if i < r.Top {
-			sc.fps[x.text] = i
+			sc.top[x.num] = i
 			sc.names = append(sc.names, traffic.FingerprintID(x.text))
 			sc.texts = append(sc.texts, x.text)
 			sc.captured = append(sc.captured, x.own)
@@ -161,31 +181,21 @@ func scan(r *Replay, env workload.Env) (*scanned, error) {
 		if i == r.Top {
 			sc.names, sc.texts, sc.captured = append(sc.names, "other"), append(sc.texts, ""), append(sc.captured, 0)
 		}
-		sc.fps[x.text] = r.Top
+		sc.top[x.num] = r.Top
 		sc.captured[r.Top] += x.own
 	}
 	return sc, nil
 }
 
-// item is one statement handed to its session's worker.
-type item struct {
-	text   string
-	fp     int           // index into names
-	offset time.Duration // captured start minus the first; -1 unknown
-	rows   int64         // rows sent as captured; -1 unknown
-	schema string
-	line   int
-}
-
-// shared is what the dispatcher and the workers of one replay share.
+// shared is what the workers of one replay share.
 type shared struct {
 	name      string
 	timing    bool
 	speed     float64
+	first     time.Time // the captured start offsets count from
+	top       []int     // the scan's fingerprint number -> index into names
 	baseOnce  sync.Once
 	base      time.Time
-	errMu     sync.Mutex
-	err       error
 	replayed  atomic.Int64
 	mismatch  atomic.Int64
 	sessionOK []atomic.Bool
@@ -197,112 +207,64 @@ func (s *shared) start() time.Time {
 	return s.base
 }
 
-func (s *shared) fail(err error) {
-	s.errMu.Lock()
-	defer s.errMu.Unlock()
-	if s.err == nil {
-		s.err = err
-	}
-}
-
-func (s *shared) failed() error {
-	s.errMu.Lock()
-	defer s.errMu.Unlock()
-	return s.err
-}
-
-// dispatch reads the file again and hands each kept statement to its session's queue,
-// recording the captured durations per fingerprint; it closes the queues at the end.
-func dispatch(r *Replay, env workload.Env, sc *scanned, sh *shared, queues []chan *item, captured []*measure.Histogram, quit <-chan struct{}) {
-	defer func() {
-		for _, q := range queues {
-			close(q)
-		}
-	}()
-	f, err := openTraffic(r, env)
-	if err != nil {
-		sh.fail(err)
-		return
-	}
-	defer f.Close()
-	flt := newFilter(r)
-	for {
-		s, err := f.Next()
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			sh.fail(err)
-			return
-		}
-		fp := traffic.Fingerprint(s.Text)
-		if flt.skip(s, flt.id(fp)) != "" {
-			continue
-		}
-		w, ok := sc.index[s.Session]
-		if !ok {
-			continue
-		}
-		it := &item{text: s.Text, fp: sc.fps[fp], offset: -1, rows: s.RowsSent, schema: s.Schema, line: s.Line}
-		if !s.Start.IsZero() {
-			it.offset = s.Start.Sub(sc.first)
-		}
-		if s.Duration >= 0 {
-			captured[it.fp].Record(s.Duration)
-		}
-		select {
-		case queues[w] <- it:
-		case <-quit:
-			return
-		}
-	}
-}
-
-// sessionWorker replays one captured session on its own connection.
+// sessionWorker replays one captured session on its own connection, reading the session's
+// statements from the spill: no other session's pace decides when it gets its next one.
 type sessionWorker struct {
-	sh      *shared
-	id      int
-	q       <-chan *item
-	cur     *item
-	conn    *engine.Conn
-	left    int64 // statements of the session still to come
-	abort   error
-	connErr error // connecting for the current statement failed
-	schema  string
-	dest    []driver.Value
-	errs    []map[int]int64 // per fingerprint
-	rows    []int64
-	mismat  []int64
+	sh     *shared
+	id     int
+	rd     *spillReader
+	cur    record
+	fp     int // cur's index into names
+	conn   *engine.Conn
+	abort  error
+	schema string
+	dest   []driver.Value
+	errs   []map[int]int64 // per fingerprint, replayed
+	capErr []map[int]int64 // per fingerprint, as captured (where the capture knows)
+	rows   []int64
+	mismat []int64
+	// What the session's statements met, against the capture: errors where the capture had
+	// none or another, and the time it spent blocked.
+	unlike, capturedErrs int64
+	blocked              blocked
+}
+
+// blocked is the time a session spent in statements that waited: on locks (they ended in a
+// lock wait timeout or a deadlock) or longer than captured by longExcess or more.
+type blocked struct {
+	lockWaits, long    int64
+	lockTime, longTime time.Duration
+	// worst is the statement that blocked the session longest, for the log.
+	worst     time.Duration
+	worstLine int
+	worstCode int
+}
+
+func (b *blocked) add(d time.Duration, line, code int) {
+	if d > b.worst {
+		b.worst, b.worstLine, b.worstCode = d, line, code
+	}
 }
 
 // Next takes the session's next statement and says when it is due. The session connects
 // when its first statement is known, ahead of its time, and disconnects after its last: the
 // replay holds as many connections as sessions overlap, as the server did.
 func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
-	if w.left == 0 {
+	ok, err := w.rd.next(&w.cur)
+	if err != nil {
+		w.abort = fmt.Errorf("captured session %d: %w", w.sh.sessions[w.id], err)
+		return time.Time{}, true
+	}
+	if !ok {
 		_ = w.conn.Close()
 		return time.Time{}, false
 	}
-	select {
-	case it, ok := <-w.q:
-		if !ok {
-			if err := w.sh.failed(); err != nil {
-				w.abort = err
-				return time.Time{}, true
-			}
-			_ = w.conn.Close()
-			return time.Time{}, false
-		}
-		w.cur = it
-		w.left--
-	case <-stop:
-		return time.Time{}, false
-	}
+	w.fp = w.sh.top[w.cur.fp]
 	var due time.Time
-	if base := w.sh.start(); w.sh.timing && w.cur.offset >= 0 {
-		due = base.Add(time.Duration(float64(w.cur.offset) / w.sh.speed))
+	if base := w.sh.start(); w.sh.timing && w.cur.startUs != 0 {
+		offset := time.UnixMicro(w.cur.startUs).Sub(w.sh.first)
+		due = base.Add(time.Duration(float64(offset) / w.sh.speed))
 	}
-	w.connErr = nil
 	if !w.conn.Connected() {
 		// Connect shortly before the first statement is due, as the client did.
 		if d := time.Until(due.Add(-connectAhead)); d > 0 {
@@ -315,27 +277,69 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 			}
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
-		w.connErr = w.conn.Reconnect(ctx)
+		err := w.conn.Reconnect(ctx)
 		cancel()
+		if err != nil {
+			// A session that cannot connect cannot be replayed: a replay without it is not
+			// the captured traffic.
+			w.abort = fmt.Errorf("%s:%d: connecting for captured session %d: %w", w.sh.name, w.cur.line, w.sh.sessions[w.id], err)
+			return due, true
+		}
+	}
+	if !due.IsZero() && !waitUntil(due, stop) {
+		return time.Time{}, false
 	}
 	return due, true
 }
 
-// Event runs the statement Next took, in the captured default database.
+// timerSlack is how long before a statement is due a session stops sleeping on a timer and
+// yields until then instead. Go's timers wake a millisecond or two late when the wait is
+// short (measured here: 1.4 ms on average for a 10 µs timer, 1.6 ms for 500 µs), and a
+// captured session's statements mostly follow each other by microseconds: left to the
+// timer, every statement of a session on schedule started a millisecond or more late, inside
+// its transactions, and the other sessions waited that much longer on its locks (a 3 s
+// TPC-C-like capture took 5 s to replay). Yielding costs CPU only in the last moments of a
+// wait, and gives way to every goroutine with work.
+const timerSlack = 2 * time.Millisecond
+
+// waitUntil returns at due, or false when stop closes first.
+func waitUntil(due time.Time, stop <-chan struct{}) bool {
+	if d := time.Until(due) - timerSlack; d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-stop:
+			t.Stop()
+			return false
+		}
+	}
+	for i := 0; time.Now().Before(due); i++ {
+		if i%64 == 0 {
+			select {
+			case <-stop:
+				return false
+			default:
+			}
+		}
+		runtime.Gosched()
+	}
+	return true
+}
+
+// Event runs the statement Next took, in the captured default database. A statement that
+// fails is counted, against what the capture says of it, and the session goes on: the loop
+// ignores every server error of a replay (tolerated), so only a lost connection or
+// on_error.max_errors stops it.
 func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 	if w.abort != nil {
 		return 0, &engine.AbortError{Reason: w.abort.Error(), Err: w.abort}
 	}
-	it := w.cur
-	if w.connErr != nil {
-		w.errs[it.fp][engine.Code(w.connErr)]++
-		return it.fp, fmt.Errorf("%s:%d: captured session %d: %w", w.sh.name, it.line, w.sh.sessions[w.id], w.connErr)
-	}
+	it, fp := &w.cur, w.fp
 	db, isUse := traffic.UseTarget(it.text)
 	if it.schema != "" && it.schema != w.schema && !isUse {
 		if _, err := c.ExecText("USE "+quoteIdent(it.schema), false, nil); err != nil {
-			w.errs[it.fp][engine.Code(err)]++
-			return it.fp, fmt.Errorf("%s:%d: USE %s (the captured database): %w", w.sh.name, it.line, it.schema, err)
+			w.errs[fp][engine.Code(err)]++
+			return fp, fmt.Errorf("%s:%d: USE %s (the captured database): %w", w.sh.name, it.line, it.schema, err)
 		}
 		c.T = engine.Tally{} // the session's state, not a replayed statement
 		w.schema = it.schema
@@ -343,26 +347,82 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 	rows := engine.ReturnsRows(it.text) || startsWithWord(it.text, "EXECUTE")
 	var n int64
 	var err error
+	t0 := time.Now()
 	w.dest, n, err = c.QueryText(it.text, rows, w.dest)
+	took := time.Since(t0)
 	w.sh.replayed.Add(1)
 	w.sh.sessionOK[w.id].Store(true)
+	code := 0
 	if err != nil {
-		w.errs[it.fp][engine.Code(err)]++
-		return it.fp, fmt.Errorf("%s:%d: %w", w.sh.name, it.line, err)
+		code = engine.Code(err)
+		w.errs[fp][code]++
+	}
+	w.compare(it, fp, code, took)
+	if err != nil {
+		return fp, fmt.Errorf("%s:%d: %w", w.sh.name, it.line, err)
 	}
 	if isUse {
 		w.schema = db
 	}
-	w.rows[it.fp] += n
+	w.rows[fp] += n
 	if rows && it.rows >= 0 && n != it.rows {
-		w.mismat[it.fp]++
+		w.mismat[fp]++
 		w.sh.mismatch.Add(1)
 	}
-	return it.fp, nil
+	return fp, nil
+}
+
+// compare counts how a replayed statement's outcome differs from the captured one: its
+// error (an unknown captured outcome counts as success) and how long it was blocked.
+func (w *sessionWorker) compare(it *record, fp, code int, took time.Duration) {
+	if it.err > 0 {
+		w.capErr[fp][it.err]++
+		w.capturedErrs++
+	}
+	if code != max(it.err, 0) {
+		w.unlike++
+	}
+	b := &w.blocked
+	switch excess := took - max(it.duration, 0); {
+	case code == errLockWaitTimeout || code == errDeadlock:
+		b.lockWaits++
+		b.lockTime += took
+		b.add(took, it.line, code)
+	case excess >= longExcess:
+		b.long++
+		b.longTime += excess
+		b.add(excess, it.line, code)
+	}
+}
+
+// tolerated are the error codes a replay's loop counts and goes on after, not retrying the
+// statement: every server error (1000-1999, and MySQL's and MariaDB's newer 3000-4999) but
+// those that say the connection is gone. A captured application met its errors and went on
+// (a duplicate key after a transaction that rolled back in the capture but not here, a
+// deadlock), so a replay that stopped at one would stop where the capture did not; a lost
+// connection ends the session's state, so it stops the replay unless on_error.reconnect names
+// it. The loop's ignore list is the only way to tell it so without a change to the engine.
+func tolerated(ignore []int) []int {
+	lost := []int{
+		1053,                   // ER_SERVER_SHUTDOWN
+		1152,                   // ER_ABORTING_CONNECTION
+		1158, 1159, 1160, 1161, // ER_NET_READ_ERROR, ER_NET_READ_INTERRUPTED, ER_NET_ERROR_ON_WRITE, ER_NET_WRITE_INTERRUPTED
+		1927, // ER_CONNECTION_KILLED (MariaDB)
+		4031, // ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8)
+	}
+	out := slices.Clone(ignore)
+	for _, r := range [][2]int{{1000, 1999}, {3000, 4999}} {
+		for code := r[0]; code <= r[1]; code++ {
+			if !slices.Contains(lost, code) && !slices.Contains(ignore, code) {
+				out = append(out, code)
+			}
+		}
+	}
+	return out
 }
 
 func startsWithWord(sql, word string) bool {
-	s := strings.TrimSpace(stripComments(sql))
+	s := strings.TrimSpace(sqltext.SkipComments(sql))
 	return len(s) >= len(word) && strings.EqualFold(s[:len(word)], word) && (len(s) == len(word) || s[len(word)] == ' ' || s[len(word)] == '\t' || s[len(word)] == '\n')
 }
 
@@ -373,10 +433,17 @@ func (r *sessionReplay) Cleanup(context.Context) error { return workload.ErrNoAc
 
 func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interval)) (*measure.Total, error) {
 	rp := Plan(r.w)
-	sc, err := scan(rp, r.env)
+	sp, err := newSpill()
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
+	defer sp.Close()
+	t0 := time.Now()
+	sc, err := scan(rp, r.env, sp)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	read := time.Since(t0)
 	if len(sc.sessions) == 0 && r.env.Shard.Sharded() && sc.all > 0 {
 		return nil, fmt.Errorf("replay: %s: shard %s has no captured session to replay: the file has %d sessions (after filters, fewer), and sessions are never split; use at most %d shards", rp.File, r.env.Shard, sc.all, sc.all)
 	}
@@ -386,25 +453,21 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 	if r.env.Shard.Sharded() {
 		r.env.Logf("replay %s: shard %s replays %d of the %d captured sessions (session j by shard j mod %d)", rp.File, r.env.Shard, sc.replay.SessionsCaptured, sc.all, r.env.Shard.Count)
 	}
-	r.env.Logf("replay %s: %d sessions, %d statements captured, %d fingerprints", rp.File, sc.replay.SessionsCaptured, sc.replay.StatementsCaptured, len(sc.fps))
-	sh := &shared{name: rp.Path, timing: rp.Timing == "original", speed: rp.Speed, sessionOK: make([]atomic.Bool, len(sc.sessions)), sessions: sc.sessions}
-	queues := make([]chan *item, len(sc.sessions))
+	r.env.Logf("replay %s: %d sessions, %d statements captured, %d fingerprints (read in %.1fs)", rp.File, sc.replay.SessionsCaptured, sc.replay.StatementsCaptured, len(sc.top), read.Seconds())
+	sh := &shared{name: rp.Path, timing: rp.Timing == "original", speed: rp.Speed, first: sc.first, top: sc.top,
+		sessionOK: make([]atomic.Bool, len(sc.sessions)), sessions: sc.sessions}
 	workers := make([]*sessionWorker, len(sc.sessions))
-	for i := range queues {
-		queues[i] = make(chan *item, queueLen)
-		w := &sessionWorker{sh: sh, id: i, q: queues[i], errs: make([]map[int]int64, len(sc.names)),
+	for i := range workers {
+		w := &sessionWorker{sh: sh, id: i, rd: sp.reader(i), errs: make([]map[int]int64, len(sc.names)), capErr: make([]map[int]int64, len(sc.names)),
 			rows: make([]int64, len(sc.names)), mismat: make([]int64, len(sc.names))}
 		for j := range w.errs {
-			w.errs[j] = map[int]int64{}
+			w.errs[j], w.capErr[j] = map[int]int64{}, map[int]int64{}
 		}
 		workers[i] = w
 	}
-	captured := make([]*measure.Histogram, len(sc.names))
-	for i := range captured {
-		captured[i] = measure.NewHistogram()
-	}
 	lc := workload.Loop(r.w, onInterval)
 	lc.Threads, lc.Rollback, lc.Scheduled, lc.Names, lc.Rate = len(sc.sessions), false, true, sc.names, 0
+	lc.Ignore = tolerated(lc.Ignore)
 	// Under --shard the sessions are already this shard's (scan); the start barrier is all
 	// the split the loop needs.
 	lc.Ready = r.env.Ready
@@ -416,29 +479,65 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 		if err != nil {
 			return nil, nil, fmt.Errorf("replay connection for captured session %d: %w", sc.sessions[i], err)
 		}
-		workers[i].schema, workers[i].conn, workers[i].left = dc.DBName, c, sc.counts[i]
+		workers[i].schema, workers[i].conn = dc.DBName, c
 		return workers[i], c, nil
 	}
-	quit := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		dispatch(rp, r.env, sc, sh, queues, captured, quit)
-	}()
 	tot, err := engine.Run(ctx, lc)
-	close(quit)
-	<-done
 	if tot != nil {
+		// The captured durations, read after the replay so as not to compete with it.
+		captured, cerr := capturedLatency(sp, sc)
+		if cerr != nil {
+			r.env.Logf("replay %s: captured durations not read: %v", rp.File, cerr)
+		}
 		tot.Replay = summarize(sc, sh, workers, captured)
 		fid := tot.Replay
 		lag := ""
 		if tot.Lag != nil && tot.Lag.Count() > 0 {
 			lag = fmt.Sprintf(", schedule lag p50 %.2fms p99 %.2fms", measure.Ms(tot.Lag.Percentile(50)), measure.Ms(tot.Lag.Percentile(99)))
 		}
-		r.env.Logf("replay %s: %d of %d sessions and %d of %d statements replayed, skipped %v, %d errors, %d rows-sent mismatches%s",
-			rp.File, fid.SessionsReplayed, fid.SessionsCaptured, fid.StatementsReplayed, fid.StatementsCaptured, fid.Skipped, tot.Errors, fid.RowsMismatches, lag)
+		r.env.Logf("replay %s: %d of %d sessions and %d of %d statements replayed, skipped %v, %d errors (%d unlike the capture, which had %d), %d rows-sent mismatches%s",
+			rp.File, fid.SessionsReplayed, fid.SessionsCaptured, fid.StatementsReplayed, fid.StatementsCaptured, fid.Skipped, tot.Errors, fid.ErrorsUnlikeCapture, fid.ErrorsCaptured, fid.RowsMismatches, lag)
+		logBlocked(r.env, rp.File, sh, workers)
 	}
 	return tot, err
+}
+
+// logBlocked names the sessions that spent the most time blocked, and on what.
+func logBlocked(env workload.Env, file string, sh *shared, workers []*sessionWorker) {
+	ws := slices.Clone(workers)
+	total := func(w *sessionWorker) time.Duration { return w.blocked.lockTime + w.blocked.longTime }
+	slices.SortFunc(ws, func(a, b *sessionWorker) int { return cmp.Compare(total(b), total(a)) })
+	for _, w := range ws[:min(len(ws), 5)] {
+		b := &w.blocked
+		if total(w) == 0 {
+			break
+		}
+		why := "longer than captured"
+		if b.worstCode != 0 {
+			why = fmt.Sprintf("error %d", b.worstCode)
+		}
+		env.Logf("replay %s: captured session %d blocked %.3fs: %d lock waits (1205/1213) %.3fs, %d long statements %.3fs over the capture; longest %.3fs at line %d (%s)",
+			file, sh.sessions[w.id], total(w).Seconds(), b.lockWaits, b.lockTime.Seconds(), b.long, b.longTime.Seconds(), b.worst.Seconds(), b.worstLine, why)
+	}
+}
+
+// capturedLatency reads the spill's captured durations per fingerprint.
+func capturedLatency(sp *spill, sc *scanned) ([]*measure.Histogram, error) {
+	captured := make([]*measure.Histogram, len(sc.names))
+	for i := range captured {
+		captured[i] = measure.NewHistogram()
+	}
+	rd := sp.all()
+	var rec record
+	for {
+		ok, err := rd.next(&rec)
+		if err != nil || !ok {
+			return captured, err
+		}
+		if rec.duration >= 0 {
+			captured[sc.top[rec.fp]].Record(rec.duration)
+		}
+	}
 }
 
 // summarize merges the workers' per-fingerprint figures into the fidelity summary.
@@ -451,6 +550,19 @@ func summarize(sc *scanned, sh *shared, workers []*sessionWorker, captured []*me
 			rp.SessionsReplayed++
 		}
 	}
+	for _, w := range workers {
+		b := &w.blocked
+		rp.ErrorsCaptured += w.capturedErrs
+		rp.ErrorsUnlikeCapture += w.unlike
+		rp.LockWaits += b.lockWaits
+		rp.LockWaitTime += b.lockTime
+		rp.LongStatements += b.long
+		rp.LongTime += b.longTime
+		if b.lockWaits+b.long > 0 {
+			rp.SessionsBlocked++
+		}
+		rp.BlockedMost = max(rp.BlockedMost, b.lockTime+b.longTime)
+	}
 	for i, name := range sc.names {
 		fp := measure.Fingerprint{ID: name, Text: sc.texts[i], Captured: sc.captured[i]}
 		if captured[i].Count() > 0 {
@@ -462,6 +574,12 @@ func summarize(sc *scanned, sh *shared, workers []*sessionWorker, captured []*me
 					fp.ErrorsByCode = map[int]int64{}
 				}
 				fp.ErrorsByCode[code] += n
+			}
+			for code, n := range w.capErr[i] {
+				if fp.CapturedErrorsByCode == nil {
+					fp.CapturedErrorsByCode = map[int]int64{}
+				}
+				fp.CapturedErrorsByCode[code] += n
 			}
 			fp.RowsSent += w.rows[i]
 			fp.RowsMismatches += w.mismat[i]

@@ -16,10 +16,7 @@ import (
 func TestSessionsSplitAcrossShards(t *testing.T) {
 	for _, file := range []string{"../../traffic/testdata/mariadb-general.log", "../../traffic/testdata/mariadb-slow.log"} {
 		r := &Replay{Path: file, File: file, Format: "auto", Top: 3, OnMalformed: "stop", ReadOnly: true}
-		whole, err := scan(r, workload.Env{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		whole, wholeTexts := scanned2(t, r, workload.Env{})
 		if len(whole.sessions) < 3 {
 			t.Fatalf("%s: %d sessions; the test needs at least 3", file, len(whole.sessions))
 		}
@@ -29,10 +26,7 @@ func TestSessionsSplitAcrossShards(t *testing.T) {
 			var kept []int64
 			captured := make([]int64, len(whole.captured))
 			for k := range n {
-				sc, err := scan(r, workload.Env{Shard: shard.Shard{Index: k, Count: n}})
-				if err != nil {
-					t.Fatal(err)
-				}
+				sc, texts := scanned2(t, r, workload.Env{Shard: shard.Shard{Index: k, Count: n}})
 				if !slices.Equal(sc.names, whole.names) || !sc.first.Equal(whole.first) || sc.all != whole.all {
 					t.Errorf("%s shard %d/%d: fingerprints %v, first %v, all %d; unsharded %v, %v, %d", file, k, n, sc.names, sc.first, sc.all, whole.names, whole.first, whole.all)
 				}
@@ -41,10 +35,10 @@ func TestSessionsSplitAcrossShards(t *testing.T) {
 						t.Errorf("%s: session %d replayed by shards %d and %d of %d", file, id, prev, k, n)
 					}
 					owner[id] = k
-					if want := whole.counts[whole.index[id]]; sc.counts[i] != want {
-						t.Errorf("%s shard %d/%d: session %d has %d statements, unsharded %d: a session split", file, k, n, id, sc.counts[i], want)
+					if want := wholeTexts[whole.index[id]]; !slices.Equal(texts[i], want) {
+						t.Errorf("%s shard %d/%d: session %d has statements %q, unsharded %q: a session split", file, k, n, id, texts[i], want)
 					}
-					kept = append(kept, sc.counts[i])
+					kept = append(kept, int64(len(texts[i])))
 				}
 				sessions += sc.replay.SessionsCaptured
 				statements += sc.replay.StatementsCaptured
@@ -67,12 +61,43 @@ func TestSessionsSplitAcrossShards(t *testing.T) {
 			for _, c := range kept {
 				sum += c
 			}
-			for _, c := range whole.counts {
-				want += c
+			for _, c := range wholeTexts {
+				want += int64(len(c))
 			}
 			if sum != want {
 				t.Errorf("%s, %d shards: %d statements to replay, unsharded %d", file, n, sum, want)
 			}
 		}
 	}
+}
+
+// scanned2 scans r's file as a replay does and reads each session's statements back from the
+// spill, in the order the session runs them.
+func scanned2(t *testing.T, r *Replay, env workload.Env) (*scanned, [][]string) {
+	t.Helper()
+	sp, err := newSpill()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	sc, err := scan(r, env, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := make([][]string, len(sc.sessions))
+	for i := range texts {
+		rd := sp.reader(i)
+		var rec record
+		for {
+			ok, err := rd.next(&rec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				break
+			}
+			texts[i] = append(texts[i], rec.text)
+		}
+	}
+	return sc, texts
 }
