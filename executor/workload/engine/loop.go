@@ -25,10 +25,18 @@ type Worker interface {
 // ErrDone, returned by Event, ends the worker normally (a replay file is exhausted).
 var ErrDone = errors.New("no more events")
 
-// Scheduler is implemented by workers whose events carry their own intended start (a replay at
-// the captured timing): the loop waits until then and counts latency from it, so a server that
-// falls behind shows as queueing and the schedule lag (actual minus intended start) is
-// recorded. A failed event is counted and not retried: the next one comes at its own time.
+// ErrRollback, returned by Event, says the event rolled its transaction back on purpose (tpcc's
+// NewOrder with an unused item): a completed event, counted as a rollback of its transaction
+// (measure.Recorder.Rollback), never as an error.
+var ErrRollback = errors.New("transaction rolled back on purpose")
+
+// Scheduler is implemented by workers that decide when their next event starts. With
+// Config.Scheduled, events carry their own intended start (a replay at the captured timing):
+// the loop waits until then and counts latency from it, so a server that falls behind shows as
+// queueing and the schedule lag (actual minus intended start) is recorded, and a failed event
+// is counted and not retried: the next one comes at its own time. Without it, Next paces the
+// worker (tpcc's keying and think times, slept in Next): latency starts when Next returns, so
+// the waits are left out, and a failed event is retried per on_error as any other.
 type Scheduler interface {
 	// Next blocks until the worker's next event is known and returns its intended start (the
 	// zero time: as soon as possible); false ends the worker. stop is closed when the
@@ -72,8 +80,11 @@ type Config struct {
 	// Rollback sends ROLLBACK (uncounted) after an ignored error, so a statement-level
 	// error (1205) does not leave a half transaction that the next BEGIN commits.
 	Rollback bool
-	// Scheduled says the workers are Schedulers: service time and schedule lag are kept.
+	// Scheduled says the workers are Schedulers whose events have an intended start: service
+	// time and schedule lag are kept, failed events are not retried (see Scheduler).
 	Scheduled bool
+	// TPCC, set for a tpcc workload, goes on every Interval and the Total (tpmC, efficiency).
+	TPCC *measure.TPCC
 	// Setup connects worker i and prepares its statements. Called for all workers
 	// before the clock starts.
 	Setup      func(ctx context.Context, i int) (Worker, *Conn, error)
@@ -116,6 +127,8 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	if cfg.ReportInterval <= 0 {
 		cfg.ReportInterval = time.Second
 	}
+	// One scheduler slot per worker lets workers read replies without a context switch.
+	ensureProcs(cfg.Threads)
 	var sh *shape
 	if len(cfg.Stages) > 0 {
 		sh = newShape(cfg.Stages, cfg.Linear)
@@ -176,7 +189,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	}
 	r.col = measure.NewCollector(measure.CollectorOptions{
 		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0 || cfg.Scheduled, Names: cfg.Names, Statements: cfg.Statements, Start: r.start, MeasuredStart: r.measured,
-		StageEnds: stageEnds(sh), Connect: cfg.PerTransaction,
+		StageEnds: stageEnds(sh), Connect: cfg.PerTransaction, TPCC: cfg.TPCC,
 	})
 	if cfg.Rate > 0 {
 		r.arrivals = newArrivals(cfg.Rate)
@@ -363,6 +376,7 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 	yield := r.cfg.Threads <= maxBlockingThreads
 	lastYield := time.Now()
 	sched, _ := w.(Scheduler)
+	retry := !r.cfg.Scheduled // a scheduled event's time has passed once it failed
 	for !r.Stopped() {
 		if r.gate != nil && !r.gate.wait(id, r.Done()) {
 			return
@@ -402,7 +416,7 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			intended = start
 		}
 		var tx int
-		failed := false
+		failed, rolledBack := false, false
 		for {
 			c.T = Tally{}
 			var err error
@@ -418,10 +432,14 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			if err == ErrDone {
 				return
 			}
+			if err == ErrRollback {
+				rolledBack = true
+				break
+			}
 			if !r.handle(ctx, id, rec, c, tx, err) || r.Stopped() {
 				return
 			}
-			if sched != nil {
+			if !retry {
 				failed = true
 				break
 			}
@@ -430,6 +448,9 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			continue
 		}
 		end := time.Now()
+		if rolledBack {
+			rec.Rollback(tx)
+		}
 		rec.Event(measure.Event{Latency: end.Sub(intended), Service: end.Sub(start), Tx: tx})
 		if yield && end.Sub(lastYield) >= yieldEvery {
 			runtime.Gosched()
