@@ -13,8 +13,10 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -47,6 +49,8 @@ type Stmt struct {
 // worker and the wire. Not safe for concurrent use.
 type Conn struct {
 	connector driver.Connector
+	cfg       *mysql.Config // what it dials with: Run's control connection dials the same
+	id        atomic.Uint32 // the server's connection id, 0 while not connected
 	prepared  bool
 	dc        driver.Conn
 	ex        driver.Execer  //nolint:staticcheck // the context-free path avoids the driver's cancel watcher
@@ -156,7 +160,7 @@ func Dial(ctx context.Context, cfg *mysql.Config, prepared bool) (*Conn, error) 
 // DialLater is Dial without connecting yet: Reconnect opens the connection when it is needed
 // (a replayed session's at its first statement, so only sessions that overlap hold one).
 func DialLater(cfg *mysql.Config, prepared bool) (*Conn, error) {
-	c := &Conn{prepared: prepared, loc: cfg.Loc}
+	c := &Conn{prepared: prepared, loc: cfg.Loc, cfg: cfg}
 	if dial := cfg.DialFunc; dial != nil {
 		cfg = cfg.Clone()
 		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -189,6 +193,9 @@ func (c *Conn) open(ctx context.Context) error {
 	}
 	c.ex = dc.(driver.Execer) //nolint:staticcheck
 	c.q = dc.(driver.Queryer) //nolint:staticcheck
+	if err := c.learnID(); err != nil {
+		return err
+	}
 	for _, s := range c.stmts {
 		if err := c.prepare(s); err != nil {
 			return err
@@ -216,8 +223,51 @@ func (c *Conn) closeDriver() {
 	}
 	_ = c.dc.Close()
 	c.dc = nil
+	c.id.Store(0)
 	c.w = nil
 	c.begin = false
+}
+
+// ID is the server's id of the connection (what KILL takes), 0 while not connected. Safe
+// to call from another goroutine.
+func (c *Conn) ID() uint32 { return c.id.Load() }
+
+// learnID takes the connection id from the server's handshake when the socket is ours (no
+// round trip), from SELECT CONNECTION_ID() otherwise (TLS, a DialFunc of the DSN's).
+func (c *Conn) learnID() error {
+	if c.pio != nil {
+		if id, ok := c.pio.connectionID(); ok {
+			c.id.Store(id)
+			return nil
+		}
+	}
+	rows, err := c.q.Query("SELECT CONNECTION_ID()", nil)
+	if err != nil {
+		return fmt.Errorf("connection id: %w", err)
+	}
+	var id uint32
+	_, err = eachRow(rows, nil, func(row []driver.Value) error {
+		id = uint32(asUint(row[0]))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("connection id: %w", err)
+	}
+	c.id.Store(id)
+	return nil
+}
+
+func asUint(v driver.Value) uint64 {
+	switch x := v.(type) {
+	case int64:
+		return uint64(x)
+	case uint64:
+		return x
+	case []byte:
+		n, _ := strconv.ParseUint(string(x), 10, 64)
+		return n
+	}
+	return 0
 }
 
 // Close closes the connection.

@@ -113,9 +113,11 @@ type run struct {
 	*Halt
 	claimed  atomic.Int64
 	active   atomic.Int64
-	arrivals *arrivals // open loop
-	shape    *shape    // stages; nil for one flat level
-	gate     *gate     // closed-loop stages: how many workers run now
+	arrivals *arrivals      // open loop
+	shape    *shape         // stages; nil for one flat level
+	gate     *gate          // closed-loop stages: how many workers run now
+	state    []atomic.Int32 // each worker's: working, finishing, exited (for reap)
+	killing  atomic.Bool    // reap has begun to kill statements (kill.go)
 }
 
 // Run sets up the workers, runs them and returns the Total of the measured
@@ -175,13 +177,15 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctl := openControl(ctx, conns)
+	defer ctl.close()
 	if cfg.Ready != nil {
 		if err := cfg.Ready(ctx); err != nil {
 			return nil, err
 		}
 	}
 
-	r := &run{cfg: cfg, Halt: NewHalt(cfg.MaxErrors), shape: sh}
+	r := &run{cfg: cfg, Halt: NewHalt(cfg.MaxErrors), shape: sh, state: make([]atomic.Int32, cfg.Threads)}
 	r.start = time.Now()
 	r.measured = r.start.Add(cfg.Warmup)
 	if cfg.Duration > 0 {
@@ -208,6 +212,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		go func() {
 			defer wwg.Done()
 			defer r.active.Add(-1)
+			defer r.state[i].Store(exited)
 			// A bug in a worker ends the workload with a reason, not the process with a
 			// stack trace: what was measured so far is kept.
 			defer func() {
@@ -219,7 +224,15 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		}()
 	}
 	go func() { wwg.Wait(); close(done) }()
+	reaped := make(chan struct{})
+	go func() {
+		defer close(reaped)
+		if ctl != nil {
+			r.reap(ctx, ctl, conns, done)
+		}
+	}()
 	r.tick(ctx, done)
+	<-reaped
 	if err := r.Err(); err != nil {
 		return r.col.Total(), err
 	}
@@ -436,6 +449,9 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 				rolledBack = true
 				break
 			}
+			if r.killing.Load() {
+				return // quadrant killed the statement at the stop (kill.go): not the workload's error
+			}
 			if !r.handle(ctx, id, rec, c, tx, err) || r.Stopped() {
 				return
 			}
@@ -461,10 +477,11 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 		}
 	}
 	if f, ok := w.(Finisher); ok {
+		r.state[id].Store(finishing)
 		c.T = Tally{}
 		err := f.Finish(c)
 		rec.Statements(c.T.Reads, c.T.Writes, c.T.Other, 0)
-		if err != nil {
+		if err != nil && !r.killing.Load() {
 			rec.Error(Code(err), 0)
 			r.Fail(&AbortError{Reason: fmt.Sprintf("worker %d: %v", id+1, err), Err: err})
 		}
