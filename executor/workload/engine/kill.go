@@ -85,8 +85,13 @@ func (ctl *control) close() {
 }
 
 // reap waits for the workload to stop, gives the workers' statements killGrace to end, then
-// kills those still running, every killEvery, until every worker has exited (done).
+// kills those still running, every killEvery, until every worker has exited (done); then it
+// closes ctl. It only reads the connections' ids, which stay safe to read after they close.
 func (r *run) reap(ctx context.Context, ctl *control, conns []*Conn, done <-chan struct{}) {
+	if ctl == nil {
+		return
+	}
+	defer ctl.close()
 	select {
 	case <-r.Done():
 	case <-done:

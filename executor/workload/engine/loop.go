@@ -178,9 +178,9 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		return nil, err
 	}
 	ctl := openControl(ctx, conns)
-	defer ctl.close()
 	if cfg.Ready != nil {
 		if err := cfg.Ready(ctx); err != nil {
+			ctl.close()
 			return nil, err
 		}
 	}
@@ -224,15 +224,10 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		}()
 	}
 	go func() { wwg.Wait(); close(done) }()
-	reaped := make(chan struct{})
-	go func() {
-		defer close(reaped)
-		if ctl != nil {
-			r.reap(ctx, ctl, conns, done)
-		}
-	}()
+	// The killer owns the control connection and closes it; Run does not wait for it: a
+	// KILL to a server that stopped answering ends with the read timeout, after the workers.
+	go r.reap(ctx, ctl, conns, done)
 	r.tick(ctx, done)
-	<-reaped
 	if err := r.Err(); err != nil {
 		return r.col.Total(), err
 	}
