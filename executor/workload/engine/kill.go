@@ -105,8 +105,6 @@ func (r *run) reap(ctx context.Context, ctl *control, conns []*Conn, done <-chan
 		case <-done:
 			return
 		}
-		// Set before the first KILL: the errors from here on are quadrant's doing.
-		r.killing.Store(true)
 		interrupted := ctx.Err() != nil
 		for i, c := range conns {
 			switch r.state[i].Load() {
@@ -118,6 +116,8 @@ func (r *run) reap(ctx context.Context, ctl *control, conns []*Conn, done <-chan
 				}
 			}
 			if id := c.ID(); id != 0 {
+				// Marked before the KILL: the worker's errors from here on are quadrant's doing.
+				r.killed[i].Store(true)
 				ctl.kill(id)
 			}
 		}

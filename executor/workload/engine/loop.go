@@ -117,7 +117,7 @@ type run struct {
 	shape    *shape         // stages; nil for one flat level
 	gate     *gate          // closed-loop stages: how many workers run now
 	state    []atomic.Int32 // each worker's: working, finishing, exited (for reap)
-	killing  atomic.Bool    // reap has begun to kill statements (kill.go)
+	killed   []atomic.Bool  // reap has killed, or is about to kill, the worker's statement (kill.go)
 }
 
 // Run sets up the workers, runs them and returns the Total of the measured
@@ -185,7 +185,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		}
 	}
 
-	r := &run{cfg: cfg, Halt: NewHalt(cfg.MaxErrors), shape: sh, state: make([]atomic.Int32, cfg.Threads)}
+	r := &run{cfg: cfg, Halt: NewHalt(cfg.MaxErrors), shape: sh, state: make([]atomic.Int32, cfg.Threads), killed: make([]atomic.Bool, cfg.Threads)}
 	r.start = time.Now()
 	r.measured = r.start.Add(cfg.Warmup)
 	if cfg.Duration > 0 {
@@ -444,7 +444,7 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 				rolledBack = true
 				break
 			}
-			if r.killing.Load() {
+			if r.killed[id].Load() {
 				return // quadrant killed the statement at the stop (kill.go): not the workload's error
 			}
 			if !r.handle(ctx, id, rec, c, tx, err) || r.Stopped() {
@@ -476,7 +476,7 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 		c.T = Tally{}
 		err := f.Finish(c)
 		rec.Statements(c.T.Reads, c.T.Writes, c.T.Other, 0)
-		if err != nil && !r.killing.Load() {
+		if err != nil && !r.killed[id].Load() {
 			rec.Error(Code(err), 0)
 			r.Fail(&AbortError{Reason: fmt.Sprintf("worker %d: %v", id+1, err), Err: err})
 		}
