@@ -193,7 +193,6 @@ func (b *bench) table() error {
 	if b.threads == 0 {
 		b.threads = 8
 	}
-	engine.EnsureProcs(b.threads) // as the CLI does
 	// Warm the buffer pool so the first pair is not penalised.
 	if _, err := benchrun.Workload(b.ctx, b.cfg, benchrun.Timed(oltp.Workload("oltp_read_only", "run", benchrun.Settings(b.opts)), b.threads, 3*time.Second)); err != nil {
 		return fmt.Errorf("warm: %w", err)
@@ -414,7 +413,6 @@ func (b *bench) connections() error {
 	const script = "oltp_point_select"
 	fmt.Printf("%s, %s per run; open loop at %.0f events/s\n", script, b.dur, b.connRate)
 	for _, n := range b.conns {
-		engine.EnsureProcs(n) // as the CLI does
 		for _, rate := range []float64{0, b.connRate} {
 			runtime.GC()
 			debug.FreeOSMemory() // RSS per connection: from what this run adds, not what an earlier one left
@@ -488,7 +486,6 @@ func (b *bench) rate() error {
 	if b.threads == 0 {
 		b.threads = 16
 	}
-	engine.EnsureProcs(b.threads)
 	const script = "oltp_point_select"
 	closed, _, err := b.engineRun(script, b.threads, 0, b.dur)
 	if err != nil {

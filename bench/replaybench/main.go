@@ -28,7 +28,6 @@ import (
 	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
-	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
@@ -201,7 +200,6 @@ func keepUp(rate float64, sessions int, span time.Duration) error {
 	if err != nil {
 		return err
 	}
-	engine.EnsureProcs(sessions)
 	fmt.Printf("captured: %d point selects over %d sessions in %s (%.0f/s); CPUs %d\n", n, sessions, span, rate, runtime.NumCPU())
 	for _, speed := range []float64{1, 2, 1, 2, 1, 2} {
 		w := replay.Workload(path, replay.Replay{Timing: "original", Speed: speed})

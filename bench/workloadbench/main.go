@@ -26,7 +26,6 @@ import (
 
 	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
-	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
 	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/executor/workload/sysbench"
@@ -47,8 +46,6 @@ func main() {
 	showStatus = flag.Bool("status", false, "print server status counters per transaction (oltp)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the whole bench to this file")
 	flag.Parse()
-	// As the CLI does: one scheduler slot per worker, so the engine reads replies raw.
-	engine.EnsureProcs(*threads)
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err == nil {

@@ -20,7 +20,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/executor"
-	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/reporters"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -322,10 +321,6 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 			os.Exit(exitSignaled)
 		}
 	}()
-
-	// One scheduler slot per worker lets the workload engine read replies without a
-	// context switch (see engine.EnsureProcs): process-wide, so it is set here.
-	engine.EnsureProcs(p.MaxThreads())
 
 	eo := executor.Options{
 		AllowShell: allow, Observer: obs, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,

@@ -5,10 +5,9 @@ import (
 	"time"
 )
 
-// Clock is a load's interval clock, shared by the engine's loop and kinds that run their
-// own (tpcc's terminals): it cuts an interval every Interval from Start during warmup,
-// exactly at Measured, then every Interval from there, until the workers have exited,
-// even while they are stuck in a query.
+// Clock is the engine loop's interval clock: it cuts an interval every Interval from Start
+// during warmup, exactly at Measured, then every Interval from there, until the workers have
+// exited, even while they are stuck in a query.
 type Clock struct {
 	Start, Measured time.Time
 	End             time.Time // zero: no time limit

@@ -13,8 +13,10 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -38,6 +40,9 @@ type Stmt struct {
 	dest  []driver.Value
 	nargs int
 	class int32 // its statement class when timed (PrepareAs), -1 otherwise
+	// values: its rows are read (PrepareQuery), so it goes through the driver, which
+	// decodes them; the wire path skips rows unread.
+	values bool
 }
 
 // Conn is one worker's connection, used without database/sql so no pool,
@@ -45,6 +50,8 @@ type Stmt struct {
 // worker and the wire. Not safe for concurrent use.
 type Conn struct {
 	connector driver.Connector
+	cfg       *mysql.Config // what it dials with: Run's control connection dials the same
+	id        atomic.Uint32 // the server's connection id, 0 while not connected
 	prepared  bool
 	dc        driver.Conn
 	ex        driver.Execer  //nolint:staticcheck // the context-free path avoids the driver's cancel watcher
@@ -87,10 +94,10 @@ func DialConfig(cfg *mysql.Config, prepared bool, readTimeout time.Duration, thr
 	to := max(c.ReadTimeout, c.WriteTimeout)
 	switch {
 	case own && blockingSockets && threads <= maxBlockingThreads:
-		// Blocking sockets with one socket timeout instead of per-packet deadlines.
-		raw := runtime.GOMAXPROCS(0) > threads
+		// Blocking sockets with one socket timeout instead of per-packet deadlines; raw
+		// reads when there is a spare P per worker, as Run sees to before its workers dial.
 		c.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
-			return dialBlocking(ctx, network, addr, to, raw)
+			return dialBlocking(ctx, network, addr, to, runtime.GOMAXPROCS(0) > threads)
 		}
 		c.ReadTimeout, c.WriteTimeout = 0, 0
 	case own:
@@ -117,12 +124,13 @@ var procsMu sync.Mutex
 // most of the client's CPU while each P cached hundreds of KB.
 const maxBlockingThreads = 64
 
-// EnsureProcs raises GOMAXPROCS (never lowers it) to threads+2 for up to
+// ensureProcs raises GOMAXPROCS (never lowers it) to threads+2 for up to
 // maxBlockingThreads threads, so each worker can keep a P during its raw
 // reads (see blockingConn) and the ticker still finds one. Only idle Ps are
 // added: an I/O-bound client does not run more goroutines at once because of
-// them. Call it before DialConfig.
-func EnsureProcs(threads int) {
+// them. Run calls it, for every kind, before its workers dial: the one place
+// GOMAXPROCS is set (process-wide, so concurrent workloads only ever raise it).
+func ensureProcs(threads int) {
 	if threads > maxBlockingThreads {
 		return
 	}
@@ -153,7 +161,7 @@ func Dial(ctx context.Context, cfg *mysql.Config, prepared bool) (*Conn, error) 
 // DialLater is Dial without connecting yet: Reconnect opens the connection when it is needed
 // (a replayed session's at its first statement, so only sessions that overlap hold one).
 func DialLater(cfg *mysql.Config, prepared bool) (*Conn, error) {
-	c := &Conn{prepared: prepared, loc: cfg.Loc}
+	c := &Conn{prepared: prepared, loc: cfg.Loc, cfg: cfg}
 	if dial := cfg.DialFunc; dial != nil {
 		cfg = cfg.Clone()
 		cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -186,6 +194,9 @@ func (c *Conn) open(ctx context.Context) error {
 	}
 	c.ex = dc.(driver.Execer) //nolint:staticcheck
 	c.q = dc.(driver.Queryer) //nolint:staticcheck
+	if err := c.learnID(); err != nil {
+		return err
+	}
 	for _, s := range c.stmts {
 		if err := c.prepare(s); err != nil {
 			return err
@@ -213,8 +224,51 @@ func (c *Conn) closeDriver() {
 	}
 	_ = c.dc.Close()
 	c.dc = nil
+	c.id.Store(0)
 	c.w = nil
 	c.begin = false
+}
+
+// ID is the server's id of the connection (what KILL takes), 0 while not connected. Safe
+// to call from another goroutine.
+func (c *Conn) ID() uint32 { return c.id.Load() }
+
+// learnID takes the connection id from the server's handshake when the socket is ours (no
+// round trip), from SELECT CONNECTION_ID() otherwise (TLS, a DialFunc of the DSN's).
+func (c *Conn) learnID() error {
+	if c.pio != nil {
+		if id, ok := c.pio.connectionID(); ok {
+			c.id.Store(id)
+			return nil
+		}
+	}
+	rows, err := c.q.Query("SELECT CONNECTION_ID()", nil)
+	if err != nil {
+		return fmt.Errorf("connection id: %w", err)
+	}
+	var id uint32
+	_, err = eachRow(rows, nil, func(row []driver.Value) error {
+		id = uint32(asUint(row[0]))
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("connection id: %w", err)
+	}
+	c.id.Store(id)
+	return nil
+}
+
+func asUint(v driver.Value) uint64 {
+	switch x := v.(type) {
+	case int64:
+		return uint64(x)
+	case uint64:
+		return x
+	case []byte:
+		n, _ := strconv.ParseUint(string(x), 10, 64)
+		return n
+	}
+	return 0
 }
 
 // Close closes the connection.
@@ -284,7 +338,16 @@ func (c *Conn) Prepare(sql string) (*Stmt, error) { return c.PrepareAs(sql, -1) 
 
 // PrepareAs is Prepare for a statement timed as class (see TimeStatements).
 func (c *Conn) PrepareAs(sql string, class int) (*Stmt, error) {
-	s := &Stmt{sql: sql, rows: ReturnsRows(sql), nargs: -1, class: int32(class)}
+	return c.register(&Stmt{sql: sql, rows: ReturnsRows(sql), nargs: -1, class: int32(class)})
+}
+
+// PrepareQuery registers a statement whose rows the caller reads with Query: prepared
+// through the driver, which decodes them (the wire path, for Exec, skips rows unread).
+func (c *Conn) PrepareQuery(sql string) (*Stmt, error) {
+	return c.register(&Stmt{sql: sql, rows: true, nargs: -1, class: -1, values: true})
+}
+
+func (c *Conn) register(s *Stmt) (*Stmt, error) {
 	if err := c.prepare(s); err != nil {
 		return nil, err
 	}
@@ -296,7 +359,7 @@ func (c *Conn) prepare(s *Stmt) error {
 	if !c.prepared {
 		return nil
 	}
-	if c.w != nil {
+	if c.w != nil && !s.values {
 		id, n, err := c.wirePrepare(s.sql)
 		if err != nil {
 			if Code(err) == 1295 { // ER_UNSUPPORTED_PS
@@ -306,6 +369,9 @@ func (c *Conn) prepare(s *Stmt) error {
 		}
 		s.id, s.nargs, s.wired, s.types = id, n, true, s.types[:0]
 		return nil
+	}
+	if err := c.flushBegin(); err != nil {
+		return err
 	}
 	ps, err := c.dc.Prepare(s.sql)
 	if err != nil {
@@ -381,6 +447,50 @@ func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
 	}
 	c.count(res)
 	return nil
+}
+
+// Query runs s, from PrepareQuery (or any statement on a connection without server-side
+// prepares), and calls each with every row, counting it as a read. The row is reused from
+// one call to the next: copy what must outlive it. An error of each ends the statement.
+func (c *Conn) Query(s *Stmt, args []driver.Value, each func(row []driver.Value) error) error {
+	if s.wired {
+		return fmt.Errorf("query %q: prepared for the wire path, which skips rows; use PrepareQuery", abbrev(s.sql))
+	}
+	if err := c.flushBegin(); err != nil {
+		return err
+	}
+	t0 := c.now()
+	var rows driver.Rows
+	var err error
+	if s.ps != nil {
+		rows, err = s.ps.Query(args) //nolint:staticcheck
+	} else {
+		rows, err = c.q.Query(s.sql, args)
+	}
+	if err != nil {
+		return err
+	}
+	c.T.Reads++
+	s.dest, err = eachRow(rows, s.dest, each)
+	if err == nil && c.timed {
+		c.lap(s.class, time.Since(t0))
+	}
+	return err
+}
+
+// QueryTextRows sends sql as a text-protocol statement and calls each with every row (reused,
+// as Query's), counting it as a read.
+func (c *Conn) QueryTextRows(sql string, each func(row []driver.Value) error) error {
+	if err := c.flushBegin(); err != nil {
+		return err
+	}
+	rows, err := c.q.Query(sql, nil)
+	if err != nil {
+		return err
+	}
+	c.T.Reads++
+	_, err = eachRow(rows, nil, each)
+	return err
 }
 
 // ExecText sends sql as a text-protocol statement (BEGIN, COMMIT, replayed SQL).
@@ -643,6 +753,11 @@ func (c *Conn) wirePrepare(sql string) (uint32, int, error) {
 }
 
 func drain(rows driver.Rows, dest []driver.Value) ([]driver.Value, error) {
+	return eachRow(rows, dest, nil)
+}
+
+// eachRow reads rows into dest (grown to their width) and calls each, if set, for every row.
+func eachRow(rows driver.Rows, dest []driver.Value, each func(row []driver.Value) error) ([]driver.Value, error) {
 	if n := len(rows.Columns()); cap(dest) < n {
 		dest = make([]driver.Value, n)
 	} else {
@@ -655,6 +770,12 @@ func drain(rows driver.Rows, dest []driver.Value) ([]driver.Value, error) {
 			}
 			_ = rows.Close()
 			return dest, err
+		}
+		if each != nil {
+			if err := each(dest); err != nil {
+				_ = rows.Close()
+				return dest, err
+			}
 		}
 	}
 	return dest, rows.Close()

@@ -12,7 +12,6 @@ import (
 
 // Halt tells a loop's workers to stop, once: at the end of the run, or at the first error
 // that aborts it, which it keeps; it also keeps the run's error count against max_errors.
-// The engine's loop and tpcc's terminals share it.
 type Halt struct {
 	stopped   atomic.Bool
 	done      chan struct{}

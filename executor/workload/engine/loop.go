@@ -25,10 +25,18 @@ type Worker interface {
 // ErrDone, returned by Event, ends the worker normally (a replay file is exhausted).
 var ErrDone = errors.New("no more events")
 
-// Scheduler is implemented by workers whose events carry their own intended start (a replay at
-// the captured timing): the loop waits until then and counts latency from it, so a server that
-// falls behind shows as queueing and the schedule lag (actual minus intended start) is
-// recorded. A failed event is counted and not retried: the next one comes at its own time.
+// ErrRollback, returned by Event, says the event rolled its transaction back on purpose (tpcc's
+// NewOrder with an unused item): a completed event, counted as a rollback of its transaction
+// (measure.Recorder.Rollback), never as an error.
+var ErrRollback = errors.New("transaction rolled back on purpose")
+
+// Scheduler is implemented by workers that decide when their next event starts. With
+// Config.Scheduled, events carry their own intended start (a replay at the captured timing):
+// the loop waits until then and counts latency from it, so a server that falls behind shows as
+// queueing and the schedule lag (actual minus intended start) is recorded, and a failed event
+// is counted and not retried: the next one comes at its own time. Without it, Next paces the
+// worker (tpcc's keying and think times, slept in Next): latency starts when Next returns, so
+// the waits are left out, and a failed event is retried per on_error as any other.
 type Scheduler interface {
 	// Next blocks until the worker's next event is known and returns its intended start (the
 	// zero time: as soon as possible); false ends the worker. stop is closed when the
@@ -72,8 +80,11 @@ type Config struct {
 	// Rollback sends ROLLBACK (uncounted) after an ignored error, so a statement-level
 	// error (1205) does not leave a half transaction that the next BEGIN commits.
 	Rollback bool
-	// Scheduled says the workers are Schedulers: service time and schedule lag are kept.
+	// Scheduled says the workers are Schedulers whose events have an intended start: service
+	// time and schedule lag are kept, failed events are not retried (see Scheduler).
 	Scheduled bool
+	// TPCC, set for a tpcc workload, goes on every Interval and the Total (tpmC, efficiency).
+	TPCC *measure.TPCC
 	// Setup connects worker i and prepares its statements. Called for all workers
 	// before the clock starts.
 	Setup      func(ctx context.Context, i int) (Worker, *Conn, error)
@@ -102,9 +113,11 @@ type run struct {
 	*Halt
 	claimed  atomic.Int64
 	active   atomic.Int64
-	arrivals *arrivals // open loop
-	shape    *shape    // stages; nil for one flat level
-	gate     *gate     // closed-loop stages: how many workers run now
+	arrivals *arrivals      // open loop
+	shape    *shape         // stages; nil for one flat level
+	gate     *gate          // closed-loop stages: how many workers run now
+	state    []atomic.Int32 // each worker's: working, finishing, exited (for reap)
+	killed   []atomic.Bool  // reap has killed, or is about to kill, the worker's statement (kill.go)
 }
 
 // Run sets up the workers, runs them and returns the Total of the measured
@@ -116,6 +129,8 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	if cfg.ReportInterval <= 0 {
 		cfg.ReportInterval = time.Second
 	}
+	// One scheduler slot per worker lets workers read replies without a context switch.
+	ensureProcs(cfg.Threads)
 	var sh *shape
 	if len(cfg.Stages) > 0 {
 		sh = newShape(cfg.Stages, cfg.Linear)
@@ -162,13 +177,15 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	if err != nil {
 		return nil, err
 	}
+	ctl := openControl(ctx, conns)
 	if cfg.Ready != nil {
 		if err := cfg.Ready(ctx); err != nil {
+			ctl.close()
 			return nil, err
 		}
 	}
 
-	r := &run{cfg: cfg, Halt: NewHalt(cfg.MaxErrors), shape: sh}
+	r := &run{cfg: cfg, Halt: NewHalt(cfg.MaxErrors), shape: sh, state: make([]atomic.Int32, cfg.Threads), killed: make([]atomic.Bool, cfg.Threads)}
 	r.start = time.Now()
 	r.measured = r.start.Add(cfg.Warmup)
 	if cfg.Duration > 0 {
@@ -176,7 +193,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	}
 	r.col = measure.NewCollector(measure.CollectorOptions{
 		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0 || cfg.Scheduled, Names: cfg.Names, Statements: cfg.Statements, Start: r.start, MeasuredStart: r.measured,
-		StageEnds: stageEnds(sh), Connect: cfg.PerTransaction,
+		StageEnds: stageEnds(sh), Connect: cfg.PerTransaction, TPCC: cfg.TPCC,
 	})
 	if cfg.Rate > 0 {
 		r.arrivals = newArrivals(cfg.Rate)
@@ -195,6 +212,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		go func() {
 			defer wwg.Done()
 			defer r.active.Add(-1)
+			defer r.state[i].Store(exited)
 			// A bug in a worker ends the workload with a reason, not the process with a
 			// stack trace: what was measured so far is kept.
 			defer func() {
@@ -206,6 +224,9 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 		}()
 	}
 	go func() { wwg.Wait(); close(done) }()
+	// The killer owns the control connection and closes it; Run does not wait for it: a
+	// KILL to a server that stopped answering ends with the read timeout, after the workers.
+	go r.reap(ctx, ctl, conns, done)
 	r.tick(ctx, done)
 	if err := r.Err(); err != nil {
 		return r.col.Total(), err
@@ -363,6 +384,7 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 	yield := r.cfg.Threads <= maxBlockingThreads
 	lastYield := time.Now()
 	sched, _ := w.(Scheduler)
+	retry := !r.cfg.Scheduled // a scheduled event's time has passed once it failed
 	for !r.Stopped() {
 		if r.gate != nil && !r.gate.wait(id, r.Done()) {
 			return
@@ -402,7 +424,7 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			intended = start
 		}
 		var tx int
-		failed := false
+		failed, rolledBack := false, false
 		for {
 			c.T = Tally{}
 			var err error
@@ -418,10 +440,17 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			if err == ErrDone {
 				return
 			}
+			if err == ErrRollback {
+				rolledBack = true
+				break
+			}
+			if r.killed[id].Load() {
+				return // quadrant killed the statement at the stop (kill.go): not the workload's error
+			}
 			if !r.handle(ctx, id, rec, c, tx, err) || r.Stopped() {
 				return
 			}
-			if sched != nil {
+			if !retry {
 				failed = true
 				break
 			}
@@ -430,6 +459,9 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			continue
 		}
 		end := time.Now()
+		if rolledBack {
+			rec.Rollback(tx)
+		}
 		rec.Event(measure.Event{Latency: end.Sub(intended), Service: end.Sub(start), Tx: tx})
 		if yield && end.Sub(lastYield) >= yieldEvery {
 			runtime.Gosched()
@@ -440,10 +472,11 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 		}
 	}
 	if f, ok := w.(Finisher); ok {
+		r.state[id].Store(finishing)
 		c.T = Tally{}
 		err := f.Finish(c)
 		rec.Statements(c.T.Reads, c.T.Writes, c.T.Other, 0)
-		if err != nil {
+		if err != nil && !r.killed[id].Load() {
 			rec.Error(Code(err), 0)
 			r.Fail(&AbortError{Reason: fmt.Sprintf("worker %d: %v", id+1, err), Err: err})
 		}

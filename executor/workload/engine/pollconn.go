@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"encoding/binary"
 	"net"
 	"time"
@@ -11,6 +12,10 @@ import (
 type readBuf struct {
 	rbuf []byte
 	r, w int
+	// The server's first packet, its handshake, carries the connection id.
+	greeted bool
+	id      uint32
+	idSeen  bool
 }
 
 type filler interface {
@@ -27,11 +32,30 @@ func (b *readBuf) read(src filler, p []byte) (int, error) {
 			return 0, err
 		}
 		b.r, b.w = 0, n
+		if !b.greeted {
+			b.greet(b.rbuf[:n])
+		}
 	}
 	n := copy(p, b.rbuf[b.r:b.w])
 	b.r += n
 	return n, nil
 }
+
+// greet reads the connection id from the server's handshake packet, the first read of a
+// connection: after the header, protocol version 10, the server's version ending in a NUL,
+// then the id. A first read too short to hold it leaves the id unknown.
+func (b *readBuf) greet(p []byte) {
+	b.greeted = true
+	if len(p) < headerLen+1 || p[3] != 0 || p[headerLen] != 10 {
+		return
+	}
+	v := bytes.IndexByte(p[headerLen+1:], 0)
+	if at := headerLen + 1 + v + 1; v >= 0 && len(p) >= at+4 {
+		b.id, b.idSeen = binary.LittleEndian.Uint32(p[at:]), true
+	}
+}
+
+func (b *readBuf) connectionID() (uint32, bool) { return b.id, b.idSeen }
 
 func (b *readBuf) next(src filler, n int) ([]byte, error) {
 	if b.r == b.w {

@@ -27,6 +27,8 @@ type packetIO interface {
 	capabilities() (caps, ext uint32, ok bool)
 	// command is called before each exchange (to arm a read deadline).
 	command()
+	// connectionID is the server's id of the connection, from its handshake.
+	connectionID() (uint32, bool)
 }
 
 // Protocol constants used by the wire path (MySQL/MariaDB client/server protocol).

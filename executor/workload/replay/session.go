@@ -472,7 +472,6 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 	// the split the loop needs.
 	lc.Ready = r.env.Ready
 	lc.Events = r.env.Shard.Events(lc.Events) // a limit of statements, split as every kind's events are
-	engine.EnsureProcs(lc.Threads)
 	dc := engine.DialConfig(r.env.Server, false, r.env.Timeout(), lc.Threads)
 	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
 		c, err := engine.DialLater(dc, false)

@@ -77,7 +77,7 @@ func check(ctx context.Context, t *tpcc) error {
 	if err != nil {
 		return fmt.Errorf("tpcc check: %w", err)
 	}
-	defer c.close()
+	defer c.Close()
 	start := time.Now()
 	var broken []string
 	for _, cond := range conditions {
@@ -85,17 +85,14 @@ func check(ctx context.Context, t *tpcc) error {
 			return fmt.Errorf("tpcc check: %w", err)
 		}
 		var at []string
-		rows, err := c.q.Query(cond.sql, nil)
-		if err == nil {
-			err = c.drain(rows, func(r []driver.Value) error {
-				vals := make([]string, len(r))
-				for i, v := range r {
-					vals[i] = asString(v)
-				}
-				at = append(at, "("+strings.Join(vals, ", ")+")")
-				return nil
-			})
-		}
+		err := c.QueryTextRows(cond.sql, func(r []driver.Value) error {
+			vals := make([]string, len(r))
+			for i, v := range r {
+				vals[i] = asString(v)
+			}
+			at = append(at, "("+strings.Join(vals, ", ")+")")
+			return nil
+		})
 		if err != nil {
 			return fmt.Errorf("tpcc check: condition %s: %w (did you run action: prepare?)", cond.clause, err)
 		}

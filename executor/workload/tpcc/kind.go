@@ -5,6 +5,7 @@ package tpcc
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"strconv"
 	"strings"
@@ -192,8 +193,14 @@ func newTPCC(w *spec.Workload, env workload.Env) (workload.Workload, error) {
 func (t *tpcc) threads() int { return max(t.w.Threads, 1) }
 
 // admin opens a plain connection for DDL, loading and checks: long statements, no short timeout.
-func (t *tpcc) admin(ctx context.Context, timeout time.Duration, threads int) (*conn, error) {
-	return dial(ctx, engine.DialConfig(t.env.Server, true, timeout, threads))
+func (t *tpcc) admin(ctx context.Context, timeout time.Duration, threads int) (*engine.Conn, error) {
+	return engine.Dial(ctx, engine.DialConfig(t.env.Server, true, timeout, threads), false)
+}
+
+// exec runs a text statement (DDL, a load's INSERT).
+func exec(c *engine.Conn, sql string) error {
+	_, err := c.ExecText(sql, false, nil)
+	return err
 }
 
 func (t *tpcc) Run(ctx context.Context, onInterval func(*measure.Interval)) (*measure.Total, error) {
@@ -201,17 +208,10 @@ func (t *tpcc) Run(ctx context.Context, onInterval func(*measure.Interval)) (*me
 	if err := t.loaded(ctx); err != nil {
 		return nil, err
 	}
-	if !t.p.WaitTimes {
-		// Idle Ps let busy terminals keep one during their reads; terminals that mostly
-		// sleep through think times do not need them.
-		engine.EnsureProcs(threads)
-	}
 	// With wait times, terminals are many and mostly idle: text statements keep the server
 	// from holding each terminal's prepared statements (max_prepared_stmt_count).
 	dc := engine.DialConfig(t.env.Server, !t.p.WaitTimes, t.env.Timeout(), threads)
-	return runLoop(ctx, loopConfig{
-		w: t.w, p: t.p, dc: dc, threads: threads, onInterval: onInterval, logf: t.env.Logf, env: t.env,
-	})
+	return t.runTerminals(ctx, dc, threads, onInterval)
 }
 
 // loaded refuses a run over more warehouses than prepare loaded, before any terminal starts.
@@ -220,12 +220,13 @@ func (t *tpcc) loaded(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("tpcc: %w", err)
 	}
-	defer c.close()
-	row, err := c.queryRow("SELECT COUNT(*) FROM warehouse")
+	defer c.Close()
+	n := 0
+	err = c.QueryTextRows("SELECT COUNT(*) FROM warehouse", func(row []driver.Value) error { n = int(asInt(row[0])); return nil })
 	if err != nil {
 		return fmt.Errorf("tpcc: reading the warehouse table of %s: %w (did you run action: prepare?)", t.env.Server.DBName, err)
 	}
-	if n := int(asInt(row[0])); n < t.p.Warehouses {
+	if n < t.p.Warehouses {
 		return fmt.Errorf("tpcc: the run asks for %d warehouses but %s holds %d; prepare with warehouses: %d or more, or run with warehouses: %d",
 			t.p.Warehouses, t.env.Server.DBName, n, t.p.Warehouses, n)
 	}
@@ -241,10 +242,10 @@ func (t *tpcc) Cleanup(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("tpcc cleanup: %w", err)
 	}
-	defer c.close()
+	defer c.Close()
 	// Children first, for the foreign keys.
 	for _, tbl := range []string{"order_line", "new_order", "history", "orders", "stock", "customer", "district", "item", "warehouse"} {
-		if err := c.exec("DROP TABLE IF EXISTS " + tbl); err != nil {
+		if err := exec(c, "DROP TABLE IF EXISTS "+tbl); err != nil {
 			return fmt.Errorf("tpcc cleanup: drop %s: %w", tbl, err)
 		}
 	}

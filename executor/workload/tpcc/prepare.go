@@ -94,15 +94,15 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 	db := cfg.DBName
 	nodb := cfg.Clone()
 	nodb.DBName = ""
-	c, err := dial(ctx, nodb)
+	c, err := engine.Dial(ctx, nodb, false)
 	if err != nil {
 		return fmt.Errorf("tpcc prepare: %w", err)
 	}
-	defer c.close()
-	if err := c.exec("CREATE DATABASE IF NOT EXISTS `" + db + "`"); err != nil {
+	defer c.Close()
+	if err := exec(c, "CREATE DATABASE IF NOT EXISTS `"+db+"`"); err != nil {
 		return fmt.Errorf("tpcc prepare: create database %s: %w", db, err)
 	}
-	if err := c.exec("USE `" + db + "`"); err != nil {
+	if err := exec(c, "USE `"+db+"`"); err != nil {
 		return fmt.Errorf("tpcc prepare: %w", err)
 	}
 	// Sharded (quadrant run --shard), the leader creates the tables and loads the items,
@@ -121,7 +121,7 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 		if !sh.Leader() {
 			break
 		}
-		if err := c.exec(tb.ddl); err != nil {
+		if err := exec(c, tb.ddl); err != nil {
 			if engine.Code(err) == 1050 {
 				return fmt.Errorf("tpcc prepare: table %s already exists in %s; run action: cleanup first (or drop the database)", tb.name, db)
 			}
@@ -164,13 +164,13 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 				errs = append(errs, err)
 				mu.Unlock()
 			}
-			lc, err := dial(ctx, cfg)
+			lc, err := engine.Dial(ctx, cfg, false)
 			if err != nil {
 				fail(fmt.Errorf("loader %d: %w", i+1, err))
 				return
 			}
-			defer lc.close()
-			if err := lc.exec("SET SESSION unique_checks = 0, foreign_key_checks = 0"); err != nil {
+			defer lc.Close()
+			if err := exec(lc, "SET SESSION unique_checks = 0, foreign_key_checks = 0"); err != nil {
 				fail(fmt.Errorf("loader %d: %w", i+1, err))
 				return
 			}
@@ -213,18 +213,18 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 	}
 	if t.p.Indexes {
 		for _, ddl := range indexes {
-			if err := c.exec(ddl); err != nil {
+			if err := exec(c, ddl); err != nil {
 				return fmt.Errorf("tpcc prepare: %s: %w", ddl, err)
 			}
 		}
 	}
 	if t.p.ForeignKeys {
 		// The loader wrote consistent data: no need to have InnoDB scan it again.
-		if err := c.exec("SET SESSION foreign_key_checks = 0"); err != nil {
+		if err := exec(c, "SET SESSION foreign_key_checks = 0"); err != nil {
 			return fmt.Errorf("tpcc prepare: %w", err)
 		}
 		for _, ddl := range foreignKeys {
-			if err := c.exec(ddl); err != nil {
+			if err := exec(c, ddl); err != nil {
 				return fmt.Errorf("tpcc prepare: %s: %w", ddl, err)
 			}
 		}
@@ -235,7 +235,7 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 
 // loader writes rows as multi-row INSERTs of up to batch rows.
 type loader struct {
-	c     *conn
+	c     *engine.Conn
 	g     *rng
 	batch int
 	buf   []byte
@@ -266,7 +266,7 @@ func (l *loader) flush() error {
 	if l.rows == 0 {
 		return nil
 	}
-	err := l.c.exec(string(l.buf))
+	err := exec(l.c, string(l.buf))
 	l.buf, l.rows = append(l.buf[:0], l.head...), 0
 	return err
 }

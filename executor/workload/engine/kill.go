@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"context"
+	"database/sql/driver"
+	"strconv"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// When the workload stops (its end, its events, an abort, or the context cancelled by an
+// interrupt), a statement still running after killGrace is ended with KILL QUERY on
+// quadrant's own connection: a statement stuck in a lock wait (innodb_lock_wait_timeout
+// 50 s) would otherwise hold the run, and the teardown after it, that long. The grace lets a
+// statement that was about to finish finish, measured as usual; a statement killed here is
+// not measured: it was quadrant's doing, not the workload's error. Workers flushing their
+// last work (Finisher) are killed only when the context was cancelled.
+const (
+	killGrace = 200 * time.Millisecond
+	killEvery = 500 * time.Millisecond // again for statements begun since (a transaction's next)
+)
+
+// Where each worker is, for the killer.
+const (
+	working int32 = iota
+	finishing
+	exited
+)
+
+// control is the connection KILL QUERY goes through, opened before the clock starts (when
+// the server may refuse more connections later) with the workers' own settings.
+type control struct {
+	cfg *mysql.Config
+	dc  driver.Conn
+}
+
+// openControl connects a control connection like the workers' first; nil without one to
+// copy. Failing to connect is not an error: the run goes on and tries again when it kills.
+func openControl(ctx context.Context, conns []*Conn) *control {
+	for _, c := range conns {
+		if c != nil && c.cfg != nil {
+			ctl := &control{cfg: c.cfg}
+			_ = ctl.connect(ctx)
+			return ctl
+		}
+	}
+	return nil
+}
+
+func (ctl *control) connect(ctx context.Context) error {
+	connector, err := mysql.NewConnector(ctl.cfg)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	ctl.dc, err = connector.Connect(ctx)
+	return err
+}
+
+// kill ends the statement connection id is running, if any; a connection that has gone
+// meanwhile (1094, unknown thread) is no error. A lost control connection is dialled again once.
+func (ctl *control) kill(id uint32) {
+	sql := "KILL QUERY " + strconv.FormatUint(uint64(id), 10)
+	for try := 0; try < 2; try++ {
+		if ctl.dc == nil {
+			if ctl.connect(context.Background()) != nil {
+				return
+			}
+		}
+		_, err := ctl.dc.(driver.Execer).Exec(sql, nil) //nolint:staticcheck
+		if err == nil || !Broken(err) {
+			return
+		}
+		_ = ctl.dc.Close()
+		ctl.dc = nil
+	}
+}
+
+func (ctl *control) close() {
+	if ctl != nil && ctl.dc != nil {
+		_ = ctl.dc.Close()
+	}
+}
+
+// reap waits for the workload to stop, gives the workers' statements killGrace to end, then
+// kills those still running, every killEvery, until every worker has exited (done); then it
+// closes ctl. It only reads the connections' ids, which stay safe to read after they close.
+func (r *run) reap(ctx context.Context, ctl *control, conns []*Conn, done <-chan struct{}) {
+	if ctl == nil {
+		return
+	}
+	defer ctl.close()
+	select {
+	case <-r.Done():
+	case <-done:
+		return
+	}
+	t := time.NewTimer(killGrace)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+		case <-done:
+			return
+		}
+		interrupted := ctx.Err() != nil
+		for i, c := range conns {
+			switch r.state[i].Load() {
+			case exited:
+				continue
+			case finishing:
+				if !interrupted {
+					continue
+				}
+			}
+			if id := c.ID(); id != 0 {
+				// Marked before the KILL: the worker's errors from here on are quadrant's doing.
+				r.killed[i].Store(true)
+				ctl.kill(id)
+			}
+		}
+		t.Reset(killEvery)
+	}
+}
