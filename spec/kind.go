@@ -275,19 +275,28 @@ func WithDefaults[T any](v *T) *T {
 		return v
 	}
 	d := &decoder{t: newTree(), errs: &errorList{}, scope: &scope{where: "defaults"}}
-	for _, f := range structFields(rv.Type()) {
-		fv := rv.Field(f.index)
-		if f.def == "" || !fv.IsZero() {
-			continue
-		}
-		dn := defaultNode(f.def)
-		d.t.register(dn, "default")
-		d.decode(dn, fv, f.key)
-	}
+	d.defaults(rv)
 	if d.errs.len() > 0 {
 		panic(fmt.Sprintf("default tags of %s: %v", rv.Type(), Errors(d.errs.errs))) // a programming error, caught by every test
 	}
 	return v
+}
+
+// defaults fills the zero fields of struct v with their default tags, and the zero
+// struct fields (on_error) with theirs.
+func (d *decoder) defaults(v reflect.Value) {
+	for _, f := range structFields(v.Type()) {
+		fv := v.Field(f.index)
+		switch {
+		case !fv.IsZero():
+		case f.def != "":
+			dn := defaultNode(f.def)
+			d.t.register(dn, "default")
+			d.decode(dn, fv, f.key)
+		case fv.Kind() == reflect.Struct && fv.Type() != sourceType:
+			d.defaults(fv)
+		}
+	}
 }
 
 // kindWords lists kind keys for messages: "builtin:, transactions:, replay: or sysbench:".
@@ -368,9 +377,16 @@ func (d *decoder) kindBody(content []*yaml.Node, w *Workload) {
 
 // CheckWorkload checks a workload built in Go rather than loaded from a plan (benchmarks,
 // tests) as Load checks a plan's: the settings every kind shares, then its kind's own
-// rules. Relative paths resolve against dir.
-func CheckWorkload(w *Workload, dir string) Errors {
-	d := &decoder{t: newTree(), errs: &errorList{}, scope: &scope{where: "the workload"}}
+// rules. Relative paths resolve against dir; expressions may use vars.
+func CheckWorkload(w *Workload, dir string, vars map[string]any) Errors {
+	if vars == nil {
+		vars = map[string]any{}
+	}
+	var names []string
+	for n := range vars {
+		names = append(names, n)
+	}
+	d := &decoder{t: newTree(), errs: &errorList{}, scope: &scope{where: "the workload", vars: vars, varNames: names}}
 	v := &validator{d: d, p: &Plan{Dir: dir}}
 	v.workload(w)
 	return Errors(d.errs.errs)

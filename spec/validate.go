@@ -688,7 +688,7 @@ func (v *validator) workload(w *Workload) {
 	if w.Src.Has("stages") || w.Src.Has("ramp") {
 		v.stages(w, running)
 	}
-	if running && !k.Ends && !w.Src.Has("duration") && !w.Src.Has("events") && len(w.Stages) == 0 {
+	if running && !k.Ends && w.Duration == 0 && w.Events == 0 && !w.Src.Has("duration") && !w.Src.Has("events") && len(w.Stages) == 0 {
 		v.errorf(w.Src.Pos, "workload needs duration: or events: (or both: whichever comes first), e.g. duration: 60s")
 	}
 	if k.NoRate != "" && w.Rate > 0 {

@@ -152,7 +152,7 @@ func run(t *testing.T, cfg *mysql.Config, o Options) (*measure.Total, []*measure
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	w := o.workload()
-	if errs := spec.CheckWorkload(w, "."); len(errs) > 0 {
+	if errs := spec.CheckWorkload(w, ".", o.Vars); len(errs) > 0 {
 		return nil, nil, errs
 	}
 	tot, err := kinds.Do(ctx, w, workload.Env{Server: cfg, Vars: o.Vars, ReadTimeout: o.ReadTimeout, Log: func(msg string) { t.Log(msg) }}, onInterval)

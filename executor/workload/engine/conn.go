@@ -52,6 +52,7 @@ type Conn struct {
 	connector driver.Connector
 	cfg       *mysql.Config // what it dials with: Run's control connection dials the same
 	id        atomic.Uint32 // the server's connection id, 0 while not connected
+	killed    atomic.Bool   // Run killed (or is about to kill) its statement at the stop
 	prepared  bool
 	dc        driver.Conn
 	ex        driver.Execer  //nolint:staticcheck // the context-free path avoids the driver's cancel watcher
@@ -180,6 +181,10 @@ func DialLater(cfg *mysql.Config, prepared bool) (*Conn, error) {
 
 // Connected says the connection is open.
 func (c *Conn) Connected() bool { return c.dc != nil }
+
+// Killed says Run ended the connection's statement at the workload's stop (KILL QUERY):
+// an error from here on is quadrant's doing, not the server's answer to the workload.
+func (c *Conn) Killed() bool { return c.killed.Load() }
 
 func (c *Conn) open(ctx context.Context) error {
 	c.pio = nil

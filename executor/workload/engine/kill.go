@@ -118,6 +118,7 @@ func (r *run) reap(ctx context.Context, ctl *control, conns []*Conn, done <-chan
 			if id := c.ID(); id != 0 {
 				// Marked before the KILL: the worker's errors from here on are quadrant's doing.
 				r.killed[i].Store(true)
+				c.killed.Store(true)
 				ctl.kill(id)
 			}
 		}

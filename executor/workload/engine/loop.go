@@ -58,9 +58,13 @@ type Config struct {
 	Rate           float64 // events/s over all workers; 0 closed loop
 	ReportInterval time.Duration
 	Ignore         []int // error codes that restart the event
-	Reconnect      []int // error codes that reconnect, re-prepare and restart the event
-	MaxErrors      int64 // abort when more errors than this; 0 = no limit
-	Names          []string
+	// Tolerate, if set, says of an error code not in Ignore that the event is counted and
+	// the worker goes on as for Ignore (a replay goes on after any server error but a
+	// lost connection, which a list would have to spell out code by code).
+	Tolerate  func(code int) bool
+	Reconnect []int // error codes that reconnect, re-prepare and restart the event
+	MaxErrors int64 // abort when more errors than this; 0 = no limit
+	Names     []string
 	// Statements are the statement classes the workers' connections time (Conn.TimeStatements):
 	// a Lap's class indexes them.
 	Statements []string
@@ -497,7 +501,7 @@ func (r *run) connect(ctx context.Context, id int, rec *measure.Recorder, c *Con
 		if !r.CountError(code, err) {
 			return false
 		}
-		if !slices.Contains(r.cfg.Ignore, code) && !slices.Contains(r.cfg.Reconnect, code) {
+		if !r.ignores(code) && !slices.Contains(r.cfg.Reconnect, code) {
 			r.Fail(&AbortError{Reason: fmt.Sprintf("worker %d: connect: error %d: %v (add %d to on_error.ignore to count it and try again)", id+1, code, err, code), Err: err})
 			return false
 		}
@@ -546,6 +550,12 @@ func openIdle(ctx context.Context, cfg Config) ([]*Conn, error) {
 	return live, nil
 }
 
+// ignores says an error code is counted and gone on after: on_error.ignore's, or the
+// kind's Tolerate.
+func (r *run) ignores(code int) bool {
+	return slices.Contains(r.cfg.Ignore, code) || r.cfg.Tolerate != nil && r.cfg.Tolerate(code)
+}
+
 // handle deals with a failed event; false means the worker must stop.
 func (r *run) handle(ctx context.Context, id int, rec *measure.Recorder, c *Conn, tx int, err error) bool {
 	code := Code(err)
@@ -553,7 +563,7 @@ func (r *run) handle(ctx context.Context, id int, rec *measure.Recorder, c *Conn
 	if !r.CountError(code, err) {
 		return false
 	}
-	ignore, reconnect := slices.Contains(r.cfg.Ignore, code), slices.Contains(r.cfg.Reconnect, code)
+	ignore, reconnect := r.ignores(code), slices.Contains(r.cfg.Reconnect, code)
 	switch {
 	case reconnect || ignore && Broken(err):
 		return r.Reconnect(ctx, rec, c.Reconnect)

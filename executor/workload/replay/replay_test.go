@@ -171,7 +171,7 @@ func replayFile(t *testing.T, s *sandbox.Server, r *Replay) *measure.Total {
 	}
 	w := Workload(r.File, *r)
 	w.OnError.Ignore = []int{1213}
-	if errs := spec.CheckWorkload(w, "."); len(errs) > 0 {
+	if errs := spec.CheckWorkload(w, ".", nil); len(errs) > 0 {
 		t.Fatalf("validate: %v", errs)
 	}
 	wl, err := Kind.New(w, env(t, s))

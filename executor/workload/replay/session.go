@@ -352,6 +352,9 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 	took := time.Since(t0)
 	w.sh.replayed.Add(1)
 	w.sh.sessionOK[w.id].Store(true)
+	if err != nil && c.Killed() {
+		return fp, err // quadrant ended it at the stop: neither a replayed error nor unlike the capture
+	}
 	code := 0
 	if err != nil {
 		code = engine.Code(err)
@@ -395,30 +398,23 @@ func (w *sessionWorker) compare(it *record, fp, code int, took time.Duration) {
 	}
 }
 
-// tolerated are the error codes a replay's loop counts and goes on after, not retrying the
-// statement: every server error (1000-1999, and MySQL's and MariaDB's newer 3000-4999) but
-// those that say the connection is gone. A captured application met its errors and went on
-// (a duplicate key after a transaction that rolled back in the capture but not here, a
+// tolerated says a replay's loop counts an error and goes on, not retrying the statement:
+// every server error (1000-1999, and MySQL's and MariaDB's newer 3000-4999) but those that
+// say the connection is gone. A captured application met its errors and went on (a
+// duplicate key after a transaction that rolled back in the capture but not here, a
 // deadlock), so a replay that stopped at one would stop where the capture did not; a lost
-// connection ends the session's state, so it stops the replay unless on_error.reconnect names
-// it. The loop's ignore list is the only way to tell it so without a change to the engine.
-func tolerated(ignore []int) []int {
-	lost := []int{
-		1053,                   // ER_SERVER_SHUTDOWN
+// connection ends the session's state, so it stops the replay unless on_error.reconnect
+// names it.
+func tolerated(code int) bool {
+	switch code {
+	case 1053, // ER_SERVER_SHUTDOWN
 		1152,                   // ER_ABORTING_CONNECTION
 		1158, 1159, 1160, 1161, // ER_NET_READ_ERROR, ER_NET_READ_INTERRUPTED, ER_NET_ERROR_ON_WRITE, ER_NET_WRITE_INTERRUPTED
 		1927, // ER_CONNECTION_KILLED (MariaDB)
-		4031, // ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8)
+		4031: // ER_CLIENT_INTERACTION_TIMEOUT (MySQL 8)
+		return false
 	}
-	out := slices.Clone(ignore)
-	for _, r := range [][2]int{{1000, 1999}, {3000, 4999}} {
-		for code := r[0]; code <= r[1]; code++ {
-			if !slices.Contains(lost, code) && !slices.Contains(ignore, code) {
-				out = append(out, code)
-			}
-		}
-	}
-	return out
+	return code >= 1000 && code <= 1999 || code >= 3000 && code <= 4999
 }
 
 func startsWithWord(sql, word string) bool {
@@ -467,7 +463,7 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 	}
 	lc := workload.Loop(r.w, onInterval)
 	lc.Threads, lc.Rollback, lc.Scheduled, lc.Names, lc.Rate = len(sc.sessions), false, true, sc.names, 0
-	lc.Ignore = tolerated(lc.Ignore)
+	lc.Tolerate = tolerated
 	// Under --shard the sessions are already this shard's (scan); the start barrier is all
 	// the split the loop needs.
 	lc.Ready = r.env.Ready

@@ -157,12 +157,12 @@ func TestPrepareRunCheckAndCorruption(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	w := tpccWorkload("run", 8, spec.Settings{{Name: "warehouses", Value: 2}, {Name: "wait_times", Value: true}})
-	errs := spec.CheckWorkload(w, ".")
+	errs := spec.CheckWorkload(w, ".", nil)
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "threads: 20 for 2 warehouse(s), not 8") {
 		t.Errorf("wait_times with 8 threads over 2 warehouses: %v", errs)
 	}
 	w = tpccWorkload("run", 8, spec.Settings{{Name: "warehoses", Value: 2}})
-	if errs := spec.CheckWorkload(w, "."); len(errs) != 1 || !strings.Contains(errs[0].Error(), `unknown option "warehoses" for builtin tpcc; did you mean "warehouses"?`) {
+	if errs := spec.CheckWorkload(w, ".", nil); len(errs) != 1 || !strings.Contains(errs[0].Error(), `unknown option "warehoses" for builtin tpcc; did you mean "warehouses"?`) {
 		t.Errorf("misspelt option: %v", errs)
 	}
 }
