@@ -371,7 +371,6 @@ func (e *explainer) fileStatements(path, in string, max int) {
 	e.printf("%s(%s%d statement(s))\n", in, size, n)
 }
 
-
 // byteSize is n bytes in the largest unit that keeps it at least 1.
 func byteSize(n int64) string {
 	const unit = 1024
