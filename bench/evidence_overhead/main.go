@@ -67,16 +67,10 @@ type server struct {
 }
 
 func start(ctx context.Context, name string, opts []sandbox.Option) (*server, func(), error) {
-	dir, err := benchrun.SandboxDir("evidence_overhead-")
+	c, stop, err := sandbox.StartTemp(ctx, "evidence_overhead-", sandbox.Options{Name: name, Config: opts, Logf: func(string, ...any) {}})
 	if err != nil {
 		return nil, nil, err
 	}
-	c, err := sandbox.Start(ctx, sandbox.Options{Name: name, Dir: dir, Config: opts, Logf: func(string, ...any) {}})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	stop := func() { c.Stop(context.Background()); os.RemoveAll(dir) }
 	return &server{dsn: c.Primary.DSN(""), pid: c.Primary.Pid}, stop, nil
 }
 

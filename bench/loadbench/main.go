@@ -115,18 +115,13 @@ func run(f flags) error {
 			opts: map[string]string{"tables": fmt.Sprint(f.tables), "table_size": fmt.Sprint(f.size)}}
 		return b.mode()
 	}
-	dir, err := benchrun.SandboxDir("loadbench-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
 	maxConns := 500
 	for _, n := range f.conns {
 		if f.mode == "conns" {
 			maxConns = max(maxConns, n+100)
 		}
 	}
-	c, err := sandbox.Start(ctx, sandbox.Options{Name: "bench", Dir: dir, Config: []sandbox.Option{
+	c, stop, err := sandbox.StartTemp(ctx, "loadbench-", sandbox.Options{Name: "bench", Config: []sandbox.Option{
 		{Name: "innodb_buffer_pool_size", Value: "512M"},
 		{Name: "innodb_flush_log_at_trx_commit", Value: "2"},
 		{Name: "max_connections", Value: fmt.Sprint(maxConns)},
@@ -137,7 +132,7 @@ func run(f flags) error {
 	if err != nil {
 		return err
 	}
-	defer c.Stop(context.Background())
+	defer stop()
 	db, err := sql.Open("mysql", c.Primary.DSN(""))
 	if err != nil {
 		return err

@@ -15,7 +15,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
@@ -42,16 +41,11 @@ func cpu() time.Duration {
 
 func run(pairs, rows int) error {
 	ctx := context.Background()
-	dir, err := benchrun.SandboxDir("loadprogress")
+	c, stop, err := sandbox.StartTemp(ctx, "loadprogress", sandbox.Options{Name: "loadprogress", Config: []sandbox.Option{{Name: "innodb_flush_log_at_trx_commit", Value: "2"}}})
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	c, err := sandbox.Start(ctx, sandbox.Options{Name: "loadprogress", Dir: dir, Config: []sandbox.Option{{Name: "innodb_flush_log_at_trx_commit", Value: "2"}}})
-	if err != nil {
-		return err
-	}
-	defer c.Stop(ctx)
+	defer stop()
 	cfg, err := mysql.ParseDSN(c.Primary.DSN("sbtest"))
 	if err != nil {
 		return err

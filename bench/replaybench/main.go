@@ -168,7 +168,7 @@ func load() string {
 
 func keepUp(rate float64, sessions int, span time.Duration) error {
 	ctx := context.Background()
-	dir, err := benchrun.SandboxDir("replaybench-")
+	dir, err := sandbox.TempDir("replaybench-")
 	if err != nil {
 		return err
 	}

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
 
@@ -28,7 +27,7 @@ func main() {
 
 func run(n, replicas int, semisync bool) error {
 	ctx := context.Background()
-	dir, err := benchrun.SandboxDir("sbbench")
+	dir, err := sandbox.TempDir("sbbench")
 	if err != nil {
 		return err
 	}

@@ -68,16 +68,11 @@ func main() {
 func run(p params) error {
 	ctx := context.Background()
 	if p.dsn == "" {
-		dir, err := benchrun.SandboxDir("watch_overhead-")
+		c, stop, err := sandbox.StartTemp(ctx, "watch_overhead-", sandbox.Options{Name: "wbench", Logf: func(string, ...any) {}})
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(dir)
-		c, err := sandbox.Start(ctx, sandbox.Options{Name: "wbench", Dir: dir, Logf: func(string, ...any) {}})
-		if err != nil {
-			return err
-		}
-		defer c.Stop(context.Background())
+		defer stop()
 		p.dsn, p.pid = c.Primary.DSN(""), c.Primary.Pid()
 	}
 	if err := benchrun.PrepareTable(ctx, p.dsn, p.rows); err != nil {

@@ -66,7 +66,7 @@ func main() {
 
 func run(mode, script string, kinds []string, pairs int, dur time.Duration, threads, tables, size, rows int) error {
 	ctx := context.Background()
-	dir, err := benchrun.SandboxDir("workloadbench-")
+	dir, err := sandbox.TempDir("workloadbench-")
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -41,19 +40,6 @@ func Settings(m map[string]string) spec.Settings {
 	return out
 }
 
-// SandboxDir is a new temporary directory for sandboxes: run as root, their server is an
-// unprivileged user that must pass through it (MkdirTemp makes it 0700).
-func SandboxDir(prefix string) (string, error) {
-	dir, err := os.MkdirTemp("", prefix)
-	if err != nil {
-		return "", err
-	}
-	if err := os.Chmod(dir, 0o711); err != nil {
-		os.RemoveAll(dir)
-		return "", err
-	}
-	return dir, nil
-}
 
 // PrepareTable creates sbtest.sbtest1 afresh with rows rows of sysbench's shape, for the
 // benchmarks that load it with their own point selects rather than a plan's workload.

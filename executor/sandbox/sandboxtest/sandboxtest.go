@@ -17,14 +17,11 @@ import (
 // (mode 0711: enter, not list) is this helper's own business.
 func Dir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "quadrant-test-")
+	dir, err := sandbox.TempDir("quadrant-test-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o711); err != nil {
-		t.Fatal(err)
-	}
 	return dir
 }
 
