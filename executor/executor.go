@@ -94,6 +94,7 @@ type runner struct {
 	steps    *stepRunner
 	watch    *watchers
 	barrier  *barrier.Barrier // sharded runs only
+	restore  *restorer        // after setup: what iterations' restore: put back
 	prepares int              // split prepares run so far: they name their meeting points
 	// stopRun cancels the run with a cause (a results write error); ctx is the run's.
 	stopRun context.CancelCauseFunc
@@ -191,6 +192,10 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		return outcome, fmt.Errorf("setup: %w", err)
 	}
 	if err := r.meet(ctx, "setup"); err != nil {
+		outcome.Status = statusOf(ctx, results.StatusError)
+		return outcome, err
+	}
+	if err := r.snapshot(ctx); err != nil {
 		outcome.Status = statusOf(ctx, results.StatusError)
 		return outcome, err
 	}

@@ -109,8 +109,9 @@ func (x *iteration) end(ctx context.Context, err error) {
 	x.summarize()
 }
 
-// prepare applies the iteration's server_config (a sandbox restarts only when its
-// effective config changes) and its globals.
+// prepare moves the sandboxes (sandbox.dir), restores the targets (restore:), applies the
+// iteration's server_config (a sandbox restarts only when its effective config changes)
+// and its globals.
 func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 	r, it := x.r, x.it
 	if !r.leader() {
@@ -120,6 +121,9 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 	storage, err := r.fleet.place(ctx, it)
 	x.info.Storage = storage
 	if err != nil {
+		return err
+	}
+	if err := x.restore(ctx); err != nil {
 		return err
 	}
 	if s.sb != nil || len(it.ServerConfig) > 0 {

@@ -52,6 +52,9 @@ type RunInfo struct {
 	// Shard says this folder is one shard's part of a run (quadrant run --shard K/N);
 	// `quadrant merge` adds the shards' folders up into one whose Shard lists them all.
 	Shard *ShardInfo `json:"shard,omitempty"`
+	// Snapshots are the copies of sandboxes' data taken when setup ended, which the
+	// iterations' restores put back.
+	Snapshots []Restore `json:"snapshots,omitempty"`
 }
 
 // ShardInfo is a shard's place in a sharded run and how it met the others.
@@ -165,6 +168,30 @@ type IterationInfo struct {
 	Warnings  []string                     `json:"warnings,omitempty"`
 	// Storage is where each sandbox target's data directory was during the iteration.
 	Storage []Storage `json:"storage,omitempty"`
+	// Restore is how the targets were brought back to the end of setup before the
+	// iteration (the plan's restore:); empty for the first iteration, which starts there.
+	Restore []Restore `json:"restore,omitempty"`
+}
+
+// RestoreSteps is the method of a restore by the plan's restore steps (a sandbox's copy
+// says reflink, copy or reflink+copy).
+const RestoreSteps = "steps"
+
+// Restore is one target brought back to the state at the end of setup (an iteration's
+// restore), or the copy of a sandbox's data taken when setup ended (RunInfo.Snapshots).
+type Restore struct {
+	// Target is a sandbox (its replicas came with it), or the targets of the plan's
+	// restore steps.
+	Target string `json:"target"`
+	// Method is how: reflink (every file of the datadirs cloned), copy (copied),
+	// reflink+copy, or steps (the plan's restore steps).
+	Method string `json:"method"`
+	// Seconds is all of it (stopping, copying, starting; or the steps), CopySeconds the
+	// copy alone, Bytes and Files what was copied (the datadirs, replicas' included).
+	Seconds     float64 `json:"seconds"`
+	CopySeconds float64 `json:"copy_seconds,omitempty"`
+	Bytes       int64   `json:"bytes,omitempty"`
+	Files       int     `json:"files,omitempty"`
 }
 
 // Storage is the filesystem a sandbox's data directory is on: what a comparison of storage

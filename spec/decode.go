@@ -52,6 +52,7 @@ var (
 	sourceType   = reflect.TypeOf(Source{})
 	planType     = reflect.TypeOf(Plan{})
 	workloadType = reflect.TypeOf(Workload{})
+	restoreType  = reflect.TypeOf(Restore{})
 )
 
 // field describes a struct field's YAML key.

@@ -112,6 +112,8 @@ func typeWord(t reflect.Type, f field) string {
 		return "map NAME: scalar"
 	case reflect.TypeOf(&DropCaches{}):
 		return "`true`"
+	case reflect.TypeOf(&Restore{}):
+		return "`setup` or [restore](#restore)"
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -153,7 +155,8 @@ var sectionText = map[string]string{
 	"Target":     "A server, by name (`[a-z][a-z0-9_]*`). A sandbox's replicas are the targets `NAME_replica1`, `NAME_replica2`, ...",
 	"Sandbox":    "A throwaway local server (127.0.0.1 only) started and removed by quadrant.",
 	"SNMP":       "Host metrics of the machine a target runs on. v1/v2c need `community`; v3 needs `user`, and auth/priv protocol and password in pairs.",
-	"Iteration":  "What each matrix cell does, in this order: server_config (restart when it changed), globals, before, workload (with during steps at their offsets), after, assert.",
+	"Iteration":  "What each matrix cell does, in this order: the sandboxes' moves (sandbox.dir), restore, server_config (restart when it changed), globals, before, workload (with during steps at their offsets), after, assert.",
+	"Restore":    "`restore: setup` (or this mapping) starts every iteration from the data as setup left it, so that a write workload's second iteration does not run on the first one's leftovers. When setup ends, each sandbox restored is stopped, a copy of its datadir (its replicas' too, caught up first) is taken inside its own directory (a reflink per file where the filesystem can clone, XFS or Btrfs, else a full copy; log.txt says which, how many bytes and how long), and it starts again. Before each iteration but the first, which starts from setup's end as it is, the sandbox is stopped, the copy put back and the sandbox started (a server_config change then restarts it once more); then `steps` run, which bring the dsn targets back (quadrant cannot copy their data). run.json records each restore per iteration (`restore`: method, seconds, bytes) and the copies taken (`snapshots`). The copy moves with the sandbox (`sandbox.dir`) and goes with it.",
 	"Step":       "Each step has exactly one action key (`sql`, `sql_file`, `set_global`, `restart`, `drop_caches`, `shell`, `sleep`, `wait`, `workload`) plus options that apply to it. `shell`, `drop_caches` and a dsn target's `restart` command need `--allow-shell`.",
 	"Restart":    "`restart: {}` restarts the step's target; `restart: {config: {...}}` first changes a sandbox's my.cnf.",
 	"Wait":       "Polls until `until` is true, every `interval`, failing after `timeout`.",

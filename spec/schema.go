@@ -27,7 +27,7 @@ type schemaer interface {
 
 var planTypes = []reflect.Type{
 	reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(SNMP{}),
-	reflect.TypeOf(Iteration{}), reflect.TypeOf(Step{}), reflect.TypeOf(Restart{}), reflect.TypeOf(Wait{}),
+	reflect.TypeOf(Iteration{}), reflect.TypeOf(Restore{}), reflect.TypeOf(Step{}), reflect.TypeOf(Restart{}), reflect.TypeOf(Wait{}),
 	reflect.TypeOf(Workload{}), reflect.TypeOf(Stage{}), reflect.TypeOf(Capture{}),
 	reflect.TypeOf(OnError{}), reflect.TypeOf(Watch{}), reflect.TypeOf(WatchQuery{}),
 	reflect.TypeOf(Report{}),
@@ -178,7 +178,11 @@ func (g *schemaGen) typeSchema(t reflect.Type, f *field) map[string]any {
 			g.defs[name] = nil // recursion guard
 			g.defs[name] = g.structSchema(t)
 		}
-		return map[string]any{"$ref": "#/$defs/" + name}
+		ref := map[string]any{"$ref": "#/$defs/" + name}
+		if t == restoreType {
+			return map[string]any{"anyOf": []any{map[string]any{"const": RestoreSetup}, ref}}
+		}
+		return ref
 	case reflect.Slice:
 		return map[string]any{"type": "array", "items": g.typeSchema(t.Elem(), f)}
 	case reflect.String:

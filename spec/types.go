@@ -162,6 +162,7 @@ type Iteration struct {
 	SandboxDirs map[string]string `yaml:"-"`
 
 	Target       string    `yaml:"target" doc:"Default target of this iteration's steps and workload (optional with one target)."`
+	Restore      *Restore  `yaml:"restore" doc:"setup: every iteration starts from the data as setup left it. Before each iteration but the first (which starts from setup's end as it is), each sandbox is stopped, its datadir put back from a copy taken when setup ended, and started; a dsn target is brought back by the plan's own restore steps. See restore."`
 	ServerConfig Settings  `yaml:"server_config" doc:"my.cnf options for this iteration; a change restarts the target before the iteration."`
 	Globals      Settings  `yaml:"globals" doc:"SET GLOBAL before the iteration; every changed global is restored when the run ends. Sizes like 256M are converted to bytes."`
 	Before       []Step    `yaml:"before" doc:"Steps run before the workload."`
@@ -172,6 +173,34 @@ type Iteration struct {
 
 	env   map[string]any
 	scope *scope
+}
+
+// Restore is an iteration's `restore:`: the targets brought back to the state at the end of
+// setup before the iteration runs. `restore: setup` is short for `restore: {to: setup}`.
+type Restore struct {
+	Src     Source   `yaml:"-"`
+	To      string   `yaml:"to" default:"setup" enum:"setup" doc:"The state every iteration starts from: the end of setup."`
+	Targets []string `yaml:"targets" doc:"The targets brought back (default: every target of the plan). A sandbox comes back with its replicas: name the sandbox, not NAME_replicaN."`
+	Steps   []Step   `yaml:"steps" doc:"Steps that bring the targets quadrant cannot copy (dsn targets) back, run before each iteration but the first, after the sandboxes' copies are put back: a sql_file of a dump, a shell step with your restore tool (--allow-shell). Every dsn target restored needs a step on it. A sql_file here may be one a setup shell step writes (its command names the file)."`
+}
+
+// RestoreSetup is the one state a restore goes back to: the end of setup.
+const RestoreSetup = "setup"
+
+// RestoreTargets are the targets restore r brings back, in plan order: its targets:, else
+// every target of p (a sandbox's replicas come with it and are not listed).
+func (p *Plan) RestoreTargets(r *Restore) []string {
+	if r == nil {
+		return nil
+	}
+	if len(r.Targets) > 0 {
+		return r.Targets
+	}
+	out := make([]string, 0, len(p.Targets))
+	for _, t := range p.Targets {
+		out = append(out, t.Name)
+	}
+	return out
 }
 
 // AxisValue is one matrix axis' value in an iteration.

@@ -31,6 +31,9 @@ type validator struct {
 	targets map[string]*Target // by name, replicas included (pointing at their sandbox target)
 	names   []string
 	records []string // record_as names of the whole plan
+	// restoring is set while an iteration's restore steps are checked: their sql_file may be
+	// one setup writes.
+	restoring bool
 }
 
 func validate(d *decoder, p *Plan) {
@@ -217,6 +220,7 @@ func (v *validator) iteration(it *Iteration) {
 		v.errorf(it.Src.At("server_config"), "server_config restarts target %s, a dsn target without a restart command; add restart: to the target (e.g. restart: \"sudo systemctl restart mysql\")", t.Name)
 	}
 	v.settings(it.Globals, "globals", true)
+	v.restore(it)
 	place := stepPlace{defaultTarget: it.Target}
 	place.name = "before"
 	v.steps(it.Before, place)
@@ -263,6 +267,44 @@ func (v *validator) iteration(it *Iteration) {
 		v.stmtNames(&it.Assert[i], it.Workload)
 		v.statusNames(&it.Assert[i])
 		v.kindMetrics(&it.Assert[i], it.Workload)
+	}
+}
+
+// restore checks an iteration's restore: the targets it names, its steps, and that each
+// target restored can be brought back: a sandbox by the copy of its datadir, a dsn target,
+// whose files quadrant cannot reach, only by the plan's own steps.
+func (v *validator) restore(it *Iteration) {
+	r := it.Restore
+	if r == nil {
+		return
+	}
+	for _, name := range r.Targets {
+		t, ok := v.targets[name]
+		switch {
+		case !ok:
+			v.checkTarget(name, r.Src.At("targets"), "restore.targets")
+		case t.Name != name:
+			v.errorf(r.Src.At("targets"), "restore.targets: %s is a replica of sandbox %s, which is restored whole, replicas included; name %s", name, t.Name, t.Name)
+		}
+	}
+	v.restoring = true
+	v.steps(r.Steps, stepPlace{name: "restore", defaultTarget: it.Target})
+	v.restoring = false
+	stepped, shell := map[string]bool{}, false
+	for _, st := range r.Steps {
+		stepped[st.Target] = st.Target != ""
+		shell = shell || st.Shell != nil
+	}
+	for _, name := range v.p.RestoreTargets(r) {
+		t, ok := v.targets[name]
+		if !ok || t.Sandbox != nil || stepped[name] || shell {
+			continue
+		}
+		at := r.Src.Pos
+		if r.Src.Has("targets") {
+			at = r.Src.At("targets")
+		}
+		v.errorf(at, "restore: target %s is a dsn target, whose data quadrant cannot copy (only a sandbox's); give restore steps that bring it back, e.g. restore: {steps: [{target: %s, sql_file: dump.sql}]}, or restore only the others with restore: {targets: [...]}", name, name)
 	}
 }
 
@@ -540,6 +582,10 @@ func (v *validator) step(s *Step, place stepPlace) {
 // Each step kind checks itself (after the checks common to every step).
 
 func (a *SQLFile) validate(v *validator, s *Step) {
+	if v.restoring && v.p.writtenBySetup(a.File) {
+		a.Path = v.output(a.File) // read after setup, which writes it
+		return
+	}
 	a.Path = v.path(a.File, s.Src.At("sql_file"), "sql_file")
 }
 

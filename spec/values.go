@@ -3,6 +3,7 @@ package spec
 import (
 	"fmt"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -211,4 +212,22 @@ func (m *SNMPMetrics) decodeNode(d *decoder, n *yaml.Node, name string) {
 			d.errs.add(d.t.pos(n), "%s must be a list of metric names or a map NAME: OID, got %s", name, describeNode(n))
 		}
 	}
+}
+
+// decodeNode reads `restore: setup` (short for {to: setup}) or the restore mapping.
+func (r *Restore) decodeNode(d *decoder, n *yaml.Node, name string) {
+	if n.Kind == yaml.MappingNode {
+		d.decodeStruct(n, reflect.ValueOf(r).Elem(), name)
+		return
+	}
+	val, ok := d.scalar(n, name)
+	if !ok {
+		return
+	}
+	r.Src = Source{Pos: d.t.pos(n), Keys: map[string]Pos{}}
+	if val != RestoreSetup {
+		d.errs.add(d.t.pos(n), "restore must be setup (every iteration starts from the data as setup left it) or a mapping {to: setup, targets: [...], steps: [...]}, got %s", describeValue(val))
+		return
+	}
+	r.To = RestoreSetup
 }

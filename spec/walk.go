@@ -1,10 +1,14 @@
 package spec
 
-import "iter"
+import (
+	"iter"
+	"strings"
+)
 
 // Phase names where a step stands in a plan.
 const (
 	PhaseSetup    = "setup"
+	PhaseRestore  = "restore"
 	PhaseBefore   = "before"
 	PhaseDuring   = "during"
 	PhaseAfter    = "after"
@@ -46,7 +50,11 @@ func (p *Plan) Steps() iter.Seq[PlacedStep] {
 		for i := range p.Iterations {
 			it := &p.Iterations[i]
 			t := p.TargetOf(it)
-			if !list(it.Before, PhaseBefore, it, t) || !list(it.During, PhaseDuring, it, t) || !list(it.After, PhaseAfter, it, t) {
+			var restore []Step
+			if it.Restore != nil {
+				restore = it.Restore.Steps
+			}
+			if !list(restore, PhaseRestore, it, t) || !list(it.Before, PhaseBefore, it, t) || !list(it.During, PhaseDuring, it, t) || !list(it.After, PhaseAfter, it, t) {
 				return
 			}
 		}
@@ -147,7 +155,7 @@ type DataFile struct {
 
 // DataFiles lists the files the plan's steps and workloads read (sql_file, replay), once
 // each in plan order: what a results folder must carry for a rerun. A file a capture: step
-// writes is made by the run itself.
+// writes, or a dump a setup shell step writes for restore steps, is made by the run itself.
 func (p *Plan) DataFiles() []DataFile {
 	var out []DataFile
 	seen := map[string]bool{}
@@ -157,15 +165,18 @@ func (p *Plan) DataFiles() []DataFile {
 			out = append(out, f)
 		}
 	}
-	for ps := range p.Steps() {
-		if ps.Step.SQLFile != nil {
-			add(DataFile{ps.Step.SQLFile.File, ps.Step.SQLFile.Path})
-		}
-	}
 	written := map[string]bool{}
 	for ps := range p.Steps() {
 		if c := ps.Step.Capture; c != nil {
 			written[c.Path] = true
+		}
+		if f := ps.Step.SQLFile; f != nil && ps.Phase == PhaseRestore && p.writtenBySetup(f.File) {
+			written[f.Path] = true
+		}
+	}
+	for ps := range p.Steps() {
+		if f := ps.Step.SQLFile; f != nil && !written[f.Path] {
+			add(DataFile{f.File, f.Path})
 		}
 	}
 	for pw := range p.Workloads() {
@@ -184,4 +195,18 @@ func (w *Workload) Files() []DataFile {
 		return nil
 	}
 	return w.Kind.Files(w)
+}
+
+// writtenBySetup says a setup shell step names file in its command: a dump it writes for
+// restore steps, which run only after setup, so the file need not exist before the run.
+func (p *Plan) writtenBySetup(file string) bool {
+	if file == "" {
+		return false
+	}
+	for _, st := range p.Setup {
+		if st.Shell != nil && strings.Contains(st.Shell.Command, file) {
+			return true
+		}
+	}
+	return false
 }

@@ -32,6 +32,7 @@ func explain(w io.Writer, p *spec.Plan) {
 	e.header()
 	e.printf("\nExecution order:\n")
 	e.steps("setup", p.Setup, "  ")
+	e.snapshot()
 	var prevConfig = map[string]string{}
 	for i := range p.Iterations {
 		e.iteration(&p.Iterations[i], prevConfig)
@@ -183,6 +184,7 @@ func (e *explainer) iteration(it *spec.Iteration, prevConfig map[string]string) 
 		}
 		prevConfig[key] = dir
 	}
+	e.restore(it)
 	if len(it.ServerConfig) > 0 {
 		cfg := it.ServerConfig.String()
 		if prevConfig[it.Target] != cfg {
@@ -215,6 +217,55 @@ func (e *explainer) iteration(it *spec.Iteration, prevConfig map[string]string) 
 	for _, a := range it.Assert {
 		e.printf("  assert: %s\n", a.Source)
 	}
+}
+
+// snapshot says which sandboxes' data is copied when setup ends, for the iterations' restore:.
+func (e *explainer) snapshot() {
+	want := map[string]bool{}
+	for i := range e.p.Iterations {
+		for _, name := range e.p.RestoreTargets(e.p.Iterations[i].Restore) {
+			want[name] = true
+		}
+	}
+	for _, t := range e.p.Targets {
+		if t.Sandbox == nil || !want[t.Name] {
+			continue
+		}
+		with := ""
+		if t.Sandbox.Replicas > 0 {
+			with = fmt.Sprintf(" (its %d replica(s) too, caught up first)", t.Sandbox.Replicas)
+		}
+		e.printf("  after setup, for restore: sandbox %s is stopped%s, its datadir copied inside its own directory (a reflink per file where the filesystem can clone, else a full copy), and started again\n", t.Name, with)
+	}
+}
+
+// restore says how the iteration's targets come back to the end of setup.
+func (e *explainer) restore(it *spec.Iteration) {
+	r := it.Restore
+	if r == nil {
+		return
+	}
+	if it.Index == 1 {
+		e.printf("  restore: none before the first iteration: it starts from setup's end as it is\n")
+		return
+	}
+	e.printf("  restore to the end of setup:\n")
+	for _, name := range e.p.RestoreTargets(r) {
+		for _, t := range e.p.Targets {
+			switch {
+			case t.Name != name:
+			case t.Sandbox != nil:
+				with := ""
+				if t.Sandbox.Replicas > 0 {
+					with = fmt.Sprintf(" and its %d replica(s)", t.Sandbox.Replicas)
+				}
+				e.printf("    sandbox %s%s: stop, put back the copy of the datadir taken after setup, start (a restart)\n", name, with)
+			default:
+				e.printf("    %s: by the restore steps\n", name)
+			}
+		}
+	}
+	e.steps("restore steps", r.Steps, "    ")
 }
 
 func (e *explainer) steps(name string, steps []spec.Step, indent string) {

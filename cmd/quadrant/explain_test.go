@@ -79,3 +79,53 @@ func TestByteSize(t *testing.T) {
 		}
 	}
 }
+
+// explain says what restore: setup copies after setup and puts back before each iteration but
+// the first, replicas included, and the steps that bring a dsn target back.
+func TestExplainShowsRestore(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(plan, []byte(`version: 1
+name: restore
+targets:
+  db: {sandbox: {replicas: 1}}
+  prod: {dsn: "u:pw@tcp(db1:3306)/app"}
+setup:
+  - shell: "mysqldump --databases app > app-dump.sql"
+matrix:
+  flush: [1, 2]
+iteration:
+  target: db
+  restore:
+    steps:
+      - {target: prod, sql_file: app-dump.sql}
+  workload: {builtin: oltp_read_write, duration: 5s}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", plan)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	first, second, ok := strings.Cut(out, "Iteration 2/2")
+	if !ok {
+		t.Fatalf("no second iteration:\n%s", out)
+	}
+	for _, want := range []string{
+		"after setup, for restore: sandbox db is stopped (its 1 replica(s) too, caught up first), its datadir copied",
+		"restore: none before the first iteration",
+	} {
+		if !strings.Contains(first, want) {
+			t.Errorf("explain lacks %q before iteration 2:\n%s", want, out)
+		}
+	}
+	for _, want := range []string{
+		"sandbox db and its 1 replica(s): stop, put back the copy of the datadir taken after setup, start",
+		"prod: by the restore steps",
+		"sql_file on prod: " + filepath.Join(dir, "app-dump.sql"),
+	} {
+		if !strings.Contains(second, want) {
+			t.Errorf("explain lacks %q in iteration 2:\n%s", want, out)
+		}
+	}
+}
