@@ -16,7 +16,6 @@ import (
 
 	_ "github.com/go-sql-driver/mysql"
 
-	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
 
@@ -34,7 +33,7 @@ func main() {
 func run(n int, gb float64, parent string) error {
 	ctx := context.Background()
 	if parent == "" {
-		d, err := benchrun.SandboxDir("restorebench")
+		d, err := sandbox.TempDir("restorebench")
 		if err != nil {
 			return err
 		}
