@@ -260,32 +260,8 @@ func (t *cloneTally) method(before string) string {
 // FICLONE where the filesystem can (XFS with reflink, Btrfs, bcachefs, ZFS 2.2: instant,
 // no space used until the server writes), else copied.
 func cloneTree(src, dst string, t *cloneTally) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		target := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(target, info.Mode().Perm()|0o700)
-		case info.Mode().IsRegular():
-			return cloneFile(path, target, info, t)
-		case info.Mode()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, target)
-		}
-		return nil // sockets, pipes: not data
+	return walkCopy(src, dst, func(path, target string, info fs.FileInfo) error {
+		return cloneFile(path, target, info, t)
 	})
 }
 

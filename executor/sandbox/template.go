@@ -321,6 +321,14 @@ func initDatadir(ctx context.Context, b Binary, basedir, dir string, acct accoun
 // reflink where the filesystem supports it); the result is fully allocated, unlike a sparse copy,
 // so benchmark writes into the redo log do not pay for block allocation.
 func copyDir(src, dst string) error {
+	return walkCopy(src, dst, func(path, target string, info fs.FileInfo) error {
+		return copyFile(path, target, info.Mode().Perm())
+	})
+}
+
+// walkCopy makes dst a copy of directory tree src: directories and symlinks as they are,
+// each regular file through file; sockets and pipes are not data and are left out.
+func walkCopy(src, dst string, file func(path, target string, info fs.FileInfo) error) error {
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -338,7 +346,7 @@ func copyDir(src, dst string) error {
 		case d.IsDir():
 			return os.MkdirAll(target, info.Mode().Perm()|0o700)
 		case info.Mode().IsRegular():
-			return copyFile(path, target, info.Mode().Perm())
+			return file(path, target, info)
 		case info.Mode()&fs.ModeSymlink != 0:
 			link, err := os.Readlink(path)
 			if err != nil {
@@ -346,7 +354,7 @@ func copyDir(src, dst string) error {
 			}
 			return os.Symlink(link, target)
 		}
-		return nil // sockets, pipes: not part of a datadir worth copying
+		return nil
 	})
 }
 
