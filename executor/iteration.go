@@ -257,6 +257,9 @@ func (x *iteration) summarize() {
 				Iteration: x.it.Index, Repeat: x.it.Repeat, Matrix: matrixFields(*x.it), Target: name, Stage: st.Stage,
 				Status: x.info.Status, Duration: st.End.Sub(st.Start), Total: st, Watched: m.stageCosts[st.Stage],
 			}
+			if k := st.Stage - 1; k < len(x.it.Workload.Stages) {
+				so.StageThreads, so.StageRate = x.it.Workload.Stages[k].Threads, x.it.Workload.Stages[k].Rate
+			}
 			if err := x.r.out.AppendSummary(so); err != nil {
 				x.r.resultsFailed(err)
 			}
