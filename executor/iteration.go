@@ -47,6 +47,14 @@ func (r *runner) runIteration(ctx context.Context, it *spec.Iteration, info *res
 	r.logf("iteration %d/%d%s", it.Index, len(r.plan.Iterations), describeCell(it))
 	err := x.run(ctx)
 	x.end(ctx, err)
+	if o, ok := r.obs.(IterationObserver); ok {
+		var total *measure.Total
+		if x.m != nil {
+			total = x.m.total
+		}
+		o.IterationEnded(Progress{Measured: total != nil, Iteration: it.Index, Of: len(r.plan.Iterations),
+			Cell: strings.TrimPrefix(describeCell(it), ": "), Target: x.target}, *info, total)
+	}
 	return info.Status
 }
 

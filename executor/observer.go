@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
@@ -100,6 +101,13 @@ type Progress struct {
 // interval, per watched target, as the time series gets them (live metrics do).
 type WatchObserver interface {
 	Watched(p Progress, target string, values []measure.Value)
+}
+
+// IterationObserver is an Observer that also wants each iteration's end, once its summary
+// rows are written: its outcome and what its workload measured (nil when it never ran), for
+// the console's line of what the iteration came to.
+type IterationObserver interface {
+	IterationEnded(p Progress, info results.IterationInfo, total *measure.Total)
 }
 
 // quiet is the Observer of a run nobody watches.

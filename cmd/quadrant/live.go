@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
@@ -200,6 +201,14 @@ func (t tee) Working(w executor.Work) {
 func (t tee) SandboxStarted(dir string) {
 	for _, o := range t {
 		o.SandboxStarted(dir)
+	}
+}
+
+func (t tee) IterationEnded(p executor.Progress, info results.IterationInfo, total *measure.Total) {
+	for _, o := range t {
+		if e, ok := o.(executor.IterationObserver); ok {
+			e.IterationEnded(p, info, total)
+		}
 	}
 }
 
