@@ -163,7 +163,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 		out: r.out, samplers: r.watch, histograms: hl, obs: r.obs, logf: r.logf, failed: r.resultsFailed,
 		iteration: it.Index, target: s.Name(), reportInterval: it.Workload.ReportInterval,
 		progress: Progress{Measured: true, Iteration: it.Index, Of: len(r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(it), ": "), Target: s.Name(),
-			OpenLoop: it.Workload.OpenLoop(), Length: it.Workload.Duration, Left: remaining(r.plan, it.Index)},
+			OpenLoop: it.Workload.OpenLoop(), Length: it.Workload.Duration, Left: remaining(r.plan, it.Index), Stages: it.Workload.Stages},
 	})
 	ev := x.evidenceBefore(ctx, s)
 	var during *duringSteps

@@ -9,6 +9,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // Observer is told what a run does while it does it; the CLI draws its console from it.
@@ -95,6 +96,9 @@ type Progress struct {
 	Target        string        // the workload's target
 	Length        time.Duration // the workload's duration (0 when bounded by events only)
 	Left          time.Duration // workload time left in the run after this iteration
+	// Stages are the workload's load shape as the plan gives it (nil without): the level of
+	// the Interval's Stage.
+	Stages []spec.Stage
 }
 
 // WatchObserver is an Observer that also wants the watched values of every measured
