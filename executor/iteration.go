@@ -47,6 +47,14 @@ func (r *runner) runIteration(ctx context.Context, it *spec.Iteration, info *res
 	r.logf("iteration %d/%d%s", it.Index, len(r.plan.Iterations), describeCell(it))
 	err := x.run(ctx)
 	x.end(ctx, err)
+	if o, ok := r.obs.(IterationObserver); ok {
+		var total *measure.Total
+		if x.m != nil {
+			total = x.m.total
+		}
+		o.IterationEnded(Progress{Measured: total != nil, Iteration: it.Index, Of: len(r.plan.Iterations),
+			Cell: strings.TrimPrefix(describeCell(it), ": "), Target: x.target}, *info, total)
+	}
 	return info.Status
 }
 
@@ -159,7 +167,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 		out: r.out, samplers: r.watch, histograms: hl, obs: r.obs, logf: r.logf, failed: r.resultsFailed,
 		iteration: it.Index, target: s.Name(), reportInterval: it.Workload.ReportInterval,
 		progress: Progress{Measured: true, Iteration: it.Index, Of: len(r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(it), ": "), Target: s.Name(),
-			OpenLoop: it.Workload.OpenLoop(), Length: it.Workload.Duration, Left: remaining(r.plan, it.Index)},
+			OpenLoop: it.Workload.OpenLoop(), Length: it.Workload.Duration, Left: remaining(r.plan, it.Index), Stages: it.Workload.Stages},
 	})
 	ev := x.evidenceBefore(ctx, s)
 	var during *duringSteps
@@ -260,6 +268,9 @@ func (x *iteration) summarize() {
 			so := &results.SummaryRow{
 				Iteration: x.it.Index, Repeat: x.it.Repeat, Matrix: matrixFields(*x.it), Target: name, Stage: st.Stage,
 				Status: x.info.Status, Duration: st.End.Sub(st.Start), Total: st, Watched: m.stageCosts[st.Stage],
+			}
+			if k := st.Stage - 1; k < len(x.it.Workload.Stages) {
+				so.StageThreads, so.StageRate = x.it.Workload.Stages[k].Threads, x.it.Workload.Stages[k].Rate
 			}
 			if err := x.r.out.AppendSummary(so); err != nil {
 				x.r.resultsFailed(err)

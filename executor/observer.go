@@ -7,7 +7,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // Observer is told what a run does while it does it; the CLI draws its console from it.
@@ -94,12 +96,22 @@ type Progress struct {
 	Target        string        // the workload's target
 	Length        time.Duration // the workload's duration (0 when bounded by events only)
 	Left          time.Duration // workload time left in the run after this iteration
+	// Stages are the workload's load shape as the plan gives it (nil without): the level of
+	// the Interval's Stage.
+	Stages []spec.Stage
 }
 
 // WatchObserver is an Observer that also wants the watched values of every measured
 // interval, per watched target, as the time series gets them (live metrics do).
 type WatchObserver interface {
 	Watched(p Progress, target string, values []measure.Value)
+}
+
+// IterationObserver is an Observer that also wants each iteration's end, once its summary
+// rows are written: its outcome and what its workload measured (nil when it never ran), for
+// the console's line of what the iteration came to.
+type IterationObserver interface {
+	IterationEnded(p Progress, info results.IterationInfo, total *measure.Total)
 }
 
 // quiet is the Observer of a run nobody watches.

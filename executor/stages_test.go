@@ -50,6 +50,11 @@ iteration:
 			if want := []string{"1", "2"}[len(tps)]; St.Value(j, "stage") != want {
 				t.Fatalf("iteration %s: stage rows out of order: %v", iteration, St.Rows)
 			}
+			// The stage's level as the plan gives it: what the report's knee is drawn against.
+			level := St.Value(j, "threads") + "/" + St.Value(j, "rate")
+			if want := map[string][]string{"open": {"/50", "/200"}, "closed": {"1/", "3/"}}[S.Value(i, "shape")][len(tps)]; level != want {
+				t.Errorf("iteration %s (%s) stage %s: threads/rate %q, want %q", iteration, S.Value(i, "shape"), St.Value(j, "stage"), level, want)
+			}
 			sum += col(t, St, j, "transactions")
 			tps = append(tps, col(t, St, j, "tps"))
 			secs += col(t, St, j, "duration_s")

@@ -40,7 +40,7 @@ func columnNames() map[string]bool {
 	}
 	for _, n := range []string{results.ColIteration, results.ColRepeat, results.ColTarget, results.ColStatus, results.ColDuration,
 		results.ColElapsed, results.ColTime, results.ColStage, results.ColWarmup, results.ColFingerprintID, results.ColFingerprint,
-		results.ColFingerprintP95, results.ColErrorsByCode} {
+		results.ColFingerprintP95, results.ColErrorsByCode, results.ColStageThreads, results.ColStageRate} {
 		names[n] = true
 	}
 	return names

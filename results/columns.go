@@ -24,6 +24,12 @@ const (
 	ColTime      = "time"
 	ColStage     = measure.StageName
 	ColWarmup    = measure.WarmupName
+	// ColStageThreads and ColStageRate are a summary stage row's level of load as the plan
+	// gives it: the stage's threads (closed loop; an open loop's connections) and its rate
+	// (open loop), what a knee is drawn against. Empty on the iteration's rows, and absent
+	// from folders written before them.
+	ColStageThreads = "threads"
+	ColStageRate    = "rate"
 )
 
 // Columns of fingerprints.csv and replay.csv that readers look up (see FingerprintRows).
@@ -159,14 +165,19 @@ func Describe(csv CSV, name string) ColumnInfo {
 		c.Role, c.Merge, c.Unit = RoleKey, MergeMax, "s"
 		return c
 	}
+	if csv == SummaryCSV && name == ColStageRate {
+		c.Role, c.Merge, c.Unit = RoleKey, MergeKey, measure.PerSecond
+		return c
+	}
 	if m, ok := lookupMetric(name); ok {
 		c.Role, c.Metric, c.Kind, c.Better, c.Merge = RoleMetric, m, m.Kind, m.Better, MergeSum
 		c.Unit = m.TotalUnit
 		if csv == TimeseriesCSV {
 			c.Unit = m.IntervalUnit
 		}
-		if m.RowKey {
-			c.Role, c.Merge = RoleKey, MergeKey
+		if m.RowKey || csv == SummaryCSV && name == ColStageThreads {
+			// the summary's threads is a stage row's level: it places the row on a knee
+			c.Role, c.Merge, c.Unit = RoleKey, MergeKey, m.IntervalUnit
 		}
 		if m.Latency != nil {
 			c.Histogram, c.Latency = "latency", m.Latency
@@ -222,7 +233,8 @@ func (r *Run) Describe(csv CSV, name string) ColumnInfo {
 	if r == nil || r.Info == nil {
 		return c
 	}
-	if (csv == SummaryCSV || csv == TimeseriesCSV) && c.Role == RoleOther {
+	// A matrix axis may have a stage level's name (matrix: {threads: [...]}): the axis it is.
+	if (csv == SummaryCSV || csv == TimeseriesCSV) && (c.Role == RoleOther || csv == SummaryCSV && (name == ColStageThreads || name == ColStageRate)) {
 		for _, a := range r.Info.Axes {
 			if a == name {
 				c.Role = RoleAxis
@@ -247,6 +259,39 @@ func (r *Run) Describe(csv CSV, name string) ColumnInfo {
 
 // IsKey reports whether column name of table csv places a row rather than measures.
 func IsKey(csv CSV, name string) bool { return Describe(csv, name).Role == RoleKey }
+
+// Headline is the summary columns of d a reader leads with (the console, the report's
+// headline, compare's defaults): the metric table's Headline metrics that have a value in
+// some row and, when one has, d's columns of the Headline families (tpcc: tpmC, then
+// tx.NAME.p90_ms); nil when the workload has none.
+func Headline(d *Data) []string {
+	if d == nil {
+		return nil
+	}
+	has := func(name string) bool {
+		for i := range d.Rows {
+			if _, ok := d.Float(i, name); ok {
+				return true
+			}
+		}
+		return false
+	}
+	var out []string
+	for _, m := range measure.Metrics {
+		if m.Headline && has(m.Name) {
+			out = append(out, m.Name)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	for _, h := range d.Header {
+		if f, _, ok := measure.FamilyOf(h); ok && f.Headline && has(h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
 
 // Throughput is the time series' and the summary's transactions per second: the figure a
 // comparison leads with.

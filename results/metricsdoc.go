@@ -34,6 +34,9 @@ func MetricsMarkdown() []byte {
 		if m.Compare {
 			cmp = "yes"
 		}
+		if m.Headline {
+			cmp = "yes, first: the headline where a workload has it"
+		}
 		better := ""
 		switch m.Better {
 		case measure.Higher:
@@ -52,7 +55,11 @@ func MetricsMarkdown() []byte {
 		if f.Total != nil {
 			sum = "yes"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.Pattern, ts, sum, f.Doc)
+		doc := f.Doc
+		if f.Headline {
+			doc += "; with a headline metric (tpmC), part of the headline and compared by default"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", f.Pattern, ts, sum, doc)
 	}
 	b.WriteString("\n## Cost per transaction\n\nWhat a transaction cost, from watched counters of a target (a sandbox's server process, a dsn " +
 		"target's with `pid`/`pid_file`, quadrant's own process, SHOW GLOBAL STATUS), after the watched columns. In the time " +

@@ -87,9 +87,13 @@ type SummaryRow struct {
 	Target            string
 	// Stage is a load shape's stage the row covers (Total is that stage's), 0 for the
 	// whole iteration; stage rows have a stage column, iteration rows leave it empty.
-	Stage    int
-	Status   string
-	Duration time.Duration
+	Stage int
+	// StageThreads and StageRate are the stage's level of load as the plan gives it
+	// (stage rows only; 0: not given).
+	StageThreads int
+	StageRate    float64
+	Status       string
+	Duration     time.Duration
 	// Total is the measured workload's, on the workload's target only (nil elsewhere, and
 	// when the iteration failed before measuring).
 	Total *measure.Total
@@ -115,6 +119,13 @@ func (o *SummaryRow) record() Record {
 	rec.Add(ColTarget, o.Target)
 	if o.Stage > 0 {
 		rec.AddInt(ColStage, int64(o.Stage))
+		// A matrix axis of the same name already holds the row's value of it.
+		if o.StageThreads > 0 && !hasField(o.Matrix, ColStageThreads) {
+			rec.AddInt(ColStageThreads, int64(o.StageThreads))
+		}
+		if o.StageRate > 0 && !hasField(o.Matrix, ColStageRate) {
+			rec.AddFloat(ColStageRate, o.StageRate)
+		}
 	}
 	rec.Add(ColStatus, o.Status)
 	if o.NotMeasured {
@@ -146,4 +157,13 @@ func (o *SummaryRow) record() Record {
 // AppendSummary writes one row of summary.csv.
 func (w *Writer) AppendSummary(o *SummaryRow) error {
 	return w.AppendSummaryRecord(o.record())
+}
+
+func hasField(fields []Field, name string) bool {
+	for _, f := range fields {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
 }

@@ -94,3 +94,78 @@ func TestElapsedStrictlyIncreasesWithinAnIteration(t *testing.T) {
 		}
 	}
 }
+
+// A stage row carries the stage's level of load (what a knee is drawn against), read back
+// through Run.Stages as a row key; the iteration's row leaves it empty, and a matrix axis of
+// the same name is never written twice.
+func TestStageRowsCarryTheirLevel(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := func(stage int) *measure.Total {
+		return &measure.Total{Stage: stage, Stats: measure.Stats{Latency: measure.NewHistogram()}}
+	}
+	rows := []*SummaryRow{
+		{Iteration: 1, Repeat: 1, Target: "db", Status: StatusDone, Total: total(0)},
+		{Iteration: 1, Repeat: 1, Target: "db", Stage: 1, StageThreads: 8, Status: StatusDone, Total: total(1)},
+		{Iteration: 1, Repeat: 1, Target: "db", Stage: 2, StageThreads: 64, Status: StatusDone, Total: total(2)},
+		{Iteration: 2, Repeat: 1, Target: "db", Stage: 1, StageThreads: 4, StageRate: 250.5, Status: StatusDone, Total: total(1)},
+	}
+	for _, o := range rows {
+		if err := w.AppendSummary(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	if err := WriteJSON(filepath.Join(dir, RunFile), &RunInfo{}); err != nil {
+		t.Fatal(err)
+	}
+	run, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i := range run.Stages.Rows {
+		got = append(got, run.Stages.Value(i, ColStageThreads)+"/"+run.Stages.Value(i, ColStageRate))
+	}
+	if want := []string{"8/", "64/", "4/250.5"}; !slices.Equal(got, want) {
+		t.Errorf("stage rows' threads/rate %v, want %v", got, want)
+	}
+	if v := run.Summary.Value(0, ColStageThreads); v != "" {
+		t.Errorf("the iteration's row has threads %q", v)
+	}
+	for _, name := range []string{ColStageThreads, ColStageRate} {
+		if !IsKey(SummaryCSV, name) {
+			t.Errorf("%s of a summary row is not a row key", name)
+		}
+	}
+	axis := SummaryRow{Iteration: 1, Matrix: []Field{{Name: "threads", Value: "8"}}, Target: "db", Stage: 1, StageThreads: 8, Status: StatusDone}
+	n := 0
+	for _, f := range axis.record() {
+		if f.Name == ColStageThreads {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("a matrix axis named threads and the stage's threads: %d threads columns, want 1", n)
+	}
+}
+
+// tpcc's summary leads with tpmC and its transactions' p90; a workload without tpmC
+// (tpmC's cells empty, tx.NAME.p90_ms of a custom workload present) has no headline.
+func TestHeadlineFollowsTheMetricTable(t *testing.T) {
+	header := []string{ColIteration, "tps", "tpmC", "tx.new_order.count", "tx.new_order.p90_ms", "tx.payment.p90_ms", "tx.payment.p95_ms"}
+	tpcc := NewData(header, [][]string{{"1", "100", "2400", "40", "12.5", "3.1", "4"}})
+	if got, want := Headline(tpcc), []string{"tpmC", "tx.new_order.p90_ms", "tx.payment.p90_ms"}; !slices.Equal(got, want) {
+		t.Errorf("tpcc headline %v, want %v", got, want)
+	}
+	custom := NewData(header, [][]string{{"1", "100", "", "40", "12.5", "3.1", "4"}})
+	if got := Headline(custom); got != nil {
+		t.Errorf("a workload without tpmC has headline %v", got)
+	}
+	if got := Headline(NewData(nil, nil)); got != nil {
+		t.Errorf("an empty summary has headline %v", got)
+	}
+}

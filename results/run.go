@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
@@ -192,6 +193,34 @@ type Restore struct {
 	CopySeconds float64 `json:"copy_seconds,omitempty"`
 	Bytes       int64   `json:"bytes,omitempty"`
 	Files       int     `json:"files,omitempty"`
+}
+
+// Broken reports whether the iteration's numbers are not a whole measurement, to be kept
+// out of best and worst and drawn as failed: it was interrupted, the run could not go on,
+// or it failed with an error (a server lost mid-way, a step). An iteration failed only by
+// its assertions measured all it was to measure: its numbers stand (it is still marked).
+func (it *IterationInfo) Broken() bool {
+	switch it.Status {
+	case StatusInterrupted, StatusError:
+		return true
+	case StatusFailed:
+		return it.Error != ""
+	}
+	return false
+}
+
+// Why is what went wrong in an iteration that did not pass, in a few words: its error or
+// its failed assertions; "" for one that passed.
+func (it *IterationInfo) Why() string {
+	switch {
+	case it.Status == StatusDone || it.Status == StatusRunning || it.Status == "":
+		return ""
+	case it.Error != "":
+		return it.Error
+	case len(it.Failed) > 0:
+		return "assertions failed: " + strings.Join(it.Failed, "; ")
+	}
+	return it.Status
 }
 
 // Storage is the filesystem a sandbox's data directory is on: what a comparison of storage

@@ -3,12 +3,16 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
@@ -65,6 +69,53 @@ func (c *console) Interval(t executor.Progress) {
 		c.status = statusLine(t)
 	}
 	c.redraw()
+}
+
+// IterationEnded prints what an iteration came to, on stdout after its interval lines: its
+// status and its headline figures (the metric table's: tpcc's tpmC and each transaction's
+// p90), or for a workload without any the figures the report charts first (tps, p95).
+func (c *console) IterationEnded(p executor.Progress, info results.IterationInfo, total *measure.Total) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.clear()
+	c.status = ""
+	fmt.Fprintln(c.out, endLine(p, info, total))
+}
+
+func endLine(p executor.Progress, info results.IterationInfo, total *measure.Total) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "iteration %d/%d", p.Iteration, p.Of)
+	if p.Cell != "" {
+		fmt.Fprintf(&b, " %s", p.Cell)
+	}
+	fmt.Fprintf(&b, ": %s", info.Status)
+	if total == nil {
+		return b.String()
+	}
+	fixed, family := measure.TotalValues(total)
+	figures := measure.Headlines(fixed, family)
+	if figures == nil {
+		for _, v := range fixed {
+			if slices.Contains(measure.ChartDefaults(), v.Name) {
+				figures = append(figures, v)
+			}
+		}
+	}
+	for _, v := range figures {
+		fmt.Fprintf(&b, " · %s %s", v.Name, figureText(v.Value))
+	}
+	return b.String()
+}
+
+// figureText is a figure short enough for a line: whole numbers from 100 up, else two decimals.
+func figureText(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case math.Abs(v) >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
 }
 
 // Working redraws the live line of a long step on a terminal.

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
@@ -54,5 +56,62 @@ func TestConsoleTerminalKeepsTheStatusLineBelow(t *testing.T) {
 	}
 	if strings.Count(term.String(), "\n") != 2 {
 		t.Fatal("the status line must never end a line")
+	}
+}
+
+// tpcTotal is a minute of a tpcc workload: 1200 NewOrders (tpmC 1200) and 1100 Payments,
+// NewOrder's latencies 1..100 ms, Payment's 1..50 ms.
+func tpccTotal() *measure.Total {
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	t := &measure.Total{Start: start, End: start.Add(time.Minute)}
+	t.TPCC = &measure.TPCC{Warehouses: 1}
+	t.Latency = measure.NewHistogram()
+	for _, tx := range []struct {
+		name  string
+		count int64
+		maxMs int64
+	}{{measure.NewOrderName, 1200, 100}, {"payment", 1100, 50}} {
+		h := measure.NewHistogram()
+		for ms := int64(1); ms <= tx.maxMs; ms++ {
+			h.RecordUS(ms * 1000)
+		}
+		t.Transactions = append(t.Transactions, measure.Named{Name: tx.name, Counts: measure.Counts{Events: tx.count}, Latency: h})
+		t.Events += tx.count
+	}
+	t.Summarize()
+	return t
+}
+
+// The end of an iteration is one line on stdout: a tpcc workload's tpmC and each
+// transaction's p90 (the metric table's headline), any other workload's tps and p95.
+func TestConsoleEndLineLeadsWithTheHeadline(t *testing.T) {
+	var out, errb bytes.Buffer
+	c := &console{out: &out, err: &errb}
+	var obs executor.Observer = tee{c} // as run.go wires it with live metrics
+	end, ok := obs.(executor.IterationObserver)
+	if !ok {
+		t.Fatal("the console's observers are not told an iteration's end")
+	}
+	p := executor.Progress{Measured: true, Iteration: 2, Of: 3, Cell: "threads=4", Target: "db"}
+	end.IterationEnded(p, results.IterationInfo{Index: 2, Status: results.StatusDone}, tpccTotal())
+	tp := tpccTotal()
+	want := fmt.Sprintf("iteration 2/3 threads=4: done · tpmC 1200 · tx.new_order.p90_ms %.2f · tx.payment.p90_ms %.2f\n",
+		measure.Ms(tp.Transactions[0].Lat.P90), measure.Ms(tp.Transactions[1].Lat.P90))
+	if out.String() != want {
+		t.Errorf("tpcc end line %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	oltp := &measure.Total{Start: tp.Start, End: tp.Start.Add(10 * time.Second)}
+	oltp.Events, oltp.Latency = 12340, measure.NewHistogram()
+	oltp.Latency.RecordUS(3250)
+	oltp.Summarize()
+	end.IterationEnded(p, results.IterationInfo{Index: 2, Status: results.StatusFailed}, oltp)
+	if want := fmt.Sprintf("iteration 2/3 threads=4: failed · tps 1234 · p95_ms %.2f\n", measure.Ms(oltp.Lat.P95)); out.String() != want {
+		t.Errorf("oltp end line %q, want %q", out.String(), want)
+	}
+	out.Reset()
+	end.IterationEnded(executor.Progress{Iteration: 1, Of: 3}, results.IterationInfo{Index: 1, Status: results.StatusFailed}, nil)
+	if out.String() != "iteration 1/3: failed\n" {
+		t.Errorf("a workload that never ran: %q", out.String())
 	}
 }

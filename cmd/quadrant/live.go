@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
@@ -47,6 +48,12 @@ type watchKey struct {
 }
 
 type liveSeries struct {
+	// stage is the current stage of a load shape (0 in warmup), level its threads and
+	// rate as the plan gives them; shaped is false without stages.
+	shaped  bool
+	stage   int
+	threads float64
+	rate    float64
 	counts  measure.Counts
 	byCode  map[int]int64
 	buckets []uint64 // per latencyBuckets, not cumulative
@@ -73,19 +80,43 @@ func (m *liveMetrics) Working(w executor.Work) {
 }
 func (m *liveMetrics) SandboxStarted(string) {}
 
+// noMatrix is the cell label of a plan without a matrix (a stages plan, say: its stage is
+// quadrant_stage), never an empty label value.
+const noMatrix = "(no matrix)"
+
+func cellLabel(cell string) string {
+	if cell == "" {
+		return noMatrix
+	}
+	return cell
+}
+
 func (m *liveMetrics) Interval(p executor.Progress) {
 	iv := p.Interval
-	if !p.Measured || iv == nil || iv.Warmup {
+	if !p.Measured || iv == nil {
 		return
 	}
-	k := seriesKey{strconv.Itoa(p.Iteration), p.Cell, p.Target}
+	k := seriesKey{strconv.Itoa(p.Iteration), cellLabel(p.Cell), p.Target}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	// The series exist from the workload's first interval, warmup's included, every counter
+	// at 0: a rate() over them is 0 before the first error, not no data.
 	s := m.series[k]
 	if s == nil {
 		s = &liveSeries{byCode: map[int]int64{}, buckets: make([]uint64, len(latencyBuckets)+1)}
 		m.series[k] = s
 		m.order = append(m.order, k)
+	}
+	s.shaped = len(p.Stages) > 0
+	s.stage, s.threads, s.rate = iv.Stage, float64(iv.Threads), 0
+	if st := iv.Stage - 1; st >= 0 && st < len(p.Stages) {
+		if p.Stages[st].Threads > 0 {
+			s.threads = float64(p.Stages[st].Threads)
+		}
+		s.rate = p.Stages[st].Rate
+	}
+	if iv.Warmup {
+		return
 	}
 	s.counts.Events += iv.Events
 	s.counts.Reads += iv.Reads
@@ -117,7 +148,7 @@ func (m *liveMetrics) Watched(p executor.Progress, target string, values []measu
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, v := range values {
-		k := watchKey{seriesKey{strconv.Itoa(p.Iteration), p.Cell, target}, v.Name}
+		k := watchKey{seriesKey{strconv.Itoa(p.Iteration), cellLabel(p.Cell), target}, v.Name}
 		m.watched[k] = v.Value
 	}
 }
@@ -132,11 +163,14 @@ var (
 	descTPS      = prometheus.NewDesc("quadrant_tps", "Transactions per second over the last report interval.", seriesLabels, nil)
 	descWorkDone = prometheus.NewDesc("quadrant_step_done", "How far a long step is: rows loaded by a data load, bytes read of a SQL file.", []string{"plan", "step", "unit"}, nil)
 	descWorkAll  = prometheus.NewDesc("quadrant_step_total", "What a long step has to do in all (0: unknown).", []string{"plan", "step", "unit"}, nil)
+	descStage    = prometheus.NewDesc("quadrant_stage", "A load shape's current stage (1, 2, ...; 0 in warmup).", seriesLabels, nil)
+	descStageThr = prometheus.NewDesc("quadrant_stage_threads", "The current stage's threads as the plan gives them (running threads in warmup and in an open loop's stage without them).", seriesLabels, nil)
+	descStageRt  = prometheus.NewDesc("quadrant_stage_rate", "The current stage's rate in transactions per second (open loop; 0 in closed loop and warmup).", seriesLabels, nil)
 	descWatched  = prometheus.NewDesc("quadrant_watched", "A watched column's last value as the time series has it: a counter as a per-second rate, a gauge as its level.", append(seriesLabels, "column"), nil)
 )
 
 func (m *liveMetrics) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descTx, descStmt, descErr, descReconn, descLat, descTPS, descWatched, descWorkDone, descWorkAll} {
+	for _, d := range []*prometheus.Desc{descTx, descStmt, descErr, descReconn, descLat, descTPS, descStage, descStageThr, descStageRt, descWatched, descWorkDone, descWorkAll} {
 		ch <- d
 	}
 }
@@ -155,8 +189,12 @@ func (m *liveMetrics) Collect(ch chan<- prometheus.Metric) {
 		counter(descStmt, s.counts.Writes, "write")
 		counter(descStmt, s.counts.Other, "other")
 		counter(descReconn, s.counts.Reconnects)
+		// code 0 always, at 0 until an error without a number: the family exists from the start
+		counter(descErr, s.byCode[0], "0")
 		for code, n := range s.byCode {
-			counter(descErr, n, strconv.Itoa(code))
+			if code != 0 {
+				counter(descErr, n, strconv.Itoa(code))
+			}
 		}
 		cum := map[float64]uint64{}
 		var run uint64
@@ -166,6 +204,11 @@ func (m *liveMetrics) Collect(ch chan<- prometheus.Metric) {
 		}
 		ch <- prometheus.MustNewConstHistogram(descLat, s.latN, s.latSum, cum, l...)
 		ch <- prometheus.MustNewConstMetric(descTPS, prometheus.GaugeValue, s.tps, l...)
+		if s.shaped {
+			ch <- prometheus.MustNewConstMetric(descStage, prometheus.GaugeValue, float64(s.stage), l...)
+			ch <- prometheus.MustNewConstMetric(descStageThr, prometheus.GaugeValue, s.threads, l...)
+			ch <- prometheus.MustNewConstMetric(descStageRt, prometheus.GaugeValue, s.rate, l...)
+		}
 	}
 	for k, v := range m.watched {
 		ch <- prometheus.MustNewConstMetric(descWatched, prometheus.GaugeValue, v, m.plan, k.iteration, k.cell, k.target, k.column)
@@ -200,6 +243,14 @@ func (t tee) Working(w executor.Work) {
 func (t tee) SandboxStarted(dir string) {
 	for _, o := range t {
 		o.SandboxStarted(dir)
+	}
+}
+
+func (t tee) IterationEnded(p executor.Progress, info results.IterationInfo, total *measure.Total) {
+	for _, o := range t {
+		if e, ok := o.(executor.IterationObserver); ok {
+			e.IterationEnded(p, info, total)
+		}
 	}
 }
 

@@ -9,11 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // scrape GETs the metrics page as Prometheus would; nil when nothing answers yet.
@@ -183,6 +186,77 @@ func TestMetricsAddrOnlyOnLoopbackUnlessForced(t *testing.T) {
 		}
 		if err := checkMetricsAddr(a, true); err != nil {
 			t.Errorf("%s forced: %v", a, err)
+		}
+	}
+}
+
+// gather is what a scrape of m would get, by family name.
+func gather(t *testing.T, m *liveMetrics) map[string]*dto.MetricFamily {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(m)
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*dto.MetricFamily{}
+	for _, f := range fams {
+		out[f.GetName()] = f
+	}
+	return out
+}
+
+// A stages plan served live: quadrant_errors_total is there, at 0, from the workload's
+// first interval (rate() is 0, not no data); the current stage and its level are gauges;
+// and the cell label of a plan without a matrix says so rather than being empty.
+func TestLiveMetricsOfAStagesPlan(t *testing.T) {
+	m := newLiveMetrics("knee")
+	stages := []spec.Stage{{Duration: 2 * time.Second, Threads: 8}, {Duration: 2 * time.Second, Threads: 64}}
+	tick := func(elapsed time.Duration, stage, threads int, errs map[int]int64) {
+		iv := interval(elapsed, 100, time.Millisecond)
+		iv.Warmup, iv.Stage, iv.Threads, iv.ErrorsByCode = elapsed <= 0, stage, threads, errs
+		m.Interval(executor.Progress{Interval: iv, Measured: true, Iteration: 1, Of: 1, Target: "db", Stages: stages})
+	}
+	gauge := func(fams map[string]*dto.MetricFamily, name string) float64 {
+		t.Helper()
+		f := fams[name]
+		if f == nil || len(f.GetMetric()) != 1 {
+			t.Fatalf("%s: %v, want one series", name, f)
+		}
+		return f.GetMetric()[0].GetGauge().GetValue()
+	}
+
+	tick(0, 0, 8, nil) // warmup
+	fams := gather(t, m)
+	errs := fams["quadrant_errors_total"]
+	if errs == nil || len(errs.GetMetric()) != 1 || errs.GetMetric()[0].GetCounter().GetValue() != 0 || label(errs.GetMetric()[0], "code") != "0" {
+		t.Fatalf("quadrant_errors_total in warmup: %v, want one series at 0", errs)
+	}
+	if got := byIteration(fams, "quadrant_transactions_total", nil)["1"]; got != 0 {
+		t.Errorf("warmup counted %v transactions", got)
+	}
+	if gauge(fams, "quadrant_stage") != 0 || gauge(fams, "quadrant_stage_threads") != 8 {
+		t.Errorf("warmup: stage %v threads %v, want 0 and the first stage's 8", gauge(fams, "quadrant_stage"), gauge(fams, "quadrant_stage_threads"))
+	}
+
+	tick(time.Second, 1, 8, nil)
+	tick(3*time.Second, 2, 64, map[int]int64{1213: 2})
+	fams = gather(t, m)
+	if gauge(fams, "quadrant_stage") != 2 || gauge(fams, "quadrant_stage_threads") != 64 || gauge(fams, "quadrant_stage_rate") != 0 {
+		t.Errorf("stage 2: stage %v threads %v rate %v", gauge(fams, "quadrant_stage"), gauge(fams, "quadrant_stage_threads"), gauge(fams, "quadrant_stage_rate"))
+	}
+	codes := map[string]float64{}
+	for _, s := range fams["quadrant_errors_total"].GetMetric() {
+		codes[label(s, "code")] = s.GetCounter().GetValue()
+	}
+	if len(codes) != 2 || codes["0"] != 0 || codes["1213"] != 2 {
+		t.Errorf("errors by code %v, want 0: 0 and 1213: 2", codes)
+	}
+	for name, f := range fams {
+		for _, s := range f.GetMetric() {
+			if c := label(s, "cell"); c != "(no matrix)" {
+				t.Errorf("%s has cell %q, want (no matrix)", name, c)
+			}
 		}
 	}
 }

@@ -46,7 +46,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			"and prints each metric with its change against the first folder, then what differed around the numbers:\n"+
 			"server versions, settings, the plan itself. --out also writes the comparison as one HTML page.", stdout, stderr)
 	out := fs.String("out", "", "also write the comparison as an HTML page to `FILE`")
-	metrics := fs.String("metrics", strings.Join(compare.DefaultMetrics, ","), "summary columns to compare, comma separated")
+	metrics := fs.String("metrics", "", "summary columns to compare, comma separated (default: the headline columns the folders have, such as tpcc's tpmC and tx.NAME.p90_ms, then "+strings.Join(compare.DefaultMetrics, ",")+")")
 	dirs, code, stop := parseFlags(fs, args, stdout)
 	if stop {
 		return code
@@ -64,9 +64,12 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		runs = append(runs, r)
 	}
-	wanted := strings.Split(*metrics, ",")
-	for i := range wanted {
-		wanted[i] = strings.TrimSpace(wanted[i])
+	wanted := compare.Defaults(runs)
+	if *metrics != "" {
+		wanted = strings.Split(*metrics, ",")
+		for i := range wanted {
+			wanted[i] = strings.TrimSpace(wanted[i])
+		}
 	}
 	if err := compare.CheckMetrics(runs, wanted); err != nil {
 		fmt.Fprintf(stderr, "quadrant compare: --metrics: %v\n", err)

@@ -53,10 +53,30 @@ type Comparison struct {
 	series []map[string]*iterSeries // per run, "target iteration": what Overlay draws from
 }
 
-// Compare lines up runs[1:] against runs[0].
+// Defaults are the metrics runs are compared by unless asked otherwise: the headline
+// columns any of them has (tpcc: tpmC and tx.NAME.p90_ms, results.Headline), then
+// DefaultMetrics.
+func Defaults(runs []*results.Run) []string {
+	var out []string
+	for _, r := range runs {
+		for _, h := range results.Headline(r.Summary) {
+			if !slices.Contains(out, h) {
+				out = append(out, h)
+			}
+		}
+	}
+	for _, m := range DefaultMetrics {
+		if !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// Compare lines up runs[1:] against runs[0]; no metrics: Defaults(runs).
 func Compare(runs []*results.Run, metrics []string) *Comparison {
 	if len(metrics) == 0 {
-		metrics = DefaultMetrics
+		metrics = Defaults(runs)
 	}
 	c := &Comparison{Runs: runs, Metrics: metrics}
 	var order []string

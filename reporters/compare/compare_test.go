@@ -183,3 +183,36 @@ func TestFingerprintsLineUp(t *testing.T) {
 		t.Errorf("text:\n%s", out)
 	}
 }
+
+// tpcc folders are compared by tpmC and each transaction's p90 first, what the metric table
+// marks as their headline; folders without tpmC by the usual defaults.
+func TestCompareLeadsWithTheHeadlineOfTPCC(t *testing.T) {
+	var runs []*results.Run
+	for _, scale := range []float64{1, 1.5} {
+		dir := filepath.Join(t.TempDir(), "tpcc")
+		fixture.TPCC(t, dir, scale, false)
+		r, err := results.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	c := Compare(runs, nil)
+	want := append([]string{"tpmC", "tx.new_order.p90_ms", "tx.payment.p90_ms"}, DefaultMetrics...)
+	if !slices.Equal(c.Metrics, want) {
+		t.Fatalf("metrics %v, want %v", c.Metrics, want)
+	}
+	if v := c.Cells[0].Values["tpmC"]; v[0] != 60*float64(fixture.TPCCNewOrders(1, 1)) || v[1] != 60*float64(fixture.TPCCNewOrders(1, 1.5)) {
+		t.Errorf("tpmC of threads=1: %v", v)
+	}
+	var buf bytes.Buffer
+	if err := c.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if i, j := strings.Index(buf.String(), "tpmC"), strings.Index(buf.String(), "tps"); i < 0 || i > j {
+		t.Errorf("the comparison does not lead with tpmC:\n%s", buf.String())
+	}
+	if got := Compare([]*results.Run{load(t, 1, nil), load(t, 1, nil)}, nil).Metrics; !slices.Equal(got, DefaultMetrics) {
+		t.Errorf("without tpcc: metrics %v, want %v", got, DefaultMetrics)
+	}
+}

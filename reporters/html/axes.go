@@ -41,6 +41,8 @@ type matrixCell struct {
 	Values []string              `json:"values"` // one per axis
 	Key    string                `json:"key"`    // "threads=4 flush=fsync"
 	Stats  map[string]repeatStat `json:"stats"`
+	// Failed are the cell's broken iterations, kept out of its stats: "#3 failed: REASON".
+	Failed []string `json:"failed,omitempty"`
 }
 
 // repeatStat is one column over a cell's repeats: the median is the point, min and max the
@@ -92,9 +94,10 @@ func matrixCharts(run *results.Run) *matrixData {
 	for i := range seen {
 		seen[i] = map[string]bool{}
 	}
+	why, broken := failedIterations(run)
 	for i := range S.Rows {
-		if st := S.Value(i, results.ColStatus); st == results.StatusInterrupted || st == results.StatusSkipped {
-			continue // measured part of a workload, or nothing
+		if st := S.Value(i, results.ColStatus); st == results.StatusSkipped {
+			continue // nothing measured
 		}
 		var vals, parts []string
 		for a, ax := range run.Info.Axes {
@@ -116,6 +119,17 @@ func matrixCharts(run *results.Run) *matrixData {
 			cells[id] = &matrixCell{Target: target, Values: vals, Key: key, Stats: map[string]repeatStat{}}
 			samples[id] = map[string][]float64{}
 			order = append(order, id)
+		}
+		it := S.Value(i, results.ColIteration)
+		// A part of a workload (interrupted, a server lost mid-way) is no cell's figure: it is
+		// kept out of the medians, and so of best and worst, and said.
+		if broken[it] || S.Value(i, results.ColStatus) == results.StatusInterrupted {
+			reason := why[it]
+			if reason == "" {
+				reason = S.Value(i, results.ColStatus)
+			}
+			cells[id].Failed = append(cells[id].Failed, "#"+it+" "+reason)
+			continue
 		}
 		for _, m := range d.Metrics {
 			if v, ok := S.Float(i, m); ok && !math.IsNaN(v) {
@@ -151,7 +165,14 @@ func matrixCharts(run *results.Run) *matrixData {
 			d.Defaults = append(d.Defaults, m)
 		}
 	}
-	d.Headline = headlines(d, measure.CompareDefaults())
+	// The run's headline columns (tpcc: tpmC, tx.NAME.p90_ms) first, then compare's.
+	metrics := results.Headline(run.Summary)
+	for _, m := range measure.CompareDefaults() {
+		if !contains(metrics, m) {
+			metrics = append(metrics, m)
+		}
+	}
+	d.Headline = headlines(d, metrics)
 	d.Better = map[string]int{}
 	for _, m := range d.Metrics {
 		if b := run.Describe(results.SummaryCSV, m).Better; b != 0 {

@@ -43,10 +43,12 @@ type pageData struct {
 	Series  map[string]json.RawMessage `json:"series"` // seriesJSON per target
 	// StageMarks are the elapsed seconds where a load shape's stage begins, drawn on every
 	// over-time chart.
-	StageMarks []float64           `json:"stage_marks,omitempty"`
-	Latency    map[string]spectrum `json:"latency,omitempty"`
-	Plan       string              `json:"plan,omitempty"`
-	Only       string              `json:"only,omitempty"`
+	StageMarks []float64 `json:"stage_marks,omitempty"`
+	// StageLabels name each stage mark: the stage and its level ("stage 2: threads 64").
+	StageLabels []string            `json:"stage_labels,omitempty"`
+	Latency     map[string]spectrum `json:"latency,omitempty"`
+	Plan        string              `json:"plan,omitempty"`
+	Only        string              `json:"only,omitempty"`
 	// Charts are the workload metrics charted first; Watched the run's watched columns.
 	Charts  []string `json:"charts"`
 	Watched []string `json:"watched"`
@@ -61,6 +63,11 @@ type pageData struct {
 	Matrix *matrixData `json:"matrix,omitempty"`
 	// Evidence is drawn by evidence.js: where the time went.
 	Evidence *evidenceData `json:"evidence,omitempty"`
+	// Headline is the top of the page: the headline figures and a load shape's knee.
+	Headline *headlineData `json:"headline,omitempty"`
+	// Failed says why each iteration that did not pass failed ("failed: REASON"), by
+	// iteration: the charts draw those apart.
+	Failed map[string]string `json:"failed,omitempty"`
 }
 
 // pageKeys are the names of the row keys and fingerprints.csv's columns the page reads.
@@ -164,8 +171,10 @@ func readRun(run *results.Run, spectra bool) (map[string]*samples, map[string]sp
 }
 
 func render(w io.Writer, run *results.Run, version, only string, all map[string]*samples, latency map[string]spectrum) error {
-	d := pageData{Info: run.Info, Series: seriesData(all, only), StageMarks: stageMarks(all), Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched(),
+	d := pageData{Info: run.Info, Series: seriesData(all, only), Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched(),
 		Keys: keys, Columns: columnsOf(run, all)}
+	d.StageMarks, d.StageLabels = stageMarks(all, stageLevels(run))
+	d.Failed, _ = failedIterations(run)
 	if only == "" {
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan
@@ -177,6 +186,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 			d.Fingerprints = &dataTable{run.Fingerprints.Header, run.Fingerprints.Rows}
 		}
 		d.Matrix = matrixCharts(run)
+		d.Headline = headlineOf(run)
 		ev, err := whereTimeWent(run)
 		if err != nil {
 			ev = &evidenceData{Error: err.Error()}

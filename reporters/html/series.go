@@ -5,8 +5,10 @@ import (
 	"math"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/quadrant-bench/quadrant/results"
@@ -137,9 +139,10 @@ func readSamples(run *results.Run, target string) (*samples, error) {
 // stageMarks are the elapsed seconds where a stage of a load shape begins, in any
 // iteration of any target, ascending: the end of the interval before a stage's first
 // (the end of warmup, 0, for the first stage when there is one). Every over-time chart
-// marks them.
-func stageMarks(all map[string]*samples) []float64 {
-	seen := map[float64]bool{}
+// marks them, each with its label: the stage and its level from levels ("stage 2: threads
+// 64"), the iterations' different ones joined.
+func stageMarks(all map[string]*samples, levels map[string]map[int]string) ([]float64, []string) {
+	seen := map[float64][]string{}
 	for _, s := range all {
 		c := -1
 		for i, n := range s.names {
@@ -157,7 +160,13 @@ func stageMarks(all map[string]*samples) []float64 {
 			before, seenIt := prevStage[it]
 			// A first stage with no interval before it (no warmup) starts where the chart does.
 			if !math.IsNaN(v) && seenIt && (math.IsNaN(before) || before != v) {
-				seen[prevX[it]] = true
+				label := "stage " + strconv.Itoa(int(v))
+				if l := levels[s.iters[it]][int(v)]; l != "" {
+					label += ": " + l
+				}
+				if !slices.Contains(seen[prevX[it]], label) {
+					seen[prevX[it]] = append(seen[prevX[it]], label)
+				}
 			}
 			prevStage[it], prevX[it] = v, x
 		}
@@ -167,7 +176,12 @@ func stageMarks(all map[string]*samples) []float64 {
 		out = append(out, x)
 	}
 	sort.Float64s(out)
-	return out
+	labels := make([]string, len(out))
+	for i, x := range out {
+		sort.Strings(seen[x])
+		labels[i] = strings.Join(seen[x], ", ")
+	}
+	return out, labels
 }
 
 func iterLess(a, b string) bool {

@@ -24,6 +24,10 @@ type Metric struct {
 	TotalUnit string
 	// Compare marks the metrics `quadrant compare` shows unless told otherwise.
 	Compare bool
+	// Headline marks the figure a workload that has it is judged by (tpcc's tpmC, empty for
+	// every other kind): where a summary has it, it and the Headline families' columns lead
+	// the console's end of an iteration, the report's headline and compare's defaults.
+	Headline bool
 	// Better says which way is an improvement (tps up, latency down), for compare's
 	// verdicts; 0 when neither is (threads, warmup).
 	Better Direction
@@ -83,6 +87,9 @@ type Family struct {
 	IntervalUnit, TotalUnit string
 	Better                  Direction
 	RowKey                  bool
+	// Headline marks a family whose columns join a known Headline metric (tpcc's
+	// tx.NAME.p90_ms beside tpmC): the same columns of a workload without one stay out.
+	Headline bool
 	// Histogram and Latency are set on families of latency columns: each column is figure
 	// Latency of the histogram tagged Histogram.KEY (Histogram alone for fixed Names, whose
 	// figures are Figures, one per name).
@@ -196,8 +203,8 @@ var Metrics = []Metric{
 	counted("errors", "errors, ignored ones (deadlocks, lock wait timeouts) included, as in sysbench (per second in the time series)", func(c Counts) int64 { return c.Errors }, true, Lower),
 	counted("reconnects", "reconnections after an error in on_error.reconnect (per second in the time series)", func(c Counts) int64 { return c.Reconnects }, false, Lower),
 	counted("rollbacks", "transactions rolled back on purpose (tpcc: NewOrder with an unused item, 1%), completed events and never errors (per second in the time series)", func(c Counts) int64 { return c.Rollbacks }, false, 0),
-	tpcc("tpmC", "tpcc only: NewOrder transactions per minute, rolled back ones included (also called NOPM); TPC-C-like, not an audited TPC-C result",
-		func(s *Stats, sec float64) float64 { return perMinute(s.NewOrders(), sec) }),
+	headline(tpcc("tpmC", "tpcc only: NewOrder transactions per minute, rolled back ones included (also called NOPM); TPC-C-like, not an audited TPC-C result",
+		func(s *Stats, sec float64) float64 { return perMinute(s.NewOrders(), sec) })),
 	tpcc("tpmTotal", "tpcc only: transactions of all five types per minute",
 		func(s *Stats, sec float64) float64 {
 			if s.TPCC == nil {
@@ -215,7 +222,7 @@ var Metrics = []Metric{
 	latency("p99_ms", "99th percentile of transaction latency", func(l Latency) time.Duration { return l.P99 }, true, false),
 	latency("p999_ms", "99.9th percentile of transaction latency", func(l Latency) time.Duration { return l.P999 }, false, false),
 	latency("lat_max_ms", "largest transaction latency", func(l Latency) time.Duration { return l.Max }, false, false),
-	{Name: "threads", Doc: "worker threads running", Kind: Gauge,
+	{Name: "threads", Doc: "worker threads running; in summary.csv, only on a stage row: the stage's threads as the plan gives them (and `rate`, its rate in open loop)", Kind: Gauge,
 		Interval: func(iv *Interval) float64 { return float64(iv.Threads) }, IntervalUnit: Count},
 	{Name: WarmupName, Doc: "1 for a warmup interval (not counted in the summary), else 0", Kind: Gauge, RowKey: true,
 		Interval: func(iv *Interval) float64 {
@@ -254,7 +261,7 @@ var Families = []Family{
 	txCounted("count", "executions of transaction NAME (custom transactions, tpcc)", func(c Counts) int64 { return c.Events }, Higher),
 	txCounted("rollbacks", "executions of NAME rolled back on purpose (tpcc's NewOrder with an unused item), counted in tx.NAME.count too", func(c Counts) int64 { return c.Rollbacks }, 0),
 	txLatency("p50_ms", "median", func(l Latency) time.Duration { return l.P50 }),
-	txLatency("p90_ms", "90th percentile of the", func(l Latency) time.Duration { return l.P90 }),
+	headlineFamily(txLatency("p90_ms", "90th percentile of the", func(l Latency) time.Duration { return l.P90 })),
 	txLatency("p95_ms", "95th percentile of the", func(l Latency) time.Duration { return l.P95 }),
 	txLatency("p99_ms", "99th percentile of the", func(l Latency) time.Duration { return l.P99 }),
 	txLatency("max_ms", "largest", func(l Latency) time.Duration { return l.Max }),
@@ -267,6 +274,9 @@ var Families = []Family{
 	stmtLatency("p99_ms", "99th percentile of the", func(l Latency) time.Duration { return l.P99 }),
 	stmtLatency("max_ms", "largest", func(l Latency) time.Duration { return l.Max }),
 }
+
+func headline(m Metric) Metric       { m.Headline = true; return m }
+func headlineFamily(f Family) Family { f.Headline = true; return f }
 
 // ConnectNames are the connect: per_transaction columns, in order, and connectFigures
 // what each takes from the connect histogram.
@@ -488,6 +498,26 @@ func CompareDefaults() []string {
 	for _, m := range Metrics {
 		if m.Compare {
 			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+// Headlines are the figures a summary's values lead with: the Headline metrics that are
+// known (not NaN) and, when one is, the columns of the Headline families; nil when none is.
+func Headlines(fixed, family []Value) []Value {
+	var out []Value
+	for _, v := range fixed {
+		if m, ok := Lookup(v.Name); ok && m.Headline && !math.IsNaN(v.Value) {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	for _, v := range family {
+		if f, _, ok := FamilyOf(v.Name); ok && f.Headline {
+			out = append(out, v)
 		}
 	}
 	return out

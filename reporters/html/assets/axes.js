@@ -39,10 +39,13 @@
   }
 
   function headline() {
-    var box = el("div", { "class": "headline", id: "headline" });
-    if (M.description) box.appendChild(el("p", { "class": "description", text: M.description }));
+    // report.js made the box (with a knee, when the plan has stages); the matrix's part goes first
+    var box = document.getElementById("headline"), existing = !!box, first = box && box.firstChild;
+    if (!box) box = el("div", { "class": "headline", id: "headline" });
+    var top = el("div");
+    if (M.description) top.appendChild(el("p", { "class": "description", text: M.description }));
     var swept = M.axes.map(function (a) { return a.name + " " + a.values.join(", "); }).join(" × ");
-    box.appendChild(el("p", { text: "Swept: " + swept + " (" + cellKeys() + " cells, " + (info.iterations || []).length + " iterations)." }));
+    top.appendChild(el("p", { text: "Swept: " + swept + " (" + cellKeys() + " cells, " + (info.iterations || []).length + " iterations)." }));
     var many = targetsOf(M.cells).length > 1;
     if (M.headline && M.headline.length) {
       var ul = el("ul", { "class": "best-worst" });
@@ -50,10 +53,21 @@
         ul.appendChild(el("li", {}, el("b", { text: h.metric + (many ? " @" + h.target : "") }),
           document.createTextNode(": best " + h.best + " (" + fmt(h.best_value) + "), worst " + h.worst + " (" + fmt(h.worst_value) + ")")));
       });
-      box.appendChild(ul);
+      top.appendChild(ul);
     }
-    var h1 = root.querySelector("h1"); // the top, under the plan's name
-    root.insertBefore(box, h1 ? h1.nextSibling : root.firstChild);
+    var kept = [];
+    M.cells.forEach(function (c) { (c.failed || []).forEach(function (f) { kept.push(c.key + (many ? " @" + c.target : "") + ": " + f); }); });
+    if (kept.length) {
+      var ko = el("ul", { "class": "kept-out" });
+      kept.forEach(function (k) { ko.appendChild(el("li", { text: k })); });
+      top.appendChild(el("p", { text: "Kept out of best and worst (not a whole measurement):" }));
+      top.appendChild(ko);
+    }
+    box.insertBefore(top, first || null);
+    if (!existing) {
+      var h1 = root.querySelector("h1"); // the top, under the plan's name
+      root.insertBefore(box, h1 ? h1.nextSibling : root.firstChild);
+    }
   }
 
   // seriesOf groups the cells that have metric m by the values of every axis but ax (and by
@@ -239,6 +253,12 @@
         area.appendChild(box);
         var width = Math.max(480, Math.min(1100, area.clientWidth || 900));
         if (a.numeric) lines(box, m, a, series, width); else bars(box, m, a, series, width);
+        var kept = M.cells.filter(function (c) { return (c.failed || []).length; });
+        if (kept.length) {
+          box.setAttribute("data-kept-out", String(kept.length));
+          box.appendChild(el("p", { "class": "kept-out", text: "✗ kept out (not a whole measurement): " +
+            kept.map(function (c) { return c.key + " " + c.failed.join(", "); }).join("; ") }));
+        }
         relative(box, m, a, series);
       });
     }

@@ -62,37 +62,83 @@
     return Math.max(50, 14 + longest * 8);
   }
 
-  // stageMarks draws a dashed vertical line where each stage of a load shape begins; the
-  // chart's data-stage-marks says how many it drew, for tests.
-  function stageMarks(box, marks) {
+  // stageMarks draws a dashed vertical line where each stage of a load shape begins, with
+  // its label (the stage and its level); the chart's data-stage-marks says how many it drew
+  // and data-stage-labels which labels, for tests.
+  function stageMarks(box, marks, labels) {
     return {
       hooks: {
         draw: [function (u) {
-          var ctx = u.ctx, n = 0;
+          var ctx = u.ctx, n = 0, drawn = [];
           ctx.save();
           ctx.strokeStyle = "#555";
+          ctx.fillStyle = "#333";
+          ctx.font = Math.round(11 * uPlot.pxRatio) + "px system-ui, sans-serif";
           ctx.setLineDash([4, 4]);
           ctx.lineWidth = 1;
-          marks.forEach(function (x) {
+          marks.forEach(function (x, i) {
             var px = u.valToPos(x, "x", true);
             if (!(px >= u.bbox.left && px <= u.bbox.left + u.bbox.width)) return;
             ctx.beginPath();
             ctx.moveTo(px, u.bbox.top);
             ctx.lineTo(px, u.bbox.top + u.bbox.height);
             ctx.stroke();
+            if (labels[i]) {
+              ctx.fillText(labels[i], px + 3 * uPlot.pxRatio, u.bbox.top + 12 * uPlot.pxRatio);
+              drawn.push(labels[i]);
+            }
             n++;
           });
           ctx.restore();
           box.setAttribute("data-stage-marks", String(n));
+          box.setAttribute("data-stage-labels", drawn.join(" | "));
         }]
       }
     };
   }
 
-  function chart(parent, title, xLabel, xs, series, marks) {
+  // failedMarks draws a red cross on each point of the given x (iterations that failed) and
+  // says how many in data-failed-marks: a failed iteration's figure is a part, not a result.
+  function failedMarks(box, failedXs) {
+    return {
+      hooks: {
+        draw: [function (u) {
+          var ctx = u.ctx, n = 0, r = 5 * uPlot.pxRatio;
+          ctx.save();
+          ctx.strokeStyle = FAILED;
+          ctx.lineWidth = 2 * uPlot.pxRatio;
+          u.data[0].forEach(function (x, j) {
+            if (failedXs.indexOf(x) < 0) return;
+            for (var si = 1; si < u.data.length; si++) {
+              var v = u.data[si][j];
+              if (v == null || !u.series[si].show) continue;
+              var px = u.valToPos(x, "x", true), py = u.valToPos(v, u.series[si].scale || "y", true);
+              ctx.beginPath();
+              ctx.moveTo(px - r, py - r); ctx.lineTo(px + r, py + r);
+              ctx.moveTo(px - r, py + r); ctx.lineTo(px + r, py - r);
+              ctx.stroke();
+              n++;
+            }
+          });
+          ctx.restore();
+          box.setAttribute("data-failed-marks", String(n));
+        }]
+      }
+    };
+  }
+  var FAILED = "#b00020";
+  // failedWhy is why iteration i failed ("failed: REASON"), "" when it passed.
+  function failedWhy(i) { return (D.failed || {})[String(i)] || ""; }
+
+  // chart draws series over xs; a series with failed set is an iteration that did not pass:
+  // drawn dashed in red, its legend saying why. opt: marks (stage starts) and their labels,
+  // failedXs (points to cross out).
+  function chart(parent, title, xLabel, xs, series, marks, opt) {
+    opt = opt || {};
     var box = el("div", { "class": "chart" });
     parent.appendChild(box);
     var width = Math.max(480, Math.min(1100, parent.clientWidth || 900));
+    var failed = 0;
     var opts = {
       title: title, width: width, height: 260,
       scales: { x: { time: false } },
@@ -100,15 +146,28 @@
       axes: [{ label: xLabel, incrs: [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600] }, { size: ySize }],
       cursor: { drag: { x: true, y: false } },
       series: [{ label: xLabel }].concat(series.map(function (s, i) {
-        return { label: s.label, stroke: palette[i % palette.length], width: 1.5, spanGaps: false, points: { show: xs.length < 40 } };
+        var o = { label: s.label, stroke: palette[i % palette.length], width: 1.5, spanGaps: false, points: { show: xs.length < 40 } };
+        if (s.failed) {
+          failed++;
+          o.label = s.label + " — " + s.failed;
+          o.stroke = FAILED;
+          o.dash = [6, 4];
+        }
+        return o;
       }))
     };
+    var plugins = [];
     if (marks && marks.length) {
-      opts.plugins = [stageMarks(box, marks)];
-      box.setAttribute("title", "dashed lines: stage starts at " + marks.join(", ") + " s");
+      plugins.push(stageMarks(box, marks, opt.labels || []));
+      box.setAttribute("title", "dashed lines: stage starts at " + marks.join(", ") + " s" +
+        ((opt.labels || []).length ? " (" + opt.labels.join("; ") + ")" : ""));
     }
+    if (opt.failedXs && opt.failedXs.length) plugins.push(failedMarks(box, opt.failedXs));
+    if (plugins.length) opts.plugins = plugins;
+    if (failed) box.setAttribute("data-failed-series", String(failed));
     new uPlot(opts, [xs].concat(series.map(function (s) { return s.values; })), box);
     state.charts++;
+    return box;
   }
 
   // aligned builds one shared x axis from several (x, y) lists, leaving gaps as null.
@@ -162,6 +221,64 @@
     var pending = (info.iterations || []).filter(function (it) { return it.status === "pending" || it.status === "skipped"; }).length;
     if (pending) ul.appendChild(el("li", { text: pending + " iteration" + (pending > 1 ? "s" : "") + " did not run" }));
     root.appendChild(el("div", { "class": "failure", id: "failure" }, el("h2", { text: "This run " + (info.status === "error" ? "stopped with an error" : info.status) }), ul));
+  }
+
+  // headline is the box under the plan's name with what the run is judged by: the headline
+  // figures (tpcc: tpmC and each transaction's p90) when there is no matrix to pick a best
+  // and worst from (axes.js adds those to this box), and a load shape's knee chart.
+  function headline(root) {
+    var H = D.headline;
+    if (!H && !D.matrix) return;
+    var box = el("div", { "class": "headline", id: "headline" });
+    var h1 = root.querySelector("h1");
+    root.insertBefore(box, h1 ? h1.nextSibling : root.firstChild);
+    if (!H) return;
+    if (H.figures && H.figures.length) {
+      var many = {};
+      H.figures.forEach(function (f) { many[f.target] = 1; });
+      var ul = el("ul", { "class": "figures" });
+      H.figures.forEach(function (f) {
+        ul.appendChild(el("li", {}, el("b", { text: f.metric + (Object.keys(many).length > 1 ? " @" + f.target : "") }),
+          document.createTextNode(": " + fmt(f.value) + (f.n > 1 ? " (median of " + f.n + " iterations)" : ""))));
+      });
+      box.appendChild(ul);
+    }
+    if (H.knee) knee(box, H.knee);
+  }
+
+  // knee draws each stage row's throughput (left axis) and p95 (right axis, dashed) against
+  // the stage's level: where throughput stops growing and latency bends.
+  function knee(box, Kn) {
+    var lists = [], meta = [];
+    Kn.series.forEach(function (s, si) {
+      Kn.metrics.forEach(function (m, mi) {
+        lists.push({ label: iterLabel(Number(s.iteration)) + " " + m, x: s.x, y: s.values[m] });
+        meta.push({ metric: m, mi: mi, si: si });
+      });
+    });
+    var a = aligned(lists);
+    var xs = a.xs, log = xs.length > 1 && xs[0] > 0 && xs[xs.length - 1] / xs[0] >= 8;
+    var points = 0;
+    a.series.forEach(function (s) { s.values.forEach(function (v) { if (v != null) points++; }); });
+    var area = el("div", { "class": "chart knee", id: "knee", "data-knee-x": Kn.x, "data-knee-points": String(points) });
+    box.appendChild(area);
+    var scales = { x: log ? { time: false, distr: 3, log: 2 } : { time: false } };
+    var axes = [{ label: Kn.x + (log ? " (log scale)" : "") }];
+    Kn.metrics.forEach(function (m, mi) {
+      scales[m] = {};
+      axes.push({ scale: m, label: m, side: mi === 0 ? 3 : 1, size: ySize, grid: { show: mi === 0 } });
+    });
+    var opts = {
+      title: "Knee: " + Kn.metrics.join(" and ") + " against the stage's " + Kn.x, width: Math.max(480, Math.min(1100, box.clientWidth || 900)), height: 300,
+      scales: scales, axes: axes,
+      series: [{ label: Kn.x }].concat(a.series.map(function (s, i) {
+        var mt = meta[i];
+        return { label: s.label, scale: mt.metric, stroke: palette[mt.si % palette.length], width: 1.5, dash: mt.mi > 0 ? [6, 4] : undefined,
+          spanGaps: true, points: { show: true, size: 6 } };
+      }))
+    };
+    new uPlot(opts, [xs].concat(a.series.map(function (s) { return s.values; })), area);
+    state.charts++;
   }
 
   // storage lists where each sandbox's data directory was, and on which filesystem: the
@@ -246,6 +363,9 @@
     if (!S || !S.rows || !S.rows.length) return;
     var cols = numericCols(S);
     if (!cols.length) return;
+    var ii0 = col(S, K.iteration), its = {};
+    S.rows.forEach(function (r) { its[r[ii0]] = 1; });
+    if (Object.keys(its).length < 2) return; // one iteration: a chart of one dot says nothing the summary does not
     root.appendChild(el("h2", { text: "By iteration" }));
     var pick = el("select", { "aria-label": "summary metric" });
     cols.forEach(function (c) { pick.appendChild(el("option", { value: c, text: c })); });
@@ -261,9 +381,13 @@
         l.x.push(num(r[ii])); l.y.push(num(r[col(S, metric)]));
       });
       var a = aligned(Object.keys(byTarget).map(function (k) { return byTarget[k]; }));
-      chart(area, metric + " by " + K.iteration, K.iteration, a.xs, a.series);
+      chart(area, metric + " by " + K.iteration, K.iteration, a.xs, a.series, null,
+        { failedXs: a.xs.filter(function (x) { return failedWhy(x) !== ""; }) });
       var legend = el("ol", { "class": "iterlabels" });
-      a.xs.forEach(function (x) { legend.appendChild(el("li", { value: String(x), text: iterLabel(x) })); });
+      a.xs.forEach(function (x) {
+        var why = failedWhy(x);
+        legend.appendChild(el("li", why ? { value: String(x), "class": "failed", text: iterLabel(x) + " — ✗ " + why } : { value: String(x), text: iterLabel(x) }));
+      });
       area.appendChild(legend);
     }
     pick.addEventListener("change", function () { draw(pick.value); });
@@ -310,7 +434,8 @@
         var v = T.values[metric] || "[]";
         if (typeof v === "string") v = T.values[metric] = JSON.parse(v);
         chart(area, metric + (T.buckets > 0 ? " (downsampled: min/max of " + T.buckets + " slices)" : ""), "elapsed s", T.x,
-          T.iterations.map(function (it, i) { return { label: iterLabel(Number(it)), values: v[i] }; }), D.stage_marks);
+          T.iterations.map(function (it, i) { return { label: iterLabel(Number(it)), values: v[i], failed: failedWhy(it) }; }), D.stage_marks,
+          { labels: D.stage_labels });
       }
       defaults.forEach(draw);
     });
@@ -485,7 +610,7 @@
   try {
     if (D.compare) { comparison(root, D.compare); rendered(); return; }
     header(root);
-    if (!D.only) { summaryTable(root); byIteration(root); }
+    if (!D.only) { headline(root); summaryTable(root); byIteration(root); }
     overTime(root);
     if (!D.only) { latency(root); replay(root); variables(root); plan(root); }
   } catch (e) {
