@@ -136,7 +136,7 @@ func open(ctx context.Context, name, redacted string, cfg *mysql.Config) (*sql.D
 type DSNTarget struct {
 	name    string
 	dsn     DSN
-	restart string // shell command; "" when the plan gives none
+	restart string    // shell command; "" when the plan gives none
 	tls     *tlsSetup // the plan's tls:, nil when the DSN alone says
 	pubKey  bool      // allow_public_key_retrieval
 	refused string    // the server public key name that keeps the driver from fetching one (gatePublicKey)
@@ -155,10 +155,10 @@ func NewDSN(name, dsn, restartCmd string) (*DSNTarget, error) {
 	return &DSNTarget{name: name, dsn: d, restart: restartCmd}, nil
 }
 
-func (t *DSNTarget) Name() string          { return t.name }
-func (t *DSNTarget) Kind() string          { return KindDSN }
-func (t *DSNTarget) Host() string          { h, _ := hostPort(t.dsn.cfg); return h }
-func (t *DSNTarget) Port() int             { _, p := hostPort(t.dsn.cfg); return p }
+func (t *DSNTarget) Name() string { return t.name }
+func (t *DSNTarget) Kind() string { return KindDSN }
+func (t *DSNTarget) Host() string { h, _ := hostPort(t.dsn.cfg); return h }
+func (t *DSNTarget) Port() int    { _, p := hostPort(t.dsn.cfg); return p }
 func (t *DSNTarget) Config() *mysql.Config {
 	c := t.dsn.Config()
 	if t.tls != nil {
@@ -167,8 +167,8 @@ func (t *DSNTarget) Config() *mysql.Config {
 	t.gatePublicKey(c)
 	return c
 }
-func (t *DSNTarget) Redacted() string      { return t.dsn.String() }
-func (t *DSNTarget) DSN() DSN              { return t.dsn }
+func (t *DSNTarget) Redacted() string { return t.dsn.String() }
+func (t *DSNTarget) DSN() DSN         { return t.dsn }
 
 // String and GoString keep the password out of any printed form of the target.
 func (t *DSNTarget) String() string   { return t.name + " (" + t.Redacted() + ")" }
