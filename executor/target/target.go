@@ -185,7 +185,7 @@ func (t *DSNTarget) Open(ctx context.Context) (*sql.DB, error) {
 	case t.tls != nil && t.tls.cfg != nil && !errors.As(err, &me):
 		return nil, fmt.Errorf("target %s (%s): %w", t.name, t.Redacted(), t.tls.explain(errors.Unwrap(err)))
 	case errors.As(err, &me) && me.Number == 1045 && t.refused != "" && (t.tls == nil || t.tls.cfg == nil):
-		return nil, fmt.Errorf("%w (an account of caching_sha2_password, MySQL 8's default, logs in over plaintext only with the server's RSA key: give the target tls:, or allow_public_key_retrieval: true on a network you trust)", err)
+		return nil, fmt.Errorf("%w (over plaintext: a server with require_secure_transport answers so, and an account of caching_sha2_password, MySQL 8's default, logs in only with the server's RSA key: give the target tls:, or for the latter allow_public_key_retrieval: true on a network you trust)", err)
 	}
 	return db, err
 }
