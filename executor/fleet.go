@@ -53,6 +53,9 @@ func (f *fleet) start(ctx context.Context, first *spec.Iteration) error {
 		if err != nil {
 			return err
 		}
+		if err := dt.UseTLS(tlsOptions(t.TLS), t.AllowPublicKeyRetrieval); err != nil {
+			return err
+		}
 		if err := f.connect(ctx, &liveTarget{Target: dt}); err != nil {
 			return err
 		}
@@ -66,7 +69,8 @@ func (f *fleet) describe(ctx context.Context) ([]results.TargetInfo, error) {
 	var out []results.TargetInfo
 	for _, name := range f.order {
 		s := f.servers[name]
-		ti := results.TargetInfo{Name: name, Kind: s.Kind(), Address: s.Redacted(), Flavor: s.info.Flavor, ServerVersion: s.info.Version}
+		ti := results.TargetInfo{Name: name, Kind: s.Kind(), Address: s.Redacted(), Flavor: s.info.Flavor, ServerVersion: s.info.Version,
+			TLS: target.TLSInfo(ctx, s.Target, s.db)}
 		vars, err := target.Variables(ctx, s.db)
 		if err != nil {
 			return out, fmt.Errorf("target %s: %w", name, err)
@@ -106,7 +110,7 @@ func (f *fleet) startSandbox(ctx context.Context, t spec.Target, first *spec.Ite
 	f.log.logf("starting sandbox %s (%s, %d replicas, %s)", t.Name, sb.Flavor, sb.Replicas, sb.Replication)
 	c, err := sandbox.Start(ctx, sandbox.Options{
 		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
-		Replication: sb.Replication, Dir: dir, Keep: f.keep,
+		Replication: sb.Replication, Dir: dir, Keep: f.keep, TLS: sb.TLS == "on",
 		RunAs: runAs, Logf: f.log.logFile, Working: f.working(t.Name),
 	})
 	if err != nil {
@@ -227,6 +231,9 @@ func (f *fleet) restart(ctx context.Context, s *liveTarget, settings spec.Settin
 func (f *fleet) stop(ctx context.Context) {
 	for _, s := range f.servers {
 		s.db.Close()
+		if r, ok := s.Target.(interface{ Release() }); ok {
+			r.Release()
+		}
 	}
 	for _, c := range f.clusters {
 		if err := c.Stop(ctx); err != nil {
@@ -348,4 +355,12 @@ func (f *fleet) variablesNow(ctx context.Context, targets []string) map[string]m
 		}
 	}
 	return out
+}
+
+// tlsOptions are a dsn target's tls: for the target package (nil: as the DSN says).
+func tlsOptions(t *spec.TLS) *target.TLSOptions {
+	if t == nil {
+		return nil
+	}
+	return &target.TLSOptions{Mode: t.Mode, CA: t.CAPath, Cert: t.CertPath, Key: t.KeyPath, ServerName: t.ServerName, MinVersion: t.MinVersion}
 }

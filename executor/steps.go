@@ -364,6 +364,9 @@ func (sr *stepRunner) shellEnv(sc stepScope) []string {
 			// Directories a step makes for the server (binary logs elsewhere, say) must be the
 			// server's user's: quadrant may run as root, the server never does.
 			env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_OS_USER=%s", up, s.sb.RunAs()))
+			if ca := s.sb.CAFile(); ca != "" {
+				env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_CA=%s", up, ca))
+			}
 		}
 	}
 	return env

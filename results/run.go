@@ -139,6 +139,26 @@ type TargetInfo struct {
 	// Watched are the watched columns of the target's time series with their kind, so a
 	// reader never guesses which columns are measured by a sampler.
 	Watched []Column `json:"watched,omitempty"`
+	// TLS is how quadrant's connections to the target used TLS; nil for plaintext.
+	TLS *TLSInfo `json:"tls,omitempty"`
+}
+
+// TLSInfo is a target's TLS: the mode, the files by name and fingerprint, and what the
+// server negotiated on quadrant's first connection.
+type TLSInfo struct {
+	Mode    string   `json:"mode"`              // disabled, preferred, required, verify-ca, verify-identity
+	CA      *TLSFile `json:"ca,omitempty"`      // the CA the server was verified with
+	Cert    *TLSFile `json:"cert,omitempty"`    // the client certificate
+	Key     *TLSFile `json:"key,omitempty"`     // its key: the file's name only
+	Version string   `json:"version,omitempty"` // the session's Ssl_version ("" for plaintext)
+	Cipher  string   `json:"cipher,omitempty"`  // the session's Ssl_cipher
+}
+
+// TLSFile is a file of a target's TLS setup: its name and, for a certificate, the SHA-256
+// of its content; never a key's content or digest.
+type TLSFile struct {
+	Name   string `json:"name"`
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // HostPrefix starts the columns of host metrics, whichever source read them (SNMP, /proc).

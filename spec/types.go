@@ -97,6 +97,9 @@ type Target struct {
 	PidFile string   `yaml:"pid_file" doc:"dsn targets on this machine: the server's pid file (its pid-file option), read at each sample, so the server's own CPU, context switches and I/O are measured from /proc (proc.* and cost.* columns). Sandboxes are measured without it."`
 	Pid     int      `yaml:"pid" min:"1" doc:"dsn targets on this machine: the server's process id, when there is no pid file to read. Prefer pid_file: a restarted server gets a new pid."`
 	Restart string   `yaml:"restart" doc:"Shell command run by restart steps and by server_config changes on a dsn target (needs --allow-shell). Quadrant does not own that server's my.cnf: the options to apply reach the command as QUADRANT_MY_CNF (a [mysqld] section) and QUADRANT_CONFIG_<OPTION>=VALUE."`
+	TLS     *TLS     `yaml:"tls" doc:"dsn targets: how every connection quadrant opens to the server (steps, workloads, samplers) uses TLS, in the mysql client's --ssl-mode words, with the provider's CA. Instead of the DSN's tls= parameter, which cannot name a CA file. A sandbox has tls: on instead."`
+	// AllowPublicKeyRetrieval lets caching_sha2_password / sha256_password ask the server for its RSA key.
+	AllowPublicKeyRetrieval bool `yaml:"allow_public_key_retrieval" doc:"dsn targets of MySQL 8 without TLS (no tls:, or tls.mode disabled or preferred): let an account of caching_sha2_password or sha256_password log in over plain TCP by fetching the server's RSA public key (the driver's allowPublicKeyRetrieval). Off by default: whoever sits on the network can hand over a key of its own and read the password. Over TLS the password goes encrypted and this is not needed."`
 
 	// Host and Port come from the DSN, or from Options.Addrs for sandboxes (empty/0 until bound).
 	Host string `yaml:"-"`
@@ -112,8 +115,26 @@ type Sandbox struct {
 	Replicas    int      `yaml:"replicas" default:"0" min:"0" doc:"Number of replicas, addressable as targets NAME_replica1, NAME_replica2, ..."`
 	Replication string   `yaml:"replication" default:"async" enum:"async,semisync" doc:"Replication mode of the replicas."`
 	RunAs       string   `yaml:"run_as" doc:"OS user the server runs as when quadrant runs as root (default mysql, the user the server package creates; never root). Without root the server runs as quadrant's own user."`
+	TLS         string   `yaml:"tls" default:"off" enum:"on,off" doc:"on: quadrant makes a CA and a certificate for each server (ECDSA P-256, for 127.0.0.1 and localhost, valid for a week) in the sandbox's directory, starts the server with ssl_ca/ssl_cert/ssl_key and require_secure_transport=ON (plaintext TCP refused; replicas replicate over TLS), and every connection quadrant opens verifies the server against that CA (verify-identity); shell steps' QUADRANT_TARGET_<NAME>_CNF and QUADRANT_TARGET_<NAME>_CA point at it. The sandbox owns these settings: config, server_config and restart steps cannot change them. To compare TLS with plaintext, give the plan two sandbox targets, one with tls: on, and make the target the matrix axis (iteration: target: \"${{ matrix.target }}\")."`
 	Dir         string   `yaml:"dir,skip" doc:"The parent of the sandbox's data directories: the storage under test (default: the system temp dir, $TMPDIR or /tmp). An existing, writable directory, relative to the plan. Expressions may use matrix.* and iteration.*: dir: \"${{ matrix.storage }}\" makes storage a matrix axis, and the sandbox moves there (data included, one restart) when the value changes."`
 }
+
+// TLS is how quadrant's connections to a dsn target use TLS.
+type TLS struct {
+	Src        Source `yaml:"-"`
+	Mode       string `yaml:"mode" default:"verify-identity" enum:"disabled,preferred,required,verify-ca,verify-identity" doc:"The mysql client's --ssl-mode: disabled (plaintext), preferred (TLS when the server offers it, else plaintext; verifies nothing), required (TLS or fail; verifies nothing), verify-ca (TLS, the server's certificate signed by ca), verify-identity (verify-ca, and the certificate names the host, or server_name). Default verify-identity: a plan that writes tls: wants to know whom it talks to."`
+	CA         string `yaml:"ca" doc:"PEM file of the CA certificates that sign the server's certificate (the provider's CA bundle), relative to the plan; verify-ca and verify-identity only. Without it, the system's CAs."`
+	Cert       string `yaml:"cert" doc:"PEM file of a client certificate, for accounts created REQUIRE X509/SUBJECT/ISSUER; with key."`
+	Key        string `yaml:"key" doc:"PEM file of the client certificate's private key; with cert. Only its name reaches the results, never its content."`
+	ServerName string `yaml:"server_name" doc:"verify-identity: the name the server's certificate must hold when it differs from the DSN's host (a DSN by IP address, a tunnel, a proxy)."`
+	MinVersion string `yaml:"min_version" default:"1.2" enum:"1.2,1.3" doc:"Lowest TLS version accepted."`
+
+	// CAPath, CertPath and KeyPath are the files resolved against the plan's directory.
+	CAPath, CertPath, KeyPath string `yaml:"-"`
+}
+
+// Verifies says the mode checks the server's certificate.
+func (t *TLS) Verifies() bool { return t.Mode == "verify-ca" || t.Mode == "verify-identity" }
 
 // SNMP is where and how to read a target host's metrics.
 type SNMP struct {

@@ -139,6 +139,7 @@ func (v *validator) target(t *Target) {
 		}
 		v.settings(t.Sandbox.Config, "config", false)
 		v.sandboxConfig(t.Sandbox.Config, "sandbox config of target "+t.Name)
+		v.sandboxTLS(t, t.Sandbox.Config, "sandbox config of target "+t.Name)
 		if t.Sandbox.RunAs == "root" || t.Sandbox.RunAs == "0" {
 			v.errorf(t.Sandbox.Src.At("run_as"), "run_as %s: a sandbox never runs as the OS root; name an unprivileged user (default %s) or remove run_as", t.Sandbox.RunAs, "mysql")
 		}
@@ -148,6 +149,7 @@ func (v *validator) target(t *Target) {
 			}
 		}
 	}
+	v.targetTLS(t)
 	if t.Src.Has("pid") && t.Src.Has("pid_file") {
 		v.errorf(t.Src.At("pid"), "target %s has both pid: and pid_file:; keep one (pid_file follows a restarted server)", t.Name)
 	}
@@ -185,6 +187,68 @@ func (v *validator) target(t *Target) {
 	}
 }
 
+// targetTLS checks a target's tls: and allow_public_key_retrieval, and that the files it
+// names exist (their paths resolved), so a typo fails at validate rather than at the first
+// connection.
+func (v *validator) targetTLS(t *Target) {
+	if t.Sandbox != nil {
+		if t.TLS != nil {
+			v.errorf(t.Src.At("tls"), "target %s is a sandbox: its TLS is sandbox: {tls: on}, with a CA quadrant makes; remove tls:", t.Name)
+		}
+		if t.AllowPublicKeyRetrieval {
+			v.errorf(t.Src.At("allow_public_key_retrieval"), "target %s is a sandbox, whose root account needs no public key; remove allow_public_key_retrieval:", t.Name)
+		}
+		return
+	}
+	if t.AllowPublicKeyRetrieval && t.TLS != nil && t.TLS.Mode != "disabled" && t.TLS.Mode != "preferred" {
+		v.errorf(t.Src.At("allow_public_key_retrieval"), "target %s: allow_public_key_retrieval is for connections without TLS; with tls.mode %s the password goes encrypted: remove it", t.Name, t.TLS.Mode)
+	}
+	c := t.TLS
+	if c == nil {
+		return
+	}
+	if dsnHasParam(t.DSN, "tls") {
+		v.errorf(t.Src.At("tls"), "target %s has tls: and a tls= parameter in its dsn; keep tls: (it can name a CA) and remove the parameter", t.Name)
+	}
+	if !c.Verifies() {
+		for _, k := range []string{"ca", "server_name"} {
+			if c.Src.Has(k) {
+				v.errorf(c.Src.At(k), "tls %s: mode %s does not verify the server's certificate; use mode verify-ca or verify-identity, or remove %s:", k, c.Mode, k)
+			}
+		}
+	}
+	if c.Mode == "verify-ca" && c.Src.Has("server_name") {
+		v.errorf(c.Src.At("server_name"), "tls server_name: mode verify-ca does not check the certificate's name; use mode verify-identity, or remove server_name:")
+	}
+	if c.Mode == "disabled" {
+		for _, k := range []string{"cert", "key", "min_version"} {
+			if c.Src.Has(k) {
+				v.errorf(c.Src.At(k), "tls %s: mode disabled uses no TLS; remove %s:", k, k)
+			}
+		}
+	}
+	if (c.Cert == "") != (c.Key == "") {
+		v.errorf(c.Src.Pos, "tls cert and key go together (a client certificate and its private key); give both or neither")
+	}
+	c.CAPath = v.path(c.CA, c.Src.At("ca"), "tls ca")
+	c.CertPath = v.path(c.Cert, c.Src.At("cert"), "tls cert")
+	c.KeyPath = v.path(c.Key, c.Src.At("key"), "tls key")
+}
+
+// dsnHasParam says whether a go-sql-driver DSN's query (after the last '?') sets name.
+func dsnHasParam(dsn, name string) bool {
+	i := strings.LastIndex(dsn, "?")
+	if i < 0 {
+		return false
+	}
+	for _, kv := range strings.Split(dsn[i+1:], "&") {
+		if k, _, _ := strings.Cut(kv, "="); k == name {
+			return true
+		}
+	}
+	return false
+}
+
 // checkTarget verifies a target reference and returns the effective name.
 func (v *validator) checkTarget(name string, at Pos, what string) {
 	if _, ok := v.targets[name]; ok {
@@ -215,6 +279,7 @@ func (v *validator) iteration(it *Iteration) {
 	v.settings(it.ServerConfig, "server_config", false)
 	if t := v.targets[it.Target]; t != nil && t.Sandbox != nil {
 		v.sandboxConfig(it.ServerConfig, "server_config of sandbox "+it.Target)
+		v.sandboxTLS(t, it.ServerConfig, "server_config of sandbox "+it.Target)
 	}
 	if t := v.targets[it.Target]; t != nil && t.Sandbox == nil && len(it.ServerConfig) > 0 && t.Restart == "" {
 		v.errorf(it.Src.At("server_config"), "server_config restarts target %s, a dsn target without a restart command; add restart: to the target (e.g. restart: \"sudo systemctl restart mysql\")", t.Name)
@@ -512,6 +577,19 @@ func (v *validator) sandboxConfig(s Settings, what string) {
 	}
 }
 
+// sandboxTLS refuses the server's TLS options in the config of a sandbox with tls: on,
+// which sets them to the certificates it made (a replica's settings are its primary's).
+func (v *validator) sandboxTLS(t *Target, s Settings, what string) {
+	if t == nil || t.Sandbox == nil || t.Sandbox.TLS != "on" {
+		return
+	}
+	for _, kv := range s {
+		if mycnf.TLSOwned(kv.Name) {
+			v.errorf(kv.Pos, "%s: %s is set by the sandbox itself with tls: on (its own CA and certificate, require_secure_transport=ON); remove it, or set tls: off and configure TLS yourself", what, kv.Name)
+		}
+	}
+}
+
 func (v *validator) steps(steps []Step, place stepPlace) {
 	for i := range steps {
 		v.step(&steps[i], place)
@@ -596,6 +674,7 @@ func (a *Restart) validate(v *validator, s *Step) {
 	t := v.targets[s.Target]
 	if t != nil && t.Sandbox != nil {
 		v.sandboxConfig(a.Config, "restart.config of sandbox "+s.Target)
+		v.sandboxTLS(t, a.Config, "restart.config of sandbox "+s.Target)
 	}
 	if t == nil || t.Sandbox != nil {
 		return

@@ -25,7 +25,7 @@ const sandboxUsage = `Usage: quadrant sandbox up|down|list|prune [options]
 
 Throwaway local MariaDB/MySQL servers on 127.0.0.1, as a plan's sandbox target gets them.
 
-  quadrant sandbox up [--name N] [--replicas N] [--semisync] [--config K=V]... [--flavor F] [--basedir D] [--dir D] [--keep] [--run-as USER] [--print-env]
+  quadrant sandbox up [--name N] [--replicas N] [--semisync] [--config K=V]... [--flavor F] [--basedir D] [--dir D] [--keep] [--run-as USER] [--tls] [--print-env]
       Starts a primary (and replicas), prints one line per server: NAME and its DSN
       (root:PASSWORD@tcp(127.0.0.1:PORT)/; the password is random per sandbox and also in
       DIR/password, mode 0600), or with --print-env shell export lines for scripts (eval them).
@@ -34,6 +34,10 @@ Throwaway local MariaDB/MySQL servers on 127.0.0.1, as a plan's sandbox target g
       --keep) before it exits; if it is killed outright (SIGKILL), the servers die with it
       (parent-death signal) and the next "up" in the same --dir removes the leftover directory.
       A second Ctrl-C while stopping kills at once.
+      With --tls the servers require TLS (require_secure_transport) with a certificate signed
+      by a CA made for the sandbox, printed as "CA: FILE" (QUADRANT_SANDBOX_CA with --print-env):
+      mariadb --defaults-extra-file=CNF verifies with it; give it to other clients
+      (--ssl-ca=FILE --ssl-verify-server-cert, sysbench's --mysql-ssl).
       Run as root, the servers run as the OS user mysql (or --run-as USER), never as root.
   quadrant sandbox down [--all] [NAME | OWNER/NAME]
       Stops your sandbox NAME (the only one running when NAME is omitted) and waits until it is
@@ -191,6 +195,7 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Dir, "dir", "", "parent directory of the sandbox's datadirs (default $TMPDIR)")
 	fs.BoolVar(&o.Keep, "keep", false, "keep the datadirs after stopping")
 	fs.StringVar(&o.RunAs, "run-as", "", "OS user the servers run as when quadrant runs as root (default mysql; never root)")
+	fs.BoolVar(&o.TLS, "tls", false, "require TLS, with a certificate signed by a CA made for the sandbox (its file is printed)")
 	printEnv := fs.Bool("print-env", false, "print shell export lines (QUADRANT_SANDBOX_DSN, _HOST, _PORT, _USER, _PASSWORD, _CNF; REPLICAn_ for replicas) instead of the DSN table")
 	fs.Func("config", "my.cnf [mysqld] option K=V (repeatable); V true writes the bare option, false leaves it out", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
@@ -288,6 +293,9 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(tw, "%s\t%s\n", s.Name(), s.DSN(""))
 		}
 		tw.Flush()
+		if ca := c.CAFile(); ca != "" {
+			fmt.Fprintf(stdout, "CA: %s\n", ca)
+		}
 	}
 	if err := writeSandboxState(statePath, st); err != nil {
 		fmt.Fprintf(stderr, "quadrant sandbox: %v (`down` and `list` will not see this sandbox)\n", err)
@@ -313,6 +321,9 @@ func printSandboxEnv(w io.Writer, c *sandbox.Cluster) {
 			{"USER", s.User()}, {"PASSWORD", s.Password()}, {"CNF", s.ClientConfigFile()},
 		} {
 			fmt.Fprintf(w, "export %s%s=%s\n", prefix, kv[0], shellQuote(kv[1]))
+		}
+		if ca := s.CAFile(); ca != "" {
+			fmt.Fprintf(w, "export %sCA=%s\n", prefix, shellQuote(ca))
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -64,6 +65,14 @@ func attachReplica(ctx context.Context, primary, r *Server) error {
 				fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_LOG_FILE='%s', MASTER_LOG_POS=%d, MASTER_CONNECT_RETRY=1, GET_MASTER_PUBLIC_KEY=1", primary.Port(), replUser, r.repl, file, pos),
 				"START SLAVE",
 			}
+		}
+	}
+	if r.tls != nil {
+		// The primary refuses plaintext: the replica connects over TLS and checks the
+		// primary's certificate with the cluster's CA.
+		stmts[0] += fmt.Sprintf(", MASTER_SSL=1, MASTER_SSL_CA='%s', MASTER_SSL_VERIFY_SERVER_CERT=1", filepath.Join(r.tlsDir(), "ca.pem"))
+		if strings.HasPrefix(stmts[0], "CHANGE REPLICATION SOURCE") {
+			stmts[0] = strings.NewReplacer("MASTER_SSL=", "SOURCE_SSL=", "MASTER_SSL_CA=", "SOURCE_SSL_CA=", "MASTER_SSL_VERIFY_SERVER_CERT=", "SOURCE_SSL_VERIFY_SERVER_CERT=").Replace(stmts[0])
 		}
 	}
 	if err := r.Exec(ctx, stmts...); err != nil {

@@ -28,6 +28,9 @@ type Options struct {
 	Replication string // "async" (default) | "semisync"
 	Dir         string // parent dir for sandbox dirs; "" -> os.TempDir()
 	Keep        bool   // keep datadirs after Stop
+	// TLS gives the cluster a CA of its own and each server a certificate it signed, and has
+	// the servers require TLS over TCP (require_secure_transport); clients verify with the CA.
+	TLS bool
 	// RunAs is the OS user the servers run as when quadrant runs as root ("" = DefaultRunAs);
 	// quadrant never runs a server as root. Without root, servers run as quadrant's own user and
 	// RunAs must be empty or that user.
@@ -176,6 +179,15 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		_ = c.Stop(context.Background())
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
+	var ca *clusterCA
+	if o.TLS {
+		if ca, err = newCA(o.Name); err != nil {
+			return fail(fmt.Errorf("TLS CA: %w", err))
+		}
+		if err := c.writeCA(ca); err != nil {
+			return fail(err)
+		}
+	}
 	semisync := o.Replication == "semisync" && o.Replicas > 0
 	var repl string
 	if o.Replicas > 0 {
@@ -191,6 +203,11 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		}
 		if err := prepareServerDir(s, tmpl); err != nil {
 			return nil, fmt.Errorf("prepare %s: %w", name, err)
+		}
+		if ca != nil {
+			if err := s.setupTLS(ca); err != nil {
+				return nil, fmt.Errorf("prepare %s: %w", name, err)
+			}
 		}
 		return s, nil
 	}
@@ -322,6 +339,9 @@ func (c *Cluster) Stop(ctx context.Context) error {
 			errs = append(errs, c.Primary.Stop(ctx))
 		}
 		for _, s := range c.Servers() {
+			if s != nil {
+				s.releaseTLS()
+			}
 			if s != nil && filepath.Dir(s.socket) != s.dir {
 				os.RemoveAll(filepath.Dir(s.socket)) // the short socket dir outside the cluster dir
 			}

@@ -52,6 +52,16 @@ func ReadPassword(dir string) (string, error) {
 // clientCnf is an option file for the mysql/mariadb client, so scripts reach the server without
 // the password on a command line (where ps shows it).
 func clientCnf(s *Server) string {
-	return fmt.Sprintf("# Written by quadrant: mariadb --defaults-extra-file=THIS reaches %s as root.\n[client]\nuser = root\npassword = %s\nhost = 127.0.0.1\nport = %d\nprotocol = TCP\n",
+	cnf := fmt.Sprintf("# Written by quadrant: mariadb --defaults-extra-file=THIS reaches %s as root.\n[client]\nuser = root\npassword = %s\nhost = 127.0.0.1\nport = %d\nprotocol = TCP\n",
 		s.name, s.password, s.port)
+	if s.tls != nil {
+		// The server refuses plaintext; the client checks the certificate as quadrant does.
+		cnf += "ssl-ca = " + s.CAFile() + "\n"
+		if s.bin.Flavor == FlavorMySQL {
+			cnf += "ssl-mode = VERIFY_IDENTITY\n"
+		} else {
+			cnf += "ssl-verify-server-cert\n"
+		}
+	}
+	return cnf
 }

@@ -46,6 +46,7 @@ type Server struct {
 	password string
 	repl     string
 	initFile string
+	tls      *serverTLS // nil without TLS
 
 	mu     sync.Mutex // serialises Restart/Stop/Kill
 	port   int
@@ -217,7 +218,7 @@ func (s *Server) redact(text string) string {
 // forcedOptions are the settings replication needs; they are written after the config so they win.
 func (s *Server) forcedOptions(config []Option) []Option {
 	if !s.role.primary && !s.role.replica {
-		return nil
+		return s.tlsOptions()
 	}
 	given := configMap(config)
 	opts := []Option{{Name: "server_id", Value: strconv.Itoa(s.role.serverID)}}
@@ -232,7 +233,7 @@ func (s *Server) forcedOptions(config []Option) []Option {
 	if s.role.semisync {
 		opts = append(opts, semisyncOptions(s.bin, s.role.primary)...)
 	}
-	return opts
+	return append(opts, s.tlsOptions()...)
 }
 
 func (s *Server) fixedOptions() []Option {

@@ -6,6 +6,7 @@ package target
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -135,7 +136,10 @@ func open(ctx context.Context, name, redacted string, cfg *mysql.Config) (*sql.D
 type DSNTarget struct {
 	name    string
 	dsn     DSN
-	restart string // shell command; "" when the plan gives none
+	restart string    // shell command; "" when the plan gives none
+	tls     *tlsSetup // the plan's tls:, nil when the DSN alone says
+	pubKey  bool      // allow_public_key_retrieval
+	refused string    // the server public key name that keeps the driver from fetching one (gatePublicKey)
 
 	RestartTimeout time.Duration // how long the restart command may run; 0 -> 10 minutes
 	ReadyTimeout   time.Duration // how long to wait for the server to answer afterwards; 0 -> 5 minutes
@@ -151,13 +155,20 @@ func NewDSN(name, dsn, restartCmd string) (*DSNTarget, error) {
 	return &DSNTarget{name: name, dsn: d, restart: restartCmd}, nil
 }
 
-func (t *DSNTarget) Name() string          { return t.name }
-func (t *DSNTarget) Kind() string          { return KindDSN }
-func (t *DSNTarget) Host() string          { h, _ := hostPort(t.dsn.cfg); return h }
-func (t *DSNTarget) Port() int             { _, p := hostPort(t.dsn.cfg); return p }
-func (t *DSNTarget) Config() *mysql.Config { return t.dsn.Config() }
-func (t *DSNTarget) Redacted() string      { return t.dsn.String() }
-func (t *DSNTarget) DSN() DSN              { return t.dsn }
+func (t *DSNTarget) Name() string { return t.name }
+func (t *DSNTarget) Kind() string { return KindDSN }
+func (t *DSNTarget) Host() string { h, _ := hostPort(t.dsn.cfg); return h }
+func (t *DSNTarget) Port() int    { _, p := hostPort(t.dsn.cfg); return p }
+func (t *DSNTarget) Config() *mysql.Config {
+	c := t.dsn.Config()
+	if t.tls != nil {
+		t.tls.apply(c)
+	}
+	t.gatePublicKey(c)
+	return c
+}
+func (t *DSNTarget) Redacted() string { return t.dsn.String() }
+func (t *DSNTarget) DSN() DSN         { return t.dsn }
 
 // String and GoString keep the password out of any printed form of the target.
 func (t *DSNTarget) String() string   { return t.name + " (" + t.Redacted() + ")" }
@@ -167,7 +178,16 @@ func (t *DSNTarget) GoString() string { return "target.DSNTarget(" + strconv.Quo
 func (t *DSNTarget) RestartCommand() string { return t.restart }
 
 func (t *DSNTarget) Open(ctx context.Context) (*sql.DB, error) {
-	return open(ctx, t.name, t.Redacted(), t.Config())
+	db, err := open(ctx, t.name, t.Redacted(), t.Config())
+	var me *mysql.MySQLError
+	switch {
+	case err == nil:
+	case t.tls != nil && t.tls.cfg != nil && !errors.As(err, &me):
+		return nil, fmt.Errorf("target %s (%s): %w", t.name, t.Redacted(), t.tls.explain(errors.Unwrap(err)))
+	case errors.As(err, &me) && me.Number == 1045 && t.refused != "" && (t.tls == nil || t.tls.cfg == nil):
+		return nil, fmt.Errorf("%w (over plaintext: a server with require_secure_transport answers so, and an account of caching_sha2_password, MySQL 8's default, logs in only with the server's RSA key: give the target tls:, or for the latter allow_public_key_retrieval: true on a network you trust)", err)
+	}
+	return db, err
 }
 
 // Restart runs the restart command with `sh -c`, then waits until the server answers a ping.
@@ -280,6 +300,9 @@ func (t *SandboxTarget) Config() *mysql.Config {
 	c.Passwd = t.s.Password()
 	c.Net = "tcp"
 	c.Addr = net.JoinHostPort(t.s.Host(), strconv.Itoa(t.s.Port()))
+	if t.s.TLS() {
+		c.TLSConfig, c.TLS = t.s.TLSConfigName(), t.s.ClientTLS()
+	}
 	return c
 }
 

@@ -60,3 +60,21 @@ func Owned(name string) bool {
 	n := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
 	return owned[strings.TrimPrefix(n, "loose_")]
 }
+
+// tlsOwned are the server's TLS options, which a sandbox with tls: on sets itself to the
+// certificates it made.
+var tlsOwned = map[string]bool{
+	"ssl": true, "ssl_ca": true, "ssl_capath": true, "ssl_cert": true, "ssl_key": true,
+	"ssl_cipher": true, "ssl_crl": true, "ssl_crlpath": true, "tls_version": true,
+	"require_secure_transport": true,
+}
+
+// TLSOwned reports whether a sandbox with tls: on sets option name itself.
+func TLSOwned(name string) bool {
+	n := strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
+	n = strings.TrimPrefix(n, "loose_")
+	for _, p := range []string{"skip_", "disable_", "enable_"} {
+		n = strings.TrimPrefix(n, p)
+	}
+	return tlsOwned[n]
+}

@@ -91,7 +91,9 @@ func DialConfig(cfg *mysql.Config, prepared bool, readTimeout time.Duration, thr
 	if c.WriteTimeout == 0 {
 		c.WriteTimeout = readTimeout
 	}
-	own := c.TLS == nil && c.DialFunc == nil && c.TLSConfig == ""
+	// Under TLS the socket is still ours: the driver runs the TLS handshake over it, and
+	// open reads and writes the wire path through the driver's tls.Conn (see tlsIO).
+	own := c.DialFunc == nil
 	to := max(c.ReadTimeout, c.WriteTimeout)
 	switch {
 	case own && blockingSockets && threads <= maxBlockingThreads:
@@ -179,6 +181,23 @@ func DialLater(cfg *mysql.Config, prepared bool) (*Conn, error) {
 	return c, nil
 }
 
+// Path says how the connection's statements travel: "wire" (quadrant's own protocol
+// code) or "driver" (go-sql-driver's), and whether over TLS ("wire+tls"); "" while not
+// connected.
+func (c *Conn) Path() string {
+	if c.dc == nil {
+		return ""
+	}
+	p := "driver"
+	if c.w != nil {
+		p = "wire"
+	}
+	if _, ok := c.pio.(*tlsIO); ok || driverTLS(c.dc) != nil {
+		p += "+tls"
+	}
+	return p
+}
+
 // Connected says the connection is open.
 func (c *Conn) Connected() bool { return c.dc != nil }
 
@@ -194,6 +213,11 @@ func (c *Conn) open(ctx context.Context) error {
 	}
 	c.dc = dc
 	c.w = nil
+	if c.pio != nil {
+		if tc := driverTLS(dc); tc != nil {
+			c.pio = newTLSIO(tc, c.pio)
+		}
+	}
 	if c.pio != nil && !noWire {
 		c.w = newWire(c.pio, c.loc)
 	}
@@ -239,7 +263,8 @@ func (c *Conn) closeDriver() {
 func (c *Conn) ID() uint32 { return c.id.Load() }
 
 // learnID takes the connection id from the server's handshake when the socket is ours (no
-// round trip), from SELECT CONNECTION_ID() otherwise (TLS, a DialFunc of the DSN's).
+// round trip; under TLS too: the handshake comes before it), from SELECT CONNECTION_ID()
+// otherwise (a DialFunc of the DSN's).
 func (c *Conn) learnID() error {
 	if c.pio != nil {
 		if id, ok := c.pio.connectionID(); ok {
