@@ -50,8 +50,8 @@ func TestParseGrants(t *testing.T) {
 		{file: "mariadb-10.11-sup.txt", has: []Privilege{super, setGlobal, replMaria}, not: []Privilege{psSelect, slowLog}},
 		{file: "mariadb-10.11-wild.txt",
 			// `app\_%`.* is app_ then anything; the role bench (active by default) adds SUPER and `bench db`.
-			has: []Privilege{on("SELECT", "app_1"), on("INSERT", "app_x"), slowLog, super, on("CREATE", "bench db")},
-			not: []Privilege{on("SELECT", "appx1"), on("SELECT", "app"), on("UPDATE", "app"), {Names: []string{"SELECT"}, DB: "app", Table: "sbtest1"}, on("DROP", "bench"), psSelect},
+			has:   []Privilege{on("SELECT", "app_1"), on("INSERT", "app_x"), slowLog, super, on("CREATE", "bench db")},
+			not:   []Privilege{on("SELECT", "appx1"), on("SELECT", "app"), on("UPDATE", "app"), {Names: []string{"SELECT"}, DB: "app", Table: "sbtest1"}, on("DROP", "bench"), psSelect},
 			roles: []string{"bench"}},
 		{file: "mysql-8.0-jeffrey.txt", has: []Privilege{on("SELECT", "db1"), on("UPDATE", "db1")}, not: []Privilege{on("DELETE", "db1"), on("SELECT", "db2"), super}},
 		{file: "mysql-8.0-root.txt", has: []Privilege{super, setGlobal, {Names: []string{"SYSTEM_VARIABLES_ADMIN"}}, replMySQL, psSelect, psUpdate, slowLog, on("INDEX", "any")}},
@@ -83,10 +83,10 @@ func TestParseGrants(t *testing.T) {
 
 func TestParseGrantsRefusesWhatItCannotRead(t *testing.T) {
 	for _, line := range []string{
-		"GRANT SELECT ON `db1` TO `u`@`%`",      // no .* or .table
-		"GRANT SELECT ON `db1`.* `u`@`%`",       // no TO
-		"GRANT , SELECT ON *.* TO `u`@`%`",      // an empty privilege
-		"GRANT SELECT ON `db1.* TO `u`@`%`",     // unterminated name
+		"GRANT SELECT ON `db1` TO `u`@`%`",     // no .* or .table
+		"GRANT SELECT ON `db1`.* `u`@`%`",      // no TO
+		"GRANT , SELECT ON *.* TO `u`@`%`",     // an empty privilege
+		"GRANT SELECT ON `db1.* TO `u`@`%`",    // unterminated name
 		"GRANT SELECT ON 'db1'.* TO 'u'@'%' '", // unterminated string
 	} {
 		if _, err := ParseGrants([]string{line}); err == nil {
