@@ -270,6 +270,10 @@ func (v *validator) iteration(it *Iteration) {
 // the expression compiler cannot see and would read as 0.
 var StatusRef = regexp.MustCompile(`\bstatus\.([A-Za-z0-9_]+)`)
 
+// ReplicaRef finds the replica.NAME a wait reads: only such a wait needs the replica status,
+// and the privilege to read it.
+var ReplicaRef = regexp.MustCompile(`\breplica\.([A-Za-z0-9_]+)`)
+
 // statusNames checks the status.NAME an assertion reads against a watch.status the plan lists
 // itself: a name no pattern matches is never a column. (The default list depends on the
 // server; the run checks against the server's columns before setup.)
