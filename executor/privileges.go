@@ -224,6 +224,9 @@ func (r *runner) checkPrivileges(ctx context.Context) error {
 		if s.sb != nil {
 			continue
 		}
+		if s.hosting.Managed() && restarts(r.plan, name) {
+			r.logf("warning: target %s is %s: server_config and restart steps run its restart command with the options in QUADRANT_MY_CNF; the server takes them only through %s, which the command must do", name, s.hosting.Name(), s.hosting.Settings())
+		}
 		ac, err := CheckAccount(ctx, r.plan, name, s.db, s.info, s.Config().DBName)
 		if err != nil {
 			r.logf("warning: pre-flight: %v (the account's privileges not checked)", err)
@@ -237,4 +240,20 @@ func (r *runner) checkPrivileges(ctx context.Context) error {
 		return nil
 	}
 	return &PlanError{Err: fmt.Errorf("pre-flight: nothing was run: %s\n  grant them to the account (GRANT ... ON ... TO ...), use an account that has them, or take those lines out of the plan", strings.Join(lines, "\n  "))}
+}
+
+// restarts reports whether plan p restarts target name: an iteration's server_config or a
+// restart step.
+func restarts(p *spec.Plan, name string) bool {
+	for i := range p.Iterations {
+		if len(p.Iterations[i].ServerConfig) > 0 && p.TargetOf(&p.Iterations[i]) == name {
+			return true
+		}
+	}
+	for ps := range p.Steps() {
+		if ps.Step.Restart != nil && ps.Target == name {
+			return true
+		}
+	}
+	return false
 }

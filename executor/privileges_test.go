@@ -82,6 +82,9 @@ iteration:
 		if tx := col(t, run.Summary, 0, "transactions"); tx <= 0 {
 			t.Fatalf("%v transactions", tx)
 		}
+		if h := run.Info.Targets[0].Hosting; h != target.SelfHosted {
+			t.Errorf("run.json says the sandbox behind the dsn is hosted %q, want self-hosted", h)
+		}
 		if n := tables(); n != 1 {
 			t.Fatalf("%d tables in app after the prepare, want 1", n)
 		}

@@ -214,7 +214,7 @@ func (v *validator) iteration(it *Iteration) {
 		v.sandboxConfig(it.ServerConfig, "server_config of sandbox "+it.Target)
 	}
 	if t := v.targets[it.Target]; t != nil && t.Sandbox == nil && len(it.ServerConfig) > 0 && t.Restart == "" {
-		v.errorf(it.Src.At("server_config"), "server_config restarts target %s, a dsn target without a restart command; add restart: to the target (e.g. restart: \"sudo systemctl restart mysql\")", t.Name)
+		v.errorf(it.Src.At("server_config"), "server_config restarts target %s, a dsn target without a restart command; add restart: to the target (e.g. restart: \"sudo systemctl restart mysql\"); a managed server (RDS, Aurora, Cloud SQL, Azure) takes my.cnf settings only through its provider's parameter group: set them there and drop server_config", t.Name)
 	}
 	v.settings(it.Globals, "globals", true)
 	place := stepPlace{defaultTarget: it.Target}
@@ -559,7 +559,7 @@ func (a *Restart) validate(v *validator, s *Step) {
 		return
 	}
 	if t.Restart == "" {
-		v.errorf(s.Src.At("restart"), "target %s has no restart command; add restart: \"sudo systemctl restart mysql\" to the target", t.Name)
+		v.errorf(s.Src.At("restart"), "target %s has no restart command; add restart: \"sudo systemctl restart mysql\" to the target (a managed server restarts only through its provider: reboot it there, or drop the step)", t.Name)
 	}
 	if len(a.Config) > 0 {
 		v.errorf(a.Src.At("config"), "restart.config only applies to sandbox targets; %s is a dsn target (change its my.cnf yourself in its restart command)", t.Name)
