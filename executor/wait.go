@@ -85,7 +85,7 @@ func (sr *stepRunner) waitEnv(ctx context.Context, s *liveTarget, w *spec.Wait) 
 			return nil, err
 		}
 		if ok {
-			for k, v := range st.Fields {
+			for k, v := range st.BothSpellings() {
 				replica[k] = typed(v)
 			}
 		}
