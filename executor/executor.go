@@ -168,6 +168,10 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		r.plan, r.fleet.plan = bound, bound
 		r.log.setPlan(bound)
 	}
+	if err := r.checkPrivileges(ctx); err != nil {
+		outcome.Status = results.StatusError
+		return outcome, err
+	}
 	if r.opts.RunID != "" || r.opts.Shard.Sharded() {
 		if err := r.openBarrier(ctx); err != nil {
 			outcome.Status = results.StatusError

@@ -80,6 +80,11 @@ func (f *fleet) describe(ctx context.Context) ([]results.TargetInfo, error) {
 		}
 		f.vars[name] = vars
 		ti.VariablesBefore = vars
+		s.hosting = target.DetectHosting(vars)
+		ti.Hosting, ti.HostingEvidence = s.hosting.Provider, s.hosting.Evidence
+		if s.hosting.Managed() {
+			f.log.logf("target %s: %s (%s): settings only through %s; no shell, restart or host metrics there", name, s.hosting.Name(), s.hosting.Evidence, s.hosting.Settings())
+		}
 		out = append(out, ti)
 	}
 	return out, nil
@@ -281,6 +286,9 @@ func (f *fleet) onThisMachine(name string) bool {
 	}
 	if s := f.servers[name]; s != nil && s.sb != nil {
 		return true
+	}
+	if s := f.servers[name]; s != nil && s.hosting.Managed() {
+		return false // a loopback address is a proxy or tunnel to it (Cloud SQL Auth Proxy): this machine is not its host
 	}
 	if t == nil {
 		return false

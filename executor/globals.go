@@ -25,34 +25,38 @@ func newGlobals() *globals {
 	return &globals{original: map[*liveTarget]map[string]sql.NullString{}, order: map[*liveTarget][]string{}}
 }
 
-// set runs SET GLOBAL name = ? with the value bound, after saving the current value.
+// set runs SET GLOBAL name = ? with the value bound, after reading the current value, which
+// is kept only once the server took the change: a SET GLOBAL refused (1227, no SUPER) changed
+// nothing, and the end of the run has nothing of it to restore.
 func (g *globals) set(ctx context.Context, s *liveTarget, name string, value any) error {
 	if !identifier.MatchString(name) {
 		return fmt.Errorf("set global %q: not a variable name", name)
 	}
 	g.mu.Lock()
-	orig := g.original[s]
-	if orig == nil {
-		orig = map[string]sql.NullString{}
-		g.original[s] = orig
-	}
-	_, saved := orig[name]
+	_, saved := g.original[s][name]
 	g.mu.Unlock()
+	var cur sql.NullString
 	if !saved {
-		var cur sql.NullString
 		if err := s.db.QueryRowContext(ctx, "SELECT @@GLOBAL."+name).Scan(&cur); err != nil {
 			return fmt.Errorf("read @@GLOBAL.%s on %s: %w", name, s.Name(), err)
 		}
-		g.mu.Lock()
-		orig[name] = cur
-		g.order[s] = append(g.order[s], name)
-		g.mu.Unlock()
 	}
 	if b, ok := value.(bool); ok {
 		value = map[bool]string{true: "ON", false: "OFF"}[b]
 	}
 	if _, err := s.db.ExecContext(ctx, "SET GLOBAL "+name+" = ?", value); err != nil {
 		return fmt.Errorf("SET GLOBAL %s = %v on %s: %w", name, value, s.Name(), err)
+	}
+	if !saved {
+		g.mu.Lock()
+		if g.original[s] == nil {
+			g.original[s] = map[string]sql.NullString{}
+		}
+		if _, ok := g.original[s][name]; !ok {
+			g.original[s][name] = cur
+			g.order[s] = append(g.order[s], name)
+		}
+		g.mu.Unlock()
 	}
 	return nil
 }

@@ -21,6 +21,9 @@ type liveTarget struct {
 	base []sandbox.Option // the plan's sandbox config; server_config and restarts add to it
 	db   *sql.DB
 	info target.ServerInfo
+	// hosting is who runs the server (fleet.describe tells from its variables): a managed
+	// one has no host quadrant can read and takes settings only through its provider.
+	hosting target.Hosting
 	// applied is the server_config last handed to a dsn target's restart command, so
 	// the next iteration restarts only when it asks for something else.
 	applied string
@@ -94,6 +97,9 @@ func (s *liveTarget) restart(ctx context.Context, settings spec.Settings) (bool,
 			return false, nil
 		}
 		if err := s.Restart(ctx, opts); err != nil {
+			if s.hosting.Managed() {
+				err = fmt.Errorf("%w (%s is %s: its settings change only through %s)", err, s.Name(), s.hosting.Name(), s.hosting.Settings())
+			}
 			return false, err
 		}
 		s.applied = fmt.Sprint(opts)

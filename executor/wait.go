@@ -77,11 +77,17 @@ func (sr *stepRunner) waitEnv(ctx context.Context, s *liveTarget, w *spec.Wait) 
 		return nil, err
 	}
 	replica := map[string]any{}
-	if st, ok, err := target.ReadReplicaStatus(ctx, s.db); err != nil {
-		return nil, err
-	} else if ok {
-		for k, v := range st.Fields {
-			replica[k] = typed(v)
+	// Only a wait on replica.* reads the replica status: an account without the privilege
+	// to read it still waits on status.* and row.*.
+	if spec.ReplicaRef.MatchString(w.Until.Source) {
+		st, ok, err := target.ReadReplicaStatus(ctx, s.db)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			for k, v := range st.BothSpellings() {
+				replica[k] = typed(v)
+			}
 		}
 	}
 	row := map[string]any{}

@@ -73,8 +73,11 @@ func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool) (*wa
 		if wp.Replication && f.isReplica(name) {
 			w.all = append(w.all, &sampler{target: name, what: "replication", s: mysqlwatch.NewReplication(mysqlwatch.ReplicationConfig{DSN: dsn})})
 		}
-		if ps := procSampler(f, name, s); ps != nil {
+		if ps := procSampler(f, name, s); ps != nil && !s.hosting.Managed() {
 			w.all = append(w.all, &sampler{target: name, what: "process", s: ps})
+		}
+		if t := f.planTarget(name); s.hosting.Managed() && (wp.WantsHost() || t != nil && (t.Pid > 0 || t.PidFile != "")) && (t == nil || t.SNMP == nil) {
+			f.log.logf("target %s is %s: its host.* and proc.* columns are left out: they come from /proc of the machine a server runs on or from an SNMP agent there, and a managed server offers neither (its provider's monitoring has them)", name, s.hosting.Name())
 		}
 		if t := f.planTarget(name); t != nil && t.SNMP != nil && !snmpSeen[t.SNMP.Address] {
 			snmpSeen[t.SNMP.Address] = true // one agent per host, however many servers run there

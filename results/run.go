@@ -129,11 +129,15 @@ func (o ReportOptions) Wants(format string) bool {
 
 // TargetInfo describes one server as it was during the run.
 type TargetInfo struct {
-	Name            string            `json:"name"`
-	Kind            string            `json:"kind"`    // dsn | sandbox
-	Address         string            `json:"address"` // redacted DSN
-	Flavor          string            `json:"flavor,omitempty"`
-	ServerVersion   string            `json:"server_version,omitempty"`
+	Name          string `json:"name"`
+	Kind          string `json:"kind"`    // dsn | sandbox
+	Address       string `json:"address"` // redacted DSN
+	Flavor        string `json:"flavor,omitempty"`
+	ServerVersion string `json:"server_version,omitempty"`
+	// Hosting is who runs the server: "self-hosted", or a managed service ("aws-aurora",
+	// "aws-rds", "gcp-cloud-sql", "azure-mysql"), and HostingEvidence the variable that told.
+	Hosting         string            `json:"hosting,omitempty"`
+	HostingEvidence string            `json:"hosting_evidence,omitempty"`
 	VariablesBefore map[string]string `json:"variables_before,omitempty"`
 	VariablesAfter  map[string]string `json:"variables_after,omitempty"`
 	// Watched are the watched columns of the target's time series with their kind, so a

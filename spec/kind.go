@@ -78,6 +78,10 @@ type Kind struct {
 	// Estimate is explain's estimate of what a prepare loads; ok false when the kind
 	// cannot say.
 	Estimate func(w *Workload) (e Estimate, ok bool)
+	// Privileges are what a workload of this kind needs on its schema for its action, and
+	// the schema it uses when the target's DSN names none; nil, or no privileges: the kind
+	// cannot say (its SQL is the plan's), and the pre-flight asks nothing of it.
+	Privileges func(w *Workload) (privileges []string, defaultSchema string)
 	// Impl is what runs workloads of this kind, for the executor; spec never looks inside.
 	Impl any
 	// Explain are lines explain prints under the workload (a custom mix's statements, a

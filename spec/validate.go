@@ -282,7 +282,7 @@ func (v *validator) iteration(it *Iteration) {
 		v.sandboxTLS(t, it.ServerConfig, "server_config of sandbox "+it.Target)
 	}
 	if t := v.targets[it.Target]; t != nil && t.Sandbox == nil && len(it.ServerConfig) > 0 && t.Restart == "" {
-		v.errorf(it.Src.At("server_config"), "server_config restarts target %s, a dsn target without a restart command; add restart: to the target (e.g. restart: \"sudo systemctl restart mysql\")", t.Name)
+		v.errorf(it.Src.At("server_config"), "server_config restarts target %s, a dsn target without a restart command; add restart: to the target (e.g. restart: \"sudo systemctl restart mysql\"); a managed server (RDS, Aurora, Cloud SQL, Azure) takes my.cnf settings only through its provider's parameter group: set them there and drop server_config", t.Name)
 	}
 	v.settings(it.Globals, "globals", true)
 	v.restore(it)
@@ -376,6 +376,10 @@ func (v *validator) restore(it *Iteration) {
 // StatusRef finds the status.NAME an expression reads: status is a map, whose missing keys
 // the expression compiler cannot see and would read as 0.
 var StatusRef = regexp.MustCompile(`\bstatus\.([A-Za-z0-9_]+)`)
+
+// ReplicaRef finds the replica.NAME a wait reads: only such a wait needs the replica status,
+// and the privilege to read it.
+var ReplicaRef = regexp.MustCompile(`\breplica\.([A-Za-z0-9_]+)`)
 
 // statusNames checks the status.NAME an assertion reads against a watch.status the plan lists
 // itself: a name no pattern matches is never a column. (The default list depends on the
@@ -680,7 +684,7 @@ func (a *Restart) validate(v *validator, s *Step) {
 		return
 	}
 	if t.Restart == "" {
-		v.errorf(s.Src.At("restart"), "target %s has no restart command; add restart: \"sudo systemctl restart mysql\" to the target", t.Name)
+		v.errorf(s.Src.At("restart"), "target %s has no restart command; add restart: \"sudo systemctl restart mysql\" to the target (a managed server restarts only through its provider: reboot it there, or drop the step)", t.Name)
 	}
 	if len(a.Config) > 0 {
 		v.errorf(a.Src.At("config"), "restart.config only applies to sandbox targets; %s is a dsn target (change its my.cnf yourself in its restart command)", t.Name)

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"runtime/debug"
 	"strings"
+	"time"
 
+	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
@@ -85,7 +89,7 @@ func plural(n int) string {
 func runExplain(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("explain", "PLAN [--set K=V]... [--target NAME=DSN]...",
 		"Shows, without running anything, every iteration with its matrix values and every step in execution order:\n"+
-			"each SQL statement, each shell command, each privileged action (flagged \"needs --allow-shell\"),\nand an estimate of how long the run takes.", stdout, stderr)
+			"each SQL statement, each shell command, each privileged action (flagged \"needs --allow-shell\"),\nand an estimate of how long the run takes. With --target NAME=DSN it connects to that server, and to no\nother, and lists what of the plan the DSN's account lacks the privileges for.", stdout, stderr)
 	var sets, targets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
 	fs.Var(&targets, "target", "point a target at your own server, as run does: `NAME=DSN` (repeatable)")
@@ -108,7 +112,52 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	explain(stdout, p)
+	explainAccounts(stdout, stderr, p, overrides)
 	return exitOK
+}
+
+// explainAccounts connects to the targets given with --target, and only to them (explain
+// otherwise touches no server), and lists what of the plan their accounts cannot do, as the
+// run's pre-flight would refuse it.
+func explainAccounts(stdout, stderr io.Writer, p *spec.Plan, overrides map[string]string) {
+	for _, t := range p.Targets {
+		if _, ok := overrides[t.Name]; !ok || t.DSN == "" {
+			continue
+		}
+		lacks, account, err := accountLacks(p, t)
+		if err != nil {
+			fmt.Fprintf(stderr, "quadrant explain: privileges of target %s not checked: %v\n", t.Name, err)
+			continue
+		}
+		if len(lacks) == 0 {
+			fmt.Fprintf(stdout, "\nPrivileges on %s (as %s): the account has all this plan needs.\n", t.Name, account)
+			continue
+		}
+		fmt.Fprintf(stdout, "\nPrivileges on %s (as %s): the run would stop before setup; the account lacks:\n", t.Name, account)
+		for _, l := range lacks {
+			fmt.Fprintf(stdout, "  %s\n", l)
+		}
+	}
+}
+
+func accountLacks(p *spec.Plan, t spec.Target) ([]string, string, error) {
+	dt, err := target.NewDSN(t.Name, t.DSN, "")
+	if err != nil {
+		return nil, "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	db, err := dt.Open(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	defer db.Close()
+	info, err := target.Probe(ctx, db)
+	if err != nil {
+		return nil, "", err
+	}
+	ac, err := executor.CheckAccount(ctx, p, t.Name, db, info, dt.Config().DBName)
+	return ac.Lacks, ac.Account, err
 }
 
 func runSchema(args []string, stdout, stderr io.Writer) int {

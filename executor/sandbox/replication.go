@@ -88,10 +88,7 @@ func binlogPosition(ctx context.Context, s *Server) (string, int64, error) {
 		return "", 0, err
 	}
 	defer db.Close()
-	q := "SHOW MASTER STATUS"
-	if s.bin.Flavor == FlavorMySQL && s.bin.AtLeast(8, 2, 0) {
-		q = "SHOW BINARY LOG STATUS"
-	}
+	q := binlogStatusStatement(s.bin)
 	rows, err := queryMaps(ctx, db, q)
 	if err != nil {
 		return "", 0, fmt.Errorf("%s: %s: %w", s.name, q, err)
@@ -131,10 +128,7 @@ func pollServer(ctx context.Context, s *Server, check func(db *sql.DB) (bool, er
 
 // waitReplicaRunning waits until both replication threads of r report Yes; the error carries the last IO/SQL error.
 func waitReplicaRunning(ctx context.Context, r *Server) error {
-	q := "SHOW SLAVE STATUS"
-	if r.bin.Flavor == FlavorMySQL && r.bin.AtLeast(8, 0, 22) {
-		q = "SHOW REPLICA STATUS"
-	}
+	q := replicaStatusStatement(r.bin)
 	var last map[string]string
 	io := func() string { return field(last, "Slave_IO_Running", "Replica_IO_Running") }
 	sqlThread := func() string { return field(last, "Slave_SQL_Running", "Replica_SQL_Running") }
@@ -221,4 +215,20 @@ func queryMaps(ctx context.Context, db *sql.DB, q string) ([]map[string]string, 
 		out = append(out, m)
 	}
 	return out, rows.Err()
+}
+
+// binlogStatusStatement: MySQL 8.2 renamed SHOW MASTER STATUS, and 8.4 removed the old name.
+func binlogStatusStatement(b Binary) string {
+	if b.Flavor == FlavorMySQL && b.AtLeast(8, 2, 0) {
+		return "SHOW BINARY LOG STATUS"
+	}
+	return "SHOW MASTER STATUS"
+}
+
+// replicaStatusStatement: MySQL 8.0.22 added SHOW REPLICA STATUS, and 8.4 removed SHOW SLAVE STATUS.
+func replicaStatusStatement(b Binary) string {
+	if b.Flavor == FlavorMySQL && b.AtLeast(8, 0, 22) {
+		return "SHOW REPLICA STATUS"
+	}
+	return "SHOW SLAVE STATUS"
 }

@@ -271,34 +271,16 @@ func initDatadir(ctx context.Context, b Binary, basedir, dir string, acct accoun
 	data := filepath.Join(dir, "data")
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	var cmd *exec.Cmd
-	switch b.Flavor {
-	case FlavorMariaDB:
-		tool, err := installDBTool(b, basedir)
-		if err != nil {
-			return err
-		}
-		args := []string{"--no-defaults", "--datadir=" + data, "--user=" + acct.name,
-			"--auth-root-authentication-method=normal", "--skip-test-db"}
-		if basedir != "" {
-			args = append(args, "--basedir="+basedir)
-		}
-		cmd = exec.CommandContext(ctx, tool, args...)
-	default:
-		// --initialize-insecure creates root@localhost only; TCP clients from 127.0.0.1 must work even with
-		// skip_name_resolve, so create root@127.0.0.1 too.
-		initSQL := filepath.Join(dir, "init.sql")
-		sql := "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1';\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n"
-		if err := os.WriteFile(initSQL, []byte(sql), 0o644); err != nil {
-			return err
-		}
-		args := []string{"--no-defaults", "--initialize-insecure", "--datadir=" + data, "--user=" + acct.name,
-			"--init-file=" + initSQL, "--log-error=" + filepath.Join(dir, "init.err")}
-		if basedir != "" {
-			args = append(args, "--basedir="+basedir)
-		}
-		cmd = exec.CommandContext(ctx, b.Path, args...)
+	path, args, initSQL, err := initCommand(b, basedir, dir, acct.name)
+	if err != nil {
+		return err
 	}
+	if initSQL != "" {
+		if err := os.WriteFile(filepath.Join(dir, "init.sql"), []byte(initSQL), 0o644); err != nil {
+			return err
+		}
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: acct.credential()}
 	out, err := cmd.CombinedOutput()
@@ -315,6 +297,35 @@ func initDatadir(ctx context.Context, b Binary, basedir, dir string, acct accoun
 	// "equal server UUIDs". Without the file every copy generates its own.
 	_ = os.Remove(filepath.Join(data, "auto.cnf"))
 	return nil
+}
+
+// initCommand is how a datadir is made: MariaDB's mariadb-install-db, or MySQL's own
+// mysqld --initialize-insecure with an init file (its text returned, written as
+// dir/init.sql), since that makes root@localhost only and TCP clients from 127.0.0.1 must
+// log in even with skip_name_resolve.
+func initCommand(b Binary, basedir, dir, osUser string) (path string, args []string, initSQL string, err error) {
+	data := filepath.Join(dir, "data")
+	switch b.Flavor {
+	case FlavorMariaDB:
+		tool, err := installDBTool(b, basedir)
+		if err != nil {
+			return "", nil, "", err
+		}
+		args = []string{"--no-defaults", "--datadir=" + data, "--user=" + osUser,
+			"--auth-root-authentication-method=normal", "--skip-test-db"}
+		if basedir != "" {
+			args = append(args, "--basedir="+basedir)
+		}
+		return tool, args, "", nil
+	default:
+		initSQL = "CREATE USER IF NOT EXISTS 'root'@'127.0.0.1';\nGRANT ALL PRIVILEGES ON *.* TO 'root'@'127.0.0.1' WITH GRANT OPTION;\n"
+		args = []string{"--no-defaults", "--initialize-insecure", "--datadir=" + data, "--user=" + osUser,
+			"--init-file=" + filepath.Join(dir, "init.sql"), "--log-error=" + filepath.Join(dir, "init.err")}
+		if basedir != "" {
+			args = append(args, "--basedir="+basedir)
+		}
+		return b.Path, args, initSQL, nil
+	}
 }
 
 // copyDir copies a datadir tree. io.Copy between files uses copy_file_range, which is fast (and a

@@ -59,6 +59,14 @@ func ReadReplicaStatus(ctx context.Context, db *sql.DB) (st ReplicaStatus, ok bo
 	if err != nil || row == nil {
 		return ReplicaStatus{}, false, err
 	}
+	st, err = ParseReplicaStatus(cols, row)
+	return st, err == nil, err
+}
+
+// ParseReplicaStatus reads one row of SHOW REPLICA STATUS (or SHOW SLAVE STATUS) by its column
+// names, MariaDB's Master_/Slave_ ones or MySQL 8.0.22+'s Source_/Replica_ ones.
+func ParseReplicaStatus(cols []string, row []sql.NullString) (ReplicaStatus, error) {
+	var st ReplicaStatus
 	st.Fields = make(map[string]string, len(cols))
 	var lag *float64
 	for i, c := range cols {
@@ -66,7 +74,7 @@ func ReadReplicaStatus(ctx context.Context, db *sql.DB) (st ReplicaStatus, ok bo
 		if (c == "Seconds_Behind_Master" || c == "Seconds_Behind_Source") && row[i].Valid {
 			v, perr := strconv.ParseFloat(row[i].String, 64)
 			if perr != nil {
-				return ReplicaStatus{}, false, fmt.Errorf("replica status: %s=%q: %w", c, row[i].String, perr)
+				return ReplicaStatus{}, fmt.Errorf("replica status: %s=%q: %w", c, row[i].String, perr)
 			}
 			lag = &v
 		}
@@ -82,7 +90,22 @@ func ReadReplicaStatus(ctx context.Context, db *sql.DB) (st ReplicaStatus, ok bo
 	st.ExecSourceLogPos = num("Exec_Master_Log_Pos")
 	st.LastIOError = get("Last_IO_Error")
 	st.LastSQLError = get("Last_SQL_Error")
-	return st, true, nil
+	return st, nil
+}
+
+// BothSpellings are the columns under MariaDB's and MySQL's names alike, so that a wait on
+// replica.Seconds_Behind_Master reads a MySQL 8 replica too (and replica.Seconds_Behind_Source
+// a MariaDB one).
+func (st ReplicaStatus) BothSpellings() map[string]string {
+	out := make(map[string]string, 2*len(st.Fields))
+	for k, v := range st.Fields {
+		for _, n := range spellings(k) {
+			if _, own := st.Fields[n]; n == k || !own {
+				out[n] = v
+			}
+		}
+	}
+	return out
 }
 
 // showReplicaStatus returns the first row (nil when there is none) and the column names.

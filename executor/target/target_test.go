@@ -94,6 +94,9 @@ func TestTargetsAgainstSandbox(t *testing.T) {
 	if vars["port"] != fmt.Sprint(sb.Port()) || vars["innodb_buffer_pool_size"] == "" {
 		t.Fatalf("variables: port=%q innodb_buffer_pool_size=%q", vars["port"], vars["innodb_buffer_pool_size"])
 	}
+	if h := target.DetectHosting(vars); h.Provider != target.SelfHosted {
+		t.Fatalf("a local sandbox is %s (%s), want self-hosted", h.Provider, h.Evidence)
+	}
 
 	// A DSN target with a password, aimed at the same server.
 	if _, err := db.ExecContext(ctx, "CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '"+secret+"'"); err != nil {

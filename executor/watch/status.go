@@ -39,7 +39,7 @@ var (
 		"aborted_", "connection_errors_", "binlog_", "feature_", "table_locks_", "innodb_pages_", "innodb_dblwr_",
 		"innodb_buffer_pool_read", "innodb_ibuf_merge", "innodb_ibuf_discarded_", "innodb_master_thread_",
 		"qcache_", "ssl_", "performance_schema_", "subquery_cache_", "master_gtid_wait_", "column_", "rows_",
-		"rpl_semi_sync_master_", "table_open_cache_",
+		"rpl_semi_sync_master_", "rpl_semi_sync_source_", "table_open_cache_",
 	}
 	counterNames = set(
 		"innodb_data_reads", "innodb_data_writes", "innodb_data_fsyncs", "innodb_data_read", "innodb_data_written",
@@ -64,6 +64,9 @@ var (
 		"innodb_row_lock_time_avg", "innodb_row_lock_time_max", "innodb_buffer_pool_read_ahead_evicted_rate",
 		"rpl_semi_sync_master_clients", "rpl_semi_sync_master_status", "rpl_semi_sync_master_wait_sessions",
 		"rpl_semi_sync_master_net_avg_wait_time", "rpl_semi_sync_master_tx_avg_wait_time",
+		// MySQL 8.0.26+ names its semi-sync plugin's status source/replica (8.4 only so).
+		"rpl_semi_sync_source_clients", "rpl_semi_sync_source_status", "rpl_semi_sync_source_wait_sessions",
+		"rpl_semi_sync_source_net_avg_wait_time", "rpl_semi_sync_source_tx_avg_wait_time",
 		"qcache_free_blocks", "qcache_free_memory", "qcache_queries_in_cache", "qcache_total_blocks",
 		"table_open_cache_active_instances", "binlog_snapshot_file", "binlog_snapshot_position",
 		"ssl_cipher", "ssl_cipher_list", "ssl_version", "ssl_session_cache_mode", "ssl_server_not_after",

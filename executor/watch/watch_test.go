@@ -102,11 +102,14 @@ func TestStatusKind(t *testing.T) {
 	counters := []string{"Com_select", "Handler_read_key", "Innodb_rows_read", "Innodb_data_fsyncs", "Innodb_log_writes",
 		"Bytes_sent", "Created_tmp_disk_tables", "Select_scan", "Questions", "Slow_queries", "Threads_created",
 		"Innodb_buffer_pool_reads", "Innodb_buffer_pool_read_requests", "Innodb_row_lock_waits", "Innodb_data_written",
-		"connections"}
+		"connections", "Rpl_semi_sync_master_yes_tx", "Rpl_semi_sync_source_yes_tx", "Rpl_semi_sync_source_no_tx"}
 	gauges := []string{"Threads_running", "Threads_connected", "Open_tables", "Innodb_buffer_pool_pages_dirty",
 		"Innodb_buffer_pool_pages_free", "Innodb_buffer_pool_bytes_data", "Innodb_data_pending_reads",
 		"Innodb_row_lock_current_waits", "Max_used_connections", "Innodb_row_lock_time_avg", "Uptime",
-		"Rpl_semi_sync_master_status", "Rpl_semi_sync_master_clients"}
+		"Rpl_semi_sync_master_status", "Rpl_semi_sync_master_clients",
+		// MySQL 8.0.26+/8.4 names (the manual's semi-sync status variables)
+		"Rpl_semi_sync_source_status", "Rpl_semi_sync_source_clients", "Rpl_semi_sync_source_wait_sessions",
+		"Rpl_semi_sync_source_tx_avg_wait_time", "Rpl_semi_sync_replica_status"}
 	for _, n := range counters {
 		if StatusKind(n) != Counter {
 			t.Errorf("%s: gauge, want counter", n)

@@ -28,6 +28,7 @@ var Kind = workload.Kind{
 		Describe:      describe,
 		Statements:    statements,
 		Estimate:      estimate,
+		Privileges:    privileges,
 	},
 	New:      newBuiltin,
 	Prepared: prepared,
@@ -161,4 +162,22 @@ func (b *builtin) Run(ctx context.Context, onInterval func(*measure.Interval)) (
 		return w, c, nil
 	}
 	return engine.Run(ctx, lc)
+}
+
+// privileges are what sysbench's scripts do to their tables: prepare creates the schema and
+// tables, loads them and adds the k index; cleanup drops them; a run reads and writes rows.
+func privileges(w *spec.Workload) ([]string, string) {
+	return Privileges(w.Action), "sbtest"
+}
+
+// Privileges are what an action of sysbench's scripts needs on its schema (shared with the
+// sysbench kind, which runs the same scripts).
+func Privileges(action string) []string {
+	switch action {
+	case "prepare":
+		return []string{"CREATE", "INSERT", "INDEX"}
+	case "cleanup":
+		return []string{"DROP"}
+	}
+	return []string{"SELECT", "INSERT", "UPDATE", "DELETE"}
 }

@@ -3,9 +3,11 @@ package sysbench
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/workload"
+	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -23,6 +25,12 @@ var Kind = workload.Kind{
 		},
 		Shards: func(w *spec.Workload, _ int) spec.Errors {
 			return spec.Errors{{Pos: w.Src.At("sysbench"), Msg: "a sysbench: workload cannot be sharded: sysbench prints percentiles, which do not merge; use the same script as builtin: (e.g. builtin: oltp_read_write), whose latency histograms merge exactly"}}
+		},
+		Privileges: func(w *spec.Workload) ([]string, string) {
+			if !slices.Contains(oltp.Builtins, body(w).Script) {
+				return nil, "" // a script of the user's: what it does is its own
+			}
+			return oltp.Privileges(w.Action), "sbtest"
 		},
 		Describe: func(w *spec.Workload) string {
 			s := fmt.Sprintf("sysbench %s %s", body(w).Script, w.Action)

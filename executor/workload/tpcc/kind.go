@@ -42,6 +42,21 @@ var Kind = workload.Kind{
 			return s
 		},
 		TxNames: func(*spec.Workload) []string { return Transactions },
+		Privileges: func(w *spec.Workload) ([]string, string) {
+			switch w.Action {
+			case "prepare": // tables, the load, then ALTER TABLE for indexes (and foreign keys when asked)
+				privs := []string{"CREATE", "INSERT", "ALTER"}
+				if v, ok := workload.Options(w).Lookup("foreign_keys"); ok && v == true {
+					privs = append(privs, "REFERENCES")
+				}
+				return privs, "tpcc"
+			case "cleanup":
+				return []string{"DROP"}, "tpcc"
+			case "check":
+				return []string{"SELECT"}, "tpcc"
+			}
+			return []string{"SELECT", "INSERT", "UPDATE", "DELETE"}, "tpcc"
+		},
 	},
 	New: newTPCC,
 }
