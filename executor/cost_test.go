@@ -25,7 +25,6 @@ targets:
     sandbox:
       config: {innodb_buffer_pool_size: 64M, server_id: 1, innodb_flush_log_at_trx_commit: 1}
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_write_only, action: prepare, options: {tables: 1, table_size: 2000}}
 matrix:
   builtin: [oltp_point_select, oltp_write_only]
@@ -118,7 +117,6 @@ name: executor-pidfile
 targets:
   db: {dsn: "%s", %s}
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 500}}
 iteration:
   workload: {builtin: oltp_point_select, options: {table_size: 500}, duration: 2s}

@@ -21,7 +21,6 @@ targets:
     sandbox:
       config: {innodb_buffer_pool_size: 64M}
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_read_write, action: prepare, options: {tables: 1, table_size: 2000}}
 matrix:
   ps_mode: [disable, auto]

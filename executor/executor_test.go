@@ -17,6 +17,7 @@ import (
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
 
 // runPlan loads plan text (written to a temp dir with the given extra files), runs it on
@@ -78,7 +79,6 @@ targets:
     sandbox:
       config: {innodb_buffer_pool_size: 64M}
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_point_select, action: prepare, options: {tables: 1, table_size: 1000}}
 matrix:
   threads: [1, 2]
@@ -183,13 +183,7 @@ func (verbose) Working(w Work)        { fmt.Fprintln(os.Stderr, w) }
 // The summary's watched counters cover the measured part only, as its transactions do: a
 // long warmup must not be added to them (it would multiply Com_select here by about four).
 func TestSummaryCountersLeaveOutTheWarmup(t *testing.T) {
-	plan := `
-version: 1
-name: warmup-left-out
-targets:
-  db: {sandbox: {}}
-setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+	plan := plantest.Sandbox("warmup-left-out", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {tables: 1, table_size: 1000}}
 iteration:
   workload:
@@ -200,7 +194,7 @@ iteration:
     duration: 1s
 watch:
   status: [Com_select]
-`
+`)
 	run, _, err := runPlan(t, plan, nil, Options{})
 	if err != nil {
 		t.Fatalf("run: %v", err)

@@ -36,7 +36,6 @@ version: 1
 name: progress
 targets: {db: {sandbox: {}}}
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_read_only, action: prepare, threads: 2, options: {tables: 2, table_size: 300000}}
   - sql: "CREATE SEQUENCE sbtest.polls"
   - wait: {until: "row.n >= 55", sql: "SELECT NEXTVAL(sbtest.polls) AS n", interval: 200ms}

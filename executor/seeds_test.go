@@ -17,6 +17,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
 
 func saved(t *testing.T, run *results.Run, name string, it int) string {
@@ -46,13 +47,7 @@ func requireDone(t *testing.T, run *results.Run, out *Outcome, err error, iterat
 
 // Seed 002 (3): general log off / FILE / TABLE x read-only and read-write.
 func TestSeedLoggingOverhead(t *testing.T) {
-	run, out, err := runPlan(t, `
-version: 1
-name: logging
-targets:
-  db: {sandbox: {}}
-setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+	run, out, err := runPlan(t, plantest.Sandbox("logging", "", `setup:
   - workload: {builtin: oltp_read_write, action: prepare, options: {table_size: 1000}}
 matrix:
   log: ["off", FILE, TABLE]
@@ -68,7 +63,7 @@ iteration:
     - sql: "SELECT COUNT(*) AS n FROM mysql.general_log"
       save_as: general_log_rows
   assert: ["tps > 0"]
-`, nil, Options{})
+`), nil, Options{})
 	requireDone(t, run, out, err, 6)
 	for _, it := range run.Info.Iterations {
 		rows := saved(t, run, "general_log_rows", it.Index)
@@ -84,13 +79,7 @@ iteration:
 
 // Seed 002 (3) and 000: the binary log off and on, a restart in between.
 func TestSeedBinlogThroughRestart(t *testing.T) {
-	run, out, err := runPlan(t, `
-version: 1
-name: binlog
-targets:
-  db: {sandbox: {config: {server_id: 1}}}
-setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+	run, out, err := runPlan(t, plantest.Sandbox("binlog", "{config: {server_id: 1}}", `setup:
   - workload: {builtin: oltp_write_only, action: prepare, options: {table_size: 1000}}
 matrix:
   log_bin: [false, true]
@@ -102,7 +91,7 @@ iteration:
       save_as: log_bin
 watch:
   status: [Com_commit, Binlog_commits]
-`, nil, Options{})
+`), nil, Options{})
 	requireDone(t, run, out, err, 2)
 	for i, want := range []string{"0", "1"} {
 		if got := saved(t, run, "log_bin", i+1); got != "log_bin\n"+want {
@@ -127,12 +116,7 @@ func TestSeedSemisyncReplay(t *testing.T) {
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&b, "INSERT INTO bench.t VALUES (%d, 'row %d');\n", i, i)
 	}
-	run, out, err := runPlan(t, `
-version: 1
-name: semisync
-targets:
-  db: {sandbox: {replicas: 1}}
-setup:
+	run, out, err := runPlan(t, plantest.Sandbox("semisync", "{replicas: 1}", `setup:
   - sql: "CREATE DATABASE IF NOT EXISTS bench"
 matrix:
   replication: [async, semisync]
@@ -153,7 +137,7 @@ iteration:
 watch:
   status: [Com_insert, Rpl_semi_sync_master_yes_tx, Rpl_semi_sync_master_no_tx]
   replication: true
-`, map[string]string{"inserts.sql": b.String()}, Options{})
+`), map[string]string{"inserts.sql": b.String()}, Options{})
 	requireDone(t, run, out, err, 2)
 	rowsOf := func(target string) []int {
 		var idx []int
@@ -188,13 +172,7 @@ watch:
 
 // Seed 002 (2): how long a replica takes to catch up, timed with a marker table.
 func TestSeedReplicaCatchup(t *testing.T) {
-	run, out, err := runPlan(t, `
-version: 1
-name: catchup
-targets:
-  db: {sandbox: {replicas: 1}}
-setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+	run, out, err := runPlan(t, plantest.Sandbox("catchup", "{replicas: 1}", `setup:
   - workload: {builtin: oltp_write_only, action: prepare, options: {table_size: 1000}}
   - wait:
       target: db_replica1
@@ -221,7 +199,7 @@ iteration:
   assert: ["catchup_s > 0", "catchup_s < 120"]
 watch:
   replication: true
-`, nil, Options{})
+`), nil, Options{})
 	requireDone(t, run, out, err, 1)
 	v, ok := run.Summary.Float(0, "catchup_s")
 	if !ok || v <= 0 {
@@ -231,13 +209,7 @@ watch:
 
 // Seed 004 (1): innodb_flush_method through restarts, a restart only when it changes.
 func TestSeedFlushMethodMatrix(t *testing.T) {
-	run, out, err := runPlan(t, `
-version: 1
-name: flush
-targets:
-  db: {sandbox: {}}
-setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+	run, out, err := runPlan(t, plantest.Sandbox("flush", "", `setup:
   - workload: {builtin: oltp_read_write, action: prepare, options: {table_size: 1000}}
 matrix:
   flush: [fsync, O_DIRECT]
@@ -248,7 +220,7 @@ iteration:
   after:
     - sql: "SELECT @@innodb_flush_method AS m"
       save_as: flush
-`, nil, Options{})
+`), nil, Options{})
 	requireDone(t, run, out, err, 4)
 	for i, want := range []string{"fsync", "fsync", "O_DIRECT", "O_DIRECT"} {
 		if got := saved(t, run, "flush", i+1); got != "m\n"+want {
@@ -264,13 +236,7 @@ iteration:
 // The server goes away in the middle of a measured workload (a restart as a `during`
 // step): the workload reconnects, errors are counted by code, and the log has the window.
 func TestServerGoneMidIterationIsReconnected(t *testing.T) {
-	run, out, err := runPlan(t, `
-version: 1
-name: gone
-targets:
-  db: {sandbox: {}}
-setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
+	run, out, err := runPlan(t, plantest.Sandbox("gone", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 1000}}
 iteration:
   workload:
@@ -282,7 +248,7 @@ iteration:
   during:
     - {at: 2s, restart: {}}
   assert: ["tps > 0", "reconnects > 0"]
-`, nil, Options{})
+`), nil, Options{})
 	requireDone(t, run, out, err, 1)
 	if e, _ := run.Summary.Float(0, "errors"); e == 0 {
 		t.Errorf("no errors counted while the server restarted: %v", run.Summary.Rows[0])
@@ -321,7 +287,6 @@ iteration:
   server_config: {innodb_flush_method: "${{ matrix.flush }}"}
   workload: {builtin: oltp_point_select, options: {table_size: 100}, duration: 1s}
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
 `, c.Primary.DSN(""), log)
 	p, err := spec.LoadBytes(filepath.Join(t.TempDir(), "plan.yaml"), []byte(plan), spec.Options{Kinds: kinds.Registry()})
@@ -346,16 +311,11 @@ func TestShellAndDropCachesSteps(t *testing.T) {
 		t.Skip("drop_caches needs root; CI runs as root")
 	}
 	out := filepath.Join(t.TempDir(), "env")
-	run, o, err := runPlan(t, `
-version: 1
-name: shell
-targets:
-  db: {sandbox: {}}
-matrix:
+	run, o, err := runPlan(t, plantest.Sandbox("shell", "", `matrix:
   size: [small]
 iteration:
   before:
-    - shell: 'echo "$QUADRANT_ITERATION $QUADRANT_MATRIX_SIZE $QUADRANT_TARGET_DB_HOST" > `+out+`'
+    - shell: 'echo "$QUADRANT_ITERATION $QUADRANT_MATRIX_SIZE $QUADRANT_TARGET_DB_HOST" > `)+out+`'
     - drop_caches: true
     - sleep: 100ms
   workload: {builtin: oltp_point_select, options: {table_size: 100}, duration: 1s}

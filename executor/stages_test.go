@@ -19,7 +19,6 @@ targets:
     sandbox:
       config: {innodb_buffer_pool_size: 64M}
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_point_select, action: prepare, options: {tables: 1, table_size: 1000}}
 matrix:
   shape: [closed, open]

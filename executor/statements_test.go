@@ -22,7 +22,6 @@ targets:
     sandbox:
       config: {innodb_buffer_pool_size: 64M}
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_read_write, action: prepare, options: {tables: 1, table_size: 100}}
 matrix:
   builtin: [oltp_read_write, oltp_read_only]
@@ -110,7 +109,6 @@ targets:
     sandbox:
       config: {innodb_buffer_pool_size: 64M}
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_read_only, action: prepare, options: {tables: 1, table_size: 1000}}
 iteration:
   workload: {builtin: oltp_read_only, options: {tables: 1, table_size: 1000}, threads: 1, duration: 1s}

@@ -42,7 +42,6 @@ targets:
     sandbox:
       dir: "${{ matrix.storage }}"
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_point_select, action: prepare, options: {tables: 1, table_size: 100}}
 iteration:
   workload:

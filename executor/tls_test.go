@@ -150,7 +150,6 @@ targets:
       tls: on
       config: {innodb_buffer_pool_size: 64M, performance_schema: ON}
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_read_write, action: prepare, options: {tables: 1, table_size: 1000}}
 iteration:
   workload:

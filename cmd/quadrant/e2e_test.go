@@ -25,6 +25,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
 
 var quadrantBin string
@@ -159,16 +160,6 @@ func writePlan(t *testing.T, text string) string {
 	return path
 }
 
-func openDB(t *testing.T, dsn string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 func global(t *testing.T, db *sql.DB, name string) string {
 	t.Helper()
 	var v string
@@ -180,7 +171,6 @@ func global(t *testing.T, db *sql.DB, name string) string {
 
 const smallPrepare = `
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 1000}}
 `
 
@@ -188,7 +178,7 @@ setup:
 // the report is written, and quadrant exits 130.
 func TestInterruptRestoresGlobalsAndExits130(t *testing.T) {
 	c := sandboxtest.Start(t, sandbox.Options{Name: "sigint"})
-	db := openDB(t, c.Primary.DSN(""))
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
 	before := global(t, db, "sync_binlog")
 	plan := writePlan(t, fmt.Sprintf(`
 version: 1
@@ -249,12 +239,7 @@ iteration:
 // kill -9 of quadrant: the sandbox dies with it (parent-death signal), the folder it
 // wrote is valid, and `quadrant report` rebuilds the report from it.
 func TestKill9LeavesAValidFolder(t *testing.T) {
-	plan := writePlan(t, `
-version: 1
-name: killed
-targets:
-  db: {sandbox: {}}
-`+smallPrepare+`
+	plan := writePlan(t, plantest.Sandbox("killed", "", ``)+smallPrepare+`
 iteration:
   workload: {builtin: oltp_point_select, options: {table_size: 1000}, threads: 1, duration: 10m}
 `)
@@ -348,13 +333,8 @@ iteration:
 // A plan with a shell step and no --allow-shell runs nothing and exits 2.
 func TestShellWithoutAllowShellRunsNothing(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "ran")
-	plan := writePlan(t, `
-version: 1
-name: shelly
-targets:
-  db: {sandbox: {}}
-setup:
-  - shell: "touch `+marker+`"
+	plan := writePlan(t, plantest.Sandbox("shelly", "", `setup:
+  - shell: "touch `)+marker+`"
 iteration:
   workload: {builtin: oltp_point_select, duration: 1s}
 `)
@@ -379,7 +359,7 @@ iteration:
 func TestPasswordFromEnvNeverWritten(t *testing.T) {
 	c := sandboxtest.Start(t, sandbox.Options{Name: "secret"})
 	const password = "Qz7-very-secret-pw"
-	db := openDB(t, c.Primary.DSN(""))
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
 	for _, stmt := range []string{
 		"CREATE USER 'bench'@'127.0.0.1' IDENTIFIED BY '" + password + "'",
 		"GRANT ALL ON *.* TO 'bench'@'127.0.0.1'",
@@ -537,19 +517,14 @@ func TestRerunOnAnotherServerThenCompare(t *testing.T) {
 	planDir := t.TempDir()
 	os.WriteFile(filepath.Join(planDir, "schema.sql"), []byte("CREATE DATABASE IF NOT EXISTS app;\nCREATE TABLE IF NOT EXISTS app.t (id INT PRIMARY KEY);\n"), 0o644)
 	plan := filepath.Join(planDir, "plan.yaml")
-	os.WriteFile(plan, []byte(`
-version: 1
-name: published
-targets:
-  db: {sandbox: {}}
-setup:
+	os.WriteFile(plan, []byte(plantest.Sandbox("published", "", `setup:
   - sql_file: schema.sql
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 500}}
 matrix:
   threads: [1, 2]
 iteration:
   workload: {builtin: oltp_point_select, options: {table_size: 500}, threads: "${{ matrix.threads }}", duration: 1s}
-`), 0o644)
+`)), 0o644)
 	first := t.TempDir()
 	p := start(t, nil, "run", plan, "--out", first)
 	if code := p.wait(t, 2*time.Minute); code != 0 {
@@ -572,7 +547,7 @@ iteration:
 	if ri.Targets[0].Kind != "dsn" || !strings.Contains(ri.Targets[0].Address, fmt.Sprint(c.Primary.Port())) {
 		t.Fatalf("the rerun did not run on the given server: %+v", ri.Targets[0])
 	}
-	db := openDB(t, c.Primary.DSN(""))
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
 	var n int
 	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = 'app'").Scan(&n); err != nil || n != 1 {
 		t.Fatalf("schema.sql did not run on their server: %d tables, %v", n, err)
@@ -601,12 +576,7 @@ iteration:
 
 // Exit codes: 1 when an assertion is false; with on_failure: stop the rest is skipped.
 func TestAssertionFailureExits1AndOnFailureStop(t *testing.T) {
-	plan := writePlan(t, `
-version: 1
-name: asserted
-targets:
-  db: {sandbox: {}}
-setup:
+	plan := writePlan(t, plantest.Sandbox("asserted", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
 matrix:
   threads: [1, 2]
@@ -614,7 +584,7 @@ on_failure: stop
 iteration:
   workload: {builtin: oltp_point_select, options: {table_size: 100}, threads: "${{ matrix.threads }}", duration: 1s}
   assert: ["p99_ms > 60000"]
-`)
+`))
 	root := t.TempDir()
 	p := start(t, nil, "run", plan, "--out", root)
 	if code := p.wait(t, 2*time.Minute); code != 1 {
@@ -662,18 +632,13 @@ iteration:
 
 // A second Ctrl-C exits at once and still leaves no server and no sandbox directory.
 func TestSecondInterruptExitsAtOnceLeavingNoSandbox(t *testing.T) {
-	plan := writePlan(t, `
-version: 1
-name: twice
-targets:
-  db: {sandbox: {}}
-setup:
+	plan := writePlan(t, plantest.Sandbox("twice", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
 iteration:
   workload: {builtin: oltp_point_select, options: {table_size: 100}, duration: 10m}
 teardown:
   - sleep: 10m
-`)
+`))
 	root, tmp := t.TempDir(), sandboxtest.Dir(t)
 	p := start(t, []string{"TMPDIR=" + tmp}, "run", plan, "--out", root)
 	waitRows(t, p, root, "db", 1, 2)

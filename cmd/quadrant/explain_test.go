@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
 
 // explain of a sql_file step shows the file's size, how many statements it holds and its
@@ -85,11 +87,7 @@ func TestByteSize(t *testing.T) {
 func TestExplainShowsRestore(t *testing.T) {
 	dir := t.TempDir()
 	plan := filepath.Join(dir, "plan.yaml")
-	if err := os.WriteFile(plan, []byte(`version: 1
-name: restore
-targets:
-  db: {sandbox: {replicas: 1}}
-  prod: {dsn: "u:pw@tcp(db1:3306)/app"}
+	if err := os.WriteFile(plan, []byte(plantest.Sandbox("restore", "{replicas: 1}", `  prod: {dsn: "u:pw@tcp(db1:3306)/app"}
 setup:
   - shell: "mysqldump --databases app > app-dump.sql"
 matrix:
@@ -100,7 +98,7 @@ iteration:
     steps:
       - {target: prod, sql_file: app-dump.sql}
   workload: {builtin: oltp_read_write, duration: 5s}
-`), 0o644); err != nil {
+`)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, errOut := runCLI("explain", plan)

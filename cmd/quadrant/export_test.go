@@ -7,17 +7,13 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
 
 // A folder exported twice into a real server: the second export changes nothing and the
 // row counts stay.
 func TestExportTwiceChangesNothing(t *testing.T) {
-	plan := writePlan(t, `
-version: 1
-name: exported
-targets:
-  db: {sandbox: {}}
-setup:
+	plan := writePlan(t, plantest.Sandbox("exported", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 500}}
 matrix:
   threads: [1, 2]
@@ -25,7 +21,7 @@ iteration:
   workload: {builtin: oltp_point_select, options: {table_size: 500}, threads: "${{ matrix.threads }}", duration: 2s}
 watch:
   status: [Com_select]
-`)
+`))
 	root := t.TempDir()
 	p := start(t, nil, "run", plan, "--out", root)
 	if code := p.wait(t, 5*time.Minute); code != 0 {
@@ -34,7 +30,7 @@ watch:
 	dir := findRunDir(t, root)
 
 	c := sandboxtest.Start(t, sandbox.Options{Name: "warehouse"})
-	db := openDB(t, c.Primary.DSN(""))
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
 	if _, err := db.Exec("CREATE DATABASE bench_history"); err != nil {
 		t.Fatal(err)
 	}

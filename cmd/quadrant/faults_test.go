@@ -51,7 +51,7 @@ func TestDiskFullStopsTheRunCleanly(t *testing.T) {
 	t.Cleanup(func() { exec.Command("umount", "-l", mnt).Run() })
 
 	c := sandboxtest.Start(t, sandbox.Options{Name: "diskfull"})
-	db := openDB(t, c.Primary.DSN(""))
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
 	before := global(t, db, "max_connections")
 	plan := writePlan(t, fmt.Sprintf(`
 version: 1

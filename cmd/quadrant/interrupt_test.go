@@ -18,7 +18,7 @@ import (
 // waited for its statements could not end within the test's two minutes.
 func TestInterruptDuringALockWait(t *testing.T) {
 	c := sandboxtest.Start(t, sandbox.Options{Name: "lockwait"})
-	db := openDB(t, c.Primary.DSN(""))
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
 	for _, q := range []string{"CREATE DATABASE app", "CREATE TABLE app.hot (id INT PRIMARY KEY, n INT)", "INSERT INTO app.hot VALUES (1, 0)",
 		"SET GLOBAL innodb_lock_wait_timeout = 3600"} {
 		if _, err := db.Exec(q); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
 
 // scrape GETs the metrics page as Prometheus would; nil when nothing answers yet.
@@ -82,12 +83,7 @@ func freePort(t *testing.T) string {
 // A run served live: a scrape during the run sees it going, and at the end the counters
 // are the summary's (warmup left out in both).
 func TestLiveMetricsMatchTheSummary(t *testing.T) {
-	plan := writePlan(t, `
-version: 1
-name: live
-targets:
-  db: {sandbox: {}}
-setup:
+	plan := writePlan(t, plantest.Sandbox("live", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 500}}
 matrix:
   threads: [1, 2]
@@ -95,7 +91,7 @@ iteration:
   workload: {builtin: oltp_read_only, options: {table_size: 500}, threads: "${{ matrix.threads }}", warmup: 1s, duration: 3s}
 watch:
   status: [Com_select, Threads_connected]
-`)
+`))
 	addr := freePort(t)
 	root := t.TempDir()
 	p := start(t, nil, "run", plan, "--out", root, "--metrics-addr", addr, "--metrics-hold", "10m")

@@ -14,18 +14,14 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
 
 // A plan reaches its sandbox without ever showing the sandbox's random password: not on the
 // console, not in any file of the results folder, not even when a shell step prints it (the
 // option file shell steps get) or when a step's failure quotes that output.
 func TestSandboxPasswordNeverWritten(t *testing.T) {
-	plan := writePlan(t, `
-version: 1
-name: sbsecret
-targets:
-  db: {sandbox: {}}
-setup:
+	plan := writePlan(t, plantest.Sandbox("sbsecret", "", `setup:
   - shell: 'cat "$QUADRANT_TARGET_DB_CNF"'
   - shell: 'mariadb --defaults-extra-file="$QUADRANT_TARGET_DB_CNF" -e "CREATE DATABASE IF NOT EXISTS sbtest"'
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 1000}}
@@ -35,7 +31,7 @@ iteration:
   before:
     - shell: 'if [ "$QUADRANT_MATRIX_FAIL" = 1 ]; then grep password "$QUADRANT_TARGET_DB_CNF"; exit 3; fi'
   workload: {builtin: oltp_point_select, options: {table_size: 1000}, duration: 2s}
-`)
+`))
 	root := t.TempDir()
 	p := start(t, nil, "run", plan, "--out", root, "--allow-shell", "--keep")
 	code := p.wait(t, 3*time.Minute)

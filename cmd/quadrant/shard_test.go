@@ -22,6 +22,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
 
 const shardPlan = `
@@ -43,7 +44,7 @@ func shardServer(t *testing.T) (string, *sql.DB, *sandbox.Cluster) {
 	t.Helper()
 	c := sandboxtest.Start(t, sandbox.Options{Name: "shards"})
 	dsn := c.Primary.DSN("")
-	return dsn, openDB(t, dsn), c
+	return dsn, sandboxtest.DB(t, dsn, 0), c
 }
 
 func TestShardsTogether(t *testing.T) {
@@ -719,18 +720,14 @@ func TestShardValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := filepath.Join(dir, "plan.yaml")
-	if err := os.WriteFile(plan, []byte(`version: 1
-name: nosplit
-targets:
-  db: {sandbox: {}}
-setup:
+	if err := os.WriteFile(plan, []byte(plantest.Sandbox("nosplit", "", `setup:
   - workload: {replay: {file: r.sql}}
   - workload: {replay: {file: g.log}}
 matrix:
   kind: [a, b]
 iteration:
   workload: {sysbench: {script: oltp_read_only}, threads: 2, duration: 1s}
-`), 0o644); err != nil {
+`)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var out, errOut strings.Builder

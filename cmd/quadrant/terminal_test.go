@@ -21,7 +21,6 @@ version: 1
 name: bigload
 targets: {db: {sandbox: {config: {innodb_flush_log_at_trx_commit: 2}}}}
 setup:
-  - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
   - workload: {builtin: oltp_read_only, action: prepare, threads: 1, options: {tables: 1, table_size: 600000}}
 iteration:
   workload: {transactions: [{name: one, statements: [{sql: "SELECT 1"}]}], duration: 1s}

@@ -56,15 +56,6 @@ func config(t *testing.T, c *sandbox.Cluster) *mysql.Config {
 	return cfg
 }
 
-func openDB(t *testing.T, c *sandbox.Cluster) *sql.DB {
-	db, err := sql.Open("mysql", c.Primary.DSN("sbtest"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 // Options are a workload's settings as the tests write them; run turns them into the
 // spec.Workload a plan would resolve to, with spec's defaults, and runs it through its kind.
 type Options struct {
@@ -167,7 +158,7 @@ func TestBuiltinReadWriteCountsLikeSysbench(t *testing.T) {
 	if _, _, err := run(t, cfg, Options{Builtin: "oltp_read_write", Action: "prepare", Options: opts, Threads: 2}); err != nil {
 		t.Fatal(err)
 	}
-	db := openDB(t, c)
+	db := sandboxtest.DB(t, c.Primary.DSN("sbtest"), 0)
 	var n int
 	if err := db.QueryRow("SELECT COUNT(*) FROM sbtest2").Scan(&n); err != nil || n != 2000 {
 		t.Fatalf("sbtest2 rows = %d, %v; want 2000", n, err)
@@ -256,7 +247,7 @@ func TestAllBuiltinsRun(t *testing.T) {
 func TestDeadlocksAreCountedAndRetried(t *testing.T) {
 	c := startServer(t)
 	cfg := config(t, c)
-	db := openDB(t, c)
+	db := sandboxtest.DB(t, c.Primary.DSN("sbtest"), 0)
 	for _, q := range []string{"CREATE TABLE dl (id INT PRIMARY KEY, v INT) ENGINE=InnoDB", "INSERT INTO dl VALUES (1,0),(2,0)"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
@@ -361,7 +352,7 @@ func TestReplayCountsStatements(t *testing.T) {
 		t.Fatalf("events %d r/w/o %d/%d/%d errors %d", tot.Events, tot.Reads, tot.Writes, tot.Other, tot.Errors)
 	}
 	var s string
-	if err := openDB(t, c).QueryRow("SELECT s FROM r WHERE id=7").Scan(&s); err != nil || s != "it's; #7 /* no */" {
+	if err := sandboxtest.DB(t, c.Primary.DSN("sbtest"), 0).QueryRow("SELECT s FROM r WHERE id=7").Scan(&s); err != nil || s != "it's; #7 /* no */" {
 		t.Fatalf("row 7: %q %v", s, err)
 	}
 }
@@ -402,7 +393,7 @@ func showCreate(t *testing.T, db *sql.DB, table string) string {
 func TestTablesCompatibleWithSysbench(t *testing.T) {
 	c := startServer(t)
 	cfg := config(t, c)
-	db := openDB(t, c)
+	db := sandboxtest.DB(t, c.Primary.DSN("sbtest"), 0)
 	opts := map[string]string{"tables": "2", "table_size": "1000"}
 	if _, _, err := run(t, cfg, Options{Builtin: "oltp_read_write", Action: "prepare", Options: opts, Threads: 2}); err != nil {
 		t.Fatal(err)
@@ -444,7 +435,7 @@ func TestTablesCompatibleWithSysbench(t *testing.T) {
 func TestCustomArgsAndVars(t *testing.T) {
 	c := startServer(t)
 	cfg := config(t, c)
-	db := openDB(t, c)
+	db := sandboxtest.DB(t, c.Primary.DSN("sbtest"), 0)
 	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY, tid INT, code CHAR(7), r INT)"); err != nil {
 		t.Fatal(err)
 	}
@@ -534,7 +525,7 @@ func TestManyThreadsCountExactly(t *testing.T) {
 func TestServerCountsEveryStatement(t *testing.T) {
 	c := startServer(t)
 	cfg := config(t, c)
-	db := openDB(t, c)
+	db := sandboxtest.DB(t, c.Primary.DSN("sbtest"), 0)
 	db.SetMaxOpenConns(1)
 	opts := map[string]string{"table_size": "1000", "rand_type": "uniform"}
 	prepare(t, cfg, "oltp_read_write", opts)

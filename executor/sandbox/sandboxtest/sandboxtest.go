@@ -3,6 +3,7 @@ package sandboxtest
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"testing"
@@ -56,4 +57,19 @@ func Start(t testing.TB, o sandbox.Options) *sandbox.Cluster {
 		}
 	})
 	return c
+}
+
+// DB opens a handle on dsn, closed when the test ends. Without a pool to share, conns bounds
+// its connections (0: the driver's default): a test that reads session state wants 1.
+func DB(t testing.TB, dsn string, conns int) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("mysql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if conns > 0 {
+		db.SetMaxOpenConns(conns)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }

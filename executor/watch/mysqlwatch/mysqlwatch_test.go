@@ -13,6 +13,7 @@ import (
 	"github.com/quadrant-bench/quadrant/results"
 
 	_ "github.com/go-sql-driver/mysql"
+
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/executor/watch"
@@ -24,17 +25,6 @@ func integration(t *testing.T) {
 		t.Skip("starts a MariaDB sandbox")
 	}
 	t.Parallel()
-}
-
-func openDB(t *testing.T, dsn string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("mysql", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	return db
 }
 
 func tick(t *testing.T, s watch.Sampler) (map[string]float64, error) {
@@ -96,7 +86,7 @@ func TestStatusRatesMatchWork(t *testing.T) {
 			t.Fatalf("column %s: %v, %v; want %v (columns %v)", name, k, ok, kind, s.Columns())
 		}
 	}
-	work := openDB(t, c.Primary.DSN(""))
+	work := sandboxtest.DB(t, c.Primary.DSN(""), 1)
 	selects(t, work, 1) // connect outside the measured span
 	prevBefore := time.Now()
 	if err := s.Baseline(ctx); err != nil {
@@ -145,7 +135,7 @@ func TestStatusResetAndOutage(t *testing.T) {
 	if err := s.Baseline(ctx); err != nil {
 		t.Fatal(err)
 	}
-	work := openDB(t, c.Primary.DSN(""))
+	work := sandboxtest.DB(t, c.Primary.DSN(""), 1)
 	selects(t, work, 400)
 	var all []map[string]float64
 	m, err := tick(t, s)
@@ -188,7 +178,7 @@ func TestStatusResetAndOutage(t *testing.T) {
 		t.Errorf("Threads_connected after restart = %v", v)
 	}
 	all = append(all, m)
-	selects(t, openDB(t, c.Primary.DSN("")), 100)
+	selects(t, sandboxtest.DB(t, c.Primary.DSN(""), 1), 100)
 	m, err = tick(t, s)
 	if err != nil {
 		t.Fatal(err)
@@ -254,7 +244,7 @@ func TestVariablesDiff(t *testing.T) {
 	integration(t)
 	c := sandboxtest.Start(t, sandbox.Options{Name: "wvars"})
 	ctx := context.Background()
-	db := openDB(t, c.Primary.DSN(""))
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 1)
 	before, err := target.Variables(ctx, db)
 	if err != nil {
 		t.Fatal(err)
@@ -346,7 +336,7 @@ func TestReplication(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if _, err := openDB(t, c.Primary.DSN("")).Exec("CREATE DATABASE wr"); err != nil {
+	if _, err := sandboxtest.DB(t, c.Primary.DSN(""), 1).Exec("CREATE DATABASE wr"); err != nil {
 		t.Fatal(err)
 	}
 	var m map[string]float64
@@ -380,7 +370,7 @@ func TestReplication(t *testing.T) {
 		}
 	}
 	// A stopped SQL thread: sql_running 0 and lag empty (NULL).
-	if _, err := openDB(t, c.Replicas[0].DSN("")).Exec("STOP SLAVE SQL_THREAD"); err != nil {
+	if _, err := sandboxtest.DB(t, c.Replicas[0].DSN(""), 1).Exec("STOP SLAVE SQL_THREAD"); err != nil {
 		t.Fatal(err)
 	}
 	m, err = tick(t, r)
