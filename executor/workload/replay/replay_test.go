@@ -450,3 +450,27 @@ func TestSessionsConnectWhenTheyRun(t *testing.T) {
 		t.Errorf("Max_used_connections %d: the replay held every session's connection at once (%d sessions)", most, n)
 	}
 }
+
+// MariaDB 10.11's slow log of sessions that had no default database writes
+// "Schema:   QC_hit: No": they replay without one, with no error, instead of every
+// session failing with 1049 on a database named "QC_hit:".
+func TestSlowLogWithoutADefaultDatabaseReplays(t *testing.T) {
+	var log strings.Builder
+	log.WriteString("/usr/sbin/mariadbd, Version: 10.11.19-MariaDB-0+deb12u1-log (Debian 12). started with:\nTcp port: 3306  Unix socket: /run/mysqld/mysqld.sock\nTime                Id Command  Argument\n")
+	for s := 1; s <= 3; s++ {
+		for q := 1; q <= 3; q++ {
+			fmt.Fprintf(&log, "# Time: 261201 10:00:%02d\n# User@Host: app[app] @ localhost []\n# Thread_id: %d  Schema:   QC_hit: No\n"+
+				"# Query_time: 0.000100  Lock_time: 0.000000  Rows_sent: 1  Rows_examined: 0\n# Rows_affected: 0  Bytes_sent: 58\n"+
+				"SET timestamp=%d;\nSELECT %d AS q, DATABASE() IS NULL AS no_db;\n", s*3+q, 10+s, 1796112000+s*3+q, q)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "slow.log")
+	if err := os.WriteFile(path, []byte(log.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := sandboxtest.Start(t, sandbox.Options{Name: "noschema"}).Primary
+	tot := replayFile(t, s, &Replay{File: path})
+	if tot.Errors != 0 || tot.Replay.StatementsReplayed != 9 || tot.Replay.SessionsReplayed != 3 {
+		t.Errorf("replayed %d of 9 statements in %d of 3 sessions with %d errors (%v)", tot.Replay.StatementsReplayed, tot.Replay.SessionsReplayed, tot.Errors, tot.ErrorsByCode)
+	}
+}
