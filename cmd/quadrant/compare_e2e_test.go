@@ -238,4 +238,11 @@ iteration:
 	if code != exitFailed || !strings.Contains(out, "no comparison: the run stopped before its first iteration") || strings.Contains(out, "not comparable") || strings.Contains(out, "Compared with") {
 		t.Errorf("rerun on an unreachable server: exit %d, want 3 and no comparison:\n%s", code, out)
 	}
+	// Its log ends with the run's end and where the report is, written after the run.
+	log, _ := os.ReadFile(filepath.Join(findRunDir(t, root), results.LogFile))
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	if len(lines) < 2 || !strings.Contains(lines[len(lines)-2], "run error after") ||
+		!strings.Contains(lines[len(lines)-1], "reports written: ") || !strings.Contains(lines[len(lines)-1], results.ReportFile) {
+		t.Errorf("log.txt does not end with the run's end and its report:\n%s", log)
+	}
 }

@@ -390,8 +390,17 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "report: %s\n", path)
 		}
 	}
+	// The run's log ends with its reports: a log that says where the report is belongs to a
+	// run that finished.
+	logged := fmt.Sprintf("reports written: %s", strings.Join(written, ", "))
 	if rerr != nil {
 		fmt.Fprintf(stderr, "warning: reports: %v (rebuild with: quadrant report %s)\n", rerr, dir)
+		logged = fmt.Sprintf("warning: reports: %v (rebuild with: quadrant report %s)", rerr, dir)
+	} else if len(written) == 0 {
+		logged = "no reports asked for (report.formats)"
+	}
+	if err := results.AppendLog(dir, "%s", logged); err != nil {
+		fmt.Fprintf(stderr, "warning: %s: %v\n", results.LogFile, err)
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "quadrant: the run failed: %v\n", runErr)
