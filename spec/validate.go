@@ -30,7 +30,7 @@ type validator struct {
 	p       *Plan
 	targets map[string]*Target // by name, replicas included (pointing at their sandbox target)
 	names   []string
-	records []string // record_as names of the whole plan
+	records []string                  // record_as names of the whole plan
 	servers map[string]*serverOptions // by flavor and basedir: what Options.ServerOptions said
 }
 
