@@ -512,6 +512,9 @@ func (v *validator) serverKnows(sb *Sandbox, s Settings, kv Setting, what string
 	if strings.HasPrefix(n, "loose_") || so.known[n] {
 		return // the server skips a loose- option it does not know
 	}
+	if sb.Replication == "semisync" && strings.HasPrefix(n, "rpl_semi_sync_") {
+		return // a MySQL sandbox loads the semi-sync plugins itself, which bring these
+	}
 	for _, p := range []string{"skip_", "disable_", "enable_"} {
 		if rest, ok := strings.CutPrefix(n, p); ok && so.known[rest] {
 			return
