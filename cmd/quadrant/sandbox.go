@@ -46,7 +46,7 @@ var sandboxHelp = map[string]string{
       polling: when "up --detach" returns 0 the servers are ready, and any other exit code means
       they are not (what went wrong is on stderr), e.g.
         eval "$(quadrant sandbox up --detach --print-env)" && mariadb --defaults-extra-file="$QUADRANT_SANDBOX_CNF"
-      The owner's own messages after that go to $XDG_RUNTIME_DIR/quadrant/sandboxes/NAME.log.
+      The owner's own messages after that go to NAME.log in the state directory (below).
       Run as root, the servers run as the OS user mysql (or --run-as USER), never as root.
 `,
 	"down": `  quadrant sandbox down [--all] [NAME | OWNER/NAME]
@@ -408,7 +408,7 @@ const sandboxReady = "ready\n"
 // detachOutput tells `up --detach` that the servers answer and points the owner's stdout and
 // stderr at its log file, which closes the pipes that process reads.
 func detachOutput(logPath string) error {
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600) // one sandbox's worth per name
 	if err != nil {
 		return fmt.Errorf("owner log: %w", err)
 	}
