@@ -364,12 +364,15 @@ func (r *runner) iterations(ctx context.Context, out *Outcome) {
 // sandboxes. It runs on a fresh context: an interrupted run still cleans up.
 func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 	if len(r.fleet.servers) > 0 {
+		r.logFile("teardown: %d step(s)", len(r.plan.Teardown))
 		if err := r.steps.run(ctx, r.plan.Teardown, stepScope{phase: spec.PhaseTeardown, target: r.plan.DefaultTarget()}); err != nil {
 			r.logf("teardown: %v", err)
 			if out.Status == results.StatusDone {
 				out.Status = results.StatusFailed
 				out.ErrorsFailed++
 			}
+		} else {
+			r.logFile("teardown: done")
 		}
 		if err := r.globals.restore(ctx, r.logFile); err != nil {
 			r.logf("warning: %v", err)
@@ -398,6 +401,27 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 	if err := r.out.Sync(); err != nil {
 		r.logf("warning: sync results: %v", err)
 	}
+	r.logFile("run %s after %s: %s; results in %s", out.Status, end.Sub(r.info.Start).Round(time.Second), r.tally(), r.out.Dir)
+}
+
+// tally counts the run's iterations by status: "3 done, 1 failed, 2 skipped".
+func (r *runner) tally() string {
+	n := map[string]int{}
+	var order []string
+	for _, it := range r.info.Iterations {
+		if n[it.Status] == 0 {
+			order = append(order, it.Status)
+		}
+		n[it.Status]++
+	}
+	var parts []string
+	for _, st := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", n[st], st))
+	}
+	if len(parts) == 0 {
+		return "no iterations"
+	}
+	return fmt.Sprintf("%d iteration(s): %s", len(r.info.Iterations), strings.Join(parts, ", "))
 }
 
 var errInterrupted = errors.New("interrupted")

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/faulttest"
@@ -226,5 +228,95 @@ iteration:
 		if v <= 0 {
 			t.Errorf("the workload stalled with the watcher at %d s: %v", s, tps)
 		}
+	}
+}
+
+// killLog is a schedule that also keeps the run's log lines and the sandboxes' directories.
+type killLog struct {
+	*schedule
+	mu    sync.Mutex
+	lines []string
+	dirs  []string
+}
+
+func (k *killLog) Logged(line string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.lines = append(k.lines, line)
+}
+
+func (k *killLog) SandboxStarted(dir string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.dirs = append(k.dirs, dir)
+}
+
+// The sandbox's mariadbd killed (kill -9) during iteration 1: that iteration fails, which the
+// observer (the console) gets as one "error:" line; the server is started again for
+// iteration 2, and log.txt says so with how it ended and its error log; log.txt goes on to
+// say how each iteration ended with its figures, teardown, the sandbox's stop and the run's end.
+func TestServerKilledMidRunIsLoggedToTheEnd(t *testing.T) {
+	k := &killLog{}
+	k.schedule = newSchedule(map[[2]int]func(){{1, 2}: func() {
+		k.mu.Lock()
+		dirs := append([]string(nil), k.dirs...)
+		k.mu.Unlock()
+		for _, d := range dirs {
+			pids, _ := filepath.Glob(filepath.Join(d, "*", "mysqld.pid"))
+			for _, f := range pids {
+				b, _ := os.ReadFile(f)
+				var pid int
+				fmt.Sscan(string(b), &pid)
+				if pid > 0 {
+					syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+		}
+	}})
+	run, out, err := runPlan(t, fmt.Sprintf(`
+version: 1
+name: killed
+targets: {db: {sandbox: {}}}
+matrix: {n: [1, 2]}
+iteration:
+  workload:
+    %s
+    threads: 2
+    duration: 4s
+`, selectOne), nil, Options{Observer: k})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if out.Status != results.StatusFailed || len(run.Info.Iterations) != 2 || run.Info.Iterations[0].Status != results.StatusFailed || run.Info.Iterations[1].Status != results.StatusDone {
+		t.Fatalf("outcome %+v, iterations %+v: want iteration 1 failed (the kill), 2 done", out, run.Info.Iterations)
+	}
+	var failed []string
+	for _, l := range k.lines {
+		if strings.HasPrefix(l, "error: iteration 1/2 failed") {
+			failed = append(failed, l)
+		}
+	}
+	if len(failed) != 1 || strings.Contains(failed[0], "\n") {
+		t.Errorf("the observer got %q for the failed iteration, want one line", failed)
+	}
+	logb, _ := os.ReadFile(filepath.Join(run.Dir, results.LogFile))
+	log := string(logb)
+	at := 0
+	for _, want := range []string{
+		"error: iteration 1/2 failed after",
+		"iteration 2: the server of sandbox db had exited on its own (signal: killed); starting it again. The last lines of its error log",
+		"iteration 2/2 done after",
+		"teardown: done",
+		"sandbox db stopped and removed",
+		"run failed after",
+	} {
+		i := strings.Index(log[at:], want)
+		if i < 0 {
+			t.Fatalf("log.txt lacks %q after byte %d:\n%s", want, at, log)
+		}
+		at += i + len(want)
+	}
+	if !regexp.MustCompile(`iteration 2/2 done after [0-9.]+s: [0-9.]+ tps, p95 [0-9.]+ ms, [0-9]+ errors`).MatchString(log) {
+		t.Errorf("log.txt's end of iteration 2 lacks its figures:\n%s", log)
 	}
 }

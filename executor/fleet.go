@@ -232,6 +232,21 @@ func (f *fleet) restart(ctx context.Context, s *liveTarget, settings spec.Settin
 	return s.sb.Restart(ctx, want)
 }
 
+// exited logs, before the restart that brings it back, that the server of sandbox s exited
+// on its own since it last ran (a crash, a kill -9), how, and what its error log ends with:
+// otherwise nothing would say that the iterations after it ran on a restarted server.
+func (f *fleet) exited(index int, s *liveTarget) {
+	if s.sb == nil {
+		return
+	}
+	how := s.sb.Exited()
+	if how == "" {
+		return
+	}
+	f.log.logf("warning: iteration %d: the server of sandbox %s had exited on its own (%s); starting it again. The last lines of its error log (%s):\n%s",
+		index, s.Name(), how, filepath.Join(s.sb.Dir(), "error.log"), indent(s.sb.ErrorLogTail(10), "  | "))
+}
+
 // stop closes the connection pools and stops the sandboxes.
 func (f *fleet) stop(ctx context.Context) {
 	for _, s := range f.servers {
@@ -241,8 +256,13 @@ func (f *fleet) stop(ctx context.Context) {
 		}
 	}
 	for _, c := range f.clusters {
-		if err := c.Stop(ctx); err != nil {
+		switch err := c.Stop(ctx); {
+		case err != nil:
 			f.log.logf("warning: stop sandbox %s: %v", c.Name(), err)
+		case f.keep:
+			f.log.logFile("sandbox %s stopped; kept in %s", c.Name(), c.Dir())
+		default:
+			f.log.logFile("sandbox %s stopped and removed", c.Name())
 		}
 	}
 }

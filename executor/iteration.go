@@ -111,9 +111,7 @@ func (x *iteration) end(ctx context.Context, err error) {
 			x.r.logf("iteration %d: assertions failed: %s", x.it.Index, strings.Join(info.Failed, "; "))
 		}
 	}
-	if err != nil {
-		x.r.logf("iteration %d: %s: %v", x.it.Index, info.Status, err)
-	}
+	x.r.log.ended(x.it, len(x.r.plan.Iterations), info, err, x.m)
 	x.summarize()
 }
 
@@ -135,6 +133,7 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 		return err
 	}
 	if s.sb != nil || len(it.ServerConfig) > 0 {
+		r.fleet.exited(it.Index, s)
 		restarted, err := s.restart(ctx, it.ServerConfig)
 		if err != nil {
 			return fmt.Errorf("server_config: %w", err)

@@ -2,9 +2,12 @@ package executor
 
 import (
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -72,4 +75,32 @@ func (l *runLog) redactErr(err error) error {
 		return &redactedError{msg: msg, err: err}
 	}
 	return err
+}
+
+// ended says when and how an iteration ended, with its headline figures, so that log.txt
+// tells a finished run from one cut short. A failure is one line starting "error:", which a
+// piped console shows too.
+func (l *runLog) ended(it *spec.Iteration, of int, info *results.IterationInfo, err error, m *measurement) {
+	took := "0s"
+	if info.End != nil {
+		took = info.End.Sub(info.Start).Round(100 * time.Millisecond).String()
+	}
+	figures := "nothing measured"
+	if m != nil && m.total != nil {
+		t := m.total
+		figures = fmt.Sprintf("%.1f tps, p95 %.2f ms, %d errors", t.Rates().TPS, measure.Ms(t.Lat.P95), t.Errors)
+	}
+	switch {
+	case info.Status == results.StatusFailed && err != nil:
+		l.logf("error: iteration %d/%d failed after %s (%s): %v", it.Index, of, took, figures, err)
+	case info.Status == results.StatusFailed:
+		l.logf("error: iteration %d/%d failed its assertions after %s (%s): %s", it.Index, of, took, figures, strings.Join(info.Failed, "; "))
+	default:
+		l.logf("iteration %d/%d %s after %s: %s", it.Index, of, info.Status, took, figures)
+	}
+}
+
+// indent prefixes every line of text, for a block inside one line of log.txt.
+func indent(text, prefix string) string {
+	return prefix + strings.ReplaceAll(strings.TrimRight(text, "\n"), "\n", "\n"+prefix)
 }

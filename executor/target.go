@@ -108,12 +108,13 @@ func (s *liveTarget) restart(ctx context.Context, settings spec.Settings) (bool,
 	}
 	want := removed(overlay(s.base, sandboxOptions(settings)), settings)
 	before := fmt.Sprint(s.sb.Config())
+	wasRunning := s.sb.Running()
 	if err := s.sb.Restart(ctx, want); err != nil {
 		return false, err
 	}
 	changed := fmt.Sprint(s.sb.Config()) != before
-	if changed {
-		s.dropIdle()
+	if changed || !wasRunning {
+		s.dropIdle() // the pool's connections died with the old process
 	}
 	return changed, nil
 }

@@ -114,8 +114,25 @@ func (w *Writer) WritePlan(yaml []byte) error {
 func (w *Writer) Logf(format string, args ...any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	line := time.Now().UTC().Format("2006-01-02T15:04:05.000Z ") + strings.TrimRight(fmt.Sprintf(format, args...), "\n") + "\n"
-	w.log.WriteString(line) //nolint:errcheck // the log is best effort; measurements are not
+	w.log.WriteString(logLine(format, args...)) //nolint:errcheck // the log is best effort; measurements are not
+}
+
+// AppendLog appends one timestamped line to the log.txt of a folder whose Writer is closed:
+// what happens after the run (the reports written from the folder) belongs in its log too.
+func AppendLog(dir, format string, args ...any) error {
+	f, err := os.OpenFile(filepath.Join(dir, LogFile), os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(logLine(format, args...)); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func logLine(format string, args ...any) string {
+	return time.Now().UTC().Format("2006-01-02T15:04:05.000Z ") + strings.TrimRight(fmt.Sprintf(format, args...), "\n") + "\n"
 }
 
 // Sync pushes every table to stable storage (end of an iteration).

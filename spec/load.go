@@ -29,6 +29,12 @@ type Options struct {
 	// Kinds are the workload kinds a plan's workloads may be: the executor's registry
 	// (executor/workload/kinds) fills it, and cmd/quadrant hands it to whatever loads a plan.
 	Kinds *Kinds
+	// ServerOptions, when set, says which my.cnf options the server a sandbox of flavor and
+	// basedir would run knows (any spelling: dashes or underscores), and names that server for
+	// messages, so that validation finds a misspelt option at its line; no names when it cannot
+	// tell (no server binary here), and then nothing is checked. spec runs nothing:
+	// cmd/quadrant wires it to executor/sandbox, which asks the binary.
+	ServerOptions func(flavor, basedir string) (server string, names []string)
 }
 
 // Addr is a target's network address.

@@ -34,6 +34,14 @@ type validator struct {
 	// restoring is set while an iteration's restore steps are checked: their sql_file may be
 	// one setup writes.
 	restoring bool
+	servers   map[string]*serverOptions // by flavor and basedir: what Options.ServerOptions said
+}
+
+// serverOptions are the my.cnf options a sandbox's server knows (empty when nobody could say).
+type serverOptions struct {
+	server string
+	known  map[string]bool
+	names  []string
 }
 
 func validate(d *decoder, p *Plan) {
@@ -138,8 +146,7 @@ func (v *validator) target(t *Target) {
 			v.errorf(t.Src.At("restart"), "target %s is a sandbox, which quadrant restarts itself; remove restart:", t.Name)
 		}
 		v.settings(t.Sandbox.Config, "config", false)
-		v.sandboxConfig(t.Sandbox.Config, "sandbox config of target "+t.Name)
-		v.sandboxTLS(t, t.Sandbox.Config, "sandbox config of target "+t.Name)
+		v.sandboxConfig(t.Sandbox, t.Sandbox.Config, "sandbox config of target "+t.Name)
 		if t.Sandbox.RunAs == "root" || t.Sandbox.RunAs == "0" {
 			v.errorf(t.Sandbox.Src.At("run_as"), "run_as %s: a sandbox never runs as the OS root; name an unprivileged user (default %s) or remove run_as", t.Sandbox.RunAs, "mysql")
 		}
@@ -278,8 +285,7 @@ func (v *validator) iteration(it *Iteration) {
 	}
 	v.settings(it.ServerConfig, "server_config", false)
 	if t := v.targets[it.Target]; t != nil && t.Sandbox != nil {
-		v.sandboxConfig(it.ServerConfig, "server_config of sandbox "+it.Target)
-		v.sandboxTLS(t, it.ServerConfig, "server_config of sandbox "+it.Target)
+		v.sandboxConfig(t.Sandbox, it.ServerConfig, "server_config of sandbox "+it.Target)
 	}
 	if t := v.targets[it.Target]; t != nil && t.Sandbox == nil && len(it.ServerConfig) > 0 && t.Restart == "" {
 		v.errorf(it.Src.At("server_config"), "server_config restarts target %s, a dsn target without a restart command; add restart: to the target (e.g. restart: \"sudo systemctl restart mysql\"); a managed server (RDS, Aurora, Cloud SQL, Azure) takes my.cnf settings only through its provider's parameter group: set them there and drop server_config", t.Name)
@@ -565,7 +571,7 @@ func (v *validator) settings(s Settings, what string, global bool) {
 // sandboxConfig refuses the my.cnf options that would open a sandbox to every local user
 // (skip-grant-tables, an empty secure_file_priv): the sandbox would refuse them at start, after
 // everything before it ran; here the plan fails at once, at the option's position.
-func (v *validator) sandboxConfig(s Settings, what string) {
+func (v *validator) sandboxConfig(sb *Sandbox, s Settings, what string) {
 	for _, kv := range s {
 		b, isBool := kv.Value.(bool)
 		if isBool && !b {
@@ -577,8 +583,76 @@ func (v *validator) sandboxConfig(s Settings, what string) {
 		}
 		if why := mycnf.Unsafe(kv.Name, fmt.Sprint(kv.Value), isBool); why != "" {
 			v.errorf(kv.Pos, "%s: %s is refused: %s", what, kv.Name, why)
+			continue
+		}
+		v.serverKnows(sb, s, kv, what)
+	}
+}
+
+// serverKnows says when the sandbox's server does not know option kv, which would stop it
+// at start with "unknown variable" after everything before the start ran, with the name it
+// knows that is closest.
+func (v *validator) serverKnows(sb *Sandbox, s Settings, kv Setting, what string) {
+	if v.p.opts.ServerOptions == nil || sb == nil || loadsPlugin(sb.Config) || loadsPlugin(s) {
+		return // a plugin's options are known only once it is loaded
+	}
+	key := sb.Flavor + "\x00" + sb.Basedir
+	so := v.servers[key]
+	if so == nil {
+		so = &serverOptions{known: map[string]bool{}}
+		server, names := v.p.opts.ServerOptions(sb.Flavor, sb.Basedir)
+		so.server = server
+		for _, n := range names {
+			n = optionKey(n)
+			if !so.known[n] {
+				so.known[n] = true
+				so.names = append(so.names, n)
+			}
+		}
+		if v.servers == nil {
+			v.servers = map[string]*serverOptions{}
+		}
+		v.servers[key] = so
+	}
+	if len(so.names) == 0 {
+		return
+	}
+	n := optionKey(kv.Name)
+	if strings.HasPrefix(n, "loose_") || so.known[n] {
+		return // the server skips a loose- option it does not know
+	}
+	if sb.Replication == "semisync" && strings.HasPrefix(n, "rpl_semi_sync_") {
+		return // a MySQL sandbox loads the semi-sync plugins itself, which bring these
+	}
+	for _, p := range []string{"skip_", "disable_", "enable_"} {
+		if rest, ok := strings.CutPrefix(n, p); ok && so.known[rest] {
+			return
 		}
 	}
+	for _, k := range so.names {
+		if strings.HasPrefix(k, n) {
+			return // the server takes a prefix of an option as the option
+		}
+	}
+	hint := Suggest(n, so.names)
+	if hint == "" {
+		hint = "; see " + so.server + " --verbose --help for the options it knows"
+	}
+	v.errorf(kv.Pos, "%s: %s is not an option of %s, which would refuse to start%s", what, kv.Name, so.server, hint)
+}
+
+// optionKey is how my.cnf matches an option name: any case, dashes for underscores.
+func optionKey(name string) string {
+	return strings.ToLower(strings.ReplaceAll(strings.TrimSpace(name), "-", "_"))
+}
+
+func loadsPlugin(s Settings) bool {
+	for _, kv := range s {
+		if strings.HasPrefix(optionKey(kv.Name), "plugin_load") {
+			return true
+		}
+	}
+	return false
 }
 
 // sandboxTLS refuses the server's TLS options in the config of a sandbox with tls: on,
@@ -677,8 +751,7 @@ func (a *Restart) validate(v *validator, s *Step) {
 	v.settings(a.Config, "restart.config", false)
 	t := v.targets[s.Target]
 	if t != nil && t.Sandbox != nil {
-		v.sandboxConfig(a.Config, "restart.config of sandbox "+s.Target)
-		v.sandboxTLS(t, a.Config, "restart.config of sandbox "+s.Target)
+		v.sandboxConfig(t.Sandbox, a.Config, "restart.config of sandbox "+s.Target)
 	}
 	if t == nil || t.Sandbox != nil {
 		return

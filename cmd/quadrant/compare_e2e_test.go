@@ -199,3 +199,50 @@ func chromiumDOM(t *testing.T, page string) string {
 	}
 	return out.String()
 }
+
+// A colleague's folder whose target is their server (a DSN) is rerun only on one's own:
+// without --target the rerun stops before anything, naming the target and the flag, and
+// leaves no folder. A rerun whose server cannot be reached compares nothing.
+func TestRerunOfAColleaguesServerNeedsTarget(t *testing.T) {
+	published := t.TempDir()
+	os.WriteFile(filepath.Join(published, results.PlanFile), []byte(`version: 1
+name: theirs
+targets:
+  primary: {dsn: "bench:***@tcp(db1.example:3306)/sbtest"}
+  scratch: {sandbox: {}}
+iteration:
+  target: primary
+  workload: {builtin: oltp_point_select, options: {table_size: 100}, duration: 1s}
+`), 0o644)
+	os.WriteFile(filepath.Join(published, results.RunFile), []byte(`{"tool": "quadrant", "plan": "theirs", "status": "done"}`), 0o644)
+
+	root := t.TempDir()
+	p := start(t, nil, "rerun", published, "--out", root)
+	code := p.wait(t, time.Minute)
+	out := p.out.String()
+	if code != exitInvalid || !strings.Contains(out, "target primary is the colleague's server (a DSN: bench:***@tcp(db1.example:3306)/sbtest): give yours with --target primary=DSN") {
+		t.Errorf("rerun without --target: exit %d, want 2 naming the target and --target:\n%s", code, out)
+	}
+	if strings.Contains(out, "scratch") || strings.Contains(out, "not comparable") || strings.Contains(out, "cannot connect") {
+		t.Errorf("rerun without --target asked for the sandbox, compared or connected:\n%s", out)
+	}
+	if entries, _ := os.ReadDir(root); len(entries) > 0 {
+		t.Errorf("rerun without --target left %v under %s", entries, root)
+	}
+
+	// Pointed at a server that is not there: the run fails at its start, and there is
+	// nothing to compare.
+	p = start(t, nil, "rerun", published, "--out", root, "--target", "primary=root:x@tcp(127.0.0.1:1)/")
+	code = p.wait(t, 2*time.Minute)
+	out = p.out.String()
+	if code != exitFailed || !strings.Contains(out, "no comparison: the run stopped before its first iteration") || strings.Contains(out, "not comparable") || strings.Contains(out, "Compared with") {
+		t.Errorf("rerun on an unreachable server: exit %d, want 3 and no comparison:\n%s", code, out)
+	}
+	// Its log ends with the run's end and where the report is, written after the run.
+	log, _ := os.ReadFile(filepath.Join(findRunDir(t, root), results.LogFile))
+	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
+	if len(lines) < 2 || !strings.Contains(lines[len(lines)-2], "run error after") ||
+		!strings.Contains(lines[len(lines)-1], "reports written: ") || !strings.Contains(lines[len(lines)-1], results.ReportFile) {
+		t.Errorf("log.txt does not end with the run's end and its report:\n%s", log)
+	}
+}

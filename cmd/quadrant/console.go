@@ -43,12 +43,13 @@ func (c *console) redraw() {
 	}
 }
 
-// Logged takes a line of the run's log. Piped, only warnings and the progress of long
-// steps (every 10 s) go to stderr; on a terminal every line does, but progress, which the
-// live line shows.
+// Logged takes a line of the run's log. Piped, only warnings, errors (an iteration that
+// failed) and the progress of long steps (every 10 s) go to stderr; on a terminal every line
+// does, but progress, which the live line shows.
 func (c *console) Logged(line string) {
 	progress := strings.HasPrefix(line, "progress: ")
-	if c.tty == progress && !strings.HasPrefix(line, "warning") {
+	alarm := strings.HasPrefix(line, "warning") || strings.HasPrefix(line, "error")
+	if c.tty == progress && !alarm {
 		return
 	}
 	c.mu.Lock()

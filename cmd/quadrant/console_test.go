@@ -37,6 +37,19 @@ func TestConsolePipedIsQuietButForWarnings(t *testing.T) {
 	}
 }
 
+// A failed iteration is one line on a piped console too, between the interval lines: the
+// executor logs it starting with "error:" (executor's TestServerKilledMidRunIsLoggedToTheEnd).
+func TestConsolePipedShowsAFailedIteration(t *testing.T) {
+	var out, errb bytes.Buffer
+	c := &console{out: &out, err: &errb}
+	c.Logged("iteration 1/2: threads=1")
+	line := "error: iteration 1/2 failed after 4s (812.0 tps, p95 1.20 ms, 2 errors): workload: Error 2013: Lost connection to server during query"
+	c.Logged(line)
+	if errb.String() != line+"\n" {
+		t.Fatalf("stderr %q, want the failed iteration's line alone", errb.String())
+	}
+}
+
 func TestConsoleTerminalKeepsTheStatusLineBelow(t *testing.T) {
 	var term bytes.Buffer // stdout and stderr on one terminal
 	c := &console{out: &term, err: &term, tty: true}

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -76,7 +78,19 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 // validate, explain and run refuse alike.
 func loadPlan(path string, opts spec.Options) (*spec.Plan, error) {
 	opts.Kinds = kinds.Registry()
+	opts.ServerOptions = serverOptions
 	return spec.Load(path, opts)
+}
+
+// serverOptions names the my.cnf options the server binary a sandbox would run knows, for
+// validation; nothing when there is no such binary here (the plan may be meant for another
+// machine): then the options go unchecked, and unsaid.
+func serverOptions(flavor, basedir string) (string, []string) {
+	o, err := sandbox.KnownOptions(context.Background(), flavor, basedir)
+	if err != nil {
+		return "", nil
+	}
+	return filepath.Base(o.Binary.Path) + " " + o.Binary.Version, o.Names
 }
 
 func plural(n int) string {

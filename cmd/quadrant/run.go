@@ -179,6 +179,36 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 	return execute(req, stdout, stderr)
 }
 
+// colleagueServers says, one line each, which targets of a rerun's plan are servers given by
+// DSN and not pointed elsewhere with --target: the colleague's servers, which this machine
+// should not load (and whose password the folder does not have anyway). Sandboxes start here.
+func colleagueServers(p *spec.Plan, overrides map[string]string) []string {
+	var out []string
+	for _, t := range p.Targets {
+		if t.DSN == "" || overrides[t.Name] != "" {
+			continue
+		}
+		out = append(out, fmt.Sprintf("target %s is the colleague's server (a DSN: %s): give yours with --target %s=DSN",
+			t.Name, spec.RedactDSN(t.DSN), t.Name))
+	}
+	return out
+}
+
+// measuredAny is whether the run in dir started an iteration: a run that stopped before has
+// nothing to compare.
+func measuredAny(dir string) bool {
+	ri, err := results.ReadRunInfo(dir)
+	if err != nil {
+		return false
+	}
+	for _, it := range ri.Iterations {
+		if !it.Start.IsZero() {
+			return true
+		}
+	}
+	return false
+}
+
 // overridesOf records what the command line changed, for run.json; nil when nothing did.
 func overridesOf(req runRequest, targets map[string]string) *results.Overrides {
 	o := &results.Overrides{Set: req.sets, RerunOf: req.rerunOf}
@@ -237,6 +267,12 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	if err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid
+	}
+	if req.rerunOf != "" {
+		if lines := colleagueServers(p, overrides); len(lines) > 0 {
+			fmt.Fprintf(stderr, "quadrant rerun: nothing was run:\n  %s\n", strings.Join(lines, "\n  "))
+			return exitInvalid
+		}
 	}
 	planYAML, err := p.Redacted()
 	if err != nil {
@@ -349,14 +385,27 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "report: %s\n", path)
 		}
 	}
+	// The run's log ends with its reports: a log that says where the report is belongs to a
+	// run that finished.
+	logged := fmt.Sprintf("reports written: %s", strings.Join(written, ", "))
 	if rerr != nil {
 		fmt.Fprintf(stderr, "warning: reports: %v (rebuild with: quadrant report %s)\n", rerr, dir)
+		logged = fmt.Sprintf("warning: reports: %v (rebuild with: quadrant report %s)", rerr, dir)
+	} else if len(written) == 0 {
+		logged = "no reports asked for (report.formats)"
 	}
-	if req.finished != nil {
-		req.finished(dir)
+	if err := results.AppendLog(dir, "%s", logged); err != nil {
+		fmt.Fprintf(stderr, "warning: %s: %v\n", results.LogFile, err)
 	}
 	if runErr != nil {
 		fmt.Fprintf(stderr, "quadrant: the run failed: %v\n", runErr)
+	}
+	if req.finished != nil {
+		if measuredAny(dir) {
+			req.finished(dir)
+		} else {
+			fmt.Fprintf(stderr, "no comparison: the run stopped before its first iteration (see %s)\n", filepath.Join(dir, results.LogFile))
+		}
 	}
 	if req.metricsAddr != "" && req.metricsHold > 0 && ctx.Err() == nil {
 		fmt.Fprintf(stdout, "metrics: serving the final values for %s (Ctrl-C ends it)\n", req.metricsHold)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"os/user"
 	"path/filepath"
@@ -21,11 +22,16 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
 
-const sandboxUsage = `Usage: quadrant sandbox up|down|list|prune [options]
+const sandboxIntro = `Usage: quadrant sandbox up|down|list|prune [options]
 
 Throwaway local MariaDB/MySQL servers on 127.0.0.1, as a plan's sandbox target gets them.
 
-  quadrant sandbox up [--name N] [--replicas N] [--semisync] [--config K=V]... [--flavor F] [--basedir D] [--dir D] [--keep] [--run-as USER] [--tls] [--print-env]
+`
+
+// sandboxHelp is each subcommand's part of the usage: `sandbox --help` prints them all,
+// `sandbox CMD --help` its own, then its options.
+var sandboxHelp = map[string]string{
+	"up": `  quadrant sandbox up [--name N] [--replicas N] [--semisync] [--config K=V]... [--flavor F] [--basedir D] [--dir D] [--keep] [--run-as USER] [--tls] [--print-env] [--detach]
       Starts a primary (and replicas), prints one line per server: NAME and its DSN
       (root:PASSWORD@tcp(127.0.0.1:PORT)/; the password is random per sandbox and also in
       DIR/password, mode 0600), or with --print-env shell export lines for scripts (eval them).
@@ -38,26 +44,41 @@ Throwaway local MariaDB/MySQL servers on 127.0.0.1, as a plan's sandbox target g
       by a CA made for the sandbox, printed as "CA: FILE" (QUADRANT_SANDBOX_CA with --print-env):
       mariadb --defaults-extra-file=CNF verifies with it; give it to other clients
       (--ssl-ca=FILE --ssl-verify-server-cert, sysbench's --mysql-ssl).
+      With --detach it returns as soon as the servers answer, after printing the same lines,
+      and the sandbox lives on in an owner process (its pid in "quadrant sandbox list") until
+      "quadrant sandbox down NAME" stops it; the servers die with that owner. A script needs no
+      polling: when "up --detach" returns 0 the servers are ready, and any other exit code means
+      they are not (what went wrong is on stderr), e.g.
+        eval "$(quadrant sandbox up --detach --print-env)" && mariadb --defaults-extra-file="$QUADRANT_SANDBOX_CNF"
+      The owner's own messages after that go to NAME.log in the state directory (below).
       Run as root, the servers run as the OS user mysql (or --run-as USER), never as root.
-  quadrant sandbox down [--all] [NAME | OWNER/NAME]
+`,
+	"down": `  quadrant sandbox down [--all] [NAME | OWNER/NAME]
       Stops your sandbox NAME (the only one running when NAME is omitted) and waits until it is
       gone. With --all, NAME may be another user's (OWNER/NAME when several users have one of
       that name); stopping it still needs the right to signal its process (root, or its owner).
-  quadrant sandbox list [--all]
+`,
+	"list": `  quadrant sandbox list [--all]
       Lists your running sandboxes; entries of sandboxes whose process is gone are removed.
       --all lists every user's it can read (under $TMPDIR/quadrant-*/ and /run/user/*/, which
       is private to its user), with an OWNER column. Then the template cache: each cached
       template datadir with its size and when a sandbox last started from it.
-  quadrant sandbox prune [--older-than 30d]
+`,
+	"prune": `  quadrant sandbox prune [--older-than 30d]
       Removes cached template datadirs no sandbox started from for that long (days: 30d, or a
       Go duration: 12h), and builds left unfinished as long ago; one being built by another
       process is never removed. The next sandbox of that server builds its template again.
+`,
+}
 
+const sandboxFooter = `
 The first start on a machine initialises a template datadir once per server binary and server
 user (in $XDG_CACHE_HOME/quadrant/templates or ~/.cache/quadrant/templates); later starts copy it.
 State files (no password in them) live in $XDG_RUNTIME_DIR/quadrant/sandboxes, or
 $TMPDIR/quadrant-UID/sandboxes: one directory per OS user.
 `
+
+var sandboxUsage = sandboxIntro + sandboxHelp["up"] + sandboxHelp["down"] + sandboxHelp["list"] + sandboxHelp["prune"] + sandboxFooter
 
 // runSandbox implements `quadrant sandbox`. Exit codes: 0 done, 2 bad command line, 3 failure,
 // 130 interrupted while starting.
@@ -162,7 +183,7 @@ func checkOwnDir(d string) error {
 }
 
 func newSandboxFlags(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("quadrant sandbox "+name, flag.ContinueOnError)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {} // errors get a one-line hint, --help the whole text (parseSandboxFlags)
 	return fs
@@ -172,8 +193,12 @@ func newSandboxFlags(name string, stderr io.Writer) *flag.FlagSet {
 func parseSandboxFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, sandboxUsage)
-			fmt.Fprintln(stdout, "\nOptions of "+fs.Name()+":")
+			// Only this subcommand's part: the others' would repeat what its options say.
+			footer := sandboxFooter
+			if fs.Name() == "down" {
+				footer = ""
+			}
+			fmt.Fprintf(stdout, "Usage:\n%s%s\nOptions:\n", sandboxHelp[fs.Name()], footer)
 			fs.SetOutput(stdout)
 			fs.PrintDefaults()
 			return 0
@@ -196,6 +221,7 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.Keep, "keep", false, "keep the datadirs after stopping")
 	fs.StringVar(&o.RunAs, "run-as", "", "OS user the servers run as when quadrant runs as root (default mysql; never root)")
 	fs.BoolVar(&o.TLS, "tls", false, "require TLS, with a certificate signed by a CA made for the sandbox (its file is printed)")
+	detach := fs.Bool("detach", false, "return once the servers answer, the sandbox living on in an owner process until `quadrant sandbox down NAME`")
 	printEnv := fs.Bool("print-env", false, "print shell export lines (QUADRANT_SANDBOX_DSN, _HOST, _PORT, _USER, _PASSWORD, _CNF; REPLICAn_ for replicas) instead of the DSN table")
 	fs.Func("config", "my.cnf [mysqld] option K=V (repeatable); V true writes the bare option, false leaves it out", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
@@ -235,6 +261,15 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "quadrant sandbox up: --semisync needs --replicas 1 or more")
 			return 2
 		}
+	}
+	owner := os.Getenv(sandboxOwnerEnv) != ""
+	if *detach && !owner {
+		return sandboxDetach(args, stdout, stderr)
+	}
+	if owner {
+		// The ready pipe must not reach the servers: up --detach waits until every copy of
+		// its write end is closed.
+		syscall.CloseOnExec(3)
 	}
 	o.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 
@@ -300,13 +335,102 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 	if err := writeSandboxState(statePath, st); err != nil {
 		fmt.Fprintf(stderr, "quadrant sandbox: %v (`down` and `list` will not see this sandbox)\n", err)
 	}
-	fmt.Fprintf(stderr, "sandbox %s is up (pid %d, servers running as OS user %s, password in %s); stop it with Ctrl-C or `quadrant sandbox down %s`\n",
-		o.Name, os.Getpid(), c.RunAs(), c.PasswordFile(), o.Name)
+	if owner {
+		fmt.Fprintf(stderr, "sandbox %s is up (owner pid %d, servers running as OS user %s, password in %s); stop it with `quadrant sandbox down %s`\n",
+			o.Name, os.Getpid(), c.RunAs(), c.PasswordFile(), o.Name)
+		if err := detachOutput(filepath.Join(stateDir, o.Name+".log")); err != nil {
+			fmt.Fprintf(stderr, "quadrant sandbox up: %v\n", err)
+			return 3
+		}
+	} else {
+		fmt.Fprintf(stderr, "sandbox %s is up (pid %d, servers running as OS user %s, password in %s); stop it with Ctrl-C or `quadrant sandbox down %s`\n",
+			o.Name, os.Getpid(), c.RunAs(), c.PasswordFile(), o.Name)
+	}
 
 	<-ctx.Done()
 	stop() // from here a second Ctrl-C kills quadrant at once; the servers then die by the parent-death signal
 	fmt.Fprintf(stderr, "sandbox %s: stopping\n", o.Name)
 	return 0
+}
+
+// sandboxOwnerEnv marks the process `up --detach` starts: it owns the sandbox as `up` in the
+// foreground would, and hands its output back once the servers answer.
+const sandboxOwnerEnv = "QUADRANT_SANDBOX_OWNER"
+
+// sandboxDetach runs `up` again as the sandbox's owner, in a session of its own (so neither the
+// terminal's hangup nor its Ctrl-C reach it, and its servers die with it rather than with this
+// process), passes on what it prints until it says the servers answer, and returns: 0 with the
+// servers answering, else the owner's exit code.
+func sandboxDetach(args []string, stdout, stderr io.Writer) int {
+	fail := func(err error) int {
+		fmt.Fprintf(stderr, "quadrant sandbox up --detach: %v\n", err)
+		return 3
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fail(err)
+	}
+	readyR, readyW, err := os.Pipe()
+	if err != nil {
+		return fail(err)
+	}
+	defer readyR.Close()
+	cmd := exec.Command(exe, append([]string{"sandbox", "up"}, args...)...)
+	cmd.Env = append(os.Environ(), sandboxOwnerEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.ExtraFiles = []*os.File{readyW} // fd 3: the owner writes "ready" there once the servers answer
+	outR, err := cmd.StdoutPipe()
+	if err != nil {
+		return fail(err)
+	}
+	errR, err := cmd.StderrPipe()
+	if err != nil {
+		return fail(err)
+	}
+	err = cmd.Start()
+	readyW.Close()
+	if err != nil {
+		return fail(err)
+	}
+	// The owner closes its output once it is ready (detachOutput), or exits: either way the
+	// copies end, and the ready pipe says which.
+	copied := make(chan struct{}, 2)
+	go func() { io.Copy(stdout, outR); copied <- struct{}{} }()
+	go func() { io.Copy(stderr, errR); copied <- struct{}{} }()
+	ready, _ := io.ReadAll(readyR)
+	<-copied
+	<-copied
+	if string(ready) == sandboxReady {
+		return 0
+	}
+	err = cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code > 0 {
+		return code
+	}
+	return fail(fmt.Errorf("the owner process ended before the servers were up: %v", err))
+}
+
+// sandboxReady is what the owner of a detached sandbox writes on fd 3 once its servers answer.
+const sandboxReady = "ready\n"
+
+// detachOutput tells `up --detach` that the servers answer and points the owner's stdout and
+// stderr at its log file, which closes the pipes that process reads.
+func detachOutput(logPath string) error {
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600) // one sandbox's worth per name
+	if err != nil {
+		return fmt.Errorf("owner log: %w", err)
+	}
+	defer f.Close()
+	for _, fd := range []int{1, 2} {
+		if err := syscall.Dup3(int(f.Fd()), fd, 0); err != nil {
+			return fmt.Errorf("owner log: %w", err)
+		}
+	}
+	ready := os.NewFile(3, "ready")
+	if _, err := ready.WriteString(sandboxReady); err != nil {
+		return fmt.Errorf("tell up --detach the servers are ready: %w", err)
+	}
+	return ready.Close()
 }
 
 // printSandboxEnv writes shell export lines for scripts: eval "$(...)" or source a file of them.

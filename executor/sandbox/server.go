@@ -141,6 +141,20 @@ func (s *Server) Pid() int {
 	return s.proc.cmd.Process.Pid
 }
 
+// Exited says how the server's process ended when it exited without being stopped (a crash,
+// a kill -9): "signal: killed", "exit status 1"; "" while it runs or after a stop.
+func (s *Server) Exited() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil || !s.proc.done() {
+		return ""
+	}
+	if s.proc.err == nil {
+		return "exit status 0"
+	}
+	return s.proc.err.Error()
+}
+
 func (p *process) done() bool {
 	select {
 	case <-p.exited:

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// typoPlan has a misspelt my.cnf option in a sandbox's config and in server_config, beside
+// spellings the server takes (dashes, a bare option, loose-, a prefix of an option).
+const typoPlan = `version: 1
+name: typo
+targets:
+  db:
+    sandbox:
+      %s
+      config:
+        innodb_bufer_pool_size: 256M
+        skip-name-resolve: true
+        loose_no_such_plugin_option: 1
+        innodb-flush-log-at-trx: 2
+        performance_schema: "ON"
+iteration:
+  server_config: {innodb_flush_metod: O_DIRECT, log_bin: true}
+  workload: {builtin: oltp_read_only, duration: 5s}
+`
+
+// validate asks the sandbox's server binary which options it knows: a misspelt one is an
+// error at its line with the closest name, before a run would see the server refuse to start.
+func TestValidateFindsAMisspeltServerOption(t *testing.T) {
+	path := writePlan(t, fmt.Sprintf(typoPlan, "flavor: auto"))
+	var out, errb bytes.Buffer
+	code := run([]string{"validate", path}, &out, &errb)
+	got := errb.String()
+	if code != exitInvalid {
+		t.Fatalf("validate: exit %d, want 2:\n%s%s", code, out.String(), got)
+	}
+	for _, want := range []string{
+		path + ":8:", `innodb_bufer_pool_size is not an option of `, `did you mean "innodb_buffer_pool_size"?`,
+		path + ":14:", `did you mean "innodb_flush_method"?`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("validate's errors lack %q:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(strings.TrimSpace(got), "\n") + 1; n != 2 {
+		t.Errorf("%d errors, want the two misspelt options only:\n%s", n, got)
+	}
+}
+
+// Where no server binary is (a plan meant for another machine), validate checks no option
+// names and says nothing about it.
+func TestValidateWithoutServerBinarySkipsTheOptionCheck(t *testing.T) {
+	path := writePlan(t, fmt.Sprintf(typoPlan, "basedir: "+t.TempDir()))
+	var out, errb bytes.Buffer
+	if code := run([]string{"validate", path}, &out, &errb); code != exitOK || errb.Len() > 0 {
+		t.Fatalf("validate: exit %d, want 0 and nothing said:\n%s%s", code, out.String(), errb.String())
+	}
+}
