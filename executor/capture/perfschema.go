@@ -75,6 +75,9 @@ func perfSchema(ctx context.Context, conn *sql.Conn, self uint64, o Options, res
 	o.Logf("capture: polling performance_schema.events_statements_history_long (%d statements deep) for %s", size, o.Duration)
 	h := &history{base: base, timer0: timer0, maxText: maxText, seen: map[uint64]uint64{}, users: map[uint64]string{}}
 	var out []traffic.Statement
+	// MySQL 8, with its transaction instrumentation (on by default), nests an autocommit statement in its
+	// TRANSACTION event where MariaDB leaves NESTING_EVENT_TYPE NULL: only statements nested in a
+	// statement (a stored program's) are left out.
 	poll := func() error {
 		set, err := readSet(ctx, conn, `SELECT h.*, t.PROCESSLIST_USER
 			FROM performance_schema.events_statements_history_long h LEFT JOIN performance_schema.threads t ON t.THREAD_ID = h.THREAD_ID
