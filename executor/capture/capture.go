@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/rowset"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 )
 
@@ -203,40 +204,55 @@ func slowLog(ctx context.Context, conn *sql.Conn, self uint64, o Options) ([]tra
 	}
 	rctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	rows, err := conn.QueryContext(rctx, `SELECT start_time, user_host, query_time, rows_sent, rows_examined, db, thread_id, sql_text
-		FROM mysql.slow_log WHERE start_time >= ? AND thread_id <> ?`, since, self)
+	set, err := readSet(rctx, conn, "SELECT * FROM mysql.slow_log WHERE start_time >= ? AND thread_id <> ?", since, self)
 	if err != nil {
 		return nil, fmt.Errorf("read mysql.slow_log: %w", err)
 	}
+	return slowLogStatements(set)
+}
+
+func readSet(ctx context.Context, conn *sql.Conn, q string, args ...any) (*rowset.Set, error) {
+	rows, err := conn.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
 	defer rows.Close()
+	return rowset.Read(rows)
+}
+
+// slowLogStatements reads mysql.slow_log by column name: MariaDB's has rows_affected, which MySQL's
+// lacks, and MySQL's sql_text is a MEDIUMBLOB where MariaDB's is MEDIUMTEXT (the same bytes).
+func slowLogStatements(set *rowset.Set) ([]traffic.Statement, error) {
+	idx, err := set.Need("mysql.slow_log", "start_time", "user_host", "query_time", "rows_sent", "rows_examined", "db", "thread_id", "sql_text")
+	if err != nil {
+		return nil, err
+	}
 	var out []traffic.Statement
-	for rows.Next() {
-		var start, userHost, qt, db, text sql.NullString
-		var sent, examined sql.NullInt64
-		var thread uint64
-		if err := rows.Scan(&start, &userHost, &qt, &sent, &examined, &db, &thread, &text); err != nil {
-			return nil, fmt.Errorf("read mysql.slow_log: %w", err)
+	for _, r := range set.Rows {
+		thread, ok := rowset.Uint(r[idx[6]])
+		if !ok {
+			return nil, fmt.Errorf("mysql.slow_log: thread_id %q: not a number", r[idx[6]].String)
 		}
-		st := traffic.Statement{Session: thread, Schema: db.String, User: userOf(userHost.String), Text: text.String,
+		st := traffic.Statement{Session: thread, Schema: r[idx[5]].String, User: userOf(r[idx[1]].String), Text: r[idx[7]].String,
 			Duration: -1, RowsSent: -1, RowsExamined: -1, Error: -1}
-		if t, err := time.Parse("2006-01-02 15:04:05.999999", start.String); err == nil {
+		if t, ok := rowset.Time(r[idx[0]]); ok {
 			st.Start = t
 		}
-		if d, ok := clockDuration(qt.String); ok {
+		if d, ok := clockDuration(r[idx[2]].String); ok {
 			st.Duration = d
 		}
-		if sent.Valid {
-			st.RowsSent = sent.Int64
+		if n, ok := rowset.Int(r[idx[3]]); ok {
+			st.RowsSent = n
 		}
-		if examined.Valid {
-			st.RowsExamined = examined.Int64
+		if n, ok := rowset.Int(r[idx[4]]); ok {
+			st.RowsExamined = n
 		}
 		if isAdmin(st.Text) {
 			continue
 		}
 		out = append(out, st)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // isAdmin: the slow log table also holds what is not a statement (Quit, Init DB as text).

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/rowset"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 )
 
@@ -32,13 +33,13 @@ func perfSchema(ctx context.Context, conn *sql.Conn, self uint64, o Options, res
 	if err := conn.QueryRowContext(ctx, "SELECT @@GLOBAL.performance_schema_events_statements_history_long_size, @@GLOBAL.performance_schema_max_sql_text_length").Scan(&size, &maxText); err != nil {
 		return nil, err
 	}
-	was := map[string]string{}
-	for _, c := range psConsumers {
-		var en string
-		if err := conn.QueryRowContext(ctx, "SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = ?", c).Scan(&en); err != nil {
-			return nil, fmt.Errorf("consumer %s: %w", c, err)
-		}
-		was[c] = en
+	set, err := readSet(ctx, conn, "SELECT * FROM performance_schema.setup_consumers")
+	if err != nil {
+		return nil, fmt.Errorf("read performance_schema.setup_consumers: %w", err)
+	}
+	was, err := consumers(set)
+	if err != nil {
+		return nil, err
 	}
 	restore := func() {
 		rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -72,61 +73,28 @@ func perfSchema(ctx context.Context, conn *sql.Conn, self uint64, o Options, res
 	}
 	// Timers are picoseconds; a statement's wall start is base plus its distance from timer0.
 	o.Logf("capture: polling performance_schema.events_statements_history_long (%d statements deep) for %s", size, o.Duration)
-	seen := map[uint64]uint64{} // thread -> last event id read
-	users := map[uint64]string{}
+	h := &history{base: base, timer0: timer0, maxText: maxText, seen: map[uint64]uint64{}, users: map[uint64]string{}}
 	var out []traffic.Statement
+	// MySQL 8, with its transaction instrumentation (on by default), nests an autocommit statement in its
+	// TRANSACTION event where MariaDB leaves NESTING_EVENT_TYPE NULL: only statements nested in a
+	// statement (a stored program's) are left out.
 	poll := func() error {
-		rows, err := conn.QueryContext(ctx, `SELECT h.THREAD_ID, h.EVENT_ID, h.TIMER_START, h.TIMER_WAIT, h.SQL_TEXT, h.CURRENT_SCHEMA,
-			h.ROWS_SENT, h.ROWS_EXAMINED, h.MYSQL_ERRNO, t.PROCESSLIST_USER
+		set, err := readSet(ctx, conn, `SELECT h.*, t.PROCESSLIST_USER
 			FROM performance_schema.events_statements_history_long h LEFT JOIN performance_schema.threads t ON t.THREAD_ID = h.THREAD_ID
 			WHERE h.THREAD_ID <> ? AND h.TIMER_START >= ? AND (h.NESTING_EVENT_TYPE IS NULL OR h.NESTING_EVENT_TYPE <> 'STATEMENT')
 			ORDER BY h.THREAD_ID, h.EVENT_ID`, own, timer0)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		n := 0
-		for rows.Next() {
-			n++
-			var thread, event uint64
-			var start, wait int64
-			var text, schema, user sql.NullString
-			var sent, examined, errno sql.NullInt64
-			if err := rows.Scan(&thread, &event, &start, &wait, &text, &schema, &sent, &examined, &errno, &user); err != nil {
-				return err
-			}
-			if event <= seen[thread] {
-				continue
-			}
-			seen[thread] = event
-			if user.Valid {
-				users[thread] = user.String
-			}
-			if !text.Valid || text.String == "" {
-				continue
-			}
-			if len(text.String) >= maxText {
-				res.Truncated++
-				continue
-			}
-			st := traffic.Statement{Session: thread, Start: base.Add(time.Duration((start - timer0) / 1000)),
-				Duration: time.Duration(wait / 1000), Schema: schema.String, User: users[thread], Text: text.String,
-				RowsSent: -1, RowsExamined: -1, Error: -1}
-			if errno.Valid {
-				st.Error = int(errno.Int64)
-			}
-			if sent.Valid {
-				st.RowsSent = sent.Int64
-			}
-			if examined.Valid {
-				st.RowsExamined = examined.Int64
-			}
-			out = append(out, st)
+		sts, err := h.add(set)
+		if err != nil {
+			return err
 		}
-		if n >= size {
+		out = append(out, sts...)
+		if len(set.Rows) >= size {
 			res.Lost++
 		}
-		return rows.Err()
+		return nil
 	}
 	interval := o.Poll
 	if interval <= 0 {
@@ -142,8 +110,98 @@ func perfSchema(ctx context.Context, conn *sql.Conn, self uint64, o Options, res
 	if res.Lost > 0 {
 		o.Logf("capture: warning: %d polls found the history ring full: statements were lost; raise performance_schema_events_statements_history_long_size or capture through the slow log", res.Lost)
 	}
+	res.Truncated = h.truncated
 	if res.Truncated > 0 {
 		o.Logf("capture: warning: %d statements longer than performance_schema_max_sql_text_length=%d were cut by the server and left out", res.Truncated, maxText)
+	}
+	return out, nil
+}
+
+// consumers is what setup_consumers says of the consumers the capture turns on, or an error naming
+// those it lacks. The names are the same on MariaDB 10.11 and MySQL 8.0 and 8.4.
+func consumers(set *rowset.Set) (map[string]string, error) {
+	all, err := set.Pairs("performance_schema.setup_consumers", "NAME", "ENABLED")
+	if err != nil {
+		return nil, err
+	}
+	was := map[string]string{}
+	var missing []string
+	for _, c := range psConsumers {
+		en, ok := all[c]
+		if !ok {
+			missing = append(missing, c)
+		}
+		was[c] = en
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("performance_schema.setup_consumers has no consumer %s", strings.Join(missing, ", "))
+	}
+	return was, nil
+}
+
+// history turns polls of events_statements_history_long into statements. A poll sees again what
+// the last one read (the ring keeps it), so it remembers each thread's last event; and a thread's
+// user, which performance_schema.threads forgets once the connection closes.
+type history struct {
+	base      time.Time // the wall clock at timer0
+	timer0    int64     // picoseconds
+	maxText   int       // performance_schema_max_sql_text_length
+	seen      map[uint64]uint64
+	users     map[uint64]string
+	truncated int64
+}
+
+const historyTable = "performance_schema.events_statements_history_long"
+
+// add reads one poll by column name: MySQL 8's ring has columns MariaDB's lacks (STATEMENT_ID,
+// CPU_TIME, EXECUTION_ENGINE...), in another order.
+func (h *history) add(set *rowset.Set) ([]traffic.Statement, error) {
+	idx, err := set.Need(historyTable, "THREAD_ID", "EVENT_ID", "TIMER_START", "TIMER_WAIT", "SQL_TEXT", "CURRENT_SCHEMA",
+		"ROWS_SENT", "ROWS_EXAMINED", "MYSQL_ERRNO", "PROCESSLIST_USER")
+	if err != nil {
+		return nil, err
+	}
+	var out []traffic.Statement
+	for _, r := range set.Rows {
+		thread, ok1 := rowset.Uint(r[idx[0]])
+		event, ok2 := rowset.Uint(r[idx[1]])
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("%s: THREAD_ID %q, EVENT_ID %q: not numbers", historyTable, r[idx[0]].String, r[idx[1]].String)
+		}
+		if event <= h.seen[thread] {
+			continue
+		}
+		h.seen[thread] = event
+		if user := r[idx[9]]; user.Valid {
+			h.users[thread] = user.String
+		}
+		text := r[idx[4]]
+		if !text.Valid || text.String == "" {
+			continue
+		}
+		if len(text.String) >= h.maxText {
+			h.truncated++
+			continue
+		}
+		// Untimed statements (an instrument with TIMED = NO) have NULL timers: start at timer0.
+		start, _ := rowset.Int(r[idx[2]])
+		if start == 0 {
+			start = h.timer0
+		}
+		wait, _ := rowset.Int(r[idx[3]])
+		st := traffic.Statement{Session: thread, Start: h.base.Add(time.Duration((start - h.timer0) / 1000)),
+			Duration: time.Duration(wait / 1000), Schema: r[idx[5]].String, User: h.users[thread], Text: text.String,
+			RowsSent: -1, RowsExamined: -1, Error: -1}
+		if n, ok := rowset.Int(r[idx[8]]); ok {
+			st.Error = int(n)
+		}
+		if n, ok := rowset.Int(r[idx[6]]); ok {
+			st.RowsSent = n
+		}
+		if n, ok := rowset.Int(r[idx[7]]); ok {
+			st.RowsExamined = n
+		}
+		out = append(out, st)
 	}
 	return out, nil
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/quadrant-bench/quadrant/executor/internal/rowset"
 )
 
 // DigestStats are one statement class's counters in events_statements_summary_by_digest.
@@ -62,13 +64,29 @@ func CheckPerformanceSchema(ctx context.Context, db Querier, what string, digest
 	if !digests {
 		return nil
 	}
-	var enabled string
-	err := queryRow(ctx, db, "SELECT ENABLED FROM performance_schema.setup_consumers WHERE NAME = 'statements_digest'", &enabled)
+	set, err := readSet(ctx, db, "SELECT * FROM performance_schema.setup_consumers")
 	if err != nil {
 		return fmt.Errorf("%s: read performance_schema.setup_consumers: %w", what, err)
 	}
-	if !strings.EqualFold(enabled, "YES") {
-		return fmt.Errorf("%s: the statements_digest consumer is disabled: UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'statements_digest' (or performance_schema_consumer_statements_digest=ON in my.cnf)", what)
+	if err := digestConsumer(set); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	return nil
+}
+
+// digestConsumer says whether setup_consumers lets statements into the digest table. The consumer is
+// statements_digest on MariaDB and on MySQL 8.0 and 8.4 alike.
+func digestConsumer(set *rowset.Set) error {
+	enabled, err := set.Pairs("performance_schema.setup_consumers", "NAME", "ENABLED")
+	if err != nil {
+		return err
+	}
+	en, ok := enabled["statements_digest"]
+	if !ok {
+		return errors.New("performance_schema.setup_consumers has no statements_digest consumer")
+	}
+	if !strings.EqualFold(en, "YES") {
+		return errors.New("the statements_digest consumer is disabled: UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'statements_digest' (or performance_schema_consumer_statements_digest=ON in my.cnf)")
 	}
 	return nil
 }
@@ -96,45 +114,86 @@ func queryRow(ctx context.Context, db Querier, q string, dst *string) error {
 // Digests reads the whole digest table. The table is keyed by schema and digest; the row with a NULL digest
 // collects what no longer fit (performance_schema_digests_size).
 func Digests(ctx context.Context, db Querier) (map[string]DigestStats, error) {
-	rows, err := db.QueryContext(ctx, `SELECT IFNULL(SCHEMA_NAME, ''), IFNULL(DIGEST, ''), IFNULL(DIGEST_TEXT, ''),
-		COUNT_STAR, SUM_TIMER_WAIT, SUM_ROWS_EXAMINED, SUM_ROWS_SENT, SUM_NO_INDEX_USED, SUM_NO_GOOD_INDEX_USED, SUM_ERRORS
-		FROM performance_schema.events_statements_summary_by_digest`)
+	set, err := readSet(ctx, db, "SELECT * FROM "+digestTable)
 	if err != nil {
-		return nil, fmt.Errorf("read performance_schema.events_statements_summary_by_digest: %w", err)
+		return nil, fmt.Errorf("read %s: %w", digestTable, err)
+	}
+	return parseDigests(set)
+}
+
+const (
+	digestTable = "performance_schema.events_statements_summary_by_digest"
+	waitTable   = "performance_schema.events_waits_summary_global_by_event_name"
+)
+
+func readSet(ctx context.Context, db Querier, q string) (*rowset.Set, error) {
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
+	return rowset.Read(rows)
+}
+
+// parseDigests reads the digest table by column name: MySQL 8 has columns MariaDB lacks (QUERY_SAMPLE_TEXT,
+// QUANTILE_95, SUM_CPU_TIME...) and its DIGEST is a SHA-256 of 64 hex digits where MariaDB's is an MD5 of 32;
+// both key the map as they are.
+func parseDigests(set *rowset.Set) (map[string]DigestStats, error) {
+	idx, err := set.Need(digestTable, "SCHEMA_NAME", "DIGEST", "DIGEST_TEXT", "COUNT_STAR", "SUM_TIMER_WAIT",
+		"SUM_ROWS_EXAMINED", "SUM_ROWS_SENT", "SUM_NO_INDEX_USED", "SUM_NO_GOOD_INDEX_USED", "SUM_ERRORS")
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]DigestStats{}
-	for rows.Next() {
-		var d DigestStats
-		if err := rows.Scan(&d.Schema, &d.Digest, &d.Text, &d.Count, &d.TimerPs, &d.RowsExamined, &d.RowsSent, &d.NoIndexUsed, &d.NoGoodIndexUsed, &d.Errors); err != nil {
-			return nil, fmt.Errorf("read performance_schema.events_statements_summary_by_digest: %w", err)
+	for _, r := range set.Rows {
+		d := DigestStats{Schema: r[idx[0]].String, Digest: r[idx[1]].String, Text: r[idx[2]].String}
+		for i, f := range []*float64{&d.Count, &d.TimerPs, &d.RowsExamined, &d.RowsSent, &d.NoIndexUsed, &d.NoGoodIndexUsed, &d.Errors} {
+			v := r[idx[3+i]]
+			var ok bool
+			if *f, ok = rowset.Float(v); !ok {
+				return nil, fmt.Errorf("%s: %s is %q, not a number", digestTable, set.Columns[idx[3+i]], v.String)
+			}
 		}
 		if d.Digest == "" {
 			d.Text = "(statements that did not fit in the digest table: raise performance_schema_digests_size)"
 		}
 		out[d.Schema+"\x00"+d.Digest] = d
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Waits reads the global wait summary, without idle (time connections spent waiting for a client, which
 // is no cost of the server's).
 func Waits(ctx context.Context, db Querier) (map[string]WaitStats, error) {
-	rows, err := db.QueryContext(ctx, `SELECT EVENT_NAME, COUNT_STAR, SUM_TIMER_WAIT
-		FROM performance_schema.events_waits_summary_global_by_event_name WHERE COUNT_STAR > 0 AND EVENT_NAME <> 'idle'`)
+	set, err := readSet(ctx, db, "SELECT * FROM "+waitTable+" WHERE COUNT_STAR > 0 AND EVENT_NAME <> 'idle'")
 	if err != nil {
-		return nil, fmt.Errorf("read performance_schema.events_waits_summary_global_by_event_name: %w", err)
+		return nil, fmt.Errorf("read %s: %w", waitTable, err)
 	}
-	defer rows.Close()
+	return parseWaits(set)
+}
+
+// parseWaits reads the wait summary by column name. The query leaves out idle and events that never
+// happened; so does this, for a table read whole.
+func parseWaits(set *rowset.Set) (map[string]WaitStats, error) {
+	idx, err := set.Need(waitTable, "EVENT_NAME", "COUNT_STAR", "SUM_TIMER_WAIT")
+	if err != nil {
+		return nil, err
+	}
 	out := map[string]WaitStats{}
-	for rows.Next() {
-		var w WaitStats
-		if err := rows.Scan(&w.Event, &w.Count, &w.TimerPs); err != nil {
-			return nil, fmt.Errorf("read performance_schema.events_waits_summary_global_by_event_name: %w", err)
+	for _, r := range set.Rows {
+		w := WaitStats{Event: r[idx[0]].String}
+		var ok1, ok2 bool
+		w.Count, ok1 = rowset.Float(r[idx[1]])
+		w.TimerPs, ok2 = rowset.Float(r[idx[2]])
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("%s: %s: COUNT_STAR %q, SUM_TIMER_WAIT %q: not numbers", waitTable, w.Event, r[idx[1]].String, r[idx[2]].String)
+		}
+		if w.Event == "idle" || w.Count == 0 {
+			continue
 		}
 		out[w.Event] = w
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // PreparedExecutions is how many prepared statements the server has executed (statement/com/Execute).
