@@ -96,6 +96,8 @@ func typeWord(t reflect.Type, f field) string {
 		return "map NAME: scalar (ordered)"
 	case reflect.TypeOf(Targets{}):
 		return "map NAME: [target](#target)"
+	case reflect.TypeOf(Bound("")):
+		return "number, or date"
 	case reflect.TypeOf(GenerateTables{}):
 		return "map TABLE: [generate_table](#generate_table)"
 	case reflect.TypeOf(GenerateColumns{}):

@@ -42,11 +42,16 @@ type GenerateColumn struct {
 	Distribution string    `yaml:"distribution" enum:"uniform,zipf,normal,sequential" doc:"How values (or, for a foreign key, parent rows) are drawn: uniform, zipf (a few very frequent, exponent 1), normal (around the middle, sd a sixth of the range) or sequential (row by row). Default uniform."`
 	Values       []string  `yaml:"values" doc:"The values to draw from (literals the server accepts for the column)."`
 	Weights      []float64 `yaml:"weights" doc:"With values: one relative weight per value, e.g. values: [new, paid, shipped], weights: [1, 3, 6]."`
-	Min          string    `yaml:"min" doc:"Smallest value (a number, or a date 2024-01-31 / datetime for temporal columns)."`
-	Max          string    `yaml:"max" doc:"Largest value, as min."`
+	Min          Bound     `yaml:"min" doc:"Smallest value (a number, or a date 2024-01-31 / datetime for temporal columns)."`
+	Max          Bound     `yaml:"max" doc:"Largest value, as min."`
 	NullFraction float64   `yaml:"null_fraction" min:"0" doc:"Share of NULLs in a nullable column, 0 to 1."`
 	Length       int       `yaml:"length" min:"0" doc:"Strings: their length (at most the column's)."`
 }
+
+// Bound is a min or max: a number, or a date or datetime for temporal columns, as written.
+type Bound string
+
+func (Bound) jsonSchema() map[string]any { return map[string]any{"type": []any{"number", "string"}} }
 
 // Lookup returns the settings of column name, or nil.
 func (cs GenerateColumns) Lookup(name string) *GenerateColumn {
@@ -113,21 +118,11 @@ func (g *Generate) validate(v *validator, s *Step) {
 	if g.Schema != "" {
 		g.SchemaPath = v.path(g.Schema, g.Src.At("schema"), "generate schema")
 	}
-	seen := map[string]bool{}
+	// a table or column written twice is already a duplicate YAML key
 	for i := range g.Tables {
 		t := &g.Tables[i]
-		if seen[t.Name] {
-			v.errorf(t.Src.Pos, "table %s is listed twice in generate tables; keep one", t.Name)
-		}
-		seen[t.Name] = true
-		cols := map[string]bool{}
 		for j := range t.Columns {
-			c := &t.Columns[j]
-			if cols[c.Name] {
-				v.errorf(c.Src.Pos, "column %s.%s is listed twice; keep one", t.Name, c.Name)
-			}
-			cols[c.Name] = true
-			c.check(v, t.Name)
+			t.Columns[j].check(v, t.Name)
 		}
 	}
 }
@@ -155,8 +150,8 @@ func (c *GenerateColumn) check(v *validator, table string) {
 	if len(c.Values) > 0 && (c.Src.Has("min") || c.Src.Has("max")) {
 		v.errorf(c.Src.At("values"), "%s has both values and min/max; keep one: values draws from the list, min/max from a range", what)
 	}
-	lo, errLo := strconv.ParseFloat(c.Min, 64)
-	hi, errHi := strconv.ParseFloat(c.Max, 64)
+	lo, errLo := strconv.ParseFloat(string(c.Min), 64)
+	hi, errHi := strconv.ParseFloat(string(c.Max), 64)
 	if errLo == nil && errHi == nil && lo > hi {
 		v.errorf(c.Src.At("min"), "%s: min %s is above max %s; swap them", what, c.Min, c.Max)
 	}
