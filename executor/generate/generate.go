@@ -202,25 +202,24 @@ func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, threa
 	head.WriteString(") VALUES ")
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	errs := make([]error, threads)
+	// The first error is the one to tell: the others are mostly the cancel it caused
+	// (a killed query, a connection the driver then calls bad).
+	var first error
+	var once sync.Once
 	var wg sync.WaitGroup
 	for t := range threads {
 		from, to := tp.rows*int64(t)/int64(threads), tp.rows*int64(t+1)/int64(threads)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if errs[t] = loadRange(ctx, db, head.String(), tp, from, to, done); errs[t] != nil {
+			if err := loadRange(ctx, db, head.String(), tp, from, to, done); err != nil {
+				once.Do(func() { first = err })
 				cancel()
 			}
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-	}
-	return errors.Join(errs...)
+	return first
 }
 
 // session makes a load fast and its values exact. unique_checks=0 lets InnoDB skip reading

@@ -199,3 +199,49 @@ func TestErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestKeys: the keys beyond the shop's on one schema: a primary key that is not
+// auto-increment, a unique string, a generated column, a unique foreign key (1:1), a
+// junction table of two foreign keys, a composite primary key without foreign keys (its
+// TINYINT too small, its CHAR not) and a composite foreign key.
+func TestKeys(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "genkeys"})
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
+	ddl := `CREATE DATABASE k; USE k;
+CREATE TABLE people (id BIGINT NOT NULL PRIMARY KEY, handle VARCHAR(20) NOT NULL UNIQUE, born DATE,
+  upper_handle VARCHAR(20) AS (UPPER(handle)) VIRTUAL, score DECIMAL(5,2), flags SET('a','b','c'), active TINYINT(1) NOT NULL,
+  seen TIMESTAMP NULL, at TIME, yr YEAR, doc JSON, raw VARBINARY(16), bits BIT(3), amount DOUBLE);
+CREATE TABLE passports (person_id BIGINT NOT NULL PRIMARY KEY, number CHAR(9) NOT NULL, FOREIGN KEY (person_id) REFERENCES people (id));
+CREATE TABLE teams (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, name VARCHAR(30) NOT NULL);
+CREATE TABLE memberships (person_id BIGINT NOT NULL, team_id INT NOT NULL, PRIMARY KEY (person_id, team_id),
+  FOREIGN KEY (person_id) REFERENCES people (id), FOREIGN KEY (team_id) REFERENCES teams (id));
+CREATE TABLE regions (code CHAR(4) NOT NULL, region TINYINT NOT NULL, PRIMARY KEY (code, region));
+CREATE TABLE stores (id INT NOT NULL PRIMARY KEY, code CHAR(4) NOT NULL, region TINYINT NOT NULL,
+  FOREIGN KEY (code, region) REFERENCES regions (code, region));`
+	run(t, db, generate.Options{Schema: schema(t, ddl), Seed: 7, Threads: 3, Tables: []generate.Table{
+		{Name: "people", Rows: 500}, {Name: "passports", Rows: 400}, {Name: "teams", Rows: 20},
+		{Name: "memberships", Rows: 3000}, {Name: "regions", Rows: 200}, {Name: "stores", Rows: 300},
+	}})
+	for q, want := range map[string]int64{
+		"SELECT COUNT(*) FROM k.people":                                                                                         500,
+		"SELECT COUNT(*) FROM k.passports":                                                                                      400,
+		"SELECT COUNT(*) FROM k.memberships":                                                                                    3000,
+		"SELECT COUNT(*) FROM k.regions":                                                                                        200,
+		"SELECT COUNT(*) FROM k.stores":                                                                                         300,
+		"SELECT COUNT(DISTINCT handle) FROM k.people":                                                                           500,
+		"SELECT COUNT(*) FROM k.people WHERE upper_handle <> UPPER(handle)":                                                     0,
+		"SELECT COUNT(DISTINCT person_id) FROM k.passports":                                                                     400,
+		"SELECT COUNT(DISTINCT person_id, team_id) FROM k.memberships":                                                          3000,
+		"SELECT COUNT(DISTINCT code, region) FROM k.regions":                                                                    200,
+		"SELECT COUNT(*) FROM k.people WHERE active NOT IN (0, 1)":                                                              0,
+		"SELECT COUNT(*) FROM k.people WHERE born < '2025-01-01' OR born >= '2026-01-01'":                                       0,
+		"SELECT COUNT(*) FROM k.passports p LEFT JOIN k.people x ON x.id = p.person_id WHERE x.id IS NULL":                      0,
+		"SELECT COUNT(*) FROM k.memberships m LEFT JOIN k.people x ON x.id = m.person_id WHERE x.id IS NULL":                    0,
+		"SELECT COUNT(*) FROM k.memberships m LEFT JOIN k.teams x ON x.id = m.team_id WHERE x.id IS NULL":                       0,
+		"SELECT COUNT(*) FROM k.stores s LEFT JOIN k.regions r ON r.code = s.code AND r.region = s.region WHERE r.code IS NULL": 0,
+	} {
+		if got := count(t, db, q); got != want {
+			t.Errorf("%s = %d, want %d", q, got, want)
+		}
+	}
+}

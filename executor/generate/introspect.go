@@ -157,6 +157,24 @@ func introspect(ctx context.Context, q *sql.Conn, db string, names []string) (ma
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
+	rows.Close()
+	// MariaDB's JSON is a LONGTEXT checked by json_valid(): only the check says so. MySQL
+	// has a JSON type of its own, and no TABLE_NAME in CHECK_CONSTRAINTS, so the question
+	// fails there and is not needed.
+	if jrows, err := q.QueryContext(ctx, `SELECT TABLE_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS
+		WHERE CONSTRAINT_SCHEMA = ? AND CHECK_CLAUSE LIKE 'json_valid(%'`, db); err == nil {
+		defer jrows.Close()
+		for jrows.Next() {
+			var tn, clause string
+			if jrows.Scan(&tn, &clause) != nil || out[tn] == nil {
+				continue
+			}
+			name := strings.Trim(strings.TrimSuffix(strings.TrimPrefix(clause, "json_valid("), ")"), "`")
+			if c := out[tn].column(name); c != nil {
+				c.dataType = "json"
+			}
+		}
+	}
 	var missing []string
 	for _, n := range names {
 		if out[n] == nil {

@@ -132,7 +132,19 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 			if len(own) == 0 {
 				return nil, fmt.Errorf("table %s: key %s has no column generate can make unique (only generated columns or foreign keys it cannot combine); fill this table yourself", ti.name, k.name)
 			}
-			roles[own[len(own)-1]] = unique
+			// the last column that can hold rows distinct values (a CHAR code rather than
+			// the TINYINT beside it)
+			pickedCol := ""
+			for i := len(own) - 1; i >= 0 && pickedCol == ""; i-- {
+				if _, err := uniqueGen(ti.column(own[i]), t.Columns[own[i]], t.Rows); err == nil {
+					pickedCol = own[i]
+				}
+			}
+			if pickedCol == "" {
+				_, err := uniqueGen(ti.column(own[len(own)-1]), t.Columns[own[len(own)-1]], t.Rows)
+				return nil, fmt.Errorf("%s.%s is made unique (it is in key %s): %w", ti.name, own[len(own)-1], k.name, err)
+			}
+			roles[pickedCol] = unique
 		case len(fksIn) == 1 && len(own) == 0 && len(ti.fks[fksIn[0]].cols) == len(k.cols):
 			modes[fksIn[0]] = fkUnique
 		case layoutFK < 0 && len(own) > 0:
