@@ -187,7 +187,8 @@ func introspect(ctx context.Context, q *sql.Conn, db string, names []string) (ma
 	return out, nil
 }
 
-// members reads enum('a','b''c') or set(...) into its members.
+// members reads the members of an enum(...) or set(...) column type, in which a doubled
+// quote stands for one.
 func members(columnType string) []string {
 	i := strings.IndexByte(columnType, '(')
 	if i < 0 {
