@@ -8,6 +8,7 @@ package generate
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -61,7 +62,7 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("connect: %w", err)
 	}
-	defer conn.Close()
+	defer discard(conn)
 	if o.Schema != "" {
 		if err := runSchema(ctx, conn, o.Schema); err != nil {
 			return res, err
@@ -112,7 +113,7 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 			return res, fmt.Errorf("table %s.%s already has rows: generate fills empty tables only (its keys would collide with the rows there); TRUNCATE it first or remove it from tables:", res.Database, n)
 		}
 	}
-	conn.Close()
+	discard(conn)
 
 	var done atomic.Int64
 	if o.Loaded != nil {
@@ -182,6 +183,13 @@ func runSchema(ctx context.Context, conn *sql.Conn, path string) error {
 	}
 }
 
+// discard closes conn instead of handing it back to db's pool: its session (the schema's USE,
+// the load's unique_checks and foreign_key_checks off) must not reach the plan's next steps.
+func discard(conn *sql.Conn) {
+	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	conn.Close()
+}
+
 func quoteID(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // load inserts a table's rows: threads take consecutive ranges of rows, each in
@@ -240,7 +248,7 @@ func loadRange(ctx context.Context, db *sql.DB, head string, tp *tablePlan, from
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
+	defer discard(conn)
 	for _, s := range session {
 		if _, err := conn.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("%s: %w", s, err)

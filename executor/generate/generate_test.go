@@ -245,3 +245,20 @@ CREATE TABLE stores (id INT NOT NULL PRIMARY KEY, code CHAR(4) NOT NULL, region 
 		}
 	}
 }
+
+// TestSessionStaysHome: the load's session settings (foreign_key_checks off) and the
+// schema's USE do not reach the next user of the pool, which a plan's sql: steps share.
+func TestSessionStaysHome(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "gensess"})
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 1)
+	run(t, db, generate.Options{Schema: schema(t, "CREATE DATABASE s; USE s; CREATE TABLE t (id INT PRIMARY KEY);"), Seed: 1, Threads: 1,
+		Tables: []generate.Table{{Name: "t", Rows: 10}}})
+	var fk int
+	var cur sql.NullString
+	if err := db.QueryRow("SELECT @@foreign_key_checks, DATABASE()").Scan(&fk, &cur); err != nil {
+		t.Fatal(err)
+	}
+	if fk != 1 || cur.Valid {
+		t.Errorf("after generate the pool's connection has foreign_key_checks=%d and database %q, want 1 and none", fk, cur.String)
+	}
+}
