@@ -45,7 +45,7 @@ func (sc stepScope) where(st *spec.Step) string {
 }
 
 // stepRunner runs a plan's steps (sql, sql_file, set_global, restart, drop_caches, shell,
-// sleep, wait, workload, capture) on the fleet's targets, with what they need and no more:
+// sleep, wait, workload, capture, generate) on the fleet's targets, with what they need and no more:
 // the log, the globals it restores, the results folder for save_as, and how to run a
 // workload.
 type stepRunner struct {
@@ -142,6 +142,10 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	case *spec.Capture:
 		if err = needServer(); err == nil {
 			err = sr.capture(ctx, s, a, where)
+		}
+	case *spec.Generate:
+		if err = needServer(); err == nil {
+			err = sr.generate(ctx, s, a, where)
 		}
 	default:
 		err = fmt.Errorf("step of unknown kind")

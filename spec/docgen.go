@@ -96,6 +96,12 @@ func typeWord(t reflect.Type, f field) string {
 		return "map NAME: scalar (ordered)"
 	case reflect.TypeOf(Targets{}):
 		return "map NAME: [target](#target)"
+	case reflect.TypeOf(Bound("")):
+		return "number, or date"
+	case reflect.TypeOf(GenerateTables{}):
+		return "map TABLE: [generate_table](#generate_table)"
+	case reflect.TypeOf(GenerateColumns{}):
+		return "map COLUMN: [generate_column](#generate_column)"
 	case reflect.TypeOf(Vars{}):
 		return "map NAME: value"
 	case reflect.TypeOf(Matrix{}):
@@ -151,21 +157,24 @@ func typeWord(t reflect.Type, f field) string {
 }
 
 var sectionText = map[string]string{
-	"Plan":       "A plan is one YAML file. Unknown keys are errors (with a \"did you mean\"); all errors are reported together, sorted by position.",
-	"Target":     "A server, by name (`[a-z][a-z0-9_]*`). A sandbox's replicas are the targets `NAME_replica1`, `NAME_replica2`, ...",
-	"Sandbox":    "A throwaway local server (127.0.0.1 only) started and removed by quadrant.",
-	"SNMP":       "Host metrics of the machine a target runs on. v1/v2c need `community`; v3 needs `user`, and auth/priv protocol and password in pairs.",
-	"Iteration":  "What each matrix cell does, in this order: the sandboxes' moves (sandbox.dir), restore, server_config (restart when it changed), globals, before, workload (with during steps at their offsets), after, assert.",
-	"Restore":    "`restore: setup` (or this mapping) starts every iteration from the data as setup left it, so that a write workload's second iteration does not run on the first one's leftovers. When setup ends, each sandbox restored is stopped, a copy of its datadir (its replicas' too, caught up first) is taken inside its own directory (a reflink per file where the filesystem can clone, XFS or Btrfs, else a full copy; log.txt says which, how many bytes and how long), and it starts again. Before each iteration but the first, which starts from setup's end as it is, the sandbox is stopped, the copy put back and the sandbox started (a server_config change then restarts it once more); then `steps` run, which bring the dsn targets back (quadrant cannot copy their data). run.json records each restore per iteration (`restore`: method, seconds, bytes) and the copies taken (`snapshots`). The copy moves with the sandbox (`sandbox.dir`) and goes with it.",
-	"Step":       "Each step has exactly one action key (`sql`, `sql_file`, `set_global`, `restart`, `drop_caches`, `shell`, `sleep`, `wait`, `workload`) plus options that apply to it. `shell`, `drop_caches` and a dsn target's `restart` command need `--allow-shell`.",
-	"Restart":    "`restart: {}` restarts the step's target; `restart: {config: {...}}` first changes a sandbox's my.cnf.",
-	"Wait":       "Polls until `until` is true, every `interval`, failing after `timeout`.",
-	"Stage":      "One level of a workload's load shape (`stages:`): `{duration, threads}` or `{duration, rate}`. Under `--shard K/N` each stage's threads and rate are split like the workload's (see docs/distributed.md).",
-	"Capture":    "Records what the step's target runs for `duration` into a capture file, through SQL only (see docs/replay.md); `while:` runs a workload on the target meanwhile.",
-	"OnError":    "Which MySQL errors a workload tolerates.",
-	"Watch":      "What is sampled during every measured workload. Counters are reported as per-second rates and increases; gauges as values.",
-	"WatchQuery": "A custom sampled query.",
-	"Report":     "Where results go and in which formats.",
+	"Plan":           "A plan is one YAML file. Unknown keys are errors (with a \"did you mean\"); all errors are reported together, sorted by position.",
+	"Target":         "A server, by name (`[a-z][a-z0-9_]*`). A sandbox's replicas are the targets `NAME_replica1`, `NAME_replica2`, ...",
+	"Sandbox":        "A throwaway local server (127.0.0.1 only) started and removed by quadrant.",
+	"SNMP":           "Host metrics of the machine a target runs on. v1/v2c need `community`; v3 needs `user`, and auth/priv protocol and password in pairs.",
+	"Iteration":      "What each matrix cell does, in this order: the sandboxes' moves (sandbox.dir), restore, server_config (restart when it changed), globals, before, workload (with during steps at their offsets), after, assert.",
+	"Restore":        "`restore: setup` (or this mapping) starts every iteration from the data as setup left it, so that a write workload's second iteration does not run on the first one's leftovers. When setup ends, each sandbox restored is stopped, a copy of its datadir (its replicas' too, caught up first) is taken inside its own directory (a reflink per file where the filesystem can clone, XFS or Btrfs, else a full copy; log.txt says which, how many bytes and how long), and it starts again. Before each iteration but the first, which starts from setup's end as it is, the sandbox is stopped, the copy put back and the sandbox started (a server_config change then restarts it once more); then `steps` run, which bring the dsn targets back (quadrant cannot copy their data). run.json records each restore per iteration (`restore`: method, seconds, bytes) and the copies taken (`snapshots`). The copy moves with the sandbox (`sandbox.dir`) and goes with it.",
+	"Step":           "Each step has exactly one action key (`sql`, `sql_file`, `set_global`, `restart`, `drop_caches`, `shell`, `sleep`, `wait`, `workload`, `capture`, `generate`) plus options that apply to it. `shell`, `drop_caches` and a dsn target's `restart` command need `--allow-shell`.",
+	"Restart":        "`restart: {}` restarts the step's target; `restart: {config: {...}}` first changes a sandbox's my.cnf.",
+	"Wait":           "Polls until `until` is true, every `interval`, failing after `timeout`.",
+	"Stage":          "One level of a workload's load shape (`stages:`): `{duration, threads}` or `{duration, rate}`. Under `--shard K/N` each stage's threads and rate are split like the workload's (see docs/distributed.md).",
+	"Capture":        "Records what the step's target runs for `duration` into a capture file, through SQL only (see docs/replay.md); `while:` runs a workload on the target meanwhile.",
+	"Generate":       "Fills the step's target's tables with generated rows (see docs/generate.md): the column definitions are read from information_schema after `schema` ran, parents are filled before their children, foreign keys take values their parent has, and primary and unique keys never collide. The same seed gives the same rows whatever `threads` is.",
+	"GenerateTable":  "How one table of `generate.tables` is filled.",
+	"GenerateColumn": "How one column's values are drawn; without settings, values that look real for the column's type.",
+	"OnError":        "Which MySQL errors a workload tolerates.",
+	"Watch":          "What is sampled during every measured workload. Counters are reported as per-second rates and increases; gauges as values.",
+	"WatchQuery":     "A custom sampled query.",
+	"Report":         "Where results go and in which formats.",
 }
 
 const refIntro = `<!-- Generated by spec.MarkdownReference (go generate ./executor/workload/kinds); do not edit by hand. -->

@@ -674,7 +674,7 @@ func (v *validator) steps(steps []Step, place stepPlace) {
 	}
 }
 
-var stepKinds = []string{"sql", "sql_file", "set_global", "restart", "drop_caches", "shell", "sleep", "wait", "workload", "capture"}
+var stepKinds = []string{"sql", "sql_file", "set_global", "restart", "drop_caches", "shell", "sleep", "wait", "workload", "capture", "generate"}
 
 func (v *validator) step(s *Step, place stepPlace) {
 	var kinds []string
@@ -693,7 +693,7 @@ func (v *validator) step(s *Step, place stepPlace) {
 		return
 	}
 	kind := kinds[0]
-	usesTarget := map[string]bool{"sql": true, "sql_file": true, "set_global": true, "restart": true, "wait": true, "workload": true, "capture": true}[kind]
+	usesTarget := map[string]bool{"sql": true, "sql_file": true, "set_global": true, "restart": true, "wait": true, "workload": true, "capture": true, "generate": true}[kind]
 	only := func(key string, allowed ...string) {
 		if s.Src.Has(key) && !contains(allowed, kind) {
 			v.errorf(s.Src.At(key), "%s does not apply to a %s step; remove it (it applies to %s)", key, kind, strings.Join(allowed, ", "))
@@ -701,7 +701,7 @@ func (v *validator) step(s *Step, place stepPlace) {
 	}
 	only("ignore_errors", "sql", "sql_file")
 	only("save_as", "sql")
-	only("timeout", "sql", "sql_file", "shell", "workload", "set_global", "restart")
+	only("timeout", "sql", "sql_file", "shell", "workload", "set_global", "restart", "generate")
 	if !usesTarget && s.Src.Has("target") {
 		v.errorf(s.Src.At("target"), "target does not apply to a %s step, which runs on this machine; remove it", kind)
 	}

@@ -153,7 +153,7 @@ type DataFile struct {
 	File, Path string
 }
 
-// DataFiles lists the files the plan's steps and workloads read (sql_file, replay), once
+// DataFiles lists the files the plan's steps and workloads read (sql_file, generate's schema, replay), once
 // each in plan order: what a results folder must carry for a rerun. A file a capture: step
 // writes, or a dump a setup shell step writes for restore steps, is made by the run itself.
 func (p *Plan) DataFiles() []DataFile {
@@ -177,6 +177,9 @@ func (p *Plan) DataFiles() []DataFile {
 	for ps := range p.Steps() {
 		if f := ps.Step.SQLFile; f != nil && !written[f.Path] {
 			add(DataFile{f.File, f.Path})
+		}
+		if g := ps.Step.Generate; g != nil && g.Schema != "" {
+			add(DataFile{g.Schema, g.SchemaPath})
 		}
 	}
 	for pw := range p.Workloads() {

@@ -340,6 +340,15 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		if a.While != nil {
 			e.printf("%s  while: workload (not measured): %s\n", in, e.workload(a.While))
 		}
+	case *spec.Generate:
+		e.printf("%s%sgenerate%s (seed %d, %d threads)", in, prefix, on, a.Seed, a.Threads)
+		if a.Schema != "" {
+			e.printf(" after the schema %s", a.SchemaPath)
+		}
+		e.printf("\n")
+		for _, t := range a.Tables {
+			e.printf("%s  %s: %d rows\n", in, t.Name, t.Rows)
+		}
 	}
 }
 

@@ -1,0 +1,296 @@
+// Package generate fills a user's own tables with generated rows, keys included: it reads
+// the tables' definitions from information_schema, fills parents before children, takes
+// foreign keys from the rows it made in the parent, and builds primary and unique keys
+// that cannot collide. Every value is a function of (seed, table, column, row), so the
+// rows are the same whatever the number of threads loading them.
+package generate
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
+)
+
+// Options say what to generate.
+type Options struct {
+	// Schema is a file of DDL run first ("" for none).
+	Schema string
+	// Database holds the tables; "" means the one the schema leaves current, else the connection's.
+	Database string
+	Seed     int64
+	Threads  int
+	Tables   []Table
+	// Logf is told what happens (which tables were filled); Loaded, if set, the rows
+	// inserted so far of all, about once a second and at the end.
+	Logf   func(format string, args ...any)
+	Loaded func(done, total int64)
+}
+
+// Table is one table to fill.
+type Table struct {
+	Name    string
+	Rows    int64
+	Columns map[string]Settings
+}
+
+// Result says what was filled.
+type Result struct {
+	Database string
+	Filled   []string // in the order filled
+	Rows     int64
+}
+
+// bulkSize bounds one multi-row INSERT, as the builtin prepare's: well under the 16 MB
+// default max_allowed_packet.
+const bulkSize = 512 << 10
+
+// Run runs the schema, then fills the tables of o on db.
+func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
+	res := Result{}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return res, fmt.Errorf("connect: %w", err)
+	}
+	defer discard(conn)
+	if o.Schema != "" {
+		if err := runSchema(ctx, conn, o.Schema); err != nil {
+			return res, err
+		}
+	}
+	res.Database = o.Database
+	if res.Database == "" {
+		var cur sql.NullString
+		if err := conn.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&cur); err != nil {
+			return res, err
+		}
+		res.Database = cur.String
+	}
+	if res.Database == "" {
+		return res, errors.New("no database to fill: end the schema file with USE name, give the target's DSN a database, or set database: in the step")
+	}
+	names := make([]string, len(o.Tables))
+	byName := map[string]Table{}
+	for i, t := range o.Tables {
+		names[i] = t.Name
+		byName[t.Name] = t
+	}
+	infos, err := introspect(ctx, conn, res.Database, names)
+	if err != nil {
+		return res, err
+	}
+	ordered, err := order(names, infos)
+	if err != nil {
+		return res, err
+	}
+	plans := map[string]*tablePlan{}
+	var total int64
+	for _, n := range ordered {
+		tp, err := planTable(o.Seed, infos[n], byName[n], plans)
+		if err != nil {
+			return res, err
+		}
+		plans[n] = tp
+		total += tp.rows
+	}
+	for _, n := range ordered {
+		var any int
+		err := conn.QueryRowContext(ctx, "SELECT EXISTS(SELECT 1 FROM "+quoteID(res.Database)+"."+quoteID(n)+")").Scan(&any)
+		if err != nil {
+			return res, fmt.Errorf("read table %s: %w", n, err)
+		}
+		if any == 1 {
+			return res, fmt.Errorf("table %s.%s already has rows: generate fills empty tables only (its keys would collide with the rows there); TRUNCATE it first or remove it from tables:", res.Database, n)
+		}
+	}
+	discard(conn)
+
+	var done atomic.Int64
+	if o.Loaded != nil {
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.NewTicker(time.Second)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					o.Loaded(done.Load(), total)
+				}
+			}
+		}()
+		defer func() { close(stop); wg.Wait(); o.Loaded(done.Load(), total) }()
+	}
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	for i, n := range ordered {
+		began := time.Now()
+		before := done.Load()
+		if err := load(ctx, db, res.Database, plans[n], max(o.Threads, 1), &done); err != nil {
+			msg := fmt.Sprintf("fill %s: %v", n, err)
+			if partial := done.Load() - before; partial > 0 {
+				msg += fmt.Sprintf(" (%s is left with about %d of its %d rows: TRUNCATE it before generating again)", n, partial, plans[n].rows)
+			}
+			if len(res.Filled) > 0 {
+				msg += fmt.Sprintf("; filled before it: %s", strings.Join(res.Filled, ", "))
+			}
+			if rest := ordered[i+1:]; len(rest) > 0 {
+				msg += fmt.Sprintf("; not filled: %s", strings.Join(rest, ", "))
+			}
+			return res, errors.New(msg)
+		}
+		res.Filled = append(res.Filled, n)
+		res.Rows += plans[n].rows
+		logf("generate: filled %s.%s with %d rows in %.1fs", res.Database, n, plans[n].rows, time.Since(began).Seconds())
+	}
+	return res, nil
+}
+
+func runSchema(ctx context.Context, conn *sql.Conn, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	defer f.Close()
+	sp := sqltext.NewSplitter(f)
+	for {
+		stmt, line, err := sp.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("schema %s: %w", path, err)
+		}
+		if _, err := conn.ExecContext(ctx, string(stmt)); err != nil {
+			return fmt.Errorf("schema %s line %d: %w", path, line, err)
+		}
+	}
+}
+
+// discard closes conn instead of handing it back to db's pool: its session (the schema's USE,
+// the load's unique_checks and foreign_key_checks off) must not reach the plan's next steps.
+func discard(conn *sql.Conn) {
+	_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	conn.Close()
+}
+
+func quoteID(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// load inserts a table's rows: threads take consecutive ranges of rows, each in
+// multi-row INSERTs on its own connection.
+func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, threads int, done *atomic.Int64) error {
+	if tp.rows == 0 {
+		return nil
+	}
+	threads = int(min(int64(threads), tp.rows))
+	var head strings.Builder
+	head.WriteString("INSERT INTO " + quoteID(database) + "." + quoteID(tp.name) + " (")
+	for i, g := range tp.gens {
+		if i > 0 {
+			head.WriteString(", ")
+		}
+		head.WriteString(quoteID(g.col.name))
+	}
+	head.WriteString(") VALUES ")
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// The first error is the one to tell: the others are mostly the cancel it caused
+	// (a killed query, a connection the driver then calls bad).
+	var first error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for t := range threads {
+		from, to := tp.rows*int64(t)/int64(threads), tp.rows*int64(t+1)/int64(threads)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := loadRange(ctx, db, head.String(), tp, from, to, done); err != nil {
+				once.Do(func() { first = err })
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// session makes a load fast and its values exact. unique_checks=0 lets InnoDB skip reading
+// unique secondary indexes on insert, and foreign_key_checks=0 skips the parent lookups:
+// both only because the generator builds every unique key from a permutation (no two rows
+// share one) and takes every foreign key from the parent's own rows, filled before. Strict
+// mode turns a value that does not fit into an error instead of a silently changed row; UTC
+// keeps TIMESTAMP values the same on every server.
+var session = []string{
+	"SET SESSION unique_checks = 0",
+	"SET SESSION foreign_key_checks = 0",
+	"SET SESSION sql_mode = 'STRICT_ALL_TABLES,NO_ENGINE_SUBSTITUTION'",
+	"SET SESSION time_zone = '+00:00'",
+}
+
+func loadRange(ctx context.Context, db *sql.DB, head string, tp *tablePlan, from, to int64, done *atomic.Int64) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer discard(conn)
+	for _, s := range session {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	buf := make([]byte, 0, bulkSize+4096)
+	pending := int64(0)
+	flush := func() error {
+		if pending == 0 {
+			return nil
+		}
+		if _, err := conn.ExecContext(ctx, string(buf)); err != nil {
+			return err
+		}
+		done.Add(pending)
+		buf, pending = buf[:0], 0
+		return nil
+	}
+	for row := from; row < to; row++ {
+		if pending == 0 {
+			buf = append(buf, head...)
+		} else {
+			buf = append(buf, ',')
+		}
+		buf = tp.appendRow(append(buf, '('), row)
+		buf = append(buf, ')')
+		pending++
+		if len(buf) >= bulkSize {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// sortedKeys is for messages that list a map.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,264 @@
+package generate_test
+
+import (
+	"context"
+	"database/sql"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/generate"
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+)
+
+const shopSQL = "../../examples/shop.sql"
+
+var shopTables = []string{"customers", "products", "orders", "order_items"}
+
+func shop(seed int64, threads int) generate.Options {
+	return generate.Options{Schema: shopSQL, Seed: seed, Threads: threads, Tables: []generate.Table{
+		// listed children first: the order to fill them in comes from the foreign keys
+		{Name: "order_items", Rows: 5000},
+		{Name: "orders", Rows: 2000, Columns: map[string]generate.Settings{
+			"customer_id": {Distribution: "zipf"},
+			"status":      {Values: []string{"new", "paid", "shipped"}, Weights: []float64{1, 3, 6}},
+			"note":        {NullFraction: 0.5, Length: 20},
+		}},
+		{Name: "customers", Rows: 1000},
+		{Name: "products", Rows: 300},
+	}}
+}
+
+func count(t *testing.T, db *sql.DB, q string) int64 {
+	t.Helper()
+	var n int64
+	if err := db.QueryRow(q).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+func checksums(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	var out []string
+	for _, tn := range shopTables {
+		var name, sum string
+		if err := db.QueryRow("CHECKSUM TABLE shop."+tn).Scan(&name, &sum); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tn+"="+sum)
+	}
+	return strings.Join(out, " ")
+}
+
+func run(t *testing.T, db *sql.DB, o generate.Options) generate.Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	o.Logf = t.Logf
+	var last [2]int64
+	o.Loaded = func(done, total int64) { last = [2]int64{done, total} }
+	res, err := generate.Run(ctx, db, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last[0] != res.Rows || last[1] != res.Rows {
+		t.Errorf("progress ended at %d of %d rows, want %d of %d", last[0], last[1], res.Rows, res.Rows)
+	}
+	return res
+}
+
+func TestShop(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "gen"})
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
+
+	res := run(t, db, shop(42, 4))
+	if got := strings.Join(res.Filled, ","); got != "customers,orders,products,order_items" {
+		t.Errorf("filled %s, want parents first in the order listed: customers,orders,products,order_items", got)
+	}
+	for q, want := range map[string]int64{
+		"SELECT COUNT(*) FROM shop.customers":   1000,
+		"SELECT COUNT(*) FROM shop.products":    300,
+		"SELECT COUNT(*) FROM shop.orders":      2000,
+		"SELECT COUNT(*) FROM shop.order_items": 5000,
+		// zero orphans
+		"SELECT COUNT(*) FROM shop.orders o LEFT JOIN shop.customers c ON c.id = o.customer_id WHERE c.id IS NULL":    0,
+		"SELECT COUNT(*) FROM shop.order_items i LEFT JOIN shop.orders o ON o.id = i.order_id WHERE o.id IS NULL":     0,
+		"SELECT COUNT(*) FROM shop.order_items i LEFT JOIN shop.products p ON p.id = i.product_id WHERE p.id IS NULL": 0,
+		// zero duplicates (unique_checks was off: the generator's word is what is checked)
+		"SELECT COUNT(*) - COUNT(DISTINCT email) FROM shop.customers":                    0,
+		"SELECT COUNT(*) - COUNT(DISTINCT sku) FROM shop.products":                       0,
+		"SELECT COUNT(*) - COUNT(DISTINCT order_id, line) FROM shop.order_items":         0,
+		"SELECT MIN(id) * 10000 + MAX(id) FROM shop.customers":                           1*10000 + 1000,
+		"SELECT COUNT(*) FROM shop.orders WHERE note IS NOT NULL AND LENGTH(note) <> 20": 0,
+	} {
+		if got := count(t, db, q); got != want {
+			t.Errorf("%s = %d, want %d", q, got, want)
+		}
+	}
+	nulls := count(t, db, "SELECT COUNT(*) FROM shop.orders WHERE note IS NULL")
+	if nulls < 800 || nulls > 1200 {
+		t.Errorf("%d of 2000 notes are NULL, want about half (null_fraction 0.5)", nulls)
+	}
+	top := count(t, db, "SELECT SUM(n) FROM (SELECT COUNT(*) AS n FROM shop.orders GROUP BY customer_id ORDER BY n DESC LIMIT 10) t")
+	share := float64(top) / 2000
+	t.Logf("zipf: the 1%% most frequent customers (10 of 1000) hold %.1f%% of the orders", share*100)
+	if share < 0.20 {
+		t.Errorf("the 10 most frequent customers hold %.1f%% of the orders, want at least 20%% under zipf", share*100)
+	}
+	for status, want := range map[string]float64{"new": 10, "paid": 30, "shipped": 60} {
+		got := float64(count(t, db, "SELECT COUNT(*) FROM shop.orders WHERE status = '"+status+"'")) / 20
+		t.Logf("status %s: %.1f%%", status, got)
+		if got < want-3 || got > want+3 {
+			t.Errorf("status %s is %.1f%% of the orders, want %.0f%% ± 3", status, got, want)
+		}
+	}
+	lines := count(t, db, "SELECT MAX(line) FROM shop.order_items")
+	if lines < 2 {
+		t.Errorf("order lines go up to %d, want a per-order sequence", lines)
+	}
+
+	first := checksums(t, db)
+	t.Logf("seed 42, 4 threads: %s", first)
+	again := func(seed int64, threads int) string {
+		t.Helper()
+		if _, err := db.Exec("DROP DATABASE shop"); err != nil {
+			t.Fatal(err)
+		}
+		run(t, db, shop(seed, threads))
+		return checksums(t, db)
+	}
+	if second := again(42, 4); second != first {
+		t.Errorf("the same seed gave other rows:\n%s\n%s", first, second)
+	}
+	if one := again(42, 1); one != first {
+		t.Errorf("1 thread gave other rows than 4:\n%s\n%s", first, one)
+	} else {
+		t.Logf("seed 42, 1 thread: %s", one)
+	}
+	if other := again(43, 4); other == first {
+		t.Errorf("seed 43 gave the same rows as seed 42: %s", other)
+	}
+}
+
+func schema(t *testing.T, ddl string) string {
+	p := filepath.Join(t.TempDir(), "schema.sql")
+	if err := os.WriteFile(p, []byte(ddl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestErrors(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "generr"})
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, ddl string
+		tables    []generate.Table
+		want      []string
+	}{
+		{"cycle", `CREATE DATABASE c1; USE c1;
+			CREATE TABLE a (id INT PRIMARY KEY, b_id INT);
+			CREATE TABLE b (id INT PRIMARY KEY, a_id INT, FOREIGN KEY (a_id) REFERENCES a (id));
+			ALTER TABLE a ADD FOREIGN KEY (b_id) REFERENCES b (id);`,
+			[]generate.Table{{Name: "a", Rows: 10}, {Name: "b", Rows: 10}},
+			[]string{"cycle (a -> b -> a)", "DROP FOREIGN KEY"}},
+		{"unknown type", `CREATE DATABASE c2; USE c2; CREATE TABLE places (id INT PRIMARY KEY, spot POINT NOT NULL);`,
+			[]generate.Table{{Name: "places", Rows: 10}},
+			[]string{"places.spot has type point", "values:"}},
+		{"absent table", `CREATE DATABASE c3; USE c3; CREATE TABLE here (id INT PRIMARY KEY);`,
+			[]generate.Table{{Name: "here", Rows: 10}, {Name: "gone", Rows: 10}},
+			[]string{"no table gone in database c3", "remove it from tables:"}},
+		{"unlisted parent", `CREATE DATABASE c4; USE c4; CREATE TABLE p (id INT PRIMARY KEY);
+			CREATE TABLE k (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES p (id));`,
+			[]generate.Table{{Name: "k", Rows: 10}},
+			[]string{"k.p_id references p", "add p: {rows: N}"}},
+		{"rows already", `CREATE DATABASE c5; USE c5; CREATE TABLE full (id INT PRIMARY KEY); INSERT INTO full VALUES (1);`,
+			[]generate.Table{{Name: "full", Rows: 10}},
+			[]string{"c5.full already has rows", "TRUNCATE"}},
+		{"too small a key", `CREATE DATABASE c6; USE c6; CREATE TABLE tiny (id TINYINT UNSIGNED PRIMARY KEY);`,
+			[]generate.Table{{Name: "tiny", Rows: 300}},
+			[]string{"tiny.id", "cannot hold 300 distinct values"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := generate.Run(ctx, db, generate.Options{Schema: schema(t, tc.ddl), Seed: 1, Threads: 2, Tables: tc.tables})
+			if err == nil {
+				t.Fatalf("no error, want one saying %q", tc.want)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestKeys: the keys beyond the shop's on one schema: a primary key that is not
+// auto-increment, a unique string, a generated column, a unique foreign key (1:1), a
+// junction table of two foreign keys, a composite primary key without foreign keys (its
+// TINYINT too small, its CHAR not) and a composite foreign key.
+func TestKeys(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "genkeys"})
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
+	ddl := `CREATE DATABASE k; USE k;
+CREATE TABLE people (id BIGINT NOT NULL PRIMARY KEY, handle VARCHAR(20) NOT NULL UNIQUE, born DATE,
+  upper_handle VARCHAR(20) AS (UPPER(handle)) VIRTUAL, score DECIMAL(5,2), flags SET('a','b','c'), active TINYINT(1) NOT NULL,
+  seen TIMESTAMP NULL, at TIME, yr YEAR, doc JSON, raw VARBINARY(16), bits BIT(3), amount DOUBLE);
+CREATE TABLE passports (person_id BIGINT NOT NULL PRIMARY KEY, number CHAR(9) NOT NULL, FOREIGN KEY (person_id) REFERENCES people (id));
+CREATE TABLE teams (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, name VARCHAR(30) NOT NULL);
+CREATE TABLE memberships (person_id BIGINT NOT NULL, team_id INT NOT NULL, PRIMARY KEY (person_id, team_id),
+  FOREIGN KEY (person_id) REFERENCES people (id), FOREIGN KEY (team_id) REFERENCES teams (id));
+CREATE TABLE regions (code CHAR(4) NOT NULL, region TINYINT NOT NULL, PRIMARY KEY (code, region));
+CREATE TABLE stores (id INT NOT NULL PRIMARY KEY, code CHAR(4) NOT NULL, region TINYINT NOT NULL,
+  FOREIGN KEY (code, region) REFERENCES regions (code, region));`
+	run(t, db, generate.Options{Schema: schema(t, ddl), Seed: 7, Threads: 3, Tables: []generate.Table{
+		{Name: "people", Rows: 500}, {Name: "passports", Rows: 400}, {Name: "teams", Rows: 20},
+		{Name: "memberships", Rows: 3000}, {Name: "regions", Rows: 200}, {Name: "stores", Rows: 300},
+	}})
+	for q, want := range map[string]int64{
+		"SELECT COUNT(*) FROM k.people":                                                                                         500,
+		"SELECT COUNT(*) FROM k.passports":                                                                                      400,
+		"SELECT COUNT(*) FROM k.memberships":                                                                                    3000,
+		"SELECT COUNT(*) FROM k.regions":                                                                                        200,
+		"SELECT COUNT(*) FROM k.stores":                                                                                         300,
+		"SELECT COUNT(DISTINCT handle) FROM k.people":                                                                           500,
+		"SELECT COUNT(*) FROM k.people WHERE upper_handle <> UPPER(handle)":                                                     0,
+		"SELECT COUNT(DISTINCT person_id) FROM k.passports":                                                                     400,
+		"SELECT COUNT(DISTINCT person_id, team_id) FROM k.memberships":                                                          3000,
+		"SELECT COUNT(DISTINCT code, region) FROM k.regions":                                                                    200,
+		"SELECT COUNT(*) FROM k.people WHERE active NOT IN (0, 1)":                                                              0,
+		"SELECT COUNT(*) FROM k.people WHERE born < '2025-01-01' OR born >= '2026-01-01'":                                       0,
+		"SELECT COUNT(*) FROM k.passports p LEFT JOIN k.people x ON x.id = p.person_id WHERE x.id IS NULL":                      0,
+		"SELECT COUNT(*) FROM k.memberships m LEFT JOIN k.people x ON x.id = m.person_id WHERE x.id IS NULL":                    0,
+		"SELECT COUNT(*) FROM k.memberships m LEFT JOIN k.teams x ON x.id = m.team_id WHERE x.id IS NULL":                       0,
+		"SELECT COUNT(*) FROM k.stores s LEFT JOIN k.regions r ON r.code = s.code AND r.region = s.region WHERE r.code IS NULL": 0,
+	} {
+		if got := count(t, db, q); got != want {
+			t.Errorf("%s = %d, want %d", q, got, want)
+		}
+	}
+}
+
+// TestSessionStaysHome: the load's session settings (foreign_key_checks off) and the
+// schema's USE do not reach the next user of the pool, which a plan's sql: steps share.
+func TestSessionStaysHome(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "gensess"})
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 1)
+	run(t, db, generate.Options{Schema: schema(t, "CREATE DATABASE s; USE s; CREATE TABLE t (id INT PRIMARY KEY);"), Seed: 1, Threads: 1,
+		Tables: []generate.Table{{Name: "t", Rows: 10}}})
+	var fk int
+	var cur sql.NullString
+	if err := db.QueryRow("SELECT @@foreign_key_checks, DATABASE()").Scan(&fk, &cur); err != nil {
+		t.Fatal(err)
+	}
+	if fk != 1 || cur.Valid {
+		t.Errorf("after generate the pool's connection has foreign_key_checks=%d and database %q, want 1 and none", fk, cur.String)
+	}
+}

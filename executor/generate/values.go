@@ -1,0 +1,327 @@
+package generate
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Settings are a column's optional settings (spec.GenerateColumn).
+type Settings struct {
+	Distribution string
+	Values       []string
+	Weights      []float64
+	Min, Max     string
+	NullFraction float64
+	Length       int
+}
+
+// epoch anchors generated dates: a fixed day, not today, so that the same seed gives the
+// same rows next month too. Dates fall in the year before it.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// intRange is the range of an integer type.
+func intRange(c *column) (lo, hi int64, ok bool) {
+	bitsOf := map[string]uint{"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer": 32, "bigint": 64}
+	b, ok := bitsOf[c.dataType]
+	if !ok {
+		return 0, 0, false
+	}
+	if c.unsigned {
+		if b == 64 {
+			return 0, math.MaxInt64, true
+		}
+		return 0, 1<<b - 1, true
+	}
+	if b == 64 {
+		return math.MinInt64, math.MaxInt64, true
+	}
+	return -(1 << (b - 1)), 1<<(b-1) - 1, true
+}
+
+func isString(c *column) bool {
+	switch c.dataType {
+	case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
+		return true
+	}
+	return false
+}
+
+func isBinary(c *column) bool {
+	switch c.dataType {
+	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob":
+		return true
+	}
+	return false
+}
+
+// maxLen is the longest string a column takes (text types: what a default row should hold).
+func maxLen(c *column) int64 {
+	switch c.dataType {
+	case "tinytext", "tinyblob", "text", "blob", "mediumtext", "mediumblob", "longtext", "longblob":
+		return min(c.charLen, 255)
+	}
+	return c.charLen
+}
+
+// valueGen appends one column's value at a row as an SQL literal.
+type valueGen func(dst []byte, row int64, r *stream) []byte
+
+const letters = "abcdefghijklmnopqrstuvwxyz"
+
+func appendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '\'')
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\'', '\\':
+			dst = append(dst, '\\')
+		}
+		dst = append(dst, s[i])
+	}
+	return append(dst, '\'')
+}
+
+func appendLetters(dst []byte, n int64, r *stream) []byte {
+	for range n {
+		dst = append(dst, letters[r.intn(26)])
+	}
+	return dst
+}
+
+// parseTime reads a min/max of a temporal column.
+func parseTime(s string) (time.Time, error) {
+	for _, f := range []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(f, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date (2024-01-31) or datetime (2024-01-31 12:00:00)", s)
+}
+
+// freeGen is how a column with no key role gets its values, from its type and settings.
+func freeGen(c *column, s Settings) (valueGen, error) {
+	dist := s.Distribution
+	if len(s.Values) > 0 {
+		vals := s.Values
+		if len(s.Weights) > 0 {
+			cum := make([]float64, len(s.Weights))
+			total := 0.0
+			for i, w := range s.Weights {
+				total += w
+				cum[i] = total
+			}
+			return func(dst []byte, _ int64, r *stream) []byte {
+				x := r.float() * total
+				i := sort.Search(len(cum), func(i int) bool { return cum[i] > x })
+				return appendQuoted(dst, vals[min(i, len(vals)-1)])
+			}, nil
+		}
+		return func(dst []byte, row int64, r *stream) []byte {
+			return appendQuoted(dst, vals[r.pick(dist, uint64(len(vals)), row)])
+		}, nil
+	}
+	if lo, hi, ok := intRange(c); ok {
+		// looks real: not negative, and not the whole of a bigint
+		a, b := int64(0), min(hi, 1_000_000)
+		if strings.HasPrefix(c.columnType, "tinyint(1)") {
+			b = 1
+		}
+		var err error
+		if s.Min != "" {
+			if a, err = strconv.ParseInt(s.Min, 10, 64); err != nil || a < lo {
+				return nil, fmt.Errorf("min %q is not a whole number of %s", s.Min, c.columnType)
+			}
+			b = max(b, a)
+		}
+		if s.Max != "" {
+			if b, err = strconv.ParseInt(s.Max, 10, 64); err != nil || b > hi || b < a {
+				return nil, fmt.Errorf("max %q is not a whole number of %s at least min", s.Max, c.columnType)
+			}
+		}
+		span := uint64(b-a) + 1
+		return func(dst []byte, row int64, r *stream) []byte {
+			return strconv.AppendInt(dst, a+int64(r.pick(dist, span, row)), 10)
+		}, nil
+	}
+	switch c.dataType {
+	case "decimal", "numeric", "float", "double", "real":
+		scale := c.scale
+		if c.dataType != "decimal" && c.dataType != "numeric" {
+			scale = 2
+		}
+		top := 10000.0
+		if c.dataType == "decimal" || c.dataType == "numeric" {
+			top = min(top, math.Pow10(int(c.precision-c.scale))-1)
+		}
+		a, b := 0.0, top
+		var err error
+		if s.Min != "" {
+			if a, err = strconv.ParseFloat(s.Min, 64); err != nil {
+				return nil, fmt.Errorf("min %q is not a number", s.Min)
+			}
+			b = max(b, a)
+		}
+		if s.Max != "" {
+			if b, err = strconv.ParseFloat(s.Max, 64); err != nil {
+				return nil, fmt.Errorf("max %q is not a number", s.Max)
+			}
+		}
+		unit := math.Pow10(-int(scale))
+		steps := uint64(math.Floor((b-a)/unit)) + 1
+		return func(dst []byte, row int64, r *stream) []byte {
+			return strconv.AppendFloat(dst, a+float64(r.pick(dist, steps, row))*unit, 'f', int(scale), 64)
+		}, nil
+	case "date", "datetime", "timestamp":
+		from, to := epoch.AddDate(-1, 0, 0), epoch.Add(-time.Second)
+		var err error
+		if s.Min != "" {
+			if from, err = parseTime(s.Min); err != nil {
+				return nil, err
+			}
+		}
+		if s.Max != "" {
+			if to, err = parseTime(s.Max); err != nil {
+				return nil, err
+			}
+		}
+		unit, layout := time.Second, "2006-01-02 15:04:05"
+		if c.dataType == "date" {
+			unit, layout = 24*time.Hour, "2006-01-02"
+		}
+		steps := uint64(to.Sub(from)/unit) + 1
+		return func(dst []byte, row int64, r *stream) []byte {
+			t := from.Add(time.Duration(r.pick(dist, steps, row)) * unit)
+			return appendQuoted(dst, t.Format(layout))
+		}, nil
+	case "time":
+		return func(dst []byte, row int64, r *stream) []byte {
+			x := r.pick(dist, 86400, row)
+			return appendQuoted(dst, fmt.Sprintf("%02d:%02d:%02d", x/3600, x/60%60, x%60))
+		}, nil
+	case "year":
+		return func(dst []byte, row int64, r *stream) []byte {
+			return strconv.AppendUint(dst, 2000+r.pick(dist, 26, row), 10)
+		}, nil
+	case "enum":
+		m := c.members
+		return func(dst []byte, row int64, r *stream) []byte {
+			return appendQuoted(dst, m[r.pick(dist, uint64(len(m)), row)])
+		}, nil
+	case "set":
+		m := c.members
+		return func(dst []byte, _ int64, r *stream) []byte {
+			var picked []string
+			for _, x := range m {
+				if r.intn(2) == 1 {
+					picked = append(picked, x)
+				}
+			}
+			return appendQuoted(dst, strings.Join(picked, ","))
+		}, nil
+	case "bit":
+		n := uint64(1) << min(c.precision, 63)
+		return func(dst []byte, row int64, r *stream) []byte {
+			return strconv.AppendUint(dst, r.pick(dist, n, row), 10)
+		}, nil
+	case "json":
+		return func(dst []byte, row int64, r *stream) []byte {
+			return append(strconv.AppendUint(append(dst, `'{"n": `...), r.intn(1_000_000), 10), `}'`...)
+		}, nil
+	}
+	if isString(c) || isBinary(c) {
+		most := maxLen(c)
+		if most <= 0 {
+			most = 1
+		}
+		least := most
+		if c.dataType != "char" && c.dataType != "binary" {
+			least = max(1, most/4)
+		}
+		if s.Length > 0 {
+			if int64(s.Length) > c.charLen {
+				return nil, fmt.Errorf("length %d is longer than the column's %d", s.Length, c.charLen)
+			}
+			least, most = int64(s.Length), int64(s.Length)
+		}
+		return func(dst []byte, _ int64, r *stream) []byte {
+			n := least + int64(r.intn(uint64(most-least+1)))
+			dst = append(dst, '\'')
+			return append(appendLetters(dst, n, r), '\'')
+		}, nil
+	}
+	return nil, errUnknownType
+}
+
+var errUnknownType = fmt.Errorf("unknown type")
+
+// uniqueGen maps k of [0, n) into the column's domain, one value per k: what makes a
+// column unique by itself (k from a permutation) or counts lines within a parent.
+func uniqueGen(c *column, s Settings, n int64) (func(dst []byte, k uint64, r *stream) []byte, error) {
+	if lo, hi, ok := intRange(c); ok {
+		a := int64(1)
+		if s.Min != "" {
+			var err error
+			if a, err = strconv.ParseInt(s.Min, 10, 64); err != nil || a < lo {
+				return nil, fmt.Errorf("min %q is not a whole number of %s", s.Min, c.columnType)
+			}
+		}
+		if n > 0 && uint64(hi-a) < uint64(n-1) {
+			return nil, fmt.Errorf("%s from %d cannot hold %d distinct values; widen the column or lower rows", c.columnType, a, n)
+		}
+		return func(dst []byte, k uint64, _ *stream) []byte { return strconv.AppendInt(dst, a+int64(k), 10) }, nil
+	}
+	switch c.dataType {
+	case "decimal", "numeric":
+		if float64(n) > math.Pow10(int(c.precision-c.scale)) {
+			return nil, fmt.Errorf("%s cannot hold %d distinct whole values; widen it or lower rows", c.columnType, n)
+		}
+		fallthrough
+	case "float", "double", "real":
+		return func(dst []byte, k uint64, _ *stream) []byte { return strconv.AppendUint(dst, k+1, 10) }, nil
+	case "date", "datetime", "timestamp":
+		unit, layout := time.Second, "2006-01-02 15:04:05"
+		from := epoch.AddDate(-1, 0, 0)
+		if c.dataType == "date" {
+			unit, layout, from = 24*time.Hour, "2006-01-02", time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+		}
+		return func(dst []byte, k uint64, _ *stream) []byte {
+			return appendQuoted(dst, from.Add(time.Duration(k)*unit).Format(layout))
+		}, nil
+	case "enum":
+		if n > int64(len(c.members)) {
+			return nil, fmt.Errorf("%s has %d members, fewer than the %d distinct values a unique key needs", c.columnType, len(c.members), n)
+		}
+		m := c.members
+		return func(dst []byte, k uint64, _ *stream) []byte { return appendQuoted(dst, m[k]) }, nil
+	}
+	if isString(c) || isBinary(c) {
+		// Letters, then the number: two different numbers never make the same string,
+		// whatever the letters, and no collation folds digits together.
+		suffix := ""
+		if strings.Contains(c.name, "email") {
+			suffix = "@example.com"
+		}
+		digits := int64(len(strconv.FormatInt(max(n-1, 0), 10)))
+		most := maxLen(c)
+		if s.Length > 0 {
+			most = int64(s.Length)
+		}
+		if digits+int64(len(suffix)) > most {
+			suffix = ""
+		}
+		if digits > most {
+			return nil, fmt.Errorf("%s is too short for %d distinct values; widen it or lower rows", c.columnType, n)
+		}
+		room := min(most-digits-int64(len(suffix)), 12)
+		return func(dst []byte, k uint64, r *stream) []byte {
+			dst = append(dst, '\'')
+			dst = appendLetters(dst, room, r)
+			dst = strconv.AppendUint(dst, k, 10)
+			return append(append(dst, suffix...), '\'')
+		}, nil
+	}
+	return nil, fmt.Errorf("%s cannot be made unique by generate yet", c.columnType)
+}
