@@ -4,6 +4,8 @@ import (
 	"hash/fnv"
 	"math"
 	"math/bits"
+
+	"github.com/quadrant-bench/quadrant/executor/workload/sbrand"
 )
 
 // stream is the randomness of one value: seeded from (seed, table, column, row), so a row
@@ -76,57 +78,9 @@ func (r *stream) pick(dist string, n uint64, row int64) uint64 {
 	return r.intn(n)
 }
 
-// zipf draws a rank of 1..n with exponent 1 by rejection-inversion (Hörmann and
-// Derflinger), the method of sysbench's zipfian (executor/workload/sbrand), drawn here from
-// a row's own stream.
-func zipf(r *stream, n uint64) uint64 {
-	const e = 1.0
-	hIntegralX1 := zipfHIntegral(1.5, e) - 1
-	s := 2 - zipfHIntegralInverse(zipfHIntegral(2.5, e)-zipfH(2, e), e)
-	hn := zipfHIntegral(float64(n)+0.5, e)
-	for {
-		u := hn + r.float()*(hIntegralX1-hn)
-		x := zipfHIntegralInverse(u, e)
-		k := uint64(x + 0.5)
-		if k < 1 {
-			k = 1
-		} else if k > n {
-			k = n
-		}
-		if float64(k)-x <= s || u >= zipfHIntegral(float64(k)+0.5, e)-zipfH(float64(k), e) {
-			return k
-		}
-	}
-}
-
-func zipfH(x, e float64) float64 { return math.Exp(-e * math.Log(x)) }
-
-func zipfHIntegral(x, e float64) float64 {
-	lx := math.Log(x)
-	return helper2((1-e)*lx) * lx
-}
-
-func zipfHIntegralInverse(x, e float64) float64 {
-	t := x * (1 - e)
-	if t < -1 {
-		t = -1
-	}
-	return math.Exp(helper1(t) * x)
-}
-
-func helper1(x float64) float64 {
-	if math.Abs(x) > 1e-8 {
-		return math.Log1p(x) / x
-	}
-	return 1 - x*(0.5-x*(1.0/3-0.25*x))
-}
-
-func helper2(x float64) float64 {
-	if math.Abs(x) > 1e-8 {
-		return math.Expm1(x) / x
-	}
-	return 1 + x*0.5*(1+x*(1.0/3)*(1+0.25*x))
-}
+// zipf draws a rank of 1..n with exponent 1, sysbench's zipfian (rejection-inversion),
+// from a row's own stream.
+func zipf(r *stream, n uint64) uint64 { return sbrand.ZipfRank(r.float, n, 1) }
 
 // perm is a bijection of [0, n): a Feistel network over the next even power of two, walked
 // until it lands inside [0, n). Unique keys come from it, so they never collide and need no

@@ -217,9 +217,14 @@ func newZipfConst(e float64) zipfConst {
 }
 
 func (z zipfConst) sample(r *Rand, n uint64) uint32 {
+	return uint32(z.rank(r.Float64, n))
+}
+
+// rank draws a rank of 1..n, its uniform numbers in [0, 1) from float.
+func (z zipfConst) rank(float func() float64, n uint64) uint64 {
 	hn := zipfHIntegral(float64(n)+0.5, z.e)
 	for {
-		u := hn + r.Float64()*(z.hIntegralX1-hn)
+		u := hn + float()*(z.hIntegralX1-hn)
 		x := zipfHIntegralInverse(u, z.e)
 		k := uint64(x + 0.5)
 		if k < 1 {
@@ -228,9 +233,16 @@ func (z zipfConst) sample(r *Rand, n uint64) uint32 {
 			k = n
 		}
 		if float64(k)-x <= z.s || u >= zipfHIntegral(float64(k)+0.5, z.e)-zipfH(float64(k), z.e) {
-			return uint32(k)
+			return k
 		}
 	}
+}
+
+// ZipfRank draws a rank of 1..n with exponent e as Zipfian does, its uniform numbers in
+// [0, 1) from float: a caller with a stream of its own (one per generated row) gets
+// sysbench's distribution without a Rand.
+func ZipfRank(float func() float64, n uint64, e float64) uint64 {
+	return newZipfConst(e).rank(float, n)
 }
 
 func zipfH(x, e float64) float64 { return math.Exp(-e * math.Log(x)) }
