@@ -72,17 +72,12 @@ func (ts *GenerateTables) decodeNode(d *decoder, n *yaml.Node, name string) {
 		d.errs.add(d.t.pos(n), "tables is empty; name the tables to fill, e.g. tables: {customers: {rows: 1000}}")
 		return
 	}
-	content := d.pairs(n)
-	for i := 0; i+1 < len(content); i += 2 {
-		k := content[i]
-		var t GenerateTable
-		d.decode(content[i+1], reflectValue(&t), "table "+k.Value)
+	*ts = append(*ts, decodeNamed(d, n, "table", func(t *GenerateTable, k *yaml.Node) {
 		t.Name = k.Value
 		if t.Src.Pos.Line == 0 {
 			t.Src.Pos = d.t.pos(k)
 		}
-		*ts = append(*ts, t)
-	}
+	})...)
 }
 
 func (cs *GenerateColumns) decodeNode(d *decoder, n *yaml.Node, name string) {
@@ -93,17 +88,12 @@ func (cs *GenerateColumns) decodeNode(d *decoder, n *yaml.Node, name string) {
 		d.errs.add(d.t.pos(n), "columns must be a mapping of COLUMN: {distribution: ..., values: [...]}, got %s", describeNode(n))
 		return
 	}
-	content := d.pairs(n)
-	for i := 0; i+1 < len(content); i += 2 {
-		k := content[i]
-		var c GenerateColumn
-		d.decode(content[i+1], reflectValue(&c), "column "+k.Value)
+	*cs = append(*cs, decodeNamed(d, n, "column", func(c *GenerateColumn, k *yaml.Node) {
 		c.Name = k.Value
 		if c.Src.Pos.Line == 0 {
 			c.Src.Pos = d.t.pos(k)
 		}
-		*cs = append(*cs, c)
-	}
+	})...)
 }
 
 func (GenerateTables) jsonSchema() map[string]any {

@@ -154,11 +154,7 @@ func (ts *Targets) decodeNode(d *decoder, n *yaml.Node, name string) {
 		d.errs.add(d.t.pos(n), "targets is empty; add at least one, e.g. targets: {primary: {sandbox: {}}}")
 		return
 	}
-	content := d.pairs(n)
-	for i := 0; i+1 < len(content); i += 2 {
-		k := content[i]
-		var t Target
-		d.decode(content[i+1], reflectValue(&t), "target "+k.Value)
+	*ts = append(*ts, decodeNamed(d, n, "target", func(t *Target, k *yaml.Node) {
 		t.Name = k.Value
 		if t.Src.Pos.Line == 0 {
 			t.Src.Pos = d.t.pos(k)
@@ -166,8 +162,7 @@ func (ts *Targets) decodeNode(d *decoder, n *yaml.Node, name string) {
 		if !matchPattern(identPattern, k.Value) {
 			d.errs.add(d.t.pos(k), "invalid target name %q: %s", k.Value, patternHelp(identPattern))
 		}
-		*ts = append(*ts, t)
-	}
+	})...)
 }
 
 // decodeNode reads `host:` (or `snmp:`) of watch: a list of known names or a map NAME: OID.
@@ -230,4 +225,19 @@ func (r *Restore) decodeNode(d *decoder, n *yaml.Node, name string) {
 		return
 	}
 	r.To = RestoreSetup
+}
+
+// decodeNamed decodes each KEY: VALUE of mapping n into a new T, in written order; named
+// gives each its key (and, when its mapping was empty, the key's position).
+func decodeNamed[T any](d *decoder, n *yaml.Node, what string, named func(t *T, key *yaml.Node)) []T {
+	var out []T
+	content := d.pairs(n)
+	for i := 0; i+1 < len(content); i += 2 {
+		k := content[i]
+		var t T
+		d.decode(content[i+1], reflectValue(&t), what+" "+k.Value)
+		named(&t, k)
+		out = append(out, t)
+	}
+	return out
 }
