@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
@@ -260,7 +261,7 @@ func loadRange(ctx context.Context, db *sql.DB, head string, tp *tablePlan, from
 		if pending == 0 {
 			return nil
 		}
-		if _, err := conn.ExecContext(ctx, string(buf)); err != nil {
+		if err := execRetrying(ctx, conn, string(buf)); err != nil {
 			return err
 		}
 		done.Add(pending)
@@ -283,6 +284,28 @@ func loadRange(ctx context.Context, db *sql.DB, head string, tp *tablePlan, from
 		}
 	}
 	return flush()
+}
+
+// retries bounds how often one batch is sent again after a deadlock or lock wait timeout.
+const retries = 10
+
+// execRetrying sends one batch, again after InnoDB chose it as a deadlock's victim (1213) or
+// its lock wait timed out (1205): parallel INSERTs into one table take gap and insert-intention
+// locks on its indexes and can deadlock each other. The statement runs alone in autocommit, so
+// the server rolled all of it back and sending it again inserts its rows exactly once.
+func execRetrying(ctx context.Context, conn *sql.Conn, stmt string) error {
+	for attempt := 1; ; attempt++ {
+		_, err := conn.ExecContext(ctx, stmt)
+		var me *mysql.MySQLError
+		if err == nil || attempt == retries || !errors.As(err, &me) || me.Number != 1213 && me.Number != 1205 {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(attempt) * 10 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 // sortedKeys is for messages that list a map.
