@@ -58,6 +58,7 @@ const (
 	SummaryCSV      CSV = "summary"
 	ReplayCSV       CSV = "replay"
 	FingerprintsCSV CSV = "fingerprints"
+	QueriesCSV      CSV = "queries" // quadrant verify's
 )
 
 // Role is what a column is.
@@ -152,6 +153,8 @@ func Describe(csv CSV, name string) ColumnInfo {
 		return describeReplay(name)
 	case FingerprintsCSV:
 		return describeFingerprint(name)
+	case QueriesCSV:
+		return describeQueries(name)
 	}
 	c := ColumnInfo{Name: name, CSV: csv, Role: RoleOther, Merge: MergeLeader}
 	switch name {

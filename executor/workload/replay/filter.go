@@ -182,3 +182,17 @@ func tableName(w string) string {
 	}
 	return w
 }
+
+// ReadOnly is read_only's rule for callers that keep only the captured reads (quadrant
+// verify): one rule, so what verify runs is what a read_only replay runs. Statements go
+// through it in captured order, as through the replay's filter: it follows each session's
+// PREPAREs and temporary tables.
+type ReadOnly struct{ f *filter }
+
+// NewReadOnly starts the rule with no session seen.
+func NewReadOnly() *ReadOnly {
+	return &ReadOnly{f: &filter{readOnly: true, prepared: map[uint64]map[string]bool{}, temps: map[uint64]map[string]bool{}}}
+}
+
+// Writes says s may change data or the server, erring on the side of writing.
+func (r *ReadOnly) Writes(s *traffic.Statement) bool { return r.f.writes(s) }

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/target"
+	"github.com/quadrant-bench/quadrant/executor/traffic"
+	"github.com/quadrant-bench/quadrant/executor/verify"
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+func runVerify(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("verify", "TRAFFIC --target base=DSN --target new=DSN --out DIR",
+		"Runs the captured reads of TRAFFIC (slow log, general log, capture file) on every target, in each statement's\n"+
+			"captured default database, and compares each target with the first: per statement fingerprint, whether the\n"+
+			"rows (an order-insensitive checksum unless the statement has a top-level ORDER BY), row counts, warnings and\n"+
+			"errors are the same, and whether EXPLAIN FORMAT=JSON chose the same plan. Writes DIR/queries.csv, run.json and\n"+
+			"log.txt. Only reads run (read_only's rule); statements calling NOW(), RAND()... are not_comparable. See docs/verify.md.", stdout, stderr)
+	var targets multiFlag
+	fs.Var(&targets, "target", "a server, `NAME=DSN`; the first is the base the others are compared with")
+	out := fs.String("out", "", "the results folder to write (`DIR`)")
+	sample := fs.Int("sample", verify.DefaultSample, "statements run per fingerprint (at most), drawn at random with --seed")
+	seed := fs.Uint64("seed", 1, "the seed of the sample")
+	format := fs.String("format", "auto", "the traffic's format: "+strings.Join(traffic.Formats, ", "))
+	pos, code, stop := parseFlags(fs, args, stdout)
+	if stop {
+		return code
+	}
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "quadrant verify: "+format+"\n", a...)
+		return code
+	}
+	if len(pos) != 1 {
+		return fail(exitInvalid, "give one TRAFFIC file, e.g. quadrant verify slow.log --target base=DSN --target new=DSN --out verify-1")
+	}
+	if *out == "" {
+		return fail(exitInvalid, "--out DIR is required: the folder queries.csv is written to")
+	}
+	if len(targets) < 2 {
+		return fail(exitInvalid, "give two --target NAME=DSN or more: the first is the base, the others are compared with it")
+	}
+	if *sample <= 0 {
+		return fail(exitInvalid, "--sample must be 1 or more")
+	}
+	var vts []verify.Target
+	var infos []results.TargetInfo
+	seen := map[string]bool{}
+	for _, kv := range targets {
+		name, raw, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || raw == "" || seen[name] {
+			return fail(exitInvalid, "--target %q: want NAME=DSN with a NAME of its own, e.g. --target new='bench:secret@tcp(db2:3306)/'", spec.RedactDSN(kv))
+		}
+		seen[name] = true
+		dsn, err := target.ParseDSN(raw)
+		if err != nil {
+			return fail(exitInvalid, "--target %s: %v", name, err)
+		}
+		conn, err := mysql.NewConnector(dsn.Config())
+		if err != nil {
+			return fail(exitInvalid, "--target %s: %v", name, err)
+		}
+		db := sql.OpenDB(conn)
+		defer db.Close()
+		vts = append(vts, verify.Target{Name: name, DB: db})
+		infos = append(infos, results.TargetInfo{Name: name, Kind: "dsn", Address: dsn.String()})
+	}
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	for i, t := range vts {
+		var v string
+		if err := t.DB.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
+			return fail(exitFailed, "target %s: %v (check the DSN and that the server is up)", t.Name, err)
+		}
+		infos[i].ServerVersion = v
+	}
+	w, err := results.Create(*out)
+	if err != nil {
+		return fail(exitFailed, "%v", err)
+	}
+	defer w.Close()
+	host, _ := os.Hostname()
+	info := &results.RunInfo{Tool: "quadrant", Version: buildVersion(), Plan: "verify", PlanFile: pos[0], Host: host,
+		Command: append([]string{"quadrant", "verify"}, redactArgs(&spec.Plan{}, args)...), Start: time.Now().UTC(), Status: results.StatusRunning, Targets: infos}
+	if err := w.WriteRunInfo(info); err != nil {
+		return fail(exitFailed, "%v", err)
+	}
+	sum, err := verify.Run(ctx, verify.Options{Traffic: pos[0], Format: *format, Targets: vts, Sample: *sample, Seed: *seed, Out: w,
+		Logf: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }})
+	end := time.Now().UTC()
+	info.End, info.Status = &end, results.StatusDone
+	if err != nil {
+		info.Status, info.Error = results.StatusFailed, err.Error()
+	}
+	if werr := w.WriteRunInfo(info); werr != nil && err == nil {
+		err = werr
+	}
+	if err != nil {
+		code := exitFailed
+		var le *traffic.LineError
+		if errors.As(err, &le) {
+			code = exitInvalid
+		}
+		return fail(code, "%v", err)
+	}
+	fmt.Fprintf(stdout, "%s: %d fingerprints (%d statements), %d differ; see %s\n", *out, sum.Fingerprints, sum.Statements, sum.Different, results.QueriesFile)
+	return exitOK
+}

@@ -1,0 +1,600 @@
+// Package verify answers "will my queries return the same rows and use the same plans on the
+// new server": it runs captured reads on every target and compares each target with the
+// first (the base), per statement fingerprint, into the results folder's queries.csv.
+package verify
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/traffic"
+	"github.com/quadrant-bench/quadrant/executor/workload/replay"
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
+)
+
+// Target is a server to run the reads on.
+type Target struct {
+	Name string
+	DB   *sql.DB
+}
+
+// Options of a verification.
+type Options struct {
+	Traffic string // the captured traffic: slow log, general log, .qcap or SQL file
+	Format  string // one of traffic.Formats; "" detects
+	// Targets are compared with Targets[0], the base.
+	Targets []Target
+	// Sample is how many statements of each fingerprint run (at most), drawn with Seed.
+	Sample int
+	Seed   uint64
+	Out    *results.Writer
+	Logf   func(format string, args ...any)
+}
+
+// DefaultSample is --sample's default: enough to catch a difference that depends on the
+// literals, few enough that a day of traffic verifies in minutes.
+const DefaultSample = 20
+
+// Summary is what a verification found, for the command's last line.
+type Summary struct {
+	Statements   int64 // read-only statements read
+	Skipped      int64 // statements left out: writes and statements returning no rows
+	Fingerprints int
+	Different    int // rows of queries.csv with different results or plan
+}
+
+type sample struct {
+	schema, text string
+}
+
+type fingerprint struct {
+	id, text string
+	count    int64
+	samples  []sample
+	// noCompare: the statement calls a nondeterministic function; ordered: a top-level
+	// ORDER BY makes the rows' order part of the result.
+	noCompare, ordered, explain bool
+}
+
+// outcome is one statement run on one target.
+type outcome struct {
+	ran      bool
+	lost     string // the connection was gone: why
+	code     int    // the error number, 0 for none
+	rows     int64
+	sum      string
+	warnings string
+}
+
+type planOutcome struct {
+	plan *Plan
+	err  string
+}
+
+// targetRun is everything one target ran, per fingerprint in order.
+type targetRun struct {
+	outcomes [][]outcome
+	plans    []planOutcome
+}
+
+// Run reads the traffic, runs the sampled reads on every target and writes queries.csv.
+func Run(ctx context.Context, o Options) (*Summary, error) {
+	if len(o.Targets) < 2 {
+		return nil, fmt.Errorf("verify needs two targets or more: the first is the base the others are compared with")
+	}
+	if o.Sample <= 0 {
+		o.Sample = DefaultSample
+	}
+	logf := func(format string, args ...any) {
+		if o.Logf != nil {
+			o.Logf(format, args...)
+		}
+		if o.Out != nil {
+			o.Out.Logf(format, args...)
+		}
+	}
+	fps, sum, err := read(o)
+	if err != nil {
+		return nil, err
+	}
+	sum.Fingerprints = len(fps)
+	logf("verify: %s: %d read-only statements in %d fingerprints (%d other statements skipped)", o.Traffic, sum.Statements, len(fps), sum.Skipped)
+	runs := make([]*targetRun, len(o.Targets))
+	var wg sync.WaitGroup
+	for i, t := range o.Targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			runs[i] = runTarget(ctx, t, fps, logf)
+		}()
+	}
+	wg.Wait()
+	var rows []results.QueryRow
+	for ti := 1; ti < len(o.Targets); ti++ {
+		for fi, fp := range fps {
+			r := compare(fp, o.Targets[0].Name, o.Targets[ti].Name, runs[0], runs[ti], fi)
+			if r.Results == results.VerifyDifferent || r.Plan == results.VerifyDifferent {
+				sum.Different++
+			}
+			rows = append(rows, r)
+		}
+	}
+	if o.Out != nil {
+		if err := o.Out.AppendQueries(rows); err != nil {
+			return nil, err
+		}
+	}
+	return sum, ctx.Err()
+}
+
+// read keeps the traffic's reads, up to Sample per fingerprint drawn uniformly (a reservoir:
+// the file is read once and never held).
+func read(o Options) ([]*fingerprint, *Summary, error) {
+	f, err := traffic.Open(o.Traffic, traffic.Options{Format: o.Format})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	rnd := rand.New(rand.NewPCG(o.Seed, 0x5eed))
+	ro := replay.NewReadOnly()
+	byFP := map[string]*fingerprint{}
+	var fps []*fingerprint
+	sum := &Summary{}
+	for {
+		s, err := f.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if ro.Writes(s) || !returnsRows(s.Text) {
+			sum.Skipped++
+			continue
+		}
+		sum.Statements++
+		text := traffic.Fingerprint(s.Text)
+		fp := byFP[text]
+		if fp == nil {
+			fp = &fingerprint{id: traffic.FingerprintID(text), text: text, noCompare: nondeterministic(s.Text),
+				ordered: topLevelOrderBy(text), explain: explainable(s.Text)}
+			byFP[text] = fp
+			fps = append(fps, fp)
+		}
+		fp.count++
+		smp := sample{schema: s.Schema, text: s.Text}
+		if len(fp.samples) < o.Sample {
+			fp.samples = append(fp.samples, smp)
+		} else if j := rnd.Int64N(fp.count); j < int64(o.Sample) {
+			fp.samples[j] = smp
+		}
+	}
+	return fps, sum, nil
+}
+
+func firstWord(text string) string {
+	w := strings.Fields(strings.ToUpper(sqltext.SkipComments(text)))
+	if len(w) == 0 {
+		return ""
+	}
+	return strings.TrimLeft(w[0], "(")
+}
+
+// returnsRows: of what read_only lets through, only the statements whose rows can be
+// compared (USE, SET, BEGIN... change nothing to compare).
+func returnsRows(text string) bool {
+	switch firstWord(text) {
+	case "SELECT", "WITH", "TABLE", "VALUES", "SHOW", "DESC", "DESCRIBE":
+		return true
+	}
+	return false
+}
+
+func explainable(text string) bool {
+	switch firstWord(text) {
+	case "SELECT", "WITH", "TABLE", "VALUES":
+		return true
+	}
+	return false
+}
+
+// nondeterministicCall are the functions whose value differs between two runs of the same
+// statement, so rows compared would differ for no fault of the server.
+var nondeterministicCall = regexp.MustCompile(`(?i)\b(?:(?:now|rand|uuid|uuid_short|sysdate|connection_id|curdate|curtime|utc_timestamp|utc_date|utc_time|last_insert_id|found_rows|row_count|sleep|benchmark|random_bytes|sys_guid)\s*\(|unix_timestamp\s*\(\s*\)|(?:current_timestamp|current_date|current_time|localtime|localtimestamp)\b)`)
+
+// changingShow are SHOW statements of the server's state rather than the schema's.
+var changingShow = regexp.MustCompile(`(?i)^\s*show\s+(?:(?:global|session|full|engine\s+\S+)\s+)*(?:status|processlist|variables|engine|engines|innodb|master|slave|replica|binary|binlog|open|table\s+status|events|plugins|profile|profiles|warnings|errors|privileges|grants)\b`)
+
+func nondeterministic(text string) bool {
+	return nondeterministicCall.MatchString(text) || changingShow.MatchString(sqltext.SkipComments(text))
+}
+
+// topLevelOrderBy reads a fingerprint (its literals are ?, so no quoted text remains) for an
+// ORDER BY outside parentheses: an ORDER BY inside a subquery does not order the result.
+func topLevelOrderBy(fp string) bool {
+	up := strings.ToUpper(fp)
+	depth := 0
+	for i := 0; i < len(up); i++ {
+		switch up[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case 'O':
+			if depth == 0 && (i == 0 || !isIdent(up[i-1])) && strings.HasPrefix(up[i:], "ORDER") {
+				rest := strings.TrimLeft(up[i+5:], " \t\r\n")
+				if strings.HasPrefix(rest, "BY") && (i+5 == len(up) || !isIdent(up[i+5])) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func isIdent(c byte) bool {
+	return c == '_' || c == '`' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
+}
+
+// session is one connection to a target, kept so that the default database is set only
+// when it changes.
+type session struct {
+	name   string
+	db     *sql.DB
+	conn   *sql.Conn
+	schema string
+	lost   string
+}
+
+func runTarget(ctx context.Context, t Target, fps []*fingerprint, logf func(string, ...any)) *targetRun {
+	s := &session{name: t.Name, db: t.DB}
+	defer s.close()
+	tr := &targetRun{outcomes: make([][]outcome, len(fps)), plans: make([]planOutcome, len(fps))}
+	var n int
+	for i, fp := range fps {
+		tr.outcomes[i] = make([]outcome, len(fp.samples))
+		for j, smp := range fp.samples {
+			if ctx.Err() != nil {
+				break
+			}
+			tr.outcomes[i][j] = s.run(ctx, smp, fp.ordered)
+			n++
+		}
+		if fp.explain && len(fp.samples) > 0 && ctx.Err() == nil {
+			tr.plans[i] = s.explain(ctx, fp.samples[0])
+		}
+	}
+	if s.lost != "" {
+		logf("verify: target %s lost after %d statements: %s", t.Name, n, s.lost)
+	} else {
+		logf("verify: target %s ran %d statements", t.Name, n)
+	}
+	return tr
+}
+
+func (s *session) close() {
+	if s.conn != nil {
+		s.conn.Close()
+	}
+}
+
+// ready has a connection in the sample's default database. A failed connection is tried
+// once more, then the target counts as gone: only what it had not done fails.
+func (s *session) ready(ctx context.Context, schema string) (code int, ok bool) {
+	if s.lost != "" {
+		return 0, false
+	}
+	if s.conn == nil {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			s.lost = err.Error()
+			return 0, false
+		}
+		s.conn, s.schema = c, ""
+	}
+	if schema != "" && schema != s.schema {
+		if _, err := s.conn.ExecContext(ctx, "USE "+quoteIdent(schema)); err != nil {
+			if code, ok := errorCode(err); ok {
+				return code, true
+			}
+			s.drop(err)
+			return s.ready(ctx, schema)
+		}
+		s.schema = schema
+	}
+	return 0, true
+}
+
+// drop forgets a connection that failed outside SQL; a second failure in a row is the
+// target gone.
+func (s *session) drop(err error) {
+	if s.conn == nil {
+		s.lost = err.Error()
+		return
+	}
+	s.conn.Close()
+	s.conn = nil
+}
+
+func errorCode(err error) (int, bool) {
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return int(me.Number), true
+	}
+	return 0, false
+}
+
+func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+func (s *session) run(ctx context.Context, smp sample, ordered bool) outcome {
+	for attempt := 0; ; attempt++ {
+		code, ok := s.ready(ctx, smp.schema)
+		if !ok {
+			return outcome{lost: s.lost}
+		}
+		if code != 0 {
+			return outcome{ran: true, code: code}
+		}
+		o, err := s.query(ctx, smp.text, ordered)
+		if err == nil {
+			return o
+		}
+		if code, ok := errorCode(err); ok {
+			return outcome{ran: true, code: code}
+		}
+		if ctx.Err() != nil {
+			return outcome{lost: ctx.Err().Error()}
+		}
+		s.drop(err)
+		if attempt > 0 {
+			s.lost = err.Error()
+			return outcome{lost: s.lost}
+		}
+	}
+}
+
+// query runs one statement, hashing its rows as they come: a result set is never held.
+func (s *session) query(ctx context.Context, text string, ordered bool) (outcome, error) {
+	rows, err := s.conn.QueryContext(ctx, text)
+	if err != nil {
+		return outcome{}, err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return outcome{}, err
+	}
+	cells := make([]sql.RawBytes, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range cells {
+		ptrs[i] = &cells[i]
+	}
+	o := outcome{ran: true}
+	// Unordered: the rows' hashes added up, which no order changes and (unlike XOR) a
+	// duplicated row does not cancel. Ordered: a chain of the rows' hashes.
+	var bag [4]uint64
+	chain := sha256.New()
+	for rows.Next() {
+		if err := rows.Scan(ptrs...); err != nil {
+			return outcome{}, err
+		}
+		h := sha256.New()
+		var n [8]byte
+		for _, c := range cells {
+			if c == nil {
+				h.Write([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+				continue
+			}
+			binary.LittleEndian.PutUint64(n[:], uint64(len(c)))
+			h.Write(n[:])
+			h.Write(c)
+		}
+		rh := h.Sum(nil)
+		if ordered {
+			chain.Write(rh)
+		} else {
+			for k := range bag {
+				bag[k] += binary.LittleEndian.Uint64(rh[8*k:])
+			}
+		}
+		o.rows++
+	}
+	if err := rows.Err(); err != nil {
+		return outcome{}, err
+	}
+	rows.Close()
+	if ordered {
+		o.sum = hex.EncodeToString(chain.Sum(nil))
+	} else {
+		var b [32]byte
+		for k, v := range bag {
+			binary.LittleEndian.PutUint64(b[8*k:], v)
+		}
+		o.sum = hex.EncodeToString(b[:])
+	}
+	o.sum = strconv.Itoa(len(cols)) + ":" + o.sum
+	w, err := s.warnings(ctx)
+	if err != nil {
+		return outcome{}, err
+	}
+	o.warnings = w
+	return o, nil
+}
+
+// warnings are the codes SHOW WARNINGS gives for the statement just run ("1265:2").
+func (s *session) warnings(ctx context.Context) (string, error) {
+	rows, err := s.conn.QueryContext(ctx, "SHOW WARNINGS")
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	codes := map[int]int64{}
+	for rows.Next() {
+		var level, msg string
+		var code int
+		if err := rows.Scan(&level, &code, &msg); err != nil {
+			return "", err
+		}
+		codes[code]++
+	}
+	return results.ErrorCodes(codes), rows.Err()
+}
+
+func (s *session) explain(ctx context.Context, smp sample) planOutcome {
+	code, ok := s.ready(ctx, smp.schema)
+	if !ok {
+		return planOutcome{err: "target lost: " + s.lost}
+	}
+	if code != 0 {
+		return planOutcome{err: fmt.Sprintf("error %d", code)}
+	}
+	var js []byte
+	if err := s.conn.QueryRowContext(ctx, "EXPLAIN FORMAT=JSON "+smp.text).Scan(&js); err != nil {
+		if code, ok := errorCode(err); ok {
+			return planOutcome{err: fmt.Sprintf("error %d", code)}
+		}
+		s.drop(err)
+		return planOutcome{err: err.Error()}
+	}
+	p, err := ReducePlan(js)
+	if err != nil {
+		return planOutcome{err: err.Error()}
+	}
+	return planOutcome{plan: p}
+}
+
+// maxDifferences bounds the differences cell: the first few say what kind of change it is.
+const maxDifferences = 3
+
+// compare lays out fingerprint fi of base and other as a queries.csv row.
+func compare(fp *fingerprint, baseName, otherName string, base, other *targetRun, fi int) results.QueryRow {
+	r := results.QueryRow{FingerprintID: fp.id, Fingerprint: fp.text, Target: otherName, Count: fp.count,
+		BaseErrors: map[int]int64{}, Errors: map[int]int64{}}
+	var diffs []string
+	add := func(d string) {
+		if !slices.Contains(diffs, d) {
+			diffs = append(diffs, d)
+		}
+	}
+	var lost, differ, errored bool
+	example := -1
+	for j := range fp.samples {
+		b, o := base.outcomes[fi][j], other.outcomes[fi][j]
+		if b.code != 0 {
+			r.BaseErrors[b.code]++
+		}
+		if o.code != 0 {
+			r.Errors[o.code]++
+		}
+		switch {
+		case !b.ran || !o.ran:
+			lost = true
+			for _, x := range []struct {
+				name string
+				o    outcome
+			}{{baseName, b}, {otherName, o}} {
+				if !x.o.ran {
+					add(fmt.Sprintf("not run on %s: %s", x.name, x.o.lost))
+				}
+			}
+			continue
+		case b.code != o.code:
+			add(fmt.Sprintf("%s → %s", outcomeName(b.code), outcomeName(o.code)))
+		case b.code != 0:
+			errored = true
+			continue
+		case fp.noCompare:
+			continue
+		case b.sum != o.sum || b.rows != o.rows:
+			what := "row checksum differs"
+			if fp.ordered {
+				what = "row checksum (in order) differs"
+			}
+			add(fmt.Sprintf("%s, rows %d → %d", what, b.rows, o.rows))
+		case b.warnings != o.warnings:
+			add(fmt.Sprintf("warnings %s → %s", orNone(b.warnings), orNone(o.warnings)))
+		default:
+			continue
+		}
+		differ = true
+		if example < 0 {
+			example = j
+		}
+	}
+	switch {
+	case lost:
+		r.Results = results.VerifyError
+	case fp.noCompare:
+		r.Results = results.VerifyNotComparable
+	case differ:
+		r.Results = results.VerifyDifferent
+	case errored:
+		r.Results = results.VerifyError
+	default:
+		r.Results = results.VerifySame
+	}
+	if example < 0 {
+		example = 0
+	}
+	if len(fp.samples) > 0 {
+		r.Example = fp.samples[example].text
+	}
+	r.Plan = results.VerifyNoPlan
+	if fp.explain && len(fp.samples) > 0 {
+		bp, op := base.plans[fi], other.plans[fi]
+		switch {
+		case bp.plan != nil && op.plan != nil:
+			r.Plan = results.VerifySame
+			if d := bp.plan.Diff(op.plan); len(d) > 0 {
+				r.Plan = results.VerifyDifferent
+				diffs = append(d, diffs...)
+			}
+		case bp.plan == nil && op.plan == nil:
+			// both could not explain it (the statement fails alike): no plan to compare
+		default:
+			r.Plan = results.VerifyDifferent
+			add(fmt.Sprintf("EXPLAIN %s → %s", planName(bp), planName(op)))
+		}
+	}
+	if len(diffs) > maxDifferences {
+		diffs = append(diffs[:maxDifferences], fmt.Sprintf("%d more", len(diffs)-maxDifferences))
+	}
+	r.Differences = strings.Join(diffs, "; ")
+	return r
+}
+
+func outcomeName(code int) string {
+	if code == 0 {
+		return "ok"
+	}
+	return fmt.Sprintf("error %d", code)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+func planName(p planOutcome) string {
+	if p.plan != nil {
+		return "ok"
+	}
+	return p.err
+}
