@@ -195,4 +195,3 @@ func writeTraffic(t *testing.T, path string, stmts []traffic.Statement) {
 		t.Fatal(err)
 	}
 }
-

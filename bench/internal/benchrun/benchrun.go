@@ -40,7 +40,6 @@ func Settings(m map[string]string) spec.Settings {
 	return out
 }
 
-
 // PrepareTable creates sbtest.sbtest1 afresh with rows rows of sysbench's shape, for the
 // benchmarks that load it with their own point selects rather than a plan's workload.
 func PrepareTable(ctx context.Context, dsn string, rows int) error {
