@@ -38,6 +38,26 @@ iteration:
     - "tps < 0"
 `
 
+// runShards runs plan (named name) as n shards of run id, started together, waits until each
+// ends (within wait) and fails the test on a shard that did not end well; it returns the
+// results root and the shards' folders, in shard order.
+func runShards(t *testing.T, plan, name, id string, n int, wait time.Duration) (string, []string) {
+	t.Helper()
+	root := t.TempDir()
+	var procs []*proc
+	for k := range n {
+		procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/%d", k, n), "--run-id", id, "--out", root, "--barrier-timeout", "5m"))
+	}
+	var dirs []string
+	for k, p := range procs {
+		if code := p.wait(t, wait); code != 0 {
+			t.Fatalf("shard %d exit %d:\n%s", k, code, p.out.String())
+		}
+		dirs = append(dirs, filepath.Join(root, name, id, fmt.Sprintf("shard-%d", k)))
+	}
+	return root, dirs
+}
+
 // shardServer is the server a test's shards share: the processes of a sharded run reach
 // one server, as client machines do.
 func shardServer(t *testing.T) (string, *sql.DB, *sandbox.Cluster) {
@@ -351,16 +371,7 @@ setup:
 iteration:
   workload: {builtin: tpcc, options: {warehouses: 2}, threads: 2, duration: 2s}
 `, dsn))
-	root := t.TempDir()
-	var procs []*proc
-	for k := range 2 {
-		procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/2", k), "--run-id", "t1", "--out", root, "--barrier-timeout", "5m"))
-	}
-	for k, p := range procs {
-		if code := p.wait(t, 10*time.Minute); code != 0 {
-			t.Fatalf("shard %d exit %d:\n%s", k, code, p.out.String())
-		}
-	}
+	root, dirs := runShards(t, plan, "shardedtpcc", "t1", 2, 10*time.Minute)
 	var n, idx int
 	if err := db.QueryRow("SELECT COUNT(*) FROM tpcc.warehouse").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("%d warehouses (%v)", n, err)
@@ -374,10 +385,6 @@ iteration:
 	}
 	// The merge recomputes each transaction's percentiles from the shards' tx.NAME
 	// histograms: the same figures as the two .hlog files added up by hand.
-	var dirs []string
-	for k := range 2 {
-		dirs = append(dirs, filepath.Join(root, "shardedtpcc", "t1", fmt.Sprintf("shard-%d", k)))
-	}
 	out := filepath.Join(t.TempDir(), "merged")
 	if code := start(t, nil, "merge", dirs[0], dirs[1], "--out", out).wait(t, time.Minute); code != 0 {
 		t.Fatalf("merge exit %d", code)
@@ -438,18 +445,7 @@ iteration:
       - {duration: 1s, threads: 2}
       - {duration: 1s, threads: 4}
 `, dsn))
-	root := t.TempDir()
-	var procs []*proc
-	for k := range 2 {
-		procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/2", k), "--run-id", "s1", "--out", root, "--barrier-timeout", "2m"))
-	}
-	var dirs []string
-	for k, p := range procs {
-		if code := p.wait(t, 5*time.Minute); code != 0 {
-			t.Fatalf("shard %d exit %d:\n%s", k, code, p.out.String())
-		}
-		dirs = append(dirs, filepath.Join(root, "shardedstages", "s1", fmt.Sprintf("shard-%d", k)))
-	}
+	_, dirs := runShards(t, plan, "shardedstages", "s1", 2, 5*time.Minute)
 	for k, d := range dirs {
 		r, err := results.Load(d)
 		if err != nil {
@@ -545,18 +541,7 @@ iteration:
 `, dsn)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	root := t.TempDir()
-	var procs []*proc
-	for k := range 2 {
-		procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/2", k), "--run-id", "p1", "--out", root, "--barrier-timeout", "2m"))
-	}
-	var dirs []string
-	for k, p := range procs {
-		if code := p.wait(t, 5*time.Minute); code != 0 {
-			t.Fatalf("shard %d exit %d:\n%s", k, code, p.out.String())
-		}
-		dirs = append(dirs, filepath.Join(root, "shardedreplay", "p1", fmt.Sprintf("shard-%d", k)))
-	}
+	_, dirs := runShards(t, plan, "shardedreplay", "p1", 2, 5*time.Minute)
 	for k, d := range dirs {
 		r, err := results.Load(d)
 		if err != nil {
