@@ -445,17 +445,10 @@ func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
 	}
 	t0 := c.now()
 	if s.rows {
-		var rows driver.Rows
-		var err error
-		if s.ps != nil {
-			rows, err = s.ps.Query(args) //nolint:staticcheck
-		} else {
-			rows, err = c.q.Query(s.sql, args)
-		}
+		rows, err := c.query(s, args)
 		if err != nil {
 			return err
 		}
-		c.T.Reads++
 		s.dest, err = drain(rows, s.dest)
 		if err == nil && c.timed {
 			c.lap(s.class, time.Since(t0))
@@ -479,6 +472,22 @@ func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
 	return nil
 }
 
+// query sends s through the driver (its prepared statement, else the text protocol) and
+// counts the read; the caller reads the rows.
+func (c *Conn) query(s *Stmt, args []driver.Value) (driver.Rows, error) {
+	var rows driver.Rows
+	var err error
+	if s.ps != nil {
+		rows, err = s.ps.Query(args) //nolint:staticcheck
+	} else {
+		rows, err = c.q.Query(s.sql, args)
+	}
+	if err == nil {
+		c.T.Reads++
+	}
+	return rows, err
+}
+
 // Query runs s, from PrepareQuery (or any statement on a connection without server-side
 // prepares), and calls each with every row, counting it as a read. The row is reused from
 // one call to the next: copy what must outlive it. An error of each ends the statement.
@@ -490,17 +499,10 @@ func (c *Conn) Query(s *Stmt, args []driver.Value, each func(row []driver.Value)
 		return err
 	}
 	t0 := c.now()
-	var rows driver.Rows
-	var err error
-	if s.ps != nil {
-		rows, err = s.ps.Query(args) //nolint:staticcheck
-	} else {
-		rows, err = c.q.Query(s.sql, args)
-	}
+	rows, err := c.query(s, args)
 	if err != nil {
 		return err
 	}
-	c.T.Reads++
 	s.dest, err = eachRow(rows, s.dest, each)
 	if err == nil && c.timed {
 		c.lap(s.class, time.Since(t0))
