@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"regexp"
 	"slices"
@@ -483,8 +484,10 @@ const maxDifferences = 3
 
 // compare lays out fingerprint fi of base and other as a queries.csv row.
 func compare(fp *fingerprint, baseName, otherName string, base, other *targetRun, fi int) results.QueryRow {
+	nan := math.NaN()
 	r := results.QueryRow{FingerprintID: fp.id, Fingerprint: fp.text, Target: otherName, Count: fp.count,
-		BaseErrors: map[int]int64{}, Errors: map[int]int64{}}
+		BaseErrors: map[int]int64{}, Errors: map[int]int64{},
+		Latency: results.VerifyNoLatency, BaseP95: nan, P95: nan, Change: nan, ChangeLo: nan, ChangeHi: nan}
 	var diffs []string
 	add := func(d string) {
 		if !slices.Contains(diffs, d) {
