@@ -223,3 +223,19 @@ func yesNo(b bool) string {
 	}
 	return "no"
 }
+
+// Lines is the plan for a person to read, as query-details.jsonl holds it: one line per
+// table in join order ("orders: ref on idx_customer, rows ~12"), then its flags.
+func (p *Plan) Lines() []string {
+	var out []string
+	for _, t := range p.Tables {
+		out = append(out, fmt.Sprintf("%s: %s, rows ~%s", t.Table, t.access(), fmtRows(t.Rows)))
+	}
+	if p.Temporary {
+		out = append(out, "temporary table")
+	}
+	if p.Filesort {
+		out = append(out, "filesort")
+	}
+	return out
+}

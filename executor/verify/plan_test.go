@@ -100,3 +100,11 @@ func TestStatementRules(t *testing.T) {
 		}
 	}
 }
+
+func TestPlanLines(t *testing.T) {
+	got := readPlan(t, "join.json").Lines()
+	want := []string{"c: range on PRIMARY, rows ~19", "o: ref on idx_customer, rows ~10", "temporary table", "filesort"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Lines() = %q, want %q", got, want)
+	}
+}

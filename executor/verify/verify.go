@@ -57,10 +57,14 @@ type Summary struct {
 	Skipped      int64 // statements left out: writes and statements returning no rows
 	Fingerprints int
 	Different    int // rows of queries.csv with different results or plan
+	// SessionSetsDropped counts captured SET assignments and PREPAREs not carried (bounds,
+	// forms not read): their statements ran without them.
+	SessionSetsDropped int64
 }
 
 type sample struct {
 	schema, text string
+	set          *setContext // the captured session's settings (session.go)
 }
 
 type fingerprint struct {
@@ -80,6 +84,7 @@ type outcome struct {
 	rows     int64
 	sum      string
 	warnings string
+	setup    string // the sample's session settings the target refused
 }
 
 type planOutcome struct {
@@ -115,6 +120,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	sum.Fingerprints = len(fps)
 	logf("verify: %s: %d read-only statements in %d fingerprints (%d other statements skipped)", o.Traffic, sum.Statements, len(fps), sum.Skipped)
+	if sum.SessionSetsDropped > 0 {
+		logf("verify: %d captured SET assignments or PREPAREs not carried into the sessions' context (over the bounds or not read)", sum.SessionSetsDropped)
+	}
 	runs := make([]*targetRun, len(o.Targets))
 	var wg sync.WaitGroup
 	for i, t := range o.Targets {
@@ -126,14 +134,19 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	wg.Wait()
 	var rows []results.QueryRow
+	det := newDetailer(o.Targets, o.Out)
 	for ti := 1; ti < len(o.Targets); ti++ {
 		for fi, fp := range fps {
 			r := compare(fp, o.Targets[0].Name, o.Targets[ti].Name, runs[0], runs[ti], fi)
 			if r.Results == results.VerifyDifferent || r.Plan == results.VerifyDifferent {
 				sum.Different++
+				r = det.add(ctx, fp, fi, ti, runs, r)
 			}
 			rows = append(rows, r)
 		}
+	}
+	if err := det.close(); err != nil {
+		return nil, err
 	}
 	if o.Out != nil {
 		if err := o.Out.AppendQueries(rows); err != nil {
@@ -153,6 +166,7 @@ func read(o Options) ([]*fingerprint, *Summary, error) {
 	defer f.Close()
 	rnd := rand.New(rand.NewPCG(o.Seed, 0x5eed))
 	ro := replay.NewReadOnly()
+	cs := newCapturedSessions()
 	byFP := map[string]*fingerprint{}
 	var fps []*fingerprint
 	sum := &Summary{}
@@ -164,7 +178,13 @@ func read(o Options) ([]*fingerprint, *Summary, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if ro.Writes(s) || !returnsRows(s.Text) {
+		if ro.Writes(s) {
+			sum.Skipped++
+			continue
+		}
+		var set *setContext
+		set, s.Text = cs.follow(s)
+		if !returnsRows(s.Text) {
 			sum.Skipped++
 			continue
 		}
@@ -178,13 +198,14 @@ func read(o Options) ([]*fingerprint, *Summary, error) {
 			fps = append(fps, fp)
 		}
 		fp.count++
-		smp := sample{schema: s.Schema, text: s.Text}
+		smp := sample{schema: s.Schema, text: s.Text, set: set}
 		if len(fp.samples) < o.Sample {
 			fp.samples = append(fp.samples, smp)
 		} else if j := rnd.Int64N(fp.count); j < int64(o.Sample) {
 			fp.samples[j] = smp
 		}
 	}
+	sum.SessionSetsDropped = cs.dropped
 	return fps, sum, nil
 }
 
@@ -260,6 +281,9 @@ type session struct {
 	conn   *sql.Conn
 	schema string
 	lost   string
+	// applied is the captured context the connection is in; setupErr its SETs refused.
+	applied  *setContext
+	setupErr string
 }
 
 func runTarget(ctx context.Context, t Target, fps []*fingerprint, logf func(string, ...any)) *targetRun {
@@ -289,6 +313,9 @@ func runTarget(ctx context.Context, t Target, fps []*fingerprint, logf func(stri
 }
 
 func (s *session) close() {
+	if s.applied != nil {
+		s.discard()
+	}
 	if s.conn != nil {
 		s.conn.Close()
 	}
@@ -328,8 +355,7 @@ func (s *session) drop(err error) {
 		s.lost = err.Error()
 		return
 	}
-	s.conn.Close()
-	s.conn = nil
+	s.discard()
 }
 
 func errorCode(err error) (int, bool) {
@@ -344,7 +370,7 @@ func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``")
 
 func (s *session) run(ctx context.Context, smp sample, ordered bool) outcome {
 	for attempt := 0; ; attempt++ {
-		code, ok := s.ready(ctx, smp.schema)
+		code, ok := s.readyFor(ctx, smp)
 		if !ok {
 			return outcome{lost: s.lost}
 		}
@@ -353,6 +379,7 @@ func (s *session) run(ctx context.Context, smp sample, ordered bool) outcome {
 		}
 		o, err := s.query(ctx, smp.text, ordered)
 		if err == nil {
+			o.setup = s.setupErr
 			return o
 		}
 		if code, ok := errorCode(err); ok {
@@ -457,7 +484,7 @@ func (s *session) warnings(ctx context.Context) (string, error) {
 }
 
 func (s *session) explain(ctx context.Context, smp sample) planOutcome {
-	code, ok := s.ready(ctx, smp.schema)
+	code, ok := s.readyFor(ctx, smp)
 	if !ok {
 		return planOutcome{err: "target lost: " + s.lost}
 	}
@@ -516,6 +543,8 @@ func compare(fp *fingerprint, baseName, otherName string, base, other *targetRun
 				}
 			}
 			continue
+		case b.setup != o.setup:
+			add(fmt.Sprintf("session settings: %s → %s", orNone(b.setup), orNone(o.setup)))
 		case b.code != o.code:
 			add(fmt.Sprintf("%s → %s", outcomeName(b.code), outcomeName(o.code)))
 		case b.code != 0:
