@@ -13,10 +13,11 @@ import (
 
 // setContext is a captured session's settings at one of its statements: the session-scope
 // SET assignments seen before it, each variable's last, in the order they were last made.
-// Contexts are interned and never changed once made, so the statements of a session between
-// two SETs share one and two contexts are equal when their pointers are.
+// A context is never changed once made, so the statements of a session between two SETs
+// share one. Contexts are not interned: a session setting a user variable per request would
+// make one per statement, kept only while a sample or the session holds it.
 type setContext struct {
-	key  string // the assignments joined; interning's key
+	key  string // the assignments joined: equal keys are equal contexts
 	sets []setAssign
 }
 
@@ -35,7 +36,7 @@ func (c *setContext) String() string {
 // ones, than an application's connection setup does is left with those it set first.
 const (
 	maxSessionSets     = 64
-	maxSetText         = 4096
+	maxSetText         = 1024
 	maxSessionPrepared = 256
 )
 
@@ -43,8 +44,7 @@ const (
 // PREPAREs, so that a sample runs in its session's context and an EXECUTE as the text it
 // prepared.
 type capturedSessions struct {
-	byID     map[uint64]*capturedSession
-	interned map[string]*setContext
+	byID map[uint64]*capturedSession
 	// dropped counts assignments left out by the bounds, for log.txt.
 	dropped int64
 }
@@ -55,7 +55,7 @@ type capturedSession struct {
 }
 
 func newCapturedSessions() *capturedSessions {
-	return &capturedSessions{byID: map[uint64]*capturedSession{}, interned: map[string]*setContext{}}
+	return &capturedSessions{byID: map[uint64]*capturedSession{}}
 }
 
 func (cs *capturedSessions) session(id uint64) *capturedSession {
@@ -189,7 +189,7 @@ func (cs *capturedSessions) set(id uint64, body string) {
 		changed = true
 	}
 	if changed {
-		ss.set = cs.intern(sets)
+		ss.set = newSetContext(sets)
 	}
 }
 
@@ -200,18 +200,13 @@ func (c *setContext) assignments() []setAssign {
 	return append([]setAssign(nil), c.sets...)
 }
 
-func (cs *capturedSessions) intern(sets []setAssign) *setContext {
+func newSetContext(sets []setAssign) *setContext {
 	texts := make([]string, len(sets))
 	for i, s := range sets {
 		texts[i] = s.text
 	}
 	key := strings.Join(texts, ", ")
-	if c := cs.interned[key]; c != nil {
-		return c
-	}
-	c := &setContext{key: key, sets: sets}
-	cs.interned[key] = c
-	return c
+	return &setContext{key: key, sets: sets}
 }
 
 // parsePrepare reads PREPARE name FROM 'text'; a statement prepared from a user variable
@@ -396,10 +391,18 @@ func unquoteString(s string) (string, bool) {
 	return b.String(), true
 }
 
+// equal: the same settings (nil is the defaults).
+func (c *setContext) equal(d *setContext) bool {
+	if c == nil || d == nil {
+		return len(c.assignments()) == len(d.assignments())
+	}
+	return c == d || c.key == d.key
+}
+
 // startOf says the connection's settings c can become d by adding SETs: c's assignments
 // begin d's.
 func (c *setContext) startOf(d *setContext) bool {
-	if c == d || c == nil {
+	if c == nil || c.equal(d) {
 		return true
 	}
 	if d == nil || len(c.sets) > len(d.sets) {
@@ -440,7 +443,8 @@ func (s *session) readyFor(ctx context.Context, smp sample) (code int, ok bool) 
 }
 
 func (s *session) applyContext(ctx context.Context, want *setContext) error {
-	if s.applied == want {
+	if s.applied.equal(want) {
+		s.applied = want
 		return nil
 	}
 	have := len(s.applied.assignments())

@@ -44,8 +44,8 @@ func TestCapturedSessionsSet(t *testing.T) {
 		follow(3, s)
 		follow(4, s)
 	}
-	if a, _ := follow(3, "SELECT 1"); a == nil || a != cs.byID[4].set {
-		t.Errorf("sessions 3 and 4 set the same: contexts %p and %p, want one (interned)", a, cs.byID[4].set)
+	if a, _ := follow(3, "SELECT 1"); a == nil || !a.equal(cs.byID[4].set) || a.equal(nil) {
+		t.Errorf("sessions 3 and 4 set the same: contexts %q and %q, want equal ones, not the defaults", texts(a), texts(cs.byID[4].set))
 	}
 	if a, b := cs.byID[3].set, set; a.startOf(b) || !(*setContext)(nil).startOf(b) {
 		t.Errorf("startOf: %q of %q, or defaults not the start of every context", texts(a), texts(b))
