@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/quadrant-bench/quadrant/executor/traffic"
@@ -474,4 +475,22 @@ func (s *session) discard() {
 	_ = s.conn.Raw(func(any) error { return driver.ErrBadConn })
 	s.conn.Close()
 	s.conn, s.applied, s.setupErr = nil, nil, ""
+}
+
+// groupByContext orders each fingerprint's samples by their settings, the defaults first, so
+// that a target's connection is replaced once per settings rather than once per sample. The
+// order is the same for every target: their runs stay sample for sample comparable.
+func groupByContext(fps []*fingerprint) {
+	for _, fp := range fps {
+		slices.SortStableFunc(fp.samples, func(a, b sample) int {
+			return strings.Compare(a.set.keyOrNone(), b.set.keyOrNone())
+		})
+	}
+}
+
+func (c *setContext) keyOrNone() string {
+	if c == nil {
+		return ""
+	}
+	return c.key
 }

@@ -206,6 +206,7 @@ func read(o Options) ([]*fingerprint, *Summary, error) {
 		}
 	}
 	sum.SessionSetsDropped = cs.dropped
+	groupByContext(fps)
 	return fps, sum, nil
 }
 
