@@ -17,8 +17,8 @@ import (
 // Two servers differing in four ways at once (an index dropped, div_precision_increment,
 // ONLY_FULL_GROUP_BY in sql_mode, a column's collation) and a capture of three sessions,
 // one of which sets div_precision_increment and sql_mode and runs a prepared statement:
-// verify flags exactly the four fingerprints each difference touches, each for its reason
-// and with its query-details.jsonl line; the statements of the session that set both
+// verify flags exactly the fingerprints the differences touch (four, and a division whose
+// result is too large to show rows), each for its reason and with its query-details.jsonl line; the statements of the session that set both
 // variables run with them on both servers (so the same), NOW() is not comparable, and
 // every other fingerprint is same/same.
 func TestVerifyKindsOfDifference(t *testing.T) {
@@ -64,6 +64,8 @@ func TestVerifyKindsOfDifference(t *testing.T) {
 		fruits  = "SELECT name FROM fruits ORDER BY name"
 		now     = "SELECT NOW(), name FROM customers WHERE id = 1"
 		count   = "SELECT COUNT(*) FROM customers"
+		// more rows than a detail holds
+		large = "SELECT seq, seq / 7 FROM seq_1_to_10001"
 	)
 	dir := t.TempDir()
 	capPath := filepath.Join(dir, "traffic.qcap")
@@ -83,6 +85,7 @@ func TestVerifyKindsOfDifference(t *testing.T) {
 		{Session: 22, Schema: "shop", Text: now},
 		{Session: 23, Schema: "shop", Text: count},
 		{Session: 23, Schema: "shop", Text: lookup},
+		{Session: 22, Schema: "shop", Text: large},
 		{Session: 21, Schema: "shop", Text: divSet},
 	})
 
@@ -117,11 +120,11 @@ func TestVerifyKindsOfDifference(t *testing.T) {
 		detailOf[d.FingerprintID] = d
 		t.Logf("detail %s: %+v", d.Statement, d)
 	}
-	if len(rows) != 9 || len(byExample) != 9 {
-		t.Fatalf("%d rows in queries.csv (%d examples), want 9: one per fingerprint", len(rows), len(byExample))
+	if len(rows) != 10 || len(byExample) != 10 {
+		t.Fatalf("%d rows in queries.csv (%d examples), want 10: one per fingerprint", len(rows), len(byExample))
 	}
-	if sum.Different != 4 || len(details) != 4 {
-		t.Errorf("%d fingerprints different and %d query-details lines, want 4 and 4", sum.Different, len(details))
+	if sum.Different != 5 || len(details) != 5 {
+		t.Errorf("%d fingerprints different and %d query-details lines, want 5 and 5", sum.Different, len(details))
 	}
 	row := func(example string) (results.QueryRow, results.QueryDetail) {
 		t.Helper()
@@ -161,6 +164,12 @@ func TestVerifyKindsOfDifference(t *testing.T) {
 		!reflect.DeepEqual(cells(d.BaseRows), [][]string{{"apple"}, {"Banana"}, {"cherry"}}) ||
 		!reflect.DeepEqual(cells(d.Rows), [][]string{{"Banana"}, {"apple"}, {"cherry"}}) {
 		t.Errorf("ORDER BY name: %+v, detail %+v; want results different (%s), the rows from the first difference", r, d, wantFirst)
+	}
+	// (b) again, in a result larger than a detail holds: no rows, the checksum said
+	r, d = row(large)
+	if r.Results != results.VerifyDifferent || r.Differences != "row checksum differs, rows 10001 → 10001" ||
+		d.FirstDifference != tooLarge || d.Rows != nil || d.BaseRows != nil {
+		t.Errorf("large division: %+v, detail %+v; want results different (row checksum differs, rows 10001 → 10001), %q and no rows", r, d, tooLarge)
 	}
 	// (e) NOW(): run, not compared
 	if r, _ := row(now); r.Results != results.VerifyNotComparable || r.Plan != results.VerifySame || r.Differences != "" {
