@@ -67,6 +67,7 @@ type Summary struct {
 	Skipped      int64 // statements left out: writes and statements returning no rows
 	Fingerprints int
 	Different    int // rows of queries.csv with different results or plan
+	Slower       int // rows of queries.csv whose latency is slower
 }
 
 type sample struct {
@@ -146,6 +147,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		for fi, fp := range fps {
 			r := compare(fp, o.Targets[0].Name, o.Targets[ti].Name, runs[0], runs[ti], fi)
 			judgeLatency(&r, lat.of(fi, 0), lat.of(fi, ti), o.MinChange, o.Seed)
+			if r.Latency == results.VerifySlower {
+				sum.Slower++
+			}
 			if r.Results == results.VerifyDifferent || r.Plan == results.VerifyDifferent {
 				sum.Different++
 			}
