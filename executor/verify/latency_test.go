@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -171,6 +172,29 @@ func TestVerifyLatencyAndWrites(t *testing.T) {
 		if changed != 0 {
 			t.Errorf("%s: %d flags written without --writes", name, changed)
 		}
+	}
+
+	// A target gone before timing (its handle closed: every connection fails) is none for
+	// what it did not time, and the verification goes on.
+	gone := sandboxtest.DB(t, next.Primary.DSN(""), 1)
+	o := Options{Traffic: capPath, Targets: []Target{{"base", baseDB}, {"gone", gone}}, Sample: 2, Repeat: 5}
+	fps, _, err := read(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := []*targetRun{runTarget(context.Background(), o.Targets[0], fps, t.Logf), runTarget(context.Background(), o.Targets[1], fps, t.Logf)}
+	gone.Close()
+	var logged []string
+	lat := timeReads(context.Background(), o, fps, runs, func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) })
+	for fi, fp := range fps {
+		r := results.QueryRow{FingerprintID: fp.id, Target: "gone"}
+		judgeLatency(&r, lat.of(fi, 0), lat.of(fi, 1), DefaultMinChange, 1)
+		if len(lat.of(fi, 0)) != 5 || lat.of(fi, 1) != nil || r.Latency != results.VerifyNoLatency {
+			t.Errorf("%s: %d runs on base, %d on the target gone, latency %s; want 5, none and none", fp.text, len(lat.of(fi, 0)), len(lat.of(fi, 1)), r.Latency)
+		}
+	}
+	if !strings.Contains(strings.Join(logged, "\n"), "target gone lost while timing") {
+		t.Errorf("the log does not say the target was lost: %q", logged)
 	}
 
 	rows, log = verify("writes", Options{Writes: true})
