@@ -26,14 +26,20 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		"Runs the captured reads of TRAFFIC (slow log, general log, capture file) on every target, in each statement's\n"+
 			"captured default database, and compares each target with the first: per statement fingerprint, whether the\n"+
 			"rows (an order-insensitive checksum unless the statement has a top-level ORDER BY), row counts, warnings and\n"+
-			"errors are the same, and whether EXPLAIN FORMAT=JSON chose the same plan. Writes DIR/queries.csv, run.json and\n"+
-			"log.txt. Only reads run (read_only's rule); statements calling NOW(), RAND()... are not_comparable. See docs/verify.md.", stdout, stderr)
+			"errors are the same, and whether EXPLAIN FORMAT=JSON chose the same plan. Then times each fingerprint --repeat\n"+
+			"times on every target, one statement at a time interleaved between them: its latency is faster or slower when the\n"+
+			"95% bootstrap interval of the change of the mean leaves out 0 and the change is at least --min-change, else same.\n"+
+			"Writes DIR/queries.csv, run.json and log.txt. Only reads run (read_only's rule) unless --writes; statements calling\n"+
+			"NOW(), RAND()... are not_comparable. See docs/verify.md.", stdout, stderr)
 	var targets multiFlag
 	fs.Var(&targets, "target", "a server, `NAME=DSN`; the first is the base the others are compared with")
 	out := fs.String("out", "", "the results folder to write (`DIR`)")
 	sample := fs.Int("sample", verify.DefaultSample, "statements run per fingerprint (at most), drawn at random with --seed")
 	seed := fs.Uint64("seed", 1, "the seed of the sample")
 	format := fs.String("format", "auto", "the traffic's format: "+strings.Join(traffic.Formats, ", "))
+	repeat := fs.Int("repeat", verify.DefaultRepeat, "timed runs of each fingerprint on each target (fewer for a statement of seconds: docs/verify.md); 0 times nothing")
+	minChange := fs.Float64("min-change", verify.DefaultMinChange, "the least change of the mean latency, in `PERCENT`, called faster or slower")
+	writes := fs.Bool("writes", false, "run the captured writes too, in captured order, on every target, and compare their affected rows: use throwaway copies")
 	pos, code, stop := parseFlags(fs, args, stdout)
 	if stop {
 		return code
@@ -53,6 +59,12 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	if *sample <= 0 {
 		return fail(exitInvalid, "--sample must be 1 or more")
+	}
+	if *repeat < 0 || *repeat == 1 {
+		return fail(exitInvalid, "--repeat must be 2 or more (one run says nothing of the noise), or 0 to time nothing")
+	}
+	if !(*minChange >= 0) {
+		return fail(exitInvalid, "--min-change must be 0 or more percent, e.g. --min-change 10")
 	}
 	var vts []verify.Target
 	var infos []results.TargetInfo
@@ -97,6 +109,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		return fail(exitFailed, "%v", err)
 	}
 	sum, err := verify.Run(ctx, verify.Options{Traffic: pos[0], Format: *format, Targets: vts, Sample: *sample, Seed: *seed, Out: w,
+		Repeat: *repeat, MinChange: *minChange, Writes: *writes,
 		Logf: func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }})
 	end := time.Now().UTC()
 	info.End, info.Status = &end, results.StatusDone
@@ -114,6 +127,6 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(code, "%v", err)
 	}
-	fmt.Fprintf(stdout, "%s: %d fingerprints (%d statements), %d differ; see %s\n", *out, sum.Fingerprints, sum.Statements, sum.Different, results.QueriesFile)
+	fmt.Fprintf(stdout, "%s: %d fingerprints (%d statements), %d differ, %d slower; see %s\n", *out, sum.Fingerprints, sum.Statements, sum.Different, sum.Slower, results.QueriesFile)
 	return exitOK
 }

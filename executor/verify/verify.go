@@ -43,6 +43,16 @@ type Options struct {
 	// Sample is how many statements of each fingerprint run (at most), drawn with Seed.
 	Sample int
 	Seed   uint64
+	// Repeat is how many timed runs each fingerprint has on each target (DefaultRepeat is
+	// the command's default); 0 times nothing: latency is none.
+	Repeat int
+	// MinChange is the least change of the mean latency, in percent, that is faster or
+	// slower (DefaultMinChange is the command's default); 0: any change whose 95% interval
+	// leaves out 0.
+	MinChange float64
+	// Writes runs the captured writes too, in captured order, on every target
+	// (WritesWarning).
+	Writes bool
 	Out    *results.Writer
 	Logf   func(format string, args ...any)
 }
@@ -57,6 +67,7 @@ type Summary struct {
 	Skipped      int64 // statements left out: writes and statements returning no rows
 	Fingerprints int
 	Different    int // rows of queries.csv with different results or plan
+	Slower       int // rows of queries.csv whose latency is slower
 	// SessionSetsDropped counts captured SET assignments and PREPAREs not carried (bounds,
 	// forms not read): their statements ran without them.
 	SessionSetsDropped int64
@@ -74,6 +85,8 @@ type fingerprint struct {
 	// noCompare: the statement calls a nondeterministic function; ordered: a top-level
 	// ORDER BY makes the rows' order part of the result.
 	noCompare, ordered, explain bool
+	// write: a statement run for its effect (--writes): its rows are the rows affected.
+	write bool
 }
 
 // outcome is one statement run on one target.
@@ -114,6 +127,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 			o.Out.Logf(format, args...)
 		}
 	}
+	if o.Writes {
+		logf("%s", WritesWarning)
+	}
 	fps, sum, err := read(o)
 	if err != nil {
 		return nil, err
@@ -133,11 +149,16 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		}()
 	}
 	wg.Wait()
+	lat := timeReads(ctx, o, fps, runs, logf)
 	var rows []results.QueryRow
 	det := newDetailer(o.Targets, o.Out)
 	for ti := 1; ti < len(o.Targets); ti++ {
 		for fi, fp := range fps {
 			r := compare(fp, o.Targets[0].Name, o.Targets[ti].Name, runs[0], runs[ti], fi)
+			judgeLatency(&r, lat.of(fi, 0), lat.of(fi, ti), o.MinChange, o.Seed)
+			if r.Latency == results.VerifySlower {
+				sum.Slower++
+			}
 			if r.Results == results.VerifyDifferent || r.Plan == results.VerifyDifferent {
 				sum.Different++
 				r = det.add(ctx, fp, fi, ti, runs, r)
@@ -147,6 +168,19 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	}
 	if err := det.close(); err != nil {
 		return nil, err
+	}
+	if o.Writes && ctx.Err() == nil {
+		wrows, err := verifyWrites(ctx, o, logf)
+		if err != nil {
+			return nil, err
+		}
+		sum.Fingerprints += len(wrows) / (len(o.Targets) - 1)
+		for _, r := range wrows {
+			if r.Results == results.VerifyDifferent {
+				sum.Different++
+			}
+		}
+		rows = append(rows, wrows...)
 	}
 	if o.Out != nil {
 		if err := o.Out.AppendQueries(rows); err != nil {
@@ -558,7 +592,11 @@ func compare(fp *fingerprint, baseName, otherName string, base, other *targetRun
 			if fp.ordered {
 				what = "row checksum (in order) differs"
 			}
-			add(fmt.Sprintf("%s, rows %d → %d", what, b.rows, o.rows))
+			if fp.write {
+				add(fmt.Sprintf("affected rows %d → %d", b.rows, o.rows))
+			} else {
+				add(fmt.Sprintf("%s, rows %d → %d", what, b.rows, o.rows))
+			}
 		case b.warnings != o.warnings:
 			add(fmt.Sprintf("warnings %s → %s", orNone(b.warnings), orNone(o.warnings)))
 		default:

@@ -18,6 +18,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/results/noise"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -201,25 +202,8 @@ func cellKey(run *results.Run, i int) string {
 	return strings.Join(parts, " ") + " @" + run.Summary.Value(i, results.ColTarget)
 }
 
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 // Change is the relative change of v against base, in percent (NaN when undefined).
-func Change(base, v float64) float64 {
-	if math.IsNaN(base) || math.IsNaN(v) || base == 0 {
-		return math.NaN()
-	}
-	return 100 * (v - base) / base
-}
+func Change(base, v float64) float64 { return noise.Change(base, v) }
 
 // noisyVariables differ between any two servers without saying anything about performance.
 // Paths under a server's own directories and generated instance ids are caught by rule

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/noise"
 )
 
 // Evidence is where one run's time went in one cell: the medians over its repeats of the cost
@@ -134,11 +135,11 @@ func RunEvidence(run *results.Run) ([]string, map[string]*Evidence, error) {
 			kind, n, _ := strings.Cut(name, "\x00")
 			switch kind {
 			case CostRow:
-				ev.Costs[n] = median(v)
+				ev.Costs[n] = noise.Median(v)
 			case DigestRow:
-				ev.Digests[n] = median(v)
+				ev.Digests[n] = noise.Median(v)
 			case WaitRow:
-				ev.Waits[n] = median(v)
+				ev.Waits[n] = noise.Median(v)
 			}
 		}
 		out[key] = ev

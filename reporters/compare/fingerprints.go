@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/noise"
 )
 
 // FingerprintChange is one replayed statement fingerprint in one cell, across runs: its p95
@@ -66,10 +67,10 @@ func fingerprints(runs []*results.Run) []FingerprintChange {
 		}
 		for j, a := range got {
 			if len(a.p95) > 0 {
-				out[j].P95[ri] = median(a.p95)
+				out[j].P95[ri] = noise.Median(a.p95)
 			}
 			if len(a.count) > 0 {
-				out[j].Count[ri] = median(a.count)
+				out[j].Count[ri] = noise.Median(a.count)
 			}
 		}
 	}

@@ -2,15 +2,14 @@ package compare
 
 import (
 	"fmt"
-	"hash/fnv"
 	"math"
 	"math/rand/v2"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/results/noise"
 )
 
 // Seed makes every bootstrap repeatable: the same folders give the same intervals, so a
@@ -18,7 +17,6 @@ import (
 const Seed = 14
 
 const (
-	resamples = 2000
 	// minBatches is the fewest batch means worth an estimate; fewer intervals than two per
 	// batch give "no noise estimate".
 	minBatches = 3
@@ -78,7 +76,7 @@ type cellSamples struct {
 // stats summarises one run's samples of metric m in a cell.
 func stats(cs *cellSamples, m, key string) Stats {
 	v := cs.values[m]
-	st := Stats{N: len(v), Median: median(v), Mean: mean(v), CV: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Source: NoEstimate}
+	st := Stats{N: len(v), Median: noise.Median(v), Mean: noise.Mean(v), CV: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Source: NoEstimate}
 	switch {
 	case len(v) >= 2:
 		st.Source, st.Samples = FromRepeats, v
@@ -88,12 +86,12 @@ func stats(cs *cellSamples, m, key string) Stats {
 		}
 	}
 	if st.Samples != nil {
-		st.CV = cv(st.Samples)
-		rng := newRand(key, m)
-		lo, hi := bootstrap(rng, func(r *rand.Rand) float64 { return mean(resample(r, st.Samples)) })
+		st.CV = noise.CV(st.Samples)
+		rng := noise.NewRand(Seed, key, m)
+		lo, hi := noise.Bootstrap(rng, func(r *rand.Rand) float64 { return noise.Mean(noise.Resample(r, st.Samples)) })
 		// an estimate from intervals is centred on the summary's value, which for a
 		// percentile is not the mean of the intervals' percentiles
-		shift := st.Mean - mean(st.Samples)
+		shift := st.Mean - noise.Mean(st.Samples)
 		st.Lo, st.Hi = lo+shift, hi+shift
 	}
 	return st
@@ -116,7 +114,7 @@ func batchMeans(cs *cellSamples, m string) []float64 {
 	}
 	out := make([]float64, k)
 	for b := 0; b < k; b++ {
-		out[b] = mean(xs[b*len(xs)/k : (b+1)*len(xs)/k])
+		out[b] = noise.Mean(xs[b*len(xs)/k : (b+1)*len(xs)/k])
 	}
 	return out
 }
@@ -148,21 +146,21 @@ func verdict(m string, a, b Stats, missing string, seedKey string) Verdict {
 			return v
 		}
 	}
-	v.Change = Change(a.Mean, b.Mean)
+	v.Change = noise.Change(a.Mean, b.Mean)
 	if a.Samples == nil && b.Samples == nil {
 		v.Kind = NoNoiseEstimate
 		v.Text = fmt.Sprintf("no noise estimate: %+.1f%% (one repeat, too few intervals)", v.Change)
 		return v
 	}
-	rng := newRand(seedKey, m)
+	rng := noise.NewRand(Seed, seedKey, m)
 	draw := func(r *rand.Rand, s Stats) float64 {
 		if s.Samples == nil {
 			return s.Mean
 		}
 		// centred on the summary's mean, as in stats
-		return mean(resample(r, s.Samples)) + s.Mean - mean(s.Samples)
+		return noise.Mean(noise.Resample(r, s.Samples)) + s.Mean - noise.Mean(s.Samples)
 	}
-	v.Lo, v.Hi = bootstrap(rng, func(r *rand.Rand) float64 { return Change(draw(r, a), draw(r, b)) })
+	v.Lo, v.Hi = noise.Bootstrap(rng, func(r *rand.Rand) float64 { return noise.Change(draw(r, a), draw(r, b)) })
 	est := ""
 	if a.Source != FromRepeats || b.Source != FromRepeats {
 		est = ", estimated from intervals"
@@ -219,70 +217,6 @@ func word(m string, dir float64, kind string) string {
 		return "slower"
 	}
 	return kind
-}
-
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-// cv is the sample standard deviation over the mean.
-func cv(v []float64) float64 {
-	m := mean(v)
-	if len(v) < 2 {
-		return math.NaN()
-	}
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - m) * (x - m)
-	}
-	if ss == 0 {
-		return 0 // all alike, zeros included
-	}
-	if m == 0 {
-		return math.NaN()
-	}
-	return math.Sqrt(ss/float64(len(v)-1)) / math.Abs(m)
-}
-
-func resample(r *rand.Rand, v []float64) []float64 {
-	out := make([]float64, len(v))
-	for i := range out {
-		out[i] = v[r.IntN(len(v))]
-	}
-	return out
-}
-
-// bootstrap draws the statistic resamples times and returns its 2.5th and 97.5th percentiles.
-func bootstrap(r *rand.Rand, stat func(*rand.Rand) float64) (lo, hi float64) {
-	draws := make([]float64, 0, resamples)
-	for i := 0; i < resamples; i++ {
-		if x := stat(r); !math.IsNaN(x) && !math.IsInf(x, 0) {
-			draws = append(draws, x)
-		}
-	}
-	if len(draws) < resamples/2 {
-		return math.NaN(), math.NaN()
-	}
-	sort.Float64s(draws)
-	return draws[int(0.025*float64(len(draws)-1))], draws[int(math.Ceil(0.975*float64(len(draws)-1)))]
-}
-
-// newRand is a generator seeded by Seed and what it is for, so that one cell's draws do
-// not depend on how many cells came before it.
-func newRand(parts ...string) *rand.Rand {
-	h := fnv.New64a()
-	for _, p := range parts {
-		h.Write([]byte(p))
-		h.Write([]byte{0})
-	}
-	return rand.New(rand.NewPCG(Seed, h.Sum64()))
 }
 
 // pct prints a percentage with one decimal below 10 and none above.

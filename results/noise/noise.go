@@ -1,0 +1,129 @@
+// Package noise is the statistics behind every "faster, slower or the same" quadrant says:
+// means, spread, a seeded bootstrap of a confidence interval and the relative change. It
+// holds no knowledge of runs or servers, so that the executor (quadrant verify) and the
+// reporters (quadrant compare) judge noise by one rule.
+package noise
+
+import (
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"sort"
+)
+
+// Resamples is how many times a bootstrap draws its statistic: enough that the 2.5th and
+// 97.5th percentiles move by well under a percent between seeds.
+const Resamples = 2000
+
+// Mean is the arithmetic mean, NaN for no values.
+func Mean(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// Median is the middle value (the mean of the two middle ones), NaN for no values.
+func Median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// CV is the sample standard deviation over the mean.
+func CV(v []float64) float64 {
+	m := Mean(v)
+	if len(v) < 2 {
+		return math.NaN()
+	}
+	ss := 0.0
+	for _, x := range v {
+		ss += (x - m) * (x - m)
+	}
+	if ss == 0 {
+		return 0 // all alike, zeros included
+	}
+	if m == 0 {
+		return math.NaN()
+	}
+	return math.Sqrt(ss/float64(len(v)-1)) / math.Abs(m)
+}
+
+// Change is the relative change of v against base, in percent (NaN when undefined).
+func Change(base, v float64) float64 {
+	if math.IsNaN(base) || math.IsNaN(v) || base == 0 {
+		return math.NaN()
+	}
+	return 100 * (v - base) / base
+}
+
+// Resample draws len(v) values from v with replacement.
+func Resample(r *rand.Rand, v []float64) []float64 {
+	out := make([]float64, len(v))
+	for i := range out {
+		out[i] = v[r.IntN(len(v))]
+	}
+	return out
+}
+
+// Bootstrap draws the statistic Resamples times and returns its 2.5th and 97.5th
+// percentiles: a 95% confidence interval. NaN when most draws were undefined.
+func Bootstrap(r *rand.Rand, stat func(*rand.Rand) float64) (lo, hi float64) {
+	draws := make([]float64, 0, Resamples)
+	for i := 0; i < Resamples; i++ {
+		if x := stat(r); !math.IsNaN(x) && !math.IsInf(x, 0) {
+			draws = append(draws, x)
+		}
+	}
+	if len(draws) < Resamples/2 {
+		return math.NaN(), math.NaN()
+	}
+	sort.Float64s(draws)
+	return draws[int(0.025*float64(len(draws)-1))], draws[int(math.Ceil(0.975*float64(len(draws)-1)))]
+}
+
+// ChangeCI is the change of the mean of b against the mean of a, in percent, with its 95%
+// bootstrap interval (each side resampled on its own). The interval is NaN when a side has
+// fewer than two values: one value says nothing of the noise.
+func ChangeCI(r *rand.Rand, a, b []float64) (change, lo, hi float64) {
+	change = Change(Mean(a), Mean(b))
+	if len(a) < 2 || len(b) < 2 {
+		return change, math.NaN(), math.NaN()
+	}
+	lo, hi = Bootstrap(r, func(r *rand.Rand) float64 { return Change(Mean(Resample(r, a)), Mean(Resample(r, b))) })
+	return change, lo, hi
+}
+
+// NewRand is a generator seeded by seed and what it is for, so that one cell's draws do not
+// depend on how many cells came before it: the same input gives the same intervals, and a
+// verdict pasted in a ticket reads the same when someone runs it again.
+func NewRand(seed uint64, parts ...string) *rand.Rand {
+	h := fnv.New64a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	return rand.New(rand.NewPCG(seed, h.Sum64()))
+}
+
+// Percentile is the q-th percentile (0 < q <= 100) of v by nearest rank: a value that was
+// measured, never one between two. NaN for no values.
+func Percentile(v []float64, q float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	k := int(math.Ceil(q/100*float64(len(s)))) - 1
+	return s[min(max(k, 0), len(s)-1)]
+}
