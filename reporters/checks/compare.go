@@ -207,3 +207,15 @@ func clip(s string, n int) string {
 	}
 	return s
 }
+
+// Direction says whether a change is for the worse ("worse": newly different, failing,
+// slower or on another plan, or still different) or the better ("better"); "" when neither.
+func (ch Change) Direction() string {
+	switch ch.Kind {
+	case NewlyDifferent, NewlyFailing, StillDifferent, NewlySlower, PlanNewly:
+		return "worse"
+	case Fixed, NoLongerSlower, PlanBack:
+		return "better"
+	}
+	return ""
+}
