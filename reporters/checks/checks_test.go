@@ -172,3 +172,43 @@ func TestCompareTwoChecks(t *testing.T) {
 		t.Errorf("two servers against one base: %+v", c.Changes)
 	}
 }
+
+func TestChangeKinds(t *testing.T) {
+	row := func(edit func(*results.QueryRow)) *results.QueryRow {
+		r := fixture.CheckRow("q1", "SELECT 1", 1)
+		if edit != nil {
+			edit(&r)
+		}
+		return &r
+	}
+	same := row(nil)
+	diff := row(func(r *results.QueryRow) { r.Results = results.VerifyDifferent })
+	fails := row(func(r *results.QueryRow) { r.Results, r.Errors = results.VerifyDifferent, map[int]int64{1054: 1} })
+	slow := row(func(r *results.QueryRow) { *r = fixture.Timed(*r, results.VerifySlower, 1, 3, 200, 150, 250) })
+	timedSame := row(func(r *results.QueryRow) { *r = fixture.Timed(*r, results.VerifySame, 1, 1, 0, -5, 5) })
+	faster := row(func(r *results.QueryRow) { *r = fixture.Timed(*r, results.VerifyFaster, 2, 1, -50, -60, -40) })
+	plan := row(func(r *results.QueryRow) { r.Plan = results.VerifyDifferent })
+	for _, c := range []struct {
+		name          string
+		before, after *results.QueryRow
+		want          string
+	}{
+		{"same", same, same, ""},
+		{"newly different", same, diff, NewlyDifferent},
+		{"newly failing", plan, fails, NewlyFailing},
+		{"still different", diff, fails, StillDifferent},
+		{"fixed", fails, same, Fixed},
+		{"newly slower", timedSame, slow, NewlySlower},
+		{"plan newly", same, plan, PlanNewly},
+		{"no longer slower", slow, timedSame, NoLongerSlower},
+		{"plan back", plan, same, PlanBack},
+		{"faster to same", faster, timedSame, LatencyChanged},
+		{"timed only once is no change", same, timedSame, ""},
+		{"only before", same, nil, OnlyFirst},
+		{"only after", nil, same, OnlySecond},
+	} {
+		if got := kindOf(c.before, c.after); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}

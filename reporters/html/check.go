@@ -74,9 +74,11 @@ func checkPage(f *checks.Folder) checkData {
 		d.Title += t
 		v := checks.Verdict(f.Rows, t)
 		if len(targets) > 1 {
-			v = t + " vs " + base + ": " + v
+			v = t + " vs " + base + ": " + v // the target's name as written, never capitalised
+		} else {
+			v = upperFirst(v)
 		}
-		d.Verdicts = append(d.Verdicts, upperFirst(v))
+		d.Verdicts = append(d.Verdicts, v)
 	}
 	end := "(not finished)"
 	if f.Info.End != nil {

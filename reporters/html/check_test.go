@@ -133,3 +133,25 @@ func TestOlderCheckReportRenders(t *testing.T) {
 		t.Error("the page shows plans or rows the folder does not have")
 	}
 }
+
+// Two targets checked against one base: one verdict each, named, and the ranked rows of both.
+func TestCheckPageOfTwoTargets(t *testing.T) {
+	a := fixture.CheckRow("d1", "SELECT 1", 1)
+	a.Results = results.VerifyDifferent
+	b := fixture.CheckRow("d1", "SELECT 1", 1)
+	b.Target = "new2"
+	dir := filepath.Join(t.TempDir(), "v")
+	fixture.Check(t, dir, []string{"base", "new", "new2"}, []results.QueryRow{a, b}, nil)
+	f, err := checks.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := checkPage(f)
+	want := []string{"new vs base: 1 of 1 fingerprint returns different results", "new2 vs base: the one fingerprint returns the same results with the same plan"}
+	if strings.Join(d.Verdicts, "\n") != strings.Join(want, "\n") || d.Title != "quadrant verify: base → new, new2" {
+		t.Errorf("verdicts %q, title %q; want %q", d.Verdicts, d.Title, want)
+	}
+	if len(d.Ranked) != 1 || len(d.Rest.Rows) != 1 || d.Rest.Rows[0][1] != "new2" {
+		t.Errorf("ranked %+v, rest %v", d.Ranked, d.Rest.Rows)
+	}
+}
