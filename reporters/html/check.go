@@ -122,6 +122,9 @@ func checkItemOf(f *checks.Folder, r checks.Ranked, base string) checkItem {
 	add(results.ColResults, r.Results)
 	add(results.ColPlan, r.Plan)
 	lat := r.Latency
+	if lat == results.VerifyNoLatency {
+		lat = "not timed on both sides"
+	}
 	if l := checks.Latency(r.QueryRow); l != "" {
 		lat += ": " + l
 	}
