@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/quadrant-bench/quadrant/reporters/checks"
 	"github.com/quadrant-bench/quadrant/reporters/html"
 	"github.com/quadrant-bench/quadrant/results"
 )
@@ -27,8 +28,20 @@ func All() []Reporter {
 	return []Reporter{htmlReport{}, variablePages{}, variableCSVs{}, summaryJSON{}}
 }
 
-// Rebuild loads dir and writes every wanted report; it returns the paths written.
+// Rebuild loads dir and writes every wanted report; it returns the paths written. A verify
+// folder (queries.csv) gets its own page: it has no summary or time series to chart.
 func Rebuild(dir, version string) ([]string, error) {
+	if checks.Is(dir) {
+		f, err := checks.Load(dir)
+		if err != nil {
+			return nil, err
+		}
+		p, err := html.WriteCheckReport(f, version)
+		if err != nil {
+			return nil, fmt.Errorf("html report: %w", err)
+		}
+		return []string{p}, nil
+	}
 	run, err := results.Open(dir) // time series stay on disk: each reporter streams what it needs
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/quadrant-bench/quadrant/reporters"
+	"github.com/quadrant-bench/quadrant/reporters/checks"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/reporters/html"
 	"github.com/quadrant-bench/quadrant/results"
@@ -44,7 +45,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("compare", "DIR DIR... [--out FILE] [--metrics tps,p95_ms,...]",
 		"Lines up the iterations of two or more results folders by matrix cell and target (repeats give their median)\n"+
 			"and prints each metric with its change against the first folder, then what differed around the numbers:\n"+
-			"server versions, settings, the plan itself. --out also writes the comparison as one HTML page.", stdout, stderr)
+			"server versions, settings, the plan itself. --out also writes the comparison as one HTML page.\n"+
+			"Two verify folders (quadrant verify) are compared per fingerprint instead: newly different, fixed, still\n"+
+			"different, newly slower, plan changes. See docs/verify.md.", stdout, stderr)
 	out := fs.String("out", "", "also write the comparison as an HTML page to `FILE`")
 	metrics := fs.String("metrics", "", "summary columns to compare, comma separated (default: the headline columns the folders have, such as tpcc's tpmC and tx.NAME.p90_ms, then "+strings.Join(compare.DefaultMetrics, ",")+")")
 	dirs, code, stop := parseFlags(fs, args, stdout)
@@ -54,6 +57,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	if len(dirs) < 2 {
 		fmt.Fprintln(stderr, "quadrant compare: give at least two results folders, e.g. quadrant compare results/a/1 results/a/2")
 		return exitInvalid
+	}
+	if handled, code := compareChecks(dirs, *out, *metrics, stdout, stderr); handled {
+		return code
 	}
 	var runs []*results.Run
 	for _, d := range dirs {
@@ -88,6 +94,53 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\ncomparison: %s\n", *out)
 	}
 	return exitOK
+}
+
+// compareChecks compares two verify folders (before and after a fix, or two servers checked
+// against one base) when dirs are verify folders; handled is false when none is.
+func compareChecks(dirs []string, out, metrics string, stdout, stderr io.Writer) (handled bool, code int) {
+	var verify, runs []string
+	for _, d := range dirs {
+		if checks.Is(d) {
+			verify = append(verify, d)
+		} else {
+			runs = append(runs, d)
+		}
+	}
+	fail := func(code int, format string, a ...any) (bool, int) {
+		fmt.Fprintf(stderr, "quadrant compare: "+format+"\n", a...)
+		return true, code
+	}
+	switch {
+	case len(verify) == 0:
+		return false, exitOK
+	case len(runs) > 0:
+		return fail(exitInvalid, "%s is a verify folder (it has %s) and %s is not: both must be verify folders, or both runs",
+			verify[0], results.QueriesFile, runs[0])
+	case len(verify) != 2:
+		return fail(exitInvalid, "give two verify folders, not %d: a check is compared with one other, e.g. quadrant compare verify-before verify-after", len(verify))
+	case metrics != "":
+		return fail(exitInvalid, "--metrics picks summary columns of runs; verify folders are compared per fingerprint, without it")
+	}
+	var fs [2]*checks.Folder
+	for i, d := range verify {
+		f, err := checks.Load(d)
+		if err != nil {
+			return fail(exitInvalid, "%v", err)
+		}
+		fs[i] = f
+	}
+	c := checks.Compare(fs[0], fs[1])
+	if err := c.WriteText(stdout); err != nil {
+		return fail(exitFailed, "%v", err)
+	}
+	if out != "" {
+		if err := html.WriteCheckComparison(out, c, buildVersion()); err != nil {
+			return fail(exitFailed, "%v", err)
+		}
+		fmt.Fprintf(stdout, "\ncomparison: %s\n", out)
+	}
+	return true, exitOK
 }
 
 // compareRerun compares the published folder with its rerun, prints it to w and writes it
