@@ -17,6 +17,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/executor/verify"
+	"github.com/quadrant-bench/quadrant/reporters"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -127,6 +128,17 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(code, "%v", err)
 	}
-	fmt.Fprintf(stdout, "%s: %d fingerprints (%d statements), %d differ, %d slower; see %s\n", *out, sum.Fingerprints, sum.Statements, sum.Different, sum.Slower, results.QueriesFile)
+	// queries.csv is on disk whatever happens to the page: a report that fails is said, and
+	// `quadrant report DIR` draws it again.
+	if err := w.Close(); err != nil {
+		return fail(exitFailed, "%v", err)
+	}
+	report := results.QueriesFile
+	if paths, err := reporters.Rebuild(*out, buildVersion()); err != nil {
+		fmt.Fprintf(stderr, "quadrant verify: the report: %v (queries.csv is complete; try quadrant report %s)\n", err, *out)
+	} else if len(paths) > 0 {
+		report = paths[0]
+	}
+	fmt.Fprintf(stdout, "%s: %d fingerprints (%d statements), %d differ, %d slower; see %s\n", *out, sum.Fingerprints, sum.Statements, sum.Different, sum.Slower, report)
 	return exitOK
 }
