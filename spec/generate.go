@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -154,15 +153,14 @@ func (c *GenerateColumn) check(v *validator, table string) {
 	}
 	if c.Src.Has("pattern") {
 		if _, err := pattern.Parse(c.Pattern); err != nil {
-			var pe *pattern.Error
-			if errors.As(err, &pe) {
-				v.errorf(c.Src.At("pattern"), "%s: pattern %q %s", what, c.Pattern, err)
-			}
+			v.errorf(c.Src.At("pattern"), "%s: pattern %q %s", what, c.Pattern, err)
 		}
 		c.alone(v, what, "pattern", "makes the strings")
 	}
 	if c.Src.Has("from_sample") {
-		if parts := strings.Split(c.FromSample, "."); len(parts) > 3 || slices.Contains(parts, "") {
+		if c.FromSample == "true" || c.FromSample == "false" {
+			v.errorf(c.Src.At("from_sample"), "%s: from_sample names where the values come from, not yes or no: TABLE, DB.TABLE or DB.TABLE.COLUMN, e.g. from_sample: prod.%s", what, table)
+		} else if parts := strings.Split(c.FromSample, "."); len(parts) > 3 || slices.Contains(parts, "") {
 			v.errorf(c.Src.At("from_sample"), "%s: from_sample %q is not TABLE, DB.TABLE or DB.TABLE.COLUMN (names without dots)", what, c.FromSample)
 		}
 		c.alone(v, what, "from_sample", "draws the values")
