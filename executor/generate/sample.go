@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strconv"
@@ -44,7 +45,9 @@ func samples(ctx context.Context, q *sql.Conn, db string, seed int64, tables []T
 	out := make([]Table, len(tables))
 	for i, t := range tables {
 		out[i] = t
-		for name, s := range t.Columns {
+		copied := false
+		for _, name := range sortedKeys(t.Columns) {
+			s := t.Columns[name]
 			if s.FromSample == "" {
 				continue
 			}
@@ -65,14 +68,12 @@ func samples(ctx context.Context, q *sql.Conn, db string, seed int64, tables []T
 			if logf != nil {
 				logf("generate: %s.%s draws from %s (%s, %d values or ranges)", t.Name, name, smp.source, smp.from, len(smp.buckets))
 			}
-			// a copy: the map is the caller's
-			cols := make(map[string]Settings, len(out[i].Columns))
-			for k, v := range out[i].Columns {
-				cols[k] = v
+			if !copied {
+				// a copy: the map is the caller's
+				out[i].Columns, copied = maps.Clone(t.Columns), true
 			}
 			s.sample = smp
-			cols[name] = s
-			out[i].Columns = cols
+			out[i].Columns[name] = s
 		}
 	}
 	return out, nil
