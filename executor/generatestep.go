@@ -15,7 +15,8 @@ func (sr *stepRunner) generate(ctx context.Context, s *liveTarget, g *spec.Gener
 		gt := generate.Table{Name: t.Name, Rows: t.Rows, Columns: map[string]generate.Settings{}}
 		for _, c := range t.Columns {
 			gt.Columns[c.Name] = generate.Settings{Distribution: c.Distribution, Values: c.Values, Weights: c.Weights,
-				Min: string(c.Min), Max: string(c.Max), NullFraction: c.NullFraction, Length: c.Length}
+				Min: string(c.Min), Max: string(c.Max), NullFraction: c.NullFraction, Length: c.Length,
+				Pattern: c.Pattern, FromSample: c.FromSample}
 		}
 		o.Tables = append(o.Tables, gt)
 	}

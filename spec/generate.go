@@ -2,9 +2,13 @@ package spec
 
 import (
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/quadrant-bench/quadrant/spec/pattern"
 )
 
 // Generate is a `generate:` step: the user's own tables filled with generated rows, keys
@@ -46,6 +50,8 @@ type GenerateColumn struct {
 	Max          Bound     `yaml:"max" doc:"Largest value, as min."`
 	NullFraction float64   `yaml:"null_fraction" min:"0" doc:"Share of NULLs in a nullable column, 0 to 1."`
 	Length       int       `yaml:"length" min:"0" doc:"Strings: their length (at most the column's)."`
+	Pattern      string    `yaml:"pattern" doc:"Strings: a template, e.g. [A-Z]{2}-[0-9]{6} or {first_name}.{last_name}@example.com: literal text, character classes with a count, named generators (see docs/generate.md)."`
+	FromSample   string    `yaml:"from_sample" doc:"Draw the values with the frequencies of real data: TABLE, DB.TABLE (the same column) or DB.TABLE.COLUMN, read on the target: a sample of its rows, else its histogram (see docs/generate.md)."`
 }
 
 // Bound is a min or max: a number, or a date or datetime for temporal columns, as written.
@@ -144,5 +150,33 @@ func (c *GenerateColumn) check(v *validator, table string) {
 	hi, errHi := strconv.ParseFloat(string(c.Max), 64)
 	if errLo == nil && errHi == nil && lo > hi {
 		v.errorf(c.Src.At("min"), "%s: min %s is above max %s; swap them", what, c.Min, c.Max)
+	}
+	if c.Src.Has("pattern") {
+		if _, err := pattern.Parse(c.Pattern); err != nil {
+			v.errorf(c.Src.At("pattern"), "%s: pattern %q %s", what, c.Pattern, err)
+		}
+		c.alone(v, what, "pattern", "makes the strings")
+	}
+	if c.Src.Has("from_sample") {
+		if c.FromSample == "true" || c.FromSample == "false" {
+			v.errorf(c.Src.At("from_sample"), "%s: from_sample names where the values come from, not yes or no: TABLE, DB.TABLE or DB.TABLE.COLUMN, e.g. from_sample: prod.%s", what, table)
+		} else if parts := strings.Split(c.FromSample, "."); len(parts) > 3 || slices.Contains(parts, "") {
+			v.errorf(c.Src.At("from_sample"), "%s: from_sample %q is not TABLE, DB.TABLE or DB.TABLE.COLUMN (names without dots)", what, c.FromSample)
+		}
+		c.alone(v, what, "from_sample", "draws the values")
+		if c.Src.Has("distribution") {
+			v.errorf(c.Src.At("distribution"), "%s has both from_sample and distribution; from_sample draws with the frequencies of the real data: remove distribution", what)
+		}
+	}
+}
+
+// alone reports the settings that say which values a column gets, written beside key.
+func (c *GenerateColumn) alone(v *validator, what, key, does string) {
+	for _, other := range []string{"values", "min", "max", "length", "pattern", "from_sample"} {
+		// each pair once: pattern reports from_sample, not the other way round
+		if other == key || !c.Src.Has(other) || key == "from_sample" && other == "pattern" {
+			continue
+		}
+		v.errorf(c.Src.At(other), "%s has both %s and %s; %s %s: keep one", what, key, other, key, does)
 	}
 }

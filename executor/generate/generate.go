@@ -80,6 +80,9 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 	if res.Database == "" {
 		return res, errors.New("no database to fill: end the schema file with USE name, give the target's DSN a database, or set database: in the step")
 	}
+	if o.Tables, err = samples(ctx, conn, res.Database, o.Seed, o.Tables, o.Logf); err != nil {
+		return res, err
+	}
 	names := make([]string, len(o.Tables))
 	byName := map[string]Table{}
 	for i, t := range o.Tables {

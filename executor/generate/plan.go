@@ -249,8 +249,8 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 		if _, inFK := fkOf[c.name]; inFK {
 			keyed = true
 		}
-		if keyed && (len(s.Values) > 0 || s.Min != "" && roles[c.name] != unique && roles[c.name] != line) {
-			return nil, fmt.Errorf("tables: %s is part of a key generate builds (primary, unique or foreign), so values and min/max do not apply; remove them", where)
+		if keyed && (len(s.Values) > 0 || s.FromSample != "" || (s.Min != "" || s.Pattern != "") && roles[c.name] != unique && roles[c.name] != line) {
+			return nil, fmt.Errorf("tables: %s is part of a key generate builds (primary, unique or foreign), so values, from_sample, pattern and min/max do not apply to it; remove them", where)
 		}
 		switch fi, inFK := fkOf[c.name]; {
 		case roles[c.name] == autoInc:
@@ -279,7 +279,7 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 			}
 			cp.base = func(dst []byte, row int64, r *stream) []byte { _, l := lay.at(row); return g(dst, uint64(l), r) }
 		default:
-			g, err := freeGen(c, s)
+			g, err := freeGen(c, s, t.Rows)
 			if errors.Is(err, errUnknownType) {
 				return nil, fmt.Errorf("%s has type %s, which generate does not know yet; give it values: [...] (literals the server accepts for it), or leave it out of the table", where, c.columnType)
 			}

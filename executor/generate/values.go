@@ -17,6 +17,10 @@ type Settings struct {
 	Min, Max     string
 	NullFraction float64
 	Length       int
+	Pattern      string
+	FromSample   string
+
+	sample *sample // what FromSample read, set by Run before planning
 }
 
 // epoch anchors generated dates: a fixed day, not today, so that the same seed gives the
@@ -93,7 +97,7 @@ func appendLetters(dst []byte, n int64, r *stream) []byte {
 
 // parseTime reads a min/max of a temporal column.
 func parseTime(s string) (time.Time, error) {
-	for _, f := range []string{"2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02"} {
+	for _, f := range []string{"2006-01-02 15:04:05.999999", "2006-01-02T15:04:05", "2006-01-02"} {
 		if t, err := time.Parse(f, s); err == nil {
 			return t, nil
 		}
@@ -101,9 +105,20 @@ func parseTime(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is not a date (2024-01-31) or datetime (2024-01-31 12:00:00)", s)
 }
 
-// freeGen is how a column with no key role gets its values, from its type and settings.
-func freeGen(c *column, s Settings) (valueGen, error) {
+// freeGen is how a column with no key role gets its values, from its type and settings;
+// rows is the table's.
+func freeGen(c *column, s Settings, rows int64) (valueGen, error) {
 	dist := s.Distribution
+	if s.sample != nil {
+		return s.sample.gen(c)
+	}
+	if s.Pattern != "" {
+		g, err := newPattern(c, s.Pattern, rows)
+		if err != nil {
+			return nil, err
+		}
+		return g.free(), nil
+	}
 	if len(s.Values) > 0 {
 		vals := s.Values
 		if len(s.Weights) > 0 {
@@ -245,6 +260,10 @@ func freeGen(c *column, s Settings) (valueGen, error) {
 				return nil, fmt.Errorf("length %d is longer than the column's %d", s.Length, c.charLen)
 			}
 			least, most = int64(s.Length), int64(s.Length)
+		} else if p := defaultPattern(c.name); p != "" && isString(c) {
+			if g, err := newPattern(c, p, rows); err == nil {
+				return g.free(), nil
+			}
 		}
 		return func(dst []byte, _ int64, r *stream) []byte {
 			n := least + int64(r.intn(uint64(most-least+1)))
@@ -296,6 +315,13 @@ func uniqueGen(c *column, s Settings, n int64) (func(dst []byte, k uint64, r *st
 		}
 		m := c.members
 		return func(dst []byte, k uint64, _ *stream) []byte { return appendQuoted(dst, m[k]) }, nil
+	}
+	if s.Pattern != "" {
+		g, err := newPattern(c, s.Pattern, n)
+		if err != nil {
+			return nil, err
+		}
+		return g.unique(n)
 	}
 	if isString(c) || isBinary(c) {
 		// Letters, then the number: two different numbers never make the same string,
