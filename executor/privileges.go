@@ -115,6 +115,12 @@ func privilegeNeeds(p *spec.Plan, facts func(name string) (serverFacts, bool)) [
 				on = st.Wait.Target
 			}
 			add(on, st.Src.Pos, "wait", "SHOW REPLICA STATUS for replica.*", []target.Privilege{replicaStatusPriv(fact(on))})
+		case st.Generate != nil:
+			if f, ok := facts(name); ok {
+				for _, n := range generateNeeds(st.Generate, f) {
+					add(name, n.pos, n.what, n.why, n.any...)
+				}
+			}
 		case st.Capture != nil:
 			f := fact(name)
 			slow := []target.Privilege{setGlobalPriv(f), {Names: []string{"SELECT"}, DB: "mysql", Table: "slow_log"}}
