@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 )
 
 // LoadGenerate reads the body of a generate: step from a YAML file of its own (quadrant
@@ -15,6 +16,9 @@ func LoadGenerate(path string) (*Generate, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, Errors{{Pos: Pos{File: path}, Msg: fmt.Sprintf("cannot read the generate settings: %v", err)}}
+	}
+	if strings.TrimSpace(string(data)) == "" {
+		return nil, Errors{{Pos: Pos{File: path, Line: 1, Col: 1}, Msg: "the generate settings file is empty; give at least tables: {TABLE: {rows: N}}"}}
 	}
 	errs := &errorList{}
 	t := newTree()
