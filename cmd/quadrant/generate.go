@@ -120,6 +120,9 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
+	if code, ok := generatePreflight(ctx, g, name, db, dsn.Config().DBName, stderr); !ok {
+		return code
+	}
 	o := generate.FromSpec(g)
 	p := newGenerateProgress(stderr, name)
 	o.Logf, o.Loaded = p.logf, p.loaded
@@ -191,4 +194,27 @@ func (p *generateProgress) end() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clear()
+}
+
+// generatePreflight refuses, before the schema runs, an account that lacks what g needs
+// (executor's pre-flight of a plan's generate step). ok false: stop with code.
+func generatePreflight(ctx context.Context, g *spec.Generate, name string, db *sql.DB, schema string, stderr io.Writer) (code int, ok bool) {
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	info, err := target.Probe(pctx, db)
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant generate: target %s: %v\n", name, err)
+		return exitFailed, false
+	}
+	ac, err := executor.CheckGenerateAccount(pctx, g, name, db, info, schema)
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant generate: warning: pre-flight: %v (the account's privileges not checked)\n", err)
+		return 0, true
+	}
+	if len(ac.Lacks) > 0 {
+		fmt.Fprintf(stderr, "quadrant generate: pre-flight: nothing was run: the account %s on target %s lacks:\n    %s\n  grant them to the account (GRANT ... ON ... TO ...), or use an account that has them\n",
+			ac.Account, name, strings.Join(ac.Lacks, "\n    "))
+		return exitInvalid, false
+	}
+	return 0, true
 }

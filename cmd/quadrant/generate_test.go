@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,25 @@ func TestGenerateShop(t *testing.T) {
 		}
 		return n
 	}
+	// An account that may create and read shop's tables but not insert is refused before
+	// the schema runs, with the grant to add.
+	if _, err := db.Exec("CREATE USER app@'%' IDENTIFIED BY 'apppw'"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("GRANT CREATE, SELECT ON shop.* TO app@'%'"); err != nil {
+		t.Fatal(err)
+	}
+	app := fmt.Sprintf("db=app:apppw@tcp(127.0.0.1:%d)/", c.Primary.Port())
+	code, _, errOut := gen("--target", app, "--schema", "../../examples/shop.sql", "--rows", "customers=10", "--rows", "orders=10")
+	if code != exitInvalid || !strings.Contains(errOut, "generate customers (check it is empty, then insert its rows) needs INSERT on shop.customers") ||
+		!strings.Contains(errOut, "needs INSERT on shop.orders") || !strings.Contains(errOut, "app@%") {
+		t.Errorf("an account without INSERT: exit %d, %q", code, errOut)
+	}
+	var schemas int
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'shop'").Scan(&schemas); err != nil || schemas != 0 {
+		t.Fatalf("shop exists after the refusal (%d, %v): the schema ran", schemas, err)
+	}
+
 	code, out, errOut := gen("--schema", "../../examples/shop.sql", "--seed", "42", "--threads", "2",
 		"--rows", "order_items=2500", "--rows", "customers=300", "--rows", "orders=1000", "--rows", "products=50")
 	if code != exitOK {
