@@ -30,6 +30,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 			"--settings FILE is a YAML file with the keys of a generate: step (schema, database, seed, threads, tables with\n"+
 			"their columns), checked as a plan is, with file:line:col. Flags override the file: --rows sets a table's rows (or\n"+
 			"adds the table), --schema, --database, --seed and --threads replace its values. Tables must be empty.\n"+
+			"The account's grants are checked first (CREATE for the schema, SELECT and INSERT on each table...).\n"+
 			"Progress shows on stderr; the last line on stdout says tables, rows, rows/s and time. A failure says which\n"+
 			"tables were filled, which one is part-filled (TRUNCATE it before trying again) and which were not started.\n"+
 			"Exit codes: 0 filled, 2 bad input (flags, settings, or settings that do not fit the tables; nothing written),\n"+
