@@ -33,8 +33,8 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 			"The account's grants are checked first (CREATE for the schema, SELECT and INSERT on each table...).\n"+
 			"Progress shows on stderr; the last line on stdout says tables, rows, rows/s and time. A failure says which\n"+
 			"tables were filled, which one is part-filled (TRUNCATE it before trying again) and which were not started.\n"+
-			"Exit codes: 0 filled, 2 bad input (flags, settings, or settings that do not fit the tables; nothing written),\n"+
-			"3 the fill failed.", stdout, stderr)
+			"Exit codes: 0 filled, 2 bad input (flags, settings, settings that do not fit the tables, missing grants; no row\n"+
+			"written), 3 the fill failed, 130 interrupted.", stdout, stderr)
 	var targets, rows multiFlag
 	fs.Var(&targets, "target", "the server to fill, `NAME=DSN` (user:password@tcp(host:port)/db)")
 	fs.Var(&rows, "rows", "fill `TABLE=N` with N rows (repeatable)")
@@ -134,7 +134,11 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		var se *generate.SettingsError
 		if errors.As(err, &se) {
 			fail(exitInvalid, "target %s: %v", name, err)
-			return fail(exitInvalid, "nothing was written; the tables to fill are those of --rows and of the settings file's tables:")
+			msg := "no row was written"
+			if g.SchemaPath != "" {
+				msg += " (the schema file ran)"
+			}
+			return fail(exitInvalid, "%s; the tables to fill are those of --rows and of the settings file's tables:", msg)
 		}
 		if ctx.Err() != nil {
 			return fail(exitSignaled, "interrupted: %v", err)

@@ -104,7 +104,7 @@ func TestGenerateShop(t *testing.T) {
 
 	shopDSN := "db=" + c.Primary.DSN("shop")
 	code, _, errOut = gen("--target", shopDSN, "--rows", "nosuch=5")
-	if code != exitInvalid || !strings.Contains(errOut, "no table nosuch in database shop") || !strings.Contains(errOut, "nothing was written") {
+	if code != exitInvalid || !strings.Contains(errOut, "no table nosuch in database shop") || !strings.Contains(errOut, "no row was written") {
 		t.Errorf("unknown table: exit %d, %q", code, errOut)
 	}
 	code, _, errOut = gen("--target", shopDSN, "--rows", "customers=5")
