@@ -123,7 +123,7 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	r.log = &runLog{out: out, obs: r.obs, plan: p}
 	r.fleet = newFleet(p, r.log, r.obs, o)
 	r.servers = r.fleet.servers
-	r.steps = &stepRunner{fleet: r.fleet, log: r.log, globals: r.globals, out: out, runs: r.shardRuns, workload: r.runWorkload}
+	r.steps = &stepRunner{fleet: r.fleet, log: r.log, globals: r.globals, out: out, runs: r.shardRuns, workload: r.runWorkload, shard: o.Shard, meet: r.meet}
 	r.ctx = ctx
 	r.info = newRunInfo(p, o)
 	if err := out.WritePlan(o.PlanYAML); err != nil {

@@ -2,23 +2,26 @@ package executor
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/quadrant-bench/quadrant/executor/generate"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// generate runs a generate: step on s, its rows counted like a data load's.
-func (sr *stepRunner) generate(ctx context.Context, s *liveTarget, g *spec.Generate, where string) error {
-	o := generate.Options{Schema: g.SchemaPath, Database: g.Database, Seed: g.Seed, Threads: g.Threads, Logf: sr.log.logf}
-	for _, t := range g.Tables {
-		gt := generate.Table{Name: t.Name, Rows: t.Rows, Columns: map[string]generate.Settings{}}
-		for _, c := range t.Columns {
-			gt.Columns[c.Name] = generate.Settings{Distribution: c.Distribution, Values: c.Values, Weights: c.Weights,
-				Min: string(c.Min), Max: string(c.Max), NullFraction: c.NullFraction, Length: c.Length,
-				Pattern: c.Pattern, FromSample: c.FromSample}
+// generate runs a generate: step on s, its rows counted like a data load's. In a sharded
+// run every shard fills its part of each table's rows (split); during steps are the
+// leader's alone and fill the tables whole.
+func (sr *stepRunner) generate(ctx context.Context, s *liveTarget, g *spec.Generate, where string, split bool) error {
+	o := generate.FromSpec(g)
+	o.Logf = sr.log.logf
+	if split && sr.shard.Sharded() {
+		sr.generates++
+		n := sr.generates
+		o.Shard = sr.shard
+		o.Meet = func(ctx context.Context, point string) error {
+			return sr.meet(ctx, fmt.Sprintf("generate %d: %s", n, point))
 		}
-		o.Tables = append(o.Tables, gt)
 	}
 	var mu sync.Mutex // the load's ticker and its end may report at once
 	t := sr.log.track(where, "rows", 0)
@@ -28,7 +31,11 @@ func (sr *stepRunner) generate(ctx context.Context, s *liveTarget, g *spec.Gener
 		defer mu.Unlock()
 		t.update(func(w *Work) { w.Done, w.Total = float64(done), float64(total) })
 	}
-	sr.log.logf("%s: generating %d tables on %s", where, len(g.Tables), s.Name())
+	if o.Shard.Sharded() {
+		sr.log.logf("%s: generating shard %s's part of %d tables on %s", where, o.Shard, len(g.Tables), s.Name())
+	} else {
+		sr.log.logf("%s: generating %d tables on %s", where, len(g.Tables), s.Name())
+	}
 	res, err := generate.Run(ctx, s.db, o)
 	if err != nil {
 		return err

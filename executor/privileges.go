@@ -115,6 +115,12 @@ func privilegeNeeds(p *spec.Plan, facts func(name string) (serverFacts, bool)) [
 				on = st.Wait.Target
 			}
 			add(on, st.Src.Pos, "wait", "SHOW REPLICA STATUS for replica.*", []target.Privilege{replicaStatusPriv(fact(on))})
+		case st.Generate != nil:
+			if f, ok := facts(name); ok {
+				for _, n := range generateNeeds(st.Generate, f) {
+					add(name, n.pos, n.what, n.why, n.any...)
+				}
+			}
 		case st.Capture != nil:
 			f := fact(name)
 			slow := []target.Privilege{setGlobalPriv(f), {Names: []string{"SELECT"}, DB: "mysql", Table: "slow_log"}}
@@ -191,9 +197,21 @@ type AccountCheck struct {
 // CheckAccount reads the grants of the account db is connected as and says what of plan p it
 // cannot do on target name (a dsn target; info is what Probe found of its server).
 func CheckAccount(ctx context.Context, p *spec.Plan, name string, db *sql.DB, info target.ServerInfo, schema string) (AccountCheck, error) {
-	ac := AccountCheck{Target: name}
 	facts := serverFacts{flavor: info.Flavor, version: info.Version, schema: schema}
-	needs := privilegeNeeds(p, func(n string) (serverFacts, bool) { return facts, n == name })
+	return checkNeeds(ctx, name, db, info, privilegeNeeds(p, func(n string) (serverFacts, bool) { return facts, n == name }))
+}
+
+// CheckGenerateAccount is CheckAccount for quadrant generate: what generate step g asks of
+// the account db is connected as on target name (schema: the DSN's database).
+func CheckGenerateAccount(ctx context.Context, g *spec.Generate, name string, db *sql.DB, info target.ServerInfo, schema string) (AccountCheck, error) {
+	facts := serverFacts{flavor: info.Flavor, version: info.Version, schema: schema}
+	return checkNeeds(ctx, name, db, info, generateNeeds(g, facts))
+}
+
+// checkNeeds reads the grants of the account db is connected as and says which of needs
+// they do not meet.
+func checkNeeds(ctx context.Context, name string, db *sql.DB, info target.ServerInfo, needs []privilegeNeed) (AccountCheck, error) {
+	ac := AccountCheck{Target: name}
 	if len(needs) == 0 {
 		return ac, nil
 	}
@@ -208,7 +226,11 @@ func CheckAccount(ctx context.Context, p *spec.Plan, name string, db *sql.DB, in
 	}
 	for _, n := range needs {
 		if !n.met(g) {
-			ac.Lacks = append(ac.Lacks, fmt.Sprintf("%s: %s (%s) needs %s", n.pos, n.what, n.why, n.lacking(g)))
+			line := fmt.Sprintf("%s (%s) needs %s", n.what, n.why, n.lacking(g))
+			if n.pos.IsValid() {
+				line = n.pos.String() + ": " + line
+			}
+			ac.Lacks = append(ac.Lacks, line)
 		}
 	}
 	return ac, nil

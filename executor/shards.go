@@ -16,12 +16,13 @@ func (r *runner) leader() bool { return r.opts.Shard.Leader() }
 
 // shardRuns reports whether this shard runs step st: the leader runs every step, the
 // other shards only the prepares, whose tables (tpcc: warehouses) are split between the
-// shards (so a big load goes N times as fast).
+// shards, and the generate steps, whose tables' rows are (so a big load goes N times as
+// fast).
 func (r *runner) shardRuns(st *spec.Step) bool {
 	if r.leader() {
 		return true
 	}
-	return st.Workload != nil && splitStep(st.Workload)
+	return st.Workload != nil && splitStep(st.Workload) || st.Generate != nil
 }
 
 // splitStep reports whether a step's workload is split between the shards: the prepares

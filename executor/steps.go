@@ -17,6 +17,7 @@ import (
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
@@ -58,6 +59,13 @@ type stepRunner struct {
 	runs func(*spec.Step) bool
 	// workload runs a workload on a target (see runner.runWorkload).
 	workload func(ctx context.Context, s *liveTarget, w *spec.Workload, step string, onInterval func(*measure.Interval), ready func(context.Context) error) (*measure.Total, error)
+	// shard is this process's part of a sharded run, and meet its rendezvous with the
+	// others (see runner.meet): a generate step splits its rows between the shards.
+	shard shard.Shard
+	meet  func(ctx context.Context, point string) error
+	// generates counts the split generate steps run so far: they name their meeting points,
+	// the same in every shard since every shard runs them in the same order.
+	generates int
 }
 
 // run runs list in order and stops at the first failure.
@@ -145,7 +153,7 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 		}
 	case *spec.Generate:
 		if err = needServer(); err == nil {
-			err = sr.generate(ctx, s, a, where)
+			err = sr.generate(ctx, s, a, where, sc.phase != spec.PhaseDuring)
 		}
 	default:
 		err = fmt.Errorf("step of unknown kind")

@@ -346,9 +346,31 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 			e.printf(" after the schema %s", a.SchemaPath)
 		}
 		e.printf("\n")
-		for _, t := range a.Tables {
-			e.printf("%s  %s: %d rows\n", in, t.Name, t.Rows)
+		unknown := 0
+		for i, est := range estimateGenerate(a) {
+			size := "size unknown"
+			if est.bytes >= 0 {
+				size = "about " + byteSize(est.bytes)
+				e.loadBytes += est.bytes
+			} else {
+				unknown++
+			}
+			e.loadRows += est.rows
+			e.loadTime += est.time
+			took := "about " + est.time.Round(100*time.Millisecond).String()
+			if est.time < 100*time.Millisecond {
+				took = "under 0.1s"
+			}
+			e.printf("%s  %s: %d rows, %s, %s\n", in, a.Tables[i].Name, est.rows, size, took)
 		}
+		e.printf("%s  (estimates: sizes from the schema file's column types, their average widths as generated plus InnoDB's %d-byte row overhead, secondary indexes not counted", in, innodbRowOverhead)
+		switch {
+		case a.SchemaPath == "" && unknown > 0:
+			e.printf("; without a schema file the columns are known only on the server, so sizes are unknown")
+		case unknown > 0:
+			e.printf("; unknown where the schema file does not create the table or uses a type this estimate does not know")
+		}
+		e.printf("; time at %dk rows/s per thread, as bench/generatebench measured on a 2-core machine)\n", generateRate/1000)
 	}
 }
 
@@ -456,8 +478,8 @@ func (e *explainer) footer() {
 		e.printf("; not counted: %d workload(s) whose length depends on the data (prepare/cleanup, replay, events only)", e.unbounded)
 	}
 	if e.loadRows > 0 {
-		e.printf("; the data loads insert %d rows, about %s: roughly %s more at %dk rows/s per loading thread, as measured on a 2-core machine",
-			e.loadRows, megabytes(e.loadBytes), e.loadTime.Round(time.Second), loadRate/1000)
+		e.printf("; the data loads insert %d rows, about %s: roughly %s more at %dk rows/s per loading thread (generate: %dk), as measured on a 2-core machine",
+			e.loadRows, megabytes(e.loadBytes), e.loadTime.Round(time.Second), loadRate/1000, generateRate/1000)
 	}
 	e.printf("; not counted: server restarts, SQL and shell steps)\n")
 }

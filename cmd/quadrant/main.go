@@ -36,6 +36,7 @@ func commands() []command {
 		{"pack", "write a results folder as one archive (tar.gz) on stdout", runPack},
 		{"export", "load results folders into SQL tables (runs, iterations, time series)", runExport},
 		{"capture", "record what a server runs into a capture file that replay replays per session", runCapture},
+		{"generate", "fill your own schema's tables with generated rows, keys included (a generate: step outside a plan)", runGenerate},
 		{"verify", "run captured reads on two servers or more and compare their rows and plans with the first", runVerify},
 		{"sandbox", "start or stop throwaway local servers (up, down, list)", runSandbox},
 		{"validate", "check plans and print every problem with its position", runValidate},

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
@@ -36,6 +37,22 @@ type Options struct {
 	// inserted so far of all, about once a second and at the end.
 	Logf   func(format string, args ...any)
 	Loaded func(done, total int64)
+	// Shard is this process's part of a sharded run (quadrant run --shard K/N): it fills
+	// rows [rows*K/N, rows*(K+1)/N) of every table, which compose into the rows of an
+	// unsharded run because every value is a function of (seed, table, column, row). The
+	// leader alone runs the schema; the others take the database from database:, else the
+	// schema file's last USE, else the connection's.
+	Shard shard.Shard
+	// Meet, set in a sharded run, returns once every shard reached point: after the
+	// leader's schema, after every shard found its tables empty (no shard inserts before
+	// all have looked), and when every shard has filled its rows.
+	Meet func(ctx context.Context, point string) error
+}
+
+// part is the range of a table's rows this process fills.
+func (o Options) part(rows int64) (from, to int64) {
+	k, n := int64(o.Shard.Index), int64(max(o.Shard.Count, 1))
+	return rows * k / n, rows * (k + 1) / n
 }
 
 // Table is one table to fill.
@@ -49,7 +66,7 @@ type Table struct {
 type Result struct {
 	Database string
 	Filled   []string // in the order filled
-	Rows     int64
+	Rows     int64    // inserted by this process (a shard's part)
 }
 
 // bulkSize bounds one multi-row INSERT, as the builtin prepare's: well under the 16 MB
@@ -64,12 +81,28 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 		return res, fmt.Errorf("connect: %w", err)
 	}
 	defer discard(conn)
-	if o.Schema != "" {
+	meet := func(point string) error {
+		if !o.Shard.Sharded() || o.Meet == nil {
+			return nil
+		}
+		return o.Meet(ctx, point)
+	}
+	if o.Schema != "" && o.Shard.Leader() {
 		if err := runSchema(ctx, conn, o.Schema); err != nil {
 			return res, err
 		}
 	}
+	if err := meet("schema"); err != nil {
+		return res, err
+	}
 	res.Database = o.Database
+	if res.Database == "" && o.Schema != "" && !o.Shard.Leader() {
+		sf, err := ReadSchemaFile(o.Schema)
+		if err != nil {
+			return res, err
+		}
+		res.Database = sf.Database
+	}
 	if res.Database == "" {
 		var cur sql.NullString
 		if err := conn.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&cur); err != nil {
@@ -78,7 +111,7 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 		res.Database = cur.String
 	}
 	if res.Database == "" {
-		return res, errors.New("no database to fill: end the schema file with USE name, give the target's DSN a database, or set database: in the step")
+		return res, &SettingsError{errors.New("no database to fill: end the schema file with USE name, give the target's DSN a database, or set database: in the step")}
 	}
 	if o.Tables, err = samples(ctx, conn, res.Database, o.Seed, o.Tables, o.Logf); err != nil {
 		return res, err
@@ -91,21 +124,22 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 	}
 	infos, err := introspect(ctx, conn, res.Database, names)
 	if err != nil {
-		return res, err
+		return res, &SettingsError{err}
 	}
 	ordered, err := order(names, infos)
 	if err != nil {
-		return res, err
+		return res, &SettingsError{err}
 	}
 	plans := map[string]*tablePlan{}
 	var total int64
 	for _, n := range ordered {
 		tp, err := planTable(o.Seed, infos[n], byName[n], plans)
 		if err != nil {
-			return res, err
+			return res, &SettingsError{err}
 		}
 		plans[n] = tp
-		total += tp.rows
+		from, to := o.part(tp.rows)
+		total += to - from
 	}
 	for _, n := range ordered {
 		var any int
@@ -114,10 +148,13 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 			return res, fmt.Errorf("read table %s: %w", n, err)
 		}
 		if any == 1 {
-			return res, fmt.Errorf("table %s.%s already has rows: generate fills empty tables only (its keys would collide with the rows there); TRUNCATE it first or remove it from tables:", res.Database, n)
+			return res, &SettingsError{fmt.Errorf("table %s.%s already has rows: generate fills empty tables only (its keys would collide with the rows there); TRUNCATE it first or remove it from tables:", res.Database, n)}
 		}
 	}
 	discard(conn)
+	if err := meet("checked"); err != nil {
+		return res, err
+	}
 
 	var done atomic.Int64
 	if o.Loaded != nil {
@@ -146,10 +183,11 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 	for i, n := range ordered {
 		began := time.Now()
 		before := done.Load()
-		if err := load(ctx, db, res.Database, plans[n], max(o.Threads, 1), &done); err != nil {
+		from, to := o.part(plans[n].rows)
+		if err := load(ctx, db, res.Database, plans[n], from, to, max(o.Threads, 1), &done); err != nil {
 			msg := fmt.Sprintf("fill %s: %v", n, err)
 			if partial := done.Load() - before; partial > 0 {
-				msg += fmt.Sprintf(" (%s is left with about %d of its %d rows: TRUNCATE it before generating again)", n, partial, plans[n].rows)
+				msg += fmt.Sprintf(" (%s is left with about %d of its %d rows: TRUNCATE it before generating again)", n, partial, to-from)
 			}
 			if len(res.Filled) > 0 {
 				msg += fmt.Sprintf("; filled before it: %s", strings.Join(res.Filled, ", "))
@@ -160,10 +198,14 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 			return res, errors.New(msg)
 		}
 		res.Filled = append(res.Filled, n)
-		res.Rows += plans[n].rows
-		logf("generate: filled %s.%s with %d rows in %.1fs", res.Database, n, plans[n].rows, time.Since(began).Seconds())
+		res.Rows += to - from
+		if o.Shard.Sharded() {
+			logf("generate: shard %s filled rows %d..%d of %s.%s in %.1fs", o.Shard, from+1, to, res.Database, n, time.Since(began).Seconds())
+		} else {
+			logf("generate: filled %s.%s with %d rows in %.1fs", res.Database, n, plans[n].rows, time.Since(began).Seconds())
+		}
 	}
-	return res, nil
+	return res, meet("filled")
 }
 
 func runSchema(ctx context.Context, conn *sql.Conn, path string) error {
@@ -196,13 +238,14 @@ func discard(conn *sql.Conn) {
 
 func quoteID(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
-// load inserts a table's rows: threads take consecutive ranges of rows, each in
-// multi-row INSERTs on its own connection.
-func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, threads int, done *atomic.Int64) error {
-	if tp.rows == 0 {
+// load inserts rows [start, end) of a table: threads take consecutive ranges of them,
+// each in multi-row INSERTs on its own connection.
+func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, start, end int64, threads int, done *atomic.Int64) error {
+	rows := end - start
+	if rows <= 0 {
 		return nil
 	}
-	threads = int(min(int64(threads), tp.rows))
+	threads = int(min(int64(threads), rows))
 	var head strings.Builder
 	head.WriteString("INSERT INTO " + quoteID(database) + "." + quoteID(tp.name) + " (")
 	for i, g := range tp.gens {
@@ -220,7 +263,7 @@ func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, threa
 	var once sync.Once
 	var wg sync.WaitGroup
 	for t := range threads {
-		from, to := tp.rows*int64(t)/int64(threads), tp.rows*int64(t+1)/int64(threads)
+		from, to := start+rows*int64(t)/int64(threads), start+rows*int64(t+1)/int64(threads)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

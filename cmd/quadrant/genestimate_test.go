@@ -1,0 +1,80 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const estimateSchema = "-- a mysqldump-like table, and one with a type the estimate does not know\n" +
+	"CREATE TABLE IF NOT EXISTS `shop`.`t` (\n" +
+	"  `id` int(10) unsigned NOT NULL AUTO_INCREMENT,\n" +
+	"  `code` char(12) NOT NULL,\n" +
+	"  `name` varchar(40) COMMENT 'a, b (c)',\n" +
+	"  `price` decimal(10,2),\n" +
+	"  `status` enum('a','b,c'),\n" +
+	"  `twice` int AS (id * 2) VIRTUAL,\n" +
+	"  PRIMARY KEY (`id`),\n" +
+	"  KEY `k` (`code`, `name`)\n" +
+	") ENGINE=InnoDB;\n" +
+	"CREATE TABLE geo (id INT PRIMARY KEY, p POINT);\n"
+
+// The columns' average widths as generate fills them: INT 4, CHAR(12) 12, VARCHAR(40) from
+// a quarter to all of it (25 on average, 1 length byte) or its length: setting, DECIMAL(10,2)
+// 5, ENUM 1, a generated column nothing; a type it does not know makes the width unknown.
+func TestRowWidth(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.sql")
+	if err := os.WriteFile(path, []byte(estimateSchema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cols := schemaColumns(path)
+	if len(cols["t"]) != 6 || len(cols["geo"]) != 2 {
+		t.Fatalf("columns read: %v", cols)
+	}
+	if w := rowWidth(cols["t"], nil); w != 4+12+26+5+1 {
+		t.Errorf("row width %d, want 48", w)
+	}
+	if w := rowWidth(cols["geo"], nil); w != 0 {
+		t.Errorf("a POINT column: width %d, want 0 (unknown)", w)
+	}
+}
+
+// explain of a generate step shows each table's rows, size and time, and says which sizes
+// it cannot know and what the figures rest on.
+func TestExplainGenerateEstimates(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.sql"), []byte(estimateSchema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(plan, []byte(`version: 1
+name: est
+targets: {db: {sandbox: {}}}
+setup:
+  - generate: {schema: s.sql, threads: 2, tables: {t: {rows: 1300000, columns: {name: {length: 30}}}, geo: {rows: 10}}}
+  - generate: {tables: {other: {rows: 5}}}
+iteration:
+  workload: {builtin: oltp_read_only, duration: 5s}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", plan)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// (4+12+31+5+1 + 18) * 1.3M rows / (15/16) = 98.4 MB; 1.3M rows at 2 x 65k rows/s = 10s
+	for _, want := range []string{
+		"t: 1300000 rows, about 93.9 MiB, about 10s",
+		"geo: 10 rows, size unknown, under 0.1s",
+		"unknown where the schema file does not create the table or uses a type this estimate does not know",
+		"other: 5 rows, size unknown",
+		"without a schema file the columns are known only on the server",
+		"time at 65k rows/s per thread",
+		"the data loads insert 1300015 rows",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain lacks %q:\n%s", want, out)
+		}
+	}
+}

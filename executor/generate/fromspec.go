@@ -1,0 +1,18 @@
+package generate
+
+import "github.com/quadrant-bench/quadrant/spec"
+
+// FromSpec is what a generate: step (or quadrant generate's settings) asks for, as Options.
+func FromSpec(g *spec.Generate) Options {
+	o := Options{Schema: g.SchemaPath, Database: g.Database, Seed: g.Seed, Threads: g.Threads}
+	for _, t := range g.Tables {
+		gt := Table{Name: t.Name, Rows: t.Rows, Columns: map[string]Settings{}}
+		for _, c := range t.Columns {
+			gt.Columns[c.Name] = Settings{Distribution: c.Distribution, Values: c.Values, Weights: c.Weights,
+				Min: string(c.Min), Max: string(c.Max), NullFraction: c.NullFraction, Length: c.Length,
+				Pattern: c.Pattern, FromSample: c.FromSample}
+		}
+		o.Tables = append(o.Tables, gt)
+	}
+	return o
+}
