@@ -233,3 +233,9 @@ func Order(names []string, parents func(string) []string) (order, cycle []string
 func CycleMessage(cycle []string) string {
 	return fmt.Sprintf("the foreign keys of %s form a cycle (%s): generate fills parents before children and cannot order them; drop one of these foreign keys before generating (ALTER TABLE ... DROP FOREIGN KEY) and add it back after", cycle[0], strings.Join(cycle, " -> "))
 }
+
+// UnlistedParent says that foreign key cols of table references parent, which the step
+// does not fill.
+func UnlistedParent(table string, cols []string, parent string) string {
+	return fmt.Sprintf("%s.%s references %s, which is not in tables:; generate takes foreign keys from the rows it makes: add %s: {rows: N} to tables:", table, strings.Join(cols, ","), parent, parent)
+}
