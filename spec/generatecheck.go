@@ -65,13 +65,16 @@ func (v *validator) readFile(path string) ([]byte, error) {
 func (c *schemaCheck) at(p ddl.Pos) string { return fmt.Sprintf("%s:%d", c.file, p.Line) }
 
 // tables finds each listed table in the file. One it does not create is an error only when
-// the file was read whole and creates tables in that database: a file of settings alone may
-// precede tables that are already there.
+// the file was read whole and creates tables: a file of settings alone may precede tables
+// that are already there.
 func (c *schemaCheck) tables() {
-	var created []string
+	var created, names []string // as a message shows them; names of the database filled
 	for _, t := range c.s.Tables {
 		if c.db == "" || t.Database == c.db {
 			created = append(created, t.Name)
+			names = append(names, t.Name)
+		} else {
+			created = append(created, t.Database+"."+t.Name)
 		}
 	}
 	for i := range c.g.Tables {
@@ -83,7 +86,7 @@ func (c *schemaCheck) tables() {
 			if c.db != "" {
 				in = " in database " + c.db
 			}
-			c.v.errorf(t.Src.Pos, "schema %s creates no table %s%s (it creates %s); create it in the schema or remove it from tables%s", c.file, t.Name, in, strings.Join(created, ", "), suggest(t.Name, created))
+			c.v.errorf(t.Src.Pos, "schema %s creates no table %s%s (it creates %s); create it in the schema or remove it from tables%s", c.file, t.Name, in, strings.Join(created, ", "), suggest(t.Name, names))
 		case dt != nil && !dt.Unread:
 			c.read[t.Name] = dt
 		}
