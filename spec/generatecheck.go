@@ -129,7 +129,7 @@ func settings(gc *GenerateColumn) ddl.Settings {
 	if gc == nil {
 		return ddl.Settings{}
 	}
-	return ddl.Settings{Values: len(gc.Values), Min: string(gc.Min), Max: string(gc.Max), NullFraction: gc.NullFraction, Length: gc.Length}
+	return ddl.Settings{Distribution: gc.Distribution, Values: len(gc.Values), Min: string(gc.Min), Max: string(gc.Max), NullFraction: gc.NullFraction, Length: gc.Length}
 }
 
 func (c *schemaCheck) columns(t *GenerateTable, dt *ddl.Table) {

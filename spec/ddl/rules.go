@@ -15,6 +15,7 @@ import (
 
 // Settings are a column's settings in a generate: step, as far as the rules need them.
 type Settings struct {
+	Distribution string
 	Values       int // how many values: lists
 	Min, Max     string
 	NullFraction float64
@@ -22,7 +23,7 @@ type Settings struct {
 }
 
 func (s Settings) any() bool {
-	return s.Values > 0 || s.Min != "" || s.Max != "" || s.NullFraction > 0 || s.Length > 0
+	return s.Distribution != "" || s.Values > 0 || s.Min != "" || s.Max != "" || s.NullFraction > 0 || s.Length > 0
 }
 
 // Role is the part a column plays in the keys the generator builds.
