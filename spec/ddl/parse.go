@@ -740,8 +740,6 @@ func (p *parser) columnType(c *Column) bool {
 		}
 	case base == "bit":
 		c.Precision = max(num(0), 1)
-	case base == "tinyint" && len(args) == 1:
-		c.Precision = num(0) // TINYINT(1): the generator's 0 or 1
 	}
 	for {
 		switch {
