@@ -321,7 +321,20 @@ func (p *parser) create() {
 			return
 		}
 	}
+	p.settle(t)
+}
+
+// settle does what the server does after a definition: names the unnamed foreign keys and
+// makes the primary key's columns NOT NULL.
+func (p *parser) settle(t *Table) {
 	p.numberForeignKeys(t, 0)
+	if len(t.Uniques) > 0 && t.Uniques[0].Name == "PRIMARY" {
+		for _, n := range t.Uniques[0].Columns {
+			if c := t.Column(n); c != nil {
+				c.Nullable = false
+			}
+		}
+	}
 }
 
 // numberForeignKeys names the unnamed foreign keys as InnoDB does: table_ibfk_1, _2...,
@@ -393,7 +406,7 @@ func (p *parser) alter() {
 				t.Unread = true
 				return
 			}
-			p.numberForeignKeys(t, 0)
+			p.settle(t)
 		case p.accept("disable", "keys"), p.accept("enable", "keys"):
 		case tableOption(p.peek()):
 			if p.next().is("default") {
@@ -571,10 +584,14 @@ func (p *parser) column(t *Table) bool {
 		return false
 	}
 	c := &Column{Name: n.text, Pos: n.pos, Nullable: true}
+	serial := p.peek().is("serial")
 	if !p.columnType(c) {
 		return false
 	}
 	t.Columns = append(t.Columns, c)
+	if serial {
+		t.Uniques = append(t.Uniques, Key{Name: c.Name, Columns: []string{c.Name}, Pos: c.Pos})
+	}
 	for {
 		tk := p.peek()
 		if tk.kind == tPunct && (tk.text == "," || tk.text == ")") || p.done() {
