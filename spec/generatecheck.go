@@ -22,9 +22,9 @@ func (g *Generate) checkSchema(v *validator) {
 	if g.SchemaPath == "" {
 		return
 	}
-	data, err := v.readFile(g.SchemaPath)
-	if err != nil {
-		return // v.path said the file is missing
+	data, err := v.readFile(g.SchemaPath, maxSchemaFile)
+	if err != nil || data == nil {
+		return // v.path said the file is missing; a file too big to read is left to the run
 	}
 	s := ddl.Parse(string(data))
 	c := &schemaCheck{v: v, g: g, s: s, file: g.Schema, db: g.Database, rows: map[string]int64{}, read: map[string]*ddl.Table{}}
@@ -55,7 +55,26 @@ type schemaCheck struct {
 	read map[string]*ddl.Table // the listed tables the file defines in a way it could read
 }
 
-func (v *validator) readFile(path string) ([]byte, error) {
+// maxSchemaFile bounds the schema file validate reads whole: a file of CREATE TABLEs is far
+// smaller, and a dump with its rows (which generate would refuse anyway: its tables would
+// not be empty) is not worth holding in memory to check.
+const maxSchemaFile = 32 << 20
+
+// readFile reads the file at path, or nil when it is larger than limit.
+func (v *validator) readFile(path string, limit int64) ([]byte, error) {
+	var st fs.FileInfo
+	var err error
+	if v.d.fsys != nil {
+		st, err = fs.Stat(v.d.fsys, filepath.ToSlash(path))
+	} else {
+		st, err = os.Stat(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > limit {
+		return nil, nil
+	}
 	if v.d.fsys != nil {
 		return fs.ReadFile(v.d.fsys, filepath.ToSlash(path))
 	}

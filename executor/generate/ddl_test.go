@@ -86,8 +86,8 @@ CREATE TABLE a4 LIKE a3;
 
 func describeColumn(c *ddl.Column) string {
 	length := int64(0)
-	if c.Type == "char" || c.Type == "varchar" || c.Type == "binary" || c.Type == "varbinary" {
-		length = c.Length
+	if ddl.IsString(c.Type) || ddl.IsBinary(c.Type) {
+		length = c.Length // length: on a string is checked against it
 	}
 	ds := ""
 	if c.Type == "decimal" || c.Type == "bit" {
