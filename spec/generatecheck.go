@@ -206,12 +206,17 @@ func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
 		product := 1.0
 		var parts []string
 		for _, f := range dt.Foreign {
-			inside := true
+			in := 0
 			for _, fc := range f.Columns {
 				inFK[strings.ToLower(fc)] = true
-				inside = inside && containsFold(k.Columns, fc)
+				if containsFold(k.Columns, fc) {
+					in++
+				}
 			}
-			if !inside {
+			if in > 0 && in < len(f.Columns) {
+				skip = true // a column of the key takes a parent's value the key does not bound
+			}
+			if in < len(f.Columns) {
 				continue
 			}
 			p, listed := c.rows[f.Parent]
@@ -253,7 +258,7 @@ func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
 		case !withFK && len(own) == 1 && best < float64(t.Rows):
 			col := own[0]
 			c.v.errorf(rowsAt, "%s.%s is in %s, so each of the %d rows needs its own value, and %s holds %s values%s; widen the column or lower rows (%s)", t.Name, col.Name, what, t.Rows, col.TypeText, distinct(best), from(col, t.Columns.Lookup(col.Name)), c.at(col.Pos))
-		case !withFK && best < float64(t.Rows):
+		case !withFK && best < float64(t.Rows) && len(parts) > 0:
 			together := ""
 			if product < float64(t.Rows) {
 				together = fmt.Sprintf(", and together at most %s", distinct(product))

@@ -51,6 +51,9 @@ func TestGenerateSchemaChecks(t *testing.T) {
 			[]string{"plan.yaml:9:12: k.p_id references p, which is not in tables:; generate takes foreign keys from the rows it makes: add p: {rows: N} to tables: (schema.sql:2)"}},
 		{"a cycle dropped before the step is none", "CREATE TABLE a (id INT PRIMARY KEY, b_id INT);\nCREATE TABLE b (id INT PRIMARY KEY, a_id INT, FOREIGN KEY (a_id) REFERENCES a (id));\nALTER TABLE a ADD FOREIGN KEY (b_id) REFERENCES b (id);\nALTER TABLE a DROP FOREIGN KEY a_ibfk_1;\n", "",
 			"        a: {rows: 10}\n        b: {rows: 10}\n", nil},
+		{"a key with part of a foreign key is left to the run", "CREATE TABLE p (a CHAR(1), b INT, PRIMARY KEY (a, b));\nCREATE TABLE k (a CHAR(1), b INT, x TINYINT, PRIMARY KEY (a, x), FOREIGN KEY (a, b) REFERENCES p (a, b));\n", "",
+			"        p: {rows: 1000}\n        k: {rows: 5000}\n", nil},
+		{"a key of types generate cannot make unique is left to the run", "CREATE TABLE k (a TIME, b YEAR, PRIMARY KEY (a, b));\n", "", "        k: {rows: 10}\n", nil},
 		{"a table that references itself", "CREATE TABLE e (id INT PRIMARY KEY, boss INT, FOREIGN KEY (boss) REFERENCES e (id));\n", "", "        e: {rows: 10}\n",
 			[]string{"plan.yaml:9:12: the foreign keys of e form a cycle (e -> e)"}},
 	} {
