@@ -89,7 +89,7 @@ func (c *schemaCheck) at(p ddl.Pos) string { return fmt.Sprintf("%s:%d", c.file,
 func (c *schemaCheck) tables() {
 	var created, names []string // as a message shows them; names of the database filled
 	for _, t := range c.s.Tables {
-		if c.db == "" || t.Database == c.db {
+		if c.db == "" || t.Database == c.db || t.Database == "" {
 			created = append(created, t.Name)
 			names = append(names, t.Name)
 		} else {

@@ -36,6 +36,7 @@ func TestGenerateSchemaChecks(t *testing.T) {
 		{"a file that creates no table", "USE shop;\nSET sql_mode = '';\n", "", "        t: {rows: 1}\n", nil},
 		{"the database filled is the step's", "CREATE DATABASE a; USE a; CREATE TABLE t (id INT PRIMARY KEY);\n", "      database: b\n", "        t: {rows: 1}\n",
 			[]string{"plan.yaml:10:12: schema schema.sql creates no table t in database b (it creates a.t); create it in the schema or remove it from tables"}},
+		{"a table created before any USE is in the DSN's database, which may be the one named", "CREATE TABLE t (id INT PRIMARY KEY);\n", "      database: b\n", "        t: {rows: 1}\n", nil},
 		{"column names are exact, as the run reads them", "CREATE TABLE t (id INT PRIMARY KEY, Email VARCHAR(50));\n", "", "        t: {rows: 1, columns: {email: {length: 5}}}\n",
 			[]string{`plan.yaml:9:39: table t has no column email (schema.sql:1 creates it with id, Email); did you mean "Email"?`}},
 		{"a unique string too short", "CREATE TABLE t (code CHAR(2) NOT NULL, UNIQUE KEY (code));\n", "", "        t: {rows: 1000}\n",

@@ -60,19 +60,21 @@ func (t *Table) Column(name string) *Column {
 	return nil
 }
 
-// Table returns the table name of database db ("" when unknown: any database), or nil.
-// Names are compared as the server on Linux does: exactly.
+// Table returns the table name of database db, or nil. A table created before any USE
+// is in the connection's database, which only the run knows: it matches any db, as db ""
+// matches any table's. Names are compared as the server on Linux does: exactly.
 func (s *Schema) Table(db, name string) *Table {
-	var found *Table
+	var maybe *Table
 	for _, t := range s.Tables {
-		if t.Name != name || db != "" && t.Database != db {
-			continue
-		}
-		if found == nil || t.Database == "" {
-			found = t
+		switch {
+		case t.Name != name:
+		case t.Database == db:
+			return t
+		case db == "" || t.Database == "":
+			maybe = t
 		}
 	}
-	return found
+	return maybe
 }
 
 // Parse reads a schema file's text.
