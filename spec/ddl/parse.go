@@ -329,7 +329,7 @@ func (p *parser) create() {
 // settle does what the server does after a definition: names the unnamed foreign keys and
 // makes the primary key's columns NOT NULL.
 func (p *parser) settle(t *Table) {
-	p.numberForeignKeys(t, 0)
+	p.numberForeignKeys(t)
 	if len(t.Uniques) > 0 && t.Uniques[0].Name == "PRIMARY" {
 		for _, n := range t.Uniques[0].Columns {
 			if c := t.Column(n); c != nil {
@@ -341,8 +341,8 @@ func (p *parser) settle(t *Table) {
 
 // numberForeignKeys names the unnamed foreign keys as InnoDB does: table_ibfk_1, _2...,
 // counting from after the highest number already taken.
-func (p *parser) numberForeignKeys(t *Table, from int) {
-	n := from
+func (p *parser) numberForeignKeys(t *Table) {
+	n := 0
 	prefix := t.Name + "_ibfk_"
 	for _, f := range t.Foreign {
 		if strings.HasPrefix(f.Name, prefix) {
@@ -461,7 +461,7 @@ func (p *parser) definition(t *Table) bool {
 			return false
 		}
 		t.Uniques = append([]Key{{Name: "PRIMARY", Columns: cols, Pos: first.pos}}, t.Uniques...)
-		return p.indexOptions()
+		return p.skipToEnd()
 	case p.accept("unique"):
 		if !p.accept("key") {
 			p.accept("index")
@@ -480,7 +480,7 @@ func (p *parser) definition(t *Table) bool {
 			name = cols[0] // the server's default name
 		}
 		t.Uniques = append(t.Uniques, Key{Name: name, Columns: cols, Pos: first.pos})
-		return p.indexOptions()
+		return p.skipToEnd()
 	case p.accept("foreign", "key"):
 		name := constraint
 		if tk := p.peek(); tk.kind == tName || tk.kind == tWord {
@@ -546,8 +546,6 @@ func (p *parser) indexType() {
 		p.next()
 	}
 }
-
-func (p *parser) indexOptions() bool { return p.skipToEnd() }
 
 // keyColumns reads (a, b(10), c DESC).
 func (p *parser) keyColumns() ([]string, bool) {
