@@ -114,6 +114,7 @@ func (g *Generate) validate(v *validator, s *Step) {
 	if g.Schema != "" {
 		g.SchemaPath = v.path(g.Schema, g.Src.At("schema"), "generate schema")
 	}
+	g.checkSchema(v)
 	// a table or column written twice is already a duplicate YAML key
 	for i := range g.Tables {
 		t := &g.Tables[i]

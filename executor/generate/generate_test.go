@@ -3,6 +3,7 @@ package generate_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -154,46 +155,98 @@ func schema(t *testing.T, ddl string) string {
 	return p
 }
 
+// TestErrors: what the run refuses, each with what to do. A refusal comes before any row:
+// every table of the case's database is checked empty after it. A failure while loading
+// says which table is left part-filled (with the rows it really holds), which were filled
+// before it and which not.
 func TestErrors(t *testing.T) {
 	c := sandboxtest.Start(t, sandbox.Options{Name: "generr"})
 	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name, ddl string
-		tables    []generate.Table
-		want      []string
+		name, db, ddl string
+		tables        []generate.Table
+		want          []string
+		threads       int
+		rowsAfter     map[string]int64 // -1: the count the error says; default every table 0
 	}{
-		{"cycle", `CREATE DATABASE c1; USE c1;
-			CREATE TABLE a (id INT PRIMARY KEY, b_id INT);
+		{name: "cycle", db: "c1", ddl: `CREATE TABLE a (id INT PRIMARY KEY, b_id INT);
 			CREATE TABLE b (id INT PRIMARY KEY, a_id INT, FOREIGN KEY (a_id) REFERENCES a (id));
 			ALTER TABLE a ADD FOREIGN KEY (b_id) REFERENCES b (id);`,
-			[]generate.Table{{Name: "a", Rows: 10}, {Name: "b", Rows: 10}},
-			[]string{"cycle (a -> b -> a)", "DROP FOREIGN KEY"}},
-		{"unknown type", `CREATE DATABASE c2; USE c2; CREATE TABLE places (id INT PRIMARY KEY, spot POINT NOT NULL);`,
-			[]generate.Table{{Name: "places", Rows: 10}},
-			[]string{"places.spot has type point", "values:"}},
-		{"absent table", `CREATE DATABASE c3; USE c3; CREATE TABLE here (id INT PRIMARY KEY);`,
-			[]generate.Table{{Name: "here", Rows: 10}, {Name: "gone", Rows: 10}},
-			[]string{"no table gone in database c3", "remove it from tables:"}},
-		{"unlisted parent", `CREATE DATABASE c4; USE c4; CREATE TABLE p (id INT PRIMARY KEY);
+			tables: []generate.Table{{Name: "a", Rows: 10}, {Name: "b", Rows: 10}},
+			want:   []string{"cycle (a -> b -> a)", "DROP FOREIGN KEY"}},
+		{name: "unknown type", db: "c2", ddl: `CREATE TABLE before_it (id INT PRIMARY KEY); CREATE TABLE places (id INT PRIMARY KEY, spot POINT NOT NULL);`,
+			tables: []generate.Table{{Name: "before_it", Rows: 10}, {Name: "places", Rows: 10}},
+			want:   []string{"places.spot has type point", "values:"}},
+		{name: "absent table", db: "c3", ddl: `CREATE TABLE here (id INT PRIMARY KEY);`,
+			tables: []generate.Table{{Name: "here", Rows: 10}, {Name: "gone", Rows: 10}},
+			want:   []string{"no table gone in database c3", "remove it from tables:"}},
+		{name: "unlisted parent", db: "c4", ddl: `CREATE TABLE p (id INT PRIMARY KEY);
 			CREATE TABLE k (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES p (id));`,
-			[]generate.Table{{Name: "k", Rows: 10}},
-			[]string{"k.p_id references p", "add p: {rows: N}"}},
-		{"rows already", `CREATE DATABASE c5; USE c5; CREATE TABLE full (id INT PRIMARY KEY); INSERT INTO full VALUES (1);`,
-			[]generate.Table{{Name: "full", Rows: 10}},
-			[]string{"c5.full already has rows", "TRUNCATE"}},
-		{"too small a key", `CREATE DATABASE c6; USE c6; CREATE TABLE tiny (id TINYINT UNSIGNED PRIMARY KEY);`,
-			[]generate.Table{{Name: "tiny", Rows: 300}},
-			[]string{"tiny.id", "cannot hold 300 distinct values"}},
+			tables: []generate.Table{{Name: "k", Rows: 10}},
+			want:   []string{"k.p_id references p", "add p: {rows: N}"}},
+		{name: "rows already", db: "c5", ddl: `CREATE TABLE full (id INT PRIMARY KEY); INSERT INTO full VALUES (1);`,
+			tables: []generate.Table{{Name: "full", Rows: 10}},
+			want:   []string{"c5.full already has rows", "TRUNCATE"}, rowsAfter: map[string]int64{"full": 1}},
+		{name: "too small a key", db: "c6", ddl: `CREATE TABLE tiny (id TINYINT UNSIGNED PRIMARY KEY);`,
+			tables: []generate.Table{{Name: "tiny", Rows: 300}},
+			want:   []string{"tiny.id", "cannot hold 300 distinct values"}},
+		{name: "a setting its column cannot take", db: "c7", ddl: `CREATE TABLE n (id INT PRIMARY KEY, at DATE NOT NULL);`,
+			tables: []generate.Table{{Name: "n", Rows: 10, Columns: map[string]generate.Settings{"at": {Length: 4}}}},
+			want:   []string{"n.at: length applies to strings, and date is not one"}},
+		// n counts the rows 0, 1, 2... (sequential): rows 0..~1900 fit the first INSERT (a
+		// row is ~270 bytes, a batch 512 KB) and pass the check; the second holds n 3001.
+		// One thread, so the first batch is in before the failure.
+		{name: "fails while loading", db: "c8", ddl: `CREATE TABLE a (id INT PRIMARY KEY);
+			CREATE TABLE b (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, a_id INT NOT NULL, pad CHAR(255) NOT NULL, n INT NOT NULL,
+				CONSTRAINT small CHECK (n <= 3000), FOREIGN KEY (a_id) REFERENCES a (id));
+			CREATE TABLE c (id INT PRIMARY KEY, b_id INT NOT NULL, FOREIGN KEY (b_id) REFERENCES b (id));`,
+			tables:  []generate.Table{{Name: "c", Rows: 10}, {Name: "b", Rows: 6000, Columns: map[string]generate.Settings{"n": {Distribution: "sequential", Min: "0", Max: "9999"}}}, {Name: "a", Rows: 10}},
+			threads: 1, want: []string{"fill b:", "small", "of its 6000 rows: TRUNCATE it", "filled before it: a;", "not filled: c"},
+			rowsAfter: map[string]int64{"a": 10, "b": -1, "c": 0}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := generate.Run(ctx, db, generate.Options{Schema: schema(t, tc.ddl), Seed: 1, Threads: 2, Tables: tc.tables})
+			ddl := "CREATE DATABASE " + tc.db + "; USE " + tc.db + ";\n" + tc.ddl
+			threads := tc.threads
+			if threads == 0 {
+				threads = 2
+			}
+			_, err := generate.Run(ctx, db, generate.Options{Schema: schema(t, ddl), Seed: 1, Threads: threads, Tables: tc.tables})
 			if err == nil {
 				t.Fatalf("no error, want one saying %q", tc.want)
 			}
+			t.Logf("error: %v", err)
 			for _, w := range tc.want {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			rows, qerr := db.Query("SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = ?", tc.db)
+			if qerr != nil {
+				t.Fatal(qerr)
+			}
+			var names []string
+			for rows.Next() {
+				var n string
+				if err := rows.Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				names = append(names, n)
+			}
+			rows.Close()
+			if len(names) == 0 {
+				t.Fatalf("the schema made no table in %s", tc.db)
+			}
+			for _, n := range names {
+				want := tc.rowsAfter[n]
+				if want < 0 {
+					_, after, _ := strings.Cut(err.Error(), n+" is left with about ")
+					if _, scanErr := fmt.Sscan(after, &want); scanErr != nil || want <= 0 {
+						t.Errorf("the error does not say how many rows %s is left with: %v", n, err)
+					}
+				}
+				if got := count(t, db, "SELECT COUNT(*) FROM "+tc.db+"."+n); got != want {
+					t.Errorf("%s.%s holds %d rows after the error, want %d", tc.db, n, got, want)
 				}
 			}
 		})

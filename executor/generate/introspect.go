@@ -3,9 +3,11 @@ package generate
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
-	"sort"
 	"strings"
+
+	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
 // column is one column as information_schema describes it once the DDL ran.
@@ -225,51 +227,25 @@ func order(names []string, tables map[string]*tableInfo) ([]string, error) {
 	for _, n := range names {
 		for _, k := range tables[n].fks {
 			if !listed[k.parent] {
-				return nil, fmt.Errorf("%s.%s references %s, which is not in tables:; generate takes foreign keys from the rows it makes: add %s: {rows: N} to tables:", n, strings.Join(k.cols, ","), k.parent, k.parent)
+				return nil, errors.New(ddl.UnlistedParent(n, k.cols, k.parent))
 			}
 		}
 	}
-	const (
-		unseen = iota
-		visiting
-		done
-	)
-	state := map[string]int{}
-	var out, path []string
-	var visit func(n string) error
-	visit = func(n string) error {
-		switch state[n] {
-		case done:
-			return nil
-		case visiting:
-			i := len(path) - 1
-			for path[i] != n {
-				i--
-			}
-			cycle := append(append([]string(nil), path[i:]...), n)
-			return fmt.Errorf("the foreign keys of %s form a cycle (%s): generate fills parents before children and cannot order them; drop one of these foreign keys before generating (ALTER TABLE ... DROP FOREIGN KEY) and add it back after", cycle[0], strings.Join(cycle, " -> "))
-		}
-		state[n] = visiting
-		path = append(path, n)
-		parents := []string{}
+	out, cycle := ddl.Order(names, func(n string) []string {
+		var ps []string
 		for _, k := range tables[n].fks {
-			parents = append(parents, k.parent)
+			ps = append(ps, k.parent)
 		}
-		sort.Strings(parents)
-		for _, p := range parents {
-			if err := visit(p); err != nil {
-				return err
-			}
-		}
-		path = path[:len(path)-1]
-		state[n] = done
-		out = append(out, n)
-		return nil
-	}
-	for _, n := range names {
-		if err := visit(n); err != nil {
-			return nil, err
-		}
+		return ps
+	})
+	if cycle != nil {
+		return nil, errors.New(ddl.CycleMessage(cycle))
 	}
 	return out, nil
+}
+
+// spec is the column as spec/ddl's rules (shared with validate) take it.
+func (c *column) spec() *ddl.Column {
+	return &ddl.Column{Name: c.name, Type: c.dataType, TypeText: c.columnType, Length: c.charLen, Precision: c.precision, Scale: c.scale,
+		Unsigned: c.unsigned, Nullable: c.nullable, AutoIncrement: c.autoInc, Generated: c.generated, Members: c.members}
 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
 // colPlan makes one inserted column's values.
@@ -85,10 +87,9 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 			return nil, fmt.Errorf("tables: %s: no column %s in table %s; check the name against the schema", t.Name, name, ti.name)
 		}
 		if c.generated {
-			return nil, fmt.Errorf("tables: %s.%s is a generated column, which the server computes; remove its settings", ti.name, name)
-		}
-		if t.Columns[name].NullFraction > 0 && !c.nullable {
-			return nil, fmt.Errorf("tables: %s.%s is NOT NULL, so null_fraction cannot apply; remove it or make the column nullable", ti.name, name)
+			if p := ddl.Problems(ti.name+"."+name, c.spec(), ddl.Free, t.Columns[name].rule()); len(p) > 0 {
+				return nil, fmt.Errorf("tables: %s", p[0].Msg)
+			}
 		}
 	}
 	roles := map[string]role{}
@@ -245,12 +246,23 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 		s := t.Columns[c.name]
 		cp := &colPlan{col: c, key: hashName(strconv.FormatInt(seed, 10), ti.name, c.name), null: s.NullFraction}
 		where := ti.name + "." + c.name
-		keyed := roles[c.name] != free
-		if _, inFK := fkOf[c.name]; inFK {
-			keyed = true
+		r := ddl.Free
+		_, inFK := fkOf[c.name]
+		switch {
+		case roles[c.name] == autoInc:
+			r = ddl.AutoIncrement
+		case inFK:
+			r = ddl.Foreign
+		case roles[c.name] == unique:
+			r = ddl.Unique
+		case roles[c.name] == line:
+			r = ddl.Line
 		}
-		if keyed && (len(s.Values) > 0 || s.FromSample != "" || (s.Min != "" || s.Pattern != "") && roles[c.name] != unique && roles[c.name] != line) {
-			return nil, fmt.Errorf("tables: %s is part of a key generate builds (primary, unique or foreign), so values, from_sample, pattern and min/max do not apply to it; remove them", where)
+		if p := ddl.Problems(where, c.spec(), r, s.rule()); len(p) > 0 {
+			return nil, fmt.Errorf("tables: %s", p[0].Msg)
+		}
+		if r != ddl.Free && (s.FromSample != "" || s.Pattern != "" && r != ddl.Unique && r != ddl.Line) {
+			return nil, fmt.Errorf("tables: %s is part of a key generate builds (primary or foreign), so from_sample and pattern do not apply to it; remove them", where)
 		}
 		switch fi, inFK := fkOf[c.name]; {
 		case roles[c.name] == autoInc:
@@ -281,7 +293,7 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 		default:
 			g, err := freeGen(c, s, t.Rows)
 			if errors.Is(err, errUnknownType) {
-				return nil, fmt.Errorf("%s has type %s, which generate does not know yet; give it values: [...] (literals the server accepts for it), or leave it out of the table", where, c.columnType)
+				return nil, errors.New(ddl.UnknownType(where, c.columnType))
 			}
 			if err != nil {
 				return nil, fmt.Errorf("tables: %s: %w", where, err)

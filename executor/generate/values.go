@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
 // Settings are a column's optional settings (spec.GenerateColumn).
@@ -23,44 +25,20 @@ type Settings struct {
 	sample *sample // what FromSample read, set by Run before planning
 }
 
-// epoch anchors generated dates: a fixed day, not today, so that the same seed gives the
-// same rows next month too. Dates fall in the year before it.
-var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-
-// intRange is the range of an integer type.
-func intRange(c *column) (lo, hi int64, ok bool) {
-	bitsOf := map[string]uint{"tinyint": 8, "smallint": 16, "mediumint": 24, "int": 32, "integer": 32, "bigint": 64}
-	b, ok := bitsOf[c.dataType]
-	if !ok {
-		return 0, 0, false
-	}
-	if c.unsigned {
-		if b == 64 {
-			return 0, math.MaxInt64, true
-		}
-		return 0, 1<<b - 1, true
-	}
-	if b == 64 {
-		return math.MinInt64, math.MaxInt64, true
-	}
-	return -(1 << (b - 1)), 1<<(b-1) - 1, true
+// rule is s as spec/ddl's rules (shared with validate) take it.
+func (s Settings) rule() ddl.Settings {
+	return ddl.Settings{Distribution: s.Distribution, Values: len(s.Values), Min: s.Min, Max: s.Max, NullFraction: s.NullFraction, Length: s.Length}
 }
 
-func isString(c *column) bool {
-	switch c.dataType {
-	case "char", "varchar", "tinytext", "text", "mediumtext", "longtext":
-		return true
-	}
-	return false
-}
+// epoch anchors generated dates (spec/ddl's, which validate counts unique dates from).
+var epoch = ddl.Epoch
 
-func isBinary(c *column) bool {
-	switch c.dataType {
-	case "binary", "varbinary", "tinyblob", "blob", "mediumblob", "longblob":
-		return true
-	}
-	return false
-}
+// intRange is the range of an integer type, by the rule validate uses too.
+func intRange(c *column) (lo, hi int64, ok bool) { return ddl.IntRange(c.dataType, c.unsigned) }
+
+func isString(c *column) bool { return ddl.IsString(c.dataType) }
+
+func isBinary(c *column) bool { return ddl.IsBinary(c.dataType) }
 
 // maxLen is the longest string a column takes (text types: what a default row should hold).
 func maxLen(c *column) int64 {
@@ -138,6 +116,9 @@ func freeGen(c *column, s Settings, rows int64) (valueGen, error) {
 			return appendQuoted(dst, vals[r.pick(dist, uint64(len(vals)), row)])
 		}, nil
 	}
+	if !ddl.Known(c.dataType) {
+		return nil, errUnknownType // the list validate checks columns against
+	}
 	if lo, hi, ok := intRange(c); ok {
 		// looks real: not negative, and not the whole of a bigint
 		a, b := int64(0), min(hi, 1_000_000)
@@ -193,12 +174,12 @@ func freeGen(c *column, s Settings, rows int64) (valueGen, error) {
 		from, to := epoch.AddDate(-1, 0, 0), epoch.Add(-time.Second)
 		var err error
 		if s.Min != "" {
-			if from, err = parseTime(s.Min); err != nil {
+			if from, err = ddl.ParseTime(s.Min); err != nil {
 				return nil, err
 			}
 		}
 		if s.Max != "" {
-			if to, err = parseTime(s.Max); err != nil {
+			if to, err = ddl.ParseTime(s.Max); err != nil {
 				return nil, err
 			}
 		}

@@ -1,0 +1,345 @@
+package spec
+
+import (
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/quadrant-bench/quadrant/spec/ddl"
+)
+
+// checkSchema checks the step's tables and column settings against the CREATE TABLEs of its
+// schema file, so that what the file already tells (a table it does not create, a column
+// that is not there, a key too narrow for the rows, a cycle of foreign keys, a type the
+// generator does not know) fails at validate instead of after the schema ran. What the file
+// does not let it read (a table made by a query, an ALTER it does not know) is left to the
+// run, which checks again on what the server says.
+func (g *Generate) checkSchema(v *validator) {
+	if g.SchemaPath == "" {
+		return
+	}
+	data, err := v.readFile(g.SchemaPath, maxSchemaFile)
+	if err != nil || data == nil {
+		return // v.path said the file is missing; a file too big to read is left to the run
+	}
+	s := ddl.Parse(string(data))
+	c := &schemaCheck{v: v, g: g, s: s, file: g.Schema, db: g.Database, rows: map[string]int64{}, read: map[string]*ddl.Table{}}
+	if c.db == "" {
+		c.db = s.Database
+	}
+	for i := range g.Tables {
+		c.rows[g.Tables[i].Name] = g.Tables[i].Rows
+	}
+	c.tables()
+	for i := range g.Tables {
+		t := &g.Tables[i]
+		if dt := c.read[t.Name]; dt != nil {
+			c.columns(t, dt)
+			c.uniques(t, dt)
+		}
+	}
+	c.foreignKeys()
+}
+
+type schemaCheck struct {
+	v    *validator
+	g    *Generate
+	s    *ddl.Schema
+	file string // as the plan names it
+	db   string // the database filled, "" when only the run knows
+	rows map[string]int64
+	read map[string]*ddl.Table // the listed tables the file defines in a way it could read
+}
+
+// maxSchemaFile bounds the schema file validate reads whole: a file of CREATE TABLEs is far
+// smaller, and a dump with its rows (which generate would refuse anyway: its tables would
+// not be empty) is not worth holding in memory to check.
+const maxSchemaFile = 32 << 20
+
+// readFile reads the file at path, or nil when it is larger than limit.
+func (v *validator) readFile(path string, limit int64) ([]byte, error) {
+	var st fs.FileInfo
+	var err error
+	if v.d.fsys != nil {
+		st, err = fs.Stat(v.d.fsys, filepath.ToSlash(path))
+	} else {
+		st, err = os.Stat(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > limit {
+		return nil, nil
+	}
+	if v.d.fsys != nil {
+		return fs.ReadFile(v.d.fsys, filepath.ToSlash(path))
+	}
+	return os.ReadFile(path)
+}
+
+func (c *schemaCheck) at(p ddl.Pos) string { return fmt.Sprintf("%s:%d", c.file, p.Line) }
+
+// tables finds each listed table in the file. One it does not create is an error only when
+// the file was read whole and creates tables: a file of settings alone may precede tables
+// that are already there.
+func (c *schemaCheck) tables() {
+	var created, names []string // as a message shows them; names of the database filled
+	for _, t := range c.s.Tables {
+		if c.db == "" || t.Database == c.db || t.Database == "" {
+			created = append(created, t.Name)
+			names = append(names, t.Name)
+		} else {
+			created = append(created, t.Database+"."+t.Name)
+		}
+	}
+	for i := range c.g.Tables {
+		t := &c.g.Tables[i]
+		dt := c.s.Table(c.db, t.Name)
+		switch {
+		case dt == nil && c.s.Whole && len(created) > 0:
+			in := ""
+			if c.db != "" {
+				in = " in database " + c.db
+			}
+			c.v.errorf(t.Src.Pos, "schema %s creates no table %s%s (it creates %s); create it in the schema or remove it from tables%s", c.file, t.Name, in, strings.Join(created, ", "), suggest(t.Name, names))
+		case dt != nil && !dt.Unread:
+			c.read[t.Name] = dt
+		}
+	}
+}
+
+// column finds a column as the run does: by its exact name.
+func column(dt *ddl.Table, name string) *ddl.Column {
+	for _, col := range dt.Columns {
+		if col.Name == name {
+			return col
+		}
+	}
+	return nil
+}
+
+// role is the part a column plays in the keys generate builds, as far as the file tells:
+// a column of a composite key without a foreign key is left free, as which of them the run
+// makes unique depends on the rows.
+func role(dt *ddl.Table, col *ddl.Column) ddl.Role {
+	if col.AutoIncrement {
+		return ddl.AutoIncrement
+	}
+	for _, f := range dt.Foreign {
+		for _, fc := range f.Columns {
+			if strings.EqualFold(fc, col.Name) {
+				return ddl.Foreign
+			}
+		}
+	}
+	for _, k := range dt.Uniques {
+		if len(k.Columns) == 1 && strings.EqualFold(k.Columns[0], col.Name) {
+			return ddl.Unique
+		}
+	}
+	return ddl.Free
+}
+
+func settings(gc *GenerateColumn) ddl.Settings {
+	if gc == nil {
+		return ddl.Settings{}
+	}
+	return ddl.Settings{Distribution: gc.Distribution, Values: len(gc.Values), Min: string(gc.Min), Max: string(gc.Max), NullFraction: gc.NullFraction, Length: gc.Length}
+}
+
+func (c *schemaCheck) columns(t *GenerateTable, dt *ddl.Table) {
+	var names []string
+	for _, col := range dt.Columns {
+		names = append(names, col.Name)
+	}
+	for j := range t.Columns {
+		gc := &t.Columns[j]
+		col := column(dt, gc.Name)
+		if col == nil {
+			c.v.errorf(gc.Src.Pos, "table %s has no column %s (%s creates it with %s)%s", t.Name, gc.Name, c.at(dt.Pos), strings.Join(names, ", "), suggest(gc.Name, names))
+			continue
+		}
+		for _, p := range ddl.Problems(t.Name+"."+col.Name, col, role(dt, col), settings(gc)) {
+			pos := gc.Src.Pos
+			if p.Option != "" && gc.Src.Has(p.Option) {
+				pos = gc.Src.At(p.Option)
+			}
+			c.v.errorf(pos, "%s (%s)", p.Msg, c.at(col.Pos))
+		}
+	}
+	for _, col := range dt.Columns {
+		gc := t.Columns.Lookup(col.Name)
+		if col.Generated || ddl.Known(col.Type) || gc != nil && len(gc.Values) > 0 || role(dt, col) != ddl.Free {
+			continue
+		}
+		pos := t.Src.Pos
+		if gc != nil {
+			pos = gc.Src.Pos
+		}
+		c.v.errorf(pos, "%s (%s)", ddl.UnknownType(t.Name+"."+col.Name, col.TypeText), c.at(col.Pos))
+	}
+}
+
+// uniques refuses a key that cannot take the rows asked: a column of it made unique by
+// itself must hold that many distinct values; a key with foreign keys at most the product
+// of its parents' rows and its own columns' values.
+func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
+	if t.Rows <= 0 {
+		return
+	}
+	rowsAt := t.Src.At("rows")
+	for _, k := range dt.Uniques {
+		cols := make([]*ddl.Column, len(k.Columns))
+		skip := false
+		for i, n := range k.Columns {
+			cols[i] = dt.Column(n)
+			skip = skip || cols[i] == nil || cols[i].AutoIncrement || cols[i].Generated
+		}
+		if skip {
+			continue // an auto-increment key is 1..N; a generated column the server's
+		}
+		inFK := map[string]bool{}
+		product := 1.0
+		var parts []string
+		for _, f := range dt.Foreign {
+			in := 0
+			for _, fc := range f.Columns {
+				inFK[strings.ToLower(fc)] = true
+				if containsFold(k.Columns, fc) {
+					in++
+				}
+			}
+			if in > 0 && in < len(f.Columns) {
+				skip = true // a column of the key takes a parent's value the key does not bound
+			}
+			if in < len(f.Columns) {
+				continue
+			}
+			p, listed := c.rows[f.Parent]
+			if !listed {
+				skip = true // foreignKeys says so
+			}
+			product *= float64(p)
+			parts = append(parts, fmt.Sprintf("%s: %d rows", f.Parent, p))
+		}
+		if skip {
+			continue
+		}
+		withFK := len(parts) > 0
+		var own []*ddl.Column
+		for _, col := range cols {
+			if !inFK[strings.ToLower(col.Name)] {
+				own = append(own, col)
+			}
+		}
+		best, why := 0.0, ""
+		for _, col := range own {
+			n, w := ddl.Distinct(col, settings(t.Columns.Lookup(col.Name)))
+			if w != "" {
+				why = w
+				continue
+			}
+			best = max(best, n)
+			product *= n
+			parts = append(parts, fmt.Sprintf("%s %s: %s values", col.Name, col.TypeText, distinct(n)))
+		}
+		what := fmt.Sprintf("key %s (%s) of %s", k.Name, strings.Join(k.Columns, ", "), t.Name)
+		switch {
+		case why != "" && !withFK && len(own) == 1:
+			c.v.errorf(rowsAt, "%s.%s is in %s, which generate makes unique, and %s; fill this table yourself or key it by an integer (%s)", t.Name, own[0].Name, what, why, c.at(own[0].Pos))
+		case why != "" && withFK:
+			// which column numbers the rows of a parent, the run knows
+		case withFK && product < float64(t.Rows):
+			c.v.errorf(rowsAt, "%s can take at most %s distinct rows (%s), fewer than the %d rows asked; lower rows or give the parents more (%s)", what, distinct(product), strings.Join(parts, " × "), t.Rows, c.at(k.Pos))
+		case !withFK && len(own) == 1 && best < float64(t.Rows):
+			col := own[0]
+			c.v.errorf(rowsAt, "%s.%s is in %s, so each of the %d rows needs its own value, and %s holds %s values%s; widen the column or lower rows (%s)", t.Name, col.Name, what, t.Rows, col.TypeText, distinct(best), from(col, t.Columns.Lookup(col.Name)), c.at(col.Pos))
+		case !withFK && best < float64(t.Rows) && len(parts) > 0:
+			together := ""
+			if product < float64(t.Rows) {
+				together = fmt.Sprintf(", and together at most %s", distinct(product))
+			}
+			c.v.errorf(rowsAt, "no column of %s holds %d distinct values by itself (%s%s), and generate makes one column of a key unique; widen one or lower rows (%s)", what, t.Rows, strings.Join(parts, ", "), together, c.at(k.Pos))
+		}
+	}
+}
+
+// distinct is a count of values as a message shows it.
+func distinct(n float64) string {
+	if math.IsInf(n, 1) || n >= 1e18 {
+		return "more than 10^18"
+	}
+	return strconv.FormatFloat(n, 'f', 0, 64)
+}
+
+// from says where generate starts a unique integer column: what it holds depends on it.
+func from(col *ddl.Column, gc *GenerateColumn) string {
+	if _, _, ok := ddl.IntRange(col.Type, col.Unsigned); !ok {
+		return ""
+	}
+	if gc != nil && gc.Min != "" {
+		return " from min " + string(gc.Min)
+	}
+	return " counting from 1"
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// foreignKeys refuses a parent that is not listed and a cycle among the listed tables.
+func (c *schemaCheck) foreignKeys() {
+	var names []string
+	for i := range c.g.Tables {
+		t := &c.g.Tables[i]
+		dt := c.read[t.Name]
+		if dt == nil {
+			continue
+		}
+		names = append(names, t.Name)
+		for _, f := range dt.Foreign {
+			if f.ParentDB != "" && f.ParentDB != dt.Database {
+				continue // the run says generate fills one database
+			}
+			if _, listed := c.rows[f.Parent]; !listed {
+				c.v.errorf(t.Src.Pos, "%s (%s)", ddl.UnlistedParent(t.Name, f.Columns, f.Parent), c.at(f.Pos))
+			}
+		}
+	}
+	parents := func(n string) []string {
+		var out []string
+		for _, f := range c.read[n].Foreign {
+			if c.read[f.Parent] != nil {
+				out = append(out, f.Parent)
+			}
+		}
+		return out
+	}
+	_, cycle := ddl.Order(names, parents)
+	if cycle == nil {
+		return
+	}
+	var where []string
+	for i := 0; i+1 < len(cycle); i++ {
+		for _, f := range c.read[cycle[i]].Foreign {
+			if f.Parent == cycle[i+1] {
+				where = append(where, fmt.Sprintf("%s %s.%s", c.at(f.Pos), cycle[i], strings.Join(f.Columns, ",")))
+				break
+			}
+		}
+	}
+	for i := range c.g.Tables {
+		if t := &c.g.Tables[i]; t.Name == cycle[0] {
+			c.v.errorf(t.Src.Pos, "%s (%s)", ddl.CycleMessage(cycle), strings.Join(where, "; "))
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package spec
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/quadrant-bench/quadrant/spec/plantest"
+)
+
+// generatePlan is a plan whose setup generates tables (YAML under tables:) from schema.sql.
+func generatePlan(extra, tables string) string {
+	return plantest.Sandbox("gen", "", "setup:\n  - generate:\n      schema: schema.sql\n"+extra+"      tables:\n"+tables+
+		"iteration:\n  workload: {transactions: [{name: a, statements: [{sql: SELECT 1}]}], duration: 1s}\n")
+}
+
+// TestGenerateSchemaChecks: what validate says (or must not say) about a generate: step
+// from its schema file; the errors' positions are checked by the bad plan generate-schema.
+func TestGenerateSchemaChecks(t *testing.T) {
+	dump, err := os.ReadFile("ddl/testdata/dump.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, schema, extra, tables string
+		want                        []string // each a line of the errors; none: the plan loads
+	}{
+		{"a mysqldump file", string(dump), "      database: shop\n", `        customers: {rows: 1000, columns: {tier: {values: [free, gold]}, updated_at: {null_fraction: 0.5}}}
+        products: {rows: 300, columns: {spot: {values: ["ST_GeomFromText('POINT(1 1)')"]}, price: {min: 1, max: 90}}}
+        orders: {rows: 2000, columns: {code: {min: -30000}}}
+        order_items: {rows: 5000}
+`, nil},
+		{"a file that may create tables unseen", "CREATE TABLE t (id INT PRIMARY KEY);\nCALL make_more();\n", "", "        t: {rows: 1}\n        u: {rows: 1}\n", nil},
+		{"a table made by a query is not checked", "CREATE TABLE src (id INT);\nCREATE TABLE t AS SELECT id, id AS n FROM src;\n", "", "        t: {rows: 1, columns: {n: {length: 3}}}\n", nil},
+		{"a file that creates no table", "USE shop;\nSET sql_mode = '';\n", "", "        t: {rows: 1}\n", nil},
+		{"the database filled is the step's", "CREATE DATABASE a; USE a; CREATE TABLE t (id INT PRIMARY KEY);\n", "      database: b\n", "        t: {rows: 1}\n",
+			[]string{"plan.yaml:10:12: schema schema.sql creates no table t in database b (it creates a.t); create it in the schema or remove it from tables"}},
+		{"a table created before any USE is in the DSN's database, which may be the one named", "CREATE TABLE t (id INT PRIMARY KEY);\n", "      database: b\n", "        t: {rows: 1}\n", nil},
+		{"column names are exact, as the run reads them", "CREATE TABLE t (id INT PRIMARY KEY, Email VARCHAR(50));\n", "", "        t: {rows: 1, columns: {email: {length: 5}}}\n",
+			[]string{`plan.yaml:9:39: table t has no column email (schema.sql:1 creates it with id, Email); did you mean "Email"?`}},
+		{"a unique string too short", "CREATE TABLE t (code CHAR(2) NOT NULL, UNIQUE KEY (code));\n", "", "        t: {rows: 1000}\n",
+			[]string{"plan.yaml:9:19: t.code is in key code (code) of t, so each of the 1000 rows needs its own value, and char(2) holds 100 values; widen the column or lower rows (schema.sql:1)"}},
+		{"min starts a unique integer", "CREATE TABLE t (id TINYINT UNSIGNED PRIMARY KEY);\nCREATE TABLE u (id TINYINT UNSIGNED PRIMARY KEY);\n", "",
+			"        t: {rows: 256, columns: {id: {min: 0}}}\n        u: {rows: 256}\n",
+			[]string{"plan.yaml:10:19: u.id is in key PRIMARY (id) of u, so each of the 256 rows needs its own value, and tinyint unsigned holds 255 values counting from 1; widen the column or lower rows (schema.sql:2)"}},
+		{"no column of a composite key wide enough", "CREATE TABLE r (code CHAR(1), region TINYINT, PRIMARY KEY (code, region));\n", "", "        r: {rows: 5000}\n",
+			[]string{"plan.yaml:9:19: no column of key PRIMARY (code, region) of r holds 5000 distinct values by itself (code char(1): 10 values, region tinyint: 127 values, and together at most 1270), and generate makes one column of a key unique; widen one or lower rows (schema.sql:1)"}},
+		{"values on a unique column", "CREATE TABLE t (code VARCHAR(10) NOT NULL UNIQUE);\n", "", "        t: {rows: 10, columns: {code: {values: [a, b]}}}\n",
+			[]string{"plan.yaml:9:48: t.code is part of a key generate builds (primary, unique or foreign), so values and min/max do not apply; remove them (schema.sql:1)"}},
+		{"a parent not listed", "CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE k (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES p (id));\n", "", "        k: {rows: 10}\n",
+			[]string{"plan.yaml:9:12: k.p_id references p, which is not in tables:; generate takes foreign keys from the rows it makes: add p: {rows: N} to tables: (schema.sql:2)"}},
+		{"a cycle dropped before the step is none", "CREATE TABLE a (id INT PRIMARY KEY, b_id INT);\nCREATE TABLE b (id INT PRIMARY KEY, a_id INT, FOREIGN KEY (a_id) REFERENCES a (id));\nALTER TABLE a ADD FOREIGN KEY (b_id) REFERENCES b (id);\nALTER TABLE a DROP FOREIGN KEY a_ibfk_1;\n", "",
+			"        a: {rows: 10}\n        b: {rows: 10}\n", nil},
+		{"a key with part of a foreign key is left to the run", "CREATE TABLE p (a CHAR(1), b INT, PRIMARY KEY (a, b));\nCREATE TABLE k (a CHAR(1), b INT, x TINYINT, PRIMARY KEY (a, x), FOREIGN KEY (a, b) REFERENCES p (a, b));\n", "",
+			"        p: {rows: 1000}\n        k: {rows: 5000}\n", nil},
+		{"a key of types generate cannot make unique is left to the run", "CREATE TABLE k (a TIME, b YEAR, PRIMARY KEY (a, b));\n", "", "        k: {rows: 10}\n", nil},
+		{"a table that references itself", "CREATE TABLE e (id INT PRIMARY KEY, boss INT, FOREIGN KEY (boss) REFERENCES e (id));\n", "", "        e: {rows: 10}\n",
+			[]string{"plan.yaml:9:12: the foreign keys of e form a cycle (e -> e)"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fsys := fstest.MapFS{"schema.sql": {Data: []byte(c.schema)}, "plan.yaml": {Data: []byte(generatePlan(c.extra, c.tables))}}
+			_, err := Load("plan.yaml", withKinds(Options{FS: fsys, Env: testEnv}))
+			if len(c.want) == 0 {
+				if err != nil {
+					t.Fatalf("want no error, got:\n%v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("loaded, want %q", c.want)
+			}
+			lines := strings.Split(err.Error(), "\n")
+			if len(lines) != len(c.want) {
+				t.Errorf("got %d errors, want %d:\n%v", len(lines), len(c.want), err)
+			}
+			for _, w := range c.want {
+				found := false
+				for _, l := range lines {
+					found = found || strings.HasPrefix(l, w)
+				}
+				if !found {
+					t.Errorf("no error starting %q in:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+// TestSchemaFileLimit: a schema file above the limit is not read at validate (left to the
+// run), one within it is.
+func TestSchemaFileLimit(t *testing.T) {
+	v := &validator{d: &decoder{fsys: fstest.MapFS{"schema.sql": {Data: []byte("CREATE TABLE t (id INT);")}}}}
+	if data, err := v.readFile("schema.sql", 10); err != nil || data != nil {
+		t.Errorf("a 24-byte file with a limit of 10: %q, %v; want nothing read", data, err)
+	}
+	if data, err := v.readFile("schema.sql", 24); err != nil || len(data) != 24 {
+		t.Errorf("a 24-byte file with a limit of 24: %q, %v; want it read", data, err)
+	}
+}
