@@ -1,15 +1,12 @@
 package main
 
 import (
-	"io"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/spec"
-	"github.com/quadrant-bench/quadrant/spec/sqltext"
+	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
 // generateRate is the rows per second one generate thread inserts into a local sandbox:
@@ -37,7 +34,7 @@ type tableEstimate struct {
 // (average stored widths as generate makes them, plus InnoDB's row overhead; secondary
 // indexes not counted) and its time at generateRate per thread.
 func estimateGenerate(g *spec.Generate) []tableEstimate {
-	var cols map[string][]colDef
+	var cols map[string][]*ddl.Column
 	if g.SchemaPath != "" {
 		cols = schemaColumns(g.SchemaPath)
 	}
@@ -55,124 +52,30 @@ func estimateGenerate(g *spec.Generate) []tableEstimate {
 	return out
 }
 
-// colDef is a column of a CREATE TABLE: its name and type as written, lower case.
-type colDef struct {
-	name, typ string
-	args      []int64 // the numbers in the type's parentheses: varchar(40), decimal(10,2)
-	members   int     // enum and set members
-}
-
-var createTable = regexp.MustCompile("(?is)^CREATE\\s+(?:TEMPORARY\\s+)?TABLE\\s+(?:IF\\s+NOT\\s+EXISTS\\s+)?((?:`[^`]+`|[\\w$]+)(?:\\s*\\.\\s*(?:`[^`]+`|[\\w$]+))?)\\s*\\(")
-
 // schemaColumns reads the columns of the CREATE TABLE statements of a schema file, by
-// table name (lower case, without its database). What it cannot read is left out: explain
-// then says the size is unknown.
-func schemaColumns(path string) map[string][]colDef {
-	f, err := os.Open(path)
+// table name (lower case, without its database), with the parser validate uses. A table
+// it cannot read is left out: explain then says the size is unknown.
+func schemaColumns(path string) map[string][]*ddl.Column {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	out := map[string][]colDef{}
-	sp := sqltext.NewSplitter(f)
-	for {
-		stmt, _, err := sp.Next()
-		if err == io.EOF || err != nil {
-			return out
-		}
-		s := strings.TrimSpace(sqltext.SkipComments(string(stmt)))
-		m := createTable.FindStringSubmatchIndex(s)
-		if m == nil {
-			continue
-		}
-		name := strings.TrimSpace(s[m[2]:m[3]])
-		if strings.HasSuffix(name, "`") {
-			name = name[strings.LastIndexByte(name[:len(name)-1], '`')+1 : len(name)-1]
-		} else {
-			name = name[strings.LastIndexByte(name, '.')+1:]
-		}
-		name = strings.ToLower(name)
-		var defs []colDef
-		for _, item := range topLevel(s[m[1]:]) {
-			if d, ok := column(item); ok {
-				defs = append(defs, d)
-			}
-		}
-		out[name] = defs
-	}
-}
-
-// topLevel splits the body of a CREATE TABLE (after its opening parenthesis) at its
-// top-level commas, up to the closing parenthesis.
-func topLevel(body string) []string {
-	var items []string
-	depth, start := 0, 0
-	var quote byte
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else if c == '\\' && quote != '`' {
-				i++
-			}
-		case c == '\'' || c == '"' || c == '`':
-			quote = c
-		case c == '(':
-			depth++
-		case c == ')' && depth == 0:
-			return append(items, body[start:i])
-		case c == ')':
-			depth--
-		case c == ',' && depth == 0:
-			items = append(items, body[start:i])
-			start = i + 1
+	out := map[string][]*ddl.Column{}
+	for _, t := range ddl.Parse(string(data)).Tables {
+		if !t.Unread {
+			out[strings.ToLower(t.Name)] = t.Columns
 		}
 	}
-	return items
-}
-
-var (
-	colHead     = regexp.MustCompile("(?is)^\\s*(`[^`]+`|[\\w$]+)\\s+([a-z]+)\\s*(\\(([^)]*)\\))?")
-	generatedAs = regexp.MustCompile(`(?i)\bAS\s*\(`) // GENERATED ALWAYS AS (...) or the short AS (...)
-	notAColm    = map[string]bool{"primary": true, "key": true, "index": true, "unique": true, "constraint": true, "foreign": true, "fulltext": true, "spatial": true, "check": true, "period": true}
-)
-
-func column(item string) (colDef, bool) {
-	m := colHead.FindStringSubmatch(item)
-	if m == nil || notAColm[strings.ToLower(m[1])] {
-		return colDef{}, false
-	}
-	d := colDef{name: strings.Trim(m[1], "`"), typ: strings.ToLower(m[2])}
-	if d.typ == "enum" || d.typ == "set" {
-		d.members = strings.Count(m[4], "'") / 2
-		return d, true
-	}
-	for _, a := range strings.Split(m[4], ",") {
-		if n, err := strconv.ParseInt(strings.TrimSpace(a), 10, 64); err == nil {
-			d.args = append(d.args, n)
-		}
-	}
-	if generatedAs.MatchString(item[len(m[0]):]) {
-		d.typ = "generated" // the server computes it; a stored one takes room, a virtual none
-	}
-	return d, true
+	return out
 }
 
 // rowWidth is the average bytes of a row's columns as generate fills them (docs/generate.md:
 // VARCHAR a quarter to all of its length, TEXT up to 255...), 0 when a type is unknown.
-func rowWidth(defs []colDef, settings spec.GenerateColumns) int64 {
+func rowWidth(defs []*ddl.Column, settings spec.GenerateColumns) int64 {
 	var w int64
-	arg := func(d colDef, i int, def int64) int64 {
-		if i < len(d.args) {
-			return d.args[i]
-		}
-		return def
-	}
 	for _, d := range defs {
 		length := int64(0)
-		if s := settings.Lookup(d.name); s != nil && s.Length > 0 {
+		if s := settings.Lookup(d.Name); s != nil && s.Length > 0 {
 			length = int64(s.Length)
 		}
 		varLen := func(max int64) int64 {
@@ -181,7 +84,10 @@ func rowWidth(defs []colDef, settings spec.GenerateColumns) int64 {
 			}
 			return (max/4 + max) / 2
 		}
-		switch d.typ {
+		if d.Generated {
+			continue // the server computes it; a stored one takes room, a virtual none
+		}
+		switch d.Type {
 		case "tinyint", "bool", "boolean", "year":
 			w++
 		case "smallint":
@@ -193,25 +99,24 @@ func rowWidth(defs []colDef, settings spec.GenerateColumns) int64 {
 		case "bigint", "double", "real":
 			w += 8
 		case "datetime":
-			w += 5 + (arg(d, 0, 0)+1)/2
+			w += 5
 		case "decimal", "numeric", "dec", "fixed":
-			w += (arg(d, 0, 10)*4 + 8) / 9
+			w += (max(d.Precision, 1)*4 + 8) / 9
 		case "bit":
-			w += (arg(d, 0, 1) + 7) / 8
+			w += (max(d.Precision, 1) + 7) / 8
 		case "char", "binary":
-			w += arg(d, 0, 1)
+			w += max(d.Length, 1)
 		case "varchar", "varbinary":
-			n := arg(d, 0, 255)
+			n := d.Length
 			w += varLen(n) + 1 + n/256
 		case "tinytext", "text", "mediumtext", "longtext", "tinyblob", "blob", "mediumblob", "longblob":
 			w += varLen(255) + 2
 		case "json":
 			w += 48
 		case "enum":
-			w += 1 + int64(d.members/256)
+			w += 1 + int64(len(d.Members)/256)
 		case "set":
-			w += int64(d.members+7) / 8
-		case "generated":
+			w += int64(len(d.Members)+7) / 8
 		default:
 			return 0
 		}

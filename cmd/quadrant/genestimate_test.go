@@ -52,7 +52,7 @@ func TestExplainGenerateEstimates(t *testing.T) {
 name: est
 targets: {db: {sandbox: {}}}
 setup:
-  - generate: {schema: s.sql, threads: 2, tables: {t: {rows: 1300000, columns: {name: {length: 30}}}, geo: {rows: 10}}}
+  - generate: {schema: s.sql, threads: 2, tables: {t: {rows: 1300000, columns: {name: {length: 30}}}, geo: {rows: 10, columns: {p: {values: ["POINT(1, 1)"]}}}}}
   - generate: {tables: {other: {rows: 5}}}
 iteration:
   workload: {builtin: oltp_read_only, duration: 5s}
