@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"sync"
@@ -39,14 +40,15 @@ func main() {
 	rows := flag.Int64("rows", 400_000, "rows of the table")
 	threads := flag.Int("threads", 2, "loading threads of both")
 	pairs := flag.Int("pairs", 2, "alternated pairs")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the generate runs to this file")
 	flag.Parse()
-	if err := run(*rows, *threads, *pairs); err != nil {
+	if err := run(*rows, *threads, *pairs, *cpuprofile); err != nil {
 		fmt.Fprintln(os.Stderr, "generatebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rows int64, threads, pairs int) error {
+func run(rows int64, threads, pairs int, cpuprofile string) error {
 	ctx := context.Background()
 	c, stop, err := sandbox.StartTemp(ctx, "generatebench-", sandbox.Options{Name: "gen", Config: []sandbox.Option{
 		{Name: "innodb_buffer_pool_size", Value: "512M"}, {Name: "innodb_flush_log_at_trx_commit", Value: "2"},
@@ -73,6 +75,12 @@ func run(rows int64, threads, pairs int) error {
 	if err := os.WriteFile(schemaFile, []byte(schema), 0o644); err != nil {
 		return err
 	}
+	var prof *os.File
+	if cpuprofile != "" {
+		if prof, err = os.Create(cpuprofile); err != nil {
+			return err
+		}
+	}
 	reset := func() error {
 		for _, q := range []string{"DROP DATABASE IF EXISTS sbtest", "CREATE DATABASE sbtest"} {
 			if _, err := db.ExecContext(ctx, q); err != nil {
@@ -91,11 +99,22 @@ func run(rows int64, threads, pairs int) error {
 		}
 		defer gdb.Close()
 		runtime.GC()
+		if prof != nil {
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				return 0, 0, err
+			}
+		}
 		peak, done := heapPeak()
 		t0 := time.Now()
 		_, err = generate.Run(ctx, gdb, generate.Options{Schema: schemaFile, Seed: 1, Threads: threads,
 			Tables: []generate.Table{{Name: "sbtest1", Rows: n}}, Logf: func(string, ...any) {}})
 		took := time.Since(t0)
+		if prof != nil {
+			// the first run only: a profile file holds one
+			pprof.StopCPUProfile()
+			prof.Close()
+			prof = nil
+		}
 		close(done)
 		return took, <-peak, err
 	}
