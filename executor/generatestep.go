@@ -10,7 +10,7 @@ import (
 
 // generate runs a generate: step on s, its rows counted like a data load's.
 func (sr *stepRunner) generate(ctx context.Context, s *liveTarget, g *spec.Generate, where string) error {
-	o := generate.Options{Schema: g.SchemaPath, Database: g.Database, Seed: g.Seed, Threads: g.Threads, Logf: sr.log.logf}
+	o := generate.Options{Schema: g.SchemaPath, Database: g.Database, Seed: g.Seed, Threads: g.Threads, Method: g.Method, Logf: sr.log.logf}
 	for _, t := range g.Tables {
 		gt := generate.Table{Name: t.Name, Rows: t.Rows, Columns: map[string]generate.Settings{}}
 		for _, c := range t.Columns {

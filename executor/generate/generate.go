@@ -36,6 +36,8 @@ type Options struct {
 	// inserted so far of all, about once a second and at the end.
 	Logf   func(format string, args ...any)
 	Loaded func(done, total int64)
+	// Method is how the rows are sent: MethodAuto (""), MethodInsert or MethodLoadData.
+	Method string
 }
 
 // Table is one table to fill.
@@ -114,7 +116,16 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 			return res, fmt.Errorf("table %s.%s already has rows: generate fills empty tables only (its keys would collide with the rows there); TRUNCATE it first or remove it from tables:", res.Database, n)
 		}
 	}
+	loadData, how, err := chooseMethod(ctx, conn, o.Method)
+	if err != nil {
+		return res, err
+	}
 	discard(conn)
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	logf("generate: rows go in with %s", how)
 
 	var done atomic.Int64
 	if o.Loaded != nil {
@@ -136,14 +147,21 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 		}()
 		defer func() { close(stop); wg.Wait(); o.Loaded(done.Load(), total) }()
 	}
-	logf := o.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
 	for i, n := range ordered {
 		began := time.Now()
 		before := done.Load()
-		if err := load(ctx, db, res.Database, plans[n], max(o.Threads, 1), &done); err != nil {
+		fill := loadRange
+		if loadData {
+			fill = loadDataRange
+			if err := loadable(plans[n]); err != nil {
+				if o.Method == MethodLoadData {
+					return res, fmt.Errorf("fill %s with LOAD DATA: %w", n, err)
+				}
+				logf("generate: %s goes in with INSERTs: %v", n, err)
+				fill = loadRange
+			}
+		}
+		if err := load(ctx, db, res.Database, plans[n], max(o.Threads, 1), &done, fill); err != nil {
 			msg := fmt.Sprintf("fill %s: %v", n, err)
 			if partial := done.Load() - before; partial > 0 {
 				msg += fmt.Sprintf(" (%s is left with about %d of its %d rows: TRUNCATE it before generating again)", n, partial, plans[n].rows)
@@ -193,22 +211,15 @@ func discard(conn *sql.Conn) {
 
 func quoteID(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
-// load inserts a table's rows: threads take consecutive ranges of rows, each in
-// multi-row INSERTs on its own connection.
-func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, threads int, done *atomic.Int64) error {
+// fillFunc sends rows [from, to) of a table on a connection of its own: loadRange or loadDataRange.
+type fillFunc func(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64) error
+
+// load fills a table: threads take consecutive ranges of rows, each filled by fill.
+func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, threads int, done *atomic.Int64, fill fillFunc) error {
 	if tp.rows == 0 {
 		return nil
 	}
 	threads = int(min(int64(threads), tp.rows))
-	var head strings.Builder
-	head.WriteString("INSERT INTO " + quoteID(database) + "." + quoteID(tp.name) + " (")
-	for i, g := range tp.gens {
-		if i > 0 {
-			head.WriteString(", ")
-		}
-		head.WriteString(quoteID(g.col.name))
-	}
-	head.WriteString(") VALUES ")
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The first error is the one to tell: the others are mostly the cancel it caused
@@ -221,7 +232,7 @@ func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, threa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := loadRange(ctx, db, head.String(), tp, from, to, done); err != nil {
+			if err := fill(ctx, db, database, tp, from, to, done); err != nil {
 				once.Do(func() { first = err })
 				cancel()
 			}
@@ -244,7 +255,17 @@ var session = []string{
 	"SET SESSION time_zone = '+00:00'",
 }
 
-func loadRange(ctx context.Context, db *sql.DB, head string, tp *tablePlan, from, to int64, done *atomic.Int64) error {
+// loadRange sends its rows in multi-row INSERTs.
+func loadRange(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64) error {
+	var head strings.Builder
+	head.WriteString("INSERT INTO " + quoteID(database) + "." + quoteID(tp.name) + " (")
+	for i, g := range tp.gens {
+		if i > 0 {
+			head.WriteString(", ")
+		}
+		head.WriteString(quoteID(g.col.name))
+	}
+	head.WriteString(") VALUES ")
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -270,7 +291,7 @@ func loadRange(ctx context.Context, db *sql.DB, head string, tp *tablePlan, from
 	}
 	for row := from; row < to; row++ {
 		if pending == 0 {
-			buf = append(buf, head...)
+			buf = append(buf, head.String()...)
 		} else {
 			buf = append(buf, ',')
 		}
