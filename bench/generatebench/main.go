@@ -16,12 +16,12 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 	_ "github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/generate"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
@@ -40,15 +40,16 @@ func main() {
 	rows := flag.Int64("rows", 400_000, "rows of the table")
 	threads := flag.Int("threads", 2, "loading threads of both")
 	pairs := flag.Int("pairs", 2, "alternated pairs")
+	method := flag.String("method", generate.MethodAuto, "generate's method: auto, insert or load_data")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the generate runs to this file")
 	flag.Parse()
-	if err := run(*rows, *threads, *pairs, *cpuprofile); err != nil {
+	if err := run(*rows, *threads, *pairs, *method, *cpuprofile); err != nil {
 		fmt.Fprintln(os.Stderr, "generatebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rows int64, threads, pairs int, cpuprofile string) error {
+func run(rows int64, threads, pairs int, method, cpuprofile string) error {
 	ctx := context.Background()
 	c, stop, err := sandbox.StartTemp(ctx, "generatebench-", sandbox.Options{Name: "gen", Config: []sandbox.Option{
 		{Name: "innodb_buffer_pool_size", Value: "512M"}, {Name: "innodb_flush_log_at_trx_commit", Value: "2"},
@@ -104,9 +105,9 @@ func run(rows int64, threads, pairs int, cpuprofile string) error {
 				return 0, 0, err
 			}
 		}
-		peak, done := heapPeak()
+		peak, done := benchrun.HeapPeak()
 		t0 := time.Now()
-		_, err = generate.Run(ctx, gdb, generate.Options{Schema: schemaFile, Seed: 1, Threads: threads,
+		_, err = generate.Run(ctx, gdb, generate.Options{Schema: schemaFile, Seed: 1, Threads: threads, Method: method,
 			Tables: []generate.Table{{Name: "sbtest1", Rows: n}}, Logf: func(string, ...any) {}})
 		took := time.Since(t0)
 		if prof != nil {
@@ -159,7 +160,7 @@ func run(rows int64, threads, pairs int, cpuprofile string) error {
 			}
 		}
 	}
-	fmt.Printf("medians: generate %.0f rows/s, sysbench prepare %.0f rows/s, ratio %.2f (%d rows, %d threads)\n", median(q), median(s), median(q)/median(s), rows, threads)
+	fmt.Printf("medians: generate (method %s) %.0f rows/s, sysbench prepare %.0f rows/s, ratio %.2f (%d rows, %d threads)\n", method, median(q), median(s), median(q)/median(s), rows, threads)
 	for _, n := range []int64{rows / 10, rows} {
 		_, peak, err := quadrant(n)
 		if err != nil {
@@ -168,29 +169,6 @@ func run(rows int64, threads, pairs int, cpuprofile string) error {
 		fmt.Printf("generate %8d rows: peak Go heap in use %.1f MiB\n", n, float64(peak)/(1<<20))
 	}
 	return nil
-}
-
-// heapPeak samples the Go heap in use every 10 ms until done is closed, then sends the most seen.
-func heapPeak() (<-chan uint64, chan struct{}) {
-	out, done := make(chan uint64, 1), make(chan struct{})
-	var once sync.Once
-	go func() {
-		var most uint64
-		t := time.NewTicker(10 * time.Millisecond)
-		defer t.Stop()
-		for {
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			most = max(most, m.HeapInuse)
-			select {
-			case <-done:
-				once.Do(func() { out <- most })
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return out, done
 }
 
 func median(x []float64) float64 {
