@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -47,14 +48,15 @@ func main() {
 	sessions := flag.Int("sessions", 8, "captured sessions the statements are spread over")
 	sample := flag.Int("sample", verify.DefaultSample, "verify's sample: statements run per fingerprint")
 	keep := flag.String("dir", "", "write the captures here and keep them (default: a temporary folder)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the last (largest) verify run to this file")
 	flag.Parse()
-	if err := run(*sizes, *rows, *fingerprints, *sessions, *sample, *keep); err != nil {
+	if err := run(*sizes, *rows, *fingerprints, *sessions, *sample, *keep, *cpuprofile); err != nil {
 		fmt.Fprintln(os.Stderr, "verifybench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sizes string, rows int64, fingerprints, sessions, sample int, dir string) error {
+func run(sizes string, rows int64, fingerprints, sessions, sample int, dir, cpuprofile string) error {
 	var ns []int
 	for _, f := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -96,7 +98,7 @@ func run(sizes string, rows int64, fingerprints, sessions, sample int, dir strin
 		}
 		targets = append(targets, verify.Target{Name: name, DB: db})
 	}
-	for _, n := range ns {
+	for i, n := range ns {
 		path := filepath.Join(dir, fmt.Sprintf("capture-%d.qcap", n))
 		if err := writeCapture(path, n, rows, fingerprints, sessions); err != nil {
 			return err
@@ -106,6 +108,17 @@ func run(sizes string, rows int64, fingerprints, sessions, sample int, dir strin
 			return err
 		}
 		runtime.GC()
+		if cpuprofile != "" && i == len(ns)-1 {
+			f, err := os.Create(cpuprofile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+			defer pprof.StopCPUProfile()
+		}
 		peak, done := benchrun.HeapPeak()
 		t0 := time.Now()
 		sum, err := verify.Run(ctx, verify.Options{Traffic: path, Targets: targets, Sample: sample, Seed: 1})
