@@ -161,7 +161,8 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 				fill = loadRange
 			}
 		}
-		if err := load(ctx, db, res.Database, plans[n], max(o.Threads, 1), &done, fill); err != nil {
+		err := fillTable(ctx, db, res.Database, plans[n], max(o.Threads, 1), &done, fill, logf)
+		if err != nil {
 			msg := fmt.Sprintf("fill %s: %v", n, err)
 			if partial := done.Load() - before; partial > 0 {
 				msg += fmt.Sprintf(" (%s is left with about %d of its %d rows: TRUNCATE it before generating again)", n, partial, plans[n].rows)
@@ -210,6 +211,23 @@ func discard(conn *sql.Conn) {
 }
 
 func quoteID(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// fillTable loads a table with its plain secondary indexes dropped, and adds them back even
+// when the load failed, so that a failed run leaves the schema as it found it.
+func fillTable(ctx context.Context, db *sql.DB, database string, tp *tablePlan, threads int, done *atomic.Int64, fill fillFunc, logf func(string, ...any)) error {
+	restore, err := deferIndexes(ctx, db, database, tp, logf)
+	if err != nil {
+		return err
+	}
+	err = load(ctx, db, database, tp, threads, done, fill)
+	if rerr := restore(context.WithoutCancel(ctx)); rerr != nil {
+		if err == nil {
+			return rerr
+		}
+		return fmt.Errorf("%w; %w", err, rerr)
+	}
+	return err
+}
 
 // fillFunc sends rows [from, to) of a table on a connection of its own: loadRange or loadDataRange.
 type fillFunc func(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64) error

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -23,8 +24,11 @@ CREATE TABLE t (id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, code VARCHAR(24) NOT
   born DATE, seen DATETIME, stamp TIMESTAMP NULL, at TIME, yr YEAR,
   price DECIMAL(9,3), ratio DOUBLE, small FLOAT, n BIGINT UNSIGNED, flag TINYINT(1) NOT NULL,
   kind ENUM('a','b','c d') NOT NULL, tags SET('x','y','z'), bits BIT(5), bytebits BIT(16), doc JSON,
-  total INT AS (n % 1000) STORED);
+  total INT AS (n % 1000) STORED, KEY by_name (name(10), born DESC) COMMENT 'dropped for the load', KEY ` + "`odd``name`" + ` (price, n));
 CREATE TABLE c (id INT NOT NULL PRIMARY KEY, t_id INT NOT NULL, note CHAR(10), FOREIGN KEY (t_id) REFERENCES t (id));`
+
+// autoIncrement is the counter SHOW CREATE TABLE shows once rows went in.
+var autoIncrement = regexp.MustCompile(` AUTO_INCREMENT=[0-9]+`)
 
 func typesPlan(method string, threads int) generate.Options {
 	return generate.Options{Seed: 5, Threads: threads, Method: method, Tables: []generate.Table{
@@ -88,7 +92,36 @@ func TestMethods(t *testing.T) {
 		return false
 	}
 
+	showCreate := func() string {
+		t.Helper()
+		var out []string
+		for _, tn := range []string{"ty.t", "ty.c"} {
+			var name, ddl string
+			if err := db.QueryRow("SHOW CREATE TABLE "+tn).Scan(&name, &ddl); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, autoIncrement.ReplaceAllString(ddl, ""))
+		}
+		return strings.Join(out, "\n")
+	}
+	// the tables as the schema makes them: no rows, so no index is dropped
+	empty := typesPlan(generate.MethodInsert, 1)
+	empty.Schema = ddl
+	for i := range empty.Tables {
+		empty.Tables[i].Rows = 0
+	}
+	if _, err := generate.Run(ctx, db, empty); err != nil {
+		t.Fatal(err)
+	}
+	want := showCreate()
+
 	ins, log := fill(generate.MethodInsert, 2)
+	if !said(log, "t: index by_name, odd`name dropped for the load") || !said(log, "c keeps index t_id during the load") {
+		t.Errorf("the log does not say t's plain indexes were dropped and c's foreign key index kept: %q", log)
+	}
+	if got := showCreate(); got != want {
+		t.Errorf("after the load the tables are not as the schema made them:\n%s\nwant\n%s", got, want)
+	}
 	if !said(log, "multi-row INSERTs (method: insert)") {
 		t.Errorf("method insert: the log does not say so: %q", log)
 	}
