@@ -18,8 +18,9 @@ type Generate struct {
 	Schema   string         `yaml:"schema" doc:"A file of CREATE TABLE statements (relative to the plan) run before filling; without it, the tables already on the target are filled."`
 	Database string         `yaml:"database" doc:"The database whose tables are filled (default: the one the schema file ends in with USE, else the target DSN's)."`
 	Seed     int64          `yaml:"seed" default:"1" doc:"The same seed, schema and settings give the same rows, whatever threads is."`
-	Threads  int            `yaml:"threads" default:"1" min:"1" doc:"Connections loading each table, each a range of its rows (parallel multi-row INSERTs)."`
+	Threads  int            `yaml:"threads" default:"1" min:"1" doc:"Connections loading each table, each a range of its rows."`
 	Tables   GenerateTables `yaml:"tables,required" doc:"The tables to fill, by name, and how (see generate_table). Filled parents first, in the order of their foreign keys."`
+	Method   string         `yaml:"method" default:"auto" enum:"auto,insert,load_data" doc:"How rows reach the server: load_data streams them with LOAD DATA LOCAL INFILE (no file is written; the server's local_infile must be ON), insert sends multi-row INSERTs, auto uses LOAD DATA where local_infile is ON and INSERTs elsewhere, and logs which. The rows are the same either way."`
 
 	// SchemaPath is Schema resolved against the plan's directory.
 	SchemaPath string `yaml:"-"`

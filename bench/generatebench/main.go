@@ -1,7 +1,8 @@
 // Command generatebench weighs a generate: step against `sysbench oltp_read_write prepare` on
 // the same sandbox: an sbtest-shaped table (id AUTO_INCREMENT, k, c CHAR(120), pad CHAR(60),
-// INDEX k) of -rows rows with -threads threads, alternated in ABBA order, rows per second of
-// each, then generate's peak Go heap at -rows/10 and -rows (flat: the rows are never held).
+// INDEX k) of -rows rows with -threads threads, alternated (one round runs each client once,
+// the order rotated round by round: ABBA for one -method, ABC BCA CAB for two), rows per second
+// of each, then generate's peak Go heap at -rows/10 and -rows (flat: the rows are never held).
 package main
 
 import (
@@ -13,14 +14,15 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 	_ "github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/generate"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
@@ -39,14 +41,16 @@ func main() {
 	rows := flag.Int64("rows", 400_000, "rows of the table")
 	threads := flag.Int("threads", 2, "loading threads of both")
 	pairs := flag.Int("pairs", 2, "alternated pairs")
+	method := flag.String("method", generate.MethodAuto, "generate's methods, comma-separated: auto, insert, load_data (e.g. load_data,insert weighs both in the same rounds)")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the generate runs to this file")
 	flag.Parse()
-	if err := run(*rows, *threads, *pairs); err != nil {
+	if err := run(*rows, *threads, *pairs, *method, *cpuprofile); err != nil {
 		fmt.Fprintln(os.Stderr, "generatebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rows int64, threads, pairs int) error {
+func run(rows int64, threads, pairs int, method, cpuprofile string) error {
 	ctx := context.Background()
 	c, stop, err := sandbox.StartTemp(ctx, "generatebench-", sandbox.Options{Name: "gen", Config: []sandbox.Option{
 		{Name: "innodb_buffer_pool_size", Value: "512M"}, {Name: "innodb_flush_log_at_trx_commit", Value: "2"},
@@ -73,6 +77,12 @@ func run(rows int64, threads, pairs int) error {
 	if err := os.WriteFile(schemaFile, []byte(schema), 0o644); err != nil {
 		return err
 	}
+	var prof *os.File
+	if cpuprofile != "" {
+		if prof, err = os.Create(cpuprofile); err != nil {
+			return err
+		}
+	}
 	reset := func() error {
 		for _, q := range []string{"DROP DATABASE IF EXISTS sbtest", "CREATE DATABASE sbtest"} {
 			if _, err := db.ExecContext(ctx, q); err != nil {
@@ -81,97 +91,110 @@ func run(rows int64, threads, pairs int) error {
 		}
 		return nil
 	}
-	quadrant := func(n int64) (time.Duration, uint64, error) {
+	methods := strings.Split(method, ",")
+	quadrant := func(n int64, method string) (measured, error) {
 		if err := reset(); err != nil {
-			return 0, 0, err
+			return measured{}, err
 		}
 		gdb, err := sql.Open("mysql", c.Primary.DSN("sbtest"))
 		if err != nil {
-			return 0, 0, err
+			return measured{}, err
 		}
 		defer gdb.Close()
 		runtime.GC()
-		peak, done := heapPeak()
+		if prof != nil {
+			if err := pprof.StartCPUProfile(prof); err != nil {
+				return measured{}, err
+			}
+		}
+		peak, done := benchrun.HeapPeak()
+		srv0, self0 := benchrun.ProcessCPU(c.Primary.Pid()), benchrun.SelfCPU()
 		t0 := time.Now()
-		_, err = generate.Run(ctx, gdb, generate.Options{Schema: schemaFile, Seed: 1, Threads: threads,
+		_, err = generate.Run(ctx, gdb, generate.Options{Schema: schemaFile, Seed: 1, Threads: threads, Method: method,
 			Tables: []generate.Table{{Name: "sbtest1", Rows: n}}, Logf: func(string, ...any) {}})
-		took := time.Since(t0)
+		m := measured{took: time.Since(t0), server: benchrun.ProcessCPU(c.Primary.Pid()) - srv0, client: benchrun.SelfCPU() - self0}
+		if prof != nil {
+			// the first run only: a profile file holds one
+			pprof.StopCPUProfile()
+			prof.Close()
+			prof = nil
+		}
 		close(done)
-		return took, <-peak, err
+		m.heap = <-peak
+		return m, err
 	}
-	sysbench := func(n int64) (time.Duration, error) {
+	sysbench := func(n int64) (measured, error) {
 		if err := reset(); err != nil {
-			return 0, err
+			return measured{}, err
 		}
 		host, port, _ := strings.Cut(cfg.Addr, ":")
 		cmd := exec.CommandContext(ctx, "sysbench", "oltp_read_write", "--db-driver=mysql", "--mysql-host="+host, "--mysql-port="+port,
 			"--mysql-user="+cfg.User, "--mysql-password="+cfg.Passwd, "--mysql-db=sbtest", "--tables=1", fmt.Sprintf("--table-size=%d", n),
 			fmt.Sprintf("--threads=%d", threads), "prepare")
+		srv0 := benchrun.ProcessCPU(c.Primary.Pid())
 		t0 := time.Now()
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			return 0, fmt.Errorf("sysbench prepare: %v: %s", err, out)
+			return measured{}, fmt.Errorf("sysbench prepare: %v: %s", err, out)
 		}
-		return time.Since(t0), nil
+		return measured{took: time.Since(t0), server: benchrun.ProcessCPU(c.Primary.Pid()) - srv0,
+			client: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
 	}
-	var q, s []float64
+	// Each round runs every client once, the order rotated round by round (A B C, B C A, ...;
+	// with one method, ABBA), so that a neighbour's load falls on all of them alike.
+	clients := append(append([]string{}, methods...), "sysbench")
+	rates, srvUs, cliUs := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	for i := 0; i < pairs; i++ {
-		order := []string{"quadrant", "sysbench"}
-		if i%2 == 1 {
-			order = []string{"sysbench", "quadrant"}
+		order := make([]string, len(clients))
+		for j := range clients {
+			order[j] = clients[(i+j)%len(clients)]
 		}
 		for _, who := range order {
-			var took time.Duration
+			var m measured
 			var err error
-			if who == "quadrant" {
-				took, _, err = quadrant(rows)
+			if who == "sysbench" {
+				m, err = sysbench(rows)
 			} else {
-				took, err = sysbench(rows)
+				m, err = quadrant(rows, who)
 			}
 			if err != nil {
 				return err
 			}
-			rate := float64(rows) / took.Seconds()
-			fmt.Printf("pair %d %-8s %8d rows in %6.2fs: %8.0f rows/s\n", i+1, who, rows, took.Seconds(), rate)
-			if who == "quadrant" {
-				q = append(q, rate)
-			} else {
-				s = append(s, rate)
-			}
+			rate := float64(rows) / m.took.Seconds()
+			perRow := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(rows) }
+			fmt.Printf("round %d %-9s %8d rows in %6.2fs: %8.0f rows/s; CPU per row: server %.2f µs, client %.2f µs\n",
+				i+1, who, rows, m.took.Seconds(), rate, perRow(m.server), perRow(m.client))
+			rates[who] = append(rates[who], rate)
+			srvUs[who] = append(srvUs[who], perRow(m.server))
+			cliUs[who] = append(cliUs[who], perRow(m.client))
 		}
 	}
-	fmt.Printf("medians: generate %.0f rows/s, sysbench prepare %.0f rows/s, ratio %.2f (%d rows, %d threads)\n", median(q), median(s), median(q)/median(s), rows, threads)
-	for _, n := range []int64{rows / 10, rows} {
-		_, peak, err := quadrant(n)
-		if err != nil {
-			return err
+	sb := median(rates["sysbench"])
+	for _, m := range methods {
+		fmt.Printf("medians: generate (method %s) %.0f rows/s, sysbench prepare %.0f rows/s, ratio %.2f (%d rows, %d threads)\n", m, median(rates[m]), sb, median(rates[m])/sb, rows, threads)
+	}
+	// CPU per row does not grow with the machine's load as wall time does: on a shared
+	// machine it says which client asks the server for less work.
+	for _, who := range clients {
+		fmt.Printf("medians: %-9s CPU per row: server %.2f µs, client %.2f µs\n", who, median(srvUs[who]), median(cliUs[who]))
+	}
+	for _, m := range methods {
+		for _, n := range []int64{rows / 10, rows} {
+			r, err := quadrant(n, m)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("generate (method %s) %8d rows: peak Go heap in use %.1f MiB\n", m, n, float64(r.heap)/(1<<20))
 		}
-		fmt.Printf("generate %8d rows: peak Go heap in use %.1f MiB\n", n, float64(peak)/(1<<20))
 	}
 	return nil
 }
 
-// heapPeak samples the Go heap in use every 10 ms until done is closed, then sends the most seen.
-func heapPeak() (<-chan uint64, chan struct{}) {
-	out, done := make(chan uint64, 1), make(chan struct{})
-	var once sync.Once
-	go func() {
-		var most uint64
-		t := time.NewTicker(10 * time.Millisecond)
-		defer t.Stop()
-		for {
-			var m runtime.MemStats
-			runtime.ReadMemStats(&m)
-			most = max(most, m.HeapInuse)
-			select {
-			case <-done:
-				once.Do(func() { out <- most })
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return out, done
+// measured is one run: its wall time, the server's and the client's CPU time, and (generate
+// only) its peak Go heap.
+type measured struct {
+	took, server, client time.Duration
+	heap                 uint64
 }
 
 func median(x []float64) float64 {

@@ -47,6 +47,8 @@ type Options struct {
 	// leader's schema, after every shard found its tables empty (no shard inserts before
 	// all have looked), and when every shard has filled its rows.
 	Meet func(ctx context.Context, point string) error
+	// Method is how the rows are sent: MethodAuto (""), MethodInsert or MethodLoadData.
+	Method string
 }
 
 // part is the range of a table's rows this process fills.
@@ -151,10 +153,19 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 			return res, &SettingsError{fmt.Errorf("table %s.%s already has rows: generate fills empty tables only (its keys would collide with the rows there); TRUNCATE it first or remove it from tables:", res.Database, n)}
 		}
 	}
+	loadData, how, err := chooseMethod(ctx, conn, o.Method)
+	if err != nil {
+		return res, err
+	}
 	discard(conn)
 	if err := meet("checked"); err != nil {
 		return res, err
 	}
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	logf("generate: rows go in with %s", how)
 
 	var done atomic.Int64
 	if o.Loaded != nil {
@@ -176,15 +187,25 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 		}()
 		defer func() { close(stop); wg.Wait(); o.Loaded(done.Load(), total) }()
 	}
-	logf := o.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
 	for i, n := range ordered {
 		began := time.Now()
 		before := done.Load()
 		from, to := o.part(plans[n].rows)
-		if err := load(ctx, db, res.Database, plans[n], from, to, max(o.Threads, 1), &done); err != nil {
+		fill := loadRange
+		if loadData {
+			fill = loadDataRange
+			if err := loadable(plans[n]); err != nil {
+				if o.Method == MethodLoadData {
+					return res, fmt.Errorf("fill %s with LOAD DATA: %w", n, err)
+				}
+				logf("generate: %s goes in with INSERTs: %v", n, err)
+				fill = loadRange
+			}
+		}
+		// Shards load one table at once: one dropping its indexes under the others' load
+		// (and the last adding them back) would race, so a sharded fill keeps them.
+		err := fillTable(ctx, db, res.Database, plans[n], from, to, max(o.Threads, 1), &done, fill, !o.Shard.Sharded(), logf)
+		if err != nil {
 			msg := fmt.Sprintf("fill %s: %v", n, err)
 			if partial := done.Load() - before; partial > 0 {
 				msg += fmt.Sprintf(" (%s is left with about %d of its %d rows: TRUNCATE it before generating again)", n, partial, to-from)
@@ -238,23 +259,38 @@ func discard(conn *sql.Conn) {
 
 func quoteID(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
-// load inserts rows [start, end) of a table: threads take consecutive ranges of them,
-// each in multi-row INSERTs on its own connection.
-func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, start, end int64, threads int, done *atomic.Int64) error {
+// fillTable loads rows [from, to) of a table, with its plain secondary indexes dropped when
+// defer is set; they are added back even when the load failed, so that a failed run leaves
+// the schema as it found it.
+func fillTable(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, threads int, done *atomic.Int64, fill fillFunc, deferIdx bool, logf func(string, ...any)) error {
+	if !deferIdx {
+		return load(ctx, db, database, tp, from, to, threads, done, fill)
+	}
+	restore, err := deferIndexes(ctx, db, database, tp, logf)
+	if err != nil {
+		return err
+	}
+	err = load(ctx, db, database, tp, from, to, threads, done, fill)
+	if rerr := restore(context.WithoutCancel(ctx)); rerr != nil {
+		if err == nil {
+			return rerr
+		}
+		return fmt.Errorf("%w; %w", err, rerr)
+	}
+	return err
+}
+
+// fillFunc sends rows [from, to) of a table on a connection of its own: loadRange or loadDataRange.
+type fillFunc func(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64) error
+
+// load fills rows [start, end) of a table: threads take consecutive ranges of them, each
+// filled by fill.
+func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, start, end int64, threads int, done *atomic.Int64, fill fillFunc) error {
 	rows := end - start
 	if rows <= 0 {
 		return nil
 	}
 	threads = int(min(int64(threads), rows))
-	var head strings.Builder
-	head.WriteString("INSERT INTO " + quoteID(database) + "." + quoteID(tp.name) + " (")
-	for i, g := range tp.gens {
-		if i > 0 {
-			head.WriteString(", ")
-		}
-		head.WriteString(quoteID(g.col.name))
-	}
-	head.WriteString(") VALUES ")
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The first error is the one to tell: the others are mostly the cancel it caused
@@ -267,7 +303,7 @@ func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, start
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := loadRange(ctx, db, head.String(), tp, from, to, done); err != nil {
+			if err := fill(ctx, db, database, tp, from, to, done); err != nil {
 				once.Do(func() { first = err })
 				cancel()
 			}
@@ -290,7 +326,17 @@ var session = []string{
 	"SET SESSION time_zone = '+00:00'",
 }
 
-func loadRange(ctx context.Context, db *sql.DB, head string, tp *tablePlan, from, to int64, done *atomic.Int64) error {
+// loadRange sends its rows in multi-row INSERTs.
+func loadRange(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64) error {
+	var head strings.Builder
+	head.WriteString("INSERT INTO " + quoteID(database) + "." + quoteID(tp.name) + " (")
+	for i, g := range tp.gens {
+		if i > 0 {
+			head.WriteString(", ")
+		}
+		head.WriteString(quoteID(g.col.name))
+	}
+	head.WriteString(") VALUES ")
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -316,7 +362,7 @@ func loadRange(ctx context.Context, db *sql.DB, head string, tp *tablePlan, from
 	}
 	for row := from; row < to; row++ {
 		if pending == 0 {
-			buf = append(buf, head...)
+			buf = append(buf, head.String()...)
 		} else {
 			buf = append(buf, ',')
 		}

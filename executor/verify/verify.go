@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/go-sql-driver/mysql"
 
@@ -244,12 +245,15 @@ func read(o Options) ([]*fingerprint, *Summary, error) {
 	return fps, sum, nil
 }
 
+// firstWord is the statement's first word in upper case, a leading "(" dropped. It runs for
+// every statement read and looks at that word only: upper-casing and splitting the whole
+// text was a tenth of the CPU of reading a large capture.
 func firstWord(text string) string {
-	w := strings.Fields(strings.ToUpper(sqltext.SkipComments(text)))
-	if len(w) == 0 {
-		return ""
+	s := strings.TrimLeftFunc(sqltext.SkipComments(text), unicode.IsSpace)
+	if end := strings.IndexFunc(s, unicode.IsSpace); end >= 0 {
+		s = s[:end]
 	}
-	return strings.TrimLeft(w[0], "(")
+	return strings.TrimLeft(strings.ToUpper(s), "(")
 }
 
 // returnsRows: of what read_only lets through, only the statements whose rows can be
