@@ -47,16 +47,17 @@ func main() {
 	fingerprints := flag.Int("fingerprints", 100, "statement classes in the capture")
 	sessions := flag.Int("sessions", 8, "captured sessions the statements are spread over")
 	sample := flag.Int("sample", verify.DefaultSample, "verify's sample: statements run per fingerprint")
+	repeat := flag.Int("repeat", verify.DefaultRepeat, "verify's --repeat: timed runs per fingerprint and target (0: no latency phase)")
 	keep := flag.String("dir", "", "write the captures here and keep them (default: a temporary folder)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the last (largest) verify run to this file")
 	flag.Parse()
-	if err := run(*sizes, *rows, *fingerprints, *sessions, *sample, *keep, *cpuprofile); err != nil {
+	if err := run(*sizes, *rows, *fingerprints, *sessions, *sample, *repeat, *keep, *cpuprofile); err != nil {
 		fmt.Fprintln(os.Stderr, "verifybench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(sizes string, rows int64, fingerprints, sessions, sample int, dir, cpuprofile string) error {
+func run(sizes string, rows int64, fingerprints, sessions, sample, repeat int, dir, cpuprofile string) error {
 	var ns []int
 	for _, f := range strings.Split(sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -121,15 +122,15 @@ func run(sizes string, rows int64, fingerprints, sessions, sample int, dir, cpup
 		}
 		peak, done := benchrun.HeapPeak()
 		t0 := time.Now()
-		sum, err := verify.Run(ctx, verify.Options{Traffic: path, Targets: targets, Sample: sample, Seed: 1})
+		sum, err := verify.Run(ctx, verify.Options{Traffic: path, Targets: targets, Sample: sample, Seed: 1, Repeat: repeat, MinChange: verify.DefaultMinChange})
 		took := time.Since(t0)
 		close(done)
 		most := <-peak
 		if err != nil {
 			return fmt.Errorf("verify %s: %w", path, err)
 		}
-		fmt.Printf("%8d statements (%4d MB): %7d reads in %d fingerprints (%d skipped), %d differ; %6.1fs, %8.0f statements/s read; peak Go heap in use %.1f MiB\n",
-			n, st.Size()>>20, sum.Statements, sum.Fingerprints, sum.Skipped, sum.Different, took.Seconds(), float64(n)/took.Seconds(), float64(most)/(1<<20))
+		fmt.Printf("%8d statements (%4d MB): %7d reads in %d fingerprints (%d skipped), %d differ, %d slower; %6.1fs, %8.0f statements/s read; peak Go heap in use %.1f MiB\n",
+			n, st.Size()>>20, sum.Statements, sum.Fingerprints, sum.Skipped, sum.Different, sum.Slower, took.Seconds(), float64(n)/took.Seconds(), float64(most)/(1<<20))
 	}
 	return nil
 }
