@@ -207,7 +207,7 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 		err := fillTable(ctx, db, res.Database, plans[n], from, to, max(o.Threads, 1), &done, fill, !o.Shard.Sharded(), logf)
 		if err != nil {
 			msg := fmt.Sprintf("fill %s: %v", n, err)
-			if partial := done.Load() - before; partial > 0 {
+			if partial := leftIn(ctx, db, res.Database, n, done.Load()-before); partial > 0 {
 				msg += fmt.Sprintf(" (%s is left with about %d of its %d rows: TRUNCATE it before generating again)", n, partial, to-from)
 			}
 			if len(res.Filled) > 0 {
@@ -227,6 +227,20 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 		}
 	}
 	return res, meet("filled")
+}
+
+// leftIn is how many rows a table whose load failed holds. The rows counted as sent are not
+// it: a LOAD DATA that failed on its warnings has put its rows in without being counted. The
+// table was empty, so COUNT(*) is the answer (a shard's share with its siblings' rows); when
+// it cannot be had (the server gone), the rows counted stand.
+func leftIn(ctx context.Context, db *sql.DB, database, table string, counted int64) int64 {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	var n int64
+	if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+quoteID(database)+"."+quoteID(table)).Scan(&n); err != nil {
+		return counted
+	}
+	return n
 }
 
 func runSchema(ctx context.Context, conn *sql.Conn, path string) error {
