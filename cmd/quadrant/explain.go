@@ -349,6 +349,10 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		for _, t := range a.Tables {
 			e.printf("%s  %s: %d rows\n", in, t.Name, t.Rows)
 		}
+	case *spec.Verify:
+		names := e.p.VerifyTargets(a)
+		e.printf("%s%sverify: the reads of %s run on %s (the base) and %s, at most %d statements per fingerprint (seed %d); rows and plans compared into queries.csv\n",
+			in, prefix, a.TrafficPath, names[0], strings.Join(names[1:], ", "), a.Sample, a.Seed)
 	}
 }
 
