@@ -254,7 +254,7 @@ type Step struct {
 	Target       string        `yaml:"target" doc:"Target of sql, sql_file, set_global, restart, wait, workload, capture and generate steps (default: the iteration's target)."`
 	IgnoreErrors []int         `yaml:"ignore_errors" doc:"sql/sql_file: MySQL error numbers that do not fail the step."`
 	SaveAs       string        `yaml:"save_as" pattern:"^[a-z][a-z0-9_]*$" doc:"sql: keep the last result set in the results under this name."`
-	Timeout      time.Duration `yaml:"timeout" doc:"Fail the step when it takes longer (shell, sql, sql_file, set_global, restart, workload, generate; wait has its own)."`
+	Timeout      time.Duration `yaml:"timeout" doc:"Fail the step when it takes longer (shell, sql, sql_file, set_global, restart, workload, generate, verify; wait has its own)."`
 	At           time.Duration `yaml:"at" doc:"during steps only: offset into the measured workload."`
 }
 

@@ -701,7 +701,7 @@ func (v *validator) step(s *Step, place stepPlace) {
 	}
 	only("ignore_errors", "sql", "sql_file")
 	only("save_as", "sql")
-	only("timeout", "sql", "sql_file", "shell", "workload", "set_global", "restart", "generate")
+	only("timeout", "sql", "sql_file", "shell", "workload", "set_global", "restart", "generate", "verify")
 	if kind == "verify" && place.name != "setup" && place.name != "teardown" {
 		// queries.csv has no iteration column: a verify run per iteration would pile rows up
 		// that nothing tells apart.
