@@ -46,7 +46,7 @@ func (sc stepScope) where(st *spec.Step) string {
 }
 
 // stepRunner runs a plan's steps (sql, sql_file, set_global, restart, drop_caches, shell,
-// sleep, wait, workload, capture, generate) on the fleet's targets, with what they need and no more:
+// sleep, wait, workload, capture, generate, verify) on the fleet's targets, with what they need and no more:
 // the log, the globals it restores, the results folder for save_as, and how to run a
 // workload.
 type stepRunner struct {
@@ -155,6 +155,8 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 		if err = needServer(); err == nil {
 			err = sr.generate(ctx, s, a, where, sc.phase != spec.PhaseDuring)
 		}
+	case *spec.Verify:
+		err = sr.verify(ctx, a, where)
 	default:
 		err = fmt.Errorf("step of unknown kind")
 	}

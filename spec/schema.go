@@ -29,7 +29,7 @@ var planTypes = []reflect.Type{
 	reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(SNMP{}),
 	reflect.TypeOf(Iteration{}), reflect.TypeOf(Restore{}), reflect.TypeOf(Step{}), reflect.TypeOf(Restart{}), reflect.TypeOf(Wait{}),
 	reflect.TypeOf(Workload{}), reflect.TypeOf(Stage{}), reflect.TypeOf(Capture{}),
-	reflect.TypeOf(Generate{}), reflect.TypeOf(GenerateTable{}), reflect.TypeOf(GenerateColumn{}),
+	reflect.TypeOf(Generate{}), reflect.TypeOf(GenerateTable{}), reflect.TypeOf(GenerateColumn{}), reflect.TypeOf(Verify{}),
 	reflect.TypeOf(OnError{}), reflect.TypeOf(Watch{}), reflect.TypeOf(WatchQuery{}),
 	reflect.TypeOf(Report{}),
 }

@@ -249,15 +249,16 @@ type Step struct {
 	Workload   *Workload   `yaml:"workload" doc:"Run a workload without measuring it (e.g. prepare data)."`
 	Capture    *Capture    `yaml:"capture" doc:"Record what the step's target runs for a while into a capture file that replay: replays (see docs/replay.md)."`
 	Generate   *Generate   `yaml:"generate" doc:"Fill the user's own tables with generated rows, foreign, primary and unique keys kept (see docs/generate.md)."`
+	Verify     *Verify     `yaml:"verify" doc:"Run a capture's reads on two targets or more and compare each with the first: same rows, same plans? queries.csv in the results (see docs/verify.md)."`
 
 	Target       string        `yaml:"target" doc:"Target of sql, sql_file, set_global, restart, wait, workload, capture and generate steps (default: the iteration's target)."`
 	IgnoreErrors []int         `yaml:"ignore_errors" doc:"sql/sql_file: MySQL error numbers that do not fail the step."`
 	SaveAs       string        `yaml:"save_as" pattern:"^[a-z][a-z0-9_]*$" doc:"sql: keep the last result set in the results under this name."`
-	Timeout      time.Duration `yaml:"timeout" doc:"Fail the step when it takes longer (shell, sql, sql_file, set_global, restart, workload, generate; wait has its own)."`
+	Timeout      time.Duration `yaml:"timeout" doc:"Fail the step when it takes longer (shell, sql, sql_file, set_global, restart, workload, generate, verify; wait has its own)."`
 	At           time.Duration `yaml:"at" doc:"during steps only: offset into the measured workload."`
 }
 
-// Action is one step kind: *SQL, *SQLFile, *SetGlobal, *Restart, *DropCaches, *Shell, *Sleep, *Wait, *Workload, *Capture or *Generate.
+// Action is one step kind: *SQL, *SQLFile, *SetGlobal, *Restart, *DropCaches, *Shell, *Sleep, *Wait, *Workload, *Capture, *Generate or *Verify.
 type Action interface {
 	StepKind() string
 	validate(v *validator, s *Step)
@@ -294,6 +295,7 @@ func (s *Step) actions() []Action {
 	add(s.Workload != nil, s.Workload)
 	add(s.Capture != nil, s.Capture)
 	add(s.Generate != nil, s.Generate)
+	add(s.Verify != nil, s.Verify)
 	return out
 }
 
@@ -477,3 +479,4 @@ func (*Wait) StepKind() string       { return "wait" }
 func (*Workload) StepKind() string   { return "workload" }
 func (*Capture) StepKind() string    { return "capture" }
 func (*Generate) StepKind() string   { return "generate" }
+func (*Verify) StepKind() string     { return "verify" }

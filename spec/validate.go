@@ -674,7 +674,7 @@ func (v *validator) steps(steps []Step, place stepPlace) {
 	}
 }
 
-var stepKinds = []string{"sql", "sql_file", "set_global", "restart", "drop_caches", "shell", "sleep", "wait", "workload", "capture", "generate"}
+var stepKinds = []string{"sql", "sql_file", "set_global", "restart", "drop_caches", "shell", "sleep", "wait", "workload", "capture", "generate", "verify"}
 
 func (v *validator) step(s *Step, place stepPlace) {
 	var kinds []string
@@ -701,8 +701,15 @@ func (v *validator) step(s *Step, place stepPlace) {
 	}
 	only("ignore_errors", "sql", "sql_file")
 	only("save_as", "sql")
-	only("timeout", "sql", "sql_file", "shell", "workload", "set_global", "restart", "generate")
-	if !usesTarget && s.Src.Has("target") {
+	only("timeout", "sql", "sql_file", "shell", "workload", "set_global", "restart", "generate", "verify")
+	if kind == "verify" && place.name != "setup" && place.name != "teardown" {
+		// queries.csv has no iteration column: a verify run per iteration would pile rows up
+		// that nothing tells apart.
+		v.errorf(s.Src.At("verify"), "a verify step runs once per plan, in setup or teardown (its queries.csv rows say nothing of an iteration); move it out of %s", place.name)
+	}
+	if kind == "verify" && s.Src.Has("target") {
+		v.errorf(s.Src.At("target"), "target does not apply to a verify step, which runs on several targets; name them in verify.targets: [base, new] (the first is the base)")
+	} else if !usesTarget && s.Src.Has("target") {
 		v.errorf(s.Src.At("target"), "target does not apply to a %s step, which runs on this machine; remove it", kind)
 	}
 	if place.during {

@@ -153,7 +153,7 @@ type DataFile struct {
 	File, Path string
 }
 
-// DataFiles lists the files the plan's steps and workloads read (sql_file, generate's schema, replay), once
+// DataFiles lists the files the plan's steps and workloads read (sql_file, generate's schema, verify's traffic, replay), once
 // each in plan order: what a results folder must carry for a rerun. A file a capture: step
 // writes, or a dump a setup shell step writes for restore steps, is made by the run itself.
 func (p *Plan) DataFiles() []DataFile {
@@ -180,6 +180,9 @@ func (p *Plan) DataFiles() []DataFile {
 		}
 		if g := ps.Step.Generate; g != nil && g.Schema != "" {
 			add(DataFile{g.Schema, g.SchemaPath})
+		}
+		if vf := ps.Step.Verify; vf != nil && !written[vf.TrafficPath] {
+			add(DataFile{vf.Traffic, vf.TrafficPath})
 		}
 	}
 	for pw := range p.Workloads() {

@@ -56,7 +56,8 @@ func TestResultsDocNamesTheFilesARunWrites(t *testing.T) {
 	if len(docs) < 10 {
 		t.Fatalf("found only %v in docs/results.md", docs)
 	}
-	// The builtin run writes most files; a replay of a captured log adds the replay's own.
+	// The builtin run writes most files; a replay of a captured log adds the replay's own, and
+	// a verify: step of the same log on a second sandbox queries.csv.
 	plan := writePlan(t, `
 version: 1
 name: docs
@@ -77,8 +78,11 @@ report: {formats: [csv, html, json], per_variable: true}
 	replay := writePlan(t, `
 version: 1
 name: docs-replay
-targets: {db: {sandbox: {}}}
+targets: {db: {sandbox: {}}, other: {sandbox: {}}}
+setup:
+  - verify: {traffic: general.log}
 iteration:
+  target: db
   workload: {replay: {file: general.log}}
 `)
 	log := "/usr/sbin/mariadbd, Version: 10.11.19-MariaDB (Debian 12). started with:\n" +

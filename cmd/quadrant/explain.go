@@ -371,6 +371,10 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 			e.printf("; unknown where the schema file does not create the table or uses a type this estimate does not know")
 		}
 		e.printf("; time at %dk rows/s per thread, as bench/generatebench measured on a 2-core machine)\n", generateRate/1000)
+	case *spec.Verify:
+		names := e.p.VerifyTargets(a)
+		e.printf("%s%sverify: the reads of %s run on %s (the base) and %s, at most %d statements per fingerprint (seed %d); rows and plans compared into queries.csv\n",
+			in, prefix, a.TrafficPath, names[0], strings.Join(names[1:], ", "), a.Sample, a.Seed)
 	}
 }
 

@@ -2,8 +2,12 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 // Every experiment of issue 11's list has a template, and an example that extends it.
@@ -21,6 +25,54 @@ func TestTemplatesOfTheExperiments(t *testing.T) {
 		src, err := os.ReadFile("../../examples/" + example + ".yaml")
 		if err != nil || !strings.Contains(string(src), "\nextends: builtin:"+name+"\n") {
 			t.Errorf("examples/%s.yaml does not extend builtin:%s (%v)", example, name, err)
+		}
+	}
+}
+
+// builtin:upgrade-check as it is, on its two sandboxes: the verify step finds the index new
+// lacks (the lookup by k changes plan) and the same rows for every fingerprint, and explain
+// says what the step does.
+func TestUpgradeCheckTemplateRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts MariaDB sandboxes")
+	}
+	// as a user starts: init writes the plan where its capture goes, not into the repository
+	dir := t.TempDir()
+	code, src, errOut := runCLI("init", "--template", "upgrade-check")
+	if code != exitOK {
+		t.Fatalf("init: exit %d %s", code, errOut)
+	}
+	plan := filepath.Join(dir, "upgrade-check.yaml")
+	if err := os.WriteFile(plan, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", plan)
+	if code != exitOK || !strings.Contains(out, "verify: the reads of "+filepath.Join(dir, "traffic.qcap")+" run on old (the base) and new, at most 20 statements per fingerprint (seed 1)") {
+		t.Errorf("explain: exit %d %s\n%s", code, errOut, out)
+	}
+	root := filepath.Join(dir, "results")
+	p := start(t, nil, "run", plan, "--out", root)
+	if code := p.wait(t, 5*time.Minute); code != exitOK {
+		t.Fatalf("run: exit %d\n%s", code, p.out.String())
+	}
+	rows, err := results.ReadQueries(findRunDir(t, root))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("%d rows in queries.csv, want 3 (the capture's three fingerprints): %+v", len(rows), rows)
+	}
+	for _, r := range rows {
+		t.Logf("%s | %d | %s | %s | %s", r.Fingerprint, r.Count, r.Results, r.Plan, r.Differences)
+		wantPlan := results.VerifySame
+		if strings.Contains(r.Fingerprint, "where k=") {
+			wantPlan = results.VerifyDifferent
+			if !strings.Contains(r.Differences, "sbtest1: ref on k_1 → ALL") {
+				t.Errorf("lookup by k: differences %q; want sbtest1: ref on k_1 → ALL", r.Differences)
+			}
+		}
+		if r.Results != results.VerifySame || r.Plan != wantPlan {
+			t.Errorf("%s: results %s, plan %s; want same, %s", r.Fingerprint, r.Results, r.Plan, wantPlan)
 		}
 	}
 }

@@ -55,6 +55,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	if *out == "" {
 		return fail(exitInvalid, "--out DIR is required: the folder queries.csv is written to")
 	}
+	// before connecting to anything or making the folder: a mistyped path is the usual mistake
+	if fi, err := os.Stat(pos[0]); err != nil || fi.IsDir() {
+		return fail(exitInvalid, "TRAFFIC %s: no such file; give the slow log, general log or capture file (quadrant capture --out) to verify", pos[0])
+	}
 	if len(targets) < 2 {
 		return fail(exitInvalid, "give two --target NAME=DSN or more: the first is the base, the others are compared with it")
 	}
@@ -124,7 +128,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		code := exitFailed
 		var le *traffic.LineError
 		if errors.As(err, &le) {
-			code = exitInvalid
+			return fail(exitInvalid, "%v\n  fix or remove that record, or copy the traffic without its malformed records: quadrant capture --in %s --out clean.qcap --skip-malformed", err, pos[0])
 		}
 		return fail(code, "%v", err)
 	}

@@ -337,7 +337,9 @@ func runTarget(ctx context.Context, t Target, fps []*fingerprint, logf func(stri
 				break
 			}
 			tr.outcomes[i][j] = s.run(ctx, smp, fp.ordered)
-			n++
+			if tr.outcomes[i][j].ran {
+				n++ // the log's "lost after N statements" counts what the target did run
+			}
 		}
 		if fp.explain && len(fp.samples) > 0 && ctx.Err() == nil {
 			tr.plans[i] = s.explain(ctx, fp.samples[0])
