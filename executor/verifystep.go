@@ -12,6 +12,7 @@ import (
 // are what the step finds, not a failure: only an error of verify itself fails it.
 func (sr *stepRunner) verify(ctx context.Context, vf *spec.Verify, where string) error {
 	o := verify.Options{Traffic: vf.TrafficPath, Format: vf.Format, Sample: vf.Sample, Seed: uint64(vf.Seed), Out: sr.out,
+		Repeat: vf.Repeat, MinChange: vf.MinChange, Writes: vf.Writes,
 		// verify writes its lines to log.txt itself (Out): the console only shows them
 		Logf: func(format string, args ...any) { sr.log.obs.Logged(sr.log.redact(fmt.Sprintf(format, args...))) }}
 	names := sr.fleet.plan.VerifyTargets(vf)
@@ -27,6 +28,6 @@ func (sr *stepRunner) verify(ctx context.Context, vf *spec.Verify, where string)
 	if err != nil {
 		return fmt.Errorf("verify %s: %w", vf.Traffic, err)
 	}
-	sr.log.logf("%s: verify: %d fingerprints (%d statements), %d differ; see queries.csv", where, sum.Fingerprints, sum.Statements, sum.Different)
+	sr.log.logf("%s: verify: %d fingerprints (%d statements), %d differ, %d slower; see queries.csv", where, sum.Fingerprints, sum.Statements, sum.Different, sum.Slower)
 	return nil
 }

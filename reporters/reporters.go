@@ -57,6 +57,18 @@ func Rebuild(dir, version string) ([]string, error) {
 			return written, fmt.Errorf("%s report: %w", r.Name(), err)
 		}
 	}
+	if checks.Has(dir) {
+		// a verify: step's queries.csv gets its own page beside the run's
+		f, err := checks.Load(dir)
+		if err != nil {
+			return written, err
+		}
+		p, err := html.WriteCheckReport(f, version)
+		if err != nil {
+			return written, fmt.Errorf("verify page: %w", err)
+		}
+		written = append(written, p)
+	}
 	return written, nil
 }
 

@@ -19,8 +19,15 @@ import (
 // whether the target returned the same rows and chose the same plan as the base target.
 const QueriesFile = "queries.csv"
 
+// CheckPage is the page of queries.csv in the folder of a plan run with a verify: step,
+// beside the run's report.html; a folder `quadrant verify` wrote has it as report.html.
+const CheckPage = "verify.html"
+
 // Columns of queries.csv besides ColFingerprintID, ColFingerprint, ColTarget and ColCount.
 const (
+	// ColBase is the target the row's target was compared with (absent in folders written
+	// before it: run.json's first target).
+	ColBase        = "base"
 	ColResults     = "results"
 	ColPlan        = "plan"
 	ColBaseErrors  = "base_errors"
@@ -57,8 +64,8 @@ const (
 type QueryRow struct {
 	FingerprintID string
 	Fingerprint   string
-	// Target is the compared target; the base is run.json's first target.
-	Target string
+	// Target is the compared target; Base the one it was compared with.
+	Target, Base string
 	// Count is how many times the fingerprint was captured (not how many were run: --sample).
 	Count   int64
 	Results string
@@ -82,6 +89,7 @@ func (q QueryRow) record() Record {
 	r.Add(ColFingerprintID, q.FingerprintID)
 	r.Add(ColFingerprint, q.Fingerprint)
 	r.Add(ColTarget, q.Target)
+	r.Add(ColBase, q.Base)
 	r.AddInt(ColCount, q.Count)
 	r.Add(ColResults, q.Results)
 	r.Add(ColPlan, q.Plan)
@@ -119,7 +127,7 @@ func ReadQueries(dir string) ([]QueryRow, error) {
 		n, _ := strconv.ParseInt(d.Value(i, ColCount), 10, 64)
 		q := QueryRow{
 			FingerprintID: d.Value(i, ColFingerprintID), Fingerprint: d.Value(i, ColFingerprint),
-			Target: d.Value(i, ColTarget), Count: n, Results: d.Value(i, ColResults), Plan: d.Value(i, ColPlan),
+			Target: d.Value(i, ColTarget), Base: d.Value(i, ColBase), Count: n, Results: d.Value(i, ColResults), Plan: d.Value(i, ColPlan),
 			BaseErrors: map[int]int64{}, Errors: map[int]int64{},
 			Example: d.Value(i, ColExample), Differences: d.Value(i, ColDifferences),
 			Latency: d.Value(i, ColLatency), BaseP95: floatOrNaN(d, i, ColBaseP95), P95: floatOrNaN(d, i, ColFingerprintP95),
@@ -215,7 +223,7 @@ func ReadQueryDetails(dir string) ([]QueryDetail, error) {
 func describeQueries(name string) ColumnInfo {
 	c := ColumnInfo{Name: name, CSV: QueriesCSV, Role: RoleOther, Merge: MergeLeader}
 	switch name {
-	case ColFingerprintID, ColFingerprint, ColTarget:
+	case ColFingerprintID, ColFingerprint, ColTarget, ColBase:
 		c.Role, c.Merge = RoleKey, MergeKey
 	case ColCount:
 		c.Merge, c.Unit = MergeSum, measure.Count

@@ -13,6 +13,10 @@ type Verify struct {
 	Targets []string `yaml:"targets" doc:"The plan targets the reads run on; the first is the base every other is compared with (default: every target, in plan order)."`
 	Sample  int      `yaml:"sample" default:"20" min:"1" doc:"Statements run per fingerprint (at most), drawn at random with seed."`
 	Seed    int64    `yaml:"seed" default:"1" doc:"The seed of the sample: the same seed and traffic run the same statements."`
+	Repeat  int      `yaml:"repeat" default:"50" min:"0" doc:"Timed runs of each fingerprint on each target, interleaved between them, for the latency verdict (fewer for a statement of seconds); 0 times nothing. As quadrant verify --repeat."`
+	// MinChange is in percent.
+	MinChange float64 `yaml:"min_change" default:"10" min:"0" doc:"The least change of a fingerprint's mean latency, in percent, called faster or slower (its 95% interval must leave out 0 too). As --min-change."`
+	Writes    bool    `yaml:"writes" doc:"Run the captured writes too, in captured order on every target, after the reads (for throwaway copies or sandboxes: they change the data). As --writes."`
 
 	// TrafficPath is Traffic resolved against the plan's directory.
 	TrafficPath string `yaml:"-"`
@@ -36,6 +40,9 @@ func (vf *Verify) validate(v *validator, s *Step) {
 		vf.TrafficPath = p
 	} else {
 		vf.TrafficPath = v.path(vf.Traffic, vf.Src.At("traffic"), "verify traffic")
+	}
+	if vf.Repeat == 1 {
+		v.errorf(vf.Src.At("repeat"), "verify.repeat is 1: one run says nothing of the noise; give 2 or more, or 0 to time nothing")
 	}
 	seen := map[string]bool{}
 	for _, name := range vf.Targets {

@@ -373,8 +373,15 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		e.printf("; time at %dk rows/s per thread, as bench/generatebench measured on a 2-core machine)\n", generateRate/1000)
 	case *spec.Verify:
 		names := e.p.VerifyTargets(a)
-		e.printf("%s%sverify: the reads of %s run on %s (the base) and %s, at most %d statements per fingerprint (seed %d); rows and plans compared into queries.csv\n",
-			in, prefix, a.TrafficPath, names[0], strings.Join(names[1:], ", "), a.Sample, a.Seed)
+		timed := fmt.Sprintf("each fingerprint then timed up to %d times a target, interleaved (faster/slower beyond %g%%)", a.Repeat, a.MinChange)
+		if a.Repeat == 0 {
+			timed = "latency not timed (repeat: 0)"
+		}
+		e.printf("%s%sverify: the reads of %s run on %s (the base) and %s, at most %d statements per fingerprint (seed %d); rows and plans compared into queries.csv; %s\n",
+			in, prefix, a.TrafficPath, names[0], strings.Join(names[1:], ", "), a.Sample, a.Seed, timed)
+		if a.Writes {
+			e.printf("%s  writes: the captured writes run too, on every target (they change its data: throwaway copies only)\n", in)
+		}
 	}
 }
 

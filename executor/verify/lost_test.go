@@ -142,6 +142,9 @@ func TestTargetLostMidway(t *testing.T) {
 		if r.Results != results.VerifyError || !strings.Contains(r.Differences, "not run on new: ") {
 			t.Errorf("%s never ran on new: results %s, differences %q; want error with \"not run on new: ...\"", r.Example, r.Results, r.Differences)
 		}
+		if r.Plan == results.VerifyDifferent || r.Base != "base" {
+			t.Errorf("%s: plan %s, base %q; a target gone is no plan change (want plan none or same, base \"base\")", r.Example, r.Plan, r.Base)
+		}
 		if strings.Contains(r.Differences, "not run on base") {
 			t.Errorf("%s: %q blames the base, which was up", r.Example, r.Differences)
 		}

@@ -104,6 +104,7 @@ type outcome struct {
 type planOutcome struct {
 	plan *Plan
 	err  string
+	lost bool // the target was gone: nothing to compare
 }
 
 // targetRun is everything one target ran, per fingerprint in order.
@@ -527,7 +528,7 @@ func (s *session) warnings(ctx context.Context) (string, error) {
 func (s *session) explain(ctx context.Context, smp sample) planOutcome {
 	code, ok := s.readyFor(ctx, smp)
 	if !ok {
-		return planOutcome{err: "target lost: " + s.lost}
+		return planOutcome{err: "target lost: " + s.lost, lost: true}
 	}
 	if code != 0 {
 		return planOutcome{err: fmt.Sprintf("error %d", code)}
@@ -553,7 +554,7 @@ const maxDifferences = 3
 // compare lays out fingerprint fi of base and other as a queries.csv row.
 func compare(fp *fingerprint, baseName, otherName string, base, other *targetRun, fi int) results.QueryRow {
 	nan := math.NaN()
-	r := results.QueryRow{FingerprintID: fp.id, Fingerprint: fp.text, Target: otherName, Count: fp.count,
+	r := results.QueryRow{FingerprintID: fp.id, Fingerprint: fp.text, Target: otherName, Base: baseName, Count: fp.count,
 		BaseErrors: map[int]int64{}, Errors: map[int]int64{},
 		Latency: results.VerifyNoLatency, BaseP95: nan, P95: nan, Change: nan, ChangeLo: nan, ChangeHi: nan}
 	var diffs []string
@@ -643,6 +644,8 @@ func compare(fp *fingerprint, baseName, otherName string, base, other *targetRun
 			}
 		case bp.plan == nil && op.plan == nil:
 			// both could not explain it (the statement fails alike): no plan to compare
+		case bp.lost || op.lost:
+			// a target gone is not a plan that changed: results says it (not run on)
 		default:
 			r.Plan = results.VerifyDifferent
 			add(fmt.Sprintf("EXPLAIN %s → %s", planName(bp), planName(op)))

@@ -32,8 +32,16 @@ type Folder struct {
 // Key places a queries.csv row or a detail: one per fingerprint and compared target.
 func Key(fingerprintID, target string) string { return fingerprintID + "\x00" + target }
 
-// Is reports whether dir is a verify folder: it has queries.csv, which only verify writes.
+// Is reports whether dir is the folder of a `quadrant verify`: it has queries.csv and no
+// plan.yaml (a plan run with a verify: step has both).
 func Is(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, results.PlanFile))
+	return Has(dir) && errors.Is(err, fs.ErrNotExist)
+}
+
+// Has says whether dir holds a verify's queries.csv: a verify folder, or the folder of a
+// plan run with a verify: step (which is a run folder first: Is is false for it).
+func Has(dir string) bool {
 	_, err := os.Stat(filepath.Join(dir, results.QueriesFile))
 	return err == nil
 }
@@ -41,7 +49,7 @@ func Is(dir string) bool {
 // Load reads the verify folder dir. A folder without query-details.jsonl (written before
 // it, or when nothing differed) or without the latency columns reads, with a note.
 func Load(dir string) (*Folder, error) {
-	if !Is(dir) {
+	if !Has(dir) {
 		return nil, fmt.Errorf("%s is not a verify folder: it has no %s (quadrant verify writes one)", dir, results.QueriesFile)
 	}
 	info, err := results.ReadRunInfo(dir)
@@ -88,8 +96,14 @@ func (f *Folder) timed() bool {
 	return false
 }
 
-// Base is the target the others were compared with: run.json's first.
+// Base is the target the others were compared with: queries.csv's base, else (a folder
+// written before that column) run.json's first.
 func (f *Folder) Base() string {
+	for _, r := range f.Rows {
+		if r.Base != "" {
+			return r.Base
+		}
+	}
 	if len(f.Info.Targets) == 0 {
 		return ""
 	}
@@ -99,8 +113,10 @@ func (f *Folder) Base() string {
 // Compared are the compared targets in run.json's order, then any queries.csv names besides.
 func (f *Folder) Compared() []string {
 	var out []string
-	for i, t := range f.Info.Targets {
-		if i > 0 {
+	base := f.Base()
+	for _, t := range f.Info.Targets {
+		// a plan's run has targets the verify: step left out: only those with rows count
+		if t.Name != base && slices.ContainsFunc(f.Rows, func(r results.QueryRow) bool { return r.Target == t.Name }) {
 			out = append(out, t.Name)
 		}
 	}

@@ -175,9 +175,14 @@ func renderCheckData(w io.Writer, title, version string, data any) error {
 	})
 }
 
-// WriteCheckReport (re)builds report.html in a verify folder.
+// WriteCheckReport (re)builds the page of a verify folder: report.html, or CheckPage in the
+// folder of a plan run with a verify: step (whose report.html is the run's).
 func WriteCheckReport(f *checks.Folder, version string) (string, error) {
-	path := filepath.Join(f.Dir, results.ReportFile)
+	name := results.ReportFile
+	if !checks.Is(f.Dir) {
+		name = results.CheckPage
+	}
+	path := filepath.Join(f.Dir, name)
 	return path, writeFile(path, func(w io.Writer) error { return RenderCheck(w, f, version) })
 }
 
