@@ -28,6 +28,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/executor/verify"
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 const schema = `CREATE DATABASE sbtest; USE sbtest;
@@ -122,15 +123,32 @@ func run(sizes string, rows int64, fingerprints, sessions, sample, repeat int, d
 		}
 		peak, done := benchrun.HeapPeak()
 		t0 := time.Now()
-		sum, err := verify.Run(ctx, verify.Options{Traffic: path, Targets: targets, Sample: sample, Seed: 1, Repeat: repeat, MinChange: verify.DefaultMinChange})
+		out, err := results.Create(filepath.Join(dir, fmt.Sprintf("verify-%d", n)))
+		if err != nil {
+			return err
+		}
+		sum, err := verify.Run(ctx, verify.Options{Traffic: path, Targets: targets, Sample: sample, Seed: 1, Repeat: repeat, MinChange: verify.DefaultMinChange, Out: out})
 		took := time.Since(t0)
 		close(done)
 		most := <-peak
 		if err != nil {
 			return fmt.Errorf("verify %s: %w", path, err)
 		}
+		if err := out.Close(); err != nil {
+			return err
+		}
 		fmt.Printf("%8d statements (%4d MB): %7d reads in %d fingerprints (%d skipped), %d differ, %d slower; %6.1fs, %8.0f statements/s read; peak Go heap in use %.1f MiB\n",
 			n, st.Size()>>20, sum.Statements, sum.Fingerprints, sum.Skipped, sum.Different, sum.Slower, took.Seconds(), float64(n)/took.Seconds(), float64(most)/(1<<20))
+		// two sandboxes alike: every verdict but same is noise the rule let through
+		qs, err := results.ReadQueries(out.Dir)
+		if err != nil {
+			return err
+		}
+		for _, q := range qs {
+			if q.Latency != results.VerifySame && q.Latency != results.VerifyNoLatency {
+				fmt.Printf("          %s: %+.0f%% (95%% CI %+.0f..%+.0f%%), p95 %.3g -> %.3g ms, %d runs: %s\n", q.Latency, q.Change, q.ChangeLo, q.ChangeHi, q.BaseP95, q.P95, q.Timed, q.Fingerprint)
+			}
+		}
 	}
 	return nil
 }

@@ -17,8 +17,9 @@ import (
 	"github.com/quadrant-bench/quadrant/results"
 )
 
-// The verdict rule on fixed samples: a change is faster or slower only when its interval
-// leaves out 0 and it is at least the minimum change.
+// The verdict rule on fixed samples: a change is faster or slower only when it is at least
+// the minimum change and its interval lies beyond half of it; rounds are judged two by two,
+// so the order of the runs within a round cancels.
 func TestLatencyVerdict(t *testing.T) {
 	base := []float64{1.00, 1.01, 0.99, 1.02, 0.98, 1.00, 1.01, 0.99, 1.00, 1.00}
 	scaled := func(f float64) []float64 {
@@ -42,6 +43,19 @@ func TestLatencyVerdict(t *testing.T) {
 		// 30% slower in the mean, but from one run of many: the interval holds 0
 		{"one outlier", append(scaled(1)[:9], 4), 10, results.VerifySame},
 		{"one run", []float64{2}, 10, results.VerifyNoLatency},
+		// the second run of a round is quicker whichever target it is on: rounds alternate
+		// the target's share of it, x0.8 then x1.25, which blocks of two rounds cancel
+		{"order of the runs", func() []float64 {
+			out := scaled(1)
+			for i := range out {
+				if i%2 == 0 {
+					out[i] *= 0.8
+				} else {
+					out[i] *= 1.25
+				}
+			}
+			return out
+		}(), 10, results.VerifySame},
 		{"not timed", nil, 10, results.VerifyNoLatency},
 	} {
 		r := results.QueryRow{FingerprintID: "q0123456789ab", Target: "new"}
@@ -63,6 +77,20 @@ func TestLatencyVerdict(t *testing.T) {
 	}
 	if v := latencyVerdict(math.NaN(), math.NaN(), math.NaN(), 10); v != results.VerifyNoLatency {
 		t.Errorf("no change: %s, want none", v)
+	}
+	for _, c := range []struct {
+		change, lo, hi float64
+		want           string
+	}{
+		{12, 3, 20, results.VerifySame}, // clear of 0, not of half the minimum
+		{12, 6, 20, results.VerifySlower},
+		{-12, -20, -3, results.VerifySame},
+		{-12, -20, -6, results.VerifyFaster},
+		{8, 6, 10, results.VerifySame}, // under the minimum
+	} {
+		if v := latencyVerdict(c.change, c.lo, c.hi, 10); v != c.want {
+			t.Errorf("change %g%% (%g..%g): %s, want %s", c.change, c.lo, c.hi, v, c.want)
+		}
 	}
 }
 
