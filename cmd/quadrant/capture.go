@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -12,10 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/quadrant-bench/quadrant/executor/capture"
-	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 )
 
@@ -108,15 +104,10 @@ func captureServer(ctx context.Context, tv, method string, d time.Duration, out 
 	var name, raw string
 	for name, raw = range ov {
 	}
-	dsn, err := target.ParseDSN(raw)
+	db, _, err := openDSN(name, raw)
 	if err != nil {
 		return 0, 0, err
 	}
-	conn, err := mysql.NewConnector(dsn.Config())
-	if err != nil {
-		return 0, 0, err
-	}
-	db := sql.OpenDB(conn)
 	defer db.Close()
 	w, err := traffic.NewWriter(out, traffic.QCapHeader{Created: time.Now().UTC(), Target: name, Timed: true})
 	if err != nil {

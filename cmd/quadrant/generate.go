@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/executor/generate"
 	"github.com/quadrant-bench/quadrant/executor/target"
@@ -108,15 +106,10 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	var name, raw string
 	for name, raw = range ov {
 	}
-	dsn, err := target.ParseDSN(raw)
+	db, dsn, err := openDSN(name, raw)
 	if err != nil {
-		return fail(exitInvalid, "--target %s: %v", name, err)
+		return fail(exitInvalid, "%v", err)
 	}
-	conn, err := mysql.NewConnector(dsn.Config())
-	if err != nil {
-		return fail(exitInvalid, "--target %s: %v", name, err)
-	}
-	db := sql.OpenDB(conn)
 	defer db.Close()
 
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -12,9 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
-	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/executor/verify"
 	"github.com/quadrant-bench/quadrant/reporters"
@@ -28,9 +24,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			"captured default database, and compares each target with the first: per statement fingerprint, whether the\n"+
 			"rows (an order-insensitive checksum unless the statement has a top-level ORDER BY), row counts, warnings and\n"+
 			"errors are the same, and whether EXPLAIN FORMAT=JSON chose the same plan. Then times each fingerprint --repeat\n"+
-			"times on every target, one statement at a time interleaved between them: its latency is faster or slower when the\n"+
-			"95% bootstrap interval of the change of the mean leaves out 0 and the change is at least --min-change, else same.\n"+
-			"Writes DIR/queries.csv, run.json and log.txt. Only reads run (read_only's rule) unless --writes; statements calling\n"+
+			"times on every target, in rounds spread over at least 5 s, one statement at a time interleaved between them: its\n"+
+			"latency is faster or slower when the median change of its runs, paired, is at least --min-change and its 95%\n"+
+			"bootstrap interval lies beyond half of it, else same. Writes DIR/queries.csv, query-details.jsonl, report.html,\n"+
+			"run.json and log.txt. Only reads run (read_only's rule) unless --writes; statements calling\n"+
 			"NOW(), RAND()... are not_comparable. See docs/verify.md.", stdout, stderr)
 	var targets multiFlag
 	fs.Var(&targets, "target", "a server, `NAME=DSN`; the first is the base the others are compared with")
@@ -80,15 +77,10 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			return fail(exitInvalid, "--target %q: want NAME=DSN with a NAME of its own, e.g. --target new='bench:secret@tcp(db2:3306)/'", spec.RedactDSN(kv))
 		}
 		seen[name] = true
-		dsn, err := target.ParseDSN(raw)
+		db, dsn, err := openDSN(name, raw)
 		if err != nil {
-			return fail(exitInvalid, "--target %s: %v", name, err)
+			return fail(exitInvalid, "%v", err)
 		}
-		conn, err := mysql.NewConnector(dsn.Config())
-		if err != nil {
-			return fail(exitInvalid, "--target %s: %v", name, err)
-		}
-		db := sql.OpenDB(conn)
 		defer db.Close()
 		vts = append(vts, verify.Target{Name: name, DB: db})
 		infos = append(infos, results.TargetInfo{Name: name, Kind: "dsn", Address: dsn.String()})
