@@ -22,11 +22,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
@@ -181,7 +178,7 @@ type window struct {
 // the first sample at the window's start.
 func measureWindow(ctx context.Context, l *load, pid int, d, interval time.Duration, s *mysqlwatch.Status) (window, error) {
 	var w window
-	n0, srv0, cli0, t0 := l.n.Load(), serverCPU(pid), clientCPU(), time.Now()
+	n0, srv0, cli0, t0 := l.n.Load(), benchrun.ProcessCPU(pid), benchrun.SelfCPU(), time.Now()
 	end := t0.Add(d)
 	for next := t0; time.Now().Before(end); next = next.Add(interval) {
 		if s != nil && next.Before(end) {
@@ -200,8 +197,8 @@ func measureWindow(ctx context.Context, l *load, pid int, d, interval time.Durat
 	el := time.Since(t0)
 	q := float64(l.n.Load() - n0)
 	w.qps = q / el.Seconds()
-	w.serverUs = (serverCPU(pid) - srv0).Seconds() * 1e6 / q
-	w.clientUs = (clientCPU() - cli0).Seconds() * 1e6 / q
+	w.serverUs = (benchrun.ProcessCPU(pid) - srv0).Seconds() * 1e6 / q
+	w.clientUs = (benchrun.SelfCPU() - cli0).Seconds() * 1e6 / q
 	return w, nil
 }
 
@@ -340,35 +337,4 @@ func pick(ws []window, f func(window) float64) []float64 {
 		out = append(out, f(w))
 	}
 	return out
-}
-
-// serverCPU is the server process's user+system CPU time (0 when the pid is unknown).
-func serverCPU(pid int) time.Duration {
-	if pid <= 0 {
-		return 0
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	// utime and stime are fields 14 and 15 of the line, 12 and 13 after the parenthesised command name.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if len(f) < 13 {
-		return 0
-	}
-	ut, _ := strconv.ParseInt(f[11], 10, 64)
-	st, _ := strconv.ParseInt(f[12], 10, 64)
-	return time.Duration(ut+st) * time.Second / clockTicks
-}
-
-// clockTicks is USER_HZ, 100 on every Linux this runs on.
-const clockTicks = 100
-
-// clientCPU is this process's user+system CPU time: the load generator and, in B, the sampler.
-func clientCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
