@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
@@ -22,28 +21,12 @@ import (
 // variables run with them on both servers (so the same), NOW() is not comparable, and
 // every other fingerprint is same/same.
 func TestVerifyKindsOfDifference(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts MariaDB sandboxes")
-	}
-	var base, next *sandbox.Cluster
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		base = sandboxtest.Start(t, sandbox.Options{Name: "base", Config: []sandbox.Option{
-			{Name: "div_precision_increment", Value: "4"},
-			{Name: "sql_mode", Value: "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"}}})
-	}()
-	go func() {
-		defer wg.Done()
-		next = sandboxtest.Start(t, sandbox.Options{Name: "new", Config: []sandbox.Option{
+	base, next := startPair(t, []sandbox.Option{
+		{Name: "div_precision_increment", Value: "4"},
+		{Name: "sql_mode", Value: "STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"}},
+		[]sandbox.Option{
 			{Name: "div_precision_increment", Value: "8"},
-			{Name: "sql_mode", Value: "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"}}})
-	}()
-	wg.Wait()
-	if base == nil || next == nil {
-		t.FailNow()
-	}
+			{Name: "sql_mode", Value: "ONLY_FULL_GROUP_BY,STRICT_TRANS_TABLES,NO_ENGINE_SUBSTITUTION"}})
 	shop(t, base.Primary, false)
 	shop(t, next.Primary, true)
 	for s, collation := range map[*sandbox.Server]string{base.Primary: "utf8mb4_general_ci", next.Primary: "utf8mb4_bin"} {

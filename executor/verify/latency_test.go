@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
@@ -119,18 +118,7 @@ func events(t *testing.T, s *sandbox.Server, index bool) {
 // primary key lookup is the same. Writes run only with --writes, and an UPDATE that
 // changes another number of rows on the new server differs.
 func TestVerifyLatencyAndWrites(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts MariaDB sandboxes")
-	}
-	var base, next *sandbox.Cluster
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); base = sandboxtest.Start(t, sandbox.Options{Name: "base"}) }()
-	go func() { defer wg.Done(); next = sandboxtest.Start(t, sandbox.Options{Name: "new"}) }()
-	wg.Wait()
-	if base == nil || next == nil {
-		t.FailNow()
-	}
+	base, next := startPair(t, nil, nil)
 	events(t, base.Primary, true)
 	events(t, next.Primary, false)
 	baseDB, nextDB := sandboxtest.DB(t, base.Primary.DSN(""), 2), sandboxtest.DB(t, next.Primary.DSN(""), 2)

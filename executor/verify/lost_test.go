@@ -13,7 +13,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/results"
@@ -59,18 +58,7 @@ func (s *stopConn) ExecContext(ctx context.Context, query string, args []driver.
 // three it ran are compared, the other three are errors saying they did not run on new, and
 // log.txt says the target was lost and after how many statements.
 func TestTargetLostMidway(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts MariaDB sandboxes")
-	}
-	var base, next *sandbox.Cluster
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); base = sandboxtest.Start(t, sandbox.Options{Name: "base"}) }()
-	go func() { defer wg.Done(); next = sandboxtest.Start(t, sandbox.Options{Name: "new"}) }()
-	wg.Wait()
-	if base == nil || next == nil {
-		t.FailNow()
-	}
+	base, next := startPair(t, nil, nil)
 	shop(t, base.Primary, false)
 	shop(t, next.Primary, false)
 

@@ -41,24 +41,8 @@ func shop(t *testing.T, s *sandbox.Server, dropIndex bool) {
 // exactly the lookup by customer (plan) and the division (results), NOW() as not
 // comparable, the failing statement as an error, and every other read as the same.
 func TestVerifyFlagsPlanAndResults(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts MariaDB sandboxes")
-	}
-	var base, next *sandbox.Cluster
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		base = sandboxtest.Start(t, sandbox.Options{Name: "base", Config: []sandbox.Option{{Name: "div_precision_increment", Value: "4"}}})
-	}()
-	go func() {
-		defer wg.Done()
-		next = sandboxtest.Start(t, sandbox.Options{Name: "new", Config: []sandbox.Option{{Name: "div_precision_increment", Value: "8"}}})
-	}()
-	wg.Wait()
-	if base == nil || next == nil {
-		t.FailNow()
-	}
+	base, next := startPair(t, []sandbox.Option{{Name: "div_precision_increment", Value: "4"}},
+		[]sandbox.Option{{Name: "div_precision_increment", Value: "8"}})
 	shop(t, base.Primary, false)
 	shop(t, next.Primary, true)
 
@@ -173,6 +157,27 @@ func recordExplain(t *testing.T, dir string, base, next *sandbox.Server) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// startPair starts the two sandboxes a test compares, base and new, at the same time, each
+// with its settings (nil for none); in -short it skips the test.
+func startPair(t *testing.T, baseConfig, newConfig []sandbox.Option) (base, next *sandbox.Cluster) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts MariaDB sandboxes")
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		base = sandboxtest.Start(t, sandbox.Options{Name: "base", Config: baseConfig})
+	}()
+	go func() { defer wg.Done(); next = sandboxtest.Start(t, sandbox.Options{Name: "new", Config: newConfig}) }()
+	wg.Wait()
+	if base == nil || next == nil {
+		t.FailNow()
+	}
+	return base, next
 }
 
 func writeTraffic(t *testing.T, path string, stmts []traffic.Statement) {
