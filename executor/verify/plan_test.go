@@ -108,3 +108,63 @@ func TestPlanLines(t *testing.T) {
 		t.Errorf("Lines() = %q, want %q", got, want)
 	}
 }
+
+// MySQL 8's JSON in the shapes its own test suite records (mysql-test's explain_json
+// results; MySQL cannot be installed here to record it from a server): a join as a
+// nested_loop, with cost_info objects and rows as rows_examined_per_scan, a derived table
+// whose query_block nests under its table, a UNION's query_specifications, and a "message"
+// table of a query_block that reads none. Join order is document order, nested blocks after
+// the table that holds them.
+func TestReducePlanMySQLShapes(t *testing.T) {
+	p, err := ReducePlan([]byte(`{
+  "query_block": {
+    "select_id": 1,
+    "cost_info": {"query_cost": "12.10"},
+    "ordering_operation": {
+      "using_filesort": true,
+      "cost_info": {"sort_cost": "2.00"},
+      "nested_loop": [
+        {"table": {"table_name": "o", "access_type": "ALL", "possible_keys": ["idx_customer"],
+                   "rows_examined_per_scan": 4000, "rows_produced_per_join": 400, "filtered": "10.00",
+                   "cost_info": {"read_cost": "370.00", "eval_cost": "40.00", "prefix_cost": "410.00", "data_read_per_join": "12K"},
+                   "used_columns": ["id", "customer_id"], "attached_condition": "(o.amount > 10)"}},
+        {"table": {"table_name": "c", "access_type": "eq_ref", "possible_keys": ["PRIMARY"], "key": "PRIMARY",
+                   "used_key_parts": ["id"], "key_length": "4", "ref": ["shop.o.customer_id"],
+                   "rows_examined_per_scan": 1, "rows_produced_per_join": 400, "filtered": "100.00",
+                   "cost_info": {"read_cost": "100.00", "eval_cost": "40.00", "prefix_cost": "550.00", "data_read_per_join": "9K"},
+                   "used_columns": ["id", "name"]}},
+        {"table": {"table_name": "d", "access_type": "ref", "key": "<auto_key0>", "rows_examined_per_scan": 2,
+                   "materialized_from_subquery": {"using_temporary_table": true, "dependent": false, "cacheable": true,
+                     "query_block": {"select_id": 2, "table": {"table_name": "items", "access_type": "range", "key": "idx_order",
+                       "rows_examined_per_scan": 30, "cost_info": {"read_cost": "3.00"}}}}}}
+      ]
+    }
+  }
+}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Plan{Tables: []Access{{"o", "ALL", "", 4000}, {"c", "eq_ref", "PRIMARY", 1}, {"d", "ref", "<auto_key0>", 2}, {"items", "range", "idx_order", 30}},
+		Temporary: true, Filesort: true}
+	if !reflect.DeepEqual(*p, want) {
+		t.Errorf("join:\n got %+v\nwant %+v", *p, want)
+	}
+
+	u, err := ReducePlan([]byte(`{"query_block": {"union_result": {"using_temporary_table": true, "table_name": "<union1,2>", "access_type": "ALL",
+  "query_specifications": [
+    {"dependent": false, "cacheable": true, "query_block": {"select_id": 1, "table": {"table_name": "t1", "access_type": "ALL", "rows_examined_per_scan": 7}}},
+    {"dependent": false, "cacheable": true, "query_block": {"select_id": 2, "table": {"message": "Impossible WHERE noticed after reading const tables"}}}
+  ]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u.Tables) != 2 || u.Tables[0] != (Access{"t1", "ALL", "", 7}) || !u.Temporary || u.Filesort {
+		t.Errorf("union: %+v; want t1 then the message table, a temporary table, no filesort", *u)
+	}
+	// the same union on a server that now reads t1 by an index is another plan
+	v := *u
+	v.Tables = append([]Access{{"t1", "index", "k", 7}}, u.Tables[1:]...)
+	if d := u.Diff(&v); len(d) == 0 {
+		t.Errorf("a union whose first table went from ALL to index: no difference")
+	}
+}
