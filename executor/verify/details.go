@@ -62,7 +62,8 @@ func (d *detailer) add(ctx context.Context, fp *fingerprint, fi, ti int, runs []
 	base, other := runs[0], runs[ti]
 	qd := results.QueryDetail{FingerprintID: fp.id, Target: r.Target, Statement: r.Example}
 	if fp.explain {
-		qd.BasePlan, qd.Plan = planLines(base.plans[fi]), planLines(other.plans[fi])
+		bp, op := plansOf(base, other, fi)
+		qd.BasePlan, qd.Plan = planLines(bp), planLines(op)
 	}
 	if j := rowsDiffer(fp, base, other, fi); j >= 0 && r.Results == results.VerifyDifferent && ctx.Err() == nil {
 		smp := fp.samples[j]

@@ -168,3 +168,26 @@ func TestReducePlanMySQLShapes(t *testing.T) {
 		t.Errorf("a union whose first table went from ALL to index: no difference")
 	}
 }
+
+// EXPLAIN sees the first explainSamples samples: a plan that changes for one literal only
+// (a range of half the table) is a different plan, told by that sample's pair.
+func TestComparePlansOfSeveralSamples(t *testing.T) {
+	smps := []sample{{text: "SELECT a FROM t WHERE k < 10"}, {text: "SELECT a FROM t WHERE k < 20"}, {text: "SELECT a FROM t WHERE k < 5000"}}
+	fp := &fingerprint{id: "q1", text: "select a from t where k<?", samples: smps, explain: true}
+	ran := []outcome{{ran: true, rows: 1, sum: "1:a"}, {ran: true, rows: 1, sum: "1:a"}, {ran: true, rows: 1, sum: "1:a"}}
+	rangeK := &Plan{Tables: []Access{{"t", "range", "k", 10}}}
+	scan := &Plan{Tables: []Access{{"t", "ALL", "", 9000}}}
+	base := &targetRun{outcomes: [][]outcome{ran}, plans: [][]planOutcome{{{plan: rangeK}, {plan: rangeK}, {plan: rangeK}}}}
+	next := &targetRun{outcomes: [][]outcome{ran}, plans: [][]planOutcome{{{plan: rangeK}, {plan: rangeK}, {plan: scan}}}}
+	r := compare(fp, "base", "new", base, next, 0)
+	if r.Plan != "different" || !strings.Contains(r.Differences, "t: range on k → ALL") {
+		t.Errorf("plan %s, differences %q; want different, t: range on k → ALL (the third sample's)", r.Plan, r.Differences)
+	}
+	if bp, op := plansOf(base, next, 0); bp.plan != rangeK || op.plan != scan {
+		t.Errorf("plansOf gave %+v and %+v; want the third sample's pair", bp.plan, op.plan)
+	}
+	next.plans[0][2] = planOutcome{plan: rangeK}
+	if r := compare(fp, "base", "new", base, next, 0); r.Plan != "same" || r.Differences != "" {
+		t.Errorf("the same plans for every sample: plan %s, differences %q", r.Plan, r.Differences)
+	}
+}

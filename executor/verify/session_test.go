@@ -138,8 +138,8 @@ func TestWithFirstDifference(t *testing.T) {
 // A SET one target refuses is a difference of its own, said before the statement's.
 func TestCompareSessionSettings(t *testing.T) {
 	fp := &fingerprint{id: "q1", text: "select ?", samples: []sample{{text: "SELECT 1"}}}
-	base := &targetRun{outcomes: [][]outcome{{{ran: true, rows: 1, sum: "1:a"}}}, plans: make([]planOutcome, 1)}
-	next := &targetRun{outcomes: [][]outcome{{{ran: true, rows: 1, sum: "1:b", setup: "SET SESSION query_cache_type = 1: error 1193"}}}, plans: make([]planOutcome, 1)}
+	base := &targetRun{outcomes: [][]outcome{{{ran: true, rows: 1, sum: "1:a"}}}, plans: make([][]planOutcome, 1)}
+	next := &targetRun{outcomes: [][]outcome{{{ran: true, rows: 1, sum: "1:b", setup: "SET SESSION query_cache_type = 1: error 1193"}}}, plans: make([][]planOutcome, 1)}
 	r := compare(fp, "base", "new", base, next, 0)
 	if want := "session settings: none → SET SESSION query_cache_type = 1: error 1193"; r.Results != "different" || r.Differences != want {
 		t.Errorf("%s: %s; want different: %s", r.Results, r.Differences, want)

@@ -110,7 +110,7 @@ type planOutcome struct {
 // targetRun is everything one target ran, per fingerprint in order.
 type targetRun struct {
 	outcomes [][]outcome
-	plans    []planOutcome
+	plans    [][]planOutcome // per fingerprint, of its first explainSamples samples
 }
 
 // Run reads the traffic, runs the sampled reads on every target and writes queries.csv.
@@ -329,7 +329,7 @@ type session struct {
 func runTarget(ctx context.Context, t Target, fps []*fingerprint, logf func(string, ...any)) *targetRun {
 	s := &session{name: t.Name, db: t.DB}
 	defer s.close()
-	tr := &targetRun{outcomes: make([][]outcome, len(fps)), plans: make([]planOutcome, len(fps))}
+	tr := &targetRun{outcomes: make([][]outcome, len(fps)), plans: make([][]planOutcome, len(fps))}
 	var n int
 	for i, fp := range fps {
 		tr.outcomes[i] = make([]outcome, len(fp.samples))
@@ -342,8 +342,13 @@ func runTarget(ctx context.Context, t Target, fps []*fingerprint, logf func(stri
 				n++ // the log's "lost after N statements" counts what the target did run
 			}
 		}
-		if fp.explain && len(fp.samples) > 0 && ctx.Err() == nil {
-			tr.plans[i] = s.explain(ctx, fp.samples[0])
+		if fp.explain {
+			for _, smp := range fp.samples[:min(len(fp.samples), explainSamples)] {
+				if ctx.Err() != nil {
+					break
+				}
+				tr.plans[i] = append(tr.plans[i], s.explain(ctx, smp))
+			}
 		}
 	}
 	if s.lost != "" {
@@ -548,6 +553,33 @@ func (s *session) explain(ctx context.Context, smp sample) planOutcome {
 	return planOutcome{plan: p}
 }
 
+// explainSamples is how many of a fingerprint's samples EXPLAIN sees on each target: a plan
+// can hang on the literals (a range of ten rows, or of half the table), and a few samples
+// catch a change that only some of them show, for a few EXPLAINs more.
+const explainSamples = 3
+
+// plansOf is the pair of fingerprint fi's plans to compare: of the first sample whose
+// plans differ between base and other, else of the first sample.
+func plansOf(base, other *targetRun, fi int) (bp, op planOutcome) {
+	bs, ots := base.plans[fi], other.plans[fi]
+	for k := 0; k < min(len(bs), len(ots)); k++ {
+		b, o := bs[k], ots[k]
+		if b.lost || o.lost {
+			continue
+		}
+		if b.plan != nil && o.plan != nil && len(b.plan.Diff(o.plan)) > 0 || (b.plan == nil) != (o.plan == nil) {
+			return b, o
+		}
+	}
+	if len(bs) > 0 {
+		bp = bs[0]
+	}
+	if len(ots) > 0 {
+		op = ots[0]
+	}
+	return bp, op
+}
+
 // maxDifferences bounds the differences cell: the first few say what kind of change it is.
 const maxDifferences = 3
 
@@ -634,7 +666,7 @@ func compare(fp *fingerprint, baseName, otherName string, base, other *targetRun
 	}
 	r.Plan = results.VerifyNoPlan
 	if fp.explain && len(fp.samples) > 0 {
-		bp, op := base.plans[fi], other.plans[fi]
+		bp, op := plansOf(base, other, fi)
 		switch {
 		case bp.plan != nil && op.plan != nil:
 			r.Plan = results.VerifySame

@@ -91,7 +91,7 @@ func readWrites(o Options) ([]*fingerprint, []writeRef, error) {
 func runWrites(ctx context.Context, t Target, fps []*fingerprint, order []writeRef, logf func(string, ...any)) *targetRun {
 	s := &session{name: t.Name, db: t.DB}
 	defer s.close()
-	tr := &targetRun{outcomes: make([][]outcome, len(fps)), plans: make([]planOutcome, len(fps))}
+	tr := &targetRun{outcomes: make([][]outcome, len(fps)), plans: make([][]planOutcome, len(fps))}
 	for i, fp := range fps {
 		tr.outcomes[i] = make([]outcome, len(fp.samples))
 	}
