@@ -18,13 +18,15 @@ import (
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
+	"github.com/quadrant-bench/quadrant/spec/trust"
 )
 
 // Options tune a run.
 type Options struct {
-	// AllowShell lets shell, drop_caches and restart commands run; without it a plan that
-	// has any is refused before anything runs (the CLI asks on a terminal first).
-	AllowShell bool
+	// Allow is what the user allowed the plan beyond its folder and targets (--allow-shell,
+	// --allow-path, ...); a plan with any effect it does not allow is refused before
+	// anything runs (spec/trust; the CLI asks on a terminal first for --allow-shell).
+	Allow trust.Allow
 	// Observer is told what the run does as it goes (the CLI's console); nil: nobody.
 	Observer Observer
 	// Version is quadrant's version, for run.json.
@@ -74,14 +76,6 @@ type PlanError struct{ Err error }
 func (e *PlanError) Error() string { return e.Err.Error() }
 func (e *PlanError) Unwrap() error { return e.Err }
 
-// ErrPrivileged is returned, before anything runs, when the plan has privileged actions
-// and AllowShell is off.
-type ErrPrivileged struct{ Actions []string }
-
-func (e *ErrPrivileged) Error() string {
-	return "the plan runs commands on the host; rerun with --allow-shell to allow them:\n  " + strings.Join(e.Actions, "\n  ")
-}
-
 type runner struct {
 	plan  *spec.Plan
 	out   *results.Writer
@@ -108,8 +102,8 @@ type runner struct {
 // the Outcome. Cancelling ctx is an interrupt: the workload stops now, teardown and the
 // restore of globals still run (bounded by StopTimeout), and the Outcome says interrupted.
 func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (outcome *Outcome, err error) {
-	if acts := Privileged(p); len(acts) > 0 && !o.AllowShell {
-		return nil, &ErrPrivileged{Actions: acts}
+	if ref := trust.Check(p, o.Allow); ref != nil {
+		return nil, ref
 	}
 	if o.StopTimeout <= 0 {
 		o.StopTimeout = 2 * time.Minute

@@ -18,6 +18,7 @@ import (
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/plantest"
+	"github.com/quadrant-bench/quadrant/spec/trust"
 )
 
 // runPlan loads plan text (written to a temp dir with the given extra files), runs it on
@@ -164,8 +165,8 @@ iteration:
 		t.Fatal(err)
 	}
 	_, err = Run(context.Background(), p, nil, Options{})
-	pe, ok := err.(*ErrPrivileged)
-	if !ok || len(pe.Actions) != 2 || !strings.Contains(pe.Actions[0], "touch /tmp/quadrant-must-not-exist") {
+	pe, ok := err.(*trust.Refusal)
+	if !ok || len(pe.Items) != 2 || !strings.Contains(pe.Items[0].Why, "touch /tmp/quadrant-must-not-exist") {
 		t.Fatalf("err %v, want the two privileged actions listed", err)
 	}
 }

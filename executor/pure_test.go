@@ -7,6 +7,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/trust"
 )
 
 func TestSandboxConfigOverlay(t *testing.T) {
@@ -56,8 +57,16 @@ iteration:
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Privileged(p)
-	if len(got) != 4 {
-		t.Fatalf("privileged actions %q, want shell, server_config restart, drop_caches, restart step once each", got)
+	ref := trust.Check(p, trust.Allow{})
+	if ref == nil || len(ref.Items) != 4 {
+		t.Fatalf("refused %v, want shell, server_config restart, drop_caches, restart step once each", ref)
+	}
+	for _, it := range ref.Items {
+		if it.Effect.Kind != spec.RunsCode || it.Flag != "--allow-shell" {
+			t.Errorf("%+v: want code that --allow-shell allows", it)
+		}
+	}
+	if ref := trust.Check(p, trust.Allow{Shell: true}); ref != nil {
+		t.Fatalf("--allow-shell allows them all, got %v", ref)
 	}
 }

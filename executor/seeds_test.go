@@ -18,6 +18,7 @@ import (
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/plantest"
+	"github.com/quadrant-bench/quadrant/spec/trust"
 )
 
 func saved(t *testing.T, run *results.Run, name string, it int) string {
@@ -296,7 +297,7 @@ setup:
 	if _, err := Run(context.Background(), p, nil, Options{}); err == nil {
 		t.Fatal("a restart command ran without AllowShell")
 	}
-	run, out, err := runPlan(t, plan, nil, Options{AllowShell: true})
+	run, out, err := runPlan(t, plan, nil, Options{Allow: trust.Allow{Shell: true}})
 	requireDone(t, run, out, err, 4)
 	got, _ := os.ReadFile(log)
 	if string(got) != "fsync\nO_DSYNC\n" {
@@ -321,7 +322,7 @@ iteration:
   workload: {builtin: oltp_point_select, options: {table_size: 100}, duration: 1s}
 setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
-`, nil, Options{AllowShell: true})
+`, nil, Options{Allow: trust.Allow{Shell: true}})
 	requireDone(t, run, o, err, 1)
 	got, _ := os.ReadFile(out)
 	if string(got) != "1 small 127.0.0.1\n" {

@@ -23,7 +23,8 @@ type scope struct {
 	varNames  []string
 	env       map[string]string
 	envUsed   map[string]bool
-	axes      []string // nil: outside iteration:
+	withheld  map[string]bool // set but not passed to a stranger's plan (Options.Folder)
+	axes      []string        // nil: outside iteration:
 	matrix    map[string]any
 	iteration map[string]any
 	targets   map[string]any // nil: not available (inside targets:)
@@ -306,6 +307,8 @@ func (d *decoder) checkNames(root ast.Node, base Pos, ns *nameSpace) bool {
 					if s.envUsed != nil {
 						s.envUsed[prop.Value] = true
 					}
+				} else if s.withheld[prop.Value] && !defaulted[x] {
+					d.errs.add(p, "env.%s: a results folder's plan reads your environment only where you allow it: it would get the value of %s; read what it does with it (quadrant explain), then add --allow-env %s", prop.Value, prop.Value, prop.Value)
 				} else if !defaulted[x] {
 					d.errs.add(p, "environment variable %s is not set; export it, or give a default: ${{ env.%s ?? \"value\" }}", prop.Value, prop.Value)
 				}

@@ -82,6 +82,10 @@ type Kind struct {
 	// the schema it uses when the target's DSN names none; nil, or no privileges: the kind
 	// cannot say (its SQL is the plan's), and the pre-flight asks nothing of it.
 	Privileges func(w *Workload) (privileges []string, defaultSchema string)
+	// Effects are what a workload of this kind does beyond its folder and its target
+	// (spec/trust refuses them unless the user allows): a script it runs is RunsCode. The
+	// files it reads through Check.Input are declared already; nil: nothing more.
+	Effects func(w *Workload) []Effect
 	// Impl is what runs workloads of this kind, for the executor; spec never looks inside.
 	Impl any
 	// Explain are lines explain prints under the workload (a custom mix's statements, a

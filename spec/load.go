@@ -2,6 +2,7 @@ package spec
 
 import (
 	"fmt"
+	"github.com/quadrant-bench/quadrant/spec/confine"
 	"io/fs"
 	"math/rand/v2"
 	"path/filepath"
@@ -19,6 +20,15 @@ type Options struct {
 	Set []string
 	// Env is the environment env.NAME reads; nil means the process environment.
 	Env map[string]string
+	// Folder says the plan is a stranger's (a results folder's plan.yaml, as rerun runs
+	// it): env.NAME reads only the variables in AllowEnv (--allow-env), and any other the
+	// plan names is refused at its position. A plan of the user's own reads Env whole.
+	Folder   bool
+	AllowEnv []string
+	// AllowPaths are directories besides the plan's own that its files may be in
+	// (--allow-path): extends: is checked against them as the plan loads; every other file
+	// by spec/trust.
+	AllowPaths []string
 	// Addrs binds targets' addresses (sandboxes once started) for ${{ target.NAME.host/port }}.
 	Addrs map[string]Addr
 	// FS, when set, is where the plan and the files it names are read from (tests, fuzzing).
@@ -68,6 +78,7 @@ func load(src *source, opts Options) (*Plan, error) {
 		env = osEnv()
 	}
 	t.env = env
+	t.roots = confine.New(append([]string{src.dir}, opts.AllowPaths...)...)
 	root := t.load(src, []string{src.key}, opts.FS, errs)
 	if root == nil {
 		return nil, errs.result(t.files)
@@ -77,7 +88,8 @@ func load(src *source, opts Options) (*Plan, error) {
 	if p.Dir == "" {
 		p.Dir = "."
 	}
-	sc := &scope{where: "vars:", env: env, envUsed: p.envUsed, unbound: map[string]bool{}}
+	env, withheld := passedEnv(env, opts)
+	sc := &scope{where: "vars:", env: env, envUsed: p.envUsed, withheld: withheld, unbound: map[string]bool{}}
 	d := &decoder{t: t, errs: errs, scope: sc, fsys: opts.FS, kinds: opts.Kinds}
 
 	d.vars(root, opts.Set, p)
@@ -119,6 +131,23 @@ func load(src *source, opts Options) (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// passedEnv is the environment a plan sees: all of env for the user's own plan; for a
+// stranger's, only the names allowed, and which others were withheld.
+func passedEnv(env map[string]string, opts Options) (passed map[string]string, withheld map[string]bool) {
+	if !opts.Folder {
+		return env, nil
+	}
+	passed, withheld = map[string]string{}, map[string]bool{}
+	for k, v := range env {
+		if contains(opts.AllowEnv, k) {
+			passed[k] = v
+		} else {
+			withheld[k] = true
+		}
+	}
+	return passed, withheld
 }
 
 // Bind resolves the plan again with the addresses of targets that were not known at load

@@ -3,6 +3,7 @@ package spec
 import (
 	"errors"
 	"fmt"
+	"github.com/quadrant-bench/quadrant/spec/confine"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -22,6 +23,9 @@ type nodeTree struct {
 	lines map[string][]string // source lines, to locate expressions inside strings
 	files []string            // in load order: the plan first
 	env   map[string]string   // the environment env.* read
+	// roots are where an extends: file may be (the plan's folder and --allow-path): a
+	// folder's plan that extends /etc/shadow would print its lines as unknown keys.
+	roots confine.Roots
 }
 
 func (t *nodeTree) envValue(name string) string { return t.env[name] }
@@ -247,6 +251,21 @@ func readSource(ref, fromDir string, fsys fs.FS) (*source, error) {
 	return &source{name: path, key: key, dir: filepath.Dir(path), data: data}, nil
 }
 
+// readExtended reads the file an extends: names, refusing one outside the roots before
+// reading a byte of it.
+func (t *nodeTree) readExtended(ref, fromDir string, fsys fs.FS) (*source, error) {
+	if !strings.HasPrefix(ref, "builtin:") && fsys == nil && t.roots != nil {
+		path := ref
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(fromDir, path)
+		}
+		if err := t.roots.Check(path); err != nil {
+			return nil, fmt.Errorf("%v: a plan extends files inside its own folder only; move the file there, or allow its directory with --allow-path %s", err, filepath.Dir(path))
+		}
+	}
+	return readSource(ref, fromDir, fsys)
+}
+
 // load parses src and, recursively, what it extends; it returns the merged root mapping.
 func (t *nodeTree) load(src *source, chain []string, fsys fs.FS, errs *errorList) *yaml.Node {
 	root := t.parse(src.name, src.data, errs)
@@ -266,7 +285,7 @@ func (t *nodeTree) load(src *source, chain []string, fsys fs.FS, errs *errorList
 	if dir == "" {
 		dir = "."
 	}
-	base, err := readSource(ext.Value, dir, fsys)
+	base, err := t.readExtended(ext.Value, dir, fsys)
 	if err != nil {
 		errs.add(t.pos(ext), "extends: %v", err)
 		return root

@@ -62,6 +62,7 @@ type Plan struct {
 	opts       Options
 	envUsed    map[string]bool
 	overridden map[string]bool // vars given with --set
+	files      []Effect        // the files the plan names, as validation resolved them
 }
 
 // Vars are the plan's variables in written order, after --set overrides.
@@ -262,6 +263,9 @@ type Step struct {
 type Action interface {
 	StepKind() string
 	validate(v *validator, s *Step)
+	// Effects are what the step does beyond its folder and its targets (spec/trust reads
+	// them); ps is where it stands in p.
+	Effects(p *Plan, ps PlacedStep) []Effect
 }
 
 // Action returns the step's kind struct (nil only for an invalid step, which Load rejects).

@@ -97,14 +97,15 @@ func validate(d *decoder, p *Plan) {
 // every value the matrix gives it, before anything runs. Whether the server's own OS user can
 // reach it is checked when the sandbox starts, which knows that user.
 func (v *validator) sandboxDirs() {
-	if v.d.fsys != nil {
-		return // the plan is read from a file system of its own (tests); the paths are not this machine's
-	}
 	for _, it := range v.p.Iterations {
 		for _, t := range v.p.Targets {
 			dir, ok := it.SandboxDirs[t.Name]
 			if !ok {
 				continue
+			}
+			v.p.writes(t.Sandbox.Src.At("dir"), "sandbox "+t.Name+"'s data directory under", dir, dir, true)
+			if v.d.fsys != nil {
+				continue // the plan is read from a file system of its own (tests); the paths are not this machine's
 			}
 			if why := DirProblem(dir); why != "" {
 				v.errorf(t.Sandbox.Src.At("dir"), "sandbox dir of target %s: %s", t.Name, why)
@@ -747,6 +748,7 @@ func (v *validator) step(s *Step, place stepPlace) {
 func (a *SQLFile) validate(v *validator, s *Step) {
 	if v.restoring && v.p.writtenBySetup(a.File) {
 		a.Path = v.output(a.File) // read after setup, which writes it
+		v.p.reads(s.Src.At("sql_file"), "sql_file", a.File, a.Path)
 		return
 	}
 	a.Path = v.path(a.File, s.Src.At("sql_file"), "sql_file")
@@ -783,7 +785,7 @@ func (c *Capture) validate(v *validator, _ *Step) {
 	if c.Duration <= 0 {
 		v.errorf(c.Src.At("duration"), "capture duration must be more than 0, e.g. duration: 60s")
 	}
-	c.Path = v.output(c.Out)
+	c.Path = v.written(c.Out, c.Src.At("out"), "capture out")
 	if c.While != nil {
 		v.workload(c.While)
 		for _, f := range c.While.Files() {
@@ -800,6 +802,15 @@ func (v *validator) output(name string) string {
 		return name
 	}
 	return filepath.Join(v.p.Dir, name)
+}
+
+// written resolves a file the plan writes, as output does, and declares the write.
+func (v *validator) written(name string, at Pos, what string) string {
+	p := v.output(name)
+	if p != "" {
+		v.p.writes(at, what, name, p, false)
+	}
+	return p
 }
 
 // captured says a capture: step of the plan writes the file at path, which then need not
@@ -853,6 +864,7 @@ func (v *validator) path(name string, at Pos, what string) string {
 	if err != nil {
 		v.errorf(at, "%s %s: file %s does not exist (paths are relative to the plan's directory %s)", what, name, p, v.p.Dir)
 	}
+	v.p.reads(at, what, name, p)
 	return p
 }
 

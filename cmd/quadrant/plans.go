@@ -16,6 +16,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
+	"github.com/quadrant-bench/quadrant/spec/trust"
 	"github.com/quadrant-bench/quadrant/templates"
 )
 
@@ -107,6 +108,8 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	var sets, targets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
 	fs.Var(&targets, "target", "point a target at your own server, as run does: `NAME=DSN` (repeatable)")
+	var allow allowFlags
+	allow.add(fs)
 	plans, code, stop := parseFlags(fs, args, stdout)
 	if stop {
 		return code
@@ -120,14 +123,29 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant explain: %v\n", err)
 		return exitInvalid
 	}
-	p, err := loadPlan(plans[0], spec.Options{Set: sets, Targets: overrides})
+	p, err := loadPlan(plans[0], allow.options(plans[0], spec.Options{Set: sets, Targets: overrides}))
 	if err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid
 	}
 	explain(stdout, p)
+	explainTrust(stdout, p, allow.allow(plans[0], ""))
 	explainAccounts(stdout, stderr, p, overrides)
 	return exitOK
+}
+
+// explainTrust lists what the run would refuse, all of it, with the flags that allow it.
+func explainTrust(w io.Writer, p *spec.Plan, a trust.Allow) {
+	ref := trust.Check(p, a)
+	if ref == nil {
+		fmt.Fprintf(w, "Beyond its folder and its targets: nothing the command line has not allowed.\n")
+		return
+	}
+	fmt.Fprintf(w, "Beyond its folder and its targets: %d, which the run refuses unless allowed (%s):\n",
+		len(ref.Items), strings.Join(trust.Flags(ref.Items), ", "))
+	for _, it := range ref.Items {
+		fmt.Fprintf(w, "  %s: %s  [%s]\n", it.Effect.Pos, cleanLine(p.Redact(it.Why)), it.Flag)
+	}
 }
 
 // explainAccounts connects to the targets given with --target, and only to them (explain

@@ -24,20 +24,21 @@ import (
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
+	"github.com/quadrant-bench/quadrant/spec/trust"
 )
 
 // runRequest is what run and rerun have in common.
 type runRequest struct {
-	plan       string
-	sets       []string
-	targets    []string
-	out        string
-	resume     string
-	allowShell bool
-	keep       bool
-	runAs      string
-	command    []string
-	rerunOf    string // the results folder a rerun runs again
+	plan    string
+	sets    []string
+	targets []string
+	out     string
+	resume  string
+	allow   allowFlags
+	keep    bool
+	runAs   string
+	command []string
+	rerunOf string // the results folder a rerun runs again
 	// finished, when set, is called with the new folder once its reports are written.
 	finished func(dir string)
 	// live metrics (--metrics-addr)
@@ -58,7 +59,7 @@ func (req *runRequest) flags(fs *flag.FlagSet) *multiFlag {
 	targets := &multiFlag{}
 	fs.Var(targets, "target", "point a target at your own server: `NAME=DSN` (repeatable)")
 	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir")
-	fs.BoolVar(&req.allowShell, "allow-shell", false, "allow the plan's shell steps, drop_caches and restart commands")
+	req.allow.add(fs)
 	fs.BoolVar(&req.keep, "keep", false, "keep sandbox data directories after the run")
 	fs.StringVar(&req.runAs, "run-as", "", "OS `USER` sandbox servers run as when quadrant runs as root and the plan's sandbox names no run_as (default mysql; never root)")
 	fs.StringVar(&req.metricsAddr, "metrics-addr", "", "serve the run live in the Prometheus format at http://`HOST:PORT`/metrics (loopback only unless --metrics-allow-remote)")
@@ -258,7 +259,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	opts := spec.Options{Set: req.sets, Targets: overrides}
-	p, err := loadPlan(req.plan, opts)
+	p, err := loadPlan(req.plan, req.allow.options(req.plan, opts))
 	if err == nil {
 		if errs := shard.Validate(p, req.shard.Count); len(errs) > 0 {
 			err = errs.Tidy()
@@ -288,14 +289,15 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	}
 	over := overridesOf(req, overrides)
 
-	allow := req.allowShell
-	if acts := executor.Privileged(p); len(acts) > 0 && !allow {
-		if !isTerminal(os.Stdin) || !confirm(stderr, acts) {
-			fmt.Fprintf(stderr, "quadrant: nothing was run: the plan runs commands on this host, and they need --allow-shell:\n  %s\nRead them (quadrant explain %s), then rerun with --allow-shell.\n",
-				strings.Join(acts, "\n  "), req.plan)
+	allow := req.allow.allow(req.plan, req.out)
+	if ref := trust.Check(p, allow); ref != nil {
+		// A yes on a terminal stands for --allow-shell for one's own plan; a stranger's
+		// folder gets only what the command line allows.
+		if allow.Folder || !onlyCode(ref) || !isTerminal(os.Stdin) || !confirm(stderr, ref.Items) {
+			printRefusal(stderr, ref, req.plan)
 			return exitInvalid
 		}
-		allow = true
+		allow.Shell = true
 	}
 
 	if req.metricsAddr != "" {
@@ -359,7 +361,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	}()
 
 	eo := executor.Options{
-		AllowShell: allow, Observer: obs, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
+		Allow: allow, Observer: obs, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
 		PlanIdentity: identity, Overrides: over,
 		Command: redactArgs(p, req.command), KeepSandboxes: req.keep, SandboxRunAs: req.runAs, Previous: prev,
 		Shard: req.shard, RunID: req.runID, BarrierDSN: req.barrierDSN, BarrierTimeout: req.barrierTimeout,
@@ -374,8 +376,8 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	if err := w.Close(); err != nil {
 		fmt.Fprintf(stderr, "warning: close results: %v\n", err)
 	}
-	var pe *executor.ErrPrivileged
-	if errors.As(runErr, &pe) {
+	var ref *trust.Refusal
+	if errors.As(runErr, &ref) {
 		fmt.Fprintf(stderr, "quadrant: %v\n", runErr)
 		return exitInvalid
 	}
@@ -535,8 +537,12 @@ func isTerminal(f *os.File) bool {
 }
 
 // confirm lists the privileged actions and asks for a yes on the terminal.
-func confirm(w io.Writer, acts []string) bool {
-	fmt.Fprintf(w, "The plan runs these commands on this host:\n  %s\nRun them? [y/N] ", strings.Join(acts, "\n  "))
+func confirm(w io.Writer, items []trust.Item) bool {
+	fmt.Fprintf(w, "The plan runs code on this host:\n")
+	for _, it := range items {
+		fmt.Fprintf(w, "  %s: %s\n", it.Effect.Pos, cleanLine(it.Effect.What))
+	}
+	fmt.Fprintf(w, "Run them? [y/N] ")
 	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')
 	answer := strings.ToLower(strings.TrimSpace(line))
 	return answer == "y" || answer == "yes"

@@ -21,7 +21,26 @@ var Kind = workload.Kind{
 		Actions: []string{"prepare", "cleanup"},
 		Check: func(c *spec.Check, w *spec.Workload) {
 			c.Settings(body(w).Args, "sysbench.args")
+			if b := body(w); IsFile(b.Script) {
+				b.Path = c.Input(b.Script, b.Src.At("script"), "sysbench script")
+			}
 			c.Add(validate(w))
+		},
+		Files: func(w *spec.Workload) []spec.DataFile {
+			if b := body(w); b.Path != "" {
+				return []spec.DataFile{{File: b.Script, Path: b.Path}}
+			}
+			return nil
+		},
+		// A script that is not one of sysbench's own is Lua, which reaches the whole
+		// machine (os.execute, io.open): code, as a shell step is.
+		Effects: func(w *spec.Workload) []spec.Effect {
+			b := body(w)
+			if !IsFile(b.Script) {
+				return nil
+			}
+			return []spec.Effect{{Kind: spec.RunsCode, Pos: b.Src.At("script"),
+				What: fmt.Sprintf("sysbench runs the Lua script %s (Lua's os.execute reaches the whole machine)", b.Script)}}
 		},
 		Shards: func(w *spec.Workload, _ int) spec.Errors {
 			return spec.Errors{{Pos: w.Src.At("sysbench"), Msg: "a sysbench: workload cannot be sharded: sysbench prints percentiles, which do not merge; use the same script as builtin: (e.g. builtin: oltp_read_write), whose latency histograms merge exactly"}}
@@ -48,7 +67,18 @@ type Plan struct {
 	Src    spec.Source   `yaml:"-" name:"sysbench" def:"sysbench"`
 	Script string        `yaml:"script,required" doc:"sysbench test name or script path, e.g. oltp_read_write."`
 	Args   spec.Settings `yaml:"args" doc:"Script options, passed as --NAME=VALUE."`
+	// Path is a script file resolved against the plan's directory ("" for sysbench's own).
+	Path string `yaml:"-"`
 }
+
+// Bundled are the tests sysbench ships (/usr/share/sysbench/NAME.lua), which a plan names
+// without a path.
+var Bundled = []string{"bulk_insert", "oltp_delete", "oltp_insert", "oltp_point_select", "oltp_read_only",
+	"oltp_read_write", "oltp_update_index", "oltp_update_non_index", "oltp_write_only",
+	"select_random_points", "select_random_ranges"}
+
+// IsFile says script names a Lua file of the plan's rather than one of sysbench's own tests.
+func IsFile(script string) bool { return !slices.Contains(Bundled, script) }
 
 // Workload is a sysbench workload built in Go (benchmarks, tests), with the plan's defaults.
 func Workload(script string, args spec.Settings) *spec.Workload {
@@ -63,6 +93,14 @@ func body(w *spec.Workload) *Plan {
 		return p
 	}
 	return &Plan{}
+}
+
+// script is what sysbench is given: its own test's name, or the plan's file resolved.
+func script(p *Plan) string {
+	if p.Path != "" {
+		return p.Path
+	}
+	return p.Script
 }
 
 func validate(w *spec.Workload) spec.Errors {
@@ -93,7 +131,7 @@ func newBinary(w *spec.Workload, env workload.Env) (workload.Workload, error) {
 func options(w *spec.Workload, env workload.Env, onInterval func(*measure.Interval)) Options {
 	lc := workload.Loop(w, onInterval)
 	return Options{
-		Script: body(w).Script, Args: workload.Settings(body(w).Args),
+		Script: script(body(w)), Args: workload.Settings(body(w).Args),
 		Threads: lc.Threads, Duration: lc.Duration, Events: lc.Events, Warmup: lc.Warmup, Rate: lc.Rate,
 		ReportInterval: lc.ReportInterval, Ignore: lc.Ignore, OnInterval: onInterval, Log: env.Log,
 	}

@@ -175,7 +175,16 @@ func Run(ctx context.Context, cfg *mysql.Config, o Options) (*measure.Total, err
 	if o.Log != nil {
 		o.Log("sysbench " + strings.Join(args, " "))
 	}
+	// sysbench looks for its script, and Lua's require for modules, in the working directory
+	// first: an empty one of its own, so that no file beside quadrant (or in a folder being
+	// rerun) stands in for sysbench's bundled scripts.
+	work, err := os.MkdirTemp("", "quadrant-sysbench-*")
+	if err != nil {
+		return nil, fmt.Errorf("sysbench: %w", err)
+	}
+	defer os.RemoveAll(work)
 	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Dir = work
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.StdoutPipe()
