@@ -49,6 +49,14 @@ func (r Roots) Check(path string) error {
 	return err
 }
 
+// Resolve is where path really leads: absolute, its existing part's symlinks resolved.
+func Resolve(path string) string {
+	if real, err := resolve(path); err == nil {
+		return real
+	}
+	return path
+}
+
 // split returns the root holding path and path relative to it.
 func (r Roots) split(path string) (root, rel string, err error) {
 	real, err := resolve(path)

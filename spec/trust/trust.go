@@ -91,9 +91,14 @@ func judge(e spec.Effect, roots confine.Roots, a Allow) (Item, bool) {
 	case spec.RunsCode:
 		return Item{Effect: e, Why: e.What + " runs code on this host", Flag: "--allow-shell"}, !a.Shell
 	case spec.ReadsFile, spec.WritesFile:
-		if err := roots.Check(e.Path); err != nil {
-			return Item{Effect: e, Why: fmt.Sprintf("%s %s: %v", e.What, e.Kind, err),
-				Flag: "--allow-path " + suggestDir(e)}, true
+		if !roots.Inside(e.Path) {
+			real := confine.Resolve(e.Path)
+			where := real
+			if abs, _ := filepath.Abs(e.Path); abs != real {
+				where += " (through a symlink)"
+			}
+			return Item{Effect: e, Why: fmt.Sprintf("%s %s %s, outside the plan's folder", e.What, e.Kind, where),
+				Flag: "--allow-path " + suggestDir(e.Dir, real)}, true
 		}
 	case spec.Connects:
 		if a.Folder && !slices.Contains(a.Addresses, e.Addr) {
@@ -103,11 +108,11 @@ func judge(e spec.Effect, roots confine.Roots, a Allow) (Item, bool) {
 	return Item{}, false
 }
 
-// suggestDir is the directory --allow-path would need for e: the file's own directory, or
-// the directory itself for one the plan writes into.
-func suggestDir(e spec.Effect) string {
-	if e.Dir {
-		return e.Path
+// suggestDir is the directory --allow-path would need for the file at real: its own
+// directory, or itself for a directory the plan writes into.
+func suggestDir(dir bool, real string) string {
+	if dir {
+		return real
 	}
-	return filepath.Dir(e.Path)
+	return filepath.Dir(real)
 }
