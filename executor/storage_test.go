@@ -3,6 +3,7 @@ package executor
 import (
 	"errors"
 	"fmt"
+	"github.com/quadrant-bench/quadrant/spec/trust"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,7 +51,7 @@ iteration:
     duration: 1s
   assert: ["transactions > 0"]
 `, shm, disk)
-	run, out, err := runPlan(t, plan, nil, Options{})
+	run, out, err := runPlan(t, plan, nil, Options{Allow: trust.Allow{Paths: []string{shm, disk}}}) // storage outside the plan's folder, as --allow-path gives it
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}

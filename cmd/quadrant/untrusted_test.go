@@ -226,3 +226,15 @@ watch: {host: [load1]}
 		t.Fatalf("one's own plan names its agents: exit %d:\n%s", code, stdout)
 	}
 }
+
+// copyFile copies a file of the repository into a test's plan folder.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
