@@ -381,6 +381,11 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant: %v\n", runErr)
 		return exitInvalid
 	}
+	if runErr != nil && prev == nil && !req.shard.Sharded() && !measuredAny(dir) {
+		dropEmptyFolder(dir, stderr)
+		fmt.Fprintf(stderr, "quadrant: the run failed before it measured anything: %v\n", runErr)
+		return exitCode(outcome, runErr)
+	}
 	written, rerr := reporters.Rebuild(dir, buildVersion())
 	for _, path := range written {
 		if filepath.Base(path) == results.ReportFile {
@@ -442,6 +447,28 @@ func exitCode(o *executor.Outcome, runErr error) int {
 
 // resultsDir is a new folder under --out (or report.dir), or the folder being resumed
 // after checking it ran the same plan.
+// dropEmptyFolder removes the results folder of a run that failed before its first
+// iteration (a pre-flight refusal, a target that did not answer): it holds no measurement,
+// and a results/ that users commit should not fill with such folders. Its log is printed
+// instead, the part that says what happened.
+func dropEmptyFolder(dir string, stderr io.Writer) {
+	if log, err := os.ReadFile(filepath.Join(dir, results.LogFile)); err == nil {
+		lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
+		if len(lines) > 20 {
+			lines = lines[len(lines)-20:]
+		}
+		for i, l := range lines {
+			lines[i] = cleanLine(l)
+		}
+		fmt.Fprintf(stderr, "No results folder is kept: nothing was measured. The end of its log:\n  %s\n", strings.Join(lines, "\n  "))
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(stderr, "warning: remove %s: %v\n", dir, err)
+		return
+	}
+	os.Remove(filepath.Dir(dir)) // results/NAME, when this was its only run
+}
+
 func resultsDir(req runRequest, p *spec.Plan, sha string, stderr io.Writer) (string, *results.RunInfo, int) {
 	if req.resume == "" {
 		root := req.out

@@ -238,3 +238,23 @@ func copyFile(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// A run that fails before it measures anything (here: its server does not answer) leaves no
+// results folder to clutter results/, and says why on stderr with the end of its log.
+func TestFailedBeforeMeasuringLeavesNoFolder(t *testing.T) {
+	plan := writePlan(t, plantest.DSN("unreachable", "root:pw@tcp(127.0.0.1:1)/", `
+iteration:
+  workload: {builtin: oltp_point_select, duration: 1s}
+`))
+	out := t.TempDir()
+	p := start(t, nil, "run", plan, "--out", out)
+	if code := p.wait(t, 2*time.Minute); code != 3 {
+		t.Fatalf("exit %d, want 3:\n%s", code, p.out.String())
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "*")); len(m) != 0 {
+		t.Fatalf("a run that measured nothing left %v", m)
+	}
+	if text := p.out.String(); !strings.Contains(text, "nothing was measured") || !strings.Contains(text, "127.0.0.1:1") {
+		t.Fatalf("stderr does not say why no folder is kept, nor what failed:\n%s", text)
+	}
+}
