@@ -115,6 +115,15 @@ iteration:
 	absent(t, marker, "explain ran the folder's server binary")
 	refused(t, out, []string{"sandbox db runs the server binaries under basedir", "--allow-shell"}, "rerun", dir, "--out", out)
 	absent(t, marker, "rerun ran the folder's server binary")
+	// Allowed, the binaries are the user's choice: quadrant runs them (this fake one then
+	// fails to be a server, which the run reports).
+	p := start(t, nil, "rerun", dir, "--out", out, "--allow-shell")
+	if code := p.wait(t, 2*time.Minute); code == 0 {
+		t.Fatalf("a fake server binary ran as a sandbox:\n%s", p.out.String())
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("with --allow-shell the basedir's binaries should run:\n%s", p.out.String())
+	}
 }
 
 // Every file a folder's plan names stays in the folder: a symlink to a secret, an absolute
