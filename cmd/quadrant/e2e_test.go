@@ -732,4 +732,3 @@ func checkColdVsWarm(t *testing.T, run *results.Run) {
 		t.Errorf("buffer pool reads from storage: cold %v, warm %v; want the cold iteration to read and the warm one to read less", cold, warm)
 	}
 }
-
