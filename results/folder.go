@@ -33,6 +33,10 @@ const (
 	// against this one, as `quadrant compare` prints it and as a page.
 	ComparisonText = "comparison.txt"
 	ComparisonPage = "comparison.html"
+	// GateMarkdown and GateJUnit are what run and rerun with --fail-on write: the CI gate's
+	// summary and its JUnit XML.
+	GateMarkdown = "gate.md"
+	GateJUnit    = "gate-junit.xml"
 )
 
 // Writer owns an open results folder while a run writes it.

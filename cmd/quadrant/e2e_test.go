@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -731,44 +730,5 @@ func checkColdVsWarm(t *testing.T, run *results.Run) {
 	t.Logf("Innodb_buffer_pool_reads while measured: %v", reads)
 	if cold, warm := reads["cold"], reads["warm"]; !(cold > 0) || !(warm < cold) {
 		t.Errorf("buffer pool reads from storage: cold %v, warm %v; want the cold iteration to read and the warm one to read less", cold, warm)
-	}
-}
-
-// A run that fails before its first iteration (nothing listens on the DSN's port) still
-// leaves a folder with a report, whose run.json says what failed.
-func TestRunFailingBeforeFirstIterationLeavesAReport(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close() // a port nothing listens on
-	plan := writePlan(t, fmt.Sprintf(`
-version: 1
-name: unreachable
-targets:
-  db: {dsn: "bench:pw@tcp(127.0.0.1:%d)/sbtest"}
-iteration:
-  workload: {builtin: oltp_point_select, duration: 1s}
-`, port))
-	root := t.TempDir()
-	p := start(t, nil, "run", plan, "--out", root)
-	if code := p.wait(t, 2*time.Minute); code == exitOK {
-		t.Fatalf("exit 0 for an unreachable server:\n%s", p.out.String())
-	}
-	dir := findRunDir(t, root)
-	ri, err := results.ReadRunInfo(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ri.Status != results.StatusError || !strings.Contains(ri.Error, "connect") {
-		t.Fatalf("run.json: status %s, error %q", ri.Status, ri.Error)
-	}
-	page, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
-	if err != nil {
-		t.Fatalf("no report: %v\n%s", err, p.out.String())
-	}
-	if !strings.Contains(string(page), "connect") {
-		t.Errorf("the report does not carry the run's error")
 	}
 }
