@@ -147,16 +147,6 @@ func (a *Agent) stopLocked() {
 	a.cmd = nil
 }
 
-// Log is what snmpd printed so far.
-func (a *Agent) Log() string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.output == nil {
-		return ""
-	}
-	return a.output.String()
-}
-
 // startOrphanSafe starts cmd with the parent-death signal, so that snmpd dies with a test binary that is
 // killed before its cleanups run (go test -timeout). Linux sends that signal when the forking *thread* exits,
 // so the fork happens on a thread locked for the life of the process.
