@@ -118,7 +118,7 @@ func (w *Writer) WritePlan(yaml []byte) error {
 func (w *Writer) Logf(format string, args ...any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.log.WriteString(logLine(format, args...)) //nolint:errcheck // the log is best effort; measurements are not
+	w.log.WriteString(logLine(format, args...)) // its error is ignored: the log is best effort; measurements are not
 }
 
 // AppendLog appends one timestamped line to the log.txt of a folder whose Writer is closed:

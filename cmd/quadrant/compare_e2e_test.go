@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/results"
 )
@@ -38,6 +39,7 @@ func settingsLine(out string) string {
 // A rerun of an unchanged folder is the same plan on a server with the same settings; the
 // comparison says so and lists no per-instance paths or ids. With --set it names that one change.
 func TestRerunEndsWithTheComparison(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, `
 version: 1
 name: same
@@ -93,6 +95,7 @@ iteration:
 // slowdown injected on one side (each transaction sleeps 5 ms) is "slower" with a 95%
 // interval that excludes 0.
 func TestVerdictsOverRepeats(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, `
 version: 1
 name: noise
@@ -182,6 +185,9 @@ func lineOf(out, cell, metric string) string {
 // scripts ran (as reporters/html's tests do).
 func chromiumDOM(t *testing.T, page string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs Chromium (skipped under -short)")
+	}
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Fatal("chromium is needed to test the HTML pages: apt-get install chromium (make test installs it)")

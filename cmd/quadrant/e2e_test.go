@@ -238,6 +238,7 @@ iteration:
 // kill -9 of quadrant: the sandbox dies with it (parent-death signal), the folder it
 // wrote is valid, and `quadrant report` rebuilds the report from it.
 func TestKill9LeavesAValidFolder(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, plantest.Sandbox("killed", "", ``)+smallPrepare+`
 iteration:
   workload: {builtin: oltp_point_select, options: {table_size: 1000}, threads: 1, duration: 10m}
@@ -277,6 +278,7 @@ iteration:
 // An interrupted run resumes: finished iterations are kept, the interrupted one runs
 // again from its start, and a changed plan is refused.
 func TestResume(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, `
 version: 1
 name: resumed
@@ -409,6 +411,7 @@ iteration:
 // The plan `make demo` runs works on a fresh sandbox (prepare makes the database) and
 // ends with a report, at a short duration.
 func TestQuickstartExampleRuns(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	root := t.TempDir()
 	p := start(t, nil, "run", "../../examples/quickstart.yaml", "--set", "duration=2s", "--set", "table_size=2000", "--out", root)
 	if code := p.wait(t, 3*time.Minute); code != 0 {
@@ -432,6 +435,7 @@ func TestQuickstartExampleRuns(t *testing.T) {
 // Every shipped example and template runs to the end on a sandbox, at small sizes:
 // they are what a DBA copies first.
 func TestExamplesRun(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	binlogDir := sandboxtest.Dir(t) // the server's user writes binary logs under it
 	for _, c := range []struct {
 		name  string
@@ -513,6 +517,7 @@ func checkSkewedAccess(t *testing.T, run *results.Run) {
 // The colleague flow: a published run is rerun against another server with --target
 // (its data file travels in the results folder), then compared with the original.
 func TestRerunOnAnotherServerThenCompare(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	planDir := t.TempDir()
 	os.WriteFile(filepath.Join(planDir, "schema.sql"), []byte("CREATE DATABASE IF NOT EXISTS app;\nCREATE TABLE IF NOT EXISTS app.t (id INT PRIMARY KEY);\n"), 0o644)
 	plan := filepath.Join(planDir, "plan.yaml")
@@ -575,6 +580,7 @@ iteration:
 
 // Exit codes: 1 when an assertion is false; with on_failure: stop the rest is skipped.
 func TestAssertionFailureExits1AndOnFailureStop(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, plantest.Sandbox("asserted", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
 matrix:
@@ -631,6 +637,7 @@ iteration:
 
 // A second Ctrl-C exits at once and still leaves no server and no sandbox directory.
 func TestSecondInterruptExitsAtOnceLeavingNoSandbox(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, plantest.Sandbox("twice", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
 iteration:
