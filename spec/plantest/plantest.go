@@ -22,10 +22,12 @@ func trimNewline(s string) string {
 	}
 	return s
 }
+
 // DSN is a plan called name whose one target, db, is the server at dsn, followed by body.
 func DSN(name, dsn, body string) string {
 	return fmt.Sprintf("version: 1\nname: %s\ntargets:\n  db: {dsn: %q}\n%s", name, dsn, trimNewline(body))
 }
+
 // Prepare is a setup: that loads script's tables (sysbench's shape) with rows rows each.
 func Prepare(script string, tables, rows int) string {
 	return fmt.Sprintf("setup:\n  - workload: {builtin: %s, action: prepare, options: {tables: %d, table_size: %d}}\n", script, tables, rows)
