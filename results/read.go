@@ -284,32 +284,27 @@ func IsWorkloadColumn(name string) bool {
 // every file written as it goes, so a long run is never held in memory.
 func WriteVariableCSVs(r *Run) ([]string, error) {
 	type out struct {
-		path string
-		f    *os.File
-		bw   *bufio.Writer
-		cw   *csv.Writer
+		f  *AtomicFile
+		bw *bufio.Writer
+		cw *csv.Writer
 	}
 	names := r.Watched()
 	files := make([]*out, len(names))
 	defer func() {
 		for _, o := range files {
-			if o != nil && o.f != nil {
-				o.f.Close()
-				os.Remove(o.path + ".tmp")
+			if o != nil {
+				o.f.Abort()
 			}
 		}
 	}()
 	for i, name := range names {
 		path := filepath.Join(r.Dir, VariablesDir, FileName(name)+".csv")
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, err
-		}
-		f, err := os.Create(path + ".tmp")
+		f, err := CreateAtomic(path)
 		if err != nil {
 			return nil, err
 		}
 		bw := bufio.NewWriterSize(f, 16<<10)
-		o := &out{path: path, f: f, bw: bw, cw: csv.NewWriter(bw)}
+		o := &out{f: f, bw: bw, cw: csv.NewWriter(bw)}
 		o.cw.Write([]string{ColTarget, ColIteration, ColElapsed, ColTime, "value"})
 		files[i] = o
 	}
@@ -355,20 +350,12 @@ func WriteVariableCSVs(r *Run) ([]string, error) {
 			err = o.bw.Flush()
 		}
 		if err == nil {
-			err = o.f.Sync()
-		}
-		if cerr := o.f.Close(); err == nil {
-			err = cerr
-		}
-		files[i].f = nil
-		if err == nil {
-			err = os.Rename(o.path+".tmp", o.path)
+			err = o.f.Commit()
 		}
 		if err != nil {
-			os.Remove(o.path + ".tmp")
 			return paths, err
 		}
-		paths = append(paths, o.path)
+		paths = append(paths, filepath.Join(r.Dir, VariablesDir, FileName(names[i])+".csv"))
 	}
 	return paths, nil
 }

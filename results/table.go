@@ -180,27 +180,30 @@ func (t *Table) widen(added []string) error {
 	}
 	old := t.header
 	newHeader := append(append([]string(nil), old...), added...)
-	tmp := t.path + ".tmp"
-	out, err := os.Create(tmp)
+	err := ReplaceFile(t.path, func(out io.Writer) error { return copyWidened(out, t.path, len(old) > 0, newHeader) })
 	if err != nil {
+		t.reopen() // the file kept its old header: later rows still go to it
 		return err
 	}
+	t.setHeader(newHeader)
+	return t.reopen()
+}
+
+// copyWidened writes header, then the rows of path (when it has any) padded to its width.
+func copyWidened(out io.Writer, path string, hasRows bool, header []string) error {
 	cw := csv.NewWriter(out)
-	if err := cw.Write(newHeader); err != nil {
-		out.Close()
+	if err := cw.Write(header); err != nil {
 		return err
 	}
-	if len(old) > 0 {
-		in, err := os.Open(t.path)
+	if hasRows {
+		in, err := os.Open(path)
 		if err != nil {
-			out.Close()
 			return err
 		}
+		defer in.Close()
 		cr := csv.NewReader(in)
 		cr.FieldsPerRecord = -1
 		if _, err := cr.Read(); err != nil { // old header
-			in.Close()
-			out.Close()
 			return err
 		}
 		for {
@@ -212,33 +215,15 @@ func (t *Table) widen(added []string) error {
 				// A torn last line from an earlier crash: drop it rather than fail the run.
 				break
 			}
-			padded := make([]string, len(newHeader))
+			padded := make([]string, len(header))
 			copy(padded, row)
 			if err := cw.Write(padded); err != nil {
-				in.Close()
-				out.Close()
 				return err
 			}
 		}
-		in.Close()
 	}
 	cw.Flush()
-	if err := cw.Error(); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, t.path); err != nil {
-		return err
-	}
-	t.setHeader(newHeader)
-	return t.reopen()
+	return cw.Error()
 }
 
 // Sync flushes the file to stable storage; called at iteration boundaries, not per row.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -163,7 +162,7 @@ func compareRerun(published, rerun string, w io.Writer) error {
 	if _, err := w.Write(text.Bytes()); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(rerun, results.ComparisonText), text.Bytes(), 0o644); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(rerun, results.ComparisonText), text.Bytes()); err != nil {
 		return err
 	}
 	page := filepath.Join(rerun, results.ComparisonPage)
