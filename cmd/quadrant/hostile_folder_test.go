@@ -78,3 +78,82 @@ func TestReportWritesNoPlantedLink(t *testing.T) {
 		t.Errorf("temporary files left behind: %v", leftovers)
 	}
 }
+
+// editFile rewrites a file of the folder through edit.
+func editFile(t *testing.T, path string, edit func(string) string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(edit(string(data))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// escFolder is a stranger's folder whose plan name (in run.json: plan.yaml's is checked),
+// description, a setting's value, a my.cnf value, a var's and a matrix variable's value, the
+// host and an iteration's error carry terminal control
+// sequences: a window title (ESC]0;...BEL), a screen clear (ESC[2J) and an 8-bit CSI (0x9b).
+func escFolder(t *testing.T, setting string) string {
+	t.Helper()
+	dir := strangerFolder(t)
+	editFile(t, filepath.Join(dir, "run.json"), func(s string) string {
+		s = strings.Replace(s, `"plan": "v1-folder"`, `"plan": "v1\u001b]0;OWNED\u0007\u001b[2J"`, 1)
+		s = strings.Replace(s, `"host": "vm"`, `"host": "vm\u009b2J"`, 1)
+		s = strings.Replace(s, `"innodb_buffer_pool_size": "67108864"`, `"innodb_buffer_pool_size": "`+setting+`"`, 1)
+		return strings.Replace(s, `"status": "done",
+      "start"`, `"status": "failed", "error": "boom\u001b]0;ERR\u0007", "start"`, 1)
+	})
+	editFile(t, filepath.Join(dir, "summary.csv"), func(s string) string {
+		return strings.Replace(s, "\n2,1,2,primary,", "\n2,1,2\x1b[2J\x9b,primary,", 1) // the matrix variable's value
+	})
+	editFile(t, filepath.Join(dir, "plan.yaml"), func(s string) string {
+		s = strings.Replace(s, "description: written", `description: "\e]0;DESC\a\e[2J"`+"\n# ", 1)
+		s = strings.Replace(s, "{innodb_buffer_pool_size: 64M}", `{innodb_buffer_pool_size: 64M, init_connect: "\e]0;SET\a"}`, 1)
+		return strings.Replace(s, "matrix:\n", "vars:\n  label: \"\\e[2J\\x9b\"\nmatrix:\n", 1)
+	})
+	return dir
+}
+
+// noControls fails when out holds a byte a terminal obeys: ESC, BEL or an 8-bit CSI (0x9b,
+// alone or as UTF-8's U+009B).
+func noControls(t *testing.T, what, out string) {
+	t.Helper()
+	for _, bad := range []string{"\x1b", "\a", "\x9b", "\u009b"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("%s prints %q from the folder:\n%q", what, bad, out)
+		}
+	}
+}
+
+// compare, report and explain of a stranger's folder print its strings escaped, never its
+// control sequences.
+func TestFolderControlsNeverReachTheTerminal(t *testing.T) {
+	a := escFolder(t, "67108864")
+	b := escFolder(t, `134217728\u001b]0;SETTING\u0007`)
+	p := start(t, nil, "compare", a, b)
+	code := p.wait(t, time.Minute)
+	out := p.out.String()
+	if code != 0 {
+		t.Fatalf("compare exit %d:\n%s", code, out)
+	}
+	noControls(t, "compare", out)
+	for _, want := range []string{`v1\x1b]0;OWNED\x07\x1b[2J`, `\x1b]0;SETTING\x07`, `vm\u009b2J`, `threads=2\x1b[2J\x9b @primary`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("compare output lacks the escaped %s:\n%s", want, out)
+		}
+	}
+	p = start(t, nil, "report", a)
+	if code := p.wait(t, time.Minute); code != 0 {
+		t.Fatalf("report exit %d:\n%s", code, p.out.String())
+	}
+	noControls(t, "report", p.out.String())
+	p = start(t, nil, "explain", filepath.Join(a, "plan.yaml"))
+	code = p.wait(t, time.Minute)
+	out = p.out.String()
+	noControls(t, "explain", out)
+	if code != 0 || !strings.Contains(out, `\x1b]0;DESC`) {
+		t.Errorf("explain exit %d, want 0 and the escaped description:\n%s", code, out)
+	}
+}
