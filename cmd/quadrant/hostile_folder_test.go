@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -155,5 +156,51 @@ func TestFolderControlsNeverReachTheTerminal(t *testing.T) {
 	noControls(t, "explain", out)
 	if code != 0 || !strings.Contains(out, `\x1b]0;DESC`) {
 		t.Errorf("explain exit %d, want 0 and the escaped description:\n%s", code, out)
+	}
+}
+
+// quadrantIn runs quadrant in the working directory dir, as a victim in their own folder.
+func quadrantIn(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(quadrantBin, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		t.Fatal(err)
+	}
+	return cmd.ProcessState.ExitCode(), string(out)
+}
+
+// A stranger's folder whose plan says report: {dir: ...} does not choose where a rerun
+// writes: results go under --out or results/ in the victim's working directory, and the
+// plan's directory stays untouched. The victim's own plan, run, keeps its report.dir. The
+// server is the victim's (--target), here one that refuses: the folder is made before.
+func TestRerunIgnoresTheFoldersReportDir(t *testing.T) {
+	published := strangerFolder(t)
+	planted := filepath.Join(t.TempDir(), "attacker-chosen")
+	editFile(t, filepath.Join(published, "plan.yaml"), func(s string) string {
+		return strings.Replace(s, "report:\n", "report:\n  dir: "+planted+"\n", 1)
+	})
+	mine := "--target=primary=root@tcp(127.0.0.1:1)/"
+	work := t.TempDir()
+	_, out := quadrantIn(t, work, "rerun", published, mine)
+	if _, err := os.Stat(planted); err == nil {
+		t.Errorf("the rerun wrote under the folder's report.dir %s:\n%s", planted, out)
+	}
+	if m, _ := filepath.Glob(filepath.Join(work, "results", "v1-folder", "*", "run.json")); len(m) != 1 {
+		t.Errorf("want the rerun's folder under results/ of the working directory, found %v:\n%s", m, out)
+	}
+	if !strings.Contains(out, "report.dir "+planted+"; a rerun writes under results/") {
+		t.Errorf("the rerun does not say it ignored report.dir:\n%s", out)
+	}
+	outDir := t.TempDir()
+	quadrantIn(t, work, "rerun", published, mine, "--out", outDir)
+	if m, _ := filepath.Glob(filepath.Join(outDir, "v1-folder", "*", "run.json")); len(m) != 1 {
+		t.Errorf("want the rerun's folder under --out, found %v", m)
+	}
+	// One's own plan, run: report.dir is honoured.
+	_, out = quadrantIn(t, work, "run", filepath.Join(published, "plan.yaml"), mine)
+	if m, _ := filepath.Glob(filepath.Join(planted, "v1-folder", "*", "run.json")); len(m) != 1 {
+		t.Errorf("run of one's own plan: want its folder under report.dir %s, found %v:\n%s", planted, m, out)
 	}
 }
