@@ -66,6 +66,9 @@ type Run struct {
 	// replayed captured traffic.
 	Fingerprints *Data
 	Replay       *Data
+	// Warnings are the files whose last line was cut (TornLines), that row left out: a
+	// reader says them, since the folder is less than it looks.
+	Warnings []string
 
 	onDisk bool // Open: the time-series rows are read by EachRow, not held in Timeseries
 }
@@ -98,6 +101,7 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	r.renameHostColumns()
+	r.Warnings = TornLines(dir)
 	return r, nil
 }
 
@@ -131,6 +135,7 @@ func Open(dir string) (*Run, error) {
 		return nil, err
 	}
 	r.renameHostColumns()
+	r.Warnings = TornLines(dir)
 	return r, nil
 }
 
@@ -165,6 +170,17 @@ func (r *Run) EachRow(target string, fn func(row []string) error) error {
 		return nil
 	}
 	return err
+}
+
+// CheckRows reads every time series through once, so that a damaged one is an error
+// (path:line) before a reader that forgives a short series (compare's noise) uses it.
+func (r *Run) CheckRows() error {
+	for _, t := range r.Targets {
+		if err := r.EachRow(t, func([]string) error { return nil }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // oldHostPrefix is how host metrics were named before they could come from /proc as well as SNMP.

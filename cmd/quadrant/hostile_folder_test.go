@@ -204,3 +204,53 @@ func TestRerunIgnoresTheFoldersReportDir(t *testing.T) {
 		t.Errorf("run of one's own plan: want its folder under report.dir %s, found %v:\n%s", planted, m, out)
 	}
 }
+
+// A folder whose CSV files were cut short (a run killed with kill -9 leaves its last row
+// without a newline) still reports and compares, with a warning naming FILE:LINE; a row
+// damaged before the last line is an error naming FILE:LINE, with no page written and a
+// non-zero exit, in report and in compare.
+func TestDamagedCSVIsAnErrorACutLastLineAWarning(t *testing.T) {
+	cut := strangerFolder(t)
+	for _, f := range []string{"summary.csv", "timeseries/primary.csv"} {
+		editFile(t, filepath.Join(cut, f), func(s string) string { return s[:len(s)-25] })
+	}
+	p := start(t, nil, "report", cut)
+	code, out := p.wait(t, time.Minute), p.out.String()
+	if code != 0 {
+		t.Fatalf("report of a cut folder: exit %d, want 0:\n%s", code, out)
+	}
+	for _, want := range []string{filepath.Join(cut, "summary.csv") + ":3: the last line has no newline",
+		filepath.Join(cut, "timeseries", "primary.csv") + ":7: the last line has no newline"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report does not warn %q:\n%s", want, out)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(cut, "summary.json")); err != nil || strings.Count(string(data), `"iteration"`) != 1 {
+		t.Errorf("summary.json: want the one whole row, got %v:\n%s", err, data)
+	}
+	p = start(t, nil, "compare", cut, cut)
+	if code, out := p.wait(t, time.Minute), p.out.String(); code != 0 || !strings.Contains(out, "summary.csv:3: the last line has no newline") {
+		t.Errorf("compare of a cut folder: exit %d, want 0 and the warning:\n%s", code, out)
+	}
+
+	for _, c := range []struct{ file, from, to, where string }{
+		{"summary.csv", "\n1,1,1,primary,done,", "\n1,1,primary,done,", "summary.csv:2: "},
+		{"timeseries/primary.csv", "\n1,2,", "\n1,2,\"x\"y,", "primary.csv:3: "},
+	} {
+		bad := strangerFolder(t)
+		editFile(t, filepath.Join(bad, c.file), func(s string) string { return strings.Replace(s, c.from, c.to, 1) })
+		p := start(t, nil, "report", bad)
+		code, out := p.wait(t, time.Minute), p.out.String()
+		if code == 0 || !strings.Contains(out, c.where) {
+			t.Errorf("report of a damaged %s: exit %d, want non-zero and %q:\n%s", c.file, code, c.where, out)
+		}
+		if _, err := os.Stat(filepath.Join(bad, "report.html")); err == nil {
+			t.Errorf("report of a damaged %s wrote report.html", c.file)
+		}
+		p = start(t, nil, "compare", strangerFolder(t), bad)
+		code, out = p.wait(t, time.Minute), p.out.String()
+		if code == 0 || !strings.Contains(out, c.where) {
+			t.Errorf("compare with a damaged %s: exit %d, want non-zero and %q:\n%s", c.file, code, c.where, out)
+		}
+	}
+}
