@@ -289,7 +289,7 @@ func ScanTable(path string, fn func(header, row []string) error) error {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 256<<10)
 	var header, row []string
-	var pending []byte // a record whose quoted field goes on past the line
+	var pending []byte  // a record whose quoted field goes on past the line
 	line, start := 0, 0 // the line read, and the line its record started on
 	for {
 		text, rerr := br.ReadSlice('\n')
