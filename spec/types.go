@@ -468,7 +468,7 @@ type Report struct {
 	Src         Source   `yaml:"-"`
 	Formats     []string `yaml:"formats" default:"[csv, html, json]" enum:"csv,html,json" doc:"Reports written from the results: html = report.html; json = summary.json; csv = with per_variable, variables/NAME.csv. summary.csv, timeseries/*.csv, histograms/, run.json and log.txt are always written: they are the measurements every report is rebuilt from (quadrant report DIR)."`
 	PerVariable bool     `yaml:"per_variable" doc:"Also variables/NAME.csv and variables/NAME.html for every watched variable (status.*, repl.*, query.*, snmp.*), as the formats allow."`
-	Dir         string   `yaml:"dir" default:"results" doc:"Results go to DIR/NAME/YYYYmmdd-HHMMSS/ (relative to the working directory)."`
+	Dir         string   `yaml:"dir" default:"results" doc:"Results go to DIR/NAME/YYYYmmdd-HHMMSS/ (relative to the working directory), on quadrant run of this plan; --out DIR overrides it. quadrant rerun of a results folder does not honour the folder's report.dir (the plan came with someone else's folder and could name any directory): its results go under --out DIR, or results/ in the working directory."`
 }
 
 // Kind implementations: the names of the step keys.

@@ -14,6 +14,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
 	"github.com/quadrant-bench/quadrant/spec/trust"
@@ -144,7 +145,7 @@ func explainTrust(w io.Writer, p *spec.Plan, a trust.Allow) {
 	fmt.Fprintf(w, "Beyond its folder and its targets: %d, which the run refuses unless allowed (%s):\n",
 		len(ref.Items), strings.Join(trust.Flags(ref.Items), ", "))
 	for _, it := range ref.Items {
-		fmt.Fprintf(w, "  %s: %s  [%s]\n", it.Effect.Pos, cleanLine(p.Redact(it.Why)), it.Flag)
+		fmt.Fprintf(w, "  %s: %s  [%s]\n", it.Effect.Pos, results.Printable(p.Redact(it.Why)), it.Flag)
 	}
 }
 
