@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/quadrant-bench/quadrant/executor/internal/tail"
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
 )
 
 // Timeouts of a graceful stop: SHUTDOWN, then SIGTERM, then SIGKILL.
@@ -47,6 +48,8 @@ type Server struct {
 	repl     string
 	initFile string
 	tls      *serverTLS // nil without TLS
+	// guard refuses the options a config may not set, with the server's own option list.
+	guard mycnf.Guard
 
 	mu     sync.Mutex // serialises Restart/Stop/Kill
 	port   int
@@ -427,7 +430,7 @@ func relevantLines(log string, n int) string {
 // and the server is running. When the server rejects the new config, the error carries its log
 // lines and the server is started again with the previous config so the sandbox stays usable.
 func (s *Server) Restart(ctx context.Context, config []Option) error {
-	if err := validateConfig(config); err != nil {
+	if err := validateConfig(config, s.guard); err != nil {
 		return fmt.Errorf("restart %s: %w", s.name, err)
 	}
 	s.mu.Lock()
