@@ -21,8 +21,7 @@ func TestValidateAndExplainNeverRunABasedirBinary(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "sbin", "mariadbd"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	plan := filepath.Join(dir, "plan.yaml")
-	if err := os.WriteFile(plan, []byte(`version: 1
+	if err := os.WriteFile(filepath.Join(dir, "plan.yaml"), []byte(`version: 1
 name: basedir
 targets:
   db:
@@ -34,8 +33,9 @@ iteration:
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	t.Chdir(dir) // as the victim does, in the folder: basedir "." is the folder then
 	for _, cmd := range []string{"validate", "explain"} {
-		code, out, errOut := runCLI(cmd, plan)
+		code, out, errOut := runCLI(cmd, "plan.yaml")
 		if code != exitOK {
 			t.Errorf("%s: exit %d\n%s%s", cmd, code, out, errOut)
 		}
