@@ -58,7 +58,7 @@ func validateConfig(config []Option, guard mycnf.Guard) error {
 			return fmt.Errorf("config option %q: value contains a line break", o.Name)
 		}
 		if why := guard.Refuse(o.Name, o.Value, o.Bare); why != "" {
-			return fmt.Errorf("config option %q: refused: %s", o.String(), why)
+			return fmt.Errorf("config option %q: refused: %s", o.Name, why)
 		}
 	}
 	return nil

@@ -266,6 +266,11 @@ func (s *Server) fixedOptions() []Option {
 		// reads and writes wherever the server's OS user can.
 		{Name: "secure_file_priv", Value: s.FilesDir()},
 	}
+	if s.bin.Flavor == FlavorMySQL && s.bin.AtLeast(8, 0, 11) {
+		// The X plugin listens on every address by default (mysqlx_bind_address=*), should a
+		// config turn it on; mysqlx_bind_address is the sandbox's (mycnf).
+		opts = append(opts, Option{Name: "loose_mysqlx_bind_address", Value: "127.0.0.1"})
+	}
 	if s.basedir != "" {
 		opts = append(opts, Option{Name: "basedir", Value: s.basedir})
 	}
