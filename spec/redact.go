@@ -78,10 +78,11 @@ func RedactDSN(dsn string) string {
 	return dsn
 }
 
-// Redact replaces, in s, the values of the environment variables the plan read (4 characters
-// or longer: shorter ones would mangle unrelated text). For logs and command lines shown to users.
+// Redact replaces, in s, the values of the environment variables the plan read and the
+// secrets the caller gave (Options.Secrets: --target passwords), 4 characters or longer:
+// shorter ones would mangle unrelated text. For logs, command lines and what a run saves.
 func (p *Plan) Redact(s string) string {
-	var values []string
+	values := append([]string(nil), p.opts.Secrets...)
 	for name := range p.envUsed {
 		values = append(values, p.merged.envValue(name))
 	}

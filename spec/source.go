@@ -22,6 +22,7 @@ type nodeTree struct {
 	lines map[string][]string // source lines, to locate expressions inside strings
 	files []string            // in load order: the plan first
 	env   map[string]string   // the environment env.* read
+	notes []string            // what overrideTargets dropped, for Plan.OverrideNotes
 }
 
 func (t *nodeTree) envValue(name string) string { return t.env[name] }

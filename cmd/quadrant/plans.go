@@ -49,14 +49,14 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant validate: give at least one plan file, e.g. quadrant validate plan.yaml")
 		return exitInvalid
 	}
-	overrides, err := targetOverrides(targets)
+	overrides, secrets, err := targetOverrides(targets, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant validate: %v\n", err)
 		return exitInvalid
 	}
 	code = exitOK
 	for _, path := range plans {
-		p, err := loadPlan(path, spec.Options{Set: sets, Targets: overrides})
+		p, err := loadPlan(path, spec.Options{Set: sets, Targets: overrides, Secrets: secrets})
 		if err == nil {
 			if errs := shard.Validate(p, *shards); len(errs) > 0 {
 				err = errs.Tidy()
@@ -69,6 +69,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 		if !*quiet {
 			fmt.Fprintf(stdout, "%s: ok (%s, %d iteration%s)\n", path, p.Name, len(p.Iterations), plural(len(p.Iterations)))
+		}
+		for _, n := range p.OverrideNotes() {
+			fmt.Fprintf(stderr, "%s: %s\n", path, n)
 		}
 	}
 	return code
@@ -115,12 +118,12 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant explain: give exactly one plan file, e.g. quadrant explain plan.yaml")
 		return exitInvalid
 	}
-	overrides, err := targetOverrides(targets)
+	overrides, secrets, err := targetOverrides(targets, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant explain: %v\n", err)
 		return exitInvalid
 	}
-	p, err := loadPlan(plans[0], spec.Options{Set: sets, Targets: overrides})
+	p, err := loadPlan(plans[0], spec.Options{Set: sets, Targets: overrides, Secrets: secrets})
 	if err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid
