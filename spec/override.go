@@ -55,7 +55,9 @@ func (t *nodeTree) overrideTargets(root *yaml.Node, targets map[string]string, e
 		kept = t.overrideSecurity(name, kept, dsnHasParam(dsn, "tls"))
 		content := []*yaml.Node{t.scalar("dsn", at), t.scalar(dsn, at)}
 		if apkr == "true" {
-			content = append(content, t.scalar("allow_public_key_retrieval", at), t.scalar("true", at))
+			yes := t.scalar("true", at)
+			yes.Tag = "!!bool"
+			content = append(content, t.scalar("allow_public_key_retrieval", at), yes)
 		} else if apkr != "" {
 			errs.add(at, "%s=%s: give %s=true, or leave it out", apkrParam, apkr, apkrParam)
 		}

@@ -97,7 +97,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 }
 
 func captureServer(ctx context.Context, tv, method string, d time.Duration, out io.Writer, filter capture.Filter, logf func(string, ...any)) (int64, int, error) {
-	ts, err := targetArgs([]string{tv}, hostTargets, logf)
+	ts, err := targetArgs([]string{tv}, hostTargets, func(format string, a ...any) { logf("quadrant capture: "+format, a...) })
 	if err != nil {
 		return 0, 0, err
 	}

@@ -99,7 +99,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	if len(g.Tables) == 0 {
 		return fail(exitInvalid, "no table to fill: give --rows TABLE=N (repeatable) or --settings FILE with tables:")
 	}
-	ts, err := targetArgs(targets, hostTargets, stderrf(stderr))
+	ts, err := targetArgs(targets, hostTargets, stderrf(stderr, "quadrant generate: "))
 	if err != nil {
 		return fail(exitInvalid, "%v", err)
 	}

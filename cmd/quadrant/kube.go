@@ -105,7 +105,7 @@ func podTargets(list []string, env map[string]string, stderr io.Writer) (map[str
 			}
 			return "set-in-the-pod", true
 		}}
-	args, err := targetArgs(list, src, stderrf(stderr))
+	args, err := targetArgs(list, src, stderrf(stderr, "quadrant kube: "))
 	if err != nil {
 		return nil, err
 	}

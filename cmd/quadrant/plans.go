@@ -49,7 +49,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant validate: give at least one plan file, e.g. quadrant validate plan.yaml")
 		return exitInvalid
 	}
-	overrides, secrets, err := targetOverrides(targets, stderr)
+	overrides, secrets, err := targetOverrides(targets, stderrf(stderr, "quadrant validate: "))
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant validate: %v\n", err)
 		return exitInvalid
@@ -118,7 +118,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant explain: give exactly one plan file, e.g. quadrant explain plan.yaml")
 		return exitInvalid
 	}
-	overrides, secrets, err := targetOverrides(targets, stderr)
+	overrides, secrets, err := targetOverrides(targets, stderrf(stderr, "quadrant explain: "))
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant explain: %v\n", err)
 		return exitInvalid

@@ -239,7 +239,7 @@ func sortedNames(m map[string]string) []string {
 }
 
 func execute(req runRequest, stdout, stderr io.Writer) int {
-	overrides, secrets, err := targetOverrides(req.targets, stderr)
+	overrides, secrets, err := targetOverrides(req.targets, stderrf(stderr, "quadrant: "))
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant: %v\n", err)
 		return exitInvalid

@@ -63,7 +63,7 @@ func targetArgs(list []string, src targetSource, warnf func(format string, a ...
 		out = append(out, t)
 	}
 	if len(literal) > 0 {
-		warnf("quadrant: warning: the password of --target %s is on the command line, which every local user can read (ps, /proc/PID/cmdline); "+
+		warnf("warning: the password of --target %s is on the command line, which every local user can read (ps, /proc/PID/cmdline); "+
 			"write it as ${{ env.NAME }} in single quotes (--target '%s=user:${{ env.DB_PW }}@tcp(host:3306)/db') or read it from a file (--target '%s=user@tcp(host:3306)/db?%s=/path/to/file')",
 			strings.Join(literal, ", "), literal[0], literal[0], passwordFileParam)
 	}
@@ -130,8 +130,8 @@ func dsnPassword(dsn string) (string, bool) {
 
 // targetOverrides is the --target list of a command that loads a plan: NAME -> DSN for
 // spec.Options.Targets and the passwords for spec.Options.Secrets.
-func targetOverrides(list []string, stderr io.Writer) (map[string]string, []string, error) {
-	args, err := targetArgs(list, hostTargets, stderrf(stderr))
+func targetOverrides(list []string, warnf func(format string, a ...any)) (map[string]string, []string, error) {
+	args, err := targetArgs(list, hostTargets, warnf)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -146,7 +146,8 @@ func targetOverrides(list []string, stderr io.Writer) (map[string]string, []stri
 	return out, secrets, nil
 }
 
-// stderrf prints one line on w, for targetArgs' warning.
-func stderrf(w io.Writer) func(format string, a ...any) {
-	return func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
+// stderrf prints one line on w after prefix (the command's, "quadrant verify: "), for
+// targetArgs' warning.
+func stderrf(w io.Writer, prefix string) func(format string, a ...any) {
+	return func(format string, a ...any) { fmt.Fprintf(w, prefix+format+"\n", a...) }
 }

@@ -70,7 +70,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	var vts []verify.Target
 	var infos []results.TargetInfo
-	ts, err := targetArgs(targets, hostTargets, stderrf(stderr))
+	ts, err := targetArgs(targets, hostTargets, stderrf(stderr, "quadrant verify: "))
 	if err != nil {
 		return fail(exitInvalid, "%v", err)
 	}
