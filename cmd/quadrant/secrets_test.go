@@ -65,7 +65,7 @@ func TestSaveAsMasksSecrets(t *testing.T) {
 }
 
 // --target takes its password from ${{ env.NAME }} or a passwordFile=, so none is on the
-// command line: run, explain and capture reach a real server that way, with no warning and
+// command line: run, explain, capture and export reach a real server that way, with no warning and
 // no password in the results; a password written in the DSN still works, with one warning.
 func TestTargetPasswordOffTheCommandLine(t *testing.T) {
 	if testing.Short() {
@@ -91,7 +91,15 @@ func TestTargetPasswordOffTheCommandLine(t *testing.T) {
 	if out := p.out.String(); strings.Contains(out, "warning: the password") || strings.Contains(out, pw) {
 		t.Errorf("run with ${{ env.BENCH_PW }} warns or shows the password:\n%s", out)
 	}
-	noFileHolds(t, findRunDir(t, root), pw)
+	runDir := findRunDir(t, root)
+	noFileHolds(t, runDir, pw)
+	if _, err := sandboxtest.DB(t, c.Primary.DSN(""), 0).Exec("CREATE DATABASE history"); err != nil {
+		t.Fatal(err)
+	}
+	p = start(t, nil, "export", runDir, "--dsn", "root@"+addr+"history?passwordFile="+pwFile)
+	if code := p.wait(t, time.Minute); code != 0 || strings.Contains(p.out.String(), "warning: the password") {
+		t.Fatalf("export with passwordFile=: exit %d:\n%s", code, p.out.String())
+	}
 
 	p = start(t, nil, "explain", plan, "--target", viaFile)
 	if code := p.wait(t, time.Minute); code != 0 || strings.Contains(p.out.String(), "warning: the password") {

@@ -15,6 +15,9 @@ import (
 // shell leaves it alone in single quotes) or passwordFile=PATH. Every command that takes
 // --target reads it through targetArgs.
 
+// targetHelp ends the usage of every --target flag.
+const targetHelp = "; its password as ${{ env.NAME }} (in single quotes) or ?" + passwordFileParam + "=FILE, not on the command line"
+
 // passwordFileParam is the --target DSN parameter naming a file that holds the password.
 const passwordFileParam = "passwordFile"
 
@@ -68,6 +71,21 @@ func targetArgs(list []string, src targetSource, warnf func(format string, a ...
 			strings.Join(literal, ", "), literal[0], literal[0], passwordFileParam)
 	}
 	return out, nil
+}
+
+// dsnFlag reads a DSN flag that is not a --target (export's --dsn) as targetArgs reads a
+// --target's DSN, warning as it does when the password is written in it.
+func dsnFlag(flag, raw string, warnf func(format string, a ...any)) (string, error) {
+	if pw, ok := dsnPassword(raw); ok && pw != "" && !strings.Contains(pw, "${{") {
+		warnf("warning: the password of %s is on the command line, which every local user can read (ps, /proc/PID/cmdline); "+
+			"write it as ${{ env.NAME }} in single quotes (%s 'user:${{ env.DB_PW }}@tcp(host:3306)/db') or read it from a file (%s 'user@tcp(host:3306)/db?%s=/path/to/file')",
+			flag, flag, flag, passwordFileParam)
+	}
+	t, err := hostTargets.resolve(flag, raw)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", flag, err)
+	}
+	return t.DSN, nil
 }
 
 // resolve expands ${{ env.NAME }} in raw and reads its passwordFile=.
