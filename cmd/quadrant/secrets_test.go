@@ -165,3 +165,43 @@ targets:
 		t.Errorf("plan.yaml keeps the dropped settings:\n%s", planYAML)
 	}
 }
+
+// A verify: step whose targets return a secret the plan's setup put in a table: queries.csv
+// and query-details.jsonl quote the differing rows with *** where the secret was.
+func TestVerifyStepMasksSecrets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("integration test")
+	}
+	const secret = "Vpw-7d1x-hunter"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "q.sql"), []byte("SELECT v FROM d.t;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(plan, []byte(`version: 1
+name: verifysecret
+targets:
+  old: {sandbox: {}}
+  new: {sandbox: {}}
+setup:
+  - {target: old, sql: "CREATE DATABASE d; CREATE TABLE d.t (v VARCHAR(64)); INSERT INTO d.t VALUES ('${{ env.QPW }}')"}
+  - {target: new, sql: "CREATE DATABASE d; CREATE TABLE d.t (v VARCHAR(64)); INSERT INTO d.t VALUES ('other')"}
+  - verify: {traffic: q.sql, targets: [old, new], repeat: 0}
+iteration:
+  target: new
+  workload: {transactions: [{name: one, statements: [{sql: "SELECT 1"}]}], events: 10}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	p := start(t, []string{"QPW=" + secret}, "run", plan, "--out", root)
+	if code := p.wait(t, 3*time.Minute); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, p.out.String())
+	}
+	run := findRunDir(t, root)
+	details, err := os.ReadFile(filepath.Join(run, results.QueryDetailsFile))
+	if err != nil || !bytes.Contains(details, []byte(`"***"`)) {
+		t.Fatalf("query-details.jsonl does not show the masked row (%v):\n%s", err, details)
+	}
+	noFileHolds(t, run, secret)
+}
