@@ -205,3 +205,26 @@ iteration:
 	}
 	noFileHolds(t, run, secret)
 }
+
+// quadrant kube passes --target on to the pods as given: a ${{ env.NAME }} there is each
+// pod's to expand from the Secret (not set here, no error), and a passwordFile= of this
+// machine is refused, saying why.
+func TestKubeTargetPasswordStaysForThePods(t *testing.T) {
+	plan := writePlan(t, plantest.DSN("kubepw", "nobody:x@tcp(192.0.2.1:3306)/", `iteration:
+  workload: {transactions: [{name: one, statements: [{sql: "SELECT 1"}]}], threads: 2, duration: 1s}
+`))
+	var out, errOut bytes.Buffer
+	args := []string{"kube", plan, "--shards", "2", "--image", "quadrant:test", "--secret", "db-creds", "--deadline", "30m"}
+	if code := run(append(args, "--target", "db=bench:${{ env.KUBE_ONLY_PW }}@tcp(db1:3306)/"), &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "--target=db=bench:${{ env.KUBE_ONLY_PW }}@tcp(db1:3306)/") || strings.Contains(errOut.String(), "warning") {
+		t.Errorf("the pods do not get the --target as given, or a warning:\n%s\n%s", out.String(), errOut.String())
+	}
+	out.Reset()
+	errOut.Reset()
+	if code := run(append(args, "--target", "db=bench@tcp(db1:3306)/?passwordFile=/etc/pw"), &out, &errOut); code != exitInvalid ||
+		!strings.Contains(errOut.String(), "the pods cannot read a file of this machine") {
+		t.Errorf("passwordFile= with kube: exit %d: %s", code, errOut.String())
+	}
+}
