@@ -26,9 +26,6 @@ type Options struct {
 	// Targets points targets at other servers: NAME -> DSN replaces the target's dsn or
 	// sandbox (--target NAME=DSN), for running a shared plan against one's own server.
 	Targets map[string]string
-	// Secrets are values the caller knows to be secret, such as the passwords of Targets:
-	// Redact hides them as it hides the values of the environment the plan read.
-	Secrets []string
 	// Kinds are the workload kinds a plan's workloads may be: the executor's registry
 	// (executor/workload/kinds) fills it, and cmd/quadrant hands it to whatever loads a plan.
 	Kinds *Kinds

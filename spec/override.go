@@ -46,6 +46,9 @@ func (t *nodeTree) overrideTargets(root *yaml.Node, targets map[string]string, e
 			}
 		}
 		dsn, apkr := CutDSNParam(targets[name], apkrParam)
+		if pw := dsnPassword(dsn); pw != "" {
+			t.secrets = append(t.secrets, pw)
+		}
 		var kept []*yaml.Node
 		for i := 0; i+1 < len(node.Content); i += 2 {
 			if k := node.Content[i].Value; k != "dsn" && k != "sandbox" {
@@ -139,6 +142,16 @@ func tlsMode(n *yaml.Node) string {
 		}
 	}
 	return "unknown"
+}
+
+// dsnPassword is the password of a DSN user:password@..., "" for none.
+func dsnPassword(dsn string) string {
+	at := strings.LastIndex(dsn, "@")
+	if at < 0 {
+		return ""
+	}
+	_, pw, _ := strings.Cut(dsn[:at], ":")
+	return pw
 }
 
 // CutDSNParam removes parameter name from a DSN's query and returns its value ("" when

@@ -67,11 +67,11 @@ func TestOverrideDropsWeakConnectionSettings(t *testing.T) {
 	}
 }
 
-// The passwords of --target (Options.Secrets) are masked wherever the plan's redaction
-// applies, as the environment's values are.
-func TestOptionSecretsRedacted(t *testing.T) {
+// The passwords of --target DSNs are masked wherever the plan's redaction applies, as the
+// environment's values are.
+func TestOverridePasswordRedacted(t *testing.T) {
 	p := mustLoad(t, overridePlan(`    dsn: "x:y@tcp(colleague:3306)/"`), Options{
-		Targets: map[string]string{"prod": "me:S3cr3t-pw@tcp(mine:3306)/"}, Secrets: []string{"S3cr3t-pw"}})
+		Targets: map[string]string{"prod": "me:S3cr3t-pw@tcp(mine:3306)/"}})
 	if got := p.Redact("error near 'S3cr3t-pw'"); got != "error near '***'" {
 		t.Errorf("Redact: %s", got)
 	}

@@ -79,10 +79,13 @@ func RedactDSN(dsn string) string {
 }
 
 // Redact replaces, in s, the values of the environment variables the plan read and the
-// secrets the caller gave (Options.Secrets: --target passwords), 4 characters or longer:
-// shorter ones would mangle unrelated text. For logs, command lines and what a run saves.
+// passwords of the --target DSNs, 4 characters or longer: shorter ones would mangle
+// unrelated text. For logs, command lines and what a run saves.
 func (p *Plan) Redact(s string) string {
-	values := append([]string(nil), p.opts.Secrets...)
+	var values []string
+	if p.merged != nil {
+		values = append(values, p.merged.secrets...)
+	}
 	for name := range p.envUsed {
 		values = append(values, p.merged.envValue(name))
 	}

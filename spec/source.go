@@ -17,12 +17,15 @@ import (
 // nodeTree is the merged YAML of a plan and everything it extends. Every node
 // remembers the file it was written in, so errors point into the right file.
 type nodeTree struct {
+	// notes say what overrideTargets dropped (Plan.OverrideNotes); secrets are the
+	// passwords of the DSNs it put in, which Redact hides.
+	notes, secrets []string
+
 	root  *yaml.Node
 	file  map[*yaml.Node]string
 	lines map[string][]string // source lines, to locate expressions inside strings
 	files []string            // in load order: the plan first
 	env   map[string]string   // the environment env.* read
-	notes []string            // what overrideTargets dropped, for Plan.OverrideNotes
 }
 
 func (t *nodeTree) envValue(name string) string { return t.env[name] }

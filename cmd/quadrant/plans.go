@@ -49,14 +49,14 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant validate: give at least one plan file, e.g. quadrant validate plan.yaml")
 		return exitInvalid
 	}
-	overrides, secrets, err := targetOverrides(targets, stderrf(stderr, "quadrant validate: "))
+	overrides, err := targetOverrides(targets, stderrf(stderr, "quadrant validate: "))
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant validate: %v\n", err)
 		return exitInvalid
 	}
 	code = exitOK
 	for _, path := range plans {
-		p, err := loadPlan(path, spec.Options{Set: sets, Targets: overrides, Secrets: secrets})
+		p, err := loadPlan(path, spec.Options{Set: sets, Targets: overrides})
 		if err == nil {
 			if errs := shard.Validate(p, *shards); len(errs) > 0 {
 				err = errs.Tidy()
@@ -118,12 +118,12 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant explain: give exactly one plan file, e.g. quadrant explain plan.yaml")
 		return exitInvalid
 	}
-	overrides, secrets, err := targetOverrides(targets, stderrf(stderr, "quadrant explain: "))
+	overrides, err := targetOverrides(targets, stderrf(stderr, "quadrant explain: "))
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant explain: %v\n", err)
 		return exitInvalid
 	}
-	p, err := loadPlan(plans[0], spec.Options{Set: sets, Targets: overrides, Secrets: secrets})
+	p, err := loadPlan(plans[0], spec.Options{Set: sets, Targets: overrides})
 	if err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid

@@ -239,12 +239,12 @@ func sortedNames(m map[string]string) []string {
 }
 
 func execute(req runRequest, stdout, stderr io.Writer) int {
-	overrides, secrets, err := targetOverrides(req.targets, stderrf(stderr, "quadrant: "))
+	overrides, err := targetOverrides(req.targets, stderrf(stderr, "quadrant: "))
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant: %v\n", err)
 		return exitInvalid
 	}
-	opts := spec.Options{Set: req.sets, Targets: overrides, Secrets: secrets}
+	opts := spec.Options{Set: req.sets, Targets: overrides}
 	p, err := loadPlan(req.plan, opts)
 	if err == nil {
 		if errs := shard.Validate(p, req.shard.Count); len(errs) > 0 {

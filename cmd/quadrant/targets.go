@@ -147,21 +147,17 @@ func dsnPassword(dsn string) (string, bool) {
 }
 
 // targetOverrides is the --target list of a command that loads a plan: NAME -> DSN for
-// spec.Options.Targets and the passwords for spec.Options.Secrets.
-func targetOverrides(list []string, warnf func(format string, a ...any)) (map[string]string, []string, error) {
+// spec.Options.Targets (spec hides their passwords as it hides the environment's values).
+func targetOverrides(list []string, warnf func(format string, a ...any)) (map[string]string, error) {
 	args, err := targetArgs(list, hostTargets, warnf)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	out := map[string]string{}
-	var secrets []string
 	for _, t := range args {
 		out[t.Name] = t.DSN
-		if t.Password != "" {
-			secrets = append(secrets, t.Password)
-		}
 	}
-	return out, secrets, nil
+	return out, nil
 }
 
 // stderrf prints one line on w after prefix (the command's, "quadrant verify: "), for
