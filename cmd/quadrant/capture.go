@@ -26,7 +26,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 			"filtered instead (trimming a capture to a schema, a user or a time window). Ctrl-C ends a capture early and keeps\n"+
 			"what it has. See docs/replay.md before capturing on a production server.", stdout, stderr)
 	var targets, schemas, users multiFlag
-	fs.Var(&targets, "target", "the server to capture, `NAME=DSN` (user@tcp(host:port)/)"+targetHelp)
+	fs.Var(&targets, "target", "the server to capture, `NAME=DSN` (user:password@tcp(host:port)/)")
 	duration := fs.Duration("duration", time.Minute, "how long to capture")
 	out := fs.String("out", "", "the capture file to write (`FILE`.qcap)")
 	in := fs.String("in", "", "convert and filter this slow log, general log or capture `FILE` instead of capturing")

@@ -34,7 +34,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 			"Exit codes: 0 filled, 2 bad input (flags, settings, settings that do not fit the tables, missing grants; no row\n"+
 			"written), 3 the fill failed, 130 interrupted.", stdout, stderr)
 	var targets, rows multiFlag
-	fs.Var(&targets, "target", "the server to fill, `NAME=DSN` (user@tcp(host:port)/db)"+targetHelp)
+	fs.Var(&targets, "target", "the server to fill, `NAME=DSN` (user:password@tcp(host:port)/db)")
 	fs.Var(&rows, "rows", "fill `TABLE=N` with N rows (repeatable)")
 	settings := fs.String("settings", "", "a YAML `FILE` with the body of a generate: step (its schema: relative to the file)")
 	schema := fs.String("schema", "", "a `FILE` of CREATE TABLE statements run first (DELIMITER aware); end it with USE db")

@@ -22,7 +22,7 @@ func runKube(args []string, stdout, stderr io.Writer) int {
 			"for --hold so that kubectl exec POD -- quadrant pack DIR > shard.tgz can copy them. See docs/distributed.md.", stdout, stderr)
 	var sets, targets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable; passed on to the pods)")
-	fs.Var(&targets, "target", "point a target at a server: `NAME=DSN` (repeatable; passed on to the pods: put passwords in the Secret and write ${{ env.NAME }} in the plan instead)")
+	fs.Var(&targets, "target", "point a target at a server: `NAME=DSN` (repeatable; passed on to the pods as given: put the password in the Secret and write ${{ env.NAME }}, single-quoted, in the DSN or the plan)")
 	shards := fs.Int("shards", 0, "how many shards (pods, on as many nodes)")
 	image := fs.String("image", "", "the container `IMAGE` with quadrant (see the Dockerfile)")
 	secret := fs.String("secret", "", "a Secret whose keys become the pods' environment (the plan's ${{ env.NAME }}), e.g. DB_PASSWORD")

@@ -38,7 +38,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		"Loads each plan (extends, vars, matrix, expressions) and prints every problem with file:line:column.\nExit 0 when all are valid, 2 otherwise.", stdout, stderr)
 	var sets, targets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
-	fs.Var(&targets, "target", "point a target at your own server, as run does: `NAME=DSN` (repeatable)"+targetHelp)
+	fs.Var(&targets, "target", "point a target at your own server, as run does: `NAME=DSN` (repeatable)")
 	quiet := fs.Bool("q", false, "print nothing for valid plans")
 	shards := fs.Int("shards", 0, "also check that the plan can be split into `N` shards (quadrant run --shard K/N)")
 	plans, code, stop := parseFlags(fs, args, stdout)
@@ -109,7 +109,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 			"each SQL statement, each shell command, each privileged action (flagged \"needs --allow-shell\"),\nand an estimate of how long the run takes. With --target NAME=DSN it connects to that server, and to no\nother, and lists what of the plan the DSN's account lacks the privileges for.", stdout, stderr)
 	var sets, targets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
-	fs.Var(&targets, "target", "point a target at your own server, as run does: `NAME=DSN` (repeatable)"+targetHelp)
+	fs.Var(&targets, "target", "point a target at your own server, as run does: `NAME=DSN` (repeatable)")
 	plans, code, stop := parseFlags(fs, args, stdout)
 	if stop {
 		return code

@@ -56,7 +56,7 @@ type runRequest struct {
 // flags adds the options run and rerun share; --target values land in the returned list.
 func (req *runRequest) flags(fs *flag.FlagSet) *multiFlag {
 	targets := &multiFlag{}
-	fs.Var(targets, "target", "point a target at your own server: `NAME=DSN` (repeatable)"+targetHelp)
+	fs.Var(targets, "target", "point a target at your own server: `NAME=DSN` (repeatable)")
 	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir")
 	fs.BoolVar(&req.allowShell, "allow-shell", false, "allow the plan's shell steps, drop_caches and restart commands")
 	fs.BoolVar(&req.keep, "keep", false, "keep sandbox data directories after the run")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,8 +16,17 @@ import (
 // shell leaves it alone in single quotes) or passwordFile=PATH. Every command that takes
 // --target reads it through targetArgs.
 
-// targetHelp ends the usage of every --target flag.
+// targetHelp ends the usage of every --target flag (withTargetHelp).
 const targetHelp = "; its password as ${{ env.NAME }} (in single quotes) or ?" + passwordFileParam + "=FILE, not on the command line"
+
+// withTargetHelp says in the usage of fs's --target, whichever command it is, how to keep
+// its password off the command line.
+func withTargetHelp(fs *flag.FlagSet) {
+	// kube's pods cannot read a file of this machine: its usage says what they read
+	if f := fs.Lookup("target"); f != nil && fs.Name() != "kube" && !strings.HasSuffix(f.Usage, targetHelp) {
+		f.Usage += targetHelp
+	}
+}
 
 // passwordFileParam is the --target DSN parameter naming a file that holds the password.
 const passwordFileParam = "passwordFile"

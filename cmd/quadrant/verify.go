@@ -30,7 +30,7 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 			"run.json and log.txt. Only reads run (read_only's rule) unless --writes; statements calling\n"+
 			"NOW(), RAND()... are not_comparable. See docs/verify.md.", stdout, stderr)
 	var targets multiFlag
-	fs.Var(&targets, "target", "a server, `NAME=DSN`; the first is the base the others are compared with"+targetHelp)
+	fs.Var(&targets, "target", "a server, `NAME=DSN`; the first is the base the others are compared with")
 	out := fs.String("out", "", "the results folder to write (`DIR`)")
 	sample := fs.Int("sample", verify.DefaultSample, "statements run per fingerprint (at most), drawn at random with --seed")
 	seed := fs.Uint64("seed", 1, "the seed of the sample")
