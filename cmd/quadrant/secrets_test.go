@@ -65,7 +65,7 @@ func TestSaveAsMasksSecrets(t *testing.T) {
 }
 
 // --target takes its password from ${{ env.NAME }} or a passwordFile=, so none is on the
-// command line: run, explain, capture and export reach a real server that way, with no warning and
+// command line: run, rerun, explain, capture and export reach a real server that way, with no warning and
 // no password in the results; a password written in the DSN still works, with one warning.
 func TestTargetPasswordOffTheCommandLine(t *testing.T) {
 	if testing.Short() {
@@ -101,6 +101,12 @@ func TestTargetPasswordOffTheCommandLine(t *testing.T) {
 		t.Fatalf("export with passwordFile=: exit %d:\n%s", code, p.out.String())
 	}
 
+	// a rerun's plan is a stranger's, which reads no environment unless allowed: the
+	// --target's own ${{ env.NAME }} is the user's, expanded before the plan sees it
+	p = start(t, env, "rerun", runDir, "--out", t.TempDir(), "--target", viaEnv)
+	if code := p.wait(t, 3*time.Minute); code != 0 || strings.Contains(p.out.String(), pw) {
+		t.Fatalf("rerun with ${{ env.BENCH_PW }}: exit %d:\n%s", code, p.out.String())
+	}
 	p = start(t, nil, "explain", plan, "--target", viaFile)
 	if code := p.wait(t, time.Minute); code != 0 || strings.Contains(p.out.String(), "warning: the password") {
 		t.Fatalf("explain with passwordFile=: exit %d:\n%s", code, p.out.String())
