@@ -124,6 +124,9 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		return nil, fmt.Errorf("write plan.yaml: %w", err)
 	}
 	r.saveInfo()
+	for _, n := range p.OverrideNotes() {
+		r.log.logf("%s", n)
+	}
 	outcome = &Outcome{Status: results.StatusDone}
 
 	// Whatever happens below, the servers quadrant started are stopped and the
