@@ -104,8 +104,10 @@ func TestKindsOwnTheirNames(t *testing.T) {
 				t.Fatal(err)
 			}
 			files++
-			for _, msg := range kindLeaks(fset, f, words, pkgs) {
-				t.Error(msg)
+			for _, leak := range kindLeaks(fset, f, words, pkgs) {
+				if !slices.Contains(pendingTables[path], leak.word) {
+					t.Error(leak.msg)
+				}
 			}
 		}
 	}
@@ -126,6 +128,21 @@ func TestKindsOwnTheirNames(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pendingTables are the files that still name a kind's word, and the word, because the
+// kinds' own tables are not yet the kinds' (issue 35): replay.csv and fingerprints.csv are
+// laid out, described, read, merged and shown by name. Only that word, in only these files,
+// passes; the list is to shrink to nothing.
+var pendingTables = map[string][]string{
+	"executor/iteration.go":      {"replay"}, // Writer.AppendReplay
+	"results/columns.go":         {"replay"}, // ReplayCSV and its columns' description
+	"results/read.go":            {"replay"}, // Run.Replay, loadReplay
+	"results/replay.go":          {"replay"}, // ReplayRecord, FingerprintRows, AppendReplay
+	"results/measure/measure.go": {"replay"}, // Total.Replay, measure.Replay
+	"reporters/html/html.go":     {"replay"}, // the page's replay table
+	"reporters/merge/merge.go":   {"replay"}, // mergeReplay's call
+	"reporters/merge/replay.go":  {"replay"}, // mergeReplay
 }
 
 // kindWords are the words of the kinds' own concepts their declarations do not spell:
@@ -195,14 +212,18 @@ func sharedDirs(t *testing.T) []string {
 	return dirs
 }
 
+// leak is a file's naming of a kind: the word (a kind's package path for an import) and
+// what to say of it.
+type leak struct{ word, msg string }
+
 // kindLeaks are f's imports of a kind's package and its identifiers and strings that name a
 // kind's word (case and underscores aside).
-func kindLeaks(fset *token.FileSet, f *ast.File, words []string, pkgs map[string]bool) []string {
-	var out []string
+func kindLeaks(fset *token.FileSet, f *ast.File, words []string, pkgs map[string]bool) []leak {
+	var out []leak
 	at := func(n ast.Node) string { return fset.Position(n.Pos()).String() }
 	for _, im := range f.Imports {
 		if p, _ := strconv.Unquote(im.Path.Value); pkgs[p] {
-			out = append(out, fmt.Sprintf("%s imports the workload kind %s: ask the registry (executor/workload/kinds) or the kind's declaration", at(im), p))
+			out = append(out, leak{p, fmt.Sprintf("%s imports the workload kind %s: ask the registry (executor/workload/kinds) or the kind's declaration", at(im), p)})
 		}
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -211,12 +232,12 @@ func kindLeaks(fset *token.FileSet, f *ast.File, words []string, pkgs map[string
 			return false
 		case *ast.Ident:
 			if w := nameOf(n.Name, words, true); w != "" {
-				out = append(out, fmt.Sprintf("%s: identifier %s names the workload kind's %q: say it in the kind's declaration (workload.Kind)", at(n), n.Name, w))
+				out = append(out, leak{w, fmt.Sprintf("%s: identifier %s names the workload kind's %q: say it in the kind's declaration (workload.Kind)", at(n), n.Name, w)})
 			}
 		case *ast.BasicLit:
 			if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING {
 				if w := nameOf(s, words, false); w != "" {
-					out = append(out, fmt.Sprintf("%s: the string %q is the workload kind's %q: say it in the kind's declaration (workload.Kind)", at(n), s, w))
+					out = append(out, leak{w, fmt.Sprintf("%s: the string %q is the workload kind's %q: say it in the kind's declaration (workload.Kind)", at(n), s, w)})
 				}
 			}
 		}
