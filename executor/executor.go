@@ -15,6 +15,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/barrier"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
@@ -262,6 +263,12 @@ func newRunInfo(p *spec.Plan, o Options) *results.RunInfo {
 	if len(p.Iterations) > 0 {
 		for _, av := range p.Iterations[0].Matrix {
 			ri.Axes = append(ri.Axes, av.Axis)
+		}
+	}
+	// The kinds' own columns, described so that the folder reads without the kinds.
+	for pw := range p.Workloads() {
+		if k, err := kinds.Of(pw.Workload); err == nil {
+			ri.AddMetrics(k.Metrics)
 		}
 	}
 	prev := map[int]results.IterationInfo{}

@@ -24,7 +24,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/executor/traffic"
-	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
@@ -207,7 +206,7 @@ func read(o Options) ([]*fingerprint, *Summary, error) {
 	}
 	defer f.Close()
 	rnd := rand.New(rand.NewPCG(o.Seed, 0x5eed))
-	ro := replay.NewReadOnly()
+	ro := traffic.NewReadOnly()
 	cs := newCapturedSessions()
 	byFP := map[string]*fingerprint{}
 	var fps []*fingerprint
