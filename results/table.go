@@ -345,7 +345,8 @@ func ScanTable(path string, fn func(header, row []string) error) error {
 			}
 			rec = got
 		default:
-			text := string(bytes.TrimRight(line, "\r\n"))
+			// One "\n" and one "\r" before it end a line, as encoding/csv has it: "\r\r\n" is a "\r".
+			text := string(bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r")))
 			if text == "" { // encoding/csv skips empty lines
 				if rerr == io.EOF {
 					return nil

@@ -53,7 +53,8 @@ func Fingerprint(sql string) string {
 				b.WriteByte(' ')
 			}
 			space = false
-			b.WriteString(strings.ToLower(sql[i:min(j+1, len(sql))]))
+			// blanks collapsed, as outside: the spacing rules below see one space at most
+			b.WriteString(oneBlank(strings.ToLower(sql[i:min(j+1, len(sql))])))
 			i = j
 		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
 			end := strings.Index(sql[i+2:], "*/")
@@ -127,6 +128,24 @@ func tightOps(s string) string {
 			continue
 		}
 		b = append(b, c)
+	}
+	return string(b)
+}
+
+// oneBlank collapses each run of blanks in s to one space.
+func oneBlank(s string) string {
+	if !strings.Contains(s, "  ") && !strings.ContainsAny(s, "\t\r\n") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			if len(b) == 0 || b[len(b)-1] != ' ' {
+				b = append(b, ' ')
+			}
+			continue
+		}
+		b = append(b, s[i])
 	}
 	return string(b)
 }
