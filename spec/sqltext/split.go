@@ -94,11 +94,13 @@ func (s *Splitter) next() ([]byte, int, error) {
 			b, _ := s.r.Peek(2)
 			if len(b) == 2 && b[1] == '!' || s.peekString("*M!") {
 				s.buf = append(s.buf, c)
-				s.executable()
+				if err := s.executable(); err != nil {
+					return nil, 0, err
+				}
 			} else {
 				s.readByte()
 				s.skipComment()
-				s.buf = append(s.buf, ' ')
+				s.blank(' ')
 			}
 		default:
 			s.buf = append(s.buf, c)
@@ -137,10 +139,25 @@ func (s *Splitter) skipLine() {
 	for {
 		c, ok := s.readByte()
 		if !ok || c == '\n' {
-			s.buf = append(s.buf, '\n')
+			s.blank('\n')
 			return
 		}
 	}
+}
+
+// blank appends the blank that stands for a dropped comment. After dashes it separates them
+// first: "--#c" then a line is two minus signs, "--" then a blank would be a comment.
+func (s *Splitter) blank(c byte) {
+	if n := len(s.buf) - len(bytes.TrimRight(s.buf, "-")); n >= 2 {
+		s.buf = s.buf[:len(s.buf)-n]
+		for i := range n {
+			if i > 0 {
+				s.buf = append(s.buf, ' ')
+			}
+			s.buf = append(s.buf, '-')
+		}
+	}
+	s.buf = append(s.buf, c)
 }
 
 func (s *Splitter) skipComment() {
@@ -154,20 +171,24 @@ func (s *Splitter) skipComment() {
 	}
 }
 
-// executable copies a /*! ... */ comment verbatim (quotes inside respected).
-func (s *Splitter) executable() {
+// executable copies a /*! ... */ comment verbatim (quotes inside respected). Unterminated,
+// it is an error, as an unterminated quote is: the server would refuse the statement.
+func (s *Splitter) executable() error {
+	startLine := s.line
 	prev := byte(0)
 	for {
 		c, ok := s.readByte()
 		if !ok {
-			return
+			return fmt.Errorf("line %d: unterminated /*! comment", startLine)
 		}
 		s.buf = append(s.buf, c)
 		if prev == '*' && c == '/' {
-			return
+			return nil
 		}
 		if c == '\'' || c == '"' || c == '`' {
-			_ = s.quoted(c)
+			if err := s.quoted(c); err != nil {
+				return err
+			}
 			prev = 0
 			continue
 		}
