@@ -115,3 +115,31 @@ func TestSQLFileParseErrorQuotesOnlyASnippet(t *testing.T) {
 		}
 	}
 }
+
+// A replay's file swapped for a symlink out by an earlier step is not read: the replay
+// kind opens it through the plan's roots (workload.Env.Open).
+func TestReplayFileSymlinkPlantedAfterValidationLeadsNowhere(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	secret := filepath.Join(outside, "secret.sql")
+	os.WriteFile(secret, []byte("SELECT 'hostilehash';\n"), 0o644)
+	data := filepath.Join(dir, "traffic.sql")
+	os.WriteFile(data, []byte("SELECT 1;\n"), 0o644)
+	plan := `
+version: 1
+name: replay-link
+targets:
+  db: {sandbox: {}}
+setup:
+  - shell: "rm ` + data + ` && ln -s ` + secret + ` ` + data + `"
+iteration:
+  workload: {replay: {file: traffic.sql}, events: 1}
+`
+	os.WriteFile(filepath.Join(dir, "plan.yaml"), []byte(plan), 0o644)
+	err, log := runLoaded(t, dir, nil, trust.Allow{Shell: true})
+	if !strings.Contains(log, "traffic.sql leads to "+secret+": outside the directories the plan may use") {
+		t.Fatalf("the replay read its file through a symlink planted after validation: %v\n%s", err, log)
+	}
+	if strings.Contains(log, "hostilehash") {
+		t.Errorf("the file behind the link was replayed:\n%s", log)
+	}
+}

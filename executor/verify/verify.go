@@ -14,6 +14,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -56,6 +57,8 @@ type Options struct {
 	Writes bool
 	Out    *results.Writer
 	Logf   func(format string, args ...any)
+	// Open opens Traffic (the plan's roots' Open); nil is os.Open.
+	Open func(path string) (*os.File, error)
 }
 
 // DefaultSample is --sample's default: enough to catch a difference that depends on the
@@ -195,7 +198,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 // read keeps the traffic's reads, up to Sample per fingerprint drawn uniformly (a reservoir:
 // the file is read once and never held).
 func read(o Options) ([]*fingerprint, *Summary, error) {
-	f, err := traffic.Open(o.Traffic, traffic.Options{Format: o.Format})
+	f, err := traffic.Open(o.Traffic, traffic.Options{Format: o.Format, Open: o.Open})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -52,7 +52,7 @@ const (
 )
 
 func openTraffic(r *Replay, env workload.Env) (*traffic.File, error) {
-	return traffic.Open(r.Path, traffic.Options{Format: r.Format, SkipMalformed: r.OnMalformed == "skip",
+	return traffic.Open(r.Path, traffic.Options{Format: r.Format, SkipMalformed: r.OnMalformed == "skip", Open: env.OpenFile,
 		OnSkip: func(e *traffic.LineError) { env.Logf("replay: skipped malformed record: %v", e) }})
 }
 
