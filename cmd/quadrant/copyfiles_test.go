@@ -97,3 +97,44 @@ iteration:
 		t.Errorf("the default limit refuses 20 MB: %v", err)
 	}
 }
+
+// A sql_file statement larger than its sandbox's max_allowed_packet (the config's, else
+// the server's default) is refused by validate and explain with its file, line and size,
+// before a run would read it whole and send it.
+func TestValidateRefusesAStatementOverMaxAllowedPacket(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("CREATE TABLE t (b LONGBLOB);\nINSERT INTO t VALUES ('")
+	b.WriteString(strings.Repeat("x", 20<<20))
+	b.WriteString("');\n")
+	os.WriteFile(filepath.Join(dir, "big.sql"), []byte(b.String()), 0o644)
+	write := func(name, config string) string {
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte(plantest.Sandbox("big", config, `
+setup:
+  - sql_file: big.sql
+iteration:
+  workload: {builtin: oltp_point_select, duration: 1s}
+`)), 0o644)
+		return path
+	}
+	small := write("small.yaml", "{config: {max_allowed_packet: 1M}}")
+	for _, cmd := range []string{"validate", "explain"} {
+		code, stdout, stderr := runCLI(cmd, small)
+		if code != 2 {
+			t.Fatalf("%s: exit %d, want 2:\n%s%s", cmd, code, stdout, stderr)
+		}
+		for _, want := range []string{"small.yaml:6:", "sql_file big.sql: line 2: a statement of 20971", "max_allowed_packet (1048576 bytes)", "config sets max_allowed_packet 1M"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("%s: the refusal does not say %q:\n%s", cmd, want, stderr)
+			}
+		}
+	}
+	code, _, stderr := runCLI("validate", write("default.yaml", ""))
+	if code != 2 || !strings.Contains(stderr, "max_allowed_packet (16777216 bytes)") || !strings.Contains(stderr, "MariaDB's default") {
+		t.Errorf("validate against MariaDB's default: exit %d:\n%s", code, stderr)
+	}
+	if code, _, stderr := runCLI("validate", write("large.yaml", "{config: {max_allowed_packet: 64M}}")); code != 0 {
+		t.Errorf("validate with max_allowed_packet 64M: exit %d:\n%s", code, stderr)
+	}
+}

@@ -63,6 +63,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 				err = errs.Tidy()
 			}
 		}
+		if err == nil {
+			err = errors.Join(p.OversizedStatements()...)
+		}
 		if err != nil {
 			printLoadError(stderr, err)
 			code = exitInvalid
@@ -125,6 +128,10 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	}
 	p, err := loadPlan(plans[0], allow.options(plans[0], spec.Options{Set: sets, Targets: overrides}))
 	if err != nil {
+		printLoadError(stderr, err)
+		return exitInvalid
+	}
+	if err := errors.Join(p.OversizedStatements()...); err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid
 	}
