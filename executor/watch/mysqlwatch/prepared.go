@@ -2,8 +2,10 @@ package mysqlwatch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/internal/rowset"
@@ -138,6 +140,17 @@ type PreparedPoll struct {
 
 // StartPreparedPoll reads the baseline now and then polls every interval until Stop.
 func StartPreparedPoll(ctx context.Context, db Querier, every time.Duration) (*PreparedPoll, error) {
+	set, err := readSet(ctx, db, "SELECT * FROM performance_schema.setup_consumers")
+	if err != nil {
+		return nil, fmt.Errorf("read performance_schema.setup_consumers: %w", err)
+	}
+	enabled, err := set.Pairs("performance_schema.setup_consumers", "NAME", "ENABLED")
+	if err != nil {
+		return nil, err
+	}
+	if !strings.EqualFold(enabled["events_statements_current"], "YES") {
+		return nil, errors.New("the events_statements_current consumer is disabled, and without it MariaDB counts no executions in prepared_statements_instances: UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'events_statements_current' (or performance_schema_consumer_events_statements_current=ON in my.cnf)")
+	}
 	base, err := PreparedInstances(ctx, db)
 	if err != nil {
 		return nil, err
