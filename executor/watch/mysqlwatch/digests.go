@@ -29,8 +29,8 @@ type WaitStats struct {
 }
 
 // ServerSettings are the my.cnf settings (name, value) a server quadrant starts gets when a plan asks
-// for digests or waits: performance_schema on, without the per-thread statement event tables, which
-// digests and waits (summaries) never read and which cost the server on every statement.
+// for digests or waits: performance_schema on, without the per-thread statement history, which
+// digests and waits (summaries) never read and which costs the server on every statement.
 //
 // What is left costs a point-select load about 3.5% of its throughput (bench/evidence_overhead.sh,
 // 45 rotating rounds against performance_schema OFF), about half of it the statement instruments
