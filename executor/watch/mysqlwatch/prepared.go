@@ -176,6 +176,8 @@ func (p *PreparedPoll) loop(ctx context.Context, every time.Duration) {
 }
 
 func (p *PreparedPoll) poll(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second) // a hung server must not hold up Stop
+	defer cancel()
 	now, err := PreparedInstances(ctx, p.db)
 	if err != nil {
 		if p.err == nil && ctx.Err() == nil {
