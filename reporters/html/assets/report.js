@@ -221,14 +221,27 @@
     meta.forEach(function (m) { dl.appendChild(el("dt", { text: m[0] })); dl.appendChild(el("dd", { text: m[1] || "" })); });
     root.appendChild(dl);
     var tt = el("table", { "class": "targets" }, el("tr", {}, el("th", { text: K.target }), el("th", { text: "kind" }),
-      el("th", { text: "server" }), el("th", { text: "address" })));
+      el("th", { text: "server" }), el("th", { text: "address" }), el("th", { text: "TLS" }), el("th", { text: "TLS version" }),
+      el("th", { text: "cipher" }), el("th", { text: "CA (sha256)" }), el("th", { text: "client certificate (sha256)" })));
     (info.targets || []).forEach(function (t) {
-      tt.appendChild(el("tr", {}, el("td", { text: t.name }), el("td", { text: t.kind }),
-        el("td", { text: (t.flavor || "") + " " + (t.server_version || "") }), el("td", { text: t.address || "" })));
+      var tls = t.tls || {};
+      tt.appendChild(el("tr", { "class": "target-tls-" + (tls.mode || "none") }, el("td", { text: t.name }), el("td", { text: t.kind }),
+        el("td", { text: (t.flavor || "") + " " + (t.server_version || "") }), el("td", { text: t.address || "" }),
+        el("td", { "class": "tls-mode", text: tlsMode(tls) }), el("td", { text: tls.version || "-" }), el("td", { text: tls.cipher || "-" }),
+        el("td", { "class": "tls-ca", text: tlsFile(tls.ca) }), el("td", { text: tlsFile(tls.cert) })));
     });
-    root.appendChild(tt);
+    root.appendChild(el("div", { "class": "scroll" }, tt));
     storage(root);
   }
+
+  // tlsMode is how quadrant's connections used TLS: run.json has no tls for plaintext, and a
+  // mode with no negotiated version is a "preferred" that the server answered in plaintext.
+  function tlsMode(tls) {
+    if (!tls.mode) return "none (plaintext)";
+    if (!tls.version && tls.mode !== "disabled") return tls.mode + " (plaintext: the server offered no TLS)";
+    return tls.mode;
+  }
+  function tlsFile(f) { return f ? f.name + (f.sha256 ? " (" + f.sha256 + ")" : "") : "-"; }
 
   // failure says first, above everything else, what went wrong in a run that did not end
   // well: the run's own error (a target that never started, setup) and each failed iteration.
