@@ -629,6 +629,28 @@
     });
   }
 
+  // scrollable puts every table in a box of its own that scrolls both ways (75% of the window
+  // high, so its horizontal scroll bar is in view, not under a long table's last row) and says
+  // above a table wider than the page that it scrolls: a table cut at the page's edge looks
+  // whole. data-page-overflow is how far the page itself is wider than the window, for tests.
+  function scrollable() {
+    document.querySelectorAll("#report table").forEach(function (t) {
+      var box = t.parentNode;
+      if (!box.classList || !box.classList.contains("scroll")) {
+        box = el("div", { "class": "scroll" });
+        t.parentNode.insertBefore(box, t);
+        box.appendChild(t);
+      }
+      if (box.scrollWidth > box.clientWidth + 1 && !box.hasAttribute("data-scrolls")) {
+        var cols = (t.rows[0] || { cells: [] }).cells.length;
+        box.setAttribute("data-scrolls", "x");
+        box.parentNode.insertBefore(el("p", { "class": "scroll-hint", text: "↔ wider than the page: scroll sideways for all " + cols + " columns" }), box);
+      }
+    });
+    var doc = document.documentElement;
+    document.body.setAttribute("data-page-overflow", String(Math.max(0, doc.scrollWidth - doc.clientWidth)));
+  }
+
   // data-render-ms: milliseconds from the start of navigation until every chart has
   // drawn (uPlot draws in a microtask queued before this one), read by
   // bench/report_scale.sh from the DOM; nothing asserts it.
@@ -644,11 +666,13 @@
   window.quadrant = {
     D: D, el: el, chart: chart, palette: palette, ySize: ySize, iterLabel: iterLabel, num: num, fmt: fmt, aligned: aligned,
     counted: function () { state.charts++; mark(); },
-    refresh: mark,
+    refresh: function () { scrollable(); mark(); },
     failed: function (e) { state.errors.push(String(e && e.stack || e)); mark(); }
   };
 
   var root = document.getElementById("report");
+  // after every section's script (axes.js, evidence.js...) has drawn its tables
+  window.addEventListener("load", function () { scrollable(); mark(); });
   try {
     if (D.compare) { comparison(root, D.compare); rendered(); return; }
     // a verify folder's page, or two compared: check.js draws them
