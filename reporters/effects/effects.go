@@ -6,6 +6,7 @@ package effects
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"sort"
@@ -268,4 +269,20 @@ func (e Effect) Text() string {
 		return e.Metric + " " + e.Verdict.Text
 	}
 	return fmt.Sprintf("%s %+.1f%%, %s", e.Metric, e.Verdict.Change, e.Verdict.Text)
+}
+
+// WriteText prints lines under a heading naming dir, one sentence a line; nothing when
+// there are none. The folder's strings are a stranger's and w is a terminal as often as
+// not: the text is escaped whole (results.PrintableText).
+func WriteText(w io.Writer, dir string, lines []Line) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\neffects in %s (each value against the axis's first; 95%% CI by bootstrap over repeats):\n", dir)
+	for _, l := range lines {
+		b.WriteString("  " + l.Sentence() + "\n")
+	}
+	_, err := io.WriteString(w, results.PrintableText(b.String()))
+	return err
 }

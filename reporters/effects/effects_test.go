@@ -107,3 +107,27 @@ func TestComputeNoMatrix(t *testing.T) {
 		t.Errorf("effects of a run without axes: %v", fmt.Sprint(l))
 	}
 }
+
+// `quadrant report` prints one sentence a line, under a heading naming the folder.
+func TestWriteText(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	fixture.Matrix(t, dir, 1)
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := effects.Compute(run)
+	var b strings.Builder
+	if err := effects.WriteText(&b, dir, lines); err != nil {
+		t.Fatal(err)
+	}
+	out := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(out) != 1+len(lines) || !strings.HasPrefix(out[0], "effects in "+dir) {
+		t.Fatalf("text:\n%s", b.String())
+	}
+	for i, l := range lines {
+		if out[i+1] != "  "+l.Sentence() {
+			t.Errorf("line %d: %q, want %q", i+1, out[i+1], l.Sentence())
+		}
+	}
+}
