@@ -30,6 +30,9 @@
       });
     });
     if (!pts.length) return;
+    var outer = box;
+    box = el("div", { "class": "effect-chart-box" });
+    outer.appendChild(box);
     var lo = 0, hi = 0;
     pts.forEach(function (p) {
       [p.e.change, p.e.lo, p.e.hi].forEach(function (v) { if (v != null) { lo = Math.min(lo, v); hi = Math.max(hi, v); } });
@@ -91,7 +94,7 @@
     var ul = el("ul", { "class": "effect-sentences" });
     E.forEach(function (l) { ul.appendChild(el("li", { text: l.sentence })); });
     sec.appendChild(ul);
-    var charts = el("div", { "class": "effect-charts" });
+    var charts = el("div", { "class": "effect-charts", style: "display:flex;flex-wrap:wrap;gap:4px 16px" });
     sec.appendChild(charts);
     // after the matrix's summary (axes.js put it first), before a knee or stalls
     box.insertBefore(sec, box.firstChild ? box.firstChild.nextSibling : null);
