@@ -15,6 +15,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // Line is one axis value against the axis's first value, at one combination of the other
@@ -36,10 +37,11 @@ type Effect struct {
 }
 
 // Metrics are the columns effects are computed for: the run's headline columns
-// (results.Headline) and tps and p95_ms, those the summary has.
+// (results.Headline) and the metrics a report charts first (throughput and p95,
+// measure.ChartDefaults), those the summary has.
 func Metrics(run *results.Run) []string {
 	out := slices.Clone(run.Headline())
-	for _, m := range []string{"tps", "p95_ms"} {
+	for _, m := range measure.ChartDefaults() {
 		if !slices.Contains(out, m) && hasColumn(run, m) {
 			out = append(out, m)
 		}

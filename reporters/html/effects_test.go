@@ -55,7 +55,7 @@ func TestHeadlineEffects(t *testing.T) {
 			t.Errorf("no effect chart of %s by %s with %s points in the headline", want.metric, want.axis, want.points)
 			continue
 		}
-		if n := strings.Count(m[1], `class="errorbar"`); n != 3 && n != 4 || n != len(regexp.MustCompile(`class="effect"`).FindAllString(m[1], -1)) {
+		if n := strings.Count(m[1], `class="effect-errorbar"`); n != 3 && n != 4 || n != len(regexp.MustCompile(`class="effect"`).FindAllString(m[1], -1)) {
 			t.Errorf("%s by %s: %d error bars, want one per point", want.metric, want.axis, n)
 		}
 	}

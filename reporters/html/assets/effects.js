@@ -61,7 +61,7 @@
       if (p.e.lo != null && p.e.hi != null) {
         var y0 = y(p.e.lo), y1 = y(p.e.hi);
         s.appendChild(svg("path", { d: "M" + cx + " " + y0 + "V" + y1 + "M" + (cx - 5) + " " + y0 + "h10M" + (cx - 5) + " " + y1 + "h10",
-          stroke: color, "stroke-width": 1.5, fill: "none", "class": "errorbar" }));
+          stroke: color, "stroke-width": 1.5, fill: "none", "class": "effect-errorbar" }));
       }
       var dot = svg("circle", { cx: cx, cy: y(p.e.change), r: 4, fill: color, "class": "effect" });
       dot.appendChild(svg("title", {}, p.l.axis + " " + p.l.value + " vs " + p.l.base + (p.l.at ? " at " + p.l.at : "") + ": " +
