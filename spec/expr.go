@@ -210,9 +210,36 @@ func (d *decoder) eval(src string, base Pos) (any, bool) {
 // checkNames reports unknown names, undefined vars, missing environment variables,
 // unknown axes and targets, with positions inside the expression.
 func (d *decoder) checkNames(root ast.Node, base Pos, ns *nameSpace) bool {
-	defaulted := map[ast.Node]bool{} // env.X ?? default
-	callees := map[ast.Node]bool{}
-	var nodes []ast.Node
+	nodes, defaulted, callees := exprNodes(root)
+	before := d.errs.len()
+	pos := func(n ast.Node) Pos {
+		loc := n.Location()
+		p := base
+		if p.Line > 0 {
+			p.Col += loc.From
+		}
+		return p
+	}
+	for _, n := range nodes {
+		switch x := n.(type) {
+		case *ast.IdentifierNode:
+			if callees[x] {
+				d.checkFunction(x.Value, pos(x), ns)
+			} else {
+				d.checkIdent(x.Value, pos(x), ns)
+			}
+		case *ast.MemberNode:
+			d.checkMember(x, pos, ns, defaulted[x])
+		}
+	}
+	return d.errs.len() == before
+}
+
+// exprNodes lists the nodes of an expression, with those under a ?? default (env.X ??
+// default) and those called as functions.
+func exprNodes(root ast.Node) (nodes []ast.Node, defaulted, callees map[ast.Node]bool) {
+	defaulted = map[ast.Node]bool{} // env.X ?? default
+	callees = map[ast.Node]bool{}
 	ast.Walk(&root, visitor(func(n ast.Node) {
 		nodes = append(nodes, n)
 		switch x := n.(type) {
@@ -229,122 +256,143 @@ func (d *decoder) checkNames(root ast.Node, base Pos, ns *nameSpace) bool {
 			}
 		}
 	}))
-	before := d.errs.len()
-	pos := func(n ast.Node) Pos {
-		loc := n.Location()
-		p := base
-		if p.Line > 0 {
-			p.Col += loc.From
-		}
-		return p
+	return nodes, defaulted, callees
+}
+
+// checkFunction reports a call of a function neither the namespace nor expr has.
+func (d *decoder) checkFunction(name string, p Pos, ns *nameSpace) {
+	if contains(ns.funcs, name) || contains(builtin.Names, name) {
+		return
 	}
+	msg := fmt.Sprintf("unknown function %q", name)
+	if sg := suggest(name, append(append([]string(nil), ns.funcs...), builtin.Names...)); sg != "" {
+		msg += sg
+	} else if len(ns.funcs) > 0 {
+		msg += "; available here: " + strings.Join(ns.funcs, ", ") + " and expr's builtins"
+	} else {
+		msg += "; only expr's builtin functions (len, upper, lower, string, int, float, ...) are available here"
+	}
+	d.errs.add(p, "%s", msg)
+}
+
+// checkIdent reports a bare name that is not the namespace's, nor a root (vars, env, ...)
+// available here.
+func (d *decoder) checkIdent(name string, p Pos, ns *nameSpace) {
 	s := ns.s
-	for _, n := range nodes {
-		switch x := n.(type) {
-		case *ast.IdentifierNode:
-			name := x.Value
-			if callees[x] {
-				if !contains(ns.funcs, name) && !contains(builtin.Names, name) {
-					msg := fmt.Sprintf("unknown function %q", name)
-					if sg := suggest(name, append(append([]string(nil), ns.funcs...), builtin.Names...)); sg != "" {
-						msg += sg
-					} else if len(ns.funcs) > 0 {
-						msg += "; available here: " + strings.Join(ns.funcs, ", ") + " and expr's builtins"
-					} else {
-						msg += "; only expr's builtin functions (len, upper, lower, string, int, float, ...) are available here"
-					}
-					d.errs.add(pos(x), "%s", msg)
-				}
-				continue
-			}
-			if contains(ns.idents, name) || contains(ns.maps, name) {
-				continue
-			}
-			if contains(exprRoots, name) && d.rootAvailable(name, s) {
-				continue
-			}
-			if contains(exprRoots, name) {
-				d.errs.add(pos(x), "%s.* cannot be used in %s%s", name, s.where, rootHint(name))
-				continue
-			}
-			cands := append(append(append([]string(nil), ns.idents...), ns.maps...), exprRoots...)
-			msg := fmt.Sprintf("unknown name %q", name)
-			if sg := suggest(name, cands); sg != "" {
-				msg += sg
-			} else if len(ns.idents) > 0 {
-				msg += "; known names: " + strings.Join(append(append([]string(nil), ns.idents...), ns.maps...), ", ")
-			} else {
-				msg += "; use vars.NAME, env.NAME, matrix.AXIS, iteration.index, iteration.repeat or target.NAME.host/.port"
-			}
-			d.errs.add(pos(x), "%s", msg)
-		case *ast.MemberNode:
-			id, ok := x.Node.(*ast.IdentifierNode)
-			prop, pok := x.Property.(*ast.StringNode)
-			if !ok || !pok || !contains(exprRoots, id.Value) || !d.rootAvailable(id.Value, s) {
-				if inner, ok := x.Node.(*ast.MemberNode); ok && pok {
-					if tid, ok := inner.Node.(*ast.IdentifierNode); ok && tid.Value == "target" && d.rootAvailable("target", s) {
-						if prop.Value != "host" && prop.Value != "port" {
-							d.errs.add(pos(x.Property), "unknown target field %q; use .host or .port", prop.Value)
-						}
-					}
-				}
-				continue
-			}
-			p := pos(x.Property)
-			switch id.Value {
-			case "vars":
-				if !contains(s.varNames, prop.Value) {
-					msg := fmt.Sprintf("undefined var %q", prop.Value)
-					if sg := suggest(prop.Value, s.varNames); sg != "" {
-						msg += sg + " Otherwise"
-					} else {
-						msg += ";"
-					}
-					d.errs.add(p, "%s declare it under vars: (vars: {%s: VALUE}) or pass --set %s=VALUE", msg, prop.Value, prop.Value)
-				}
-			case "env":
-				if _, set := s.env[prop.Value]; set {
-					if s.envUsed != nil {
-						s.envUsed[prop.Value] = true
-					}
-				} else if s.withheld[prop.Value] && !defaulted[x] {
-					d.errs.add(p, "env.%s: a results folder's plan reads your environment only where you allow it: it would get the value of %s; read what it does with it (quadrant explain), then add --allow-env %s", prop.Value, prop.Value, prop.Value)
-				} else if !defaulted[x] {
-					d.errs.add(p, "environment variable %s is not set; export it, or give a default: ${{ env.%s ?? \"value\" }}", prop.Value, prop.Value)
-				}
-			case "matrix":
-				if !contains(s.axes, prop.Value) {
-					msg := fmt.Sprintf("unknown matrix axis %q", prop.Value)
-					if sg := suggest(prop.Value, s.axes); sg != "" {
-						msg += sg
-					} else if len(s.axes) == 0 {
-						msg += "; the plan has no matrix"
-					} else {
-						msg += "; axes: " + strings.Join(s.axes, ", ")
-					}
-					d.errs.add(p, "%s", msg)
-				}
-			case "iteration":
-				if prop.Value != "index" && prop.Value != "repeat" && prop.Value != "cell" {
-					d.errs.add(p, "unknown iteration field %q; use iteration.index, iteration.repeat or iteration.cell", prop.Value)
-				}
-			case "target":
-				if _, ok := s.targets[prop.Value]; !ok {
-					names := sortedKeys(s.targets)
-					msg := fmt.Sprintf("unknown target %q", prop.Value)
-					if sg := suggest(prop.Value, names); sg != "" {
-						msg += sg
-					} else {
-						msg += "; targets: " + strings.Join(names, ", ")
-					}
-					d.errs.add(p, "%s", msg)
-				} else if t, _ := s.targets[prop.Value].(map[string]any); t != nil && t["port"] == unboundPort(prop.Value) {
-					s.unbound[prop.Value] = true
+	if contains(ns.idents, name) || contains(ns.maps, name) {
+		return
+	}
+	if contains(exprRoots, name) && d.rootAvailable(name, s) {
+		return
+	}
+	if contains(exprRoots, name) {
+		d.errs.add(p, "%s.* cannot be used in %s%s", name, s.where, rootHint(name))
+		return
+	}
+	cands := append(append(append([]string(nil), ns.idents...), ns.maps...), exprRoots...)
+	msg := fmt.Sprintf("unknown name %q", name)
+	if sg := suggest(name, cands); sg != "" {
+		msg += sg
+	} else if len(ns.idents) > 0 {
+		msg += "; known names: " + strings.Join(append(append([]string(nil), ns.idents...), ns.maps...), ", ")
+	} else {
+		msg += "; use vars.NAME, env.NAME, matrix.AXIS, iteration.index, iteration.repeat or target.NAME.host/.port"
+	}
+	d.errs.add(p, "%s", msg)
+}
+
+// checkMember checks ROOT.NAME (vars.X, env.X, ...) and a target's field
+// (target.NAME.host); defaulted is whether a ?? default follows it.
+func (d *decoder) checkMember(x *ast.MemberNode, pos func(ast.Node) Pos, ns *nameSpace, defaulted bool) {
+	s := ns.s
+	id, ok := x.Node.(*ast.IdentifierNode)
+	prop, pok := x.Property.(*ast.StringNode)
+	if !ok || !pok || !contains(exprRoots, id.Value) || !d.rootAvailable(id.Value, s) {
+		if !pok {
+			return
+		}
+		if inner, ok := x.Node.(*ast.MemberNode); ok {
+			if tid, ok := inner.Node.(*ast.IdentifierNode); ok && tid.Value == "target" && d.rootAvailable("target", s) {
+				if prop.Value != "host" && prop.Value != "port" {
+					d.errs.add(pos(x.Property), "unknown target field %q; use .host or .port", prop.Value)
 				}
 			}
 		}
+		return
 	}
-	return d.errs.len() == before
+	p := pos(x.Property)
+	switch id.Value {
+	case "vars":
+		d.checkVar(prop.Value, p, s)
+	case "env":
+		d.checkEnv(prop.Value, p, s, defaulted)
+	case "matrix":
+		d.checkAxis(prop.Value, p, s)
+	case "iteration":
+		if prop.Value != "index" && prop.Value != "repeat" && prop.Value != "cell" {
+			d.errs.add(p, "unknown iteration field %q; use iteration.index, iteration.repeat or iteration.cell", prop.Value)
+		}
+	case "target":
+		d.checkTarget(prop.Value, p, s)
+	}
+}
+
+func (d *decoder) checkVar(name string, p Pos, s *scope) {
+	if contains(s.varNames, name) {
+		return
+	}
+	msg := fmt.Sprintf("undefined var %q", name)
+	if sg := suggest(name, s.varNames); sg != "" {
+		msg += sg + " Otherwise"
+	} else {
+		msg += ";"
+	}
+	d.errs.add(p, "%s declare it under vars: (vars: {%s: VALUE}) or pass --set %s=VALUE", msg, name, name)
+}
+
+// checkEnv marks a set variable used; an unset one is an error unless defaulted, and one a
+// results folder's plan may not read says how to allow it.
+func (d *decoder) checkEnv(name string, p Pos, s *scope, defaulted bool) {
+	if _, set := s.env[name]; set {
+		if s.envUsed != nil {
+			s.envUsed[name] = true
+		}
+	} else if s.withheld[name] && !defaulted {
+		d.errs.add(p, "env.%s: a results folder's plan reads your environment only where you allow it: it would get the value of %s; read what it does with it (quadrant explain), then add --allow-env %s", name, name, name)
+	} else if !defaulted {
+		d.errs.add(p, "environment variable %s is not set; export it, or give a default: ${{ env.%s ?? \"value\" }}", name, name)
+	}
+}
+
+func (d *decoder) checkAxis(name string, p Pos, s *scope) {
+	if contains(s.axes, name) {
+		return
+	}
+	msg := fmt.Sprintf("unknown matrix axis %q", name)
+	if sg := suggest(name, s.axes); sg != "" {
+		msg += sg
+	} else if len(s.axes) == 0 {
+		msg += "; the plan has no matrix"
+	} else {
+		msg += "; axes: " + strings.Join(s.axes, ", ")
+	}
+	d.errs.add(p, "%s", msg)
+}
+
+// checkTarget reports an unknown target and marks one whose port is not bound yet.
+func (d *decoder) checkTarget(name string, p Pos, s *scope) {
+	if _, ok := s.targets[name]; !ok {
+		names := sortedKeys(s.targets)
+		msg := fmt.Sprintf("unknown target %q", name)
+		if sg := suggest(name, names); sg != "" {
+			msg += sg
+		} else {
+			msg += "; targets: " + strings.Join(names, ", ")
+		}
+		d.errs.add(p, "%s", msg)
+	} else if t, _ := s.targets[name].(map[string]any); t != nil && t["port"] == unboundPort(name) {
+		s.unbound[name] = true
+	}
 }
 
 func (d *decoder) rootAvailable(name string, s *scope) bool {

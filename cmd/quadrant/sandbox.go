@@ -210,9 +210,10 @@ func parseSandboxFlags(fs *flag.FlagSet, args []string, stdout, stderr io.Writer
 	return -1
 }
 
-func sandboxUp(args []string, stdout, stderr io.Writer) int {
+// upOptions parses and checks the flags of `sandbox up`; code is -1 when the sandbox is to
+// start, else what to exit with.
+func upOptions(args []string, stdout, stderr io.Writer) (o sandbox.Options, detach, printEnv bool, code int) {
 	fs := newSandboxFlags("up", stderr)
-	o := sandbox.Options{}
 	fs.StringVar(&o.Name, "name", "sandbox", "label of the sandbox (servers NAME, NAME_replica1, ...)")
 	fs.IntVar(&o.Replicas, "replicas", 0, "number of replicas")
 	semisync := fs.Bool("semisync", false, "semi-synchronous replication (default async)")
@@ -222,8 +223,8 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.Keep, "keep", false, "keep the datadirs after stopping")
 	fs.StringVar(&o.RunAs, "run-as", "", "OS user the servers run as when quadrant runs as root (default mysql; never root)")
 	fs.BoolVar(&o.TLS, "tls", false, "require TLS, with a certificate signed by a CA made for the sandbox (its file is printed)")
-	detach := fs.Bool("detach", false, "return once the servers answer, the sandbox living on in an owner process until `quadrant sandbox down NAME`")
-	printEnv := fs.Bool("print-env", false, "print shell export lines (QUADRANT_SANDBOX_DSN, _HOST, _PORT, _USER, _PASSWORD, _CNF; REPLICAn_ for replicas) instead of the DSN table")
+	detachF := fs.Bool("detach", false, "return once the servers answer, the sandbox living on in an owner process until `quadrant sandbox down NAME`")
+	printEnvF := fs.Bool("print-env", false, "print shell export lines (QUADRANT_SANDBOX_DSN, _HOST, _PORT, _USER, _PASSWORD, _CNF; REPLICAn_ for replicas) instead of the DSN table")
 	fs.Func("config", "my.cnf [mysqld] option K=V (repeatable); V true writes the bare option, false leaves it out", func(s string) error {
 		k, v, ok := strings.Cut(s, "=")
 		k = strings.TrimSpace(k)
@@ -240,31 +241,39 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 		return nil
 	})
 	if code := parseSandboxFlags(fs, args, stdout, stderr); code >= 0 {
-		return code
+		return o, false, false, code
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "quadrant sandbox up: unexpected argument %q (options only)\n", fs.Arg(0))
-		return 2
+		return o, false, false, 2
 	}
 	switch o.Flavor {
 	case "auto", "mariadb", "mysql":
 	default:
 		fmt.Fprintf(stderr, "quadrant sandbox up: --flavor %q: want auto, mariadb or mysql\n", o.Flavor)
-		return 2
+		return o, false, false, 2
 	}
 	if o.Replicas < 0 {
 		fmt.Fprintf(stderr, "quadrant sandbox up: --replicas %d: want 0 or more\n", o.Replicas)
-		return 2
+		return o, false, false, 2
 	}
 	if *semisync {
 		o.Replication = "semisync"
 		if o.Replicas == 0 {
 			fmt.Fprintln(stderr, "quadrant sandbox up: --semisync needs --replicas 1 or more")
-			return 2
+			return o, false, false, 2
 		}
 	}
+	return o, *detachF, *printEnvF, -1
+}
+
+func sandboxUp(args []string, stdout, stderr io.Writer) int {
+	o, detach, printEnv, code := upOptions(args, stdout, stderr)
+	if code >= 0 {
+		return code
+	}
 	owner := os.Getenv(sandboxOwnerEnv) != ""
-	if *detach && !owner {
+	if detach && !owner {
 		return sandboxDetach(args, stdout, stderr)
 	}
 	if owner {
@@ -299,13 +308,7 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 	c, err := sandbox.Start(ctx, o)
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant sandbox up: %v\n", err)
-		if ctx.Err() != nil {
-			return 130
-		}
-		if errors.Is(err, sandbox.ErrNoServer) || strings.Contains(err.Error(), "config option") || errors.Is(err, sandbox.ErrServerUser) {
-			return 2
-		}
-		return 3
+		return startExitCode(ctx, err)
 	}
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -316,24 +319,8 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 		os.Remove(statePath)
 	}()
 
-	st := sandboxState{Name: o.Name, Pid: os.Getpid(), ProcStart: sandbox.ProcessStart(os.Getpid()), Owner: currentUser(), UID: os.Geteuid(),
-		RunAs: c.RunAs(), Dir: c.Dir(), PasswordFile: c.PasswordFile(), Started: time.Now().UTC()}
-	for _, s := range c.Servers() {
-		st.Servers = append(st.Servers, sandboxServer{Name: s.Name(), DSN: s.RedactedDSN(""), Socket: s.Socket()})
-	}
-	if *printEnv {
-		printSandboxEnv(stdout, c)
-	} else {
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		for _, s := range c.Servers() {
-			fmt.Fprintf(tw, "%s\t%s\n", s.Name(), s.DSN(""))
-		}
-		tw.Flush()
-		if ca := c.CAFile(); ca != "" {
-			fmt.Fprintf(stdout, "CA: %s\n", ca)
-		}
-	}
-	if err := writeSandboxState(statePath, st); err != nil {
+	printSandboxUp(stdout, c, printEnv)
+	if err := writeSandboxState(statePath, upState(o.Name, c)); err != nil {
 		fmt.Fprintf(stderr, "quadrant sandbox: %v (`down` and `list` will not see this sandbox)\n", err)
 	}
 	if owner {
@@ -352,6 +339,45 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 	stop() // from here a second Ctrl-C kills quadrant at once; the servers then die by the parent-death signal
 	fmt.Fprintf(stderr, "sandbox %s: stopping\n", o.Name)
 	return 0
+}
+
+// startExitCode is the exit code of a sandbox that did not start: 130 when interrupted, 2
+// for what the user must change (no server, a config option, the server's user), else 3.
+func startExitCode(ctx context.Context, err error) int {
+	if ctx.Err() != nil {
+		return 130
+	}
+	if errors.Is(err, sandbox.ErrNoServer) || strings.Contains(err.Error(), "config option") || errors.Is(err, sandbox.ErrServerUser) {
+		return 2
+	}
+	return 3
+}
+
+// upState is what the state file says of the sandbox this process owns.
+func upState(name string, c *sandbox.Cluster) sandboxState {
+	st := sandboxState{Name: name, Pid: os.Getpid(), ProcStart: sandbox.ProcessStart(os.Getpid()), Owner: currentUser(), UID: os.Geteuid(),
+		RunAs: c.RunAs(), Dir: c.Dir(), PasswordFile: c.PasswordFile(), Started: time.Now().UTC()}
+	for _, s := range c.Servers() {
+		st.Servers = append(st.Servers, sandboxServer{Name: s.Name(), DSN: s.RedactedDSN(""), Socket: s.Socket()})
+	}
+	return st
+}
+
+// printSandboxUp prints the servers' DSNs (shell export lines with printEnv) and the CA
+// file of a TLS sandbox.
+func printSandboxUp(stdout io.Writer, c *sandbox.Cluster, printEnv bool) {
+	if printEnv {
+		printSandboxEnv(stdout, c)
+		return
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	for _, s := range c.Servers() {
+		fmt.Fprintf(tw, "%s\t%s\n", s.Name(), s.DSN(""))
+	}
+	tw.Flush()
+	if ca := c.CAFile(); ca != "" {
+		fmt.Fprintf(stdout, "CA: %s\n", ca)
+	}
 }
 
 // sandboxOwnerEnv marks the process `up --detach` starts: it owns the sandbox as `up` in the

@@ -100,61 +100,18 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 	if err := meet("schema"); err != nil {
 		return res, err
 	}
-	res.Database = o.Database
-	if res.Database == "" && o.Schema != "" && !o.Shard.Leader() {
-		sf, err := readSchemaFile(o.Schema, o.Open)
-		if err != nil {
-			return res, err
-		}
-		res.Database = sf.Database
-	}
-	if res.Database == "" {
-		var cur sql.NullString
-		if err := conn.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&cur); err != nil {
-			return res, err
-		}
-		res.Database = cur.String
-	}
-	if res.Database == "" {
-		return res, &SettingsError{errors.New("no database to fill: end the schema file with USE name, give the target's DSN a database, or set database: in the step")}
+	if res.Database, err = fillDatabase(ctx, conn, o); err != nil {
+		return res, err
 	}
 	if o.Tables, err = samples(ctx, conn, res.Database, o.Seed, o.Tables, o.Logf); err != nil {
 		return res, err
 	}
-	names := make([]string, len(o.Tables))
-	byName := map[string]Table{}
-	for i, t := range o.Tables {
-		names[i] = t.Name
-		byName[t.Name] = t
-	}
-	infos, err := introspect(ctx, conn, res.Database, names)
+	ordered, plans, err := planTables(ctx, conn, res.Database, o)
 	if err != nil {
-		return res, &SettingsError{err}
+		return res, err
 	}
-	ordered, err := order(names, infos)
-	if err != nil {
-		return res, &SettingsError{err}
-	}
-	plans := map[string]*tablePlan{}
-	var total int64
-	for _, n := range ordered {
-		tp, err := planTable(o.Seed, infos[n], byName[n], plans)
-		if err != nil {
-			return res, &SettingsError{err}
-		}
-		plans[n] = tp
-		from, to := o.part(tp.rows)
-		total += to - from
-	}
-	for _, n := range ordered {
-		var any int
-		err := conn.QueryRowContext(ctx, "SELECT EXISTS(SELECT 1 FROM "+quoteID(res.Database)+"."+quoteID(n)+")").Scan(&any)
-		if err != nil {
-			return res, fmt.Errorf("read table %s: %w", n, err)
-		}
-		if any == 1 {
-			return res, &SettingsError{fmt.Errorf("table %s.%s already has rows: generate fills empty tables only (its keys would collide with the rows there); TRUNCATE it first or remove it from tables: in the step", res.Database, n)}
-		}
+	if err := checkEmpty(ctx, conn, res.Database, ordered); err != nil {
+		return res, err
 	}
 	loadData, how, err := chooseMethod(ctx, conn, o.Method)
 	if err != nil {
@@ -172,64 +129,157 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 
 	var done atomic.Int64
 	if o.Loaded != nil {
-		stop := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t := time.NewTicker(time.Second)
-			defer t.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					o.Loaded(done.Load(), total)
-				}
-			}
-		}()
-		defer func() { close(stop); wg.Wait(); o.Loaded(done.Load(), total) }()
+		var total int64
+		for _, n := range ordered {
+			from, to := o.part(plans[n].rows)
+			total += to - from
+		}
+		defer reportProgress(o.Loaded, &done, total)()
 	}
 	for i, n := range ordered {
-		began := time.Now()
-		before := done.Load()
-		from, to := o.part(plans[n].rows)
-		fill := loadRange
-		if loadData {
-			fill = loadDataRange
-			if err := loadable(plans[n]); err != nil {
-				if o.Method == MethodLoadData {
-					return res, fmt.Errorf("fill %s with LOAD DATA: %w", n, err)
-				}
-				logf("generate: %s goes in with INSERTs: %v", n, err)
-				fill = loadRange
-			}
-		}
-		// Shards load one table at once: one dropping its indexes under the others' load
-		// (and the last adding them back) would race, so a sharded fill keeps them.
-		err := fillTable(ctx, db, res.Database, plans[n], from, to, max(o.Threads, 1), &done, fill, !o.Shard.Sharded(), logf)
-		if err != nil {
-			msg := fmt.Sprintf("fill %s: %v", n, err)
-			if partial := leftIn(ctx, db, res.Database, n, done.Load()-before); partial > 0 {
-				msg += fmt.Sprintf(" (%s is left with about %d of its %d rows: TRUNCATE it before generating again)", n, partial, to-from)
-			}
-			if len(res.Filled) > 0 {
-				msg += fmt.Sprintf("; filled before it: %s", strings.Join(res.Filled, ", "))
-			}
-			if rest := ordered[i+1:]; len(rest) > 0 {
-				msg += fmt.Sprintf("; not filled: %s", strings.Join(rest, ", "))
-			}
-			return res, errors.New(msg)
-		}
-		res.Filled = append(res.Filled, n)
-		res.Rows += to - from
-		if o.Shard.Sharded() {
-			logf("generate: shard %s filled rows %d..%d of %s.%s in %.1fs", o.Shard, from+1, to, res.Database, n, time.Since(began).Seconds())
-		} else {
-			logf("generate: filled %s.%s with %d rows in %.1fs", res.Database, n, plans[n].rows, time.Since(began).Seconds())
+		if err := fillOne(ctx, db, o, &res, plans[n], ordered[i:], &done, loadData, logf); err != nil {
+			return res, err
 		}
 	}
 	return res, meet("filled")
+}
+
+// fillDatabase is the database to fill: the step's, else the schema file's (read here by
+// a shard that did not run it), else the connection's.
+func fillDatabase(ctx context.Context, conn *sql.Conn, o Options) (string, error) {
+	database := o.Database
+	if database == "" && o.Schema != "" && !o.Shard.Leader() {
+		sf, err := readSchemaFile(o.Schema, o.Open)
+		if err != nil {
+			return "", err
+		}
+		database = sf.Database
+	}
+	if database == "" {
+		var cur sql.NullString
+		if err := conn.QueryRowContext(ctx, "SELECT DATABASE()").Scan(&cur); err != nil {
+			return "", err
+		}
+		database = cur.String
+	}
+	if database == "" {
+		return "", &SettingsError{errors.New("no database to fill: end the schema file with USE name, give the target's DSN a database, or set database: in the step")}
+	}
+	return database, nil
+}
+
+// planTables reads the tables of o from the server and plans their values, parents
+// before children: the tables in fill order and their plans.
+func planTables(ctx context.Context, conn *sql.Conn, database string, o Options) ([]string, map[string]*tablePlan, error) {
+	names := make([]string, len(o.Tables))
+	byName := map[string]Table{}
+	for i, t := range o.Tables {
+		names[i] = t.Name
+		byName[t.Name] = t
+	}
+	infos, err := introspect(ctx, conn, database, names)
+	if err != nil {
+		return nil, nil, &SettingsError{err}
+	}
+	ordered, err := order(names, infos)
+	if err != nil {
+		return nil, nil, &SettingsError{err}
+	}
+	plans := map[string]*tablePlan{}
+	for _, n := range ordered {
+		tp, err := planTable(o.Seed, infos[n], byName[n], plans)
+		if err != nil {
+			return nil, nil, &SettingsError{err}
+		}
+		plans[n] = tp
+	}
+	return ordered, plans, nil
+}
+
+// checkEmpty refuses a table that already has rows: its keys would collide with the
+// generated ones.
+func checkEmpty(ctx context.Context, conn *sql.Conn, database string, tables []string) error {
+	for _, n := range tables {
+		var any int
+		err := conn.QueryRowContext(ctx, "SELECT EXISTS(SELECT 1 FROM "+quoteID(database)+"."+quoteID(n)+")").Scan(&any)
+		if err != nil {
+			return fmt.Errorf("read table %s: %w", n, err)
+		}
+		if any == 1 {
+			return &SettingsError{fmt.Errorf("table %s.%s already has rows: generate fills empty tables only (its keys would collide with the rows there); TRUNCATE it first or remove it from tables: in the step", database, n)}
+		}
+	}
+	return nil
+}
+
+// reportProgress calls loaded every second with the rows done of total; the function it
+// returns stops it after a last call.
+func reportProgress(loaded func(done, total int64), done *atomic.Int64, total int64) func() {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				loaded(done.Load(), total)
+			}
+		}
+	}()
+	return func() { close(stop); wg.Wait(); loaded(done.Load(), total) }
+}
+
+// fillOne fills this process's part of todo[0] (planned as tp) and adds it to res; its
+// error says what is left in the table, what was filled before it and what not (the rest
+// of todo).
+func fillOne(ctx context.Context, db *sql.DB, o Options, res *Result, tp *tablePlan, todo []string, done *atomic.Int64, loadData bool, logf func(string, ...any)) error {
+	n, rest := todo[0], todo[1:]
+	began := time.Now()
+	before := done.Load()
+	from, to := o.part(tp.rows)
+	send := loadRange
+	if loadData {
+		send = loadDataRange
+		if err := loadable(tp); err != nil {
+			if o.Method == MethodLoadData {
+				return fmt.Errorf("fill %s with LOAD DATA: %w", n, err)
+			}
+			logf("generate: %s goes in with INSERTs: %v", n, err)
+			send = loadRange
+		}
+	}
+	// Shards load one table at once: one dropping its indexes under the others' load
+	// (and the last adding them back) would race, so a sharded fill keeps them.
+	err := fillTable(ctx, tableFill{
+		db: db, database: res.Database, tp: tp, from: from, to: to,
+		threads: max(o.Threads, 1), done: done, send: send, deferIdx: !o.Shard.Sharded(), logf: logf,
+	})
+	if err != nil {
+		msg := fmt.Sprintf("fill %s: %v", n, err)
+		if partial := leftIn(ctx, db, res.Database, n, done.Load()-before); partial > 0 {
+			msg += fmt.Sprintf(" (%s is left with about %d of its %d rows: TRUNCATE it before generating again)", n, partial, to-from)
+		}
+		if len(res.Filled) > 0 {
+			msg += fmt.Sprintf("; filled before it: %s", strings.Join(res.Filled, ", "))
+		}
+		if len(rest) > 0 {
+			msg += fmt.Sprintf("; not filled: %s", strings.Join(rest, ", "))
+		}
+		return errors.New(msg)
+	}
+	res.Filled = append(res.Filled, n)
+	res.Rows += to - from
+	if o.Shard.Sharded() {
+		logf("generate: shard %s filled rows %d..%d of %s.%s in %.1fs", o.Shard, from+1, to, res.Database, n, time.Since(began).Seconds())
+	} else {
+		logf("generate: filled %s.%s with %d rows in %.1fs", res.Database, n, tp.rows, time.Since(began).Seconds())
+	}
+	return nil
 }
 
 // leftIn is how many rows a table whose load failed holds. The rows counted as sent are not
@@ -279,18 +329,32 @@ func discard(conn *sql.Conn) {
 
 func quoteID(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
+// tableFill is one table's load: rows [from, to) of tp, sent by threads connections each
+// with send, counted in done.
+type tableFill struct {
+	db       *sql.DB
+	database string
+	tp       *tablePlan
+	from, to int64
+	threads  int
+	done     *atomic.Int64
+	send     fillFunc
+	deferIdx bool // drop the plain secondary indexes for the load
+	logf     func(string, ...any)
+}
+
 // fillTable loads rows [from, to) of a table, with its plain secondary indexes dropped when
-// defer is set; they are added back even when the load failed, so that a failed run leaves
+// deferIdx is set; they are added back even when the load failed, so that a failed run leaves
 // the schema as it found it.
-func fillTable(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, threads int, done *atomic.Int64, fill fillFunc, deferIdx bool, logf func(string, ...any)) error {
-	if !deferIdx {
-		return load(ctx, db, database, tp, from, to, threads, done, fill)
+func fillTable(ctx context.Context, f tableFill) error {
+	if !f.deferIdx {
+		return load(ctx, f)
 	}
-	restore, err := deferIndexes(ctx, db, database, tp, logf)
+	restore, err := deferIndexes(ctx, f.db, f.database, f.tp, f.logf)
 	if err != nil {
 		return err
 	}
-	err = load(ctx, db, database, tp, from, to, threads, done, fill)
+	err = load(ctx, f)
 	if rerr := restore(context.WithoutCancel(ctx)); rerr != nil {
 		if err == nil {
 			return rerr
@@ -303,14 +367,14 @@ func fillTable(ctx context.Context, db *sql.DB, database string, tp *tablePlan, 
 // fillFunc sends rows [from, to) of a table on a connection of its own: loadRange or loadDataRange.
 type fillFunc func(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64) error
 
-// load fills rows [start, end) of a table: threads take consecutive ranges of them, each
-// filled by fill.
-func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, start, end int64, threads int, done *atomic.Int64, fill fillFunc) error {
-	rows := end - start
+// load fills rows [f.from, f.to) of a table: f.threads take consecutive ranges of them,
+// each filled by f.send.
+func load(ctx context.Context, f tableFill) error {
+	start, rows := f.from, f.to-f.from
 	if rows <= 0 {
 		return nil
 	}
-	threads = int(min(int64(threads), rows))
+	threads := int(min(int64(f.threads), rows))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The first error is the one to tell: the others are mostly the cancel it caused
@@ -323,7 +387,7 @@ func load(ctx context.Context, db *sql.DB, database string, tp *tablePlan, start
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := fill(ctx, db, database, tp, from, to, done); err != nil {
+			if err := f.send(ctx, f.db, f.database, f.tp, from, to, f.done); err != nil {
 				once.Do(func() { first = err })
 				cancel()
 			}

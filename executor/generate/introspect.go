@@ -56,18 +56,42 @@ func introspect(ctx context.Context, q *sql.Conn, db string, names []string) (ma
 	for _, n := range names {
 		out[n] = nil
 	}
+	if err := readColumns(ctx, q, db, out); err != nil {
+		return nil, err
+	}
+	if err := readUniqueKeys(ctx, q, db, out); err != nil {
+		return nil, err
+	}
+	if err := readForeignKeys(ctx, q, db, out); err != nil {
+		return nil, err
+	}
+	markJSON(ctx, q, db, out)
+	var missing []string
+	for _, n := range names {
+		if out[n] == nil {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("no table %s in database %s; create it in the schema file (schema:), or remove it from tables: in the step", strings.Join(missing, ", "), db)
+	}
+	return out, nil
+}
+
+// readColumns reads the columns of the tables wanted in out (by name, nil until read).
+func readColumns(ctx context.Context, q *sql.Conn, db string, out map[string]*tableInfo) error {
 	rows, err := q.QueryContext(ctx, `SELECT TABLE_NAME, COLUMN_NAME, LOWER(DATA_TYPE), LOWER(COLUMN_TYPE), IS_NULLABLE,
 		COLUMN_DEFAULT IS NOT NULL, COALESCE(CHARACTER_MAXIMUM_LENGTH, 0), COALESCE(NUMERIC_PRECISION, 0), COALESCE(NUMERIC_SCALE, 0), EXTRA
 		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION`, db)
 	if err != nil {
-		return nil, fmt.Errorf("read the columns of %s from information_schema: %w", db, err)
+		return fmt.Errorf("read the columns of %s from information_schema: %w", db, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var tn, nullable, extra string
 		c := &column{}
 		if err := rows.Scan(&tn, &c.name, &c.dataType, &c.columnType, &nullable, &c.hasDefault, &c.charLen, &c.precision, &c.scale, &extra); err != nil {
-			return nil, err
+			return err
 		}
 		t, wanted := out[tn]
 		if !wanted {
@@ -89,23 +113,23 @@ func introspect(ctx context.Context, q *sql.Conn, db string, names []string) (ma
 		}
 		t.cols = append(t.cols, c)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
+	return rows.Err()
+}
 
-	// Unique keys, PRIMARY first, columns in key order.
+// readUniqueKeys reads the unique keys of the tables of out, PRIMARY first, columns in key
+// order.
+func readUniqueKeys(ctx context.Context, q *sql.Conn, db string, out map[string]*tableInfo) error {
 	uq := map[string]map[string]*key{}
-	rows, err = q.QueryContext(ctx, `SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS
+	rows, err := q.QueryContext(ctx, `SELECT TABLE_NAME, INDEX_NAME, COLUMN_NAME FROM information_schema.STATISTICS
 		WHERE TABLE_SCHEMA = ? AND NON_UNIQUE = 0 ORDER BY TABLE_NAME, INDEX_NAME = 'PRIMARY' DESC, INDEX_NAME, SEQ_IN_INDEX`, db)
 	if err != nil {
-		return nil, fmt.Errorf("read the unique keys of %s from information_schema: %w", db, err)
+		return fmt.Errorf("read the unique keys of %s from information_schema: %w", db, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var tn, in, cn string
 		if err := rows.Scan(&tn, &in, &cn); err != nil {
-			return nil, err
+			return err
 		}
 		t := out[tn]
 		if t == nil {
@@ -122,30 +146,31 @@ func introspect(ctx context.Context, q *sql.Conn, db string, names []string) (ma
 		}
 		k.cols = append(k.cols, cn)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
+	return rows.Err()
+}
 
-	rows, err = q.QueryContext(ctx, `SELECT TABLE_NAME, CONSTRAINT_NAME, COLUMN_NAME, REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME
+// readForeignKeys reads the foreign keys of the tables of out; one into another database
+// is refused.
+func readForeignKeys(ctx context.Context, q *sql.Conn, db string, out map[string]*tableInfo) error {
+	rows, err := q.QueryContext(ctx, `SELECT TABLE_NAME, CONSTRAINT_NAME, COLUMN_NAME, REFERENCED_TABLE_SCHEMA, REFERENCED_TABLE_NAME, REFERENCED_COLUMN_NAME
 		FROM information_schema.KEY_COLUMN_USAGE WHERE TABLE_SCHEMA = ? AND REFERENCED_TABLE_NAME IS NOT NULL
 		ORDER BY TABLE_NAME, CONSTRAINT_NAME, ORDINAL_POSITION`, db)
 	if err != nil {
-		return nil, fmt.Errorf("read the foreign keys of %s from information_schema: %w", db, err)
+		return fmt.Errorf("read the foreign keys of %s from information_schema: %w", db, err)
 	}
 	defer rows.Close()
 	fk := map[string]int{}
 	for rows.Next() {
 		var tn, cn, col, rs, rt, rc string
 		if err := rows.Scan(&tn, &cn, &col, &rs, &rt, &rc); err != nil {
-			return nil, err
+			return err
 		}
 		t := out[tn]
 		if t == nil {
 			continue
 		}
 		if rs != db {
-			return nil, fmt.Errorf("foreign key %s of %s references %s.%s in another database; generate fills one database: fill %s.%s yourself and drop the key, or move the tables together", cn, tn, rs, rt, rs, rt)
+			return fmt.Errorf("foreign key %s of %s references %s.%s in another database; generate fills one database: fill %s.%s yourself and drop the key, or move the tables together", cn, tn, rs, rt, rs, rt)
 		}
 		i, ok := fk[tn+"\x00"+cn]
 		if !ok {
@@ -156,13 +181,13 @@ func introspect(ctx context.Context, q *sql.Conn, db string, names []string) (ma
 		t.fks[i].cols = append(t.fks[i].cols, col)
 		t.fks[i].parentCols = append(t.fks[i].parentCols, rc)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows.Close()
-	// MariaDB's JSON is a LONGTEXT checked by json_valid(): only the check says so. MySQL
-	// has a JSON type of its own, and no TABLE_NAME in CHECK_CONSTRAINTS, so the question
-	// fails there and is not needed.
+	return rows.Err()
+}
+
+// markJSON marks MariaDB's JSON columns. MariaDB's JSON is a LONGTEXT checked by
+// json_valid(): only the check says so. MySQL has a JSON type of its own, and no
+// TABLE_NAME in CHECK_CONSTRAINTS, so the question fails there and is not needed.
+func markJSON(ctx context.Context, q *sql.Conn, db string, out map[string]*tableInfo) {
 	if jrows, err := q.QueryContext(ctx, `SELECT TABLE_NAME, CHECK_CLAUSE FROM information_schema.CHECK_CONSTRAINTS
 		WHERE CONSTRAINT_SCHEMA = ? AND CHECK_CLAUSE LIKE 'json_valid(%'`, db); err == nil {
 		defer jrows.Close()
@@ -177,16 +202,6 @@ func introspect(ctx context.Context, q *sql.Conn, db string, names []string) (ma
 			}
 		}
 	}
-	var missing []string
-	for _, n := range names {
-		if out[n] == nil {
-			missing = append(missing, n)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("no table %s in database %s; create it in the schema file (schema:), or remove it from tables: in the step", strings.Join(missing, ", "), db)
-	}
-	return out, nil
 }
 
 // members reads the members of an enum(...) or set(...) column type, in which a doubled

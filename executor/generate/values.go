@@ -86,7 +86,6 @@ func parseTime(s string) (time.Time, error) {
 // freeGen is how a column with no key role gets its values, from its type and settings;
 // rows is the table's.
 func freeGen(c *column, s Settings, rows int64) (valueGen, error) {
-	dist := s.Distribution
 	if s.sample != nil {
 		return s.sample.gen(c)
 	}
@@ -98,114 +97,153 @@ func freeGen(c *column, s Settings, rows int64) (valueGen, error) {
 		return g.free(), nil
 	}
 	if len(s.Values) > 0 {
-		vals := s.Values
-		if len(s.Weights) > 0 {
-			cum := make([]float64, len(s.Weights))
-			total := 0.0
-			for i, w := range s.Weights {
-				total += w
-				cum[i] = total
-			}
-			return func(dst []byte, _ int64, r *stream) []byte {
-				x := r.float() * total
-				i := sort.Search(len(cum), func(i int) bool { return cum[i] > x })
-				return appendQuoted(dst, vals[min(i, len(vals)-1)])
-			}, nil
-		}
-		return func(dst []byte, row int64, r *stream) []byte {
-			return appendQuoted(dst, vals[r.pick(dist, uint64(len(vals)), row)])
-		}, nil
+		return listedGen(s), nil
 	}
 	if !ddl.Known(c.dataType) {
 		return nil, errUnknownType // the list validate checks columns against
 	}
 	if lo, hi, ok := intRange(c); ok {
-		// looks real: not negative, and not the whole of a bigint
-		a, b := int64(0), min(hi, 1_000_000)
-		if strings.HasPrefix(c.columnType, "tinyint(1)") {
-			b = 1
-		}
-		var err error
-		if s.Min != "" {
-			if a, err = strconv.ParseInt(s.Min, 10, 64); err != nil || a < lo {
-				return nil, fmt.Errorf("min %q is not a whole number of %s", s.Min, c.columnType)
-			}
-			b = max(b, a)
-		}
-		if s.Max != "" {
-			if b, err = strconv.ParseInt(s.Max, 10, 64); err != nil || b > hi || b < a {
-				return nil, fmt.Errorf("max %q is not a whole number of %s at least min", s.Max, c.columnType)
-			}
-		}
-		span := uint64(b-a) + 1
-		return func(dst []byte, row int64, r *stream) []byte {
-			return strconv.AppendInt(dst, a+int64(r.pick(dist, span, row)), 10)
-		}, nil
+		return intGen(c, s, lo, hi)
 	}
 	switch c.dataType {
 	case "decimal", "numeric", "float", "double", "real":
-		scale := c.scale
-		if c.dataType != "decimal" && c.dataType != "numeric" {
-			scale = 2
-		}
-		top := 10000.0
-		if c.dataType == "decimal" || c.dataType == "numeric" {
-			top = min(top, math.Pow10(int(c.precision-c.scale))-1)
-		}
-		a, b := 0.0, top
-		var err error
-		if s.Min != "" {
-			if a, err = strconv.ParseFloat(s.Min, 64); err != nil {
-				return nil, fmt.Errorf("min %q is not a number", s.Min)
-			}
-			b = max(b, a)
-		}
-		if s.Max != "" {
-			if b, err = strconv.ParseFloat(s.Max, 64); err != nil {
-				return nil, fmt.Errorf("max %q is not a number", s.Max)
-			}
-		}
-		unit := math.Pow10(-int(scale))
-		steps := uint64(math.Floor((b-a)/unit)) + 1
-		return func(dst []byte, row int64, r *stream) []byte {
-			return strconv.AppendFloat(dst, a+float64(r.pick(dist, steps, row))*unit, 'f', int(scale), 64)
-		}, nil
+		return numberGen(c, s)
 	case "date", "datetime", "timestamp":
-		from, to := epoch.AddDate(-1, 0, 0), epoch.Add(-time.Second)
-		var err error
-		if s.Min != "" {
-			if from, err = ddl.ParseTime(s.Min); err != nil {
-				return nil, err
-			}
+		return timeGen(c, s)
+	case "time", "year", "enum", "set", "bit", "json":
+		return otherGen(c, s), nil
+	}
+	if isString(c) || isBinary(c) {
+		return stringGen(c, s, rows)
+	}
+	return nil, errUnknownType
+}
+
+// listedGen picks one of the listed values, by weight when weights are given.
+func listedGen(s Settings) valueGen {
+	vals, dist := s.Values, s.Distribution
+	if len(s.Weights) > 0 {
+		cum := make([]float64, len(s.Weights))
+		total := 0.0
+		for i, w := range s.Weights {
+			total += w
+			cum[i] = total
 		}
-		if s.Max != "" {
-			if to, err = ddl.ParseTime(s.Max); err != nil {
-				return nil, err
-			}
+		return func(dst []byte, _ int64, r *stream) []byte {
+			x := r.float() * total
+			i := sort.Search(len(cum), func(i int) bool { return cum[i] > x })
+			return appendQuoted(dst, vals[min(i, len(vals)-1)])
 		}
-		unit, layout := time.Second, "2006-01-02 15:04:05"
-		if c.dataType == "date" {
-			unit, layout = 24*time.Hour, "2006-01-02"
+	}
+	return func(dst []byte, row int64, r *stream) []byte {
+		return appendQuoted(dst, vals[r.pick(dist, uint64(len(vals)), row)])
+	}
+}
+
+// intGen is an integer column's: within [lo, hi], by default values that look real (not
+// negative, and not the whole of a bigint).
+func intGen(c *column, s Settings, lo, hi int64) (valueGen, error) {
+	dist := s.Distribution
+	a, b := int64(0), min(hi, 1_000_000)
+	if strings.HasPrefix(c.columnType, "tinyint(1)") {
+		b = 1
+	}
+	var err error
+	if s.Min != "" {
+		if a, err = strconv.ParseInt(s.Min, 10, 64); err != nil || a < lo {
+			return nil, fmt.Errorf("min %q is not a whole number of %s", s.Min, c.columnType)
 		}
-		steps := uint64(to.Sub(from)/unit) + 1
-		return func(dst []byte, row int64, r *stream) []byte {
-			t := from.Add(time.Duration(r.pick(dist, steps, row)) * unit)
-			return appendQuoted(dst, t.Format(layout))
-		}, nil
+		b = max(b, a)
+	}
+	if s.Max != "" {
+		if b, err = strconv.ParseInt(s.Max, 10, 64); err != nil || b > hi || b < a {
+			return nil, fmt.Errorf("max %q is not a whole number of %s at least min", s.Max, c.columnType)
+		}
+	}
+	span := uint64(b-a) + 1
+	return func(dst []byte, row int64, r *stream) []byte {
+		return strconv.AppendInt(dst, a+int64(r.pick(dist, span, row)), 10)
+	}, nil
+}
+
+// numberGen is a decimal or floating-point column's, in steps of its scale (2 digits for
+// floats).
+func numberGen(c *column, s Settings) (valueGen, error) {
+	dist := s.Distribution
+	scale := c.scale
+	if c.dataType != "decimal" && c.dataType != "numeric" {
+		scale = 2
+	}
+	top := 10000.0
+	if c.dataType == "decimal" || c.dataType == "numeric" {
+		top = min(top, math.Pow10(int(c.precision-c.scale))-1)
+	}
+	a, b := 0.0, top
+	var err error
+	if s.Min != "" {
+		if a, err = strconv.ParseFloat(s.Min, 64); err != nil {
+			return nil, fmt.Errorf("min %q is not a number", s.Min)
+		}
+		b = max(b, a)
+	}
+	if s.Max != "" {
+		if b, err = strconv.ParseFloat(s.Max, 64); err != nil {
+			return nil, fmt.Errorf("max %q is not a number", s.Max)
+		}
+	}
+	unit := math.Pow10(-int(scale))
+	steps := uint64(math.Floor((b-a)/unit)) + 1
+	return func(dst []byte, row int64, r *stream) []byte {
+		return strconv.AppendFloat(dst, a+float64(r.pick(dist, steps, row))*unit, 'f', int(scale), 64)
+	}, nil
+}
+
+// timeGen is a date, datetime or timestamp column's: by default the year before epoch,
+// in whole seconds (days for a date).
+func timeGen(c *column, s Settings) (valueGen, error) {
+	dist := s.Distribution
+	from, to := epoch.AddDate(-1, 0, 0), epoch.Add(-time.Second)
+	var err error
+	if s.Min != "" {
+		if from, err = ddl.ParseTime(s.Min); err != nil {
+			return nil, err
+		}
+	}
+	if s.Max != "" {
+		if to, err = ddl.ParseTime(s.Max); err != nil {
+			return nil, err
+		}
+	}
+	unit, layout := time.Second, "2006-01-02 15:04:05"
+	if c.dataType == "date" {
+		unit, layout = 24*time.Hour, "2006-01-02"
+	}
+	steps := uint64(to.Sub(from)/unit) + 1
+	return func(dst []byte, row int64, r *stream) []byte {
+		t := from.Add(time.Duration(r.pick(dist, steps, row)) * unit)
+		return appendQuoted(dst, t.Format(layout))
+	}, nil
+}
+
+// otherGen is the generator of a time, year, enum, set, bit or json column: none takes
+// settings beyond the distribution.
+func otherGen(c *column, s Settings) valueGen {
+	dist := s.Distribution
+	switch c.dataType {
 	case "time":
 		return func(dst []byte, row int64, r *stream) []byte {
 			x := r.pick(dist, 86400, row)
 			return appendQuoted(dst, fmt.Sprintf("%02d:%02d:%02d", x/3600, x/60%60, x%60))
-		}, nil
+		}
 	case "year":
 		return func(dst []byte, row int64, r *stream) []byte {
 			return strconv.AppendUint(dst, 2000+r.pick(dist, 26, row), 10)
-		}, nil
+		}
 	case "enum":
 		m := c.members
 		return func(dst []byte, row int64, r *stream) []byte {
 			return appendQuoted(dst, m[r.pick(dist, uint64(len(m)), row)])
-		}, nil
+		}
 	case "set":
 		m := c.members
 		return func(dst []byte, _ int64, r *stream) []byte {
@@ -216,43 +254,46 @@ func freeGen(c *column, s Settings, rows int64) (valueGen, error) {
 				}
 			}
 			return appendQuoted(dst, strings.Join(picked, ","))
-		}, nil
+		}
 	case "bit":
 		n := uint64(1) << min(c.precision, 63)
 		return func(dst []byte, row int64, r *stream) []byte {
 			return strconv.AppendUint(dst, r.pick(dist, n, row), 10)
-		}, nil
-	case "json":
+		}
+	default: // json
 		return func(dst []byte, row int64, r *stream) []byte {
 			return append(strconv.AppendUint(append(dst, `'{"n": `...), r.intn(1_000_000), 10), `}'`...)
-		}, nil
+		}
 	}
-	if isString(c) || isBinary(c) {
-		most := maxLen(c)
-		if most <= 0 {
-			most = 1
-		}
-		least := most
-		if c.dataType != "char" && c.dataType != "binary" {
-			least = max(1, most/4)
-		}
-		if s.Length > 0 {
-			if int64(s.Length) > c.charLen {
-				return nil, fmt.Errorf("length %d is longer than the column's %d", s.Length, c.charLen)
-			}
-			least, most = int64(s.Length), int64(s.Length)
-		} else if p := defaultPattern(c.name); p != "" && isString(c) {
-			if g, err := newPattern(c, p, rows); err == nil {
-				return g.free(), nil
-			}
-		}
-		return func(dst []byte, _ int64, r *stream) []byte {
-			n := least + int64(r.intn(uint64(most-least+1)))
-			dst = append(dst, '\'')
-			return append(appendLetters(dst, n, r), '\'')
-		}, nil
+}
+
+// stringGen is a string or binary column's: letters of the set length, else a pattern
+// its name suggests, else a quarter of its length up to all of it (all for char and
+// binary).
+func stringGen(c *column, s Settings, rows int64) (valueGen, error) {
+	most := maxLen(c)
+	if most <= 0 {
+		most = 1
 	}
-	return nil, errUnknownType
+	least := most
+	if c.dataType != "char" && c.dataType != "binary" {
+		least = max(1, most/4)
+	}
+	if s.Length > 0 {
+		if int64(s.Length) > c.charLen {
+			return nil, fmt.Errorf("length %d is longer than the column's %d", s.Length, c.charLen)
+		}
+		least, most = int64(s.Length), int64(s.Length)
+	} else if p := defaultPattern(c.name); p != "" && isString(c) {
+		if g, err := newPattern(c, p, rows); err == nil {
+			return g.free(), nil
+		}
+	}
+	return func(dst []byte, _ int64, r *stream) []byte {
+		n := least + int64(r.intn(uint64(most-least+1)))
+		dst = append(dst, '\'')
+		return append(appendLetters(dst, n, r), '\'')
+	}, nil
 }
 
 var errUnknownType = fmt.Errorf("unknown type")

@@ -156,49 +156,12 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
 	o.Logf("sandbox %s: %s, running as OS user %s", o.Name, bin.Line, acct.name)
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
-	}
-	if err := acct.checkReachable(o.Dir); err != nil {
-		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
-	}
-	working := o.Working
-	if working == nil {
-		working = func(string) {}
-	}
-	tmpl, err := ensureTemplate(ctx, bin, o.Basedir, o.CacheDir, acct, func(format string, args ...any) {
-		o.Logf(format, args...)
-		working(fmt.Sprintf(format, args...))
-	})
-	working("")
+	tmpl, err := prepareTemplate(ctx, o, bin, acct)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
-	removeStale(o.Dir, o.Logf)
-	dir, err := os.MkdirTemp(o.Dir, "quadrant-"+o.Name+"-")
+	c, err := newClusterDir(o, acct)
 	if err != nil {
-		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
-	}
-	if !acct.self {
-		// quadrant keeps the cluster directory (password, client option files); the server's
-		// user may only pass through it to its own server directory.
-		if err := os.Chmod(dir, 0o711); err != nil {
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
-		}
-	}
-	password, err := newPassword()
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
-	}
-	c := &Cluster{name: o.Name, dir: dir, keep: o.Keep, password: password, runAs: acct.name, logf: o.Logf}
-	if err := writeOwner(dir, o.Keep); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
-	}
-	if err := writePrivate(c.PasswordFile(), password+"\n"); err != nil {
-		os.RemoveAll(dir)
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
 	fail := func(err error) (*Cluster, error) {
@@ -222,8 +185,8 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		}
 	}
 	newServer := func(name string, r role) (*Server, error) {
-		s := &Server{name: name, bin: bin, basedir: o.Basedir, dir: filepath.Join(dir, name), role: r,
-			logf: o.Logf, timeout: o.StartTimeout, ports: o.pickPort, acct: acct, password: password}
+		s := &Server{name: name, bin: bin, basedir: o.Basedir, dir: filepath.Join(c.dir, name), role: r,
+			logf: o.Logf, timeout: o.StartTimeout, ports: o.pickPort, acct: acct, password: c.password}
 		s.guard = guard
 		s.guard.Dir = s.dir
 		if r.primary || r.replica {
@@ -252,7 +215,77 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		c.Replicas = append(c.Replicas, r)
 	}
 	p.role.replicas = c.Replicas
-	servers := c.Servers()
+	if err := startServers(ctx, c.Servers(), o.Config); err != nil {
+		return fail(err)
+	}
+	if err := c.replicate(ctx, semisync); err != nil {
+		return fail(err)
+	}
+	for _, s := range c.Servers() {
+		if err := writePrivate(s.ClientConfigFile(), clientCnf(s)); err != nil {
+			return fail(err)
+		}
+		o.Logf("sandbox %s: %s ready on %s (socket %s, password in %s)", o.Name, s.Name(), s.RedactedDSN(""), s.Socket(), c.PasswordFile())
+	}
+	return c, nil
+}
+
+// prepareTemplate makes the sandbox directory, checks the server's user can reach it and
+// makes (or finds in the cache) the template datadir, telling o.Working while it works.
+func prepareTemplate(ctx context.Context, o Options, bin Binary, acct account) (string, error) {
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return "", err
+	}
+	if err := acct.checkReachable(o.Dir); err != nil {
+		return "", err
+	}
+	working := o.Working
+	if working == nil {
+		working = func(string) {}
+	}
+	tmpl, err := ensureTemplate(ctx, bin, o.Basedir, o.CacheDir, acct, func(format string, args ...any) {
+		o.Logf(format, args...)
+		working(fmt.Sprintf(format, args...))
+	})
+	working("")
+	return tmpl, err
+}
+
+// newClusterDir makes the cluster's own directory (stale ones of earlier runs removed) with
+// its owner file and a new password; on an error nothing of it is left.
+func newClusterDir(o Options, acct account) (*Cluster, error) {
+	removeStale(o.Dir, o.Logf)
+	dir, err := os.MkdirTemp(o.Dir, "quadrant-"+o.Name+"-")
+	if err != nil {
+		return nil, err
+	}
+	if !acct.self {
+		// quadrant keeps the cluster directory (password, client option files); the server's
+		// user may only pass through it to its own server directory.
+		if err := os.Chmod(dir, 0o711); err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
+	password, err := newPassword()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	c := &Cluster{name: o.Name, dir: dir, keep: o.Keep, password: password, runAs: acct.name, logf: o.Logf}
+	if err := writeOwner(dir, o.Keep); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if err := writePrivate(c.PasswordFile(), password+"\n"); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return c, nil
+}
+
+// startServers starts the servers in parallel, with config.
+func startServers(ctx context.Context, servers []*Server, config []Option) error {
 	errs := make([]error, len(servers))
 	var wg sync.WaitGroup
 	for i, s := range servers {
@@ -261,35 +294,30 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 			defer wg.Done()
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			errs[i] = s.start(ctx, o.Config, false)
+			errs[i] = s.start(ctx, config, false)
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return fail(err)
-	}
+	return errors.Join(errs...)
+}
+
+// replicate attaches the replicas to the primary and waits until they replicate (and, with
+// semisync, until the primary sees them all as semisync clients).
+func (c *Cluster) replicate(ctx context.Context, semisync bool) error {
 	for _, r := range c.Replicas {
-		if err := attachReplica(ctx, p, r); err != nil {
-			return fail(err)
+		if err := attachReplica(ctx, c.Primary, r); err != nil {
+			return err
 		}
 	}
 	for _, r := range c.Replicas {
 		if err := waitReplicaRunning(ctx, r); err != nil {
-			return fail(err)
+			return err
 		}
 	}
 	if semisync {
-		if err := waitSemisyncClients(ctx, p, o.Replicas); err != nil {
-			return fail(err)
-		}
+		return waitSemisyncClients(ctx, c.Primary, len(c.Replicas))
 	}
-	for _, s := range servers {
-		if err := writePrivate(s.ClientConfigFile(), clientCnf(s)); err != nil {
-			return fail(err)
-		}
-		o.Logf("sandbox %s: %s ready on %s (socket %s, password in %s)", o.Name, s.Name(), s.RedactedDSN(""), s.Socket(), c.PasswordFile())
-	}
-	return c, nil
+	return nil
 }
 
 // prepareServerDir lays out a server's directory, all of it the server user's alone (mode 0700):

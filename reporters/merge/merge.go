@@ -290,8 +290,51 @@ func combine(c results.ColumnInfo, vals []float64) string {
 }
 
 func mergeIteration(w *results.Writer, shards []shardRun, index int, target string) (*merged, error) {
-	m := &merged{index: index, target: target, leaderSummary: map[string]map[string]string{}}
+	m := &merged{index: index, target: target}
 	lead := shards[0].run
+	m.leaderSummary, m.leaderOrder = leaderSummaryRows(lead, index)
+	m.leaderHeader = lead.Summary.Header
+	if target == "" {
+		return m, nil
+	}
+	logs, measured, first, err := readShardLogs(shards, target, index)
+	if err != nil {
+		return nil, err
+	}
+	hl, err := w.OpenHistogramLog(target, index, first)
+	if err != nil {
+		return nil, err
+	}
+	defer hl.Close()
+	g := timeseriesGrid(shards, target, index)
+	markLegacyLogs(logs, g)
+	stageHist := map[string]map[string]*measure.Histogram{} // stage -> tag -> its intervals' histograms
+	for _, key := range g.keys {
+		if err := m.mergeInterval(w, hl, shards, logs, g, key, stageHist); err != nil {
+			return nil, err
+		}
+	}
+	if err := copyOtherTimeseries(w, lead, index, target); err != nil {
+		return nil, err
+	}
+	sumHeader := m.mergeSummary(shards, measured)
+	leaderStages, stageRows := m.collectStages(shards)
+	if err := mergeReplay(w, shards, index, target, measured); err != nil {
+		return nil, err
+	}
+	for _, st := range m.stageOrder {
+		v := summaryValues(lead, sumHeader, stageRows[st], stageHist[st], leaderStages[st])
+		v[results.ColStage] = st
+		m.stages = append(m.stages, v)
+	}
+	return m, nil
+}
+
+// leaderSummaryRows returns the leader's summary rows of the iteration by target, and
+// the targets in the leader's order.
+func leaderSummaryRows(lead *results.Run, index int) (map[string]map[string]string, []string) {
+	byTarget := map[string]map[string]string{}
+	var order []string
 	for i := range lead.Summary.Rows {
 		if lead.Summary.Value(i, results.ColIteration) != strconv.Itoa(index) {
 			continue
@@ -301,21 +344,23 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		for c, h := range lead.Summary.Header {
 			row[h] = lead.Summary.Rows[i][c]
 		}
-		m.leaderSummary[t] = row
-		m.leaderOrder = append(m.leaderOrder, t)
+		byTarget[t] = row
+		order = append(order, t)
 	}
-	m.leaderHeader = lead.Summary.Header
-	if target == "" {
-		return m, nil
-	}
-	// Histograms: per shard, interval lines by end time; the measured part all together.
+	return byTarget, order
+}
+
+// readShardLogs reads each shard's histogram log of the iteration: its interval lines
+// by end time, the measured part (warmup left out) merged by tag over all shards, and
+// the earliest start (now when no shard has a line).
+func readShardLogs(shards []shardRun, target string, index int) ([]shardLog, map[string]*measure.Histogram, time.Time, error) {
 	logs := make([]shardLog, len(shards))
 	measured := map[string]*measure.Histogram{} // by tag, warmup left out
 	var first time.Time
 	for k, s := range shards {
 		lines, err := results.ReadHistogramIntervals(results.HistogramPath(s.dir, target, index))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
+			return nil, nil, time.Time{}, err
 		}
 		logs[k].byEnd = map[int64][]results.LoggedHistogram{}
 		for _, l := range lines {
@@ -334,22 +379,27 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 	if first.IsZero() {
 		first = time.Now()
 	}
-	hl, err := w.OpenHistogramLog(target, index, first)
-	if err != nil {
-		return nil, err
-	}
-	defer hl.Close()
-	// Time series: rows of this iteration keyed by elapsed_s on the shared grid.
-	type cell struct {
-		rows []map[string]string // per shard, nil when that shard has no such row
-	}
-	grid := map[string]*cell{}
-	var keys []float64
-	last := make([]float64, len(shards))
-	var header []string
+	return logs, measured, first, nil
+}
+
+// tsGrid is the workload target's time series of one iteration over all shards, keyed
+// by elapsed_s on the shared grid.
+type tsGrid struct {
+	cells  map[string]*tsCell
+	keys   []float64 // sorted
+	last   []float64 // per shard, its last elapsed_s (-Inf without rows)
+	header []string  // the leader's columns, then the other shards' workload columns
+}
+
+type tsCell struct {
+	rows []map[string]string // per shard, nil when that shard has no such row
+}
+
+func timeseriesGrid(shards []shardRun, target string, index int) *tsGrid {
+	g := &tsGrid{cells: map[string]*tsCell{}, last: make([]float64, len(shards))}
 	seenCol := map[string]bool{}
 	for k, s := range shards {
-		last[k] = math.Inf(-1)
+		g.last[k] = math.Inf(-1)
 		d := s.run.Timeseries[target]
 		if d == nil {
 			continue
@@ -357,7 +407,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		for _, h := range d.Header {
 			if !seenCol[h] && (k == 0 || results.IsWorkloadColumn(h)) {
 				seenCol[h] = true
-				header = append(header, h)
+				g.header = append(g.header, h)
 			}
 		}
 		for i := range d.Rows {
@@ -365,29 +415,33 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 				continue
 			}
 			e := d.Value(i, results.ColElapsed)
-			c := grid[e]
+			c := g.cells[e]
 			if c == nil {
-				c = &cell{rows: make([]map[string]string, len(shards))}
-				grid[e] = c
+				c = &tsCell{rows: make([]map[string]string, len(shards))}
+				g.cells[e] = c
 				f, _ := strconv.ParseFloat(e, 64)
-				keys = append(keys, f)
+				g.keys = append(g.keys, f)
 			}
 			row := map[string]string{}
 			for ci, h := range d.Header {
 				row[h] = d.Rows[i][ci]
 			}
 			c.rows[k] = row
-			if f, _ := strconv.ParseFloat(e, 64); f > last[k] {
-				last[k] = f
+			if f, _ := strconv.ParseFloat(e, 64); f > g.last[k] {
+				g.last[k] = f
 			}
 		}
 	}
-	sort.Float64s(keys)
-	// A log whose lines fall on none of its shard's row times is from before they were
-	// written relative to a whole second (see shardLog.at).
+	sort.Float64s(g.keys)
+	return g
+}
+
+// markLegacyLogs marks a log whose lines fall on none of its shard's row times: it is
+// from before they were written relative to a whole second (see shardLog.at).
+func markLegacyLogs(logs []shardLog, g *tsGrid) {
 	for k := range logs {
 		logs[k].legacy = len(logs[k].byEnd) > 0
-		for _, c := range grid {
+		for _, c := range g.cells {
 			if row := c.rows[k]; row != nil {
 				if t, err := time.Parse(results.TimeFormat, row[results.ColTime]); err == nil && logs[k].exact(t) != nil {
 					logs[k].legacy = false
@@ -396,104 +450,134 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 			}
 		}
 	}
-	stageHist := map[string]map[string]*measure.Histogram{} // stage -> tag -> its intervals' histograms
-	for _, key := range keys {
-		e := results.FormatFloat(key)
-		c := grid[e]
-		if c == nil {
-			continue
-		}
-		var present []map[string]string
-		hist := map[string]*measure.Histogram{}
-		var start, end time.Time
-		for k, row := range c.rows {
-			if row == nil {
-				if key < last[k] {
-					m.problems = append(m.problems, fmt.Sprintf("shard %d/%d has no interval at %ss", k, len(shards), e))
-				}
-				continue
-			}
-			present = append(present, row)
-			t, err := time.Parse(results.TimeFormat, row[results.ColTime])
-			if err == nil {
-				for _, l := range logs[k].at(t) {
-					if hist[l.Tag] == nil {
-						hist[l.Tag] = measure.NewHistogram()
-					}
-					hist[l.Tag].Merge(l.H)
-					if start.IsZero() || l.Start.Before(start) {
-						start = l.Start
-					}
-					if l.End.After(end) {
-						end = l.End
-					}
-				}
-			}
-		}
-		if st := firstCell(results.ColStage, present); st != "" {
-			if stageHist[st] == nil {
-				stageHist[st] = map[string]*measure.Histogram{}
-			}
-			for tag, x := range hist {
-				if strings.HasPrefix(tag, "warmup-") {
-					continue
-				}
-				if stageHist[st][tag] == nil {
-					stageHist[st][tag] = measure.NewHistogram()
-				}
-				stageHist[st][tag].Merge(x)
-			}
-		}
-		var rec results.Record
-		for _, h := range header {
-			col := lead.Describe(results.TimeseriesCSV, h)
-			switch {
-			case h == results.ColIteration:
-				rec.Add(h, strconv.Itoa(index))
-			case h == results.ColElapsed:
-				rec.Add(h, e)
-			case col.Merge == results.MergeLatest:
-				rec.Add(h, latestTime(h, present))
-			case col.Merge == results.MergeHistogram:
-				x := hist[col.Histogram]
-				if x == nil {
-					x = hist["warmup-"+col.Histogram]
-				}
-				rec.Add(h, fromHistogram(col, x, present))
-			case col.Role == results.RoleKey || col.Role == results.RoleMetric:
-				rec.Add(h, combineCells(col, present))
-			case col.Merge == results.MergeRescale:
-				if c.rows[0] != nil {
-					tx := results.Transactions(results.TimeseriesCSV)
-					rec.Add(h, rescaleCost(c.rows[0][h], c.rows[0][tx], combineCells(lead.Describe(results.TimeseriesCSV, tx), present)))
-				} else {
-					rec.Add(h, "")
-				}
-			default: // watched: the leader's
-				if c.rows[0] != nil {
-					rec.Add(h, c.rows[0][h])
-				} else {
-					rec.Add(h, "")
-				}
-			}
-		}
-		if err := w.AppendTimeseriesRecord(target, rec); err != nil {
-			return nil, err
-		}
-		tags := make([]string, 0, len(hist))
-		for tag := range hist {
-			tags = append(tags, tag)
-		}
-		sort.Strings(tags)
-		for _, tag := range tags {
-			if h := hist[tag]; h != nil {
-				if err := hl.WriteLogged(results.LoggedHistogram{Tag: tag, Start: start, End: end, H: h}); err != nil {
-					return nil, err
-				}
+}
+
+// mergeInterval writes the merged time series row at elapsed key and its histograms,
+// and adds the histograms to its stage's.
+func (m *merged) mergeInterval(w *results.Writer, hl *results.HistogramLog, shards []shardRun, logs []shardLog, g *tsGrid, key float64, stageHist map[string]map[string]*measure.Histogram) error {
+	e := results.FormatFloat(key)
+	c := g.cells[e]
+	if c == nil {
+		return nil
+	}
+	present, hist, start, end := m.intervalHistograms(shards, logs, g, c, key, e)
+	addStageHistograms(stageHist, firstCell(results.ColStage, present), hist)
+	rec := intervalRecord(shards[0].run, g.header, c, present, hist, m.index, e)
+	if err := w.AppendTimeseriesRecord(m.target, rec); err != nil {
+		return err
+	}
+	tags := make([]string, 0, len(hist))
+	for tag := range hist {
+		tags = append(tags, tag)
+	}
+	sort.Strings(tags)
+	for _, tag := range tags {
+		if h := hist[tag]; h != nil {
+			if err := hl.WriteLogged(results.LoggedHistogram{Tag: tag, Start: start, End: end, H: h}); err != nil {
+				return err
 			}
 		}
 	}
-	// Other targets' time series (replicas, step targets) are the leader's alone.
+	return nil
+}
+
+// intervalHistograms returns the shards' rows present in the cell, their log lines of
+// that interval merged by tag, and the interval's span; a shard missing a row before its
+// last one is a problem.
+func (m *merged) intervalHistograms(shards []shardRun, logs []shardLog, g *tsGrid, c *tsCell, key float64, e string) ([]map[string]string, map[string]*measure.Histogram, time.Time, time.Time) {
+	var present []map[string]string
+	hist := map[string]*measure.Histogram{}
+	var start, end time.Time
+	for k, row := range c.rows {
+		if row == nil {
+			if key < g.last[k] {
+				m.problems = append(m.problems, fmt.Sprintf("shard %d/%d has no interval at %ss", k, len(shards), e))
+			}
+			continue
+		}
+		present = append(present, row)
+		t, err := time.Parse(results.TimeFormat, row[results.ColTime])
+		if err != nil {
+			continue
+		}
+		for _, l := range logs[k].at(t) {
+			if hist[l.Tag] == nil {
+				hist[l.Tag] = measure.NewHistogram()
+			}
+			hist[l.Tag].Merge(l.H)
+			if start.IsZero() || l.Start.Before(start) {
+				start = l.Start
+			}
+			if l.End.After(end) {
+				end = l.End
+			}
+		}
+	}
+	return present, hist, start, end
+}
+
+// addStageHistograms merges an interval's measured histograms into its stage's (none
+// when the interval has no stage).
+func addStageHistograms(stageHist map[string]map[string]*measure.Histogram, st string, hist map[string]*measure.Histogram) {
+	if st == "" {
+		return
+	}
+	if stageHist[st] == nil {
+		stageHist[st] = map[string]*measure.Histogram{}
+	}
+	for tag, x := range hist {
+		if strings.HasPrefix(tag, "warmup-") {
+			continue
+		}
+		if stageHist[st][tag] == nil {
+			stageHist[st][tag] = measure.NewHistogram()
+		}
+		stageHist[st][tag].Merge(x)
+	}
+}
+
+// intervalRecord is the merged time series row of one interval, each column by its
+// merge rule.
+func intervalRecord(lead *results.Run, header []string, c *tsCell, present []map[string]string, hist map[string]*measure.Histogram, index int, e string) results.Record {
+	var rec results.Record
+	for _, h := range header {
+		col := lead.Describe(results.TimeseriesCSV, h)
+		switch {
+		case h == results.ColIteration:
+			rec.Add(h, strconv.Itoa(index))
+		case h == results.ColElapsed:
+			rec.Add(h, e)
+		case col.Merge == results.MergeLatest:
+			rec.Add(h, latestTime(h, present))
+		case col.Merge == results.MergeHistogram:
+			x := hist[col.Histogram]
+			if x == nil {
+				x = hist["warmup-"+col.Histogram]
+			}
+			rec.Add(h, fromHistogram(col, x, present))
+		case col.Role == results.RoleKey || col.Role == results.RoleMetric:
+			rec.Add(h, combineCells(col, present))
+		case col.Merge == results.MergeRescale:
+			if c.rows[0] != nil {
+				tx := results.Transactions(results.TimeseriesCSV)
+				rec.Add(h, rescaleCost(c.rows[0][h], c.rows[0][tx], combineCells(lead.Describe(results.TimeseriesCSV, tx), present)))
+			} else {
+				rec.Add(h, "")
+			}
+		default: // watched: the leader's
+			if c.rows[0] != nil {
+				rec.Add(h, c.rows[0][h])
+			} else {
+				rec.Add(h, "")
+			}
+		}
+	}
+	return rec
+}
+
+// copyOtherTimeseries copies the other targets' time series (replicas, step targets):
+// they are the leader's alone.
+func copyOtherTimeseries(w *results.Writer, lead *results.Run, index int, target string) error {
 	for _, t := range lead.Targets {
 		if t == target {
 			continue
@@ -508,17 +592,22 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 				rec.Add(h, d.Rows[i][c])
 			}
 			if err := w.AppendTimeseriesRecord(t, rec); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	// Summary of the workload's target.
+	return nil
+}
+
+// mergeSummary merges the shards' summary rows of the workload's target into m and
+// returns the merged header.
+func (m *merged) mergeSummary(shards []shardRun, measured map[string]*measure.Histogram) []string {
 	m.summary = map[string]float64{}
 	var rows []map[string]string
 	for k, s := range shards {
 		found := false
 		for i := range s.run.Summary.Rows {
-			if s.run.Summary.Value(i, results.ColIteration) != strconv.Itoa(index) || s.run.Summary.Value(i, results.ColTarget) != target {
+			if s.run.Summary.Value(i, results.ColIteration) != strconv.Itoa(m.index) || s.run.Summary.Value(i, results.ColTarget) != m.target {
 				continue
 			}
 			row := map[string]string{}
@@ -543,18 +632,23 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		}
 	}
 	m.header = sumHeader
-	vals := summaryValues(lead, sumHeader, rows, measured, m.leaderSummary[target])
+	vals := summaryValues(shards[0].run, sumHeader, rows, measured, m.leaderSummary[m.target])
 	for _, h := range sumHeader {
 		if v, err := strconv.ParseFloat(vals[h], 64); err == nil {
 			m.summary[h] = v
 		}
 	}
 	m.leaderSummary["\x00merged"] = vals
-	// A load shape's stage rows: each stage's figures over the shards, its latency from
-	// the histograms of that stage's intervals.
+	return sumHeader
+}
+
+// collectStages gathers a load shape's stage rows over the shards (in m.stageOrder) and
+// the leader's row of each stage; each stage's latency comes from the histograms of
+// that stage's intervals.
+func (m *merged) collectStages(shards []shardRun) (map[string]map[string]string, map[string][]map[string]string) {
 	leaderStages := map[string]map[string]string{}
 	stageRows := map[string][]map[string]string{}
-	_, perShard := rowsOf(shards, func(r *results.Run) *results.Data { return r.Stages }, index, target)
+	_, perShard := rowsOf(shards, func(r *results.Run) *results.Data { return r.Stages }, m.index, m.target)
 	for k, rows := range perShard {
 		for _, row := range rows {
 			st := row[results.ColStage]
@@ -567,15 +661,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 			}
 		}
 	}
-	if err := mergeReplay(w, shards, index, target, measured); err != nil {
-		return nil, err
-	}
-	for _, st := range m.stageOrder {
-		v := summaryValues(lead, sumHeader, stageRows[st], stageHist[st], leaderStages[st])
-		v[results.ColStage] = st
-		m.stages = append(m.stages, v)
-	}
-	return m, nil
+	return leaderStages, stageRows
 }
 
 // summaryValues merges the shards' summary rows (of an iteration, or of one of its

@@ -9,7 +9,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
+	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
 // Per warehouse, as the specification sizes them (clause 1.2 and 4.3).
@@ -117,88 +120,22 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 		}
 		return nil
 	}
-	for _, tb := range tables {
-		if !sh.Leader() {
-			break
-		}
-		if err := exec(c, tb.ddl); err != nil {
-			if engine.Code(err) == 1050 {
-				return fmt.Errorf("tpcc prepare: table %s already exists in %s; run action: cleanup first (or drop the database)", tb.name, db)
-			}
-			return fmt.Errorf("tpcc prepare: create table %s: %w", tb.name, err)
+	if sh.Leader() {
+		if err := createTables(c, db); err != nil {
+			return err
 		}
 	}
 	if err := meet("tpcc tables"); err != nil {
 		return err
 	}
-
-	jobs := make(chan int, itemChunks+t.p.Warehouses)
-	for i := range itemChunks {
-		if sh.Leader() {
-			jobs <- -i - 1 // negative: an item chunk
-		}
-	}
-	owned := 0
-	for w := 1; w <= t.p.Warehouses; w++ {
-		if sh.Owns(w) {
-			jobs <- w
-			owned++
-		}
-	}
-	close(jobs)
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		errs     []error
-		failed   atomic.Bool
-		loadedWh atomic.Int64
-	)
+	jobs, owned := loadJobs(t.p.Warehouses, sh)
 	start := time.Now()
-	for i := range min(threads, cap(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fail := func(err error) {
-				failed.Store(true)
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-			}
-			lc, err := engine.Dial(ctx, cfg, false)
-			if err != nil {
-				fail(fmt.Errorf("loader %d: %w", i+1, err))
-				return
-			}
-			defer lc.Close()
-			if err := exec(lc, "SET SESSION unique_checks = 0, foreign_key_checks = 0"); err != nil {
-				fail(fmt.Errorf("loader %d: %w", i+1, err))
-				return
-			}
-			g := newRng(uint64(time.Now().UnixNano()) + uint64(i)*7919)
-			l := &loader{c: lc, g: g, batch: t.p.LoadBatch}
-			for job := range jobs {
-				if failed.Load() || ctx.Err() != nil {
-					return
-				}
-				if job < 0 {
-					chunk := -job - 1
-					if err := l.items(chunk*items/itemChunks+1, (chunk+1)*items/itemChunks); err != nil {
-						fail(fmt.Errorf("load items: %w", err))
-						return
-					}
-					continue
-				}
-				if err := l.warehouse(job); err != nil {
-					fail(fmt.Errorf("load warehouse %d: %w", job, err))
-					return
-				}
-				n := loadedWh.Add(1)
-				log("tpcc prepare: warehouse %d loaded (%d of %d, %s)", job, n, owned, time.Since(start).Round(time.Second))
-			}
-		}()
+	var loadedWh atomic.Int64
+	loaded := func(w int) {
+		n := loadedWh.Add(1)
+		log("tpcc prepare: warehouse %d loaded (%d of %d, %s)", w, n, owned, time.Since(start).Round(time.Second))
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	if err := loadAll(ctx, cfg, jobs, min(threads, cap(jobs)), t.p.LoadBatch, loaded); err != nil {
 		return fmt.Errorf("tpcc prepare: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -211,14 +148,113 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 		log("tpcc prepare: shard %s loaded its %d warehouse(s) in %s", sh, owned, time.Since(start).Round(time.Second))
 		return nil
 	}
-	if t.p.Indexes {
+	if err := addKeys(c, t.p); err != nil {
+		return err
+	}
+	log("tpcc prepare: %d warehouse(s) and %d items in %s", t.p.Warehouses, items, time.Since(start).Round(time.Second))
+	return nil
+}
+
+// createTables creates the tables (without their secondary indexes and foreign keys).
+func createTables(c *engine.Conn, db string) error {
+	for _, tb := range tables {
+		if err := exec(c, tb.ddl); err != nil {
+			if engine.Code(err) == 1050 {
+				return fmt.Errorf("tpcc prepare: table %s already exists in %s; run action: cleanup first (or drop the database)", tb.name, db)
+			}
+			return fmt.Errorf("tpcc prepare: create table %s: %w", tb.name, err)
+		}
+	}
+	return nil
+}
+
+// loadJobs queues this process's jobs, closed: the item chunks (negative, the leader's)
+// and the warehouses the shard owns, how many of those.
+func loadJobs(warehouses int, sh shard.Shard) (chan int, int) {
+	jobs := make(chan int, itemChunks+warehouses)
+	for i := range itemChunks {
+		if sh.Leader() {
+			jobs <- -i - 1 // negative: an item chunk
+		}
+	}
+	owned := 0
+	for w := 1; w <= warehouses; w++ {
+		if sh.Owns(w) {
+			jobs <- w
+			owned++
+		}
+	}
+	close(jobs)
+	return jobs, owned
+}
+
+// loadAll runs the jobs on loaders connections, each with its own connection; the first
+// failure stops the others at their next job. loaded is called after each warehouse.
+func loadAll(ctx context.Context, cfg *mysql.Config, jobs <-chan int, loaders, batch int, loaded func(w int)) error {
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		errs   []error
+		failed atomic.Bool
+	)
+	for i := range loaders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := runLoader(ctx, cfg, i, batch, jobs, &failed, loaded); err != nil {
+				failed.Store(true)
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// runLoader is loader i: it takes jobs until there are none, one has failed (failed) or
+// ctx is done.
+func runLoader(ctx context.Context, cfg *mysql.Config, i, batch int, jobs <-chan int, failed *atomic.Bool, loaded func(w int)) error {
+	lc, err := engine.Dial(ctx, cfg, false)
+	if err != nil {
+		return fmt.Errorf("loader %d: %w", i+1, err)
+	}
+	defer lc.Close()
+	if err := exec(lc, "SET SESSION unique_checks = 0, foreign_key_checks = 0"); err != nil {
+		return fmt.Errorf("loader %d: %w", i+1, err)
+	}
+	g := newRng(uint64(time.Now().UnixNano()) + uint64(i)*7919)
+	l := &loader{c: lc, g: g, batch: batch}
+	for job := range jobs {
+		if failed.Load() || ctx.Err() != nil {
+			return nil
+		}
+		if job < 0 {
+			chunk := -job - 1
+			if err := l.items(chunk*items/itemChunks+1, (chunk+1)*items/itemChunks); err != nil {
+				return fmt.Errorf("load items: %w", err)
+			}
+			continue
+		}
+		if err := l.warehouse(job); err != nil {
+			return fmt.Errorf("load warehouse %d: %w", job, err)
+		}
+		loaded(job)
+	}
+	return nil
+}
+
+// addKeys adds the secondary indexes and foreign keys the plan asks for, after the load.
+func addKeys(c *engine.Conn, p Params) error {
+	if p.Indexes {
 		for _, ddl := range indexes {
 			if err := exec(c, ddl); err != nil {
 				return fmt.Errorf("tpcc prepare: %s: %w", ddl, err)
 			}
 		}
 	}
-	if t.p.ForeignKeys {
+	if p.ForeignKeys {
 		// The loader wrote consistent data: no need to have InnoDB scan it again.
 		if err := exec(c, "SET SESSION foreign_key_checks = 0"); err != nil {
 			return fmt.Errorf("tpcc prepare: %w", err)
@@ -229,7 +265,6 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 			}
 		}
 	}
-	log("tpcc prepare: %d warehouse(s) and %d items in %s", t.p.Warehouses, items, time.Since(start).Round(time.Second))
 	return nil
 }
 
