@@ -39,11 +39,12 @@ type matrixAxis struct {
 }
 
 // quantityWords name axes whose values are amounts, charted on a value scale whatever their
-// count: threads, connections, a rate. Matched against the name's words (sysbench.threads,
-// buffer_pool_size).
-var quantityWords = map[string]bool{"threads": true, "thread": true, "connections": true, "clients": true, "users": true,
-	"workers": true, "concurrency": true, "rate": true, "qps": true, "tps": true, "warehouses": true, "scale": true,
-	"size": true, "tables": true, "rows": true, "mb": true, "gb": true}
+// count: threads, connections, warehouses. Matched against the name's words without a
+// plural s (sysbench.threads, buffer_pool_size). Words that are also metric columns (a rate,
+// tps) are left to the count rule: reporters spell no column name.
+var quantityWords = map[string]bool{"thread": true, "connection": true, "client": true, "user": true,
+	"worker": true, "concurrency": true, "warehouse": true, "scale": true,
+	"size": true, "table": true, "row": true, "mb": true, "gb": true}
 
 // categoricalMax is the most values an axis of numbers of an unknown name may have and still
 // be settings (flush_log_at_trx_commit 0/1/2, sync_binlog 0/1): a line between two settings
@@ -55,7 +56,7 @@ const categoricalMax = 3
 // so, or it has more values than a set of settings.
 func numericAxis(name string, values int) bool {
 	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '_' || r == '.' || r == '-' || r == ' ' }) {
-		if quantityWords[w] {
+		if quantityWords[strings.TrimSuffix(w, "s")] {
 			return true
 		}
 	}

@@ -187,7 +187,7 @@ func TestNumericAxisRule(t *testing.T) {
 		name   string
 		values int
 		want   bool
-	}{{"threads", 2, true}, {"sysbench.threads", 3, true}, {"innodb_buffer_pool_size", 2, true}, {"rate", 2, true},
+	}{{"threads", 2, true}, {"sysbench.threads", 3, true}, {"innodb_buffer_pool_size", 2, true}, {"rate", 2, false} /* a column name: the count rule decides */, {"rate", 5, true},
 		{"flush_log", 2, false}, {"sync_binlog", 2, false}, {"flush_log_at_trx_commit", 3, false}, {"io_capacity", 5, true}} {
 		if got := numericAxis(c.name, c.values); got != c.want {
 			t.Errorf("numericAxis(%q, %d) = %v, want %v", c.name, c.values, got, c.want)
