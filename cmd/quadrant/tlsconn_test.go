@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -34,7 +36,7 @@ targets:
     dsn: "root@tcp(192.0.2.1:3306)/"
     tls: %s
 iteration:
-  workload: {builtin: oltp_point_select, duration: 1s, threads: 1, options: {tables: 1, table_size: 100}}
+  workload: {transactions: [{name: one, statements: [{sql: "SELECT 1"}]}], duration: 1s, threads: 1}
 report: {dir: %s}
 `, name, tls, filepath.Join(dir, "results"))
 	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
@@ -80,5 +82,54 @@ func TestExplainTargetUsesPlanTLS(t *testing.T) {
 	if strings.Contains(out, "Privileges on db") || !strings.Contains(errs, "privileges of target db not checked") ||
 		!strings.Contains(errs, "require_secure_transport") {
 		t.Fatalf("explain with tls disabled on a TLS-only server:\nstdout:\n%s\nstderr:\n%s", out, errs)
+	}
+}
+
+// onlyFolder is the one results folder under root/NAME.
+func onlyFolder(t *testing.T, root, name string) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(root, name, "*", "run.json"))
+	if len(m) != 1 {
+		t.Fatalf("want one results folder under %s, got %v", filepath.Join(root, name), m)
+	}
+	return filepath.Dir(m[0])
+}
+
+// --tls sets a target's TLS without editing the plan: a plan that verifies runs against a
+// plaintext server with --tls db=disabled, and without it the refusal names --tls. A run's
+// folder carries its CA (public, sha256 in run.json), so rerun --target verifies as published.
+func TestTLSFlagAndRerunCarriesCA(t *testing.T) {
+	secure := sandboxtest.Start(t, sandbox.Options{Name: "flagtls", TLS: true})
+	plain := sandboxtest.Start(t, sandbox.Options{Name: "flagplain"})
+	dir := t.TempDir()
+	plan := tlsPlan(t, dir, "tlsflag", "{mode: verify-identity, ca: ca.pem}", secure.CAFile())
+
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"run", plan, "--target", rootDSN(plain), "--out", filepath.Join(dir, "refused")}, &stdout, &stderr); code == exitOK ||
+		!strings.Contains(stderr.String(), "--tls") {
+		t.Fatalf("a verifying plan against a plaintext server: exit %d, want a refusal naming --tls:\n%s", code, stderr.String())
+	}
+	t.Logf("without --tls: %s", stderr.String())
+	stderr.Reset()
+	if code := run([]string{"run", plan, "--target", rootDSN(plain), "--tls", "db=disabled", "--out", filepath.Join(dir, "plain")}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("--tls db=disabled: exit %d:\n%s", code, stderr.String())
+	}
+
+	stderr.Reset()
+	if code := run([]string{"run", plan, "--target", rootDSN(secure), "--out", filepath.Join(dir, "secure")}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("run against the TLS server: exit %d:\n%s", code, stderr.String())
+	}
+	folder := onlyFolder(t, filepath.Join(dir, "secure"), "tlsflag")
+	copied, err := os.ReadFile(filepath.Join(folder, "ca.pem"))
+	if err != nil {
+		t.Fatalf("the folder has no copy of the CA: %v", err)
+	}
+	sum := sha256.Sum256(copied)
+	if runJSON, _ := os.ReadFile(filepath.Join(folder, "run.json")); !strings.Contains(string(runJSON), hex.EncodeToString(sum[:])) {
+		t.Fatalf("run.json does not hold the CA's sha256:\n%s", runJSON)
+	}
+	stderr.Reset()
+	if code := run([]string{"rerun", folder, "--target", rootDSN(secure), "--out", filepath.Join(dir, "rerun")}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("rerun of the TLS folder: exit %d:\n%s", code, stderr.String())
 	}
 }
