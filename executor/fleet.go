@@ -50,11 +50,8 @@ func (f *fleet) start(ctx context.Context, first *spec.Iteration) error {
 			}
 			continue
 		}
-		dt, err := target.NewDSN(t.Name, t.DSN, t.Restart)
+		dt, err := DSNTarget(t, f.plan.Roots())
 		if err != nil {
-			return err
-		}
-		if err := dt.UseTLS(tlsOptions(t.TLS, f.plan.Roots()), t.AllowPublicKeyRetrieval); err != nil {
 			return err
 		}
 		if err := f.connect(ctx, &liveTarget{Target: dt}); err != nil {
@@ -387,10 +384,30 @@ func (f *fleet) variablesNow(ctx context.Context, targets []string) map[string]m
 	return out
 }
 
+// DSNTarget is the one way quadrant reaches a dsn target, whichever command connects (run,
+// explain's privilege check, capture, generate, verify, export): its TLS (the plan's tls:
+// after --target's overrides) and allow_public_key_retrieval are applied, so no command
+// connects in clear where run would refuse to. Release gives back what it registered.
+func DSNTarget(t spec.Target, roots confine.Roots) (*target.DSNTarget, error) {
+	dt, err := target.NewDSN(t.Name, t.DSN, t.Restart)
+	if err != nil {
+		return nil, err
+	}
+	if err := dt.UseTLS(tlsOptions(t.TLS, roots), t.AllowPublicKeyRetrieval); err != nil {
+		dt.Release()
+		return nil, err
+	}
+	return dt, nil
+}
+
 // tlsOptions are a dsn target's tls: for the target package (nil: as the DSN says).
 func tlsOptions(t *spec.TLS, roots confine.Roots) *target.TLSOptions {
 	if t == nil {
 		return nil
 	}
-	return &target.TLSOptions{Mode: t.Mode, CA: t.CAPath, Cert: t.CertPath, Key: t.KeyPath, ServerName: t.ServerName, MinVersion: t.MinVersion, Open: roots.Open}
+	o := &target.TLSOptions{Mode: t.Mode, CA: t.CAPath, Cert: t.CertPath, Key: t.KeyPath, ServerName: t.ServerName, MinVersion: t.MinVersion}
+	if roots != nil { // a plan's files, through its roots; a command line's (nil) are the user's
+		o.Open = roots.Open
+	}
+	return o
 }

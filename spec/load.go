@@ -36,6 +36,9 @@ type Options struct {
 	// Targets points targets at other servers: NAME -> DSN replaces the target's dsn or
 	// sandbox (--target NAME=DSN), for running a shared plan against one's own server.
 	Targets map[string]string
+	// TLS sets targets' tls: from the command line (--tls NAME=SPEC), after Targets: the
+	// user's choice, kept even when it does not verify (it is the user's connection).
+	TLS map[string]TLSFlag
 	// Kinds are the workload kinds a plan's workloads may be: the executor's registry
 	// (executor/workload/kinds) fills it, and cmd/quadrant hands it to whatever loads a plan.
 	Kinds *Kinds
@@ -84,6 +87,7 @@ func load(src *source, opts Options) (*Plan, error) {
 		return nil, errs.result(t.files)
 	}
 	t.overrideTargets(root, opts.Targets, errs)
+	t.overrideTLS(root, opts.TLS, errs)
 	p := &Plan{File: src.name, Dir: src.dir, envUsed: map[string]bool{}, overridden: map[string]bool{}}
 	if p.Dir == "" {
 		p.Dir = "."

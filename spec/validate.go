@@ -219,7 +219,7 @@ func (v *validator) targetTLS(t *Target) {
 		return
 	}
 	if dsnHasParam(t.DSN, "tls") {
-		v.errorf(t.Src.At("tls"), "target %s has tls: and a tls= parameter in its dsn; keep tls: (it can name a CA) and remove the parameter", t.Name)
+		v.errorf(t.Src.At("tls"), "target %s has tls: and a tls= parameter in its dsn; keep tls: (it can name a CA) and remove the parameter; to set the target's TLS without editing the plan, give run or rerun --tls %s=MODE[,ca=FILE,cert=FILE,key=FILE,server_name=NAME]", t.Name, t.Name)
 	}
 	if !c.Verifies() {
 		for _, k := range []string{"ca", "server_name"} {
@@ -244,6 +244,13 @@ func (v *validator) targetTLS(t *Target) {
 	c.CAPath = v.path(c.CA, c.Src.At("ca"), "tls ca")
 	c.CertPath = v.path(c.Cert, c.Src.At("cert"), "tls cert")
 	c.KeyPath = v.path(c.Key, c.Src.At("key"), "tls key")
+	if v.p.opts.Folder && c.Cert != "" {
+		_, errC := os.Stat(c.CertPath)
+		_, errK := os.Stat(c.KeyPath)
+		if errC != nil || errK != nil {
+			v.errorf(c.Src.At("cert"), "target %s: a results folder carries its CA, never a client certificate or key: give yours with --tls %s=mode=%s,cert=FILE,key=FILE", t.Name, t.Name, c.Mode)
+		}
+	}
 	v.pemCertificates(c.CAPath, c.CA, c.Src.At("ca"), "ca")
 	v.pemCertificates(c.CertPath, c.Cert, c.Src.At("cert"), "cert")
 }

@@ -2,6 +2,7 @@ package spec
 
 import (
 	"iter"
+	"path/filepath"
 	"strings"
 )
 
@@ -183,6 +184,14 @@ func (p *Plan) DataFiles() []DataFile {
 		}
 		if vf := ps.Step.Verify; vf != nil && !written[vf.TrafficPath] {
 			add(DataFile{vf.Traffic, vf.TrafficPath})
+		}
+	}
+	// A target's CA certificate is public, and the folder's plan names it: carried, so a
+	// rerun verifies a server signed by the same CA. A client certificate and key are not
+	// (rerun takes them with --tls). A CA named by absolute path (--tls) stays where it is.
+	for _, t := range p.Targets {
+		if t.TLS != nil && t.TLS.CA != "" && !filepath.IsAbs(t.TLS.CA) {
+			add(DataFile{t.TLS.CA, t.TLS.CAPath})
 		}
 	}
 	for pw := range p.Workloads() {

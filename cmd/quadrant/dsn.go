@@ -6,18 +6,25 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/executor/target"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // openDSN opens the server of a --target NAME=DSN given outside a plan (capture, generate,
-// verify): its DSN read as a plan's dsn target's is (TLS settings included), errors naming
-// the target. Nothing connects until the pool is used.
+// verify, export's --dsn): through executor.DSNTarget as a plan's dsn target without tls:
+// (the DSN's TLS parameters decide, and the server's RSA key is not fetched over
+// plaintext), errors naming the target. Nothing connects until the pool is used.
 func openDSN(name, raw string) (*sql.DB, target.DSN, error) {
-	dsn, err := target.ParseDSN(raw)
+	dt, err := executor.DSNTarget(spec.Target{Name: name, DSN: raw}, nil)
 	if err != nil {
-		return nil, dsn, fmt.Errorf("--target %s: %w", name, err)
+		return nil, target.DSN{}, fmt.Errorf("--target %s: %w", name, err)
 	}
-	conn, err := mysql.NewConnector(dsn.Config())
+	return openConfig(name, dt.Config(), dt.DSN())
+}
+
+func openConfig(name string, cfg *mysql.Config, dsn target.DSN) (*sql.DB, target.DSN, error) {
+	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		return nil, dsn, fmt.Errorf("--target %s: %w", name, err)
 	}

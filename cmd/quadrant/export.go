@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/reporters/sqlexport"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -33,21 +34,24 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant export: %v\n", err)
 		return exitInvalid
 	}
-	cfg, err := mysql.ParseDSN(resolved)
+	dt, err := executor.DSNTarget(spec.Target{Name: "export", DSN: resolved}, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant export: --dsn %s: %v\n", spec.RedactDSN(*dsn), err)
 		return exitInvalid
 	}
+	defer dt.Release()
+	cfg := dt.Config()
 	if cfg.DBName == "" {
 		fmt.Fprintf(stderr, "quadrant export: --dsn %s names no database; add one after the slash, e.g. ...@tcp(127.0.0.1:3306)/quadrant\n", spec.RedactDSN(*dsn))
 		return exitInvalid
 	}
 	cfg.ParseTime = true
-	db, err := sql.Open("mysql", cfg.FormatDSN())
+	conn, err := mysql.NewConnector(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant export: %v\n", err)
 		return exitInvalid
 	}
+	db := sql.OpenDB(conn)
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()

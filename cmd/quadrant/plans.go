@@ -202,10 +202,12 @@ func explainAccounts(stdout, stderr io.Writer, p *spec.Plan, overrides map[strin
 }
 
 func accountLacks(p *spec.Plan, t spec.Target) ([]string, string, error) {
-	dt, err := target.NewDSN(t.Name, t.DSN, "")
+	t.Restart = "" // explain runs no command
+	dt, err := executor.DSNTarget(t, p.Roots())
 	if err != nil {
 		return nil, "", err
 	}
+	defer dt.Release()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	db, err := dt.Open(ctx)

@@ -32,6 +32,7 @@ type runRequest struct {
 	plan    string
 	sets    []string
 	targets []string
+	tls     multiFlag // --tls NAME=SPEC
 	out     string
 	resume  string
 	allow   allowFlags
@@ -59,6 +60,7 @@ type runRequest struct {
 func (req *runRequest) flags(fs *flag.FlagSet) *multiFlag {
 	targets := &multiFlag{}
 	fs.Var(targets, "target", "point a target at your own server: `NAME=DSN` (repeatable)")
+	fs.Var(&req.tls, "tls", "set target NAME's TLS without editing the plan: `NAME=SPEC`, SPEC a mode (disabled, preferred, required) or mode=verify-identity,ca=FILE[,cert=FILE,key=FILE][,server_name=NAME] (repeatable; the files are yours: they may be anywhere)")
 	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir (a rerun: instead of results/, never the folder's report.dir)")
 	req.allow.add(fs)
 	req.gate.add(fs, true)
@@ -71,7 +73,7 @@ func (req *runRequest) flags(fs *flag.FlagSet) *multiFlag {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("run", "PLAN [--set K=V]... [--target NAME=DSN]... [--out DIR] [--allow-shell] [--resume DIR]",
+	fs := newFlags("run", "PLAN [--set K=V]... [--target NAME=DSN]... [--tls NAME=SPEC]... [--out DIR] [--allow-shell] [--resume DIR]",
 		"Runs a plan and writes its results folder (DIR/NAME/YYYYmmdd-HHMMSS): CSV summary and time series, latency\n"+
 			"histograms, run.json, log.txt and report.html. Rows are written as they are measured, so an interrupted run\n"+
 			"keeps everything up to its last second; --resume continues it.\n"+
@@ -135,7 +137,7 @@ func (req *runRequest) parseShard(cmd string, stderr io.Writer) bool {
 }
 
 func runRerun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("rerun", "DIR [--target NAME=DSN]... [--set K=V]... [--out DIR] [--allow-shell]",
+	fs := newFlags("rerun", "DIR [--target NAME=DSN]... [--tls NAME=SPEC]... [--set K=V]... [--out DIR] [--allow-shell]",
 		"Runs again the plan of a results folder (its plan.yaml, with the data files it copied), for example a colleague's\n"+
 			"published run on your own server: point its targets at yours with --target. Sandbox targets start locally as before.\n"+
 			"Ends with the comparison of DIR with the new folder (quadrant compare DIR NEWDIR), printed and written into\n"+
@@ -242,6 +244,38 @@ func overridesOf(req runRequest, targets map[string]string) *results.Overrides {
 	return o
 }
 
+// tlsFlags reads --tls NAME=SPEC: its files made absolute (they are the user's, named from
+// the working directory) and their folders allowed, as --allow-path would.
+func (req *runRequest) tlsFlags() (map[string]spec.TLSFlag, error) {
+	out := map[string]spec.TLSFlag{}
+	for _, kv := range req.tls {
+		name, raw, ok := strings.Cut(kv, "=")
+		if !ok || name == "" || raw == "" {
+			return nil, fmt.Errorf("--tls %q: want NAME=SPEC, e.g. --tls db=disabled or --tls db=mode=verify-identity,ca=ca.pem", kv)
+		}
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("--tls %s is given twice: give each target once", name)
+		}
+		f, err := spec.ParseTLSFlag(raw)
+		if err != nil {
+			return nil, fmt.Errorf("--tls %s: %w", name, err)
+		}
+		for _, path := range []*string{&f.CA, &f.Cert, &f.Key} {
+			if *path == "" {
+				continue
+			}
+			abs, err := filepath.Abs(*path)
+			if err != nil {
+				return nil, fmt.Errorf("--tls %s: %w", name, err)
+			}
+			*path = abs
+			req.allow.paths = append(req.allow.paths, filepath.Dir(abs))
+		}
+		out[name] = f
+	}
+	return out, nil
+}
+
 func sortedNames(m map[string]string) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
@@ -257,7 +291,12 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant: %v\n", err)
 		return exitInvalid
 	}
-	opts := spec.Options{Set: req.sets, Targets: overrides}
+	tlsFlags, err := req.tlsFlags()
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant: %v\n", err)
+		return exitInvalid
+	}
+	opts := spec.Options{Set: req.sets, Targets: overrides, TLS: tlsFlags}
 	p, err := loadPlan(req.plan, req.allow.options(req.plan, opts))
 	if err == nil {
 		if errs := shard.Validate(p, req.shard.Count); len(errs) > 0 {

@@ -201,7 +201,7 @@ func (st *tlsSetup) explain(err error) error {
 	case errors.As(err, &invalid):
 		return fmt.Errorf("TLS (mode %s, %s): the server's certificate is refused: %w (an expired certificate: renew it on the server; check this machine's clock)", st.opts.Mode, ca, err)
 	case errors.Is(err, mysql.ErrNoTLS):
-		return fmt.Errorf("TLS (mode %s): %w; enable TLS on the server (ssl_cert, ssl_key), or use mode preferred to fall back to plaintext", st.opts.Mode, err)
+		return fmt.Errorf("TLS (mode %s): %w; enable TLS on the server (ssl_cert, ssl_key), or use mode preferred to fall back to plaintext (tls.mode in the plan, or run/rerun --tls NAME=preferred)", st.opts.Mode, err)
 	}
 	var cve *tls.CertificateVerificationError
 	if errors.As(err, &cve) {
