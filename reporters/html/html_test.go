@@ -66,9 +66,13 @@ func TestReportRendersInChromium(t *testing.T) {
 	}
 	dom := rendered(t, path)
 	// 1 by-iteration chart + primary (tps, p95_ms, status.Com_select, status.Threads_running) + replica (repl.lag_s)
-	// + the primary's latency distribution from its histograms + tps and p95_ms along the matrix's one axis.
-	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 9 {
-		t.Fatalf("rendered %d charts, want 9", n)
+	// + the primary's latency distribution from its histograms + tps and p95_ms along the matrix's one axis
+	// + the headline's effect of that axis on tps and p95_ms.
+	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 11 {
+		t.Fatalf("rendered %d charts, want 11", n)
+	}
+	if n := strings.Count(dom, `class="effect-chart"`); n != 2 {
+		t.Errorf("%d effect charts in the headline, want 2 (tps, p95_ms)", n)
 	}
 	for _, want := range []string{"p99_ms &lt; 5", "#2 threads=4", "sync_binlog", "MariaDB 10.11.19", "uplot", "Target primary: latency (ms) at each percentile"} {
 		if !strings.Contains(dom, want) {
