@@ -40,9 +40,9 @@ func (sc stepScope) index() int {
 
 func (sc stepScope) where(st *spec.Step) string {
 	if sc.it != nil {
-		return fmt.Sprintf("iteration %d: %s: %s (%s)", sc.it.Index, sc.phase, st.Kind(), st.Src.Pos)
+		return fmt.Sprintf("iteration %d: %s: %s (%s)", sc.it.Index, sc.phase, st.KindKey(), st.Src.Pos)
 	}
-	return fmt.Sprintf("%s: %s (%s)", sc.phase, st.Kind(), st.Src.Pos)
+	return fmt.Sprintf("%s: %s (%s)", sc.phase, st.KindKey(), st.Src.Pos)
 }
 
 // stepRunner runs a plan's steps (sql, sql_file, set_global, restart, drop_caches, shell,
@@ -107,7 +107,7 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	}
 	began := time.Now()
 	var err error
-	switch a := st.Action().(type) {
+	switch a := st.Body.(type) {
 	case *spec.SQL:
 		if err = needServer(); err == nil {
 			err = sr.sqlStatements(ctx, s, st, sc, listOf(a.Statements))

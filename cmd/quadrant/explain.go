@@ -283,7 +283,7 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 	if s.Target != "" {
 		on = " on " + s.Target
 	}
-	switch a := s.Action().(type) {
+	switch a := s.Body.(type) {
 	case *spec.SQL:
 		e.printf("%s%ssql%s:\n", in, prefix, on)
 		for _, st := range a.Statements {
