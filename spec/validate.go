@@ -779,7 +779,6 @@ func (a *Restart) validate(v *validator, s *Step) {
 func (a *Wait) validate(v *validator, _ *Step)     { v.wait(a) }
 func (a *Workload) validate(v *validator, _ *Step) { v.workload(a) }
 
-
 func (c *Capture) validate(v *validator, _ *Step) {
 	if c.Duration <= 0 {
 		v.errorf(c.Src.At("duration"), "capture duration must be more than 0, e.g. duration: 60s")
