@@ -4,7 +4,7 @@ BIN     := bin/quadrant
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build demo test vet bench fuzz
+.PHONY: build demo test vet lint bench fuzz
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/quadrant
@@ -15,14 +15,19 @@ demo:
 	$(MAKE) --no-print-directory build
 	scripts/demo.sh
 
-# Installs what is missing (the same plus Chromium) and runs every test, integration tests included.
+# Installs what is missing (the same plus Chromium, staticcheck and deadcode) and runs every test,
+# integration tests included, after vet and the static analysis (scripts/lint.sh: a new finding fails).
 test:
 	scripts/setup.sh --test
 	$(GO) vet ./...
+	scripts/lint.sh
 	$(GO) test -count=1 -timeout 15m ./...
 
 vet:
 	$(GO) vet ./...
+
+lint:
+	scripts/lint.sh
 
 # Benchmarks print medians and ratios; they are never part of `make test`.
 bench: build

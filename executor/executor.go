@@ -395,18 +395,24 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 	if err := r.out.Sync(); err != nil {
 		r.logf("warning: sync results: %v", err)
 	}
-	r.logFile("run %s after %s: %s; results in %s", out.Status, end.Sub(r.info.Start).Round(time.Second), r.tally(), r.out.Dir)
+	r.logFile("run %s after %s: %s; results in %s", out.Status, end.Sub(r.info.Start).Round(time.Second), tally(r.info), r.out.Dir)
 }
 
-// tally counts the run's iterations by status: "3 done, 1 failed, 2 skipped".
-func (r *runner) tally() string {
+// tally counts the run's iterations by status: "3 done, 1 failed, 2 skipped". An
+// iteration an interrupt kept from starting is "not started", not "interrupted" (run.json
+// keeps it interrupted, so that --resume runs it).
+func tally(info *results.RunInfo) string {
 	n := map[string]int{}
 	var order []string
-	for _, it := range r.info.Iterations {
-		if n[it.Status] == 0 {
-			order = append(order, it.Status)
+	for _, it := range info.Iterations {
+		st := it.Status
+		if st == results.StatusInterrupted && it.Start.IsZero() {
+			st = "not started"
 		}
-		n[it.Status]++
+		if n[st] == 0 {
+			order = append(order, st)
+		}
+		n[st]++
 	}
 	var parts []string
 	for _, st := range order {
@@ -415,7 +421,7 @@ func (r *runner) tally() string {
 	if len(parts) == 0 {
 		return "no iterations"
 	}
-	return fmt.Sprintf("%d iteration(s): %s", len(r.info.Iterations), strings.Join(parts, ", "))
+	return fmt.Sprintf("%d iteration(s): %s", len(info.Iterations), strings.Join(parts, ", "))
 }
 
 var errInterrupted = errors.New("interrupted")

@@ -25,6 +25,7 @@ import (
 // real sandboxes and returns the results folder read back.
 func runPlan(t *testing.T, text string, files map[string]string, opts Options) (*results.Run, *Outcome, error) {
 	t.Helper()
+	sandboxtest.SkipShort(t)
 	dir := t.TempDir()
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {

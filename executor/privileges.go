@@ -163,13 +163,18 @@ func privilegeNeeds(p *spec.Plan, facts func(name string) (serverFacts, bool)) [
 		}
 		add(pw.Target, w.Src.Pos, "workload", fmt.Sprintf("%s %s on schema %s", w.Type(), w.Action, schema), need)
 	}
-	if wp := p.Watch; wp.Digests != nil || wp.Waits != nil {
-		pos, what := wp.Src.At("digests"), "watch.digests"
-		if wp.Digests == nil {
-			pos, what = wp.Src.At("waits"), "watch.waits"
+	// Each line that needs the grant is named, so that the user fixes both at once.
+	wp := p.Watch
+	for _, w := range []struct {
+		on   bool
+		key  string
+		what string
+	}{{wp.Digests != nil, "digests", "watch.digests"}, {wp.Waits != nil, "waits", "watch.waits"}} {
+		if !w.on {
+			continue
 		}
 		for i := range p.Iterations {
-			add(p.TargetOf(&p.Iterations[i]), pos, what, "read performance_schema's summaries", []target.Privilege{perfSchemaSelect})
+			add(p.TargetOf(&p.Iterations[i]), wp.Src.At(w.key), w.what, "read performance_schema's summaries", []target.Privilege{perfSchemaSelect})
 		}
 	}
 	return dedupeNeeds(out)

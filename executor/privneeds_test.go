@@ -33,6 +33,7 @@ iteration:
   workload: {builtin: oltp_point_select, duration: 1s}
 watch:
   digests: {top: 5}
+  waits: {top: 5}
 `
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -53,6 +54,7 @@ watch:
 			lineOf("capture"):     "SELECT on performance_schema.* and UPDATE on performance_schema.setup_consumers",
 			lineOf("sync_binlog"): "SUPER on *.*",
 			lineOf("digests"):     "SELECT on performance_schema.*",
+			lineOf("waits"):       "SELECT on performance_schema.*", // both lines are named
 		}},
 		{serverFacts{flavor: "MariaDB", version: "10.4.30", schema: "app"}, "mariadb-10.11-mon.txt", map[int]string{
 			lineOf("set_global"):   "SUPER on *.*",

@@ -2,6 +2,9 @@ package executor
 
 import (
 	"reflect"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/results"
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
@@ -68,5 +71,18 @@ iteration:
 	}
 	if ref := trust.Check(p, trust.Allow{Shell: true}); ref != nil {
 		t.Fatalf("--allow-shell allows them all, got %v", ref)
+	}
+}
+
+// After Ctrl-C in the first of two iterations, the log said "2 iteration(s): 2 interrupted".
+func TestTallyTellsInterruptedFromNotStarted(t *testing.T) {
+	info := &results.RunInfo{Iterations: []results.IterationInfo{
+		{Status: results.StatusDone, Start: time.Now()},
+		{Status: results.StatusInterrupted, Start: time.Now()},
+		{Status: results.StatusInterrupted},
+		{Status: results.StatusInterrupted},
+	}}
+	if got, want := tally(info), "4 iteration(s): 1 done, 1 interrupted, 2 not started"; got != want {
+		t.Fatalf("tally %q, want %q", got, want)
 	}
 }

@@ -36,6 +36,7 @@ type rowWriter struct {
 	downAt     time.Time // start of a window with no successful event, for the log
 	downErr    int64
 	warm       bool // a warmup interval was seen and the measured part has not begun yet
+	stall      stallWatch
 }
 
 // pending is an interval waiting for its samplers.
@@ -47,13 +48,14 @@ type pending struct {
 
 func newRowWriter(in rowInputs) *rowWriter {
 	rw := &rowWriter{rowInputs: in, queue: make(chan *pending, 1024), done: make(chan struct{}), costs: map[string]*measure.CostMeter{},
-		stageCosts: map[int]*measure.CostMeter{}}
+		stageCosts: map[int]*measure.CostMeter{}, stall: stallWatch{every: in.reportInterval}}
 	go rw.loop()
 	return rw
 }
 
 // interval is the workload's OnInterval.
 func (rw *rowWriter) interval(iv *measure.Interval) {
+	rw.stall.see(iv)
 	tk := rw.progress
 	tk.Interval = iv
 	rw.obs.Interval(tk)

@@ -47,20 +47,6 @@ func globalStatus(t *testing.T, s *sandbox.Server, name string) int {
 	return v
 }
 
-func dbExists(t *testing.T, s *sandbox.Server, name string) bool {
-	t.Helper()
-	db, err := s.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var n int
-	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = ?", name).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n > 0
-}
-
 const tlsDSNPlan = `
 version: 1
 name: tls-dsn
@@ -85,9 +71,6 @@ iteration:
 // signed: every worker logs in over TLS (Ssl_accepts), and run.json names the CA by its
 // file and fingerprint and the cipher the server chose.
 func TestTLSTargetWithPrivateCA(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
 	s, ca := tlsServer(t)
 	before := globalStatus(t, s, "Ssl_accepts")
 	run, out, err := runPlan(t, fmt.Sprintf(tlsDSNPlan, s.Port(), ""), map[string]string{"ca.pem": ca}, Options{})
@@ -112,9 +95,6 @@ func TestTLSTargetWithPrivateCA(t *testing.T) {
 // A certificate that does not name server_name fails the run before setup, with the x509
 // reason and what to do; the setup's first step never ran.
 func TestTLSWrongServerNameFailsBeforeSetup(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
 	s, ca := tlsServer(t)
 	_, out, err := runPlan(t, fmt.Sprintf(tlsDSNPlan, s.Port(), ", server_name: db.example.com"), map[string]string{"ca.pem": ca}, Options{})
 	if err == nil || out.Status == results.StatusDone {
@@ -138,9 +118,7 @@ func TestTLSWrongServerNameFailsBeforeSetup(t *testing.T) {
 // encrypted, as the server sees each connection (performance_schema's per-thread status),
 // and the workers each did a TLS handshake.
 func TestSandboxTLSOn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
+	sandboxtest.SkipShort(t)
 	plan := `
 version: 1
 name: tls-sandbox

@@ -117,6 +117,13 @@ func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool) (*wa
 			w.close()
 			return nil, fmt.Errorf("watch %s on %s: %w", sm.what, sm.target, err)
 		}
+		if st, ok := sm.s.(*mysqlwatch.Status); ok {
+			for _, g := range st.Unmatched() {
+				info := f.servers[sm.target].info
+				f.log.logf("warning: watch.status: %q matches no status variable of target %s (%s %s): it gives no column; see SHOW GLOBAL STATUS LIKE for what this server has",
+					g, sm.target, info.Flavor, info.Version)
+			}
+		}
 	}
 	return w, nil
 }

@@ -33,6 +33,10 @@ const (
 	// against this one, as `quadrant compare` prints it and as a page.
 	ComparisonText = "comparison.txt"
 	ComparisonPage = "comparison.html"
+	// GateMarkdown and GateJUnit are what run and rerun with --fail-on write: the CI gate's
+	// summary and its JUnit XML.
+	GateMarkdown = "gate.md"
+	GateJUnit    = "gate-junit.xml"
 )
 
 // Writer owns an open results folder while a run writes it.
@@ -114,7 +118,7 @@ func (w *Writer) WritePlan(yaml []byte) error {
 func (w *Writer) Logf(format string, args ...any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.log.WriteString(logLine(format, args...)) //nolint:errcheck // the log is best effort; measurements are not
+	w.log.WriteString(logLine(format, args...)) // its error is ignored: the log is best effort; measurements are not
 }
 
 // AppendLog appends one timestamped line to the log.txt of a folder whose Writer is closed:

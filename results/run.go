@@ -196,6 +196,45 @@ type IterationInfo struct {
 	// Restore is how the targets were brought back to the end of setup before the
 	// iteration (the plan's restore:); empty for the first iteration, which starts there.
 	Restore []Restore `json:"restore,omitempty"`
+	// Stall, when set, says the measured part did not run as planned: it took longer, or
+	// some intervals are missing (a host that stopped the client, a server that froze).
+	Stall *Stall `json:"stall,omitempty"`
+}
+
+// Stall is an iteration whose measured part took longer than planned or whose intervals
+// have gaps: its averages hide a stop, and it should be run again.
+type Stall struct {
+	// PlannedS and MeasuredS are the measured part's planned and real length, in seconds
+	// (PlannedS 0: the workload had no duration, only events or a file to replay).
+	PlannedS  float64 `json:"planned_s,omitempty"`
+	MeasuredS float64 `json:"measured_s"`
+	// Overrun says MeasuredS is longer than PlannedS by more than the way every run ends
+	// (its last interval cut at the planned end).
+	Overrun bool `json:"overrun,omitempty"`
+	// Gaps are the spans with no interval of their own: one interval lasted them all.
+	Gaps []Gap `json:"gaps,omitempty"`
+}
+
+// Gap is a span of the measured part, in seconds from its start, that one interval
+// covered instead of one per report interval.
+type Gap struct {
+	FromS float64 `json:"from_s"`
+	ToS   float64 `json:"to_s"`
+}
+
+func (s *Stall) String() string {
+	var parts []string
+	if s.Overrun {
+		parts = append(parts, fmt.Sprintf("measured %.1f s of a planned %.0f s", s.MeasuredS, s.PlannedS))
+	}
+	if len(s.Gaps) > 0 {
+		var gs []string
+		for _, g := range s.Gaps {
+			gs = append(gs, fmt.Sprintf("%.0f–%.0f s", g.FromS, g.ToS))
+		}
+		parts = append(parts, "no interval of its own for "+strings.Join(gs, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // RestoreSteps is the method of a restore by the plan's restore steps (a sandbox's copy

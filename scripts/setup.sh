@@ -2,7 +2,8 @@
 # Installs what Quadrant needs on Debian/Ubuntu, and only what is missing, so it is
 # safe to run on every `make demo` / `make test`.
 #   scripts/setup.sh          MariaDB server and client, sysbench, net-snmp (snmpd, snmp)
-#   scripts/setup.sh --test   the same plus Chromium (headless checks of the HTML report) and tmux (a real terminal for the live progress lines)
+#   scripts/setup.sh --test   the same plus Chromium (headless checks of the HTML report), tmux (a real terminal for the live progress lines),
+#                             staticcheck and deadcode (Go tools, into $(go env GOPATH)/bin)
 set -euo pipefail
 
 packages=(mariadb-server mariadb-client sysbench snmpd snmp)
@@ -13,6 +14,20 @@ fi
 if ! command -v go >/dev/null 2>&1; then
   echo "setup: Go is not installed. Install Go 1.26 or newer (https://go.dev/doc/install) and rerun." >&2
   exit 1
+fi
+
+# The static analysers `make test` runs (scripts/lint.sh), at pinned versions, into $(go env GOPATH)/bin,
+# from the Go module proxy; not in go.mod: the module does not import them.
+if [[ "${1:-}" == "--test" ]]; then
+  gobin="$(go env GOPATH | cut -d: -f1)/bin"
+  for tool in honnef.co/go/tools/cmd/staticcheck@v0.8.2 golang.org/x/tools/cmd/deadcode@v0.52.0; do
+    name=${tool%@*}
+    name=${name##*/}
+    if [[ ! -x $gobin/$name ]]; then
+      echo "setup: installing $tool"
+      GOBIN=$gobin go install "$tool"
+    fi
+  done
 fi
 
 missing=()

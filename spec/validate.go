@@ -1,8 +1,12 @@
 package spec
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/pem"
 	"fmt"
+	"github.com/quadrant-bench/quadrant/spec/confine"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -243,6 +247,36 @@ func (v *validator) targetTLS(t *Target) {
 	c.CAPath = v.path(c.CA, c.Src.At("ca"), "tls ca")
 	c.CertPath = v.path(c.Cert, c.Src.At("cert"), "tls cert")
 	c.KeyPath = v.path(c.Key, c.Src.At("key"), "tls key")
+	v.pemCertificates(c.CAPath, c.CA, c.Src.At("ca"), "ca")
+	v.pemCertificates(c.CertPath, c.Cert, c.Src.At("cert"), "cert")
+}
+
+// pemCertificates refuses a ca: or cert: file that holds no PEM certificate (a private key
+// given as ca:, a DER file), which run would only find connecting. A file outside the plan's
+// folder is not read here: the trust check refuses it first.
+func (v *validator) pemCertificates(path, name string, at Pos, key string) {
+	if path == "" || v.d.fsys != nil || !confine.New(append([]string{v.p.Dir}, v.p.opts.AllowPaths...)...).Inside(path) {
+		return
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return // reported as missing
+	}
+	defer f.Close()
+	data, _ := io.ReadAll(io.LimitReader(f, 4<<20))
+	for rest := data; ; {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			break
+		} else if b.Type == "CERTIFICATE" {
+			return
+		}
+	}
+	what := "no PEM certificate"
+	if bytes.Contains(data, []byte("PRIVATE KEY-----")) {
+		what = "a private key, not a certificate"
+	}
+	v.errorf(at, "tls %s %s holds %s; give the PEM file that starts with -----BEGIN CERTIFICATE----- (the CA bundle for ca:, your client certificate for cert:)", key, name, what)
 }
 
 // dsnHasParam says whether a go-sql-driver DSN's query (after the last '?') sets name.

@@ -52,9 +52,6 @@ func TestCaptureConvertAndTrim(t *testing.T) {
 // TestCaptureServer: quadrant capture --target records what other connections run on a
 // sandbox for the duration, leaves out its own statements, and puts the slow log settings back.
 func TestCaptureServer(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a MariaDB sandbox")
-	}
 	c := sandboxtest.Start(t, sandbox.Options{Name: "capcli"})
 	db, err := c.Primary.Open()
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/results"
 )
@@ -38,6 +39,7 @@ func settingsLine(out string) string {
 // A rerun of an unchanged folder is the same plan on a server with the same settings; the
 // comparison says so and lists no per-instance paths or ids. With --set it names that one change.
 func TestRerunEndsWithTheComparison(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, `
 version: 1
 name: same
@@ -93,6 +95,7 @@ iteration:
 // slowdown injected on one side (each transaction sleeps 5 ms) is "slower" with a 95%
 // interval that excludes 0.
 func TestVerdictsOverRepeats(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, `
 version: 1
 name: noise
@@ -182,6 +185,9 @@ func lineOf(out, cell, metric string) string {
 // scripts ran (as reporters/html's tests do).
 func chromiumDOM(t *testing.T, page string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs Chromium (skipped under -short)")
+	}
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Fatal("chromium is needed to test the HTML pages: apt-get install chromium (make test installs it)")
@@ -235,14 +241,11 @@ iteration:
 	p = start(t, nil, "rerun", published, "--out", root, "--target", "primary=root:x@tcp(127.0.0.1:1)/")
 	code = p.wait(t, 2*time.Minute)
 	out = p.out.String()
-	if code != exitFailed || !strings.Contains(out, "no comparison: the run stopped before its first iteration") || strings.Contains(out, "not comparable") || strings.Contains(out, "Compared with") {
+	if code != exitFailed || !strings.Contains(out, "nothing was measured") || strings.Contains(out, "not comparable") || strings.Contains(out, "Compared with") {
 		t.Errorf("rerun on an unreachable server: exit %d, want 3 and no comparison:\n%s", code, out)
 	}
-	// Its log ends with the run's end and where the report is, written after the run.
-	log, _ := os.ReadFile(filepath.Join(findRunDir(t, root), results.LogFile))
-	lines := strings.Split(strings.TrimSpace(string(log)), "\n")
-	if len(lines) < 2 || !strings.Contains(lines[len(lines)-2], "run error after") ||
-		!strings.Contains(lines[len(lines)-1], "reports written: ") || !strings.Contains(lines[len(lines)-1], results.ReportFile) {
-		t.Errorf("log.txt does not end with the run's end and its report:\n%s", log)
+	// It measured nothing: no folder is left to clutter results/.
+	if entries, _ := os.ReadDir(root); len(entries) > 0 {
+		t.Errorf("a rerun that measured nothing left %v under %s", entries, root)
 	}
 }

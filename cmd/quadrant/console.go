@@ -105,6 +105,9 @@ func endLine(p executor.Progress, info results.IterationInfo, total *measure.Tot
 	for _, v := range figures {
 		fmt.Fprintf(&b, " · %s %s", v.Name, figureText(v.Value))
 	}
+	if info.Stall != nil {
+		fmt.Fprintf(&b, " · STALLED: %s", info.Stall)
+	}
 	return b.String()
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -52,6 +53,7 @@ func patternOf(doc string) *regexp.Regexp {
 // docs/results.md names the files a real run writes, as the run names them, and every file
 // a run writes is in it.
 func TestResultsDocNamesTheFilesARunWrites(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	docs := documentedFiles(t)
 	if len(docs) < 10 {
 		t.Fatalf("found only %v in docs/results.md", docs)

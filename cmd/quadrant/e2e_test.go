@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -239,6 +238,7 @@ iteration:
 // kill -9 of quadrant: the sandbox dies with it (parent-death signal), the folder it
 // wrote is valid, and `quadrant report` rebuilds the report from it.
 func TestKill9LeavesAValidFolder(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, plantest.Sandbox("killed", "", ``)+smallPrepare+`
 iteration:
   workload: {builtin: oltp_point_select, options: {table_size: 1000}, threads: 1, duration: 10m}
@@ -278,6 +278,7 @@ iteration:
 // An interrupted run resumes: finished iterations are kept, the interrupted one runs
 // again from its start, and a changed plan is refused.
 func TestResume(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, `
 version: 1
 name: resumed
@@ -410,6 +411,7 @@ iteration:
 // The plan `make demo` runs works on a fresh sandbox (prepare makes the database) and
 // ends with a report, at a short duration.
 func TestQuickstartExampleRuns(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	root := t.TempDir()
 	p := start(t, nil, "run", "../../examples/quickstart.yaml", "--set", "duration=2s", "--set", "table_size=2000", "--out", root)
 	if code := p.wait(t, 3*time.Minute); code != 0 {
@@ -433,6 +435,7 @@ func TestQuickstartExampleRuns(t *testing.T) {
 // Every shipped example and template runs to the end on a sandbox, at small sizes:
 // they are what a DBA copies first.
 func TestExamplesRun(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	binlogDir := sandboxtest.Dir(t) // the server's user writes binary logs under it
 	for _, c := range []struct {
 		name  string
@@ -514,6 +517,7 @@ func checkSkewedAccess(t *testing.T, run *results.Run) {
 // The colleague flow: a published run is rerun against another server with --target
 // (its data file travels in the results folder), then compared with the original.
 func TestRerunOnAnotherServerThenCompare(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	planDir := t.TempDir()
 	os.WriteFile(filepath.Join(planDir, "schema.sql"), []byte("CREATE DATABASE IF NOT EXISTS app;\nCREATE TABLE IF NOT EXISTS app.t (id INT PRIMARY KEY);\n"), 0o644)
 	plan := filepath.Join(planDir, "plan.yaml")
@@ -576,6 +580,7 @@ iteration:
 
 // Exit codes: 1 when an assertion is false; with on_failure: stop the rest is skipped.
 func TestAssertionFailureExits1AndOnFailureStop(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, plantest.Sandbox("asserted", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
 matrix:
@@ -632,6 +637,7 @@ iteration:
 
 // A second Ctrl-C exits at once and still leaves no server and no sandbox directory.
 func TestSecondInterruptExitsAtOnceLeavingNoSandbox(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, plantest.Sandbox("twice", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
 iteration:
@@ -731,44 +737,5 @@ func checkColdVsWarm(t *testing.T, run *results.Run) {
 	t.Logf("Innodb_buffer_pool_reads while measured: %v", reads)
 	if cold, warm := reads["cold"], reads["warm"]; !(cold > 0) || !(warm < cold) {
 		t.Errorf("buffer pool reads from storage: cold %v, warm %v; want the cold iteration to read and the warm one to read less", cold, warm)
-	}
-}
-
-// A run that fails before its first iteration (nothing listens on the DSN's port) still
-// leaves a folder with a report, whose run.json says what failed.
-func TestRunFailingBeforeFirstIterationLeavesAReport(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close() // a port nothing listens on
-	plan := writePlan(t, fmt.Sprintf(`
-version: 1
-name: unreachable
-targets:
-  db: {dsn: "bench:pw@tcp(127.0.0.1:%d)/sbtest"}
-iteration:
-  workload: {builtin: oltp_point_select, duration: 1s}
-`, port))
-	root := t.TempDir()
-	p := start(t, nil, "run", plan, "--out", root)
-	if code := p.wait(t, 2*time.Minute); code == exitOK {
-		t.Fatalf("exit 0 for an unreachable server:\n%s", p.out.String())
-	}
-	dir := findRunDir(t, root)
-	ri, err := results.ReadRunInfo(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ri.Status != results.StatusError || !strings.Contains(ri.Error, "connect") {
-		t.Fatalf("run.json: status %s, error %q", ri.Status, ri.Error)
-	}
-	page, err := os.ReadFile(filepath.Join(dir, results.ReportFile))
-	if err != nil {
-		t.Fatalf("no report: %v\n%s", err, p.out.String())
-	}
-	if !strings.Contains(string(page), "connect") {
-		t.Errorf("the report does not carry the run's error")
 	}
 }

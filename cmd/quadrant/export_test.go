@@ -13,6 +13,7 @@ import (
 // A folder exported twice into a real server: the second export changes nothing and the
 // row counts stay.
 func TestExportTwiceChangesNothing(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, plantest.Sandbox("exported", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 500}}
 matrix:

@@ -118,6 +118,7 @@ teardown:
 // Two `quadrant sandbox up --name X` started at the same instant: exactly one starts, the
 // other says the name is taken. Twenty times.
 func TestSandboxUpSameNameAtOnceOneWins(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	tmp := sandboxtest.Dir(t)
 	env := []string{"TMPDIR=" + tmp, "XDG_RUNTIME_DIR="}
 	for round := 1; round <= 20; round++ {
@@ -153,6 +154,7 @@ func TestSandboxUpSameNameAtOnceOneWins(t *testing.T) {
 
 // Two runs with sandboxes started at the same instant get their own ports and directories.
 func TestTwoRunsWithSandboxesAtOnce(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, `
 version: 1
 name: twin

@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/plantest"
@@ -83,6 +84,7 @@ func freePort(t *testing.T) string {
 // A run served live: a scrape during the run sees it going, and at the end the counters
 // are the summary's (warmup left out in both).
 func TestLiveMetricsMatchTheSummary(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, plantest.Sandbox("live", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 500}}
 matrix:

@@ -50,9 +50,14 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			"different, newly slower, plan changes. See docs/verify.md.", stdout, stderr)
 	out := fs.String("out", "", "also write the comparison as an HTML page to `FILE`")
 	metrics := fs.String("metrics", "", "summary columns to compare, comma separated (default: the headline columns the folders have, such as tpcc's tpmC and tx.NAME.p90_ms, then "+strings.Join(compare.DefaultMetrics, ",")+")")
+	var g gateFlags
+	g.add(fs, false)
 	dirs, code, stop := parseFlags(fs, args, stdout)
 	if stop {
 		return code
+	}
+	if !g.parse("compare", stderr) {
+		return exitInvalid
 	}
 	if len(dirs) < 2 {
 		fmt.Fprintln(stderr, "quadrant compare: give at least two results folders, e.g. quadrant compare results/a/1 results/a/2")
@@ -77,8 +82,9 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			wanted[i] = strings.TrimSpace(wanted[i])
 		}
 	}
+	wanted = g.metrics(wanted)
 	if err := compare.CheckMetrics(runs, wanted); err != nil {
-		fmt.Fprintf(stderr, "quadrant compare: --metrics: %v\n", err)
+		fmt.Fprintf(stderr, "quadrant compare: --metrics or --fail-on: %v\n", err)
 		return exitInvalid
 	}
 	c := compare.Compare(runs, wanted)
@@ -86,12 +92,23 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant compare: %v\n", err)
 		return exitFailed
 	}
+	gateFailed := false
+	if g.on() {
+		var err error
+		if gateFailed, err = g.judge(c, stdout, ""); err != nil {
+			fmt.Fprintf(stderr, "quadrant compare: gate: %v\n", err)
+			return exitFailed
+		}
+	}
 	if *out != "" {
 		if err := html.WriteComparison(*out, c, buildVersion()); err != nil {
 			fmt.Fprintf(stderr, "quadrant compare: %v\n", err)
 			return exitFailed
 		}
 		fmt.Fprintf(stdout, "\ncomparison: %s\n", *out)
+	}
+	if gateFailed {
+		return exitAssert
 	}
 	return exitOK
 }

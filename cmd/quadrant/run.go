@@ -35,6 +35,7 @@ type runRequest struct {
 	out     string
 	resume  string
 	allow   allowFlags
+	gate    gateFlags
 	keep    bool
 	runAs   string
 	command []string
@@ -60,6 +61,7 @@ func (req *runRequest) flags(fs *flag.FlagSet) *multiFlag {
 	fs.Var(targets, "target", "point a target at your own server: `NAME=DSN` (repeatable)")
 	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir")
 	req.allow.add(fs)
+	req.gate.add(fs, true)
 	fs.BoolVar(&req.keep, "keep", false, "keep sandbox data directories after the run")
 	fs.StringVar(&req.runAs, "run-as", "", "OS `USER` sandbox servers run as when quadrant runs as root and the plan's sandbox names no run_as (default mysql; never root)")
 	fs.StringVar(&req.metricsAddr, "metrics-addr", "", "serve the run live in the Prometheus format at http://`HOST:PORT`/metrics (loopback only unless --metrics-allow-remote)")
@@ -95,6 +97,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	req.plan, req.sets, req.targets = plans[0], sets, *targets
 	req.command = append([]string{"quadrant", "run"}, args...)
+	if !req.gate.parse("run", stderr) {
+		return exitInvalid
+	}
+	if req.gate.on() && req.gate.baseline == "" {
+		fmt.Fprintln(stderr, "quadrant run: --fail-on judges the run against a baseline: add --baseline DIR (a results folder of the same plan)")
+		return exitInvalid
+	}
 	if !req.parseShard("run", stderr) {
 		return exitInvalid
 	}
@@ -155,7 +164,7 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 			dirs[0], sh.Index, sh.Count, sh.RunID, filepath.Join(filepath.Dir(dirs[0]), "shard-*"))
 		return exitInvalid
 	}
-	if !req.parseShard("rerun", stderr) {
+	if !req.parseShard("rerun", stderr) || !req.gate.parse("rerun", stderr) {
 		return exitInvalid
 	}
 	req.plan = filepath.Join(dirs[0], results.PlanFile)
@@ -176,6 +185,9 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 		if err := compareRerun(published, dir, stdout); err != nil {
 			fmt.Fprintf(stderr, "warning: comparison: %v (run it with: quadrant compare %s %s)\n", err, published, dir)
 		}
+	}
+	if req.gate.on() && req.gate.baseline == "" {
+		req.gate.baseline = published // a rerun's gate judges it against the folder it reran
 	}
 	return execute(req, stdout, stderr)
 }
@@ -381,6 +393,11 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant: %v\n", runErr)
 		return exitInvalid
 	}
+	if runErr != nil && prev == nil && !req.shard.Sharded() && !measuredAny(dir) {
+		dropEmptyFolder(dir, stderr)
+		fmt.Fprintf(stderr, "quadrant: the run failed before it measured anything: %v\n", runErr)
+		return exitCode(outcome, runErr)
+	}
 	written, rerr := reporters.Rebuild(dir, buildVersion())
 	for _, path := range written {
 		if filepath.Base(path) == results.ReportFile {
@@ -409,6 +426,15 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "no comparison: the run stopped before its first iteration (see %s)\n", filepath.Join(dir, results.LogFile))
 		}
 	}
+	gateFailed := false
+	if req.gate.on() && !req.shard.Sharded() && measuredAny(dir) {
+		failed, err := req.gate.judgeFolders(req.gate.baseline, dir, stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "quadrant: gate against %s: %v\n", req.gate.baseline, err)
+			return exitFailed
+		}
+		gateFailed = failed
+	}
 	if req.metricsAddr != "" && req.metricsHold > 0 && ctx.Err() == nil {
 		fmt.Fprintf(stdout, "metrics: serving the final values for %s (Ctrl-C ends it)\n", req.metricsHold)
 		select {
@@ -423,7 +449,10 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		case <-ctx.Done():
 		}
 	}
-	return exitCode(outcome, runErr)
+	if code := exitCode(outcome, runErr); code != exitOK || !gateFailed {
+		return code
+	}
+	return exitAssert // the run passed, the gate did not
 }
 
 func exitCode(o *executor.Outcome, runErr error) int {
@@ -442,6 +471,28 @@ func exitCode(o *executor.Outcome, runErr error) int {
 
 // resultsDir is a new folder under --out (or report.dir), or the folder being resumed
 // after checking it ran the same plan.
+// dropEmptyFolder removes the results folder of a run that failed before its first
+// iteration (a pre-flight refusal, a target that did not answer): it holds no measurement,
+// and a results/ that users commit should not fill with such folders. Its log is printed
+// instead, the part that says what happened.
+func dropEmptyFolder(dir string, stderr io.Writer) {
+	if log, err := os.ReadFile(filepath.Join(dir, results.LogFile)); err == nil {
+		lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
+		if len(lines) > 20 {
+			lines = lines[len(lines)-20:]
+		}
+		for i, l := range lines {
+			lines[i] = cleanLine(l)
+		}
+		fmt.Fprintf(stderr, "No results folder is kept: nothing was measured. The end of its log:\n  %s\n", strings.Join(lines, "\n  "))
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintf(stderr, "warning: remove %s: %v\n", dir, err)
+		return
+	}
+	os.Remove(filepath.Dir(dir)) // results/NAME, when this was its only run
+}
+
 func resultsDir(req runRequest, p *spec.Plan, sha string, stderr io.Writer) (string, *results.RunInfo, int) {
 	if req.resume == "" {
 		root := req.out

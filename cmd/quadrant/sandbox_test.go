@@ -33,6 +33,7 @@ func TestSandboxUpHelpOnce(t *testing.T) {
 // `sandbox up --detach` returns once the servers answer, with the same lines; the sandbox
 // lives on after it returned until `sandbox down` stops its owner.
 func TestSandboxUpDetach(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	tmp := sandboxtest.Dir(t)
 	env := []string{"TMPDIR=" + tmp, "XDG_RUNTIME_DIR="}
 	up := start(t, env, "sandbox", "up", "--name", "det", "--detach", "--print-env")

@@ -21,6 +21,7 @@ import (
 // console, not in any file of the results folder, not even when a shell step prints it (the
 // option file shell steps get) or when a step's failure quotes that output.
 func TestSandboxPasswordNeverWritten(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, plantest.Sandbox("sbsecret", "", `setup:
   - shell: 'cat "$QUADRANT_TARGET_DB_CNF"'
   - shell: 'mariadb --defaults-extra-file="$QUADRANT_TARGET_DB_CNF" -e "CREATE DATABASE IF NOT EXISTS sbtest"'
@@ -92,6 +93,7 @@ iteration:
 // quadrant sandbox up prints a DSN that works (with --print-env, as export lines), list shows it
 // masked, another OS user neither sees it without --all nor stops it with --all, and down stops it.
 func TestSandboxUpPrintEnvListDown(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	tmp := sandboxtest.Dir(t)
 	os.Chmod(tmp, 0o755) // other users list the state directories under it (--all)
 	env := []string{"TMPDIR=" + tmp, "XDG_RUNTIME_DIR="}

@@ -600,7 +600,7 @@ func TestShardsNeverArrives(t *testing.T) {
 	root := t.TempDir()
 	var procs []*proc
 	for k := range 2 { // shard 2 of 3 is never started
-		procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/3", k), "--run-id", "r2", "--out", root, "--barrier-timeout", "3s"))
+		procs = append(procs, start(t, nil, "run", plan, "--shard", fmt.Sprintf("%d/3", k), "--run-id", "r2", "--out", root, "--barrier-timeout", "10s")) // long enough for shard 1 to start on a loaded host
 	}
 	for k, p := range procs {
 		code := p.wait(t, 2*time.Minute)

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -33,9 +34,7 @@ func TestTemplatesOfTheExperiments(t *testing.T) {
 // lacks (the lookup by k changes plan) and the same rows for every fingerprint, and explain
 // says what the step does.
 func TestUpgradeCheckTemplateRuns(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts MariaDB sandboxes")
-	}
+	sandboxtest.SkipShort(t)
 	// as a user starts: init writes the plan where its capture goes, not into the repository
 	dir := t.TempDir()
 	code, src, errOut := runCLI("init", "--template", "upgrade-check")

@@ -8,11 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 )
 
 // A DBA loading a large table in a real terminal sees a live progress line (rows, percent)
 // before the table is done; tmux is the terminal, its screen is read as a person would.
 func TestTerminalShowsTheDataLoadAsItGoes(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed (scripts/setup.sh --test installs it)")
 	}

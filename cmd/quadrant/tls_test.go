@@ -15,9 +15,6 @@ import (
 // A server whose certificate does not name tls.server_name: `quadrant run` exits 3 (the
 // run failed) with the x509 reason, and validate names a missing CA file at its line:column.
 func TestRunTLSWrongNameExits3(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
 	c := sandboxtest.Start(t, sandbox.Options{Name: "clitls", TLS: true})
 	dir := t.TempDir()
 	ca, err := os.ReadFile(c.CAFile())

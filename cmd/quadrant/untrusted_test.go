@@ -115,6 +115,15 @@ iteration:
 	absent(t, marker, "explain ran the folder's server binary")
 	refused(t, out, []string{"sandbox db runs the server binaries under basedir", "--allow-shell"}, "rerun", dir, "--out", out)
 	absent(t, marker, "rerun ran the folder's server binary")
+	// Allowed, the binaries are the user's choice: quadrant runs them (this fake one then
+	// fails to be a server, which the run reports).
+	p := start(t, nil, "rerun", dir, "--out", out, "--allow-shell")
+	if code := p.wait(t, 2*time.Minute); code == 0 {
+		t.Fatalf("a fake server binary ran as a sandbox:\n%s", p.out.String())
+	}
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("with --allow-shell the basedir's binaries should run:\n%s", p.out.String())
+	}
 }
 
 // Every file a folder's plan names stays in the folder: a symlink to a secret, an absolute
@@ -236,5 +245,25 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, data, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A run that fails before it measures anything (here: its server does not answer) leaves no
+// results folder to clutter results/, and says why on stderr with the end of its log.
+func TestFailedBeforeMeasuringLeavesNoFolder(t *testing.T) {
+	plan := writePlan(t, plantest.DSN("unreachable", "root:pw@tcp(127.0.0.1:1)/", `
+iteration:
+  workload: {builtin: oltp_point_select, duration: 1s}
+`))
+	out := t.TempDir()
+	p := start(t, nil, "run", plan, "--out", out)
+	if code := p.wait(t, 2*time.Minute); code != 3 {
+		t.Fatalf("exit %d, want 3:\n%s", code, p.out.String())
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "*")); len(m) != 0 {
+		t.Fatalf("a run that measured nothing left %v", m)
+	}
+	if text := p.out.String(); !strings.Contains(text, "nothing was measured") || !strings.Contains(text, "127.0.0.1:1") {
+		t.Fatalf("stderr does not say why no folder is kept, nor what failed:\n%s", text)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 )
 
 // typoPlan has a misspelt my.cnf option in a sandbox's config and in server_config, beside
@@ -29,6 +31,7 @@ iteration:
 // validate asks the sandbox's server binary which options it knows: a misspelt one is an
 // error at its line with the closest name, before a run would see the server refuse to start.
 func TestValidateFindsAMisspeltServerOption(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	path := writePlan(t, fmt.Sprintf(typoPlan, "flavor: auto"))
 	var out, errb bytes.Buffer
 	code := run([]string{"validate", path}, &out, &errb)

@@ -120,9 +120,7 @@ func checkShopQueries(t *testing.T, dir string) {
 // quadrant verify as a DBA runs it, then as a plan step: two servers alike but for a dropped
 // index give one fingerprint whose plan differs; bad input exits 2 saying what to do.
 func TestVerifyCommandAndStep(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts MariaDB sandboxes")
-	}
+	sandboxtest.SkipShort(t)
 	base, next := shopServers(t)
 	dir := t.TempDir()
 	capPath := filepath.Join(dir, "app.qcap")

@@ -150,9 +150,6 @@ func TestSetupConsumersFixtures(t *testing.T) {
 // TestCaptureOnMariaDB captures fxWork through each method from a real MariaDB, through Run; with
 // QUADRANT_RECORD_FIXTURES=1 it writes the tables' rows it read to testdata as the MariaDB fixtures.
 func TestCaptureOnMariaDB(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a MariaDB sandbox")
-	}
 	c := sandboxtest.Start(t, sandbox.Options{Name: "cap", Config: []sandbox.Option{{Name: "performance_schema", Value: "ON"}}})
 	root := sandboxtest.DB(t, c.Primary.DSN(""), 2)
 	for _, q := range []string{"CREATE DATABASE fx", "CREATE TABLE fx.t (k INT PRIMARY KEY, c INT)", "INSERT INTO fx.t VALUES (1, 1), (2, 2)"} {

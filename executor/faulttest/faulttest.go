@@ -1,6 +1,6 @@
 // Package faulttest puts a TCP proxy between quadrant and a server in tests, with network
 // faults turned on and off while a run goes: added latency, every connection reset,
-// traffic blackholed (accepted, never answered), bandwidth limited. The proxy is Shopify's
+// traffic blackholed (accepted, never answered). The proxy is Shopify's
 // toxiproxy, in process, on 127.0.0.1.
 package faulttest
 
@@ -58,11 +58,6 @@ func (x *Proxy) Reset() { x.add("reset", "reset_peer", "upstream", map[string]an
 func (x *Proxy) Blackhole() {
 	x.add("blackhole_up", "timeout", "upstream", map[string]any{"timeout": 0})
 	x.add("blackhole_down", "timeout", "downstream", map[string]any{"timeout": 0})
-}
-
-// Bandwidth limits replies to kbps kilobytes per second.
-func (x *Proxy) Bandwidth(kbps int) {
-	x.add("bandwidth", "bandwidth", "downstream", map[string]any{"rate": kbps})
 }
 
 // Clear removes every fault.

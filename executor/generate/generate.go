@@ -150,7 +150,7 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 			return res, fmt.Errorf("read table %s: %w", n, err)
 		}
 		if any == 1 {
-			return res, &SettingsError{fmt.Errorf("table %s.%s already has rows: generate fills empty tables only (its keys would collide with the rows there); TRUNCATE it first or remove it from tables:", res.Database, n)}
+			return res, &SettingsError{fmt.Errorf("table %s.%s already has rows: generate fills empty tables only (its keys would collide with the rows there); TRUNCATE it first or remove it from tables: in the step", res.Database, n)}
 		}
 	}
 	loadData, how, err := chooseMethod(ctx, conn, o.Method)

@@ -184,7 +184,7 @@ func introspect(ctx context.Context, q *sql.Conn, db string, names []string) (ma
 		}
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("no table %s in database %s; create it in the schema file (schema:), or remove it from tables:", strings.Join(missing, ", "), db)
+		return nil, fmt.Errorf("no table %s in database %s; create it in the schema file (schema:), or remove it from tables: in the step", strings.Join(missing, ", "), db)
 	}
 	return out, nil
 }

@@ -263,7 +263,7 @@ func rowDelimited(parts []pattern.Part, i int) error {
 		c := before.Text[len(before.Text)-1]
 		ok = c < '0' || c > '9'
 	case pattern.Class:
-		ok = strings.IndexAny(string(before.Chars), "0123456789") < 0 || before.Max == 0
+		ok = !strings.ContainsAny(string(before.Chars), "0123456789") || before.Max == 0
 	case pattern.Named:
 		ok = before.Name != "uuid" && before.Name != "ipv4" && before.Name != "phone" && before.Name != "row"
 	}

@@ -85,6 +85,7 @@ func startHelper(t *testing.T, dir string) (*exec.Cmd, string) {
 }
 
 func TestSigtermStopsAndCleansUp(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	t.Parallel()
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		cmd, clusterDir := startHelper(t, sandboxtest.Dir(t))
@@ -105,6 +106,7 @@ func TestSigtermStopsAndCleansUp(t *testing.T) {
 }
 
 func TestSigkillLeavesNoServer(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	t.Parallel()
 	dir := sandboxtest.Dir(t)
 	cmd, clusterDir := startHelper(t, dir)

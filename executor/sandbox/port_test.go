@@ -11,6 +11,7 @@ import (
 )
 
 func TestTakenPortIsReplaced(t *testing.T) {
+	skipShort(t)
 	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -41,6 +42,7 @@ func TestTakenPortIsReplaced(t *testing.T) {
 // Two sandboxes starting at once with an empty template cache: one initialises, the other waits for it,
 // and the cache ends with exactly one complete template and no half-made directories.
 func TestConcurrentTemplateCreation(t *testing.T) {
+	skipShort(t)
 	t.Parallel()
 	cache := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -69,6 +71,14 @@ func TestConcurrentTemplateCreation(t *testing.T) {
 	}
 	if len(dirs) != 1 || !isTemplate(filepath.Join(cache, dirs[0])) {
 		t.Fatalf("cache holds %v, want one complete template", dirs)
+	}
+}
+
+// skipShort is sandboxtest.SkipShort for this package's own tests (which cannot import sandboxtest).
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a MariaDB sandbox (skipped under -short)")
 	}
 }
 

@@ -57,6 +57,7 @@ func TestRestartAppliesNonDynamicSettings(t *testing.T) {
 }
 
 func TestBadOptionFailsWithLogLine(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	t.Parallel()
 	_, err := sandbox.Start(ctx(t), sandbox.Options{Name: "bad", Dir: sandboxtest.Dir(t), Logf: t.Logf,
 		Config: []sandbox.Option{{Name: "foo", Value: "1"}}})
@@ -123,6 +124,7 @@ func TestNoServerBinaryNamesPackage(t *testing.T) {
 }
 
 func TestStartTimeoutShowsLogAndLeavesNothing(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	t.Parallel()
 	dir := sandboxtest.Dir(t)
 	_, err := sandbox.Start(ctx(t), sandbox.Options{Name: "slow", Dir: dir, StartTimeout: time.Nanosecond})

@@ -17,6 +17,7 @@ import (
 // Issue 19, tried the way a second user of the machine would: quadrant runs as root (as make test
 // and CI do), and the unprivileged user nobody tries the sandbox with the mariadb client.
 func TestOtherLocalUserIsLockedOut(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: it checks what a sandbox started by root exposes to another OS user (nobody), which only root can impersonate")
 	}
@@ -164,6 +165,7 @@ func TestRunAsRootRefused(t *testing.T) {
 // A parent directory the server's user cannot enter fails the start with a message naming it,
 // instead of a server that cannot open its datadir (or a silent chmod).
 func TestUnreachableDirNamed(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	if os.Geteuid() != 0 {
 		t.Skip("needs root: only then does the server run as another user, who may not reach the directory")
 	}

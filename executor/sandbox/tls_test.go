@@ -17,9 +17,6 @@ import (
 // certificate with the sandbox's CA (name 127.0.0.1 included), and its replica replicates
 // over TLS; the client option file reaches it with the mariadb client, verifying too.
 func TestSandboxTLS(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
 	c := sandboxtest.Start(t, sandbox.Options{Name: "tls", TLS: true, Replicas: 1})
 	p := c.Primary
 	plain, err := sql.Open("mysql", p.DSN(""))

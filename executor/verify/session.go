@@ -26,13 +26,6 @@ type setContext struct {
 // NAMES and SET CHARACTER SET, which set the same variables), text what SET runs again.
 type setAssign struct{ name, text string }
 
-func (c *setContext) String() string {
-	if c == nil || len(c.sets) == 0 {
-		return "defaults"
-	}
-	return "SET " + c.key
-}
-
 // Bounds on what a captured session carries: a session setting more variables, or longer
 // ones, than an application's connection setup does is left with those it set first.
 const (

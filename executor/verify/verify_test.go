@@ -163,9 +163,7 @@ func recordExplain(t *testing.T, dir string, base, next *sandbox.Server) {
 // with its settings (nil for none); in -short it skips the test.
 func startPair(t *testing.T, baseConfig, newConfig []sandbox.Option) (base, next *sandbox.Cluster) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts MariaDB sandboxes")
-	}
+	sandboxtest.SkipShort(t)
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {

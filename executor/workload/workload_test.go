@@ -28,9 +28,6 @@ import (
 
 func startServer(t *testing.T) *sandbox.Cluster {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("integration test")
-	}
 	// Each test gets its own sandbox: several tests kill or load the server.
 	c := sandboxtest.Start(t, sandbox.Options{Name: "wl", Config: []sandbox.Option{
 		{Name: "innodb_buffer_pool_size", Value: "128M"},

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
@@ -19,6 +20,9 @@ type headlineData struct {
 	Figures []figure `json:"figures,omitempty"`
 	// Knee is a load shape's throughput and latency against its stages' level.
 	Knee *kneeData `json:"knee,omitempty"`
+	// Stalls say, one sentence each, which iterations did not run as planned (run.json's
+	// stall): longer than planned, or intervals missing.
+	Stalls []string `json:"stalls,omitempty"`
 }
 
 // figure is one headline column on one target: the median of its iterations that are not
@@ -46,6 +50,27 @@ type kneeSeries struct {
 	Values    map[string][]*float64 `json:"values"` // per metric, one per X; null when empty
 }
 
+// stallsOf is one sentence per stalled iteration: "iteration 3 (threads=8): measured 26.0 s
+// of a planned 20 s; ...".
+func stallsOf(run *results.Run) []string {
+	var out []string
+	for _, it := range run.Info.Iterations {
+		if it.Stall == nil {
+			continue
+		}
+		var cell []string
+		for _, f := range it.Matrix {
+			cell = append(cell, f.Name+"="+f.Value)
+		}
+		where := "iteration " + strconv.Itoa(it.Index)
+		if len(cell) > 0 {
+			where += " (" + strings.Join(cell, " ") + ")"
+		}
+		out = append(out, where+": "+it.Stall.String())
+	}
+	return out
+}
+
 // failedIterations says, for each iteration that did not pass, why ("failed: REASON"), for
 // the charts to mark it; broken are those whose numbers are kept out of best and worst.
 func failedIterations(run *results.Run) (why map[string]string, broken map[string]bool) {
@@ -67,7 +92,7 @@ func failedIterations(run *results.Run) (why map[string]string, broken map[strin
 // no stages).
 func headlineOf(run *results.Run) *headlineData {
 	_, broken := failedIterations(run)
-	h := &headlineData{Metrics: results.Headline(run.Summary), Knee: kneeOf(run, broken)}
+	h := &headlineData{Metrics: results.Headline(run.Summary), Knee: kneeOf(run, broken), Stalls: stallsOf(run)}
 	if len(run.Info.Axes) == 0 && len(h.Metrics) > 0 {
 		S := run.Summary
 		var targets []string
@@ -94,7 +119,7 @@ func headlineOf(run *results.Run) *headlineData {
 			}
 		}
 	}
-	if len(h.Figures) == 0 && h.Knee == nil && len(h.Metrics) == 0 {
+	if len(h.Figures) == 0 && h.Knee == nil && len(h.Metrics) == 0 && len(h.Stalls) == 0 {
 		return nil
 	}
 	return h

@@ -23,6 +23,9 @@ import (
 // keep Chromium off the network (it would otherwise try to reach Google's hosts).
 func chromium(t *testing.T, page string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs Chromium (skipped under -short)")
+	}
 	bin, err := exec.LookPath("chromium")
 	if err != nil {
 		t.Fatal("chromium is needed to test the HTML report: apt-get install chromium (make test installs it)")

@@ -405,7 +405,6 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 			continue
 		}
 		var present []map[string]string
-		var ends []int64
 		hist := map[string]*measure.Histogram{}
 		var start, end time.Time
 		for k, row := range c.rows {
@@ -418,7 +417,6 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 			present = append(present, row)
 			t, err := time.Parse(results.TimeFormat, row[results.ColTime])
 			if err == nil {
-				ends = append(ends, t.UnixMilli())
 				for _, l := range logs[k].at(t) {
 					if hist[l.Tag] == nil {
 						hist[l.Tag] = measure.NewHistogram()

@@ -289,28 +289,6 @@ var (
 	}
 )
 
-// LatencyColumn says whether a workload column is a figure of a latency histogram, which
-// one (family "latency" or "connect" with no key, or "tx"/"stmt" and the transaction or
-// class, as the .hlog tags them) and which figure, so that a reader adding histograms up
-// (quadrant merge) recomputes it: percentiles of percentiles are wrong.
-func LatencyColumn(name string) (family, key string, pick func(Latency) time.Duration, ok bool) {
-	for _, m := range Metrics {
-		if m.Name == name && m.Latency != nil {
-			return "latency", "", m.Latency, true
-		}
-	}
-	for i := range Families {
-		f := &Families[i]
-		if f.Histogram == "" {
-			continue
-		}
-		if key, ok := f.Match(name); ok {
-			return f.Histogram, key, f.Figure(name), true
-		}
-	}
-	return "", "", nil, false
-}
-
 func connectValues(s *Stats, add func(string, float64)) {
 	if s.Connect == nil {
 		return
@@ -580,21 +558,6 @@ var Costs = []Cost{
 		Doc: "storage writes of the server process per transaction (/proc/PID/io write_bytes less cancelled writes)"},
 	{Name: "cost.fsyncs", Unit: Count, From: []string{"status.Innodb_data_fsyncs", "status.Innodb_os_log_fsyncs"},
 		Doc: "InnoDB fsyncs per transaction: Innodb_data_fsyncs plus Innodb_os_log_fsyncs where the server has it (MySQL; MariaDB counts log fsyncs in the first); both are in the default watch.status, a plan's own list needs them"},
-}
-
-// BetterOf is the direction of a summary column: a metric's or a family's from the table;
-// for any other column, a latency (ms) is better lower; 0 when unknown.
-func BetterOf(name string) Direction {
-	if m, ok := Lookup(name); ok {
-		return m.Better
-	}
-	if f, _, ok := FamilyOf(name); ok {
-		return f.Better
-	}
-	if strings.HasSuffix(name, "_ms") {
-		return Lower
-	}
-	return 0
 }
 
 // FamilyOf is the family column name belongs to, and its key (the CODE, NAME or CLASS).

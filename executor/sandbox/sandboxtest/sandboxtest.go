@@ -26,11 +26,24 @@ func Dir(t testing.TB) string {
 	return dir
 }
 
-// Start starts a sandbox cluster for the test and stops it in t.Cleanup. When no server binary is
-// installed it fails (never skips: CI installs one) with a message naming the Debian package.
+// SkipShort skips the test under `go test -short`, which runs on a machine without a database
+// server. Start calls it, so a test that starts its sandboxes with Start needs no guard of its own;
+// only a test that gets a server another way (a plan's sandbox: run by the executor or the CLI,
+// or Start called from other goroutines, where t.Skip may not be called) calls it first.
+func SkipShort(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a MariaDB sandbox (skipped under -short)")
+	}
+}
+
+// Start starts a sandbox cluster for the test and stops it in t.Cleanup; under -short it skips
+// the test (SkipShort). When no server binary is installed it fails (never skips: `make test`
+// installs one) with a message naming the Debian package.
 // Options.Dir defaults to Dir(t); Options.Logf to t.Logf.
 func Start(t testing.TB, o sandbox.Options) *sandbox.Cluster {
 	t.Helper()
+	SkipShort(t)
 	if o.Dir == "" {
 		o.Dir = Dir(t)
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -57,16 +58,12 @@ func TestProcAgreesWithSNMP(t *testing.T) {
 		}
 	}
 	// Busy CPUs and some disk writes during the span, so that both sources have something to agree on.
-	stop := make(chan struct{})
-	defer close(stop)
+	// Each goroutine works until the test ends; the load is the point, so it never waits.
+	var stop atomic.Bool
+	defer stop.Store(true)
 	for range 2 {
 		go func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+			for !stop.Load() {
 			}
 		}()
 	}

@@ -21,9 +21,6 @@ import (
 
 func integration(t *testing.T) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a MariaDB sandbox")
-	}
 	t.Parallel()
 }
 

@@ -37,6 +37,8 @@ type Status struct {
 	gauges []float64 // last gauge value since Baseline, for Summary
 	rebase bool      // Baseline failed: rebase at the next successful read
 	outage watch.Outage
+	// unmatched are the plan's globs that matched no variable at Start, as written.
+	unmatched []string
 }
 
 // NewStatus validates the configuration; nothing is opened until Start.
@@ -95,6 +97,9 @@ func (s *Status) Start(ctx context.Context) error {
 			s.names = append(s.names, ln)
 			s.cols = append(s.cols, watch.Column{Name: "status." + n, Kind: s.cls.Kind(n), Source: "SHOW GLOBAL STATUS"})
 		}
+		if !found && explicit && !watch.IsLiteral(p) {
+			s.unmatched = append(s.unmatched, s.orig[pi])
+		}
 		if !found && explicit && watch.IsLiteral(p) {
 			m := strconv.Quote(s.orig[pi])
 			if sg := spec.Suggest(s.orig[pi], names); sg != "" {
@@ -113,6 +118,11 @@ func (s *Status) Start(ctx context.Context) error {
 	s.observe(pairsMap(names, values), at)
 	return nil
 }
+
+// Unmatched are the globs of watch.status that matched no status variable of the server
+// at Start: not an error (a glob may be meant for another server), but the plan gets no
+// column from them, which it must be told.
+func (s *Status) Unmatched() []string { return s.unmatched }
 
 // Columns implements watch.Sampler.
 func (s *Status) Columns() []watch.Column { return s.cols }

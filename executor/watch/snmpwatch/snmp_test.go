@@ -54,9 +54,6 @@ func sample(t *testing.T, s *Sampler) (map[string]float64, error) {
 // TestAgentValues reads the named metrics over v2c, v1 and v3 authPriv from a real snmpd, until the CPU
 // counters have moved once (the agent refreshes them every 5 s), and checks every value is in a sane range.
 func TestAgentValues(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts snmpd")
-	}
 	t.Parallel()
 	a := snmptest.Start(t)
 	for name, cfg := range map[string]Config{
@@ -123,9 +120,6 @@ func TestAgentValues(t *testing.T) {
 // TestStartErrors: wrong credentials are clear errors at Start; an agent that is not there is a warning
 // (ErrUnavailable), not a failure.
 func TestStartErrors(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts snmpd")
-	}
 	t.Parallel()
 	a := snmptest.Start(t)
 	wrongAuth, wrongPriv, unknownUser := v3(a), v3(a), v3(a)
@@ -192,9 +186,6 @@ func TestStartErrors(t *testing.T) {
 // TestAgentStopsMidRun: an agent that goes away gives empty cells and exactly one warning, however many
 // ticks it stays away; when it comes back the values resume without a further warning.
 func TestAgentStopsMidRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts snmpd")
-	}
 	t.Parallel()
 	a := snmptest.Start(t)
 	for _, cfg := range []Config{v2c(a), v3(a)} {
@@ -237,9 +228,6 @@ func TestAgentStopsMidRun(t *testing.T) {
 // (snmpInPkts, the agent's count of packets received, which each of our requests raises) becomes a non-negative rate whose
 // increase the summary reports.
 func TestCustomOIDs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts snmpd")
-	}
 	t.Parallel()
 	a := snmptest.Start(t)
 	cfg := v2c(a)

@@ -55,10 +55,14 @@ type Conn struct {
 	killed    atomic.Bool   // Run killed (or is about to kill) its statement at the stop
 	prepared  bool
 	dc        driver.Conn
-	ex        driver.Execer  //nolint:staticcheck // the context-free path avoids the driver's cancel watcher
-	q         driver.Queryer //nolint:staticcheck
-	stmts     []*Stmt
-	T         Tally
+	// The context-free interfaces, deprecated for drivers to implement: called on a bare
+	// driver.Conn, they skip the driver's cancel watcher on every statement.
+	//lint:ignore SA1019 the context-free driver calls skip the driver's per-call cancel watcher (see Conn)
+	ex driver.Execer
+	//lint:ignore SA1019 the context-free driver calls skip the driver's per-call cancel watcher (see Conn)
+	q     driver.Queryer
+	stmts []*Stmt
+	T     Tally
 	// The wire path, when the socket is ours (blockingConn): see wire.
 	pio   packetIO
 	loc   *time.Location
@@ -221,8 +225,10 @@ func (c *Conn) open(ctx context.Context) error {
 	if c.pio != nil && !noWire {
 		c.w = newWire(c.pio, c.loc)
 	}
-	c.ex = dc.(driver.Execer) //nolint:staticcheck
-	c.q = dc.(driver.Queryer) //nolint:staticcheck
+	//lint:ignore SA1019 the context-free driver calls skip the driver's per-call cancel watcher (see Conn)
+	c.ex = dc.(driver.Execer)
+	//lint:ignore SA1019 the context-free driver calls skip the driver's per-call cancel watcher (see Conn)
+	c.q = dc.(driver.Queryer)
 	if err := c.learnID(); err != nil {
 		return err
 	}
@@ -458,7 +464,8 @@ func (c *Conn) Exec(s *Stmt, args []driver.Value) error {
 	var res driver.Result
 	var err error
 	if s.ps != nil {
-		res, err = s.ps.Exec(args) //nolint:staticcheck
+		//lint:ignore SA1019 the context-free driver calls skip the driver's per-call cancel watcher (see Conn)
+		res, err = s.ps.Exec(args)
 	} else {
 		res, err = c.ex.Exec(s.sql, args)
 	}
@@ -478,7 +485,8 @@ func (c *Conn) query(s *Stmt, args []driver.Value) (driver.Rows, error) {
 	var rows driver.Rows
 	var err error
 	if s.ps != nil {
-		rows, err = s.ps.Query(args) //nolint:staticcheck
+		//lint:ignore SA1019 the context-free driver calls skip the driver's per-call cancel watcher (see Conn)
+		rows, err = s.ps.Query(args)
 	} else {
 		rows, err = c.q.Query(s.sql, args)
 	}

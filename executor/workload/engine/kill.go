@@ -69,7 +69,8 @@ func (ctl *control) kill(id uint32) {
 				return
 			}
 		}
-		_, err := ctl.dc.(driver.Execer).Exec(sql, nil) //nolint:staticcheck
+		//lint:ignore SA1019 the control connection is a bare driver.Conn, as the workers' (see Conn)
+		_, err := ctl.dc.(driver.Execer).Exec(sql, nil)
 		if err == nil || !Broken(err) {
 			return
 		}

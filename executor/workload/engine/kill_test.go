@@ -25,9 +25,6 @@ func (w stmtWorker) Event(c *engine.Conn) (int, error) { return 0, c.Exec(w.s, n
 // workload's end waits for the lock wait timeout. Run kills quadrant's own statement, and the
 // killed statement is not a workload error; the other worker's events are measured.
 func TestStopKillsStatementsInFlight(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
 	c := sandboxtest.Start(t, sandbox.Options{Name: "kill", Config: []sandbox.Option{{Name: "innodb_lock_wait_timeout", Value: "50"}}})
 	db, err := sql.Open("mysql", c.Primary.DSN(""))
 	if err != nil {
@@ -61,7 +58,7 @@ func TestStopKillsStatementsInFlight(t *testing.T) {
 		_ = conn.Close()
 	}
 
-	run := func(t *testing.T, ctx context.Context, duration time.Duration) (*engine.AbortError, error, time.Duration, int64, int64) {
+	run := func(t *testing.T, ctx context.Context, duration time.Duration) (*engine.AbortError, time.Duration, int64, int64, error) {
 		t.Helper()
 		// The holder: an open transaction with the row locked until the run is over.
 		hold, err := db.Conn(context.Background())
@@ -75,7 +72,7 @@ func TestStopKillsStatementsInFlight(t *testing.T) {
 		if _, err := hold.ExecContext(context.Background(), "SELECT * FROM k.t WHERE id = 1 FOR UPDATE"); err != nil {
 			t.Fatal(err)
 		}
-		defer hold.ExecContext(context.Background(), "ROLLBACK") //nolint:errcheck
+		defer hold.ExecContext(context.Background(), "ROLLBACK") // its error is ignored: Close ends the transaction anyway
 		start := time.Now()
 		tot, err := engine.Run(ctx, engine.Config{
 			Threads: 2, Duration: duration, ReportInterval: time.Second, Ignore: []int{1205}, Rollback: true,
@@ -100,14 +97,14 @@ func TestStopKillsStatementsInFlight(t *testing.T) {
 		if err != nil {
 			ae, _ = err.(*engine.AbortError)
 		}
-		return ae, err, took, tot.Events, tot.Errors
+		return ae, took, tot.Events, tot.Errors, err
 	}
 
 	t.Run("interrupt", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		time.AfterFunc(1500*time.Millisecond, cancel)
-		ae, err, took, events, errs := run(t, ctx, time.Minute)
+		ae, took, events, errs, err := run(t, ctx, time.Minute)
 		t.Logf("interrupted run returned after %s: %v; %d events, %d errors", took.Round(time.Millisecond), err, events, errs)
 		if took > 10*time.Second {
 			t.Errorf("interrupted run took %s, want well under the 50 s lock wait", took.Round(time.Millisecond))
@@ -120,7 +117,7 @@ func TestStopKillsStatementsInFlight(t *testing.T) {
 		}
 	})
 	t.Run("end", func(t *testing.T) {
-		ae, err, took, events, errs := run(t, context.Background(), 2*time.Second)
+		ae, took, events, errs, err := run(t, context.Background(), 2*time.Second)
 		t.Logf("run of 2 s returned after %s: %v; %d events, %d errors", took.Round(time.Millisecond), err, events, errs)
 		if took > 10*time.Second {
 			t.Errorf("a 2 s run took %s, want well under the 50 s lock wait", took.Round(time.Millisecond))

@@ -18,9 +18,6 @@ import (
 // socket: prepared statements, a pipelined BEGIN, rows skipped, the connection id from the
 // handshake; and the server sees each connection encrypted.
 func TestWireOverTLS(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
 	c := sandboxtest.Start(t, sandbox.Options{Name: "wiretls", TLS: true})
 	s := c.Primary
 	if err := s.Exec(context.Background(), "CREATE DATABASE w", "CREATE TABLE w.t (id INT PRIMARY KEY, v INT)", "INSERT INTO w.t VALUES (1, 0), (2, 0), (3, 0)"); err != nil {

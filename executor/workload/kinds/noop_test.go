@@ -30,9 +30,7 @@ func TestAKindIsOnePackage(t *testing.T) {
 	if _, err := spec.LoadBytes("plan.yaml", []byte(bad), spec.Options{Kinds: kinds.Registry()}); err == nil || !strings.Contains(err.Error(), `unknown key "noop" in workload`) {
 		t.Fatalf("an unregistered kind: %v", err)
 	}
-	if testing.Short() {
-		t.Skip("integration test")
-	}
+	sandboxtest.SkipShort(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "plan.yaml")
 	plan := "version: 1\nname: noop\ntargets: {db: {sandbox: {}}}\nmatrix: {threads: [1, 2]}\niteration:\n" +

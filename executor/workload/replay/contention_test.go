@@ -223,9 +223,6 @@ func tpCapture(t *testing.T, s *sandbox.Server, threads int, d time.Duration) (p
 // give another its COMMIT fails here in seconds rather than hanging). With one reader
 // handing statements out in file order, the 2-terminal replay with timing: none stalls.
 func TestContendedReplay(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a MariaDB sandbox")
-	}
 	c := sandboxtest.Start(t, sandbox.Options{Name: "tp", Config: []sandbox.Option{{Name: "innodb_lock_wait_timeout", Value: "5"}}})
 	for _, threads := range []int{2, 4} {
 		tpLoad(t, c.Primary)
@@ -294,9 +291,6 @@ func sum(m map[int]int) int {
 // INSERT was a deadlock's victim there, and succeeds here) is counted, by code, against the
 // capture's outcome, and the session goes on to its next statement.
 func TestErrorsUnlikeTheCapture(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a MariaDB sandbox")
-	}
 	path := filepath.Join(t.TempDir(), "dup.qcap")
 	f, err := os.Create(path)
 	if err != nil {
@@ -358,9 +352,6 @@ func TestErrorsUnlikeTheCapture(t *testing.T) {
 // TestWhatStopsAReplay: errors go on (above), but a lost connection stops the replay, and so do
 // more errors than on_error.max_errors.
 func TestWhatStopsAReplay(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a MariaDB sandbox")
-	}
 	c := sandboxtest.Start(t, sandbox.Options{Name: "stop"})
 	write := func(texts ...string) string {
 		path := filepath.Join(t.TempDir(), "s.qcap")

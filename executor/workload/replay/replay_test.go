@@ -216,9 +216,7 @@ func sameCounts(t *testing.T, what string, got, want map[string]int64) {
 // the same count per fingerprint, each session's order and state (B's rows say so), and
 // read_only replays skip exactly the writes.
 func TestServerLogsReplay(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts MariaDB sandboxes")
-	}
+	sandboxtest.SkipShort(t)
 	var a, b *sandbox.Cluster
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -307,9 +305,7 @@ func TestServerLogsReplay(t *testing.T) {
 // statement succeeding, the counts per fingerprint of what ran, and each session's order and
 // state (B's rows say so). The settings capture changed are back as they were.
 func TestCaptureRoundTrip(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts MariaDB sandboxes")
-	}
+	sandboxtest.SkipShort(t)
 	var a, b *sandbox.Cluster
 	var wg sync.WaitGroup
 	wg.Add(2)
@@ -400,9 +396,6 @@ func TestCaptureRoundTrip(t *testing.T) {
 // their connections at once (they are half a second apart; all ten at once would need the
 // replay to stall for four and a half seconds).
 func TestSessionsConnectWhenTheyRun(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a MariaDB sandbox")
-	}
 	const n = 10
 	path := filepath.Join(t.TempDir(), "seq.qcap")
 	f, err := os.Create(path)

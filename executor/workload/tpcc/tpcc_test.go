@@ -36,9 +36,6 @@ func do(t *testing.T, env workload.Env, w *spec.Workload) (*measure.Total, error
 // One warehouse is loaded, run, checked; then one district's next order id is broken and
 // the check names condition 3.3.2.2.
 func TestPrepareRunCheckAndCorruption(t *testing.T) {
-	if testing.Short() {
-		t.Skip("integration test")
-	}
 	c := sandboxtest.Start(t, sandbox.Options{Name: "tpcc", Config: []sandbox.Option{
 		{Name: "innodb_buffer_pool_size", Value: "256M"},
 		{Name: "innodb_flush_log_at_trx_commit", Value: "2"},

@@ -165,9 +165,32 @@
     if (opt.failedXs && opt.failedXs.length) plugins.push(failedMarks(box, opt.failedXs));
     if (plugins.length) opts.plugins = plugins;
     if (failed) box.setAttribute("data-failed-series", String(failed));
-    new uPlot(opts, [xs].concat(series.map(function (s) { return s.values; })), box);
+    var data = withGaps(xs, series.map(function (s) { return s.values; }));
+    if (data.gaps) box.setAttribute("data-gaps", String(data.gaps));
+    new uPlot(opts, data.columns, box);
     state.charts++;
     return box;
+  }
+
+  // withGaps puts a null point into every step of xs far wider than the usual one (a host
+  // stall: one interval covered several seconds), so that the lines break there instead of
+  // drawing a straight line across seconds nobody measured.
+  function withGaps(xs, columns) {
+    var steps = [];
+    for (var i = 1; i < xs.length; i++) steps.push(xs[i] - xs[i - 1]);
+    steps.sort(function (a, b) { return a - b; });
+    var usual = steps.length ? steps[Math.floor(steps.length / 2)] : 0;
+    var outX = [], outCols = columns.map(function () { return []; }), gaps = 0;
+    for (var j = 0; j < xs.length; j++) {
+      if (j > 0 && usual > 0 && xs[j] - xs[j - 1] > 1.5 * usual) {
+        outX.push(xs[j - 1] + usual);
+        outCols.forEach(function (c) { c.push(null); });
+        gaps++;
+      }
+      outX.push(xs[j]);
+      columns.forEach(function (c, k) { outCols[k].push(c ? c[j] : null); });
+    }
+    return { columns: [outX].concat(outCols), gaps: gaps };
   }
 
   // aligned builds one shared x axis from several (x, y) lists, leaving gaps as null.
@@ -244,6 +267,12 @@
       box.appendChild(ul);
     }
     if (H.knee) knee(box, H.knee);
+    if (H.stalls && H.stalls.length) {
+      var st = el("ul", { "class": "stalls", id: "stalls" });
+      H.stalls.forEach(function (s) { st.appendChild(el("li", { text: s })); });
+      box.appendChild(el("p", { "class": "stalled", text: "Stalled iterations: their figures average over a stop; run those cells again (repeat: shows how often it happens)." }));
+      box.appendChild(st);
+    }
   }
 
   // knee draws each stage row's throughput (left axis) and p95 (right axis, dashed) against

@@ -1,0 +1,140 @@
+// Package gate turns compare's noise-aware verdicts into a CI pass or fail: a rule such as
+// "tps < -2.5%" fails a build only when the change is beyond the threshold with its whole
+// 95% interval, so noise never fails a build. It writes what CI systems show: a short
+// Markdown summary and JUnit XML.
+package gate
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/quadrant-bench/quadrant/reporters/compare"
+)
+
+// Rule is one threshold: Metric's change against the baseline, in percent, must not go
+// past Pct in the direction Op says ("<": a drop below Pct fails, ">": a rise above).
+type Rule struct {
+	Metric string
+	Op     string
+	Pct    float64
+}
+
+func (r Rule) String() string { return fmt.Sprintf("%s %s %+g%%", r.Metric, r.Op, r.Pct) }
+
+// Parse reads rules separated by commas: "tps < -2.5%, p95_ms > +5%".
+func Parse(s string) ([]Rule, error) {
+	var out []Rule
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		r, err := parseRule(part)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("--fail-on %q: no rule; want e.g. \"tps < -2.5%%, p95_ms > +5%%\"", s)
+	}
+	return out, nil
+}
+
+func parseRule(s string) (Rule, error) {
+	bad := func(why string) (Rule, error) {
+		return Rule{}, fmt.Errorf("--fail-on rule %q: %s; want METRIC < -PCT%% (fail when it drops further) or METRIC > +PCT%% (fail when it rises further), e.g. \"tps < -2.5%%\"", s, why)
+	}
+	i := strings.IndexAny(s, "<>")
+	if i <= 0 {
+		return bad("no < or >")
+	}
+	r := Rule{Metric: strings.TrimSpace(s[:i]), Op: s[i : i+1]}
+	num, ok := strings.CutSuffix(strings.TrimSpace(s[i+1:]), "%")
+	if !ok {
+		return bad("the threshold is a change in percent: end it with %")
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	switch {
+	case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+		return bad("the threshold is not a number")
+	case r.Metric == "" || strings.ContainsAny(r.Metric, " \t"):
+		return bad("no metric name before the operator")
+	}
+	r.Pct = v
+	return r, nil
+}
+
+// Check is one rule on one cell of one run against the baseline (the comparison's first).
+type Check struct {
+	Rule    Rule
+	Cell    string
+	Run     int // index of the run in the comparison
+	Verdict compare.Verdict
+	// Outcome is Failed, Passed or Skipped; Why says it in words.
+	Outcome, Why string
+}
+
+// Outcomes of a check.
+const (
+	Passed  = "passed"
+	Failed  = "failed"
+	Skipped = "skipped" // the verdict cannot say: not comparable, no noise estimate
+)
+
+// Result is every check of a comparison.
+type Result struct {
+	Checks []Check
+	Runs   []string // the folders, baseline first
+}
+
+// Failed counts the checks that failed.
+func (r *Result) Failed() int {
+	n := 0
+	for _, c := range r.Checks {
+		if c.Outcome == Failed {
+			n++
+		}
+	}
+	return n
+}
+
+// Evaluate applies rules to every cell of c, each later run against the first.
+func Evaluate(c *compare.Comparison, rules []Rule) *Result {
+	res := &Result{}
+	for _, r := range c.Runs {
+		res.Runs = append(res.Runs, r.Dir)
+	}
+	for _, cell := range c.Cells {
+		for _, rule := range rules {
+			for ri, v := range cell.Verdicts[rule.Metric] {
+				if ri == 0 {
+					continue
+				}
+				res.Checks = append(res.Checks, judge(rule, cell.Key, ri, v))
+			}
+		}
+	}
+	return res
+}
+
+// judge fails a check only when the whole interval of the change is past the threshold.
+func judge(rule Rule, cell string, ri int, v compare.Verdict) Check {
+	c := Check{Rule: rule, Cell: cell, Run: ri, Verdict: v}
+	switch {
+	case v.Kind == compare.NotComparable || v.Kind == compare.NoNoiseEstimate || math.IsNaN(v.Lo) || math.IsNaN(v.Hi):
+		c.Outcome, c.Why = Skipped, "cannot judge: "+v.Text
+	case rule.Op == "<" && v.Hi < rule.Pct:
+		c.Outcome = Failed
+		c.Why = fmt.Sprintf("%s changed %+.1f%% (95%% CI %+.1f%% to %+.1f%%), all of it below %+g%%", rule.Metric, v.Change, v.Lo, v.Hi, rule.Pct)
+	case rule.Op == ">" && v.Lo > rule.Pct:
+		c.Outcome = Failed
+		c.Why = fmt.Sprintf("%s changed %+.1f%% (95%% CI %+.1f%% to %+.1f%%), all of it above %+g%%", rule.Metric, v.Change, v.Lo, v.Hi, rule.Pct)
+	default:
+		c.Outcome = Passed
+		c.Why = fmt.Sprintf("%s changed %+.1f%% (95%% CI %+.1f%% to %+.1f%%): %s", rule.Metric, v.Change, v.Lo, v.Hi, v.Text)
+	}
+	return c
+}
