@@ -3,12 +3,11 @@ package executor
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/capture"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -16,12 +15,11 @@ import (
 // while: workload running meanwhile (started once recording has, so its connections are
 // recorded). The file is written beside and renamed: a failed capture leaves none.
 func (sr *stepRunner) capture(ctx context.Context, s *liveTarget, c *spec.Capture, where string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(c.Path), ".capture-*")
+	tmp, err := results.CreateAtomic(c.Path)
 	if err != nil {
 		return fmt.Errorf("capture: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
+	defer tmp.Abort()
 	w, err := traffic.NewWriter(tmp, traffic.QCapHeader{Created: time.Now().UTC(), Target: s.Name(), Timed: true})
 	if err != nil {
 		return err
@@ -50,10 +48,7 @@ func (sr *stepRunner) capture(ctx context.Context, s *liveTarget, c *spec.Captur
 	if werr := <-load; werr != nil && ctx.Err() == nil && wctx.Err() == nil {
 		return fmt.Errorf("while: %w", werr)
 	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), c.Path); err != nil {
+	if err := tmp.Commit(); err != nil {
 		return fmt.Errorf("capture: %w", err)
 	}
 	sr.log.logf("%s: captured %d statements from %d sessions through %s", where, res.Statements, res.Sessions, res.Method)

@@ -117,6 +117,7 @@ func (f *fleet) startSandbox(ctx context.Context, t spec.Target, first *spec.Ite
 		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
 		Replication: sb.Replication, Dir: dir, Keep: f.keep, TLS: sb.TLS == "on",
 		RunAs: runAs, Logf: f.log.logFile, Working: f.working(t.Name),
+		ConfigPaths: true, // the trust check allowed the paths the config names (spec/trust)
 	})
 	if err != nil {
 		return fmt.Errorf("target %s: %w", t.Name, err)

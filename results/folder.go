@@ -111,7 +111,7 @@ func Create(dir string) (*Writer, error) {
 
 // WritePlan stores the resolved plan (secrets already replaced by ***).
 func (w *Writer) WritePlan(yaml []byte) error {
-	return writeAtomic(filepath.Join(w.Dir, PlanFile), yaml)
+	return WriteFileAtomic(filepath.Join(w.Dir, PlanFile), yaml)
 }
 
 // Logf appends one timestamped line to log.txt.
@@ -212,7 +212,7 @@ func (w *Writer) SaveResult(name string, iteration int, columns []string, rows [
 	if err := cw.Error(); err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(w.Dir, SavedDir, fmt.Sprintf("%s-iteration-%d.csv", FileName(name), iteration)), []byte(b.String()))
+	return WriteFileAtomic(filepath.Join(w.Dir, SavedDir, fmt.Sprintf("%s-iteration-%d.csv", FileName(name), iteration)), []byte(b.String()))
 }
 
 // KeepIterations rewrites summary.csv and every time series without the rows of
@@ -252,7 +252,7 @@ func KeepIterations(dir string, keep map[int]bool) error {
 			}
 		}
 		cw.Flush()
-		if err := writeAtomic(p, []byte(b.String())); err != nil {
+		if err := WriteFileAtomic(p, []byte(b.String())); err != nil {
 			return err
 		}
 	}

@@ -66,6 +66,9 @@ type Run struct {
 	// replayed captured traffic.
 	Fingerprints *Data
 	Replay       *Data
+	// Warnings are the files whose last line was cut (TornLines), that row left out: a
+	// reader says them, since the folder is less than it looks.
+	Warnings []string
 
 	onDisk bool // Open: the time-series rows are read by EachRow, not held in Timeseries
 }
@@ -98,6 +101,7 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	r.renameHostColumns()
+	r.Warnings = TornLines(dir)
 	return r, nil
 }
 
@@ -131,6 +135,7 @@ func Open(dir string) (*Run, error) {
 		return nil, err
 	}
 	r.renameHostColumns()
+	r.Warnings = TornLines(dir)
 	return r, nil
 }
 
@@ -165,6 +170,17 @@ func (r *Run) EachRow(target string, fn func(row []string) error) error {
 		return nil
 	}
 	return err
+}
+
+// CheckRows reads every time series through once, so that a damaged one is an error
+// (path:line) before a reader that forgives a short series (compare's noise) uses it.
+func (r *Run) CheckRows() error {
+	for _, t := range r.Targets {
+		if err := r.EachRow(t, func([]string) error { return nil }); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // oldHostPrefix is how host metrics were named before they could come from /proc as well as SNMP.
@@ -284,32 +300,27 @@ func IsWorkloadColumn(name string) bool {
 // every file written as it goes, so a long run is never held in memory.
 func WriteVariableCSVs(r *Run) ([]string, error) {
 	type out struct {
-		path string
-		f    *os.File
-		bw   *bufio.Writer
-		cw   *csv.Writer
+		f  *AtomicFile
+		bw *bufio.Writer
+		cw *csv.Writer
 	}
 	names := r.Watched()
 	files := make([]*out, len(names))
 	defer func() {
 		for _, o := range files {
-			if o != nil && o.f != nil {
-				o.f.Close()
-				os.Remove(o.path + ".tmp")
+			if o != nil {
+				o.f.Abort()
 			}
 		}
 	}()
 	for i, name := range names {
 		path := filepath.Join(r.Dir, VariablesDir, FileName(name)+".csv")
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, err
-		}
-		f, err := os.Create(path + ".tmp")
+		f, err := CreateAtomic(path)
 		if err != nil {
 			return nil, err
 		}
 		bw := bufio.NewWriterSize(f, 16<<10)
-		o := &out{path: path, f: f, bw: bw, cw: csv.NewWriter(bw)}
+		o := &out{f: f, bw: bw, cw: csv.NewWriter(bw)}
 		o.cw.Write([]string{ColTarget, ColIteration, ColElapsed, ColTime, "value"})
 		files[i] = o
 	}
@@ -355,20 +366,12 @@ func WriteVariableCSVs(r *Run) ([]string, error) {
 			err = o.bw.Flush()
 		}
 		if err == nil {
-			err = o.f.Sync()
-		}
-		if cerr := o.f.Close(); err == nil {
-			err = cerr
-		}
-		files[i].f = nil
-		if err == nil {
-			err = os.Rename(o.path+".tmp", o.path)
+			err = o.f.Commit()
 		}
 		if err != nil {
-			os.Remove(o.path + ".tmp")
 			return paths, err
 		}
-		paths = append(paths, o.path)
+		paths = append(paths, filepath.Join(r.Dir, VariablesDir, FileName(names[i])+".csv"))
 	}
 	return paths, nil
 }

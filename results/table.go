@@ -180,27 +180,30 @@ func (t *Table) widen(added []string) error {
 	}
 	old := t.header
 	newHeader := append(append([]string(nil), old...), added...)
-	tmp := t.path + ".tmp"
-	out, err := os.Create(tmp)
+	err := ReplaceFile(t.path, func(out io.Writer) error { return copyWidened(out, t.path, len(old) > 0, newHeader) })
 	if err != nil {
+		t.reopen() // the file kept its old header: later rows still go to it
 		return err
 	}
+	t.setHeader(newHeader)
+	return t.reopen()
+}
+
+// copyWidened writes header, then the rows of path (when it has any) padded to its width.
+func copyWidened(out io.Writer, path string, hasRows bool, header []string) error {
 	cw := csv.NewWriter(out)
-	if err := cw.Write(newHeader); err != nil {
-		out.Close()
+	if err := cw.Write(header); err != nil {
 		return err
 	}
-	if len(old) > 0 {
-		in, err := os.Open(t.path)
+	if hasRows {
+		in, err := os.Open(path)
 		if err != nil {
-			out.Close()
 			return err
 		}
+		defer in.Close()
 		cr := csv.NewReader(in)
 		cr.FieldsPerRecord = -1
 		if _, err := cr.Read(); err != nil { // old header
-			in.Close()
-			out.Close()
 			return err
 		}
 		for {
@@ -212,33 +215,15 @@ func (t *Table) widen(added []string) error {
 				// A torn last line from an earlier crash: drop it rather than fail the run.
 				break
 			}
-			padded := make([]string, len(newHeader))
+			padded := make([]string, len(header))
 			copy(padded, row)
 			if err := cw.Write(padded); err != nil {
-				in.Close()
-				out.Close()
 				return err
 			}
 		}
-		in.Close()
 	}
 	cw.Flush()
-	if err := cw.Error(); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, t.path); err != nil {
-		return err
-	}
-	t.setHeader(newHeader)
-	return t.reopen()
+	return cw.Error()
 }
 
 // Sync flushes the file to stable storage; called at iteration boundaries, not per row.
@@ -262,37 +247,22 @@ func (t *Table) Close() error {
 	return err
 }
 
-// ReadTable reads a whole CSV written by Table. A torn final line (the process was killed
-// mid-write) is ignored: everything before it is intact by construction.
+// ReadTable reads a whole CSV written by Table, with ScanTable's rules: a torn final line
+// is dropped, any other malformed line is an error naming the file and the line.
 func ReadTable(path string) (header []string, rows [][]string, err error) {
-	f, err := os.Open(path)
+	err = ScanTable(path, func(h, row []string) error {
+		header = h
+		rows = append(rows, append([]string(nil), row...))
+		return nil
+	})
 	if err != nil {
 		return nil, nil, err
 	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = -1
-	header, err = cr.Read()
-	if err == io.EOF {
-		return nil, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: header: %w", path, err)
-	}
-	for {
-		row, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
+	if header == nil {
+		header, err = readHeader(path)
 		if err != nil {
-			break
+			return nil, nil, fmt.Errorf("%s:1: header: %w", path, err)
 		}
-		if len(row) < len(header) {
-			padded := make([]string, len(header))
-			copy(padded, row)
-			row = padded
-		}
-		rows = append(rows, row[:len(header)])
 	}
 	return header, rows, nil
 }
@@ -300,7 +270,13 @@ func ReadTable(path string) (header []string, rows [][]string, err error) {
 // ScanTable calls fn with each row of a CSV written by Table, in file order, without
 // holding the file in memory: a long run's time series is hundreds of megabytes, and
 // several times that as strings. row is reused between calls (copy what you keep) and
-// has the header's width. A torn final line is ignored, as in ReadTable.
+// has the header's width.
+//
+// Rows are appended whole lines, so a final line without its newline is a row cut by a
+// kill -9 (or a copy cut short): it is dropped (TornLines says which, for a warning), and
+// the rows before it are read. Anything else malformed (a row wider or narrower than the
+// header, a quote out of place) is an error naming path:line: a folder from someone else
+// is read as it is or not at all, never as half-empty rows.
 //
 // Rows of numbers have no quotes; those are split on commas directly, which is several
 // times quicker than encoding/csv. A line with a quote is read by encoding/csv, with as
@@ -313,23 +289,33 @@ func ScanTable(path string, fn func(header, row []string) error) error {
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 256<<10)
 	var header, row []string
-	var pending []byte // a record whose quoted field goes on past the line
+	var pending []byte  // a record whose quoted field goes on past the line
+	line, start := 0, 0 // the line read, and the line its record started on
 	for {
-		line, rerr := br.ReadSlice('\n')
+		text, rerr := br.ReadSlice('\n')
 		if rerr == bufio.ErrBufferFull {
 			rest, err := br.ReadBytes('\n')
-			line, rerr = append(append([]byte(nil), line...), rest...), err
+			text, rerr = append(append([]byte(nil), text...), rest...), err
 		}
 		if rerr != nil && rerr != io.EOF {
 			return rerr
 		}
+		if rerr == io.EOF && len(text) > 0 {
+			return nil // the torn final line
+		}
+		if len(text) > 0 {
+			line++
+		}
+		if pending == nil {
+			start = line
+		}
 		var rec []string
 		switch {
-		case pending != nil || bytes.IndexByte(line, '"') >= 0:
-			pending = append(pending, line...)
+		case pending != nil || bytes.IndexByte(text, '"') >= 0:
+			pending = append(pending, text...)
 			if bytes.Count(pending, []byte{'"'})%2 == 1 {
 				if rerr == io.EOF {
-					return nil // a torn last line inside quotes
+					return fmt.Errorf("%s:%d: a quoted field is not closed", path, start)
 				}
 				continue
 			}
@@ -338,15 +324,12 @@ func ScanTable(path string, fn func(header, row []string) error) error {
 			pending = nil
 			got, err := r.Read()
 			if err != nil {
-				if header == nil {
-					return fmt.Errorf("%s: header: %w", path, err)
-				}
-				return nil
+				return fmt.Errorf("%s:%d: %w", path, start, err)
 			}
 			rec = got
 		default:
-			text := string(bytes.TrimRight(line, "\r\n"))
-			if text == "" { // encoding/csv skips empty lines
+			cells := string(bytes.TrimRight(text, "\r\n"))
+			if cells == "" { // encoding/csv skips empty lines
 				if rerr == io.EOF {
 					return nil
 				}
@@ -354,23 +337,24 @@ func ScanTable(path string, fn func(header, row []string) error) error {
 			}
 			rec = row[:0]
 			for {
-				i := strings.IndexByte(text, ',')
+				i := strings.IndexByte(cells, ',')
 				if i < 0 {
-					rec = append(rec, text)
+					rec = append(rec, cells)
 					break
 				}
-				rec = append(rec, text[:i])
-				text = text[i+1:]
+				rec = append(rec, cells[:i])
+				cells = cells[i+1:]
 			}
 			row = rec
 		}
 		if header == nil {
 			header = append([]string(nil), rec...)
 		} else {
-			for len(rec) < len(header) {
-				rec = append(rec, "")
+			if len(rec) != len(header) {
+				return fmt.Errorf("%s:%d: %d cells, the header has %d: the file is damaged (a row is appended whole, so only a cut last line is expected)",
+					path, start, len(rec), len(header))
 			}
-			if err := fn(header, rec[:len(header)]); err != nil {
+			if err := fn(header, rec); err != nil {
 				return err
 			}
 			if cap(rec) > cap(row) {

@@ -112,7 +112,7 @@ type Sandbox struct {
 	Src         Source   `yaml:"-"`
 	Flavor      string   `yaml:"flavor" default:"auto" enum:"auto,mariadb,mysql" doc:"Which server: auto uses whichever server binary is found."`
 	Basedir     string   `yaml:"basedir" doc:"Where bin/ or sbin/ holds mariadbd or mysqld (default: search PATH, /usr/sbin)."`
-	Config      Settings `yaml:"config" doc:"[mysqld] options of the generated my.cnf. true writes the bare option (log_bin: true -> log-bin), false leaves it out. skip-grant-tables and an empty secure_file_priv are refused: they would open the sandbox to every local user."`
+	Config      Settings `yaml:"config" doc:"[mysqld] options of the generated my.cnf. true writes the bare option (log_bin: true -> log-bin), false leaves it out. Refused under any spelling the server accepts (a prefix such as bind_addr, dashes or underscores, loose-/skip-): the options the sandbox sets itself (datadir, socket, port, bind_address, pid_file, log_error, init_file, tmpdir, plugin_dir, ...), skip-grant-tables, a secure_file_priv outside the sandbox's directory, and a path with .. or ~ in any option; an absolute path (log_bin on other storage) is a write the run allows only inside the plan's folder or --allow-path. A relative file name lands in the sandbox's data directory (secure_file_priv: in the server's directory)."`
 	Replicas    int      `yaml:"replicas" default:"0" min:"0" doc:"Number of replicas, addressable as targets NAME_replica1, NAME_replica2, ..."`
 	Replication string   `yaml:"replication" default:"async" enum:"async,semisync" doc:"Replication mode of the replicas."`
 	RunAs       string   `yaml:"run_as" doc:"OS user the server runs as when quadrant runs as root (default mysql, the user the server package creates; never root). Without root the server runs as quadrant's own user."`
@@ -417,5 +417,5 @@ type Report struct {
 	Src         Source   `yaml:"-"`
 	Formats     []string `yaml:"formats" default:"[csv, html, json]" enum:"csv,html,json" doc:"Reports written from the results: html = report.html; json = summary.json; csv = with per_variable, variables/NAME.csv. summary.csv, timeseries/*.csv, histograms/, run.json and log.txt are always written: they are the measurements every report is rebuilt from (quadrant report DIR)."`
 	PerVariable bool     `yaml:"per_variable" doc:"Also variables/NAME.csv and variables/NAME.html for every watched variable (status.*, repl.*, query.*, snmp.*), as the formats allow."`
-	Dir         string   `yaml:"dir" default:"results" doc:"Results go to DIR/NAME/YYYYmmdd-HHMMSS/ (relative to the working directory)."`
+	Dir         string   `yaml:"dir" default:"results" doc:"Results go to DIR/NAME/YYYYmmdd-HHMMSS/ (relative to the working directory), on quadrant run of this plan; --out DIR overrides it. quadrant rerun of a results folder does not honour the folder's report.dir (the plan came with someone else's folder and could name any directory): its results go under --out DIR, or results/ in the working directory."`
 }

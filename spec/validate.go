@@ -43,11 +43,10 @@ type validator struct {
 	servers   map[string]*serverOptions // by flavor and basedir: what Options.ServerOptions said
 }
 
-// serverOptions are the my.cnf options a sandbox's server knows (empty when nobody could say).
+// serverOptions are the my.cnf options a sandbox's server knows (an unlisted Known when nobody could say).
 type serverOptions struct {
 	server string
-	known  map[string]bool
-	names  []string
+	known  mycnf.Known
 }
 
 func validate(d *decoder, p *Plan) {
@@ -605,73 +604,69 @@ func (v *validator) settings(s Settings, what string, global bool) {
 	}
 }
 
-// sandboxConfig refuses the my.cnf options that would open a sandbox to every local user
-// (skip-grant-tables, an empty secure_file_priv): the sandbox would refuse them at start, after
-// everything before it ran; here the plan fails at once, at the option's position.
+// sandboxConfig refuses the my.cnf options a sandbox never takes (mycnf.Guard: the ones it
+// sets itself, skip-grant-tables, paths outside its directory, its TLS options with tls: on),
+// each name resolved as the sandbox's server resolves it (bind_addr is bind_address): the
+// sandbox would refuse them at start, after everything before it ran; here the plan fails at
+// once, at the option's position.
 func (v *validator) sandboxConfig(sb *Sandbox, s Settings, what string) {
+	so := v.serverOptions(sb)
+	guard := mycnf.Guard{Known: so.known, TLS: sb.TLS == "on"}
+	var at Setting
+	guard.Outside = func(option, path string) bool {
+		// the server writes (or reads) there: the trust check wants it in the plan's folder or --allow-path
+		v.p.writes(at.Pos, what+" "+option, path, path, false)
+		return true
+	}
 	for _, kv := range s {
+		at = kv
 		b, isBool := kv.Value.(bool)
 		if isBool && !b {
 			continue // false leaves the option out
 		}
-		if mycnf.Owned(kv.Name) {
-			v.errorf(kv.Pos, "%s: %s is set by the sandbox itself (each sandbox has its own data directory, port and socket); remove it (to put the data on other storage, use sandbox: {dir: PATH})", what, kv.Name)
-			continue
-		}
-		if why := mycnf.Unsafe(kv.Name, fmt.Sprint(kv.Value), isBool); why != "" {
+		if why := guard.Refuse(kv.Name, fmt.Sprint(kv.Value), isBool); why != "" {
 			v.errorf(kv.Pos, "%s: %s is refused: %s", what, kv.Name, why)
 			continue
 		}
-		v.serverKnows(sb, s, kv, what)
+		v.serverKnows(sb, so, s, kv, what)
 	}
+}
+
+// serverOptions asks Options.ServerOptions, once per flavor and basedir, which options the
+// sandbox's server knows (none when nobody could say).
+func (v *validator) serverOptions(sb *Sandbox) *serverOptions {
+	key := sb.Flavor + "\x00" + sb.Basedir
+	if so := v.servers[key]; so != nil {
+		return so
+	}
+	so := &serverOptions{}
+	if v.p.opts.ServerOptions != nil {
+		var names []string
+		so.server, names = v.p.opts.ServerOptions(sb.Flavor, sb.Basedir)
+		so.known = mycnf.NewKnown(names)
+	}
+	if v.servers == nil {
+		v.servers = map[string]*serverOptions{}
+	}
+	v.servers[key] = so
+	return so
 }
 
 // serverKnows says when the sandbox's server does not know option kv, which would stop it
 // at start with "unknown variable" after everything before the start ran, with the name it
 // knows that is closest.
-func (v *validator) serverKnows(sb *Sandbox, s Settings, kv Setting, what string) {
-	if v.p.opts.ServerOptions == nil || sb == nil || loadsPlugin(sb.Config) || loadsPlugin(s) {
+func (v *validator) serverKnows(sb *Sandbox, so *serverOptions, s Settings, kv Setting, what string) {
+	if !so.known.Listed() || loadsPlugin(sb.Config) || loadsPlugin(s) {
 		return // a plugin's options are known only once it is loaded
 	}
-	key := sb.Flavor + "\x00" + sb.Basedir
-	so := v.servers[key]
-	if so == nil {
-		so = &serverOptions{known: map[string]bool{}}
-		server, names := v.p.opts.ServerOptions(sb.Flavor, sb.Basedir)
-		so.server = server
-		for _, n := range names {
-			n = optionKey(n)
-			if !so.known[n] {
-				so.known[n] = true
-				so.names = append(so.names, n)
-			}
-		}
-		if v.servers == nil {
-			v.servers = map[string]*serverOptions{}
-		}
-		v.servers[key] = so
+	n, err := so.known.Resolve(kv.Name)
+	if err != nil || !n.Unknown || n.Loose {
+		return // known (exactly or by a prefix the server takes), or loose-: skipped when unknown
 	}
-	if len(so.names) == 0 {
-		return
-	}
-	n := optionKey(kv.Name)
-	if strings.HasPrefix(n, "loose_") || so.known[n] {
-		return // the server skips a loose- option it does not know
-	}
-	if sb.Replication == "semisync" && strings.HasPrefix(n, "rpl_semi_sync_") {
+	if sb.Replication == "semisync" && strings.HasPrefix(n.Option, "rpl_semi_sync_") {
 		return // a MySQL sandbox loads the semi-sync plugins itself, which bring these
 	}
-	for _, p := range []string{"skip_", "disable_", "enable_"} {
-		if rest, ok := strings.CutPrefix(n, p); ok && so.known[rest] {
-			return
-		}
-	}
-	for _, k := range so.names {
-		if strings.HasPrefix(k, n) {
-			return // the server takes a prefix of an option as the option
-		}
-	}
-	hint := Suggest(n, so.names)
+	hint := Suggest(n.Option, so.known.Names())
 	if hint == "" {
 		hint = "; see " + so.server + " --verbose --help for the options it knows"
 	}
@@ -690,19 +685,6 @@ func loadsPlugin(s Settings) bool {
 		}
 	}
 	return false
-}
-
-// sandboxTLS refuses the server's TLS options in the config of a sandbox with tls: on,
-// which sets them to the certificates it made (a replica's settings are its primary's).
-func (v *validator) sandboxTLS(t *Target, s Settings, what string) {
-	if t == nil || t.Sandbox == nil || t.Sandbox.TLS != "on" {
-		return
-	}
-	for _, kv := range s {
-		if mycnf.TLSOwned(kv.Name) {
-			v.errorf(kv.Pos, "%s: %s is set by the sandbox itself with tls: on (its own CA and certificate, require_secure_transport=ON); remove it, or set tls: off and configure TLS yourself", what, kv.Name)
-		}
-	}
 }
 
 func (v *validator) steps(steps []Step, place stepPlace) {

@@ -63,18 +63,8 @@ func onlyCode(r *trust.Refusal) bool {
 func printRefusal(w io.Writer, r *trust.Refusal, plan string) {
 	fmt.Fprintf(w, "quadrant: nothing was run: the plan would act beyond its folder and its targets:\n")
 	for _, it := range r.Items {
-		fmt.Fprintf(w, "  %s: %s  [%s]\n", it.Effect.Pos, cleanLine(it.Why), it.Flag)
+		fmt.Fprintf(w, "  %s: %s  [%s]\n", it.Effect.Pos, results.Printable(it.Why), it.Flag)
 	}
 	fmt.Fprintf(w, "Read what each does (quadrant explain %s), then allow it with %s, or remove it from the plan.\n",
 		plan, strings.Join(trust.Flags(r.Items), ", "))
-}
-
-// cleanLine keeps a line from a plan to one line of printable text.
-func cleanLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return ' '
-		}
-		return r
-	}, s)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/capture"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 func runCapture(args []string, stdout, stderr io.Writer) int {
@@ -62,12 +63,11 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 	}
 	filter := capture.Filter{Schemas: schemas, Users: users, From: *from, To: *to}
 	// Written beside, renamed at the end: an interrupted capture never leaves half a file under the name.
-	tmp, err := os.CreateTemp(filepath.Dir(*out), ".capture-*")
+	tmp, err := results.CreateAtomic(*out)
 	if err != nil {
 		return fail(exitFailed, "%v", err)
 	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
+	defer tmp.Abort()
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
@@ -86,10 +86,7 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 		}
 		return fail(code, "%v", err)
 	}
-	if err := tmp.Close(); err != nil {
-		return fail(exitFailed, "%v", err)
-	}
-	if err := os.Rename(tmp.Name(), *out); err != nil {
+	if err := tmp.Commit(); err != nil {
 		return fail(exitFailed, "%v", err)
 	}
 	fmt.Fprintf(stdout, "%s: %d statements from %d sessions\n", *out, n, sessions)

@@ -31,15 +31,17 @@ type console struct {
 
 const clearLine = "\r\033[K"
 
+// clear and redraw write the console's own control sequences past the printable filter
+// (rawWriter); the status line they draw was made printable when it was set.
 func (c *console) clear() {
 	if c.tty && c.status != "" {
-		io.WriteString(c.err, clearLine)
+		io.WriteString(rawWriter(c.err), clearLine)
 	}
 }
 
 func (c *console) redraw() {
 	if c.tty && c.status != "" {
-		io.WriteString(c.err, c.status)
+		io.WriteString(rawWriter(c.err), c.status)
 	}
 }
 
@@ -55,7 +57,7 @@ func (c *console) Logged(line string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clear()
-	fmt.Fprintln(c.err, line)
+	fmt.Fprintln(c.err, results.PrintableText(line))
 	c.redraw()
 }
 
@@ -67,7 +69,7 @@ func (c *console) Interval(t executor.Progress) {
 	c.clear()
 	fmt.Fprintln(c.out, measure.FormatLine(t.Interval, t.OpenLoop))
 	if c.tty && t.Measured {
-		c.status = statusLine(t)
+		c.status = results.Printable(statusLine(t))
 	}
 	c.redraw()
 }
@@ -80,7 +82,7 @@ func (c *console) IterationEnded(p executor.Progress, info results.IterationInfo
 	defer c.mu.Unlock()
 	c.clear()
 	c.status = ""
-	fmt.Fprintln(c.out, endLine(p, info, total))
+	fmt.Fprintln(c.out, results.Printable(endLine(p, info, total)))
 }
 
 func endLine(p executor.Progress, info results.IterationInfo, total *measure.Total) string {
@@ -130,7 +132,7 @@ func (c *console) Working(w executor.Work) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clear()
-	c.status = w.String()
+	c.status = results.Printable(w.String())
 	if w.Finished {
 		c.status = ""
 	}

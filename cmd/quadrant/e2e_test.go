@@ -456,7 +456,7 @@ func TestExamplesRun(t *testing.T) {
 		{"builtin:sysbench-oltp", []string{"--set", "table_size=1000", "--set", "tables=1", "--set", "threads=[2]", "--set", "duration=1s", "--set", "warmup=0s"}, nil},
 		{"builtin:semisync-replay", []string{"--set", "rows=300"}, nil},
 		{"nfs-replica-attach", []string{"--set", "table_size=1000", "--set", "duration=4s", "--set", "attach_at=2s",
-			"--set", "binlog_dirs=[" + binlogDir + "/a, " + binlogDir + "/b]", "--allow-shell"}, checkReplicaAttach},
+			"--set", "binlog_dirs=[" + binlogDir + "/a, " + binlogDir + "/b]", "--allow-shell", "--allow-path", binlogDir}, checkReplicaAttach},
 		// The example replaces the template's setup: the template's own runs here too.
 		{"builtin:replica-attach", []string{"--set", "table_size=1000", "--set", "threads=2", "--set", "duration=4s", "--set", "attach_at=2s"}, checkReplicaAttach},
 	} {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"slices"
 
@@ -95,7 +94,7 @@ func (g *gateFlags) judge(c *compare.Comparison, w io.Writer, intoDir string) (f
 		if err := f.write(&b); err != nil {
 			return false, err
 		}
-		if err := os.WriteFile(f.path, b.Bytes(), 0o644); err != nil {
+		if err := results.WriteFileAtomic(f.path, b.Bytes()); err != nil {
 			return false, err
 		}
 		fmt.Fprintf(w, "gate: %s\n", f.path)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 // Exit codes of the contract.
@@ -76,7 +78,10 @@ func dispatch(cmds []command, args []string, stdout, stderr io.Writer) (code int
 	}
 	for _, c := range cmds {
 		if c.name == args[0] {
-			return c.run(args[1:], stdout, stderr)
+			if c.name != "pack" { // pack's stdout is an archive, not text
+				stdout = printableWriter{stdout}
+			}
+			return c.run(args[1:], stdout, printableWriter{stderr})
 		}
 	}
 	fmt.Fprintf(stderr, "quadrant: unknown command %q; run `quadrant --help` for the list\n", args[0])
@@ -140,3 +145,26 @@ type multiFlag []string
 
 func (m *multiFlag) String() string     { return strings.Join(*m, ", ") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// printableWriter is a command's stdout or stderr: a folder or a plan is a stranger's, and
+// whatever of it a command prints (a plan's name, a setting's value, a server's error)
+// reaches a terminal that obeys control characters. Every control but newlines and tabs is
+// escaped (results.PrintableText), once, here, for every command. A write is one formatted
+// print, so a character is never split across two.
+type printableWriter struct{ w io.Writer }
+
+func (p printableWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(p.w, results.PrintableText(string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+// rawWriter is the writer under a printableWriter, for the console's own control
+// sequences (its live status line) and to ask whether it is a terminal.
+func rawWriter(w io.Writer) io.Writer {
+	if p, ok := w.(printableWriter); ok {
+		return p.w
+	}
+	return w
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
 	"github.com/quadrant-bench/quadrant/spec/trust"
@@ -68,6 +69,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			code = exitInvalid
 			continue
 		}
+		basedirNotes(stderr, p)
 		if !*quiet {
 			fmt.Fprintf(stdout, "%s: ok (%s, %d iteration%s)\n", path, p.Name, len(p.Iterations), plural(len(p.Iterations)))
 		}
@@ -85,13 +87,29 @@ func loadPlan(path string, opts spec.Options) (*spec.Plan, error) {
 
 // serverOptions names the my.cnf options the server binary a sandbox would run knows, for
 // validation; nothing when there is no such binary here (the plan may be meant for another
-// machine): then the options go unchecked, and unsaid.
+// machine): then the options go unchecked, and unsaid. Only the binaries the user installed
+// (PATH, /usr/sbin, ...) are asked: a plan's own basedir is the plan's code, which loading a
+// plan never runs (validate and explain say so: basedirNotes).
 func serverOptions(flavor, basedir string) (string, []string) {
+	if basedir != "" {
+		return "", nil
+	}
 	o, err := sandbox.KnownOptions(context.Background(), flavor, basedir)
 	if err != nil {
 		return "", nil
 	}
 	return filepath.Base(o.Binary.Path) + " " + o.Binary.Version, o.Names
+}
+
+// basedirNotes says, for each sandbox of p with a basedir, that its option names were not
+// checked against its server, whose binary is the plan's.
+func basedirNotes(w io.Writer, p *spec.Plan) {
+	for _, t := range p.Targets {
+		if t.Sandbox != nil && t.Sandbox.Basedir != "" {
+			fmt.Fprintf(w, "note: %s: sandbox %s: option names not checked against its server: basedir %s is the plan's, and validate and explain run nothing of a plan\n",
+				t.Sandbox.Src.At("basedir"), t.Name, t.Sandbox.Basedir)
+		}
+	}
 }
 
 func plural(n int) string {
@@ -128,6 +146,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		printLoadError(stderr, err)
 		return exitInvalid
 	}
+	basedirNotes(stderr, p)
 	explain(stdout, p)
 	explainTrust(stdout, p, allow.allow(plans[0], ""))
 	explainAccounts(stdout, stderr, p, overrides)
@@ -144,7 +163,7 @@ func explainTrust(w io.Writer, p *spec.Plan, a trust.Allow) {
 	fmt.Fprintf(w, "Beyond its folder and its targets: %d, which the run refuses unless allowed (%s):\n",
 		len(ref.Items), strings.Join(trust.Flags(ref.Items), ", "))
 	for _, it := range ref.Items {
-		fmt.Fprintf(w, "  %s: %s  [%s]\n", it.Effect.Pos, cleanLine(p.Redact(it.Why)), it.Flag)
+		fmt.Fprintf(w, "  %s: %s  [%s]\n", it.Effect.Pos, results.Printable(p.Redact(it.Why)), it.Flag)
 	}
 }
 

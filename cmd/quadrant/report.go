@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -29,6 +28,9 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	}
 	code = exitOK
 	for _, dir := range dirs {
+		for _, w := range results.TornLines(dir) {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
 		paths, err := reporters.Rebuild(dir, buildVersion())
 		for _, p := range paths {
 			fmt.Fprintln(stdout, p)
@@ -68,10 +70,16 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 	}
 	var runs []*results.Run
 	for _, d := range dirs {
-		r, err := results.Open(d) // compare reads summaries and run.json, never the time series
+		r, err := results.Open(d) // the time series stay on disk: compare reads them once for noise
+		if err == nil {
+			err = r.CheckRows()
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "quadrant compare: %v\n", err)
 			return exitInvalid
+		}
+		for _, w := range r.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 		runs = append(runs, r)
 	}
@@ -141,6 +149,9 @@ func compareChecks(dirs []string, out, metrics string, stdout, stderr io.Writer)
 	}
 	var fs [2]*checks.Folder
 	for i, d := range verify {
+		for _, w := range results.TornLines(d) {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
+		}
 		f, err := checks.Load(d)
 		if err != nil {
 			return fail(exitInvalid, "%v", err)
@@ -170,6 +181,9 @@ func compareRerun(published, rerun string, w io.Writer) error {
 		if err != nil {
 			return err
 		}
+		for _, warning := range r.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", warning)
+		}
 		runs = append(runs, r)
 	}
 	c := compare.Compare(runs, nil)
@@ -180,7 +194,7 @@ func compareRerun(published, rerun string, w io.Writer) error {
 	if _, err := w.Write(text.Bytes()); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(rerun, results.ComparisonText), text.Bytes(), 0o644); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(rerun, results.ComparisonText), text.Bytes()); err != nil {
 		return err
 	}
 	page := filepath.Join(rerun, results.ComparisonPage)

@@ -59,7 +59,7 @@ type runRequest struct {
 func (req *runRequest) flags(fs *flag.FlagSet) *multiFlag {
 	targets := &multiFlag{}
 	fs.Var(targets, "target", "point a target at your own server: `NAME=DSN` (repeatable)")
-	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir")
+	fs.StringVar(&req.out, "out", "", "results go under `DIR` instead of the plan's report.dir (a rerun: instead of results/, never the folder's report.dir)")
 	req.allow.add(fs)
 	req.gate.add(fs, true)
 	fs.BoolVar(&req.keep, "keep", false, "keep sandbox data directories after the run")
@@ -469,6 +469,27 @@ func exitCode(o *executor.Outcome, runErr error) int {
 	return exitOK
 }
 
+// defaultResultsRoot is where results go when neither --out nor (for run) report.dir says.
+const defaultResultsRoot = "results"
+
+// resultsRoot is the folder new results go under: --out, else the plan's report.dir on a
+// run of one's own plan. A rerun's plan came with someone's folder, so its report.dir
+// (which could name any directory the victim can write) is only said, never honoured:
+// only the user's command line picks where results are written.
+func resultsRoot(req runRequest, p *spec.Plan, stderr io.Writer) string {
+	if req.out != "" {
+		return req.out
+	}
+	if req.rerunOf == "" {
+		return p.Report.Dir
+	}
+	if d := p.Report.Dir; d != "" && filepath.Clean(d) != defaultResultsRoot {
+		fmt.Fprintf(stderr, "note: the folder's plan has report.dir %s; a rerun writes under %s/ (choose with --out DIR)\n",
+			results.Printable(d), defaultResultsRoot)
+	}
+	return defaultResultsRoot
+}
+
 // resultsDir is a new folder under --out (or report.dir), or the folder being resumed
 // after checking it ran the same plan.
 // dropEmptyFolder removes the results folder of a run that failed before its first
@@ -482,7 +503,7 @@ func dropEmptyFolder(dir string, stderr io.Writer) {
 			lines = lines[len(lines)-20:]
 		}
 		for i, l := range lines {
-			lines[i] = cleanLine(l)
+			lines[i] = results.Printable(l)
 		}
 		fmt.Fprintf(stderr, "No results folder is kept: nothing was measured. The end of its log:\n  %s\n", strings.Join(lines, "\n  "))
 	}
@@ -495,10 +516,7 @@ func dropEmptyFolder(dir string, stderr io.Writer) {
 
 func resultsDir(req runRequest, p *spec.Plan, sha string, stderr io.Writer) (string, *results.RunInfo, int) {
 	if req.resume == "" {
-		root := req.out
-		if root == "" {
-			root = p.Report.Dir
-		}
+		root := resultsRoot(req, p, stderr)
 		if req.runID != "" {
 			dir, err := results.NewShardDir(root, p.Name, req.runID, req.shard.Index)
 			if err != nil {
@@ -578,7 +596,7 @@ func (d driverLog) Print(v ...any) { d.w.Logf("mysql driver: %s", fmt.Sprint(v..
 
 // isTerminalWriter is whether w is a terminal (not a pipe, a file or a test's buffer).
 func isTerminalWriter(w io.Writer) bool {
-	f, ok := w.(*os.File)
+	f, ok := rawWriter(w).(*os.File)
 	return ok && isTerminal(f)
 }
 
@@ -591,7 +609,7 @@ func isTerminal(f *os.File) bool {
 func confirm(w io.Writer, items []trust.Item) bool {
 	fmt.Fprintf(w, "The plan runs code on this host:\n")
 	for _, it := range items {
-		fmt.Fprintf(w, "  %s: %s\n", it.Effect.Pos, cleanLine(it.Effect.What))
+		fmt.Fprintf(w, "  %s: %s\n", it.Effect.Pos, results.Printable(it.Effect.What))
 	}
 	fmt.Fprintf(w, "Run them? [y/N] ")
 	line, _ := bufio.NewReader(os.Stdin).ReadString('\n')

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 const sandboxIntro = `Usage: quadrant sandbox up|down|list|prune [options]
@@ -489,21 +490,8 @@ func writeSandboxState(path string, st sandboxState) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	os.Remove(tmp)
 	// Readable by others (`list --all`): it holds no password.
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return results.WriteFileAtomic(path, b)
 }
 
 // sandboxAlive: the `up` process recorded in the state is still the one running (its pid has not

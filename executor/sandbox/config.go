@@ -46,20 +46,19 @@ func sandboxDefaults(b Binary) []Option {
 	return d
 }
 
-// validateConfig checks names and values before anything is written or stopped.
-func validateConfig(config []Option) error {
+// validateConfig checks names and values before anything is written or stopped: each name as
+// the server resolves it (guard.Known, the server binary's own option list), so that no
+// spelling (bind_addr, loose-general-log-file, secure_file_priv = //) gets around a refusal.
+func validateConfig(config []Option, guard mycnf.Guard) error {
 	for i, o := range config {
 		if !optionNameRe.MatchString(o.Name) {
 			return fmt.Errorf("config option %d %q: not a valid option name (letters, digits, '_', '-', '.')", i+1, o.Name)
 		}
-		if mycnf.Owned(o.Name) {
-			return fmt.Errorf("config option %q: the sandbox sets it itself (each sandbox gets its own port, socket and datadir); remove it from the config", o.Name)
-		}
 		if strings.ContainsAny(o.Value, "\n\r\x00") {
 			return fmt.Errorf("config option %q: value contains a line break", o.Name)
 		}
-		if why := mycnf.Unsafe(o.Name, o.Value, o.Bare); why != "" {
-			return fmt.Errorf("config option %q: refused: %s", o.String(), why)
+		if why := guard.Refuse(o.Name, o.Value, o.Bare); why != "" {
+			return fmt.Errorf("config option %q: refused: %s", o.Name, why)
 		}
 	}
 	return nil

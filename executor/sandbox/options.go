@@ -8,10 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 	"time"
+
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
 )
 
 // ServerOptions are the my.cnf options a server binary knows: what `validate` checks a
@@ -31,24 +31,34 @@ func KnownOptions(ctx context.Context, flavor, basedir string) (ServerOptions, e
 	if err != nil {
 		return ServerOptions{}, err
 	}
-	st, err := os.Stat(b.Path)
+	names, err := optionsOf(ctx, b)
 	if err != nil {
 		return ServerOptions{}, err
 	}
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%d\x00%d", b.Path, st.Size(), st.ModTime().UnixNano())))
+	return ServerOptions{Binary: b, Names: names}, nil
+}
+
+// optionsOf asks binary b which options it knows, through the cache (v2: the list as
+// mycnf.ParseHelp reads it, -u, --user included).
+func optionsOf(ctx context.Context, b Binary) ([]string, error) {
+	st, err := os.Stat(b.Path)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(fmt.Sprintf("v2\x00%s\x00%d\x00%d", b.Path, st.Size(), st.ModTime().UnixNano())))
 	cache := filepath.Join(filepath.Dir(CacheDir()), "server-options", hex.EncodeToString(sum[:12])+".txt")
 	if data, err := os.ReadFile(cache); err == nil && len(data) > 0 {
-		return ServerOptions{Binary: b, Names: strings.Fields(string(data))}, nil
+		return strings.Fields(string(data)), nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, b.Path, "--no-defaults", "--verbose", "--help").Output()
 	if err != nil {
-		return ServerOptions{}, fmt.Errorf("%s --verbose --help: %w", b.Path, err)
+		return nil, fmt.Errorf("%s --verbose --help: %w", b.Path, err)
 	}
-	names := parseHelpOptions(string(out))
+	names := mycnf.ParseHelp(string(out))
 	if len(names) < 100 {
-		return ServerOptions{}, fmt.Errorf("%s --verbose --help listed %d options: not a server's help", b.Path, len(names))
+		return nil, fmt.Errorf("%s --verbose --help listed %d options: not a server's help", b.Path, len(names))
 	}
 	// Best effort: without the cache the next validate asks the binary again.
 	if os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
@@ -60,43 +70,5 @@ func KnownOptions(ctx context.Context, flavor, basedir string) (ServerOptions, e
 			os.Remove(f.Name())
 		}
 	}
-	return ServerOptions{Binary: b, Names: names}, nil
-}
-
-var (
-	helpOption   = regexp.MustCompile(`^\s+--([a-z0-9][a-z0-9_-]*)`)
-	helpVariable = regexp.MustCompile(`^([a-z0-9][a-z0-9_-]*)\s`)
-)
-
-// parseHelpOptions reads the option names of `mysqld --verbose --help`: the "--name" lines of
-// the options' descriptions and the names of the "Variables ... Value" table that ends it
-// (some options are only in one of the two).
-func parseHelpOptions(help string) []string {
-	set := map[string]bool{}
-	table := false
-	for _, line := range strings.Split(help, "\n") {
-		if m := helpOption.FindStringSubmatch(line); m != nil && !table {
-			set[strings.ReplaceAll(m[1], "-", "_")] = true
-			continue
-		}
-		if strings.HasPrefix(line, "----") {
-			table = true // the "name  value" table starts under a line of dashes
-			continue
-		}
-		if table {
-			if strings.TrimSpace(line) == "" {
-				table = false
-				continue
-			}
-			if m := helpVariable.FindStringSubmatch(line); m != nil {
-				set[strings.ReplaceAll(m[1], "-", "_")] = true
-			}
-		}
-	}
-	out := make([]string, 0, len(set))
-	for n := range set {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
+	return names, nil
 }

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
 )
 
 // Options describe a sandbox cluster.
@@ -31,6 +33,11 @@ type Options struct {
 	// TLS gives the cluster a CA of its own and each server a certificate it signed, and has
 	// the servers require TLS over TCP (require_secure_transport); clients verify with the CA.
 	TLS bool
+	// ConfigPaths says the caller checked the config's absolute paths outside the sandbox's
+	// directory (log_bin on other storage) and allows them: the executor does, through
+	// spec/trust (the plan's folder, --allow-path). Without it they are refused, as are ..,
+	// ~ and a secure_file_priv outside the sandbox always.
+	ConfigPaths bool
 	// RunAs is the OS user the servers run as when quadrant runs as root ("" = DefaultRunAs);
 	// quadrant never runs a server as root. Without root, servers run as quadrant's own user and
 	// RunAs must be empty or that user.
@@ -111,7 +118,22 @@ func (o *Options) normalise() error {
 	if o.pickPort == nil {
 		o.pickPort = freePort
 	}
-	return validateConfig(o.Config)
+	return nil
+}
+
+// guardOf is what refuses a config for servers of binary bin: its own option list, against
+// which names are resolved as it resolves them. The binary is the one the sandbox runs anyway;
+// when it cannot list its options, names are resolved conservatively (mycnf.Known's zero value).
+func guardOf(ctx context.Context, bin Binary, tls, paths bool, logf func(string, ...any)) mycnf.Guard {
+	names, err := optionsOf(ctx, bin)
+	if err != nil {
+		logf("sandbox: %v; option names are checked without the server's list (any abbreviation of a guarded option refused)", err)
+	}
+	g := mycnf.Guard{Known: mycnf.NewKnown(names), TLS: tls}
+	if paths {
+		g.Outside = func(string, string) bool { return true }
+	}
+	return g
 }
 
 // Start finds the server binary, prepares the template datadir if needed, starts the primary and the
@@ -127,6 +149,10 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	bin, err := FindServer(ctx, o.Flavor, o.Basedir)
 	if err != nil {
+		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
+	}
+	guard := guardOf(ctx, bin, o.TLS, o.ConfigPaths, o.Logf)
+	if err := validateConfig(o.Config, guard); err != nil {
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
 	o.Logf("sandbox %s: %s, running as OS user %s", o.Name, bin.Line, acct.name)
@@ -198,6 +224,8 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	newServer := func(name string, r role) (*Server, error) {
 		s := &Server{name: name, bin: bin, basedir: o.Basedir, dir: filepath.Join(dir, name), role: r,
 			logf: o.Logf, timeout: o.StartTimeout, ports: o.pickPort, acct: acct, password: password}
+		s.guard = guard
+		s.guard.Dir = s.dir
 		if r.primary || r.replica {
 			s.repl = repl
 		}

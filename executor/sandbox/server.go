@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/quadrant-bench/quadrant/executor/internal/tail"
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
 )
 
 // Timeouts of a graceful stop: SHUTDOWN, then SIGTERM, then SIGKILL.
@@ -47,6 +48,8 @@ type Server struct {
 	repl     string
 	initFile string
 	tls      *serverTLS // nil without TLS
+	// guard refuses the options a config may not set, with the server's own option list.
+	guard mycnf.Guard
 
 	mu     sync.Mutex // serialises Restart/Stop/Kill
 	port   int
@@ -263,6 +266,11 @@ func (s *Server) fixedOptions() []Option {
 		// reads and writes wherever the server's OS user can.
 		{Name: "secure_file_priv", Value: s.FilesDir()},
 	}
+	if s.bin.Flavor == FlavorMySQL && s.bin.AtLeast(8, 0, 11) {
+		// The X plugin listens on every address by default (mysqlx_bind_address=*), should a
+		// config turn it on; mysqlx_bind_address is the sandbox's (mycnf).
+		opts = append(opts, Option{Name: "loose_mysqlx_bind_address", Value: "127.0.0.1"})
+	}
 	if s.basedir != "" {
 		opts = append(opts, Option{Name: "basedir", Value: s.basedir})
 	}
@@ -427,7 +435,7 @@ func relevantLines(log string, n int) string {
 // and the server is running. When the server rejects the new config, the error carries its log
 // lines and the server is started again with the previous config so the sandbox stays usable.
 func (s *Server) Restart(ctx context.Context, config []Option) error {
-	if err := validateConfig(config); err != nil {
+	if err := validateConfig(config, s.guard); err != nil {
 		return fmt.Errorf("restart %s: %w", s.name, err)
 	}
 	s.mu.Lock()

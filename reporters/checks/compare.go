@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -176,7 +177,18 @@ func Headline(f *Folder) []string {
 
 // WriteText writes the comparison as `quadrant compare` prints runs': the checks, then one
 // line per changed fingerprint, then what did not change.
+// Like runs' comparison, the text is built whole and its controls but newlines and tabs
+// escaped (results.PrintableText): statements and names came from the folders.
 func (c *Comparison) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	if err := c.writeText(&b); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, results.PrintableText(b.String()))
+	return err
+}
+
+func (c *Comparison) writeText(w io.Writer) error {
 	for i, f := range c.Checks {
 		fmt.Fprintf(w, "check %d: %s (%s, %s, %s)\n", i+1, f.Dir, f.Info.Plan, f.Info.Host, f.Info.Start.Format("2006-01-02 15:04"))
 		for _, h := range Headline(f) {

@@ -5,6 +5,7 @@
 package compare
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -426,9 +427,22 @@ func instanceNoise(name, a, b, rootA, rootB string) bool {
 // WriteText prints the comparison as an aligned table, one line per cell and metric:
 // each run's value (the median of its repeats) with its noise, the change against the
 // first run and the verdict.
+// The folders' strings are a stranger's: the text is built whole, then every control
+// character but the table's own newlines and tabs is escaped (results.PrintableText) before
+// it reaches w, a terminal as often as not; one-line fields lose their newlines too.
 func (c *Comparison) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	if err := c.writeText(&b); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, results.PrintableText(b.String()))
+	return err
+}
+
+func (c *Comparison) writeText(w io.Writer) error {
 	for i, r := range c.Runs {
-		fmt.Fprintf(w, "run %d: %s (%s, %s, %s)\n", i+1, r.Dir, r.Info.Plan, r.Info.Host, r.Info.Start.Format("2006-01-02 15:04"))
+		fmt.Fprintf(w, "run %d: %s (%s, %s, %s)\n", i+1, results.Printable(r.Dir), results.Printable(r.Info.Plan),
+			results.Printable(r.Info.Host), r.Info.Start.Format("2006-01-02 15:04"))
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
@@ -442,7 +456,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, cell := range c.Cells {
 		for _, m := range c.Metrics {
-			row := []string{cell.Key, m}
+			row := []string{results.Printable(cell.Key), results.Printable(m)}
 			for i, st := range cell.Stats[m] {
 				row = append(row, fmtNum(st.Median), fmtNoise(st))
 				if i > 0 {
@@ -465,7 +479,7 @@ func (c *Comparison) WriteText(w io.Writer) error {
 	if len(c.Notes) > 0 {
 		fmt.Fprintln(w, "\nAround the numbers:")
 		for _, n := range c.Notes {
-			fmt.Fprintln(w, "- "+n)
+			fmt.Fprintln(w, "- "+results.Printable(n))
 		}
 	}
 	return nil

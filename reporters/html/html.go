@@ -10,7 +10,6 @@ import (
 	gohtml "html"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"text/template"
 
@@ -235,19 +234,14 @@ func WriteVariablePages(run *results.Run, version string) ([]string, error) {
 	return paths, nil
 }
 
+// writeFile renders the page in memory first (a failed render leaves the old page) and
+// writes it through results' atomic replace: a stranger's folder can plant names in it.
 func writeFile(path string, render func(io.Writer) error) error {
 	var buf bytes.Buffer
 	if err := render(&buf); err != nil {
 		return fmt.Errorf("render %s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return results.WriteFileAtomic(path, buf.Bytes())
 }
 
 type comparisonData struct {
