@@ -67,6 +67,9 @@ type StepKind struct {
 	Workloads func(s *Step) []*Workload
 	// RecordAs is the iteration metric the step records ("" none).
 	RecordAs func(s *Step) string
+	// Explain, if set, are the lines explain prints for a step: the first after the step's
+	// place ("before: "), the others under it.
+	Explain func(s *Step) []string
 	// Impl is what runs steps of this kind, for the executor; spec never looks inside.
 	Impl any
 }

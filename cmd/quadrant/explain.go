@@ -382,6 +382,25 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		if a.Writes {
 			e.printf("%s  writes: the captured writes run too, on every target (they change its data: throwaway copies only)\n", in)
 		}
+	default:
+		e.declared(s, in, prefix, on)
+	}
+}
+
+// declared prints a step of a kind explain does not know by its type: the lines its kind
+// declares (spec.StepKind.Explain), else its key.
+func (e *explainer) declared(s *spec.Step, in, prefix, on string) {
+	var lines []string
+	if s.Kind != nil && s.Kind.Explain != nil {
+		lines = s.Kind.Explain(s)
+	}
+	if len(lines) == 0 {
+		e.printf("%s%s%s%s\n", in, prefix, s.KindKey(), on)
+		return
+	}
+	e.printf("%s%s%s%s: %s\n", in, prefix, s.KindKey(), on, lines[0])
+	for _, l := range lines[1:] {
+		e.printf("%s  %s\n", in, l)
 	}
 }
 
