@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"strings"
@@ -37,7 +38,8 @@ func MarkdownReference(ks *Kinds) []byte {
 		}
 		if t == stepType {
 			for _, k := range ks.Steps() {
-				fmt.Fprintf(&b, "| `%s` | %s |  | %s |\n", k.Key, typeWord(reflect.TypeOf(k.Body()), field{}), strings.ReplaceAll(k.Doc, "|", "\\|"))
+				typ := cmp.Or(k.DocType, typeWord(reflect.TypeOf(k.Body()), field{}))
+				fmt.Fprintf(&b, "| `%s` | %s |  | %s |\n", k.Key, typ, strings.ReplaceAll(k.Doc, "|", "\\|"))
 			}
 		}
 		for _, f := range structFields(t) {
@@ -123,14 +125,6 @@ func typeWord(t reflect.Type, f field) string {
 		return "expression"
 	case reflect.TypeOf(SNMPMetrics{}):
 		return "list of names, or map NAME: OID"
-	case reflect.TypeOf(&SQL{}), reflect.TypeOf(&SQLFile{}), reflect.TypeOf(&Shell{}):
-		return "string"
-	case reflect.TypeOf(&Sleep{}):
-		return "duration"
-	case reflect.TypeOf(&SetGlobal{}):
-		return "map NAME: scalar"
-	case reflect.TypeOf(&DropCaches{}):
-		return "`true`"
 	case reflect.TypeOf(&Restore{}):
 		return "`setup` or [restore](#restore)"
 	}

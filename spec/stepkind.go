@@ -25,6 +25,9 @@ type StepKind struct {
 	// pointer to a struct (yaml, default, enum, min and doc tags as spec's own types have)
 	// or to a value spec decodes (a string, a duration).
 	Body func() any
+	// DocType is how the plan reference says Body's type when it is no struct ("string");
+	// "": from the type.
+	DocType string
 	// Target says the step acts on a target (the step's target:, else the iteration's);
 	// without it target: is refused, with NoTarget saying why ("" : it runs on this machine).
 	Target   bool
