@@ -1,12 +1,23 @@
 package quadrant_test
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
-	"regexp"
+	"reflect"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 )
 
 // TestImportRules keeps the data flowing one way: spec knows nothing of running a plan,
@@ -66,50 +77,186 @@ func under(pkg, dir string) bool {
 	return pkg == p || strings.HasPrefix(pkg, p+"/")
 }
 
-// TestKindsOwnTheirNames keeps every workload kind's knowledge in its own package: spec,
-// the executor's own files and the CLI name no kind, and reach none but through the
-// registry (executor/workload/kinds). A kind added is one package and one line there.
+// TestKindsOwnTheirNames keeps every workload kind's knowledge in its own package: the
+// shared layers (spec, results, reporters, the executor's top level, the loop, verify and
+// the CLI) import no kind's package, only the registry (executor/workload/kinds), and no
+// identifier or string of theirs names a kind's own concept. It reads the Go files with
+// go/parser, so a constant, an alias or a field does not get a kind's name past it: the
+// words are the kinds' own (their packages, names and metrics, from kinds.All) and
+// kindWords. A kind added is one package and one line in kinds.All.
 func TestKindsOwnTheirNames(t *testing.T) {
-	kindName := regexp.MustCompile(`"(tpcc|oltp_[a-z_]+|sysbench)"`)
-	var files []string
-	for _, pattern := range []string{"spec/*.go", "spec/*/*.go", "executor/*.go", "cmd/quadrant/*.go", "cmd/quadrant/*/*.go"} {
-		m, err := filepath.Glob(pattern)
+	words, pkgs := kindVocabulary(t)
+	fset := token.NewFileSet()
+	var files int
+	for _, dir := range sharedDirs(t) {
+		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		files = append(files, m...)
-	}
-	if len(files) < 50 {
-		t.Fatalf("found %d files to read; the globs are wrong", len(files))
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, line := range strings.Split(string(b), "\n") {
-			if m := kindName.FindString(line); m != "" {
-				t.Errorf("%s:%d names the workload kind %s: say it in the kind's package (its workload.Kind) and ask the registry", f, i+1, m)
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			path := filepath.Join(dir, name)
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files++
+			for _, leak := range kindLeaks(fset, f, words, pkgs) {
+				if !slices.Contains(pendingTables[path], leak.word) {
+					t.Error(leak.msg)
+				}
 			}
 		}
+	}
+	if files < 120 {
+		t.Fatalf("read %d files; sharedDirs is wrong", files)
 	}
 	for pkg, imports := range listImports(t, "./cmd/...") {
 		for _, d := range imports {
 			if under(d, "executor/workload") && d != mod+"/executor/workload/kinds" {
-				t.Errorf("%s imports %s: the CLI reaches the kinds only through executor/workload/kinds", pkg, d)
+				t.Errorf("%s imports %s: the CLI (its tests too) reaches the kinds only through executor/workload/kinds", pkg, d)
 			}
 		}
 	}
 	for pkg, imports := range listImports(t, "./executor/capture/...") {
 		for _, d := range imports {
-			if under(d, "executor/workload/replay") {
-				t.Errorf("%s imports %s: capture writes the traffic format (executor/traffic), not the replay kind", pkg, d)
+			if pkgs[d] {
+				t.Errorf("%s imports %s: capture writes the traffic format (executor/traffic), not a kind", pkg, d)
 			}
 		}
 	}
+}
+
+// pendingTables are the files that still name a kind's word, and the word, because the
+// kinds' own tables are not yet the kinds' (issue 35): replay.csv and fingerprints.csv are
+// laid out, described, read, merged and shown by name. Only that word, in only these files,
+// passes; the list is to shrink to nothing.
+var pendingTables = map[string][]string{
+	"executor/iteration.go":      {"replay"}, // Writer.AppendReplay
+	"results/columns.go":         {"replay"}, // ReplayCSV and its columns' description
+	"results/read.go":            {"replay"}, // Run.Replay, loadReplay
+	"results/replay.go":          {"replay"}, // ReplayRecord, FingerprintRows, AppendReplay
+	"results/torn.go":            {"replay"}, // the cut-line check of every CSV file, ReplayFile among them
+	"results/measure/measure.go": {"replay"}, // Total.Replay, measure.Replay
+	"reporters/html/html.go":     {"replay"}, // the page's replay table
+	"reporters/merge/merge.go":   {"replay"}, // mergeReplay's call
+	"reporters/merge/replay.go":  {"replay"}, // mergeReplay
+}
+
+// kindWords are the words of the kinds' own concepts their declarations do not spell:
+// tpcc's NewOrder and warehouses, tpm (transactions per minute).
+var kindWords = []string{"neworder", "warehouse", "tpm"}
+
+// sharedWords are kinds' names that are also the plan's shared words: the builtin: key and
+// a workload's transactions.
+var sharedWords = []string{"builtin", "transactions"}
+
+// kindVocabulary is what names a kind: the words (lower case, no underscores) of each kind's
+// package, name, values and metrics in kinds.All, and kindWords; and the kinds' import paths.
+func kindVocabulary(t *testing.T) (words []string, pkgs map[string]bool) {
+	t.Helper()
+	pkgs = map[string]bool{}
+	add := func(w string) {
+		w = strings.ToLower(strings.ReplaceAll(w, "_", ""))
+		if w != "" && !slices.Contains(sharedWords, w) && !slices.Contains(words, w) {
+			words = append(words, w)
+		}
+	}
+	for _, k := range kinds.All {
+		fn := runtime.FuncForPC(reflect.ValueOf(k.New).Pointer()).Name()
+		// fn is PKG.New or PKG.init.func1: the package ends at the first dot after the last slash
+		pkg := fn[:strings.LastIndex(fn, "/")+strings.Index(fn[strings.LastIndex(fn, "/"):], ".")]
+		if !strings.HasPrefix(pkg, mod+"/executor/workload/") {
+			t.Fatalf("kind %s is run by %s, outside executor/workload", k.Spec.Name, fn)
+		}
+		pkgs[pkg] = true
+		add(path.Base(pkg))
+		add(k.Spec.Name)
+		for _, v := range k.Spec.Values {
+			add(v)
+		}
+		for _, m := range k.Metrics {
+			add(m.Name)
+		}
+	}
+	for _, w := range kindWords {
+		add(w)
+	}
+	if len(pkgs) < 5 || !slices.Contains(words, "tpcc") {
+		t.Fatalf("kinds.All gave packages %v and words %v", pkgs, words)
+	}
+	return words, pkgs
+}
+
+// kindData are folders of test data written in Go: the folders kinds' runs write, tpcc's
+// among them, for the reporters' tests.
+var kindData = []string{"reporters/internal/fixture"}
+
+// sharedDirs are the folders of the layers every kind shares.
+func sharedDirs(t *testing.T) []string {
+	t.Helper()
+	dirs := []string{"executor", "executor/workload", "executor/workload/engine", "executor/verify", "cmd/quadrant"}
+	for _, root := range []string{"spec", "results", "reporters"} {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() && d.Name() != "testdata" && !slices.Contains(kindData, p) {
+				dirs = append(dirs, p)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dirs
+}
+
+// leak is a file's naming of a kind: the word (a kind's package path for an import) and
+// what to say of it.
+type leak struct{ word, msg string }
+
+// kindLeaks are f's imports of a kind's package and its identifiers and strings that name a
+// kind's word (case and underscores aside).
+func kindLeaks(fset *token.FileSet, f *ast.File, words []string, pkgs map[string]bool) []leak {
+	var out []leak
+	at := func(n ast.Node) string { return fset.Position(n.Pos()).String() }
+	for _, im := range f.Imports {
+		if p, _ := strconv.Unquote(im.Path.Value); pkgs[p] {
+			out = append(out, leak{p, fmt.Sprintf("%s imports the workload kind %s: ask the registry (executor/workload/kinds) or the kind's declaration", at(im), p)})
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ImportSpec:
+			return false
+		case *ast.Ident:
+			if w := nameOf(n.Name, words, true); w != "" {
+				out = append(out, leak{w, fmt.Sprintf("%s: identifier %s names the workload kind's %q: say it in the kind's declaration (workload.Kind)", at(n), n.Name, w)})
+			}
+		case *ast.BasicLit:
+			if s, err := strconv.Unquote(n.Value); err == nil && n.Kind == token.STRING {
+				if w := nameOf(s, words, false); w != "" {
+					out = append(out, leak{w, fmt.Sprintf("%s: the string %q is the workload kind's %q: say it in the kind's declaration (workload.Kind)", at(n), s, w)})
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// nameOf is the kind's word that s names: that s contains (an identifier) or is (a string,
+// whose prose may mention a kind); "" for none.
+func nameOf(s string, words []string, contains bool) string {
+	s = strings.ToLower(strings.ReplaceAll(s, "_", ""))
+	for _, w := range words {
+		if s == w || contains && strings.Contains(s, w) {
+			return w
+		}
+	}
+	return ""
 }
 
 // listImports maps every package matched by pattern to its direct imports, its tests' included.

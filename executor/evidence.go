@@ -59,7 +59,7 @@ func (x *iteration) evidenceAfter(ctx context.Context, s *liveTarget, ev *eviden
 			var rows []results.DigestRow
 			for i, d := range mysqlwatch.TopDigests(ev.digests, after, wp.Digests.Top) {
 				rows = append(rows, results.DigestRow{
-					Iteration: x.it.Index, Target: s.Name(), Rank: i + 1, Schema: d.Schema, Digest: d.Digest, Text: d.Text,
+					Iteration: x.it.Index, Target: s.Name(), Rank: i + 1, Schema: x.r.log.redact(d.Schema), Digest: d.Digest, Text: x.r.log.redact(d.Text),
 					Count: int64(d.Count), TotalMs: d.TimerPs / 1e9, AvgMs: d.TimerPs / 1e9 / d.Count,
 					RowsExamined: int64(d.RowsExamined), RowsSent: int64(d.RowsSent), NoIndexUsed: int64(d.NoIndexUsed),
 					NoGoodIndexUsed: int64(d.NoGoodIndexUsed), Errors: int64(d.Errors),

@@ -15,6 +15,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/barrier"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
@@ -124,6 +125,9 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		return nil, fmt.Errorf("write plan.yaml: %w", err)
 	}
 	r.saveInfo()
+	for _, n := range p.OverrideNotes() {
+		r.log.logf("%s", n)
+	}
 	outcome = &Outcome{Status: results.StatusDone}
 
 	// Whatever happens below, the servers quadrant started are stopped and the
@@ -259,6 +263,12 @@ func newRunInfo(p *spec.Plan, o Options) *results.RunInfo {
 	if len(p.Iterations) > 0 {
 		for _, av := range p.Iterations[0].Matrix {
 			ri.Axes = append(ri.Axes, av.Axis)
+		}
+	}
+	// The kinds' own columns, described so that the folder reads without the kinds.
+	for pw := range p.Workloads() {
+		if k, err := kinds.Of(pw.Workload); err == nil {
+			ri.AddMetrics(k.Metrics)
 		}
 	}
 	prev := map[int]results.IterationInfo{}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
 	"regexp"
 	"strconv"
 	"sync"
@@ -31,6 +32,13 @@ func newGlobals() *globals {
 func (g *globals) set(ctx context.Context, s *liveTarget, name string, value any) error {
 	if !identifier.MatchString(name) {
 		return fmt.Errorf("set global %q: not a variable name", name)
+	}
+	// A sandbox keeps its files in its own directory whichever way a plan asks: SET GLOBAL
+	// general_log_file = '/anywhere' is the my.cnf option by another road.
+	if s.sb != nil {
+		if why := (mycnf.Guard{}).Refuse(name, fmt.Sprint(value), false); why != "" {
+			return fmt.Errorf("set global %s on sandbox %s: %s", name, s.Name(), why)
+		}
 	}
 	g.mu.Lock()
 	_, saved := g.original[s][name]

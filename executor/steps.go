@@ -237,7 +237,9 @@ func (sr *stepRunner) sqlStatements(ctx context.Context, s *liveTarget, st *spec
 		}
 	}
 	if st.SaveAs != "" && savedCols != nil {
-		if err := sr.out.SaveResult(st.SaveAs, sc.index(), savedCols, savedRows); err != nil {
+		// what the server returns may hold a secret the plan put in a statement: masked as in the log
+		cols, rows := sr.log.redactTable(savedCols, savedRows)
+		if err := sr.out.SaveResult(st.SaveAs, sc.index(), cols, rows); err != nil {
 			return fmt.Errorf("save_as %s: %w", st.SaveAs, err)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // are what the step finds, not a failure: only an error of verify itself fails it.
 func (sr *stepRunner) verify(ctx context.Context, vf *spec.Verify, where string) error {
 	o := verify.Options{Traffic: vf.TrafficPath, Format: vf.Format, Sample: vf.Sample, Seed: uint64(vf.Seed), Out: sr.out,
-		Repeat: vf.Repeat, MinChange: vf.MinChange, Writes: vf.Writes,
+		Repeat: vf.Repeat, MinChange: vf.MinChange, Writes: vf.Writes, Redact: sr.log.redact,
 		// verify writes its lines to log.txt itself (Out): the console only shows them
 		Logf: func(format string, args ...any) { sr.log.obs.Logged(sr.log.redact(fmt.Sprintf(format, args...))) }}
 	names := sr.fleet.plan.VerifyTargets(vf)

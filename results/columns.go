@@ -1,6 +1,7 @@
 package results
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -173,20 +174,7 @@ func Describe(csv CSV, name string) ColumnInfo {
 		return c
 	}
 	if m, ok := lookupMetric(name); ok {
-		c.Role, c.Metric, c.Kind, c.Better, c.Merge = RoleMetric, m, m.Kind, m.Better, MergeSum
-		c.Unit = m.TotalUnit
-		if csv == TimeseriesCSV {
-			c.Unit = m.IntervalUnit
-		}
-		if m.RowKey || csv == SummaryCSV && name == ColStageThreads {
-			// the summary's threads is a stage row's level: it places the row on a knee
-			c.Role, c.Merge, c.Unit = RoleKey, MergeKey, m.IntervalUnit
-		}
-		if m.Latency != nil {
-			c.Histogram, c.Latency = "latency", m.Latency
-			c.Merge, c.Fallback = MergeHistogram, fallback(m.Latency)
-		}
-		return c
+		return describeMetric(c, m)
 	}
 	if f, key, ok := measure.FamilyOf(name); ok {
 		c.Role, c.Family, c.FamilyKey, c.Kind, c.Better, c.Merge = RoleMetric, f, key, f.Kind, f.Better, MergeSum
@@ -229,12 +217,34 @@ func Describe(csv CSV, name string) ColumnInfo {
 	return c
 }
 
+// describeMetric is c, a column of the time series or the summary, as metric m.
+func describeMetric(c ColumnInfo, m *measure.Metric) ColumnInfo {
+	c.Role, c.Metric, c.Kind, c.Better, c.Merge = RoleMetric, m, m.Kind, m.Better, MergeSum
+	c.Unit = m.TotalUnit
+	if c.CSV == TimeseriesCSV {
+		c.Unit = m.IntervalUnit
+	}
+	if m.RowKey || c.CSV == SummaryCSV && c.Name == ColStageThreads {
+		// the summary's threads is a stage row's level: it places the row on a knee
+		c.Role, c.Merge, c.Unit = RoleKey, MergeKey, m.IntervalUnit
+	}
+	if m.Latency != nil {
+		c.Histogram, c.Latency = "latency", m.Latency
+		c.Merge, c.Fallback = MergeHistogram, fallback(m.Latency)
+	}
+	return c
+}
+
 // Describe says what column name of table csv is in this run: as the package's Describe,
-// with a watched column's kind and source from run.json and the matrix axes as such.
+// with the metrics of the run's kinds, a watched column's kind and source from run.json,
+// and the matrix axes as such.
 func (r *Run) Describe(csv CSV, name string) ColumnInfo {
 	c := Describe(csv, name)
 	if r == nil || r.Info == nil {
 		return c
+	}
+	if m, ok := r.Info.metric(name); ok && c.Role == RoleOther && (csv == SummaryCSV || csv == TimeseriesCSV) {
+		return describeMetric(c, m)
 	}
 	// A matrix axis may have a stage level's name (matrix: {threads: [...]}): the axis it is.
 	if (csv == SummaryCSV || csv == TimeseriesCSV) && (c.Role == RoleOther || csv == SummaryCSV && (name == ColStageThreads || name == ColStageRate)) {
@@ -263,14 +273,15 @@ func (r *Run) Describe(csv CSV, name string) ColumnInfo {
 // IsKey reports whether column name of table csv places a row rather than measures.
 func IsKey(csv CSV, name string) bool { return Describe(csv, name).Role == RoleKey }
 
-// Headline is the summary columns of d a reader leads with (the console, the report's
-// headline, compare's defaults): the metric table's Headline metrics that have a value in
-// some row and, when one has, d's columns of the Headline families (tpcc: tpmC, then
-// tx.NAME.p90_ms); nil when the workload has none.
-func Headline(d *Data) []string {
-	if d == nil {
+// Headline is the summary columns a reader leads with (the report's headline, compare's
+// defaults): the Headline metrics of the table and of the run's kinds (run.json) that have
+// a value in some row and, when one has, the summary's columns of the Headline families (a
+// kind's headline, then tx.NAME.p90_ms); nil when the workload has none.
+func (r *Run) Headline() []string {
+	if r == nil || r.Summary == nil {
 		return nil
 	}
+	d := r.Summary
 	has := func(name string) bool {
 		for i := range d.Rows {
 			if _, ok := d.Float(i, name); ok {
@@ -283,6 +294,11 @@ func Headline(d *Data) []string {
 	for _, m := range measure.Metrics {
 		if m.Headline && has(m.Name) {
 			out = append(out, m.Name)
+		}
+	}
+	for _, h := range d.Header {
+		if m, ok := r.Info.metric(h); ok && m.Headline && has(h) && !slices.Contains(out, h) {
+			out = append(out, h)
 		}
 	}
 	if len(out) == 0 {

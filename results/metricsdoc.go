@@ -7,13 +7,13 @@ import (
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
-//go:generate go test -run=TestMetricsDoc -update .
-
-// MetricsMarkdown is docs/metrics.md, generated from measure.Metrics and measure.Families:
-// the workload's columns of timeseries/TARGET.csv and summary.csv.
-func MetricsMarkdown() []byte {
+// MetricsMarkdown is docs/metrics.md, generated from measure.Metrics and measure.Families
+// and the kinds' own metrics (own, in the order of the kinds): the workload's columns of
+// timeseries/TARGET.csv and summary.csv. The kinds' registry generates it
+// (go generate ./executor/workload/kinds).
+func MetricsMarkdown(own []measure.Metric) []byte {
 	var b strings.Builder
-	b.WriteString("# Measured columns\n\n<!-- Generated from results/measure/metrics.go by `go generate ./results`; do not edit. -->\n\n" +
+	b.WriteString("# Measured columns\n\n<!-- Generated from results/measure/metrics.go and the workload kinds' declarations by `go generate ./executor/workload/kinds`; do not edit. -->\n\n" +
 		"Every workload figure quadrant writes, in column order. The time series (`timeseries/TARGET.csv`) has them on the " +
 		"workload's target, per report interval, after `iteration`, `elapsed_s` and `time`; the summary (`summary.csv`) " +
 		"has them per iteration, over the measured part (warmup excluded), after `iteration`, `repeat`, the matrix axes, " +
@@ -22,7 +22,7 @@ func MetricsMarkdown() []byte {
 		"transaction's intended start, so queueing counts, and `histograms/` also keeps the service time. An empty " +
 		"cell is a value that was not measured, never a zero.\n\n" +
 		"| column | time series | summary | meaning | compared by default | better |\n| --- | --- | --- | --- | --- | --- |\n")
-	for _, m := range measure.Metrics {
+	for _, m := range measure.MetricsOf(&measure.Own{Metrics: own}) {
 		ts, sum := "—", "—"
 		if m.Interval != nil {
 			ts = fmt.Sprintf("%s, %s", m.IntervalUnit, m.Kind)

@@ -153,19 +153,27 @@ func TestStageRowsCarryTheirLevel(t *testing.T) {
 	}
 }
 
-// tpcc's summary leads with tpmC and its transactions' p90; a workload without tpmC
-// (tpmC's cells empty, tx.NAME.p90_ms of a custom workload present) has no headline.
+// tpcc's summary leads with tpmC, a headline metric run.json describes, and its
+// transactions' p90; a workload without tpmC (tpmC's cells empty, tx.NAME.p90_ms of a custom
+// workload present) has no headline, nor a folder whose run.json does not say tpmC leads.
 func TestHeadlineFollowsTheMetricTable(t *testing.T) {
 	header := []string{ColIteration, "tps", "tpmC", "tx.new_order.count", "tx.new_order.p90_ms", "tx.payment.p90_ms", "tx.payment.p95_ms"}
-	tpcc := NewData(header, [][]string{{"1", "100", "2400", "40", "12.5", "3.1", "4"}})
-	if got, want := Headline(tpcc), []string{"tpmC", "tx.new_order.p90_ms", "tx.payment.p90_ms"}; !slices.Equal(got, want) {
+	info := &RunInfo{Metrics: []MetricInfo{{Name: "tpmC", Kind: measure.Rate, TotalUnit: measure.PerMinute, Summary: true, Headline: true, Better: measure.Higher}}}
+	tpcc := &Run{Info: info, Summary: NewData(header, [][]string{{"1", "100", "2400", "40", "12.5", "3.1", "4"}})}
+	if got, want := tpcc.Headline(), []string{"tpmC", "tx.new_order.p90_ms", "tx.payment.p90_ms"}; !slices.Equal(got, want) {
 		t.Errorf("tpcc headline %v, want %v", got, want)
 	}
-	custom := NewData(header, [][]string{{"1", "100", "", "40", "12.5", "3.1", "4"}})
-	if got := Headline(custom); got != nil {
+	if c := tpcc.Describe(SummaryCSV, "tpmC"); c.Role != RoleMetric || c.Merge != MergeSum || c.Better != measure.Higher || c.Unit != measure.PerMinute {
+		t.Errorf("tpmC as run.json describes it: %+v", c)
+	}
+	custom := &Run{Info: info, Summary: NewData(header, [][]string{{"1", "100", "", "40", "12.5", "3.1", "4"}})}
+	if got := custom.Headline(); got != nil {
 		t.Errorf("a workload without tpmC has headline %v", got)
 	}
-	if got := Headline(NewData(nil, nil)); got != nil {
+	if got := (&Run{Info: &RunInfo{}, Summary: tpcc.Summary}).Headline(); got != nil {
+		t.Errorf("a folder that describes no metric of its kinds has headline %v", got)
+	}
+	if got := (&Run{Info: info, Summary: NewData(nil, nil)}).Headline(); got != nil {
 		t.Errorf("an empty summary has headline %v", got)
 	}
 }

@@ -56,6 +56,9 @@ type RunInfo struct {
 	// Snapshots are the copies of sandboxes' data taken when setup ended, which the
 	// iterations' restores put back.
 	Snapshots []Restore `json:"snapshots,omitempty"`
+	// Metrics describe the columns the plan's workload kinds add of their own (a kind's
+	// headline among them), so that reading the folder needs no kind.
+	Metrics []MetricInfo `json:"metrics,omitempty"`
 }
 
 // ShardInfo is a shard's place in a sharded run and how it met the others.

@@ -69,9 +69,8 @@ func MarkdownReference(ks *Kinds) []byte {
 	b.WriteString("\n## Assertion names\n\n`assert:` expressions may use these iteration metrics (numbers, over the measured part of the " +
 		"iteration), `status.NAME` (the counter's increase during the workload, or the gauge's last value) and every " +
 		"`record_as` name of the plan. The same names are summary.csv's columns (see docs/metrics.md).\n\n| name | unit | meaning |\n| --- | --- | --- |\n")
-	for _, name := range AssertionMetrics {
-		m, _ := measure.Lookup(name)
-		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", m.Name, m.TotalUnit, m.Doc)
+	for _, m := range ks.AssertionMetrics() {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", m.Name, m.Unit, m.Doc)
 	}
 	fmt.Fprintf(&b, "\nWith a workload that has transactions (a custom mix's are its own; each kind's section says its names), "+
 		"`tx.NAME.SUFFIX` gives transaction NAME's figures, SUFFIX one of %s (`\"tx.new_order.p90_ms < 5000\"`).\n",

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/expr-lang/expr"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -44,9 +45,10 @@ type Kind struct {
 	// Ends says a run ends by itself (a replay at the end of its file): duration and events
 	// are optional.
 	Ends bool
-	// Metrics are the summary metrics only this kind's runs have; an assertion of another
-	// kind's iteration that names one is refused.
-	Metrics []string
+	// Metrics are the summary metrics only this kind's runs have (the registry fills them in
+	// from the kind's declaration): an assertion may name them, and one of another kind's
+	// iteration that names one is refused.
+	Metrics []OwnMetric
 	// SplitsPrepare says a sharded run splits the kind's prepare over the shards, each
 	// loading its part; any other step runs whole on the leader.
 	SplitsPrepare bool
@@ -207,15 +209,47 @@ func (ks *Kinds) byKey(key string) *Kind {
 	return nil
 }
 
+// OwnMetric is a summary metric of a kind's own, as assertions and the plan reference see it.
+type OwnMetric struct {
+	Name, Unit, Doc string
+}
+
 // ownMetrics maps each metric only some kinds have to those kinds' names.
 func (ks *Kinds) ownMetrics() map[string][]string {
 	m := map[string][]string{}
 	for _, k := range ks.All() {
-		for _, name := range k.Metrics {
-			m[name] = append(m[name], k.Name)
+		for _, om := range k.Metrics {
+			m[om.Name] = append(m[om.Name], k.Name)
 		}
 	}
 	return m
+}
+
+// AssertionMetrics are the metrics an assert: may name with these kinds: every workload's
+// (AssertionMetrics) and then the kinds' own, once each.
+func (ks *Kinds) AssertionMetrics() []OwnMetric {
+	var out []OwnMetric
+	for _, name := range AssertionMetrics {
+		m, _ := measure.Lookup(name)
+		out = append(out, OwnMetric{Name: name, Unit: m.TotalUnit, Doc: m.Doc})
+	}
+	for _, k := range ks.All() {
+		for _, om := range k.Metrics {
+			if !slices.ContainsFunc(out, func(o OwnMetric) bool { return o.Name == om.Name }) {
+				out = append(out, om)
+			}
+		}
+	}
+	return out
+}
+
+// assertionNames are the names of AssertionMetrics.
+func (ks *Kinds) assertionNames() []string {
+	var out []string
+	for _, m := range ks.AssertionMetrics() {
+		out = append(out, m.Name)
+	}
+	return out
 }
 
 // Check is what a kind's Check reports through: errors at the plan's positions, and the

@@ -78,10 +78,14 @@ func RedactDSN(dsn string) string {
 	return dsn
 }
 
-// Redact replaces, in s, the values of the environment variables the plan read (4 characters
-// or longer: shorter ones would mangle unrelated text). For logs and command lines shown to users.
+// Redact replaces, in s, the values of the environment variables the plan read and the
+// passwords of the --target DSNs, 4 characters or longer: shorter ones would mangle
+// unrelated text. For logs, command lines and what a run saves.
 func (p *Plan) Redact(s string) string {
 	var values []string
+	if p.merged != nil {
+		values = append(values, p.merged.secrets...)
+	}
 	for name := range p.envUsed {
 		values = append(values, p.merged.envValue(name))
 	}

@@ -18,6 +18,10 @@ import (
 // nodeTree is the merged YAML of a plan and everything it extends. Every node
 // remembers the file it was written in, so errors point into the right file.
 type nodeTree struct {
+	// notes say what overrideTargets dropped (Plan.OverrideNotes); secrets are the
+	// passwords of the DSNs it put in, which Redact hides.
+	notes, secrets []string
+
 	root  *yaml.Node
 	file  map[*yaml.Node]string
 	lines map[string][]string // source lines, to locate expressions inside strings

@@ -344,7 +344,7 @@ func (v *validator) iteration(it *Iteration) {
 	for k, val := range it.env {
 		env[k] = val
 	}
-	for _, m := range AssertionMetrics {
+	for _, m := range v.d.kinds.assertionNames() {
 		env[m] = 0.0
 	}
 	for _, r := range v.records {
@@ -360,7 +360,7 @@ func (v *validator) iteration(it *Iteration) {
 		env["stmt"] = StmtMetrics(stmts, func(string, string) float64 { return 0 })
 		maps = append(maps, "stmt")
 	}
-	idents := append(append([]string(nil), AssertionMetrics...), v.records...)
+	idents := append(v.d.kinds.assertionNames(), v.records...)
 	if it.Workload != nil && it.Workload.Connect == "per_transaction" {
 		for _, n := range measure.ConnectNames {
 			env[n] = 0.0
@@ -531,7 +531,7 @@ func (v *validator) stmtNames(a *Expr, w *Workload) {
 func (v *validator) collectRecords() {
 	v.records = v.p.RecordNames()
 	for _, r := range v.records {
-		if contains(AssertionMetrics, r) {
+		if contains(v.d.kinds.assertionNames(), r) {
 			v.errorf(Pos{File: v.p.File}, "record_as name %q is a built-in metric name; choose another", r)
 		}
 	}

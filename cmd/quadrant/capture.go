@@ -94,14 +94,12 @@ func runCapture(args []string, stdout, stderr io.Writer) int {
 }
 
 func captureServer(ctx context.Context, tv, method string, d time.Duration, out io.Writer, filter capture.Filter, logf func(string, ...any)) (int64, int, error) {
-	ov, err := targetOverrides([]string{tv})
+	ts, err := targetArgs([]string{tv}, hostTargets, func(format string, a ...any) { logf("quadrant capture: "+format, a...) })
 	if err != nil {
 		return 0, 0, err
 	}
-	var name, raw string
-	for name, raw = range ov {
-	}
-	db, _, err := openDSN(name, raw)
+	name := ts[0].Name
+	db, _, err := openDSN(name, ts[0].DSN)
 	if err != nil {
 		return 0, 0, err
 	}

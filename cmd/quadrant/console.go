@@ -96,7 +96,7 @@ func endLine(p executor.Progress, info results.IterationInfo, total *measure.Tot
 		return b.String()
 	}
 	fixed, family := measure.TotalValues(total)
-	figures := measure.Headlines(fixed, family)
+	figures := measure.Headlines(total.Own, fixed, family)
 	if figures == nil {
 		for _, v := range fixed {
 			if slices.Contains(measure.ChartDefaults(), v.Name) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
@@ -77,13 +78,17 @@ func TestConsoleTerminalKeepsTheStatusLineBelow(t *testing.T) {
 func tpccTotal() *measure.Total {
 	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	t := &measure.Total{Start: start, End: start.Add(time.Minute)}
-	t.TPCC = &measure.TPCC{Warehouses: 1}
+	for _, k := range kinds.All {
+		if k.Spec.Name == "tpcc" {
+			t.Own = &measure.Own{Metrics: k.Metrics, Params: map[string]float64{"warehouses": 1}}
+		}
+	}
 	t.Latency = measure.NewHistogram()
 	for _, tx := range []struct {
 		name  string
 		count int64
 		maxMs int64
-	}{{measure.NewOrderName, 1200, 100}, {"payment", 1100, 50}} {
+	}{{"new_order", 1200, 100}, {"payment", 1100, 50}} {
 		h := measure.NewHistogram()
 		for ms := int64(1); ms <= tx.maxMs; ms++ {
 			h.RecordUS(ms * 1000)

@@ -82,10 +82,19 @@ func (e *explainer) header() {
 			}
 		default:
 			e.printf("  %-20s %s\n", t.Name, spec.RedactDSN(t.DSN))
+			if t.TLS != nil {
+				e.printf("  %-20s tls: mode %s\n", "", t.TLS.Mode)
+			}
+			if t.AllowPublicKeyRetrieval {
+				e.printf("  %-20s allow_public_key_retrieval: the password goes to whoever hands over a public key\n", "")
+			}
 		}
 		if t.SNMP != nil {
 			e.printf("  %-20s snmp v%s at %s\n", "", t.SNMP.Version, t.SNMP.Address)
 		}
+	}
+	for _, n := range p.OverrideNotes() {
+		e.printf("  %s\n", n)
 	}
 	cells := len(p.Matrix.Cells())
 	repeat := max(p.Repeat, 1)

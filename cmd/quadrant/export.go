@@ -19,7 +19,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		"Loads results folders into a MySQL or MariaDB database: tables quadrant_runs, quadrant_iterations,\n"+
 			"quadrant_summary and quadrant_timeseries (created when missing), every row keyed by the run's id.\n"+
 			"Exporting a folder again changes nothing; a folder that grew adds what is new.", stdout, stderr)
-	dsn := fs.String("dsn", "", "the database, as a go-sql-driver `DSN`: user:password@tcp(host:3306)/quadrant")
+	dsn := fs.String("dsn", "", "the database, as a go-sql-driver `DSN`: user:${{ env.NAME }}@tcp(host:3306)/quadrant (single-quoted), or user@...?passwordFile=FILE")
 	dirs, code, stop := parseFlags(fs, args, stdout)
 	if stop {
 		return code
@@ -28,7 +28,12 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant export: give results folders and --dsn, e.g. quadrant export results/quickstart/20261130-120000 --dsn 'bench:secret@tcp(127.0.0.1:3306)/quadrant'")
 		return exitInvalid
 	}
-	cfg, err := mysql.ParseDSN(*dsn)
+	resolved, err := dsnFlag("--dsn", *dsn, stderrf(stderr, "quadrant export: "))
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant export: %v\n", err)
+		return exitInvalid
+	}
+	cfg, err := mysql.ParseDSN(resolved)
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant export: --dsn %s: %v\n", spec.RedactDSN(*dsn), err)
 		return exitInvalid

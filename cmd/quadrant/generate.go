@@ -99,14 +99,12 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	if len(g.Tables) == 0 {
 		return fail(exitInvalid, "no table to fill: give --rows TABLE=N (repeatable) or --settings FILE with tables:")
 	}
-	ov, err := targetOverrides(targets)
+	ts, err := targetArgs(targets, hostTargets, stderrf(stderr, "quadrant generate: "))
 	if err != nil {
 		return fail(exitInvalid, "%v", err)
 	}
-	var name, raw string
-	for name, raw = range ov {
-	}
-	db, dsn, err := openDSN(name, raw)
+	name := ts[0].Name
+	db, dsn, err := openDSN(name, ts[0].DSN)
 	if err != nil {
 		return fail(exitInvalid, "%v", err)
 	}

@@ -22,7 +22,7 @@ func runKube(args []string, stdout, stderr io.Writer) int {
 			"for --hold so that kubectl exec POD -- quadrant pack DIR > shard.tgz can copy them. See docs/distributed.md.", stdout, stderr)
 	var sets, targets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable; passed on to the pods)")
-	fs.Var(&targets, "target", "point a target at a server: `NAME=DSN` (repeatable; passed on to the pods: put passwords in the Secret and write ${{ env.NAME }} in the plan instead)")
+	fs.Var(&targets, "target", "point a target at a server: `NAME=DSN` (repeatable; passed on to the pods as given: put the password in the Secret and write ${{ env.NAME }}, single-quoted, in the DSN or the plan)")
 	shards := fs.Int("shards", 0, "how many shards (pods, on as many nodes)")
 	image := fs.String("image", "", "the container `IMAGE` with quadrant (see the Dockerfile)")
 	secret := fs.String("secret", "", "a Secret whose keys become the pods' environment (the plan's ${{ env.NAME }}), e.g. DB_PASSWORD")
@@ -40,12 +40,12 @@ func runKube(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant kube: give one plan, --shards N and --image IMAGE, e.g. quadrant kube plan.yaml --shards 3 --image registry.example/quadrant:1.0 | kubectl apply -f -")
 		return exitInvalid
 	}
-	overrides, err := targetOverrides(targets)
+	env, err := podEnv(plans[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant kube: %v\n", err)
 		return exitInvalid
 	}
-	env, err := podEnv(plans[0])
+	overrides, err := podTargets(targets, env, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant kube: %v\n", err)
 		return exitInvalid
@@ -92,6 +92,28 @@ func runKube(args []string, stdout, stderr io.Writer) int {
 	}
 	stdout.Write(out)
 	return exitOK
+}
+
+// podTargets checks the --target values the pods get as given: each pod expands their
+// ${{ env.NAME }} from the Secret, so here a stand-in does, and a passwordFile= of this
+// machine would not be there.
+func podTargets(list []string, env map[string]string, stderr io.Writer) (map[string]string, error) {
+	src := targetSource{why: "the pods cannot read a file of this machine: put the password in the Secret (--secret) and write ${{ env.NAME }} in the DSN",
+		env: func(name string) (string, bool) {
+			if v, ok := env[name]; ok {
+				return v, true
+			}
+			return "set-in-the-pod", true
+		}}
+	args, err := targetArgs(list, src, stderrf(stderr, "quadrant kube: "))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, t := range args {
+		out[t.Name] = t.DSN
+	}
+	return out, nil
 }
 
 var envRef = regexp.MustCompile(`env\.([A-Za-z_][A-Za-z0-9_]*)`)

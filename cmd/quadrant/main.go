@@ -116,6 +116,7 @@ func newFlags(name, synopsis, text string, stdout, stderr io.Writer) *flag.FlagS
 // parseFlags parses args, allowing flags after positional arguments (quadrant explain plan.yaml --set x=1).
 // It returns the positional arguments, and an exit code when the command should stop.
 func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, int, bool) {
+	withTargetHelp(fs)
 	var pos []string
 	for {
 		for _, a := range args {

@@ -51,7 +51,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant validate: give at least one plan file, e.g. quadrant validate plan.yaml")
 		return exitInvalid
 	}
-	overrides, err := targetOverrides(targets)
+	overrides, err := targetOverrides(targets, stderrf(stderr, "quadrant validate: "))
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant validate: %v\n", err)
 		return exitInvalid
@@ -72,6 +72,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		basedirNotes(stderr, p)
 		if !*quiet {
 			fmt.Fprintf(stdout, "%s: ok (%s, %d iteration%s)\n", path, p.Name, len(p.Iterations), plural(len(p.Iterations)))
+		}
+		for _, n := range p.OverrideNotes() {
+			fmt.Fprintf(stderr, "%s: %s\n", path, n)
 		}
 	}
 	return code
@@ -136,7 +139,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant explain: give exactly one plan file, e.g. quadrant explain plan.yaml")
 		return exitInvalid
 	}
-	overrides, err := targetOverrides(targets)
+	overrides, err := targetOverrides(targets, stderrf(stderr, "quadrant explain: "))
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant explain: %v\n", err)
 		return exitInvalid

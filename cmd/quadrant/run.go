@@ -251,21 +251,8 @@ func sortedNames(m map[string]string) []string {
 	return out
 }
 
-// targetOverrides parses --target NAME=DSN values.
-func targetOverrides(list []string) (map[string]string, error) {
-	out := map[string]string{}
-	for _, kv := range list {
-		name, dsn, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || dsn == "" {
-			return nil, fmt.Errorf("--target %q: want NAME=DSN, e.g. --target primary='bench:secret@tcp(db1:3306)/sbtest'", spec.RedactDSN(kv))
-		}
-		out[name] = dsn
-	}
-	return out, nil
-}
-
 func execute(req runRequest, stdout, stderr io.Writer) int {
-	overrides, err := targetOverrides(req.targets)
+	overrides, err := targetOverrides(req.targets, stderrf(stderr, "quadrant: "))
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant: %v\n", err)
 		return exitInvalid

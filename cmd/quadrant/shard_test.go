@@ -393,6 +393,14 @@ iteration:
 	if err != nil {
 		t.Fatal(err)
 	}
+	// tpcc's own metrics are the folders' to describe (run.json): the merge, which knows no
+	// kind, sums tpmC over the shards and the merged folder leads with it.
+	if c := mr.Describe(results.SummaryCSV, "tpmC"); c.Role != results.RoleMetric || c.Merge != results.MergeSum || c.Better != measure.Higher {
+		t.Errorf("merged tpmC is described as %+v, want a metric summed over the shards", c)
+	}
+	if h := mr.Headline(); len(h) == 0 || h[0] != "tpmC" {
+		t.Errorf("merged headline %v, want tpmC first", h)
+	}
 	index := mr.Info.Iterations[0].Index
 	byTag := map[string]*measure.Histogram{}
 	for _, d := range dirs {

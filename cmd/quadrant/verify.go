@@ -70,14 +70,13 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	var vts []verify.Target
 	var infos []results.TargetInfo
-	seen := map[string]bool{}
-	for _, kv := range targets {
-		name, raw, ok := strings.Cut(kv, "=")
-		if !ok || name == "" || raw == "" || seen[name] {
-			return fail(exitInvalid, "--target %q: want NAME=DSN with a NAME of its own, e.g. --target new='bench:secret@tcp(db2:3306)/'", spec.RedactDSN(kv))
-		}
-		seen[name] = true
-		db, dsn, err := openDSN(name, raw)
+	ts, err := targetArgs(targets, hostTargets, stderrf(stderr, "quadrant verify: "))
+	if err != nil {
+		return fail(exitInvalid, "%v", err)
+	}
+	for _, t := range ts {
+		name := t.Name
+		db, dsn, err := openDSN(name, t.DSN)
 		if err != nil {
 			return fail(exitInvalid, "%v", err)
 		}

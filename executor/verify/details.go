@@ -34,7 +34,8 @@ type detailer struct {
 	targets  []Target
 	sessions []*session
 	out      *results.Writer
-	err      error // the first failure to write
+	redact   func(string) string // Options.Redact
+	err      error               // the first failure to write
 }
 
 func newDetailer(targets []Target, out *results.Writer) *detailer {
@@ -84,7 +85,7 @@ func (d *detailer) add(ctx context.Context, fp *fingerprint, fi, ti int, runs []
 			}
 		}
 	}
-	if err := d.out.AppendQueryDetail(qd); err != nil {
+	if err := d.out.AppendQueryDetail(redactDetail(qd, d.redact)); err != nil {
 		d.err = fmt.Errorf("verify: %w", err)
 	}
 	return r

@@ -24,7 +24,6 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/executor/traffic"
-	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
@@ -56,6 +55,9 @@ type Options struct {
 	Writes bool
 	Out    *results.Writer
 	Logf   func(format string, args ...any)
+	// Redact, when set, masks secrets in the text queries.csv and query-details.jsonl get
+	// (a run's: the plan's secrets and its sandboxes' passwords), as its log does.
+	Redact func(string) string
 }
 
 // DefaultSample is --sample's default: enough to catch a difference that depends on the
@@ -125,7 +127,9 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		if o.Logf != nil {
 			o.Logf(format, args...)
 		}
-		if o.Out != nil {
+		if o.Out != nil && o.Redact != nil {
+			o.Out.Logf("%s", o.Redact(fmt.Sprintf(format, args...)))
+		} else if o.Out != nil {
 			o.Out.Logf(format, args...)
 		}
 	}
@@ -154,6 +158,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 	lat := timeReads(ctx, o, fps, runs, logf)
 	var rows []results.QueryRow
 	det := newDetailer(o.Targets, o.Out)
+	det.redact = o.Redact
 	for ti := 1; ti < len(o.Targets); ti++ {
 		for fi, fp := range fps {
 			r := compare(fp, o.Targets[0].Name, o.Targets[ti].Name, runs[0], runs[ti], fi)
@@ -185,7 +190,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 		rows = append(rows, wrows...)
 	}
 	if o.Out != nil {
-		if err := o.Out.AppendQueries(rows); err != nil {
+		if err := o.Out.AppendQueries(redactQueries(rows, o.Redact)); err != nil {
 			return nil, err
 		}
 	}
@@ -201,7 +206,7 @@ func read(o Options) ([]*fingerprint, *Summary, error) {
 	}
 	defer f.Close()
 	rnd := rand.New(rand.NewPCG(o.Seed, 0x5eed))
-	ro := replay.NewReadOnly()
+	ro := traffic.NewReadOnly()
 	cs := newCapturedSessions()
 	byFP := map[string]*fingerprint{}
 	var fps []*fingerprint

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/quadrant-bench/quadrant/executor/traffic"
-	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -56,7 +55,7 @@ func readWrites(o Options) ([]*fingerprint, []writeRef, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	ro := replay.NewReadOnly()
+	ro := traffic.NewReadOnly()
 	byFP := map[string]int{}
 	var fps []*fingerprint
 	var order []writeRef

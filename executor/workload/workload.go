@@ -76,6 +76,11 @@ type Kind struct {
 	// Prepared, if set, is how many server-side prepared statements one connection of w
 	// keeps, for the pre-flight check against max_prepared_stmt_count.
 	Prepared func(w *spec.Workload) int
+	// Metrics are the kind's own columns of the time series and the summary, after the
+	// counts every workload has; its runs put them on their figures (measure.Own). The
+	// registry gives spec their names (assertions) and the executor writes their
+	// descriptions into run.json, so that readers of the folder need not know the kind.
+	Metrics []measure.Metric
 }
 
 // ErrNoAction is returned by a kind for an action it does not have; validation refuses

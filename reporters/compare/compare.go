@@ -61,7 +61,7 @@ type Comparison struct {
 func Defaults(runs []*results.Run) []string {
 	var out []string
 	for _, r := range runs {
-		for _, h := range results.Headline(r.Summary) {
+		for _, h := range r.Headline() {
 			if !slices.Contains(out, h) {
 				out = append(out, h)
 			}
@@ -140,7 +140,7 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 					continue
 				}
 				cell.Verdicts[m] = append(cell.Verdicts[m],
-					verdict(m, cell.Stats[m][0], st, missing(perRun, 0, ri, key), key))
+					verdict(c.Describe(m), cell.Stats[m][0], st, missing(perRun, 0, ri, key), key))
 			}
 		}
 		c.Cells = append(c.Cells, cell)
@@ -534,4 +534,15 @@ func fmtChange(p float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(p, 'f', 1, 64)
+}
+
+// Describe is summary column m as the compared runs describe it: the first run's that
+// knows it (a kind's own metric is described in its folder's run.json).
+func (c *Comparison) Describe(m string) results.ColumnInfo {
+	for _, r := range c.Runs {
+		if col := r.Describe(results.SummaryCSV, m); col.Role != results.RoleOther {
+			return col
+		}
+	}
+	return results.Describe(results.SummaryCSV, m)
 }

@@ -119,8 +119,9 @@ func batchMeans(cs *cellSamples, m string) []float64 {
 	return out
 }
 
-// verdict judges run b against the base run a for metric m.
-func verdict(m string, a, b Stats, missing string, seedKey string) Verdict {
+// verdict judges run b against the base run a for metric col (as the runs describe it).
+func verdict(col results.ColumnInfo, a, b Stats, missing string, seedKey string) Verdict {
+	m := col.Name
 	v := Verdict{Change: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
 	notComparable := func(why string) Verdict {
 		v.Kind, v.Text = NotComparable, "not comparable: "+why
@@ -141,8 +142,8 @@ func verdict(m string, a, b Stats, missing string, seedKey string) Verdict {
 		}
 		if a.Mean == 0 {
 			dir := 1.0
-			v.Kind = judge(m, dir)
-			v.Text = fmt.Sprintf("%s: 0 -> %s (no relative change from 0)", word(m, dir, v.Kind), results.FormatFloat(b.Mean))
+			v.Kind = judge(col, dir)
+			v.Text = fmt.Sprintf("%s: 0 -> %s (no relative change from 0)", word(col, dir, v.Kind), results.FormatFloat(b.Mean))
 			return v
 		}
 	}
@@ -177,19 +178,19 @@ func verdict(m string, a, b Stats, missing string, seedKey string) Verdict {
 	if v.Change < 0 {
 		dir = -1
 	}
-	v.Kind = judge(m, dir)
+	v.Kind = judge(col, dir)
 	lo, hi := math.Abs(v.Lo), math.Abs(v.Hi)
 	if lo > hi {
 		lo, hi = hi, lo
 	}
-	v.Text = fmt.Sprintf("%s by %s%% (95%% CI %s–%s%%%s)", word(m, dir, v.Kind), pct(math.Abs(v.Change)), pct(lo), pct(hi), est)
+	v.Text = fmt.Sprintf("%s by %s%% (95%% CI %s–%s%%%s)", word(col, dir, v.Kind), pct(math.Abs(v.Change)), pct(lo), pct(hi), est)
 	return v
 }
 
-// judge is Better or Worse for a change in direction dir (+1 up, -1 down) of metric m;
+// judge is Better or Worse for a change in direction dir (+1 up, -1 down) of metric col;
 // for a metric of no known direction, "higher" or "lower".
-func judge(m string, dir float64) string {
-	b := float64(results.Describe(results.SummaryCSV, m).Better)
+func judge(col results.ColumnInfo, dir float64) string {
+	b := float64(col.Better)
 	switch {
 	case b == 0 && dir > 0:
 		return "higher"
@@ -202,12 +203,12 @@ func judge(m string, dir float64) string {
 }
 
 // word says a verdict as a DBA would: throughput and latency are faster or slower.
-func word(m string, dir float64, kind string) string {
+func word(col results.ColumnInfo, dir float64, kind string) string {
 	if kind != Better && kind != Worse {
 		return kind
 	}
-	unit := results.Describe(results.SummaryCSV, m).Unit
-	if unit == "" && strings.HasSuffix(m, "_ms") {
+	unit := col.Unit
+	if unit == "" && strings.HasSuffix(col.Name, "_ms") {
 		unit = measure.Millis
 	}
 	if unit == measure.PerSecond || unit == measure.Millis {

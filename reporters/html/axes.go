@@ -165,14 +165,14 @@ func matrixCharts(run *results.Run) *matrixData {
 			d.Defaults = append(d.Defaults, m)
 		}
 	}
-	// The run's headline columns (tpcc: tpmC, tx.NAME.p90_ms) first, then compare's.
-	metrics := results.Headline(run.Summary)
+	// The run's headline columns (a kind's headline, tx.NAME.p90_ms) first, then compare's.
+	metrics := run.Headline()
 	for _, m := range measure.CompareDefaults() {
 		if !contains(metrics, m) {
 			metrics = append(metrics, m)
 		}
 	}
-	d.Headline = headlines(d, metrics)
+	d.Headline = headlines(run, d, metrics)
 	d.Better = map[string]int{}
 	for _, m := range d.Metrics {
 		if b := run.Describe(results.SummaryCSV, m).Better; b != 0 {
@@ -203,7 +203,7 @@ func statOf(v []float64) repeatStat {
 
 // headlines are the best and worst cell of each target for each key metric that has a
 // direction and differs between cells.
-func headlines(d *matrixData, metrics []string) []headline {
+func headlines(run *results.Run, d *matrixData, metrics []string) []headline {
 	var targets []string
 	for _, c := range d.Cells {
 		if !contains(targets, c.Target) {
@@ -212,7 +212,7 @@ func headlines(d *matrixData, metrics []string) []headline {
 	}
 	var out []headline
 	for _, m := range metrics {
-		dir := float64(results.Describe(results.SummaryCSV, m).Better)
+		dir := float64(run.Describe(results.SummaryCSV, m).Better)
 		if dir == 0 {
 			continue
 		}

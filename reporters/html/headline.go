@@ -92,7 +92,7 @@ func failedIterations(run *results.Run) (why map[string]string, broken map[strin
 // no stages).
 func headlineOf(run *results.Run) *headlineData {
 	_, broken := failedIterations(run)
-	h := &headlineData{Metrics: results.Headline(run.Summary), Knee: kneeOf(run, broken), Stalls: stallsOf(run)}
+	h := &headlineData{Metrics: run.Headline(), Knee: kneeOf(run, broken), Stalls: stallsOf(run)}
 	if len(run.Info.Axes) == 0 && len(h.Metrics) > 0 {
 		S := run.Summary
 		var targets []string

@@ -278,7 +278,7 @@ func RenderComparison(w io.Writer, c *compare.Comparison, version string) error 
 		Throughput: results.Throughput(),
 		Servers:    acrossServers(c), Evidence: comparisonEvidenceOf(c)}
 	for _, m := range c.Metrics {
-		cd.Better[m] = int(results.Describe(results.SummaryCSV, m).Better)
+		cd.Better[m] = int(c.Describe(m).Better)
 	}
 	for _, r := range c.Runs {
 		cd.Runs = append(cd.Runs, r.Dir+" ("+r.Info.Plan+", "+r.Info.Host+")")

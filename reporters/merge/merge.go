@@ -250,18 +250,17 @@ type merged struct {
 // value recorded, or a folder written before the tag was logged) it falls back on combine.
 func fromHistogram(c results.ColumnInfo, h *measure.Histogram, rows []map[string]string) string {
 	if h == nil || h.Count() == 0 {
-		return combineCells(c.Name, rows)
+		return combineCells(c, rows)
 	}
 	return results.FormatFloat(measure.Ms(c.Latency(measure.Summarize(h))))
 }
 
 // combine is how a workload column adds up over shards when no histogram says better
-// (results.Describe says how): a latency that has no histogram in the folder is left empty
+// (the folder's Describe of it, c, says how): a latency that has no histogram in the folder is left empty
 // rather than guessed, unless every shard says 0 (an interval where that transaction did
 // not run); a maximum is the maximum of the maxima; a row key is any shard's; counts and
 // rates are summed.
-func combine(name string, vals []float64) string {
-	c := results.Describe(results.TimeseriesCSV, name)
+func combine(c results.ColumnInfo, vals []float64) string {
 	how := c.Merge
 	if how == results.MergeHistogram {
 		how = c.Fallback
@@ -462,11 +461,11 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 				}
 				rec.Add(h, fromHistogram(col, x, present))
 			case col.Role == results.RoleKey || col.Role == results.RoleMetric:
-				rec.Add(h, combineCells(h, present))
+				rec.Add(h, combineCells(col, present))
 			case col.Merge == results.MergeRescale:
 				if c.rows[0] != nil {
 					tx := results.Transactions(results.TimeseriesCSV)
-					rec.Add(h, rescaleCost(c.rows[0][h], c.rows[0][tx], combineCells(tx, present)))
+					rec.Add(h, rescaleCost(c.rows[0][h], c.rows[0][tx], combineCells(lead.Describe(results.TimeseriesCSV, tx), present)))
 				} else {
 					rec.Add(h, "")
 				}
@@ -544,7 +543,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		}
 	}
 	m.header = sumHeader
-	vals := summaryValues(sumHeader, rows, measured, m.leaderSummary[target])
+	vals := summaryValues(lead, sumHeader, rows, measured, m.leaderSummary[target])
 	for _, h := range sumHeader {
 		if v, err := strconv.ParseFloat(vals[h], 64); err == nil {
 			m.summary[h] = v
@@ -572,7 +571,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 		return nil, err
 	}
 	for _, st := range m.stageOrder {
-		v := summaryValues(sumHeader, stageRows[st], stageHist[st], leaderStages[st])
+		v := summaryValues(lead, sumHeader, stageRows[st], stageHist[st], leaderStages[st])
 		v[results.ColStage] = st
 		m.stages = append(m.stages, v)
 	}
@@ -582,10 +581,10 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 // summaryValues merges the shards' summary rows (of an iteration, or of one of its
 // stages): counts summed, latency from the merged histograms by tag, durations the
 // longest, the rest (watched columns, record_as, matrix axes) the leader's.
-func summaryValues(header []string, rows []map[string]string, measured map[string]*measure.Histogram, leader map[string]string) map[string]string {
+func summaryValues(lead *results.Run, header []string, rows []map[string]string, measured map[string]*measure.Histogram, leader map[string]string) map[string]string {
 	vals := map[string]string{}
 	for _, h := range header {
-		col := results.Describe(results.SummaryCSV, h)
+		col := lead.Describe(results.SummaryCSV, h)
 		switch col.Merge {
 		case results.MergeKey:
 			if len(rows) > 0 {
@@ -596,11 +595,11 @@ func summaryValues(header []string, rows []map[string]string, measured map[strin
 		case results.MergeHistogram:
 			vals[h] = fromHistogram(col, measured[col.Histogram], rows)
 		case results.MergeSum:
-			vals[h] = combineCells(h, rows)
+			vals[h] = combineCells(col, rows)
 		case results.MergeRescale:
 			if leader != nil {
 				tx := results.Transactions(results.SummaryCSV)
-				vals[h] = rescaleCost(leader[h], leader[tx], combineCells(tx, rows))
+				vals[h] = rescaleCost(leader[h], leader[tx], combineCells(lead.Describe(results.SummaryCSV, tx), rows))
 			}
 		default:
 			if leader != nil {
@@ -698,17 +697,17 @@ func maxCell(h string, rows []map[string]string) string {
 
 // combineCells merges one workload column over the shards' rows; empty cells are not
 // measured and count as nothing, all empty stays empty.
-func combineCells(h string, rows []map[string]string) string {
+func combineCells(c results.ColumnInfo, rows []map[string]string) string {
 	var vals []float64
 	for _, r := range rows {
-		if v, err := strconv.ParseFloat(r[h], 64); err == nil {
+		if v, err := strconv.ParseFloat(r[c.Name], 64); err == nil {
 			vals = append(vals, v)
 		}
 	}
 	if len(vals) == 0 {
 		return ""
 	}
-	return combine(h, vals)
+	return combine(c, vals)
 }
 
 // writeSummary writes the iteration's summary rows: the leader's rows for the other
@@ -770,7 +769,7 @@ func assertions(p *spec.Plan, it *spec.Iteration, sum map[string]float64, leader
 		return nil
 	}
 	env := map[string]any{}
-	for _, name := range measure.AssertionNames() {
+	for _, name := range assertionNames(it) {
 		if v, ok := sum[name]; ok {
 			env[name] = v
 		} else {
@@ -818,7 +817,7 @@ func assertions(p *spec.Plan, it *spec.Iteration, sum map[string]float64, leader
 			failed = append(failed, fmt.Sprintf("%s: %v", a.Source, err))
 		case !ok:
 			var seen []string
-			for _, name := range measure.AssertionNames() {
+			for _, name := range assertionNames(it) {
 				if v, ok := sum[name]; ok && strings.Contains(a.Source, name) {
 					seen = append(seen, name+"="+results.FormatFloat(v))
 				}
@@ -831,4 +830,16 @@ func assertions(p *spec.Plan, it *spec.Iteration, sum map[string]float64, leader
 		}
 	}
 	return failed
+}
+
+// assertionNames are the metrics it's assertions may name: every workload's, then its
+// workload's kind's own.
+func assertionNames(it *spec.Iteration) []string {
+	names := measure.AssertionNames()
+	if it.Workload != nil && it.Workload.Kind != nil {
+		for _, m := range it.Workload.Kind.Metrics {
+			names = append(names, m.Name)
+		}
+	}
+	return names
 }

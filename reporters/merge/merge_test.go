@@ -106,7 +106,7 @@ func TestCombine(t *testing.T) {
 		{"threads", []float64{2, 2, 1}, "5"},
 	}
 	for _, c := range cases {
-		if got := combine(c.name, c.vals); got != c.want {
+		if got := combine(results.Describe(results.TimeseriesCSV, c.name), c.vals); got != c.want {
 			t.Errorf("combine(%s, %v) = %q, want %q", c.name, c.vals, got, c.want)
 		}
 	}
@@ -219,7 +219,7 @@ func TestMergedTaggedFamiliesAreExact(t *testing.T) {
 func TestServerCostsOverAllShards(t *testing.T) {
 	leader := map[string]string{"transactions": "100", "cost.fsyncs": "0.5", "cost.client_cpu_us": "40", "status.Innodb_data_fsyncs": "50"}
 	rows := []map[string]string{leader, {"transactions": "300"}}
-	v := summaryValues([]string{"transactions", "cost.fsyncs", "cost.client_cpu_us", "status.Innodb_data_fsyncs"}, rows, nil, leader)
+	v := summaryValues(nil, []string{"transactions", "cost.fsyncs", "cost.client_cpu_us", "status.Innodb_data_fsyncs"}, rows, nil, leader)
 	for col, want := range map[string]string{"transactions": "400", "cost.fsyncs": "0.125", "cost.client_cpu_us": "40", "status.Innodb_data_fsyncs": "50"} {
 		if v[col] != want {
 			t.Errorf("%s = %q, want %s", col, v[col], want)

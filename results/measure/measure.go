@@ -100,27 +100,32 @@ type Stats struct {
 	// Statements: per-statement-class statistics of an OLTP builtin (point_select, begin...),
 	// Counts.Events being the statements executed; in the builtin's order.
 	Statements []Named `json:"statements,omitempty"`
-	// TPCC is set for a tpcc workload: what its tpmC and efficiency are relative to.
-	TPCC *TPCC `json:"tpcc,omitempty"`
+	// Own is set for a workload whose kind has metrics of its own (workload.Kind.Metrics):
+	// those metrics and what they are relative to, on every Interval and the Total.
+	Own *Own `json:"own,omitempty"`
 }
 
-// TPCC describes a TPC-C-like workload's scale, for the figures derived from it.
-type TPCC struct {
-	Warehouses int  `json:"warehouses"`
-	WaitTimes  bool `json:"wait_times"`
+// Own is what a kind adds to its workload's figures: its own metrics, columns of the time
+// series and the summary after the counts (they name no kind here: the kind declares them),
+// and the workload's settings they are computed from (a scale, a mode), by name.
+type Own struct {
+	Metrics []Metric           `json:"-"`
+	Params  map[string]float64 `json:"params,omitempty"`
 }
 
-// NewOrderName is the transaction whose completions per minute are tpmC.
-const NewOrderName = "new_order"
-
-// NewOrders are the completed NewOrder transactions, rolled back ones included as the
-// specification counts them; -1 when s is not a tpcc workload's.
-func (s *Stats) NewOrders() int64 {
-	if s.TPCC == nil {
-		return -1
+// Param is the workload's setting name for its kind's metrics; ok false without one.
+func (s *Stats) Param(name string) (v float64, ok bool) {
+	if s.Own == nil {
+		return 0, false
 	}
+	v, ok = s.Own.Params[name]
+	return v, ok
+}
+
+// Tx are the completed executions of transaction name, rolled back ones included.
+func (s *Stats) Tx(name string) int64 {
 	for _, n := range s.Transactions {
-		if n.Name == NewOrderName {
+		if n.Name == name {
 			return n.Counts.Events
 		}
 	}
@@ -191,9 +196,8 @@ func rates(s *Stats, sec float64) Rates {
 // Merge adds o into s (histograms merged, error codes summed, named stats matched by name).
 func (s *Stats) Merge(o *Stats) {
 	s.Counts.add(o.Counts)
-	if s.TPCC == nil && o.TPCC != nil {
-		t := *o.TPCC
-		s.TPCC = &t
+	if s.Own == nil {
+		s.Own = o.Own // never changed once set: shared
 	}
 	for c, n := range o.ErrorsByCode {
 		if s.ErrorsByCode == nil {

@@ -24,9 +24,9 @@ type Metric struct {
 	TotalUnit string
 	// Compare marks the metrics `quadrant compare` shows unless told otherwise.
 	Compare bool
-	// Headline marks the figure a workload that has it is judged by (tpcc's tpmC, empty for
-	// every other kind): where a summary has it, it and the Headline families' columns lead
-	// the console's end of an iteration, the report's headline and compare's defaults.
+	// Headline marks the figure a workload that has it is judged by (a kind's own metric,
+	// none of the table's): where a summary has it, it and the Headline families' columns
+	// lead the console's end of an iteration, the report's headline and compare's defaults.
 	Headline bool
 	// Better says which way is an improvement (tps up, latency down), for compare's
 	// verdicts; 0 when neither is (threads, warmup).
@@ -87,8 +87,8 @@ type Family struct {
 	IntervalUnit, TotalUnit string
 	Better                  Direction
 	RowKey                  bool
-	// Headline marks a family whose columns join a known Headline metric (tpcc's
-	// tx.NAME.p90_ms beside tpmC): the same columns of a workload without one stay out.
+	// Headline marks a family whose columns join a known Headline metric (tx.NAME.p90_ms
+	// beside a kind's headline): the same columns of a workload without one stay out.
 	Headline bool
 	// Histogram and Latency are set on families of latency columns: each column is figure
 	// Latency of the histogram tagged Histogram.KEY (Histogram alone for fixed Names, whose
@@ -187,7 +187,8 @@ func counted(name, doc string, pick func(Counts) int64, compare bool, better Dir
 	}
 }
 
-// Metrics are the workload's figures in column order (after the row's keys).
+// Metrics are the figures every workload has, in column order (after the row's keys); a
+// kind's own (Own) go after the counts, before the latencies (MetricsOf).
 var Metrics = []Metric{
 	{Name: "transactions", Doc: "transactions (sysbench events) completed in the measured part",
 		Total: func(t *Total) float64 { return float64(t.Events) }, TotalUnit: Count, Better: Higher, Events: true},
@@ -203,18 +204,6 @@ var Metrics = []Metric{
 	counted("errors", "errors, ignored ones (deadlocks, lock wait timeouts) included, as in sysbench (per second in the time series)", func(c Counts) int64 { return c.Errors }, true, Lower),
 	counted("reconnects", "reconnections after an error in on_error.reconnect (per second in the time series)", func(c Counts) int64 { return c.Reconnects }, false, Lower),
 	counted("rollbacks", "transactions rolled back on purpose (tpcc: NewOrder with an unused item, 1%), completed events and never errors (per second in the time series)", func(c Counts) int64 { return c.Rollbacks }, false, 0),
-	headline(tpcc("tpmC", "tpcc only: NewOrder transactions per minute, rolled back ones included (also called NOPM); TPC-C-like, not an audited TPC-C result",
-		func(s *Stats, sec float64) float64 { return perMinute(s.NewOrders(), sec) })),
-	tpcc("tpmTotal", "tpcc only: transactions of all five types per minute",
-		func(s *Stats, sec float64) float64 {
-			if s.TPCC == nil {
-				return math.NaN()
-			}
-			return perMinute(s.Events, sec)
-		}),
-	{Name: "efficiency", Doc: "tpcc with wait_times only: tpmC / (12.86 x warehouses), in percent; the specification's pacing allows at most 100", Kind: Gauge, Better: Higher,
-		Interval: func(iv *Interval) float64 { return efficiency(&iv.Stats, iv.Seconds()) }, IntervalUnit: Percent,
-		Total: func(t *Total) float64 { return efficiency(&t.Stats, t.Seconds()) }, TotalUnit: Percent},
 	latency("lat_avg_ms", "mean transaction latency", func(l Latency) time.Duration { return l.Avg }, true, false),
 	latency("p50_ms", "median transaction latency", func(l Latency) time.Duration { return l.P50 }, false, false),
 	latency("p90_ms", "90th percentile of transaction latency", func(l Latency) time.Duration { return l.P90 }, false, false),
@@ -400,38 +389,27 @@ func txLatency(suffix, what string, pick func(Latency) time.Duration) Family {
 		}}
 }
 
-// perMinute is n per minute over sec seconds; NaN when n is unknown (negative).
-func perMinute(n int64, sec float64) float64 {
-	if n < 0 {
-		return math.NaN()
-	}
-	if sec <= 0 {
-		return 0
-	}
-	return float64(n) * 60 / sec
-}
-
-// tpcc is a per-minute figure of tpcc workloads, NaN (an empty cell) for any other.
-func tpcc(name, doc string, pick func(s *Stats, sec float64) float64) Metric {
-	return Metric{Name: name, Doc: doc, Kind: Rate, Better: Higher,
-		Interval: func(iv *Interval) float64 { return pick(&iv.Stats, iv.Seconds()) }, IntervalUnit: PerMinute,
-		Total: func(t *Total) float64 { return pick(&t.Stats, t.Seconds()) }, TotalUnit: PerMinute}
-}
-
-// MaxTpmCPerWarehouse is the specification's ceiling with keying and think times: 10
-// terminals per warehouse, each at most 1.286 NewOrders per minute.
-const MaxTpmCPerWarehouse = 12.86
-
 // Value is one named figure.
 type Value struct {
 	Name  string
 	Value float64
 }
 
+// MetricsOf are the metrics of a workload whose kind adds own (nil: none) in column order:
+// the table's, with the kind's after the counts and before the latencies.
+func MetricsOf(own *Own) []Metric {
+	if own == nil || len(own.Metrics) == 0 {
+		return Metrics
+	}
+	i := slices.IndexFunc(Metrics, func(m Metric) bool { return m.Latency != nil })
+	out := append(slices.Clone(Metrics[:i]), own.Metrics...)
+	return append(out, Metrics[i:]...)
+}
+
 // IntervalValues are iv's time-series columns, in order.
 func IntervalValues(iv *Interval) []Value {
 	var out []Value
-	for _, m := range Metrics {
+	for _, m := range MetricsOf(iv.Own) {
 		if m.Interval != nil {
 			out = append(out, Value{m.Name, m.Interval(iv)})
 		}
@@ -446,7 +424,7 @@ func IntervalValues(iv *Interval) []Value {
 
 // TotalValues are t's summary columns, in order: the fixed metrics, then the families.
 func TotalValues(t *Total) (fixed, family []Value) {
-	for _, m := range Metrics {
+	for _, m := range MetricsOf(t.Own) {
 		if m.Total != nil {
 			fixed = append(fixed, Value{m.Name, m.Total(t)})
 		}
@@ -459,7 +437,8 @@ func TotalValues(t *Total) (fixed, family []Value) {
 	return fixed, family
 }
 
-// AssertionNames are the metrics an `assert:` may use by name: every metric with a Total.
+// AssertionNames are the metrics an `assert:` may use by name: every metric with a Total
+// (a kind's own are the kind's: spec.Kind.Metrics).
 func AssertionNames() []string {
 	var out []string
 	for _, m := range Metrics {
@@ -481,12 +460,13 @@ func CompareDefaults() []string {
 	return out
 }
 
-// Headlines are the figures a summary's values lead with: the Headline metrics that are
-// known (not NaN) and, when one is, the columns of the Headline families; nil when none is.
-func Headlines(fixed, family []Value) []Value {
+// Headlines are the figures a summary's values lead with: the Headline metrics (of the
+// table and own, the kind's) that are known (not NaN) and, when one is, the columns of the
+// Headline families; nil when none is.
+func Headlines(own *Own, fixed, family []Value) []Value {
 	var out []Value
 	for _, v := range fixed {
-		if m, ok := Lookup(v.Name); ok && m.Headline && !math.IsNaN(v.Value) {
+		if m, ok := LookupIn(MetricsOf(own), v.Name); ok && m.Headline && !math.IsNaN(v.Value) {
 			out = append(out, v)
 		}
 	}
@@ -512,21 +492,17 @@ func ChartDefaults() []string {
 	return out
 }
 
-// Lookup is the metric of that name.
-func Lookup(name string) (Metric, bool) {
-	for _, m := range Metrics {
+// Lookup is the table's metric of that name.
+func Lookup(name string) (Metric, bool) { return LookupIn(Metrics, name) }
+
+// LookupIn is the metric of that name in ms.
+func LookupIn(ms []Metric, name string) (Metric, bool) {
+	for _, m := range ms {
 		if m.Name == name {
 			return m, true
 		}
 	}
 	return Metric{}, false
-}
-
-func efficiency(s *Stats, sec float64) float64 {
-	if s.TPCC == nil || !s.TPCC.WaitTimes || s.TPCC.Warehouses <= 0 {
-		return math.NaN()
-	}
-	return perMinute(s.NewOrders(), sec) / (MaxTpmCPerWarehouse * float64(s.TPCC.Warehouses)) * 100
 }
 
 // Cost is a figure per transaction of the workload, from watched counters of a target: what a transaction

@@ -169,7 +169,8 @@ type CollectorOptions struct {
 	// Statements are the statement classes timed one by one (the OLTP builtins'
 	// point_select, begin...): Lap.Class indexes them.
 	Statements []string
-	TPCC       *TPCC // set on every Interval and the Total of a tpcc workload
+	// Own is a kind's own metrics and their settings, set on every Interval and the Total.
+	Own *Own
 	// Start of the workload and of its measured part (Start + warmup).
 	Start, MeasuredStart time.Time
 	// StageEnds are the ends of a load shape's stages from MeasuredStart: each measured
@@ -241,7 +242,7 @@ func NewCollector(o CollectorOptions) *Collector {
 		c.total.Statements = append(c.total.Statements, Named{Name: n, Latency: NewHistogram()})
 	}
 	c.totalEnd = o.MeasuredStart
-	c.total.TPCC = o.TPCC
+	c.total.Own = o.Own
 	c.stages = make([]stageTotal, len(o.StageEnds))
 	return c
 }
@@ -322,7 +323,7 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 		Index: c.index, Start: c.last, End: end, Elapsed: end.Sub(c.o.MeasuredStart),
 		Warmup: !end.After(c.o.MeasuredStart), Threads: threads, Backlog: backlog,
 	}
-	iv.TPCC = c.o.TPCC
+	iv.Own = c.o.Own
 	c.last = end
 	iv.Counts = m.counts
 	if len(m.errs) > 0 {

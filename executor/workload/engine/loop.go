@@ -87,8 +87,9 @@ type Config struct {
 	// Scheduled says the workers are Schedulers whose events have an intended start: service
 	// time and schedule lag are kept, failed events are not retried (see Scheduler).
 	Scheduled bool
-	// TPCC, set for a tpcc workload, goes on every Interval and the Total (tpmC, efficiency).
-	TPCC *measure.TPCC
+	// Own, set for a kind with metrics of its own (workload.Kind.Metrics) and the settings
+	// they are relative to, goes on every Interval and the Total.
+	Own *measure.Own
 	// Setup connects worker i and prepares its statements. Called for all workers
 	// before the clock starts.
 	Setup      func(ctx context.Context, i int) (Worker, *Conn, error)
@@ -197,7 +198,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	}
 	r.col = measure.NewCollector(measure.CollectorOptions{
 		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0 || cfg.Scheduled, Names: cfg.Names, Statements: cfg.Statements, Start: r.start, MeasuredStart: r.measured,
-		StageEnds: stageEnds(sh), Connect: cfg.PerTransaction, TPCC: cfg.TPCC,
+		StageEnds: stageEnds(sh), Connect: cfg.PerTransaction, Own: cfg.Own,
 	})
 	if cfg.Rate > 0 {
 		r.arrivals = newArrivals(cfg.Rate)

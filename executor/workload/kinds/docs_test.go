@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// TestGeneratedDocs fails when docs/plan.schema.json or docs/plan-reference.md differ from what
-// the plan's and the kinds' types generate. Regenerate with: go generate ./executor/workload/kinds.
+// TestGeneratedDocs fails when docs/plan.schema.json, docs/plan-reference.md or
+// docs/metrics.md differ from what the plan's and the kinds' types and metrics generate. Regenerate with: go generate ./executor/workload/kinds.
 func TestGeneratedDocs(t *testing.T) {
 	schema := spec.JSONSchema(kinds.Registry())
 	var v map[string]any
@@ -26,6 +27,7 @@ func TestGeneratedDocs(t *testing.T) {
 	for file, want := range map[string][]byte{
 		"../../../docs/plan.schema.json":  schema,
 		"../../../docs/plan-reference.md": spec.MarkdownReference(kinds.Registry()),
+		"../../../docs/metrics.md":        results.MetricsMarkdown(kinds.Metrics()),
 	} {
 		if *update {
 			if err := os.WriteFile(file, want, 0o644); err != nil {

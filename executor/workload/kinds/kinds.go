@@ -27,6 +27,15 @@ var All = []*workload.Kind{
 	&sysbench.Kind,
 }
 
+// Metrics are the kinds' own metrics, in the order of All (docs/metrics.md lists them).
+func Metrics() []measure.Metric {
+	var out []measure.Metric
+	for _, k := range All {
+		out = append(out, k.Metrics...)
+	}
+	return out
+}
+
 // Registry is what spec asks of the kinds when it loads a plan (spec.Options.Kinds), and
 // what generates the plan reference.
 func Registry() *spec.Kinds { return With() }
@@ -39,6 +48,10 @@ func With(extra ...*workload.Kind) *spec.Kinds {
 	for _, k := range append(append([]*workload.Kind(nil), All...), extra...) {
 		sk := k.Spec
 		sk.Impl = k
+		sk.Metrics = nil
+		for _, m := range k.Metrics {
+			sk.Metrics = append(sk.Metrics, spec.OwnMetric{Name: m.Name, Unit: m.TotalUnit, Doc: m.Doc})
+		}
 		specs = append(specs, &sk)
 	}
 	ks, err := spec.NewKinds(specs...)

@@ -30,7 +30,6 @@ var Kind = workload.Kind{
 			"secondary_indexes, foreign_keys, load_batch (see docs/tpcc.md).",
 		Actions:       []string{"prepare", "cleanup", "check"},
 		NoRate:        "its terminals pace themselves; use options: {wait_times: true} for the specification's keying and think times",
-		Metrics:       []string{"tpmC", "tpmTotal", "efficiency"},
 		SplitsPrepare: true,
 		Check:         func(c *spec.Check, w *spec.Workload) { c.Add(validate(w)) },
 		CheckPlan:     ValidateLoaded,
@@ -58,7 +57,8 @@ var Kind = workload.Kind{
 			return []string{"SELECT", "INSERT", "UPDATE", "DELETE"}, "tpcc"
 		},
 	},
-	New: newTPCC,
+	New:     newTPCC,
+	Metrics: Metrics,
 }
 
 // kindName is the kind's name and builtin:'s value.

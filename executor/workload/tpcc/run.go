@@ -34,7 +34,7 @@ func (t *tpcc) runTerminals(ctx context.Context, dc *mysql.Config, threads int, 
 	// statement: ROLLBACK either way so the retry starts clean.
 	lc.Rollback = true
 	lc.Names = Transactions
-	lc.TPCC = &measure.TPCC{Warehouses: t.p.Warehouses, WaitTimes: t.p.WaitTimes}
+	lc.Own = own(&t.p)
 	seed := uint64(time.Now().UnixNano())
 	k := runConstants(newRng(seed))
 	t.env.Logf("tpcc: %d terminal(s) over %d warehouse(s), NURand C: last name %d (load %d), customer id %d, item id %d",
