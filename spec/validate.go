@@ -837,7 +837,6 @@ func (v *validator) captured(path string) bool {
 	}
 	return false
 }
-func (*DropCaches) validate(*validator, *Step) {}
 
 func (v *validator) wait(w *Wait) {
 	if w.Interval <= 0 {
