@@ -7,7 +7,6 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/capture"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
-	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -15,7 +14,8 @@ import (
 // while: workload running meanwhile (started once recording has, so its connections are
 // recorded). The file is written beside and renamed: a failed capture leaves none.
 func (sr *stepRunner) capture(ctx context.Context, s *liveTarget, c *spec.Capture, where string) error {
-	tmp, err := results.CreateAtomic(c.Path)
+	// Through the plan's roots: a symlink planted at out or in its directory leads nowhere.
+	tmp, err := sr.fleet.plan.Roots().Replace(c.Path)
 	if err != nil {
 		return fmt.Errorf("capture: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/confine"
 )
 
 // fleet is the run's targets while it goes: it starts the sandboxes (replicas included)
@@ -53,7 +54,7 @@ func (f *fleet) start(ctx context.Context, first *spec.Iteration) error {
 		if err != nil {
 			return err
 		}
-		if err := dt.UseTLS(tlsOptions(t.TLS), t.AllowPublicKeyRetrieval); err != nil {
+		if err := dt.UseTLS(tlsOptions(t.TLS, f.plan.Roots()), t.AllowPublicKeyRetrieval); err != nil {
 			return err
 		}
 		if err := f.connect(ctx, &liveTarget{Target: dt}); err != nil {
@@ -384,9 +385,9 @@ func (f *fleet) variablesNow(ctx context.Context, targets []string) map[string]m
 }
 
 // tlsOptions are a dsn target's tls: for the target package (nil: as the DSN says).
-func tlsOptions(t *spec.TLS) *target.TLSOptions {
+func tlsOptions(t *spec.TLS, roots confine.Roots) *target.TLSOptions {
 	if t == nil {
 		return nil
 	}
-	return &target.TLSOptions{Mode: t.Mode, CA: t.CAPath, Cert: t.CertPath, Key: t.KeyPath, ServerName: t.ServerName, MinVersion: t.MinVersion}
+	return &target.TLSOptions{Mode: t.Mode, CA: t.CAPath, Cert: t.CertPath, Key: t.KeyPath, ServerName: t.ServerName, MinVersion: t.MinVersion, Open: roots.Open}
 }

@@ -15,6 +15,7 @@ import (
 func (sr *stepRunner) generate(ctx context.Context, s *liveTarget, g *spec.Generate, where string, split bool) error {
 	o := generate.FromSpec(g)
 	o.Logf = sr.log.logf
+	o.Open = sr.fleet.plan.Roots().Open
 	if split && sr.shard.Sharded() {
 		sr.generates++
 		n := sr.generates

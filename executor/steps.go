@@ -220,17 +220,18 @@ func (sr *stepRunner) sqlStatements(ctx context.Context, s *liveTarget, st *spec
 		if err != nil {
 			return err
 		}
-		sr.log.logFile("sql on %s: %s", s.Name(), abbreviate(stmt, 500))
+		sr.log.logFile("sql on %s: %s", s.Name(), quoteStmt(st, stmt, 500))
 		cols, rows, err := query(ctx, conn, stmt)
+		err = quoteErr(st, err)
 		if err != nil {
 			if code := mysqlCode(err); code != 0 && contains(st.IgnoreErrors, code) {
 				sr.log.logFile("ignored error %d (ignore_errors): %v", code, err)
 				continue
 			}
 			if line > 0 {
-				return fmt.Errorf("line %d: %s: %w", line, abbreviate(stmt, 200), err)
+				return fmt.Errorf("line %d: %s: %w", line, quoteStmt(st, stmt, 200), err)
 			}
-			return fmt.Errorf("%s: %w", abbreviate(stmt, 200), err)
+			return fmt.Errorf("%s: %w", quoteStmt(st, stmt, 200), err)
 		}
 		if len(cols) > 0 {
 			savedCols, savedRows = cols, rows
@@ -278,7 +279,7 @@ func query(ctx context.Context, conn *sql.Conn, stmt string) ([]string, [][]stri
 }
 
 func (sr *stepRunner) sqlFile(ctx context.Context, s *liveTarget, st *spec.Step, sc stepScope, path string) error {
-	f, err := os.Open(path)
+	f, err := sr.fleet.plan.Roots().Open(path) // a symlink swapped in since validation leads nowhere
 	if err != nil {
 		return err
 	}
@@ -291,10 +292,12 @@ func (sr *stepRunner) sqlFile(ctx context.Context, s *liveTarget, st *spec.Step,
 	t := sr.log.track(sc.where(st), "bytes", size)
 	defer t.finish()
 	sp := sqltext.NewSplitter(read)
+	sp.SetLimit(packetLimit(ctx, s)) // a statement the server would refuse is never held whole
 	statements := 0
 	return sr.sqlStatements(ctx, s, st, sc, func() (string, int, error) {
 		stmt, line, err := sp.Next()
 		if err != nil && err != io.EOF {
+			err = tooLarge(s.Name(), err)
 			err = fmt.Errorf("%s: %w", path, err)
 		}
 		if err == nil {

@@ -11,7 +11,7 @@ import (
 // verify runs a verify: step on the plan's targets into the run's queries.csv. Differences
 // are what the step finds, not a failure: only an error of verify itself fails it.
 func (sr *stepRunner) verify(ctx context.Context, vf *spec.Verify, where string) error {
-	o := verify.Options{Traffic: vf.TrafficPath, Format: vf.Format, Sample: vf.Sample, Seed: uint64(vf.Seed), Out: sr.out,
+	o := verify.Options{Traffic: vf.TrafficPath, Format: vf.Format, Open: sr.fleet.plan.Roots().Open, Sample: vf.Sample, Seed: uint64(vf.Seed), Out: sr.out,
 		Repeat: vf.Repeat, MinChange: vf.MinChange, Writes: vf.Writes, Redact: sr.log.redact,
 		// verify writes its lines to log.txt itself (Out): the console only shows them
 		Logf: func(format string, args ...any) { sr.log.obs.Logged(sr.log.redact(fmt.Sprintf(format, args...))) }}

@@ -263,20 +263,36 @@ func KeepIterations(dir string, keep map[int]bool) error {
 // where it is) into the folder at the same relative path, so a rerun from the folder finds
 // it. A path outside the plan's folder cannot be placed so and is refused.
 func (w *Writer) CopyIn(rel, src string) error {
-	clean := filepath.Clean(rel)
-	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
-		return fmt.Errorf("%s (outside the plan's folder)", rel)
-	}
 	in, err := os.Open(src)
 	if err != nil {
 		return fmt.Errorf("%s (%v)", rel, err)
 	}
 	defer in.Close()
-	dst := filepath.Join(w.Dir, clean)
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+	return w.CopyInFrom(rel, in)
+}
+
+// CopyInFrom copies the open file in (opened by the caller through the plan's roots) to
+// rel in the folder, through the folder's root so no link planted in it is followed. A
+// source others cannot read stays so: its copy is 0600, else 0644.
+func (w *Writer) CopyInFrom(rel string, in *os.File) error {
+	clean := filepath.Clean(rel)
+	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s (outside the plan's folder)", rel)
+	}
+	mode := os.FileMode(0o644)
+	if fi, err := in.Stat(); err != nil || fi.Mode().Perm()&0o004 == 0 {
+		mode = 0o600
+	}
+	root, err := os.OpenRoot(w.Dir)
+	if err != nil {
 		return fmt.Errorf("%s (%v)", rel, err)
 	}
-	out, err := os.Create(dst)
+	defer root.Close()
+	if err := root.MkdirAll(filepath.Dir(clean), 0o755); err != nil {
+		return fmt.Errorf("%s (%v)", rel, err)
+	}
+	root.Remove(clean) // a file or link already there is replaced, never written through
+	out, err := root.OpenFile(clean, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return fmt.Errorf("%s (%v)", rel, err)
 	}

@@ -328,7 +328,7 @@ func ScanTable(path string, fn func(header, row []string) error) error {
 			}
 			rec = got
 		default:
-			cells := string(bytes.TrimRight(text, "\r\n"))
+			cells := string(bytes.TrimSuffix(bytes.TrimSuffix(text, []byte("\n")), []byte("\r")))
 			if cells == "" { // encoding/csv skips empty lines
 				if rerr == io.EOF {
 					return nil

@@ -20,12 +20,15 @@ type allowFlags struct {
 	paths multiFlag
 	addrs multiFlag
 	env   multiFlag
+	// copyLimit bounds the data files copied into the results folder (--copy-limit).
+	copyLimit sizeFlag
 }
 
 func (a *allowFlags) add(fs *flag.FlagSet) {
 	fs.BoolVar(&a.shell, "allow-shell", false, "let the plan run code on this host: shell steps, drop_caches, restart commands, sysbench Lua scripts, server binaries of a sandbox's basedir")
 	fs.Var(&a.paths, "allow-path", "let the plan read and write files under `DIR` besides its own folder (repeatable)")
 	fs.Var(&a.addrs, "allow-address", "let a results folder's plan connect to `HOST:PORT` besides its targets, e.g. an SNMP agent (repeatable)")
+	fs.Var(&a.copyLimit, "copy-limit", "copy a data file the plan reads (sql_file, replay, schema) into the results folder only up to `SIZE` (e.g. 4G; 0: no limit)")
 	fs.Var(&a.env, "allow-env", "pass the environment variable `NAME` to a results folder's plan (repeatable; your own plans read the environment whole)")
 }
 

@@ -471,6 +471,7 @@ func (e *explainer) fileStatements(path, in string, max int) {
 		size = byteSize(fi.Size()) + ", "
 	}
 	sp := sqltext.NewSplitter(f)
+	sp.SetLimit(spec.MySQLMaxAllowedPacket) // explain counts statements: one of 1 GB once took it 4 GB
 	n := 0
 	for {
 		st, line, err := sp.Next()

@@ -56,6 +56,9 @@ func estimateGenerate(g *spec.Generate) []tableEstimate {
 // table name (lower case, without its database), with the parser validate uses. A table
 // it cannot read is left out: explain then says the size is unknown.
 func schemaColumns(path string) map[string][]*ddl.Column {
+	if fi, err := os.Stat(path); err != nil || fi.Size() > spec.MySQLMaxAllowedPacket {
+		return nil // a schema that large is not DDL explain should hold whole
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil

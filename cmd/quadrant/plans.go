@@ -64,6 +64,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 				err = errs.Tidy()
 			}
 		}
+		if err == nil {
+			err = errors.Join(p.OversizedStatements()...)
+		}
 		if err != nil {
 			printLoadError(stderr, err)
 			code = exitInvalid
@@ -150,6 +153,10 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	basedirNotes(stderr, p)
+	if err := errors.Join(p.OversizedStatements()...); err != nil {
+		printLoadError(stderr, err)
+		return exitInvalid
+	}
 	explain(stdout, p)
 	explainTrust(stdout, p, allow.allow(plans[0], ""))
 	explainAccounts(stdout, stderr, p, overrides)

@@ -10,6 +10,7 @@ import (
 	"github.com/quadrant-bench/quadrant/reporters"
 	"github.com/quadrant-bench/quadrant/reporters/checks"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
+	"github.com/quadrant-bench/quadrant/reporters/effects"
 	"github.com/quadrant-bench/quadrant/reporters/html"
 	"github.com/quadrant-bench/quadrant/results"
 )
@@ -38,9 +39,25 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			fmt.Fprintf(stderr, "quadrant report: %v\n", err)
 			code = exitInvalid
+			continue
+		}
+		if err := printEffects(dir, stdout); err != nil {
+			fmt.Fprintf(stderr, "quadrant report: %v\n", err)
+			code = exitInvalid
 		}
 	}
 	return code
+}
+
+// printEffects prints what each matrix axis does at each combination of the others
+// (reporters/effects), one sentence a line: the question "A vs B at each thread count"
+// answered without dividing the report's percentages by hand.
+func printEffects(dir string, w io.Writer) error {
+	run, err := results.Open(dir)
+	if err != nil {
+		return err
+	}
+	return effects.WriteText(w, dir, effects.Compute(run))
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {

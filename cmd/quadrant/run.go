@@ -299,6 +299,10 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		allow.Shell = true
 	}
 
+	if err := checkCopies(p, req.allow.copyLimit.limit()); err != nil {
+		fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
+		return exitInvalid
+	}
 	if req.metricsAddr != "" {
 		if err := checkMetricsAddr(req.metricsAddr, req.metricsRemote); err != nil {
 			fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
@@ -545,21 +549,6 @@ func resultsDir(req runRequest, p *spec.Plan, sha string, stderr io.Writer) (str
 		return "", nil, exitFailed
 	}
 	return req.resume, prev, 0
-}
-
-// copyPlanFiles copies the data files the plan reads (sql_file, replay) into the results
-// folder at the same relative paths, so `quadrant rerun DIR` finds them there.
-func copyPlanFiles(p *spec.Plan, w *results.Writer) error {
-	var missing []string
-	for _, f := range p.DataFiles() {
-		if err := w.CopyIn(f.File, f.Path); err != nil {
-			missing = append(missing, err.Error())
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("not copied into the results, a rerun will need them: %s", strings.Join(missing, ", "))
-	}
-	return nil
 }
 
 // redactArgs hides DSN passwords (--target) and env values from the command line kept in run.json.

@@ -53,7 +53,7 @@ CREATE TABLE a4 LIKE a3;
 			if _, err := conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+f.db); err != nil {
 				t.Fatal(err)
 			}
-			if err := runSchema(ctx, conn, f.file); err != nil {
+			if err := runSchema(ctx, conn, f.file, nil); err != nil {
 				t.Fatal(err)
 			}
 			data, err := os.ReadFile(f.file)

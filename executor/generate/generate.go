@@ -28,6 +28,9 @@ import (
 type Options struct {
 	// Schema is a file of DDL run first ("" for none).
 	Schema string
+	// Open opens Schema (the plan's roots' Open, so a symlink swapped in after validation
+	// leads nowhere); nil is os.Open.
+	Open func(path string) (*os.File, error)
 	// Database holds the tables; "" means the one the schema leaves current, else the connection's.
 	Database string
 	Seed     int64
@@ -90,7 +93,7 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 		return o.Meet(ctx, point)
 	}
 	if o.Schema != "" && o.Shard.Leader() {
-		if err := runSchema(ctx, conn, o.Schema); err != nil {
+		if err := runSchema(ctx, conn, o.Schema, o.Open); err != nil {
 			return res, err
 		}
 	}
@@ -99,7 +102,7 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 	}
 	res.Database = o.Database
 	if res.Database == "" && o.Schema != "" && !o.Shard.Leader() {
-		sf, err := ReadSchemaFile(o.Schema)
+		sf, err := readSchemaFile(o.Schema, o.Open)
 		if err != nil {
 			return res, err
 		}
@@ -243,8 +246,11 @@ func leftIn(ctx context.Context, db *sql.DB, database, table string, counted int
 	return n
 }
 
-func runSchema(ctx context.Context, conn *sql.Conn, path string) error {
-	f, err := os.Open(path)
+func runSchema(ctx context.Context, conn *sql.Conn, path string, open func(string) (*os.File, error)) error {
+	if open == nil {
+		open = os.Open
+	}
+	f, err := open(path)
 	if err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}

@@ -29,9 +29,15 @@ var (
 )
 
 // ReadSchemaFile scans the schema file at path (DELIMITER aware, as it is run).
-func ReadSchemaFile(path string) (SchemaFile, error) {
+func ReadSchemaFile(path string) (SchemaFile, error) { return readSchemaFile(path, os.Open) }
+
+// readSchemaFile is ReadSchemaFile with the file opened by open (nil: os.Open).
+func readSchemaFile(path string, open func(string) (*os.File, error)) (SchemaFile, error) {
+	if open == nil {
+		open = os.Open
+	}
 	var sf SchemaFile
-	f, err := os.Open(path)
+	f, err := open(path)
 	if err != nil {
 		return sf, fmt.Errorf("schema: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -27,6 +28,30 @@ type TLSOptions struct {
 	Cert, Key  string // client certificate and key, both or neither
 	ServerName string // verify-identity: the name the certificate must hold ("" -> the DSN's host)
 	MinVersion string // "1.2" (default) or "1.3"
+	// Open opens CA, Cert and Key (the plan's roots' Open, so a symlink swapped in after
+	// validation leads nowhere); nil is os.Open.
+	Open func(path string) (*os.File, error)
+}
+
+// maxPEM bounds a CA bundle, certificate or key read: a provider's bundle is some 200 KB.
+const maxPEM = 4 << 20
+
+// readPEM reads path through o.Open, at most maxPEM bytes.
+func (o TLSOptions) readPEM(path string) ([]byte, error) {
+	open := o.Open
+	if open == nil {
+		open = os.Open
+	}
+	f, err := open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxPEM+1))
+	if err == nil && len(b) > maxPEM {
+		err = fmt.Errorf("%s is larger than %d bytes, too large for PEM", path, maxPEM)
+	}
+	return b, err
 }
 
 // tlsSetup is a target's TLS config registered with the driver under name.
@@ -52,7 +77,7 @@ func newTLS(target, host string, o TLSOptions) (*tlsSetup, error) {
 		cfg.MinVersion = tls.VersionTLS13
 	}
 	if o.CA != "" {
-		pem, err := os.ReadFile(o.CA)
+		pem, err := o.readPEM(o.CA)
 		if err != nil {
 			return nil, fmt.Errorf("target %s: tls ca: %w", target, err)
 		}
@@ -64,12 +89,19 @@ func newTLS(target, host string, o TLSOptions) (*tlsSetup, error) {
 		st.info.CA = fileInfo(o.CA, pem)
 	}
 	if o.Cert != "" {
-		pair, err := tls.LoadX509KeyPair(o.Cert, o.Key)
+		certPEM, err := o.readPEM(o.Cert)
+		var keyPEM []byte
+		if err == nil {
+			keyPEM, err = o.readPEM(o.Key)
+		}
+		var pair tls.Certificate
+		if err == nil {
+			pair, err = tls.X509KeyPair(certPEM, keyPEM)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("target %s: tls cert %s and key %s: %w", target, o.Cert, o.Key, err)
 		}
 		cfg.Certificates = []tls.Certificate{pair}
-		certPEM, _ := os.ReadFile(o.Cert)
 		st.info.Cert = fileInfo(o.Cert, certPEM)
 		st.info.Key = &results.TLSFile{Name: filepath.Base(o.Key)}
 	}

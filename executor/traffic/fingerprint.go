@@ -8,7 +8,8 @@ import (
 )
 
 var (
-	inList     = regexp.MustCompile(`\bin ?\( ?\?(?: ?, ?\?)* ?\)`)
+	// An in(?+) already collapsed matches too, so a fingerprint's fingerprint is itself.
+	inList     = regexp.MustCompile(`\bin ?\( ?\?(?:\+|(?: ?, ?\?)*) ?\)`)
 	valuesList = regexp.MustCompile(`\b(values?) ?\([^()]*\)(?: ?, ?\([^()]*\))*`)
 )
 
@@ -21,7 +22,9 @@ func Fingerprint(sql string) string {
 	b.Grow(len(sql))
 	space := false
 	emit := func(c byte) {
-		if space && b.Len() > 0 {
+		// "--" then a space would be a comment in the fingerprint where the statement had none
+		dashes := c == '-' && b.Len() > 0 && b.String()[b.Len()-1] == '-'
+		if space && b.Len() > 0 || dashes {
 			b.WriteByte(' ')
 		}
 		space = false
@@ -50,7 +53,8 @@ func Fingerprint(sql string) string {
 				b.WriteByte(' ')
 			}
 			space = false
-			b.WriteString(strings.ToLower(sql[i:min(j+1, len(sql))]))
+			// blanks collapsed, as outside: the spacing rules below see one space at most
+			b.WriteString(oneBlank(strings.ToLower(sql[i:min(j+1, len(sql))])))
 			i = j
 		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
 			end := strings.Index(sql[i+2:], "*/")
@@ -60,7 +64,7 @@ func Fingerprint(sql string) string {
 				i += end + 3
 			}
 			space = true
-		case c == '#' || c == '-' && i+2 < len(sql) && sql[i+1] == '-' && (sql[i+2] == ' ' || sql[i+2] == '\t'):
+		case c == '#' || c == '-' && dashComment(sql[i+1:]):
 			for i < len(sql) && sql[i] != '\n' {
 				i++
 			}
@@ -83,8 +87,6 @@ func Fingerprint(sql string) string {
 			}
 			emit('?')
 			i = j - 1
-		case c == ';' && strings.TrimSpace(sql[i+1:]) == "":
-			i = len(sql)
 		default:
 			if c >= 'A' && c <= 'Z' {
 				c += 'a' - 'A'
@@ -93,7 +95,8 @@ func Fingerprint(sql string) string {
 		}
 	}
 	// The regular expressions are most of the cost: run each only where it can match.
-	out := b.String()
+	// Trailing semicolons go, comments after them too ("select 1; -- done").
+	out := strings.TrimRight(b.String(), "; ")
 	if strings.ContainsAny(out, ",=<>") {
 		out = tightOps(out)
 	}
@@ -127,6 +130,30 @@ func tightOps(s string) string {
 		b = append(b, c)
 	}
 	return string(b)
+}
+
+// oneBlank collapses each run of blanks in s to one space.
+func oneBlank(s string) string {
+	if !strings.Contains(s, "  ") && !strings.ContainsAny(s, "\t\r\n") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			if len(b) == 0 || b[len(b)-1] != ' ' {
+				b = append(b, ' ')
+			}
+			continue
+		}
+		b = append(b, s[i])
+	}
+	return string(b)
+}
+
+// dashComment says whether rest, what follows a '-', makes it a "-- " comment: as the server's
+// lexer has it, a second dash then whitespace, a control character (a newline too) or the end.
+func dashComment(rest string) bool {
+	return len(rest) > 0 && rest[0] == '-' && (len(rest) == 1 || rest[1] <= ' ' || rest[1] == 0x7f)
 }
 
 func isIdent(c byte) bool {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"time"
 )
 
@@ -35,6 +36,22 @@ type qcapRecord struct {
 	RowsExamined *int64 `json:"rows_examined,omitempty"`
 	Error        *int   `json:"error,omitempty"` // the error number it ended with, 0 none; absent: unknown
 	Text         string `json:"text"`
+}
+
+// outOfRange names a number no capture holds: a negative count, duration or error number
+// (the writer leaves an unknown one out), or a duration past time.Duration's range.
+func (rec *qcapRecord) outOfRange() string {
+	switch {
+	case rec.DurationUs != nil && (*rec.DurationUs < 0 || *rec.DurationUs > math.MaxInt64/int64(time.Microsecond)):
+		return fmt.Sprintf("duration_us %d is out of range", *rec.DurationUs)
+	case rec.RowsSent != nil && *rec.RowsSent < 0:
+		return fmt.Sprintf("rows_sent %d is negative", *rec.RowsSent)
+	case rec.RowsExamined != nil && *rec.RowsExamined < 0:
+		return fmt.Sprintf("rows_examined %d is negative", *rec.RowsExamined)
+	case rec.Error != nil && *rec.Error < 0:
+		return fmt.Sprintf("error %d is negative", *rec.Error)
+	}
+	return ""
 }
 
 type qcapReader struct {
@@ -69,6 +86,9 @@ func (r *qcapReader) next() (*Statement, error) {
 		var rec qcapRecord
 		if err := json.Unmarshal(line, &rec); err != nil {
 			return nil, r.l.errorf(r.l.n, "malformed capture record: %v", err)
+		}
+		if msg := rec.outOfRange(); msg != "" {
+			return nil, r.l.errorf(r.l.n, "malformed capture record: %s", msg)
 		}
 		s := &Statement{Session: rec.Session, Schema: rec.Schema, User: rec.User, Text: rec.Text, Line: r.l.n}
 		unknown(s)

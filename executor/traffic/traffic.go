@@ -63,6 +63,9 @@ type Options struct {
 	// SkipMalformed skips a malformed record (after telling OnSkip) instead of stopping.
 	SkipMalformed bool
 	OnSkip        func(*LineError)
+	// Open opens the file; nil is os.Open. A plan's file is opened through the plan's
+	// roots (spec.Plan.Roots), so a symlink swapped in after validation leads nowhere.
+	Open func(path string) (*os.File, error)
 }
 
 // reader is one format's parser.
@@ -86,7 +89,11 @@ var ErrNewerVersion = errors.New("capture file format is newer than this quadran
 
 // Open opens a traffic file, detecting its format unless opts.Format names it.
 func Open(path string, opts Options) (*File, error) {
-	f, err := os.Open(path)
+	open := opts.Open
+	if open == nil {
+		open = os.Open
+	}
+	f, err := open(path)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -58,6 +59,8 @@ type Options struct {
 	// Redact, when set, masks secrets in the text queries.csv and query-details.jsonl get
 	// (a run's: the plan's secrets and its sandboxes' passwords), as its log does.
 	Redact func(string) string
+	// Open opens Traffic (the plan's roots' Open); nil is os.Open.
+	Open func(path string) (*os.File, error)
 }
 
 // DefaultSample is --sample's default: enough to catch a difference that depends on the
@@ -200,7 +203,7 @@ func Run(ctx context.Context, o Options) (*Summary, error) {
 // read keeps the traffic's reads, up to Sample per fingerprint drawn uniformly (a reservoir:
 // the file is read once and never held).
 func read(o Options) ([]*fingerprint, *Summary, error) {
-	f, err := traffic.Open(o.Traffic, traffic.Options{Format: o.Format})
+	f, err := traffic.Open(o.Traffic, traffic.Options{Format: o.Format, Open: o.Open})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -50,7 +50,7 @@ func verifyWrites(ctx context.Context, o Options, logf func(string, ...any)) ([]
 // captured order. They are held in memory: --writes is for a capture of a test, not a day
 // of production traffic.
 func readWrites(o Options) ([]*fingerprint, []writeRef, error) {
-	f, err := traffic.Open(o.Traffic, traffic.Options{Format: o.Format})
+	f, err := traffic.Open(o.Traffic, traffic.Options{Format: o.Format, Open: o.Open})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -65,6 +66,16 @@ type Env struct {
 	// a kind whose load has steps that must follow each other across shards (tpcc: the
 	// leader's tables, then every shard's warehouses, then the leader's indexes) meets there.
 	Meet func(ctx context.Context, point string) error
+	// Open opens a file the plan names (a replay's), through the plan's roots; nil is os.Open.
+	Open func(path string) (*os.File, error)
+}
+
+// OpenFile opens path as Open says, os.Open when it is not set.
+func (e Env) OpenFile(path string) (*os.File, error) {
+	if e.Open != nil {
+		return e.Open(path)
+	}
+	return os.Open(path)
 }
 
 // Kind is one kind of workload, declared in one value by its package: what a plan knows of

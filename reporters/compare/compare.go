@@ -190,6 +190,9 @@ func missing(perRun []map[string]*cellSamples, a, b int, key string) string {
 	return ""
 }
 
+// CellKey is the key of summary row i of run: Cell.Key of the cell it belongs to.
+func CellKey(run *results.Run, i int) string { return cellKey(run, i) }
+
 // cellKey names a summary row by its matrix values and target, not its iteration number,
 // so runs with different repeat counts or an extra include still line up.
 func cellKey(run *results.Run, i int) string {

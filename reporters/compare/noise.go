@@ -119,6 +119,13 @@ func batchMeans(cs *cellSamples, m string) []float64 {
 	return out
 }
 
+// Judge is the verdict of b against the base a for metric col, both comparable: what
+// Compare says of a cell between runs, for any two sets of samples (reporters/effects
+// judges one axis value against another within a run). seedKey seeds the bootstrap.
+func Judge(col results.ColumnInfo, a, b Stats, seedKey string) Verdict {
+	return verdict(col, a, b, "", seedKey)
+}
+
 // verdict judges run b against the base run a for metric col (as the runs describe it).
 func verdict(col results.ColumnInfo, a, b Stats, missing string, seedKey string) Verdict {
 	m := col.Name

@@ -28,12 +28,38 @@ type matrixData struct {
 	Headline    []headline   `json:"headline,omitempty"`
 	// Better is +1 where higher is better, -1 where lower is: how the page colours a change.
 	Better map[string]int `json:"better,omitempty"`
+	// CategoricalMax is numericAxis's limit, said on the page beside the charts.
+	CategoricalMax int `json:"categorical_max"`
 }
 
 type matrixAxis struct {
 	Name    string   `json:"name"`
 	Values  []string `json:"values"`  // in plan order, or ascending when numeric
-	Numeric bool     `json:"numeric"` // every value a number: charted as lines on its value scale
+	Numeric bool     `json:"numeric"` // a quantity (numericAxis): charted as lines on its value scale
+}
+
+// quantityWords name axes whose values are amounts, charted on a value scale whatever their
+// count: threads, connections, a rate. Matched against the name's words (sysbench.threads,
+// buffer_pool_size).
+var quantityWords = map[string]bool{"threads": true, "thread": true, "connections": true, "clients": true, "users": true,
+	"workers": true, "concurrency": true, "rate": true, "qps": true, "tps": true, "warehouses": true, "scale": true,
+	"size": true, "tables": true, "rows": true, "mb": true, "gb": true}
+
+// categoricalMax is the most values an axis of numbers of an unknown name may have and still
+// be settings (flush_log_at_trx_commit 0/1/2, sync_binlog 0/1): a line between two settings
+// draws values between them that do not exist, and ticks at 1.05...1.95. Past it, the numbers
+// are more likely a measure swept over a range.
+const categoricalMax = 3
+
+// numericAxis says whether an axis whose values are all numbers is a quantity: its name says
+// so, or it has more values than a set of settings.
+func numericAxis(name string, values int) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool { return r == '_' || r == '.' || r == '-' || r == ' ' }) {
+		if quantityWords[w] {
+			return true
+		}
+	}
+	return values > categoricalMax
 }
 
 type matrixCell struct {
@@ -70,7 +96,7 @@ func matrixCharts(run *results.Run) *matrixData {
 	if len(run.Info.Axes) == 0 || S == nil || len(S.Rows) == 0 {
 		return nil
 	}
-	d := &matrixData{Description: planDescription(run.Plan)}
+	d := &matrixData{Description: planDescription(run.Plan), CategoricalMax: categoricalMax}
 	isAxis := map[string]bool{}
 	for _, a := range run.Info.Axes {
 		isAxis[a] = true
@@ -138,6 +164,7 @@ func matrixCharts(run *results.Run) *matrixData {
 		}
 	}
 	for a := range d.Axes {
+		d.Axes[a].Numeric = d.Axes[a].Numeric && numericAxis(d.Axes[a].Name, len(d.Axes[a].Values))
 		if d.Axes[a].Numeric {
 			v := d.Axes[a].Values
 			sort.SliceStable(v, func(i, j int) bool {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,13 +79,14 @@ func TestMatrixReportRendersInChromium(t *testing.T) {
 		t.Fatal(err)
 	}
 	dom := rendered(t, path)
-	// by iteration 1 + over time (tps, p95_ms, 3 watched) 5 + latency 1 + by axis (tps, p95_ms, 2 costs) along 2 axes 8.
-	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 15 {
-		t.Errorf("rendered %d charts, want 15", n)
+	// by iteration 1 + over time (tps, p95_ms, 3 watched) 5 + latency 1 + by axis (tps, p95_ms, 2 costs) along 2 axes 8
+	// + the headline's effects (tps, p95_ms) of 2 axes 4.
+	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 19 {
+		t.Errorf("rendered %d charts, want 19", n)
 	}
 	// Along threads, lines: 2 series (flush) x 3 points with error bars on the canvas; along flush, grouped bars:
 	// 3 series (threads) x 2 groups, 6 error bars per metric in the SVG.
-	if !strings.Contains(dom, `data-metric="tps" data-axis="threads" data-errorbars="6"`) {
+	if !regexp.MustCompile(`data-metric="tps" data-axis="threads"[^>]* data-errorbars="6"`).MatchString(dom) {
 		t.Error("the tps chart along threads drew no 6 error bars")
 	}
 	if n := strings.Count(dom, `class="errorbar"`); n != 4*6 {
@@ -175,5 +177,73 @@ func TestReportWithoutReadableDigestsStillRenders(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), `"evidence":{"iterations":null,"error":"read `) {
 		t.Errorf("the page does not say why where the time went is missing")
+	}
+}
+
+// An axis is a quantity (lines) when its name says so or it has many numbers; a few numbers
+// of another name are settings (bars).
+func TestNumericAxisRule(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		values int
+		want   bool
+	}{{"threads", 2, true}, {"sysbench.threads", 3, true}, {"innodb_buffer_pool_size", 2, true}, {"rate", 2, true},
+		{"flush_log", 2, false}, {"sync_binlog", 2, false}, {"flush_log_at_trx_commit", 3, false}, {"io_capacity", 5, true}} {
+		if got := numericAxis(c.name, c.values); got != c.want {
+			t.Errorf("numericAxis(%q, %d) = %v, want %v", c.name, c.values, got, c.want)
+		}
+	}
+}
+
+// flush_log 1 and 2 are settings: charted as grouped bars with a group per value, not as a
+// line with ticks at 1.05...1.95; threads stays a line with ticks at its values only.
+func TestCategoricalNumbersAxisDrawnAsBars(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "flushlog")
+	fixture.MatrixOf(t, dir, fixture.Shape{Threads: []int{1, 4, 16}, Axis: "flush_log", Values: []string{"1", "2"}, Repeats: 2, Scale: 1})
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := rendered(t, path)
+	box := regexp.MustCompile(`<div class="chart axis-chart" data-metric="tps" data-axis="flush_log"[^>]*>(.*?)</svg>`).FindStringSubmatch(dom)
+	if box == nil || !strings.Contains(box[1], `class="bars"`) {
+		t.Fatalf("tps along flush_log is not drawn as bars")
+	}
+	for _, v := range []string{">1</text>", ">2</text>"} {
+		if !strings.Contains(box[1], v) {
+			t.Errorf("the bars along flush_log lack the group %s", v)
+		}
+	}
+	if !strings.Contains(dom, `data-metric="tps" data-axis="threads" data-x-ticks="1,4,16"`) {
+		t.Error("tps along threads is not a line with ticks at 1, 4 and 16 only")
+	}
+}
+
+// A one-cell plan (threads [8], one iteration) draws no chart by axis: each would be one point.
+func TestOneCellPlanDrawsNoAxisCharts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "onecell")
+	fixture.MatrixOf(t, dir, fixture.Shape{Threads: []int{8}, Repeats: 1, Scale: 1})
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := rendered(t, path)
+	if n := strings.Count(dom, `class="chart axis-chart"`); n != 0 || strings.Contains(dom, `id="by-axis"`) {
+		t.Errorf("a one-cell plan drew %d charts by axis", n)
+	}
+	// over time: tps, p95_ms, status.Com_select and the two costs; the latency distribution
+	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 6 {
+		t.Errorf("rendered %d charts, want 6", n)
+	}
+	if !strings.Contains(dom, "Swept: threads 8 (1 cells, 1 iterations).") {
+		t.Error("the headline lost what was run")
 	}
 }

@@ -64,6 +64,9 @@ type pageData struct {
 	Evidence *evidenceData `json:"evidence,omitempty"`
 	// Headline is the top of the page: the headline figures and a load shape's knee.
 	Headline *headlineData `json:"headline,omitempty"`
+	// Effects are what each matrix axis does at each combination of the others, drawn by
+	// effects.js in the headline.
+	Effects []effectLine `json:"effects,omitempty"`
 	// Failed says why each iteration that did not pass failed ("failed: REASON"), by
 	// iteration: the charts draw those apart.
 	Failed map[string]string `json:"failed,omitempty"`
@@ -186,6 +189,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		}
 		d.Matrix = matrixCharts(run)
 		d.Headline = headlineOf(run)
+		d.Effects = effectsOf(run)
 		ev, err := whereTimeWent(run)
 		if err != nil {
 			ev = &evidenceData{Error: err.Error()}
@@ -205,7 +209,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS + "\n" + axesJS + "\n" + evidenceJS,
+		"ReportJS": reportJS + "\n" + axesJS + "\n" + effectsJS + "\n" + evidenceJS,
 		"Data":     string(data),
 	})
 }

@@ -237,9 +237,9 @@ func TestLargeReportIsDownsampledAndRenders(t *testing.T) {
 	}
 	dom := reportDOM(t, run)
 	// 1 by-iteration chart + per target tps, p95_ms and the first 4 watched columns + tps and p95_ms along the
-	// matrix's 2 axes.
-	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 17 {
-		t.Fatalf("rendered %d charts, want 17", n)
+	// matrix's 2 axes + the headline's effects of tps and p95_ms along those 2 axes.
+	if n, _ := strconv.Atoi(bodyAttr(t, dom, "data-charts")); n != 21 {
+		t.Fatalf("rendered %d charts, want 21", n)
 	}
 	for _, want := range []string{"Downsampled for display", "timeseries/primary.csv has every sample",
 		"timeseries/replica1.csv has every sample", "status.Com_select (downsampled"} {
@@ -418,4 +418,34 @@ func reportDOM(t *testing.T, run *results.Run) string {
 		t.Fatal(err)
 	}
 	return rendered(t, path)
+}
+
+// A table wider than the page (the summary's many columns, the targets with their TLS)
+// scrolls in its own box, says so above it, and never widens the page: a table cut at the
+// page's edge looked whole.
+func TestWideTablesScrollInChromium(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wide")
+	fixture.MatrixOf(t, dir, fixture.Shape{Threads: []int{1, 4}, Axis: "flush_log", Values: []string{"1", "2"}, Repeats: 1, Scale: 1,
+		TLS: &results.TLSInfo{Mode: "verify-ca", Version: "TLSv1.3", Cipher: "TLS_AES_256_GCM_SHA384",
+			CA: &results.TLSFile{Name: "a-long-name-for-the-private-ca-of-the-production-fleet.pem", SHA256: strings.Repeat("ab", 32)}}})
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := rendered(t, path)
+	if px := bodyAttr(t, dom, "data-page-overflow"); px != "0" {
+		t.Errorf("the page is %s px wider than the window", px)
+	}
+	for _, table := range []string{`<table class="targets">`, `<table class="summary sortable">`} {
+		if !strings.Contains(dom, `<div class="scroll" data-scrolls="x">`+table) {
+			t.Errorf("%s is not in a box that scrolls sideways", table)
+		}
+	}
+	if n := strings.Count(dom, `<p class="scroll-hint">↔ wider than the page: scroll sideways for all `); n < 2 {
+		t.Errorf("%d wide tables say they scroll, want the targets' and the summary's", n)
+	}
 }

@@ -42,12 +42,30 @@ type overlay struct {
 // averaged, as a chart is no wider in pixels.
 const overlayPoints = 600
 
+// tlsLabel is a target's TLS in a few words: runs compared across servers may differ in it.
+func tlsLabel(t *results.TLSInfo) string {
+	switch {
+	case t == nil:
+		return "plaintext"
+	case t.Version == "":
+		return "TLS " + t.Mode + ", plaintext"
+	}
+	s := "TLS " + t.Mode + " " + t.Version
+	if t.Cipher != "" {
+		s += " " + t.Cipher
+	}
+	if t.CA != nil && len(t.CA.SHA256) >= 12 {
+		s += ", CA sha256 " + t.CA.SHA256[:12] + "…"
+	}
+	return s
+}
+
 func acrossServers(c *compare.Comparison) *serversData {
 	d := &serversData{Percentiles: spectrumPercentiles, Metrics: measure.ChartDefaults()}
 	for i, r := range c.Runs {
 		label := "run " + strconv.Itoa(i+1) + ": " + r.Info.Host
 		for _, t := range r.Info.Targets {
-			label += ", " + t.Name + " " + t.Flavor + " " + t.ServerVersion
+			label += ", " + t.Name + " " + t.Flavor + " " + t.ServerVersion + " (" + tlsLabel(t.TLS) + ")"
 		}
 		d.Runs = append(d.Runs, label)
 	}

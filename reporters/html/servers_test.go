@@ -2,6 +2,7 @@ package html
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -56,6 +57,57 @@ func TestComparisonAcrossServersRendersInChromium(t *testing.T) {
 		"run 2: san-host, primary MariaDB 11.4.2", "ran on testhost", "on san-host", "MariaDB 10.11.19 in"} {
 		if !strings.Contains(dom, want) {
 			t.Errorf("comparison page lacks %q", want)
+		}
+	}
+}
+
+var testTLS = &results.TLSInfo{Mode: "verify-identity", Version: "TLSv1.3", Cipher: "TLS_AES_256_GCM_SHA384",
+	CA: &results.TLSFile{Name: "prod-ca.pem", SHA256: "3f2a9c0d5e6b7a8f91c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4"}}
+
+// The targets table says how quadrant's connections used TLS: mode, version, cipher and the
+// CA by name and sha256; a comparison's run labels say it too (verified TLS against plaintext).
+func TestTargetsShowTLSInChromium(t *testing.T) {
+	var runs []*results.Run
+	for i, tls := range []*results.TLSInfo{testTLS, nil} {
+		dir := filepath.Join(t.TempDir(), "run")
+		fixture.MatrixOf(t, dir, fixture.Shape{Threads: []int{1, 4}, Repeats: 1, Scale: 1 - 0.2*float64(i), TLS: tls})
+		r, err := results.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	path, err := WriteReport(runs[0], "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := rendered(t, path)
+	row := regexp.MustCompile(`<tr class="target-tls-verify-identity">(.*?)</tr>`).FindStringSubmatch(dom)
+	if row == nil {
+		t.Fatal("the targets table has no row for the TLS target")
+	}
+	for _, want := range []string{"<td>primary</td>", `<td class="tls-mode">verify-identity</td>`, "<td>TLSv1.3</td>", "<td>TLS_AES_256_GCM_SHA384</td>",
+		`<td class="tls-ca">prod-ca.pem (` + testTLS.CA.SHA256 + `)</td>`} {
+		if !strings.Contains(row[1], want) {
+			t.Errorf("the TLS target's row lacks %q: %s", want, row[1])
+		}
+	}
+	plain, err := WriteReport(runs[1], "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dom := rendered(t, plain); !strings.Contains(dom, `<td class="tls-mode">none (plaintext)</td>`) {
+		t.Error("a plaintext target's row does not say so")
+	}
+	cmp := filepath.Join(t.TempDir(), "compare.html")
+	if err := WriteComparison(cmp, compare.Compare(runs, []string{"tps"}), "test"); err != nil {
+		t.Fatal(err)
+	}
+	dom = rendered(t, cmp)
+	for _, want := range []string{"primary MariaDB 10.11.19 (TLS verify-identity TLSv1.3 TLS_AES_256_GCM_SHA384, CA sha256 3f2a9c0d5e6b…)",
+		"run 2: testhost, primary MariaDB 10.11.19 (plaintext)"} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the comparison lacks %q", want)
 		}
 	}
 }

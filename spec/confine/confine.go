@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,4 +136,59 @@ func under(root, path string) (string, bool) {
 		return "", false
 	}
 	return rel, true
+}
+
+// Pending is a new file created beside the one it will replace, inside the same root:
+// Commit renames it over the file, Abort removes it.
+type Pending struct {
+	*os.File
+	root      *os.Root
+	tmp, dest string
+	done      bool
+}
+
+// Replace creates a temporary file exclusively beside path, through path's root, so
+// neither a planted symlink nor a directory link out is followed; Commit puts it in place.
+func (r Roots) Replace(path string) (*Pending, error) {
+	root, rel, err := r.split(path)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; ; i++ {
+		tmp := filepath.Join(filepath.Dir(rel), fmt.Sprintf(".%s.%d-%d.tmp", filepath.Base(rel), os.Getpid(), rand.Uint32()))
+		f, err := rt.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			return &Pending{File: f, root: rt, tmp: tmp, dest: rel}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || i == 10 {
+			rt.Close()
+			return nil, fmt.Errorf("create beside %s: %w", path, err)
+		}
+	}
+}
+
+// Commit closes the file and renames it over the one it replaces.
+func (p *Pending) Commit() error {
+	p.done = true
+	defer p.root.Close()
+	if err := p.File.Close(); err != nil {
+		p.root.Remove(p.tmp)
+		return err
+	}
+	return p.root.Rename(p.tmp, p.dest)
+}
+
+// Abort closes and removes the file; after Commit it does nothing.
+func (p *Pending) Abort() {
+	if p.done {
+		return
+	}
+	p.done = true
+	p.File.Close()
+	p.root.Remove(p.tmp)
+	p.root.Close()
 }

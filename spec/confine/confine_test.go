@@ -68,3 +68,27 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// Replace never writes through a link: one planted at the file is replaced, not followed,
+// and one planted as its directory is refused (a capture's out once overwrote ~/.bashrc).
+func TestReplaceFollowsNoLink(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	victim := filepath.Join(outside, ".bashrc")
+	os.WriteFile(victim, []byte("keep\n"), 0o644)
+	roots := New(dir)
+	out := filepath.Join(dir, "traffic.qcap")
+	os.Symlink(victim, out)
+	if p, err := roots.Replace(out); err == nil {
+		p.WriteString("captured $(touch x)\n")
+		p.Commit()
+		t.Error("Replace accepted a file that is a link out")
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep\n" {
+		t.Errorf("the file behind the link was written: %q", b)
+	}
+	os.Symlink(outside, filepath.Join(dir, "sub"))
+	if p, err := roots.Replace(filepath.Join(dir, "sub", "x.qcap")); err == nil {
+		p.Abort()
+		t.Error("Replace created a file through a directory link out")
+	}
+}

@@ -1,8 +1,11 @@
 package ddl
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzParse: no text makes the parser panic or loop; what it cannot read it leaves unread.
@@ -17,14 +20,22 @@ func FuzzParse(f *testing.F) {
 	f.Add("CREATE TABLE t (a INT, UNIQUE (a), FOREIGN KEY (a) REFERENCES t (a)); ALTER TABLE t DROP FOREIGN KEY t_ibfk_1, ADD b INT")
 	f.Add("DELIMITER //\nCREATE TABLE `x``y` (c ENUM('a''b', \"c\\\"d\")) // DELIMITER ;\n/*!40101 CREATE TABLE u (v SERIAL) */;")
 	f.Fuzz(func(t *testing.T, src string) {
-		s := Parse(src) // a panic or an endless loop fails the fuzz
+		if len(src) > 64<<10 {
+			t.Skip("over 64 KiB: keeps the fuzzer's memory bounded")
+		}
+		// an endless loop fails too: the fuzzer itself never times an input out
+		watchdog := time.AfterFunc(20*time.Second, func() { panic(fmt.Sprintf("hang on %q", src)) })
+		defer watchdog.Stop()
+		s := Parse(src)
+		lines := strings.Count(src, "\n") + 1
 		for _, tb := range s.Tables {
-			if tb.Pos.Line < 1 {
-				t.Errorf("table %q without a position in %q", tb.Name, src)
+			if tb.Pos.Line < 1 || tb.Pos.Line > lines || tb.Pos.Col < 1 {
+				t.Errorf("table %q at %v, outside the %d lines of %q", tb.Name, tb.Pos, lines, src)
 			}
 			for _, c := range tb.Columns {
-				if c.Pos.Line < 1 {
-					t.Errorf("column %q without a position in %q", c.Name, src)
+				// a column may be declared before its table: CREATE TABLE ... LIKE copies them
+				if c.Pos.Line < 1 || c.Pos.Line > lines || c.Pos.Col < 1 {
+					t.Errorf("column %q at %v, outside the %d lines of %q", c.Name, c.Pos, lines, src)
 				}
 			}
 		}

@@ -22,6 +22,47 @@ type Splitter struct {
 	buf   []byte
 	start int // line where the current statement starts
 	eof   bool
+	// limit, when > 0, is the largest statement Next returns (SetLimit); size counts the
+	// current statement's bytes, of which buf holds at most limit plus a delimiter's tail.
+	limit int
+	size  int64
+}
+
+// TooLargeError is a statement longer than the splitter's limit (a server's
+// max_allowed_packet): its first line, its whole size, and the limit. The statement is
+// read to its end to count it, never held.
+type TooLargeError struct {
+	Line  int
+	Size  int64
+	Limit int
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("line %d: a statement of %d bytes, larger than max_allowed_packet allows (%d bytes)", e.Line, e.Size, e.Limit)
+}
+
+// SetLimit bounds the statements Next returns to n bytes: a longer one is an error
+// (*TooLargeError), and the splitter never holds more than n bytes of it.
+func (s *Splitter) SetLimit(n int) { s.limit = n }
+
+// add appends c to the statement; past the limit only a tail long enough to find the
+// delimiter is kept.
+func (s *Splitter) add(c byte) {
+	s.size++
+	if s.limit > 0 && len(s.buf) > s.limit {
+		keep := len(s.delim) + 1
+		copy(s.buf, s.buf[len(s.buf)-keep:])
+		s.buf = s.buf[:keep]
+	}
+	s.buf = append(s.buf, c)
+}
+
+// ended returns the statement just read, or the error when it passed the limit.
+func (s *Splitter) ended(stmt []byte) ([]byte, int, error) {
+	if s.limit > 0 && s.size > int64(s.limit) && len(stmt) > 0 {
+		return nil, 0, &TooLargeError{Line: s.start, Size: s.size, Limit: s.limit}
+	}
+	return stmt, s.start, nil
 }
 
 // NewSplitter reads from r.
@@ -68,16 +109,16 @@ func (s *Splitter) next() ([]byte, int, error) {
 		return nil, 0, io.EOF
 	}
 	s.buf = s.buf[:0]
-	s.start = 0
+	s.start, s.size = 0, 0
 	for {
 		l := s.line
 		c, ok := s.readByte()
 		if !ok {
-			return s.finish(), s.start, nil
+			return s.ended(s.finish())
 		}
 		switch {
 		case c == '\'' || c == '"' || c == '`':
-			s.buf = append(s.buf, c)
+			s.add(c)
 			if err := s.quoted(c); err != nil {
 				return nil, 0, err
 			}
@@ -88,21 +129,23 @@ func (s *Splitter) next() ([]byte, int, error) {
 			if LineComment("-" + string(b)) {
 				s.skipLine()
 			} else {
-				s.buf = append(s.buf, c)
+				s.add(c)
 			}
 		case c == '/' && s.nextIs('*'):
 			b, _ := s.r.Peek(2)
 			if len(b) == 2 && b[1] == '!' || s.peekString("*M!") {
-				s.buf = append(s.buf, c)
-				s.executable()
+				s.add(c)
+				if err := s.executable(); err != nil {
+					return nil, 0, err
+				}
 			} else {
 				s.readByte()
 				s.skipComment()
-				s.buf = append(s.buf, ' ')
+				s.blank(' ')
 			}
 		default:
-			s.buf = append(s.buf, c)
-			if (c == ' ' || c == '\t') && len(s.buf) < 256 && s.atDelimiterLine() {
+			s.add(c)
+			if (c == ' ' || c == '\t') && s.size < 256 && s.atDelimiterLine() {
 				if err := s.delimiter(); err != nil {
 					return nil, 0, err
 				}
@@ -110,7 +153,8 @@ func (s *Splitter) next() ([]byte, int, error) {
 			}
 			if c == s.delim[len(s.delim)-1] && bytes.HasSuffix(s.buf, s.delim) {
 				s.buf = s.buf[:len(s.buf)-len(s.delim)]
-				return bytes.TrimSpace(s.buf), s.start, nil
+				s.size -= int64(len(s.delim))
+				return s.ended(bytes.TrimSpace(s.buf))
 			}
 		}
 		if s.start == 0 && !isSpace(c) && len(bytes.TrimSpace(s.buf)) > 0 {
@@ -137,10 +181,26 @@ func (s *Splitter) skipLine() {
 	for {
 		c, ok := s.readByte()
 		if !ok || c == '\n' {
-			s.buf = append(s.buf, '\n')
+			s.blank('\n')
 			return
 		}
 	}
+}
+
+// blank appends the blank that stands for a dropped comment. After dashes it separates them
+// first: "--#c" then a line is two minus signs, "--" then a blank would be a comment.
+func (s *Splitter) blank(c byte) {
+	if n := len(s.buf) - len(bytes.TrimRight(s.buf, "-")); n >= 2 {
+		s.buf = s.buf[:len(s.buf)-n]
+		for i := range n {
+			if i > 0 {
+				s.buf = append(s.buf, ' ')
+			}
+			s.buf = append(s.buf, '-')
+		}
+		s.size += int64(n - 1) // the spaces put between the dashes
+	}
+	s.add(c)
 }
 
 func (s *Splitter) skipComment() {
@@ -154,20 +214,24 @@ func (s *Splitter) skipComment() {
 	}
 }
 
-// executable copies a /*! ... */ comment verbatim (quotes inside respected).
-func (s *Splitter) executable() {
+// executable copies a /*! ... */ comment verbatim (quotes inside respected). Unterminated,
+// it is an error, as an unterminated quote is: the server would refuse the statement.
+func (s *Splitter) executable() error {
+	startLine := s.line
 	prev := byte(0)
 	for {
 		c, ok := s.readByte()
 		if !ok {
-			return
+			return fmt.Errorf("line %d: unterminated /*! comment", startLine)
 		}
-		s.buf = append(s.buf, c)
+		s.add(c)
 		if prev == '*' && c == '/' {
-			return
+			return nil
 		}
 		if c == '\'' || c == '"' || c == '`' {
-			_ = s.quoted(c)
+			if err := s.quoted(c); err != nil {
+				return err
+			}
 			prev = 0
 			continue
 		}
@@ -183,16 +247,16 @@ func (s *Splitter) quoted(q byte) error {
 		if !ok {
 			return fmt.Errorf("line %d: unterminated %c quote", startLine, q)
 		}
-		s.buf = append(s.buf, c)
+		s.add(c)
 		switch {
 		case c == '\\' && q != '`':
 			if c2, ok := s.readByte(); ok {
-				s.buf = append(s.buf, c2)
+				s.add(c2)
 			}
 		case c == q:
 			if s.nextIs(q) { // doubled quote
 				c2, _ := s.readByte()
-				s.buf = append(s.buf, c2)
+				s.add(c2)
 				continue
 			}
 			return nil
@@ -228,7 +292,7 @@ func (s *Splitter) delimiter() error {
 		return fmt.Errorf("line %d: DELIMITER without a delimiter", line)
 	}
 	s.delim = append([]byte(nil), d...)
-	s.buf = s.buf[:0]
+	s.buf, s.size = s.buf[:0], 0
 	return nil
 }
 

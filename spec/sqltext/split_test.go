@@ -1,6 +1,7 @@
 package sqltext
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"reflect"
@@ -118,5 +119,34 @@ func TestSplitText(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// A statement past the limit is refused with its line and whole size, and the splitter
+// never holds more than the limit of it: a 1 GB single statement once took 4 GB.
+func TestSplitterRefusesAStatementOverTheLimit(t *testing.T) {
+	const big = 20 << 20
+	var b bytes.Buffer
+	b.WriteString("SELECT 1;\n-- next\nINSERT INTO t VALUES ('")
+	b.Write(bytes.Repeat([]byte("x"), big))
+	b.WriteString("');\nSELECT 2;\n")
+	sp := NewSplitter(&b)
+	sp.SetLimit(1 << 20)
+	if stmt, _, err := sp.Next(); err != nil || string(stmt) != "SELECT 1" {
+		t.Fatalf("first statement: %q, %v", stmt, err)
+	}
+	_, _, err := sp.Next()
+	var tl *TooLargeError
+	if !errors.As(err, &tl) {
+		t.Fatalf("want a TooLargeError, got %v", err)
+	}
+	if tl.Line != 3 || tl.Size < big || tl.Size > big+64 || tl.Limit != 1<<20 {
+		t.Errorf("error %+v: want line 3, size about %d, limit %d", tl, big, 1<<20)
+	}
+	if cap(sp.buf) > 2<<20 {
+		t.Errorf("the splitter held %d bytes of a statement over a 1 MiB limit", cap(sp.buf))
+	}
+	if stmt, _, err := sp.Next(); err != nil || string(stmt) != "SELECT 2" {
+		t.Errorf("after it: %q, %v", stmt, err)
 	}
 }

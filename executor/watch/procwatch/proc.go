@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -116,15 +117,23 @@ func Comm(root string, pid int) (string, error) {
 	return strings.TrimSpace(string(b)), nil
 }
 
-// ReadPidFile reads a server's pid file (mysqld's pid-file option).
+// ReadPidFile reads a server's pid file (mysqld's pid-file option). It reads a few bytes
+// only and never quotes them: a plan's pid_file may name any file (/etc/shadow once put
+// its lines in run.json, the report and the console).
 func ReadPidFile(path string) (int, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return 0, fmt.Errorf("pid_file: %w", err)
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || pid <= 0 {
-		return 0, fmt.Errorf("pid_file %s: %q is not a process id", path, strings.TrimSpace(string(b)))
+	defer f.Close()
+	b := make([]byte, 24) // a pid and a newline, with room to spare
+	n, err := io.ReadFull(f, b)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return 0, fmt.Errorf("pid_file %s: %w", path, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+	if err != nil || pid <= 0 || n == len(b) {
+		return 0, fmt.Errorf("pid_file %s does not hold a process id", path)
 	}
 	return pid, nil
 }

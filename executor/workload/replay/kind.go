@@ -121,7 +121,7 @@ func (r *fileReplay) Prepare(context.Context) error { return workload.ErrNoActio
 func (r *fileReplay) Cleanup(context.Context) error { return workload.ErrNoAction }
 
 func (r *fileReplay) Run(ctx context.Context, onInterval func(*measure.Interval)) (*measure.Total, error) {
-	src, err := Open(Plan(r.w).Path)
+	src, err := OpenWith(Plan(r.w).Path, r.env.OpenFile)
 	if err != nil {
 		return nil, err
 	}

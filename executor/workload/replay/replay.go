@@ -25,8 +25,11 @@ type Source struct {
 }
 
 // Open opens a SQL file for replay.
-func Open(path string) (*Source, error) {
-	f, err := os.Open(path)
+func Open(path string) (*Source, error) { return OpenWith(path, os.Open) }
+
+// OpenWith opens a SQL file for replay with open (the plan's roots' Open).
+func OpenWith(path string, open func(string) (*os.File, error)) (*Source, error) {
+	f, err := open(path)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}

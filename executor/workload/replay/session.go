@@ -52,7 +52,7 @@ const (
 )
 
 func openTraffic(r *Replay, env workload.Env) (*traffic.File, error) {
-	return traffic.Open(r.Path, traffic.Options{Format: r.Format, SkipMalformed: r.OnMalformed == "skip",
+	return traffic.Open(r.Path, traffic.Options{Format: r.Format, SkipMalformed: r.OnMalformed == "skip", Open: env.OpenFile,
 		OnSkip: func(e *traffic.LineError) { env.Logf("replay: skipped malformed record: %v", e) }})
 }
 
@@ -67,7 +67,8 @@ type scanned struct {
 	captured []int64         // captured statements per name
 	replay   *measure.Replay // the fidelity summary, filled as the replay goes
 	timed    bool
-	all      int // captured sessions in the file, every shard's
+	all      int        // captured sessions in the file, every shard's
+	spans    [][2]int64 // captured [first start, last end] per worker, µs (timed sources)
 }
 
 type fpScan struct {
@@ -154,6 +155,7 @@ func scan(r *Replay, env workload.Env, sp *spill) (*scanned, error) {
 		rec := record{fp: x.num, duration: s.Duration, rows: s.RowsSent, err: s.Error, line: s.Line, schema: s.Schema, text: s.Text}
 		if !s.Start.IsZero() {
 			rec.startUs = s.Start.UnixMicro()
+			sc.span(w, rec.startUs, rec.startUs+max(s.Duration, 0).Microseconds())
 		}
 		buf = rec.append(buf[:0])
 		if err := sp.add(w, buf); err != nil {
@@ -450,6 +452,9 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 		r.env.Logf("replay %s: shard %s replays %d of the %d captured sessions (session j by shard j mod %d)", rp.File, r.env.Shard, sc.replay.SessionsCaptured, sc.all, r.env.Shard.Count)
 	}
 	r.env.Logf("replay %s: %d sessions, %d statements captured, %d fingerprints (read in %.1fs)", rp.File, sc.replay.SessionsCaptured, sc.replay.StatementsCaptured, len(sc.top), read.Seconds())
+	if err := checkConnections(ctx, r.env.Server, rp.File, len(sc.sessions), sc.connectionsNeeded(rp.Timing == "original")); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
 	sh := &shared{name: rp.Path, timing: rp.Timing == "original", speed: rp.Speed, first: sc.first, top: sc.top,
 		sessionOK: make([]atomic.Bool, len(sc.sessions)), sessions: sc.sessions}
 	workers := make([]*sessionWorker, len(sc.sessions))

@@ -8,7 +8,7 @@
   if (!Q || !Q.D.matrix || Q.D.only) return;
   var M = Q.D.matrix, el = Q.el, info = Q.D.info || {}, palette = Q.palette;
   var root = document.getElementById("report");
-  var SVG = "http://www.w3.org/2000/svg";
+  var SVG = "http://www.w3.org/2000/svg", CATEGORICAL_MAX = M.categorical_max || 3;
   document.head.appendChild(el("style", { text: ".headline { background: #fff; border: 1px solid #e3e7ee; padding: 4px 12px; margin: 12px 0; } " +
     ".headline .description { font-size: 15px; } .legend { font-size: 12px; padding: 2px 8px 6px; } " +
     ".swatch { display: inline-block; width: 10px; height: 10px; margin-left: 8px; } table.relative { margin: 4px 8px 8px; }" }));
@@ -103,7 +103,8 @@
     var opts = {
       title: m + " by " + a.name, width: width, height: 260,
       scales: { x: log ? { time: false, distr: 3, log: 2 } : { time: false }, y: { range: function () { return [r[0] - pad, r[1] + pad]; } } },
-      axes: [{ label: a.name + (log ? " (log scale)" : "") }, { size: Q.ySize }],
+      // ticks at the axis's values only: 1, 4, 16 threads, never 2.5 of them
+      axes: [{ label: a.name + (log ? " (log scale)" : ""), splits: function () { box.setAttribute("data-x-ticks", xs.join(",")); return xs; } }, { size: Q.ySize }],
       series: [{ label: a.name }].concat(series.map(function (s, i) {
         return { label: s.label, stroke: palette[i % palette.length], width: 1.5, points: { show: true, size: 6 } };
       })),
@@ -227,10 +228,15 @@
   // axisCharts draws each default metric along every axis (more from the picker): along one
   // axis, one series per combination of the others.
   function axisCharts() {
+    // Along an axis of one value every series is one point: a one-cell plan's summary and
+    // charts over time say all of it.
+    var along = M.axes.filter(function (a) { return a.values.length > 1; });
+    if (!along.length) return;
     var sec = el("section", { id: "by-axis" });
     sec.appendChild(el("h2", { text: "By matrix axis" }));
     sec.appendChild(el("p", { text: "A point is the median of a cell's repeats; its error bar spans their lowest to highest value. " +
-      "Numeric axes are drawn as lines on their value scale, others as grouped bars." }));
+      "Axes of quantities (threads, connections, a rate, or more than " + CATEGORICAL_MAX + " numbers) are drawn as lines on their value scale, " +
+      "settings (few distinct values: flush_log 1 and 2, O_DIRECT and fsync) as grouped bars." }));
     var drawn = (M.defaults || []).slice();
     if (!drawn.length && M.metrics.length) drawn = [M.metrics[0]];
     var pick = el("select", { "aria-label": "add a chart by axis" });
@@ -247,6 +253,7 @@
     root.insertBefore(sec, firstH2("Summary") || firstH2("By iteration") || firstH2("Over time"));
     function draw(m) {
       M.axes.forEach(function (a, ax) {
+        if (along.indexOf(a) < 0) return;
         var series = seriesOf(m, ax);
         if (!series.length) return;
         var box = el("div", { "class": "chart axis-chart", "data-metric": m, "data-axis": a.name });

@@ -221,14 +221,27 @@
     meta.forEach(function (m) { dl.appendChild(el("dt", { text: m[0] })); dl.appendChild(el("dd", { text: m[1] || "" })); });
     root.appendChild(dl);
     var tt = el("table", { "class": "targets" }, el("tr", {}, el("th", { text: K.target }), el("th", { text: "kind" }),
-      el("th", { text: "server" }), el("th", { text: "address" })));
+      el("th", { text: "server" }), el("th", { text: "address" }), el("th", { text: "TLS" }), el("th", { text: "TLS version" }),
+      el("th", { text: "cipher" }), el("th", { text: "CA (sha256)" }), el("th", { text: "client certificate (sha256)" })));
     (info.targets || []).forEach(function (t) {
-      tt.appendChild(el("tr", {}, el("td", { text: t.name }), el("td", { text: t.kind }),
-        el("td", { text: (t.flavor || "") + " " + (t.server_version || "") }), el("td", { text: t.address || "" })));
+      var tls = t.tls || {};
+      tt.appendChild(el("tr", { "class": "target-tls-" + (tls.mode || "none") }, el("td", { text: t.name }), el("td", { text: t.kind }),
+        el("td", { text: (t.flavor || "") + " " + (t.server_version || "") }), el("td", { text: t.address || "" }),
+        el("td", { "class": "tls-mode", text: tlsMode(tls) }), el("td", { text: tls.version || "-" }), el("td", { text: tls.cipher || "-" }),
+        el("td", { "class": "tls-ca", text: tlsFile(tls.ca) }), el("td", { text: tlsFile(tls.cert) })));
     });
-    root.appendChild(tt);
+    root.appendChild(el("div", { "class": "scroll" }, tt));
     storage(root);
   }
+
+  // tlsMode is how quadrant's connections used TLS: run.json has no tls for plaintext, and a
+  // mode with no negotiated version is a "preferred" that the server answered in plaintext.
+  function tlsMode(tls) {
+    if (!tls.mode) return "none (plaintext)";
+    if (!tls.version && tls.mode !== "disabled") return tls.mode + " (plaintext: the server offered no TLS)";
+    return tls.mode;
+  }
+  function tlsFile(f) { return f ? f.name + (f.sha256 ? " (" + f.sha256 + ")" : "") : "-"; }
 
   // failure says first, above everything else, what went wrong in a run that did not end
   // well: the run's own error (a target that never started, setup) and each failed iteration.
@@ -616,6 +629,28 @@
     });
   }
 
+  // scrollable puts every table in a box of its own that scrolls both ways (75% of the window
+  // high, so its horizontal scroll bar is in view, not under a long table's last row) and says
+  // above a table wider than the page that it scrolls: a table cut at the page's edge looks
+  // whole. data-page-overflow is how far the page itself is wider than the window, for tests.
+  function scrollable() {
+    document.querySelectorAll("#report table").forEach(function (t) {
+      var box = t.parentNode;
+      if (!box.classList || !box.classList.contains("scroll")) {
+        box = el("div", { "class": "scroll" });
+        t.parentNode.insertBefore(box, t);
+        box.appendChild(t);
+      }
+      if (box.scrollWidth > box.clientWidth + 1 && !box.hasAttribute("data-scrolls")) {
+        var cols = (t.rows[0] || { cells: [] }).cells.length;
+        box.setAttribute("data-scrolls", "x");
+        box.parentNode.insertBefore(el("p", { "class": "scroll-hint", text: "↔ wider than the page: scroll sideways for all " + cols + " columns" }), box);
+      }
+    });
+    var doc = document.documentElement;
+    document.body.setAttribute("data-page-overflow", String(Math.max(0, doc.scrollWidth - doc.clientWidth)));
+  }
+
   // data-render-ms: milliseconds from the start of navigation until every chart has
   // drawn (uPlot draws in a microtask queued before this one), read by
   // bench/report_scale.sh from the DOM; nothing asserts it.
@@ -631,11 +666,13 @@
   window.quadrant = {
     D: D, el: el, chart: chart, palette: palette, ySize: ySize, iterLabel: iterLabel, num: num, fmt: fmt, aligned: aligned,
     counted: function () { state.charts++; mark(); },
-    refresh: mark,
+    refresh: function () { scrollable(); mark(); },
     failed: function (e) { state.errors.push(String(e && e.stack || e)); mark(); }
   };
 
   var root = document.getElementById("report");
+  // after every section's script (axes.js, evidence.js...) has drawn its tables
+  window.addEventListener("load", function () { scrollable(); mark(); });
   try {
     if (D.compare) { comparison(root, D.compare); rendered(); return; }
     // a verify folder's page, or two compared: check.js draws them
