@@ -344,9 +344,6 @@ func (f *fleet) watched(it *spec.Iteration, main string) []string {
 			if st.Target != "" {
 				want[st.Target] = true
 			}
-			if st.Wait != nil && st.Wait.Target != "" {
-				want[st.Wait.Target] = true
-			}
 		}
 	}
 	var out []string

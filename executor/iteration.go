@@ -322,3 +322,64 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// workerErrors is a workload's failure to start many workers, told once per distinct reason with how many
+// workers had it, not once per worker: 400 lines of "Too many connections" hide the one that differs.
+type workerErrors struct {
+	msg  string
+	errs error
+}
+
+func (e *workerErrors) Error() string { return e.msg }
+func (e *workerErrors) Unwrap() error { return e.errs }
+
+// groupWorkerErrors groups a joined error of workers ("NAME worker N: REASON") by reason, most frequent
+// first: "398 of 400 workers could not connect: Error 1040 (08004): Too many connections (x398), ...".
+// Any other error is returned as it is.
+func groupWorkerErrors(err error, threads int) error {
+	joined, ok := err.(interface{ Unwrap() []error })
+	if !ok || len(joined.Unwrap()) < 2 {
+		return err
+	}
+	errs := joined.Unwrap()
+	count := map[string]int{}
+	var order []string
+	connect := true
+	for _, e := range errs {
+		reason := e.Error()
+		if i := strings.Index(reason, "worker "); i >= 0 {
+			if j := strings.Index(reason[i:], ": "); j >= 0 {
+				reason = reason[i+j+2:]
+			}
+		}
+		connect = connect && strings.HasPrefix(reason, "connect: ")
+		if count[reason] == 0 {
+			order = append(order, reason)
+		}
+		count[reason]++
+	}
+	// Most frequent first; ties in order of appearance.
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && count[order[j]] > count[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	what := "could not start"
+	var parts []string
+	for _, reason := range order {
+		shownAs := reason
+		if connect {
+			shownAs = strings.TrimPrefix(reason, "connect: ")
+		}
+		parts = append(parts, fmt.Sprintf("%s (x%d)", shownAs, count[reason]))
+	}
+	if connect {
+		what = "could not connect"
+	}
+	const shown = 5
+	if len(parts) > shown {
+		parts = append(parts[:shown], fmt.Sprintf("and %d other reasons", len(parts)-shown))
+	}
+	total := max(threads, len(errs))
+	return &workerErrors{msg: fmt.Sprintf("%d of %d workers %s: %s", len(errs), total, what, strings.Join(parts, ", ")), errs: err}
+}

@@ -106,26 +106,28 @@ func privilegeNeeds(p *spec.Plan, facts func(name string) (serverFacts, bool)) [
 	fact := func(name string) serverFacts { f, _ := facts(name); return f }
 	for ps := range p.Steps() {
 		st, name := ps.Step, ps.Target
+		wait, capt := spec.StepBody[*spec.Wait](st), spec.StepBody[*spec.Capture](st)
+		gen := spec.StepBody[*spec.Generate](st)
 		switch {
-		case st.SetGlobal != nil:
+		case spec.StepBody[*spec.SetGlobal](st) != nil:
 			add(name, st.Src.Pos, "set_global", "SET GLOBAL", []target.Privilege{setGlobalPriv(fact(name))})
-		case st.Wait != nil && spec.ReplicaRef.MatchString(st.Wait.Until.Source):
+		case wait != nil && spec.ReplicaRef.MatchString(wait.Until.Source):
 			on := name
-			if st.Wait.Target != "" {
-				on = st.Wait.Target
+			if wait.Target != "" {
+				on = wait.Target
 			}
 			add(on, st.Src.Pos, "wait", "SHOW REPLICA STATUS for replica.*", []target.Privilege{replicaStatusPriv(fact(on))})
-		case st.Generate != nil:
+		case gen != nil:
 			if f, ok := facts(name); ok {
-				for _, n := range generateNeeds(st.Generate, f) {
+				for _, n := range generateNeeds(gen, f) {
 					add(name, n.pos, n.what, n.why, n.any...)
 				}
 			}
-		case st.Capture != nil:
+		case capt != nil:
 			f := fact(name)
 			slow := []target.Privilege{setGlobalPriv(f), {Names: []string{"SELECT"}, DB: "mysql", Table: "slow_log"}}
 			ps := []target.Privilege{perfSchemaSelect, {Names: []string{"UPDATE"}, DB: "performance_schema", Table: "setup_consumers"}}
-			switch st.Capture.Method {
+			switch capt.Method {
 			case capture.SlowLog:
 				add(name, st.Src.Pos, "capture", "the slow log to TABLE: SET GLOBAL log_output, long_query_time, then read mysql.slow_log", slow)
 			case capture.PerfSchm:
@@ -278,7 +280,7 @@ func restarts(p *spec.Plan, name string) bool {
 		}
 	}
 	for ps := range p.Steps() {
-		if ps.Step.Restart != nil && ps.Target == name {
+		if ps.Step.Kind != nil && ps.Step.Kind.Restarts && ps.Target == name {
 			return true
 		}
 	}

@@ -98,7 +98,7 @@ func (x *iteration) restore(ctx context.Context) error {
 		}
 		var on []string
 		for _, st := range steps {
-			if t := cmp.Or(st.Target, x.target); st.Shell == nil && !slices.Contains(on, t) {
+			if t := cmp.Or(st.Target, x.target); (st.Kind == nil || !st.Kind.RestoresAny) && !slices.Contains(on, t) {
 				on = append(on, t)
 			}
 		}

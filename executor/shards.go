@@ -22,14 +22,7 @@ func (r *runner) shardRuns(st *spec.Step) bool {
 	if r.leader() {
 		return true
 	}
-	return st.Workload != nil && splitStep(st.Workload) || st.Generate != nil
-}
-
-// splitStep reports whether a step's workload is split between the shards: the prepares
-// of the kinds that say so (each shard loads its tables, or its warehouses); any other
-// step's workload is run whole by the leader.
-func splitStep(w *spec.Workload) bool {
-	return w.Action == "prepare" && w.Kind != nil && w.Kind.SplitsPrepare
+	return st.Kind != nil && st.Kind.Splits != nil && st.Kind.Splits(st)
 }
 
 // openBarrier connects the shards' rendezvous: --barrier-dsn, or the first measured
@@ -90,4 +83,11 @@ func (r *runner) closeBarrier(ctx context.Context) {
 		r.logf("warning: shard %s: clean %s: %v", r.opts.Shard, barrier.Table, err)
 	}
 	r.barrier.DB.Close()
+}
+
+// splitStep reports whether a step's workload is split between the shards: the prepares
+// of the kinds that say so (each shard loads its tables, or its warehouses); any other
+// step's workload is run whole by the leader.
+func splitStep(w *spec.Workload) bool {
+	return w.Action == "prepare" && w.Kind != nil && w.Kind.SplitsPrepare
 }

@@ -20,7 +20,7 @@ const fileSnippet = 40
 // quoteStmt is stmt as the run log and errors quote it: abbreviated to n, and for a
 // statement of a sql_file to fileSnippet, without control characters.
 func quoteStmt(st *spec.Step, stmt string, n int) string {
-	if st != nil && st.SQLFile != nil {
+	if st != nil && spec.StepBody[*spec.SQLFile](st) != nil {
 		n = min(n, fileSnippet)
 	}
 	return printable(abbreviate(stmt, n))
@@ -53,7 +53,7 @@ func (e *stmtError) Unwrap() error { return e.err }
 // quoted of it is cut to a short printable snippet.
 func quoteErr(st *spec.Step, err error) error {
 	var me *mysql.MySQLError
-	if st == nil || st.SQLFile == nil || !errors.As(err, &me) {
+	if st == nil || spec.StepBody[*spec.SQLFile](st) == nil || !errors.As(err, &me) {
 		return err
 	}
 	msg := serverNear.ReplaceAllStringFunc(me.Error(), func(m string) string {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"github.com/quadrant-bench/quadrant/executor/step"
 	"io"
 	"os"
 	"os/exec"
@@ -40,9 +41,9 @@ func (sc stepScope) index() int {
 
 func (sc stepScope) where(st *spec.Step) string {
 	if sc.it != nil {
-		return fmt.Sprintf("iteration %d: %s: %s (%s)", sc.it.Index, sc.phase, st.Kind(), st.Src.Pos)
+		return fmt.Sprintf("iteration %d: %s: %s (%s)", sc.it.Index, sc.phase, st.KindKey(), st.Src.Pos)
 	}
-	return fmt.Sprintf("%s: %s (%s)", sc.phase, st.Kind(), st.Src.Pos)
+	return fmt.Sprintf("%s: %s (%s)", sc.phase, st.KindKey(), st.Src.Pos)
 }
 
 // stepRunner runs a plan's steps (sql, sql_file, set_global, restart, drop_caches, shell,
@@ -66,6 +67,19 @@ type stepRunner struct {
 	// generates counts the split generate steps run so far: they name their meeting points,
 	// the same in every shard since every shard runs them in the same order.
 	generates int
+}
+
+// declared runs a step of a kind the executor does not know by its type: its kind's
+// declared runner (spec.StepKind.Impl, a step.Runner).
+func (sr *stepRunner) declared(ctx context.Context, st *spec.Step, where string) error {
+	if st.Kind == nil {
+		return fmt.Errorf("step of no kind")
+	}
+	r, ok := st.Kind.Impl.(step.Runner)
+	if !ok {
+		return fmt.Errorf("step kind %s declares nothing that runs it (its Impl is not a step.Runner)", st.Kind.Key)
+	}
+	return r.Run(ctx, st, step.Env{Where: where, Logf: sr.log.logf})
 }
 
 // run runs list in order and stops at the first failure.
@@ -107,7 +121,7 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	}
 	began := time.Now()
 	var err error
-	switch a := st.Action().(type) {
+	switch a := st.Body.(type) {
 	case *spec.SQL:
 		if err = needServer(); err == nil {
 			err = sr.sqlStatements(ctx, s, st, sc, listOf(a.Statements))
@@ -158,7 +172,7 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	case *spec.Verify:
 		err = sr.verify(ctx, a, where)
 	default:
-		err = fmt.Errorf("step of unknown kind")
+		err = sr.declared(ctx, st, where)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted) {

@@ -52,6 +52,7 @@ var (
 	sourceType   = reflect.TypeOf(Source{})
 	planType     = reflect.TypeOf(Plan{})
 	workloadType = reflect.TypeOf(Workload{})
+	stepType     = reflect.TypeOf(Step{})
 	restoreType  = reflect.TypeOf(Restore{})
 )
 
@@ -309,9 +310,13 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, name string) {
 		byKey[f.key] = f
 		keys = append(keys, f.key)
 	}
-	var kindKeys []string // a workload's kind keys, decoded by its kind (kindBody)
-	if t == workloadType {
+	var kindKeys []string // a workload's or a step's kind keys, decoded by its kind (kindBody, stepBody)
+	switch t {
+	case workloadType:
 		kindKeys = d.kinds.Keys()
+		keys = append(kindKeys, keys...)
+	case stepType:
+		kindKeys = d.kinds.StepKeys()
 		keys = append(kindKeys, keys...)
 	}
 	src := Source{Pos: d.t.pos(n), Keys: map[string]Pos{}}
@@ -375,8 +380,11 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, name string) {
 	if sf := v.FieldByName("Src"); sf.IsValid() && sf.Type() == sourceType {
 		sf.Set(reflect.ValueOf(src))
 	}
-	if t == workloadType {
+	switch t {
+	case workloadType:
 		d.kindBody(content, v.Addr().Interface().(*Workload))
+	case stepType:
+		d.stepBody(content, v.Addr().Interface().(*Step))
 	}
 }
 

@@ -1,6 +1,7 @@
 package spec
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"strings"
@@ -19,6 +20,9 @@ func MarkdownReference(ks *Kinds) []byte {
 		if t == workloadType {
 			text = "Exactly one of the kinds' keys, " + kindWords(ks.Keys()) + ", and the settings every kind shares. A run needs `duration` or `events`, unless its kind ends by itself."
 		}
+		if t == stepType {
+			text = "Each step has exactly one action key (" + codeList(ks.StepKeys()) + ") plus options that apply to it. " + sectionText["Step"]
+		}
 		if d, ok := reflect.New(t).Interface().(Documented); ok {
 			text = d.PlanDoc()
 		}
@@ -30,6 +34,12 @@ func MarkdownReference(ks *Kinds) []byte {
 					typ = "a name (see below)"
 				}
 				fmt.Fprintf(&b, "| `%s` | %s |  | %s |\n", key, typ, strings.ReplaceAll(kindDoc(ks, key), "|", "\\|"))
+			}
+		}
+		if t == stepType {
+			for _, k := range ks.Steps() {
+				typ := cmp.Or(k.DocType, typeWord(reflect.TypeOf(k.Body()), field{}))
+				fmt.Fprintf(&b, "| `%s` | %s |  | %s |\n", k.Key, typ, strings.ReplaceAll(k.Doc, "|", "\\|"))
 			}
 		}
 		for _, f := range structFields(t) {
@@ -80,6 +90,11 @@ func MarkdownReference(ks *Kinds) []byte {
 	return []byte(b.String())
 }
 
+// codeList writes names as `a`, `b`, `c`.
+func codeList(names []string) string {
+	return "`" + strings.Join(names, "`, `") + "`"
+}
+
 func sectionTitle(t reflect.Type) string {
 	if t == reflect.TypeOf(Plan{}) {
 		return "Top level"
@@ -109,14 +124,6 @@ func typeWord(t reflect.Type, f field) string {
 		return "expression"
 	case reflect.TypeOf(SNMPMetrics{}):
 		return "list of names, or map NAME: OID"
-	case reflect.TypeOf(&SQL{}), reflect.TypeOf(&SQLFile{}), reflect.TypeOf(&Shell{}):
-		return "string"
-	case reflect.TypeOf(&Sleep{}):
-		return "duration"
-	case reflect.TypeOf(&SetGlobal{}):
-		return "map NAME: scalar"
-	case reflect.TypeOf(&DropCaches{}):
-		return "`true`"
 	case reflect.TypeOf(&Restore{}):
 		return "`setup` or [restore](#restore)"
 	}
@@ -162,7 +169,7 @@ var sectionText = map[string]string{
 	"SNMP":           "Host metrics of the machine a target runs on. v1/v2c need `community`; v3 needs `user`, and auth/priv protocol and password in pairs.",
 	"Iteration":      "What each matrix cell does, in this order: the sandboxes' moves (sandbox.dir), restore, server_config (restart when it changed), globals, before, workload (with during steps at their offsets), after, assert.",
 	"Restore":        "`restore: setup` (or this mapping) starts every iteration from the data as setup left it, so that a write workload's second iteration does not run on the first one's leftovers. When setup ends, each sandbox restored is stopped, a copy of its datadir (its replicas' too, caught up first) is taken inside its own directory (a reflink per file where the filesystem can clone, XFS or Btrfs, else a full copy; log.txt says which, how many bytes and how long), and it starts again. Before each iteration but the first, which starts from setup's end as it is, the sandbox is stopped, the copy put back and the sandbox started (a server_config change then restarts it once more); then `steps` run, which bring the dsn targets back (quadrant cannot copy their data). run.json records each restore per iteration (`restore`: method, seconds, bytes) and the copies taken (`snapshots`). The copy moves with the sandbox (`sandbox.dir`) and goes with it.",
-	"Step":           "Each step has exactly one action key (`sql`, `sql_file`, `set_global`, `restart`, `drop_caches`, `shell`, `sleep`, `wait`, `workload`, `capture`, `generate`, `verify`) plus options that apply to it. `shell`, `drop_caches` and a dsn target's `restart` command need `--allow-shell`.",
+	"Step":           "`shell`, `drop_caches` and a dsn target's `restart` command need `--allow-shell`.",
 	"Restart":        "`restart: {}` restarts the step's target; `restart: {config: {...}}` first changes a sandbox's my.cnf.",
 	"Wait":           "Polls until `until` is true, every `interval`, failing after `timeout`.",
 	"Stage":          "One level of a workload's load shape (`stages:`): `{duration, threads}` or `{duration, rate}`. Under `--shard K/N` each stage's threads and rate are split like the workload's (see docs/distributed.md).",

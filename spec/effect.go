@@ -11,7 +11,7 @@ import (
 type EffectKind string
 
 // The kinds of effect. Every workload kind and step kind declares which of these it has
-// (spec.Kind.Effects, Action.Effects); the files a plan names are declared by spec itself
+// (Kind.Effects, StepKind.Effects); the files a plan names are declared by spec itself
 // as it resolves them, so a kind that reads a file through Check.Input cannot forget.
 const (
 	// RunsCode runs a program or a script on this host: a shell step, a restart command, a
@@ -62,8 +62,8 @@ func (p *Plan) Effects() []Effect {
 	}
 	add(p.serverConfigEffects()...)
 	for ps := range p.Steps() {
-		if a := ps.Step.Action(); a != nil {
-			add(a.Effects(p, ps)...)
+		if k := ps.Step.Kind; k != nil && k.Effects != nil {
+			add(k.Effects(p, ps)...)
 		}
 	}
 	for pw := range p.Workloads() {
@@ -124,19 +124,7 @@ func (p *Plan) writes(pos Pos, what, name, path string, dir bool) {
 	p.files = append(p.files, Effect{Kind: WritesFile, Pos: pos, Path: path, Dir: dir, What: fmt.Sprintf("%s %s", what, name)})
 }
 
-// The step kinds' declarations.
-
-func (*SQL) Effects(*Plan, PlacedStep) []Effect       { return nil }
-func (*SQLFile) Effects(*Plan, PlacedStep) []Effect   { return nil } // its file: recorded as resolved
-func (*SetGlobal) Effects(*Plan, PlacedStep) []Effect { return nil }
-func (*Sleep) Effects(*Plan, PlacedStep) []Effect     { return nil }
-func (*Wait) Effects(*Plan, PlacedStep) []Effect      { return nil }
-func (*Capture) Effects(*Plan, PlacedStep) []Effect   { return nil } // its out: recorded as resolved
-func (*Generate) Effects(*Plan, PlacedStep) []Effect  { return nil }
-func (*Verify) Effects(*Plan, PlacedStep) []Effect    { return nil }
-
-// Effects of a workload step are its kind's, which Plan.Effects reads through Workloads.
-func (*Workload) Effects(*Plan, PlacedStep) []Effect { return nil }
+// The effects of the step kinds that have some (StepKind.Effects).
 
 func (s *Shell) Effects(_ *Plan, ps PlacedStep) []Effect {
 	return []Effect{{Kind: RunsCode, Pos: ps.Step.Src.Pos, What: "shell: " + s.Command}}

@@ -101,9 +101,11 @@ type Estimate struct {
 	Threads     int
 }
 
-// Kinds are the workload kinds a plan may use, in the order the plan reference lists them.
+// Kinds are the workload kinds and the step kinds a plan may use, in the order the plan
+// reference lists them.
 type Kinds struct {
-	list []*Kind
+	list  []*Kind
+	steps []*StepKind
 }
 
 // NewKinds checks that the kinds do not claim the same name, or the same key without

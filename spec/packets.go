@@ -25,7 +25,7 @@ func (p *Plan) OversizedStatements() []error {
 	var out []error
 	seen := map[string]bool{}
 	for ps := range p.Steps() {
-		f := ps.Step.SQLFile
+		f := StepBody[*SQLFile](ps.Step)
 		if f == nil || f.Path == "" {
 			continue
 		}

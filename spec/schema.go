@@ -27,7 +27,7 @@ type schemaer interface {
 
 var planTypes = []reflect.Type{
 	reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(SNMP{}),
-	reflect.TypeOf(Iteration{}), reflect.TypeOf(Restore{}), reflect.TypeOf(Step{}), reflect.TypeOf(Restart{}), reflect.TypeOf(Wait{}),
+	reflect.TypeOf(Iteration{}), reflect.TypeOf(Restore{}), stepType, reflect.TypeOf(Restart{}), reflect.TypeOf(Wait{}),
 	reflect.TypeOf(Workload{}), reflect.TypeOf(Stage{}), reflect.TypeOf(Capture{}),
 	reflect.TypeOf(Generate{}), reflect.TypeOf(GenerateTable{}), reflect.TypeOf(GenerateColumn{}), reflect.TypeOf(Verify{}),
 	reflect.TypeOf(OnError{}), reflect.TypeOf(Watch{}), reflect.TypeOf(WatchQuery{}),
@@ -61,6 +61,9 @@ func docTypes(ks *Kinds) []reflect.Type {
 		if k.Options != nil {
 			add(reflect.TypeOf(k.Options()))
 		}
+	}
+	for _, k := range ks.Steps() {
+		add(reflect.TypeOf(k.Body()))
 	}
 	return out
 }
@@ -261,8 +264,15 @@ func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
 	// at most one action per step and one kind per workload (none: inherited through extends)
 	var exclusive []string
 	switch t {
-	case reflect.TypeOf(Step{}):
-		exclusive = stepKinds
+	case stepType:
+		exclusive = g.kinds.StepKeys()
+		for _, k := range g.kinds.Steps() {
+			prop := map[string]any{"description": k.Doc}
+			for key, val := range g.typeSchema(reflect.TypeOf(k.Body()), nil) {
+				prop[key] = val
+			}
+			props[k.Key] = prop
+		}
 	case workloadType:
 		exclusive = g.kinds.Keys()
 		for _, key := range exclusive {

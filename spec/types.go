@@ -235,22 +235,14 @@ type AxisValue struct {
 // The workload engine compiles `args` against it (plus its generator functions, see Generators).
 func (it *Iteration) Env() map[string]any { return it.env }
 
-// Step is one action. Exactly one of the kind fields is set; Action returns it.
+// Step is one action: the keys every step shares, and its kind's key, which the kind
+// decodes into its own Body (StepKind).
 type Step struct {
 	Src Source `yaml:"-"`
-
-	SQL        *SQL        `yaml:"sql" doc:"Statements separated by ';' run on the step's target."`
-	SQLFile    *SQLFile    `yaml:"sql_file" doc:"A file of statements, path relative to the plan; DELIMITER aware."`
-	SetGlobal  *SetGlobal  `yaml:"set_global" doc:"{NAME: VALUE}: SET GLOBAL with a validated name and a bound value; restored at the end of the run."`
-	Restart    *Restart    `yaml:"restart" doc:"{config: {...}}: restart a sandbox with these my.cnf options, or run a dsn target's restart command."`
-	DropCaches *DropCaches `yaml:"drop_caches" doc:"true: sync, then drop the OS page cache (needs root and --allow-shell)."`
-	Shell      *Shell      `yaml:"shell" doc:"A shell command (needs --allow-shell). Env: QUADRANT_ITERATION, QUADRANT_MATRIX_<AXIS>, QUADRANT_TARGET_<NAME>_HOST/_PORT, and for a sandbox QUADRANT_TARGET_<NAME>_CNF, a client option file with its credentials (mariadb --defaults-extra-file=$QUADRANT_TARGET_<NAME>_CNF), and QUADRANT_TARGET_<NAME>_OS_USER, the OS user its server runs as (chown to it what the server must write)."`
-	Sleep      *Sleep      `yaml:"sleep" doc:"Wait this long (Go duration)."`
-	Wait       *Wait       `yaml:"wait" doc:"Poll until an expression is true."`
-	Workload   *Workload   `yaml:"workload" doc:"Run a workload without measuring it (e.g. prepare data)."`
-	Capture    *Capture    `yaml:"capture" doc:"Record what the step's target runs for a while into a capture file that replay: replays (see docs/replay.md)."`
-	Generate   *Generate   `yaml:"generate" doc:"Fill the user's own tables with generated rows, foreign, primary and unique keys kept (see docs/generate.md)."`
-	Verify     *Verify     `yaml:"verify" doc:"Run a capture's reads on two targets or more and compare each with the first: same rows, same plans? queries.csv in the results (see docs/verify.md)."`
+	// Kind is the step's kind, as Options.Kinds decoded it; Body is what its key's value
+	// decoded into (the kind's own type: StepBody[T]).
+	Kind *StepKind `yaml:"-"`
+	Body any       `yaml:"-"`
 
 	Target       string        `yaml:"target" doc:"Target of sql, sql_file, set_global, restart, wait, workload, capture and generate steps (default: the iteration's target)."`
 	IgnoreErrors []int         `yaml:"ignore_errors" doc:"sql/sql_file: MySQL error numbers that do not fail the step."`
@@ -259,56 +251,13 @@ type Step struct {
 	At           time.Duration `yaml:"at" doc:"during steps only: offset into the measured workload."`
 }
 
-// Action is one step kind: *SQL, *SQLFile, *SetGlobal, *Restart, *DropCaches, *Shell, *Sleep, *Wait, *Workload, *Capture, *Generate or *Verify.
-type Action interface {
-	StepKind() string
-	validate(v *validator, s *Step)
-	// Effects are what the step does beyond its folder and its targets (spec/trust reads
-	// them); ps is where it stands in p.
-	Effects(p *Plan, ps PlacedStep) []Effect
-}
-
-// Action returns the step's kind struct (nil only for an invalid step, which Load rejects).
-func (s *Step) Action() Action {
-	for _, a := range s.actions() {
-		if a != nil {
-			return a
-		}
+// KindKey is the key of the step's kind ("sql", "shell", ...; "" for an invalid step,
+// which Load rejects).
+func (s *Step) KindKey() string {
+	if s.Kind == nil {
+		return ""
 	}
-	return nil
-}
-
-// actions lists the kind fields; typed nils become untyped so callers can test != nil.
-func (s *Step) actions() []Action {
-	var out []Action
-	add := func(present bool, a Action) {
-		if present {
-			out = append(out, a)
-		} else {
-			out = append(out, nil)
-		}
-	}
-	add(s.SQL != nil, s.SQL)
-	add(s.SQLFile != nil, s.SQLFile)
-	add(s.SetGlobal != nil, s.SetGlobal)
-	add(s.Restart != nil, s.Restart)
-	add(s.DropCaches != nil, s.DropCaches)
-	add(s.Shell != nil, s.Shell)
-	add(s.Sleep != nil, s.Sleep)
-	add(s.Wait != nil, s.Wait)
-	add(s.Workload != nil, s.Workload)
-	add(s.Capture != nil, s.Capture)
-	add(s.Generate != nil, s.Generate)
-	add(s.Verify != nil, s.Verify)
-	return out
-}
-
-// Kind returns the step's kind name ("sql", "shell", ...).
-func (s *Step) Kind() string {
-	if a := s.Action(); a != nil {
-		return a.StepKind()
-	}
-	return ""
+	return s.Kind.Key
 }
 
 // SQL is a `sql:` step: one or more statements.
@@ -470,17 +419,3 @@ type Report struct {
 	PerVariable bool     `yaml:"per_variable" doc:"Also variables/NAME.csv and variables/NAME.html for every watched variable (status.*, repl.*, query.*, snmp.*), as the formats allow."`
 	Dir         string   `yaml:"dir" default:"results" doc:"Results go to DIR/NAME/YYYYmmdd-HHMMSS/ (relative to the working directory), on quadrant run of this plan; --out DIR overrides it. quadrant rerun of a results folder does not honour the folder's report.dir (the plan came with someone else's folder and could name any directory): its results go under --out DIR, or results/ in the working directory."`
 }
-
-// Kind implementations: the names of the step keys.
-func (*SQL) StepKind() string        { return "sql" }
-func (*SQLFile) StepKind() string    { return "sql_file" }
-func (*SetGlobal) StepKind() string  { return "set_global" }
-func (*Restart) StepKind() string    { return "restart" }
-func (*DropCaches) StepKind() string { return "drop_caches" }
-func (*Shell) StepKind() string      { return "shell" }
-func (*Sleep) StepKind() string      { return "sleep" }
-func (*Wait) StepKind() string       { return "wait" }
-func (*Workload) StepKind() string   { return "workload" }
-func (*Capture) StepKind() string    { return "capture" }
-func (*Generate) StepKind() string   { return "generate" }
-func (*Verify) StepKind() string     { return "verify" }

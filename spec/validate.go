@@ -2,6 +2,7 @@ package spec
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/pem"
 	"fmt"
 	"github.com/quadrant-bench/quadrant/spec/confine"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -405,7 +407,7 @@ func (v *validator) restore(it *Iteration) {
 	stepped, shell := map[string]bool{}, false
 	for _, st := range r.Steps {
 		stepped[st.Target] = st.Target != ""
-		shell = shell || st.Shell != nil
+		shell = shell || st.Kind != nil && st.Kind.RestoresAny
 	}
 	for _, name := range v.p.RestoreTargets(r) {
 		t, ok := v.targets[name]
@@ -698,43 +700,37 @@ func (v *validator) steps(steps []Step, place stepPlace) {
 	}
 }
 
-var stepKinds = []string{"sql", "sql_file", "set_global", "restart", "drop_caches", "shell", "sleep", "wait", "workload", "capture", "generate", "verify"}
-
 func (v *validator) step(s *Step, place stepPlace) {
-	var kinds []string
-	for i, a := range s.actions() {
-		if a != nil {
-			kinds = append(kinds, stepKinds[i])
-		}
-	}
-	switch len(kinds) {
+	keys := v.stepKinds(s)
+	switch len(keys) {
 	case 0:
-		v.errorf(s.Src.Pos, "%s step has no action; give it one of: %s", place.name, strings.Join(stepKinds, ", "))
+		v.errorf(s.Src.Pos, "%s step has no action; give it one of: %s", place.name, strings.Join(v.d.kinds.StepKeys(), ", "))
 		return
 	case 1:
 	default:
-		v.errorf(s.Src.At(kinds[1]), "%s step has more than one action (%s); a step does one thing: split it into one step per action", place.name, strings.Join(kinds, " and "))
+		v.errorf(s.Src.At(keys[1]), "%s step has more than one action (%s); a step does one thing: split it into one step per action", place.name, strings.Join(keys, " and "))
 		return
 	}
-	kind := kinds[0]
-	usesTarget := map[string]bool{"sql": true, "sql_file": true, "set_global": true, "restart": true, "wait": true, "workload": true, "capture": true, "generate": true}[kind]
-	only := func(key string, allowed ...string) {
-		if s.Src.Has(key) && !contains(allowed, kind) {
-			v.errorf(s.Src.At(key), "%s does not apply to a %s step; remove it (it applies to %s)", key, kind, strings.Join(allowed, ", "))
+	k := s.Kind
+	if k == nil {
+		return // its body failed to decode, which decoding reported
+	}
+	v.stepKeys(s, k, place)
+	v.stepTarget(s, k, place)
+	if k.Check != nil {
+		k.Check(&Check{v: v}, s)
+	}
+}
+
+// stepKeys checks which of the optional step keys s has apply to its kind and its place.
+func (v *validator) stepKeys(s *Step, k *StepKind, place stepPlace) {
+	for _, key := range []string{"ignore_errors", "save_as", "timeout"} {
+		if s.Src.Has(key) && !slices.Contains(k.Keys, key) {
+			v.errorf(s.Src.At(key), "%s does not apply to a %s step; remove it (it applies to %s)", key, k.Key, v.d.kinds.applies(key))
 		}
 	}
-	only("ignore_errors", "sql", "sql_file")
-	only("save_as", "sql")
-	only("timeout", "sql", "sql_file", "shell", "workload", "set_global", "restart", "generate", "verify")
-	if kind == "verify" && place.name != "setup" && place.name != "teardown" {
-		// queries.csv has no iteration column: a verify run per iteration would pile rows up
-		// that nothing tells apart.
-		v.errorf(s.Src.At("verify"), "a verify step runs once per plan, in setup or teardown (its queries.csv rows say nothing of an iteration); move it out of %s", place.name)
-	}
-	if kind == "verify" && s.Src.Has("target") {
-		v.errorf(s.Src.At("target"), "target does not apply to a verify step, which runs on several targets; name them in verify.targets: [base, new] (the first is the base)")
-	} else if !usesTarget && s.Src.Has("target") {
-		v.errorf(s.Src.At("target"), "target does not apply to a %s step, which runs on this machine; remove it", kind)
+	if k.Once != "" && place.name != "setup" && place.name != "teardown" {
+		v.errorf(s.Src.At(k.Key), "a %s step runs once per plan, in setup or teardown (%s); move it out of %s", k.Key, k.Once, place.name)
 	}
 	if place.during {
 		if !s.Src.Has("at") {
@@ -743,27 +739,34 @@ func (v *validator) step(s *Step, place stepPlace) {
 	} else if s.Src.Has("at") {
 		v.errorf(s.Src.At("at"), "at: only applies to during steps; remove it or move the step under during:")
 	}
-	if kind == "wait" && s.Wait.Target != "" {
-		if s.Target != "" && s.Target != s.Wait.Target {
-			v.errorf(s.Wait.Src.At("target"), "wait has target %q but the step says %q; keep one", s.Wait.Target, s.Target)
+}
+
+// stepTarget checks s's target: and resolves it to the place's default target.
+func (v *validator) stepTarget(s *Step, k *StepKind, place stepPlace) {
+	if !k.Target {
+		if s.Src.Has("target") {
+			why := cmp.Or(k.NoTarget, "which runs on this machine; remove it")
+			v.errorf(s.Src.At("target"), "target does not apply to a %s step, %s", k.Key, why)
 		}
-		s.Target = s.Wait.Target
+		return
 	}
-	if usesTarget {
-		switch {
-		case s.Target != "":
-			at := s.Src.At("target")
-			if kind == "wait" && s.Wait.Src.Has("target") {
-				at = s.Wait.Src.At("target")
+	at := s.Src.At("target")
+	if k.OwnTarget != nil {
+		if own, ownAt := k.OwnTarget(s); own != "" {
+			if s.Target != "" && s.Target != own {
+				v.errorf(ownAt, "%s has target %q but the step says %q; keep one", k.Key, own, s.Target)
 			}
-			v.checkTarget(s.Target, at, place.name+" step")
-		case place.defaultTarget != "":
-			s.Target = place.defaultTarget
-		default:
-			v.errorf(s.Src.Pos, "%s step needs target: the plan has several targets and no single default", place.name)
+			s.Target, at = own, ownAt
 		}
 	}
-	s.Action().validate(v, s)
+	switch {
+	case s.Target != "":
+		v.checkTarget(s.Target, at, place.name+" step")
+	case place.defaultTarget != "":
+		s.Target = place.defaultTarget
+	default:
+		v.errorf(s.Src.Pos, "%s step needs target: the plan has several targets and no single default", place.name)
+	}
 }
 
 // Each step kind checks itself (after the checks common to every step).
@@ -798,11 +801,6 @@ func (a *Restart) validate(v *validator, s *Step) {
 
 func (a *Wait) validate(v *validator, _ *Step)     { v.wait(a) }
 func (a *Workload) validate(v *validator, _ *Step) { v.workload(a) }
-
-// SQL, shell, sleep and drop_caches need nothing beyond what decoding checked.
-func (*SQL) validate(*validator, *Step)   {}
-func (*Shell) validate(*validator, *Step) {}
-func (*Sleep) validate(*validator, *Step) {}
 
 func (c *Capture) validate(v *validator, _ *Step) {
 	if c.Duration <= 0 {
@@ -840,13 +838,12 @@ func (v *validator) written(name string, at Pos, what string) string {
 // exist before the run.
 func (v *validator) captured(path string) bool {
 	for ps := range v.p.Steps() {
-		if c := ps.Step.Capture; c != nil && v.output(c.Out) == path {
+		if k := ps.Step.Kind; k != nil && k.Writes != nil && v.output(k.Writes(ps.Step).File) == path {
 			return true
 		}
 	}
 	return false
 }
-func (*DropCaches) validate(*validator, *Step) {}
 
 func (v *validator) wait(w *Wait) {
 	if w.Interval <= 0 {

@@ -3,7 +3,6 @@ package spec
 import (
 	"iter"
 	"path/filepath"
-	"strings"
 )
 
 // Phase names where a step stands in a plan.
@@ -77,11 +76,13 @@ type PlacedWorkload struct {
 func (p *Plan) Workloads() iter.Seq[PlacedWorkload] {
 	return func(yield func(PlacedWorkload) bool) {
 		for ps := range p.Steps() {
-			if ps.Step.Workload != nil && !yield(PlacedWorkload{Workload: ps.Step.Workload, Step: ps.Step, Iteration: ps.Iteration, Target: ps.Target}) {
-				return
+			if k := ps.Step.Kind; k == nil || k.Workloads == nil {
+				continue
 			}
-			if c := ps.Step.Capture; c != nil && c.While != nil && !yield(PlacedWorkload{Workload: c.While, Step: ps.Step, Iteration: ps.Iteration, Target: ps.Target}) {
-				return
+			for _, w := range ps.Step.Kind.Workloads(ps.Step) {
+				if !yield(PlacedWorkload{Workload: w, Step: ps.Step, Iteration: ps.Iteration, Target: ps.Target}) {
+					return
+				}
 			}
 		}
 		for i := range p.Iterations {
@@ -113,8 +114,11 @@ func (p *Plan) TargetOf(it *Iteration) string {
 func (p *Plan) RecordNames() []string {
 	var out []string
 	for ps := range p.Steps() {
-		if w := ps.Step.Wait; w != nil && w.RecordAs != "" && !contains(out, w.RecordAs) {
-			out = append(out, w.RecordAs)
+		if k := ps.Step.Kind; k == nil || k.RecordAs == nil {
+			continue
+		}
+		if name := ps.Step.Kind.RecordAs(ps.Step); name != "" && !contains(out, name) {
+			out = append(out, name)
 		}
 	}
 	return out
@@ -166,24 +170,14 @@ func (p *Plan) DataFiles() []DataFile {
 			out = append(out, f)
 		}
 	}
-	written := map[string]bool{}
+	written := p.writtenFiles()
 	for ps := range p.Steps() {
-		if c := ps.Step.Capture; c != nil {
-			written[c.Path] = true
-		}
-		if f := ps.Step.SQLFile; f != nil && ps.Phase == PhaseRestore && p.writtenBySetup(f.File) {
-			written[f.Path] = true
-		}
-	}
-	for ps := range p.Steps() {
-		if f := ps.Step.SQLFile; f != nil && !written[f.Path] {
-			add(DataFile{f.File, f.Path})
-		}
-		if g := ps.Step.Generate; g != nil && g.Schema != "" {
-			add(DataFile{g.Schema, g.SchemaPath})
-		}
-		if vf := ps.Step.Verify; vf != nil && !written[vf.TrafficPath] {
-			add(DataFile{vf.Traffic, vf.TrafficPath})
+		if k := ps.Step.Kind; k != nil && k.Reads != nil {
+			for _, f := range k.Reads(ps.Step) {
+				if !written[f.Path] {
+					add(f)
+				}
+			}
 		}
 	}
 	// A target's CA certificate is public, and the folder's plan names it: carried, so a
@@ -218,10 +212,34 @@ func (p *Plan) writtenBySetup(file string) bool {
 	if file == "" {
 		return false
 	}
-	for _, st := range p.Setup {
-		if st.Shell != nil && strings.Contains(st.Shell.Command, file) {
+	for i := range p.Setup {
+		st := &p.Setup[i]
+		if st.Kind != nil && st.Kind.Names != nil && st.Kind.Names(st, file) {
 			return true
 		}
 	}
 	return false
+}
+
+// writtenFiles are the resolved paths the run itself makes: what a step writes (a
+// capture's out), and what a restore step reads that a setup step names (a dump).
+func (p *Plan) writtenFiles() map[string]bool {
+	written := map[string]bool{}
+	for ps := range p.Steps() {
+		k := ps.Step.Kind
+		if k == nil {
+			continue
+		}
+		if k.Writes != nil {
+			written[k.Writes(ps.Step).Path] = true
+		}
+		if k.Reads != nil && ps.Phase == PhaseRestore {
+			for _, f := range k.Reads(ps.Step) {
+				if p.writtenBySetup(f.File) {
+					written[f.Path] = true
+				}
+			}
+		}
+	}
+	return written
 }

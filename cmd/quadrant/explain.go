@@ -292,7 +292,7 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 	if s.Target != "" {
 		on = " on " + s.Target
 	}
-	switch a := s.Action().(type) {
+	switch a := s.Body.(type) {
 	case *spec.SQL:
 		e.printf("%s%ssql%s:\n", in, prefix, on)
 		for _, st := range a.Statements {
@@ -391,6 +391,25 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		if a.Writes {
 			e.printf("%s  writes: the captured writes run too, on every target (they change its data: throwaway copies only)\n", in)
 		}
+	default:
+		e.declared(s, in, prefix, on)
+	}
+}
+
+// declared prints a step of a kind explain does not know by its type: the lines its kind
+// declares (spec.StepKind.Explain), else its key.
+func (e *explainer) declared(s *spec.Step, in, prefix, on string) {
+	var lines []string
+	if s.Kind != nil && s.Kind.Explain != nil {
+		lines = s.Kind.Explain(s)
+	}
+	if len(lines) == 0 {
+		e.printf("%s%s%s%s\n", in, prefix, s.KindKey(), on)
+		return
+	}
+	e.printf("%s%s%s%s: %s\n", in, prefix, s.KindKey(), on, lines[0])
+	for _, l := range lines[1:] {
+		e.printf("%s  %s\n", in, l)
 	}
 }
 

@@ -113,8 +113,8 @@ iteration:
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ got, want string }{
-		{p.Setup[0].Workload.String(), "sysbench oltp_read_write prepare (tables=4), 4 thread(s)"},
-		{p.Setup[1].Workload.String(), "replay plans_test.go over 1 connection(s)"},
+		{spec.StepBody[*spec.Workload](&p.Setup[0]).String(), "sysbench oltp_read_write prepare (tables=4), 4 thread(s)"},
+		{spec.StepBody[*spec.Workload](&p.Setup[1]).String(), "replay plans_test.go over 1 connection(s)"},
 		{p.Iterations[0].Workload.String(), "transactions lookup x9, touch x1, 1 thread(s), 1m0s, at most 1000 events, rate 50/s"},
 	} {
 		if c.got != c.want {

@@ -44,7 +44,7 @@ func ValidateLoaded(p *spec.Plan) spec.Errors {
 			w.Action, pp.Warehouses, l.at, l.warehouses, target, pp.Warehouses, w.Action, l.warehouses)})
 	}
 	for ps := range p.Steps() {
-		w := ps.Step.Workload
+		w := spec.StepBody[*spec.Workload](ps.Step)
 		if w == nil || w.Type() != kindName {
 			continue
 		}
