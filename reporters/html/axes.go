@@ -39,11 +39,12 @@ type matrixAxis struct {
 }
 
 // quantityWords name axes whose values are amounts, charted on a value scale whatever their
-// count: threads, connections, warehouses. Matched against the name's words without a
+// count: threads, connections, a scale. Matched against the name's words without a
 // plural s (sysbench.threads, buffer_pool_size). Words that are also metric columns (a rate,
-// tps) are left to the count rule: reporters spell no column name.
+// tps) or a kind's own words (tpcc's warehouses) are left to the count rule: reporters name
+// neither columns nor kinds.
 var quantityWords = map[string]bool{"thread": true, "connection": true, "client": true, "user": true,
-	"worker": true, "concurrency": true, "warehouse": true, "scale": true,
+	"worker": true, "concurrency": true, "scale": true,
 	"size": true, "table": true, "row": true, "mb": true, "gb": true}
 
 // categoricalMax is the most values an axis of numbers of an unknown name may have and still
