@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -442,11 +441,28 @@ func (e *explainer) workload(w *spec.Workload) string {
 		}
 	}
 	if w.Kind != nil && w.Kind.Explain != nil {
-		for _, line := range w.Kind.Explain(w) {
-			fmt.Fprintf(&b, "\n        %s", line)
+		if out := e.outsideFolder(w.Files()); out != "" {
+			fmt.Fprintf(&b, "\n        (%s is outside the plan's folder: explain does not read it, and the run refuses it unless --allow-path allows it)", out)
+		} else {
+			for _, line := range w.Kind.Explain(w) {
+				fmt.Fprintf(&b, "\n        %s", line)
+			}
 		}
 	}
 	return b.String()
+}
+
+// outsideFolder names the first of files outside the plan's folder and the allowed paths,
+// "" when all are inside: explain reads a stranger's folder, and a file that leads out of it
+// (a symlink to /etc/shadow) must not be read, let alone printed.
+func (e *explainer) outsideFolder(files []spec.DataFile) string {
+	roots := e.p.Roots()
+	for _, f := range files {
+		if f.Path != "" && !roots.Inside(f.Path) {
+			return f.File
+		}
+	}
+	return ""
 }
 
 // shownStatements and shownChars bound what explain prints of a file's statements: a
@@ -460,7 +476,11 @@ const (
 // fileStatements lists the first max statements of a SQL file (streamed: a file can be
 // large), its size and how many statements it has.
 func (e *explainer) fileStatements(path, in string, max int) {
-	f, err := os.Open(path)
+	if out := e.outsideFolder([]spec.DataFile{{File: path, Path: path}}); out != "" {
+		e.printf("%s(outside the plan's folder: explain does not read it, and the run refuses it unless --allow-path allows it)\n", in)
+		return
+	}
+	f, err := e.p.Roots().Open(path)
 	if err != nil {
 		e.printf("%s(cannot read it now: %v)\n", in, err)
 		return

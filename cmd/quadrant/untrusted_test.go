@@ -162,7 +162,12 @@ iteration:
 		t.Fatalf("the secret's content is in the output:\n%s", text)
 	}
 	absent(t, bashrc, "the capture wrote outside the folder")
-	code, stdout, _ := runCLI("explain", filepath.Join(dir, "plan.yaml"), "--allow-path", outside)
+	// explain lists a stranger's statements, but not those of a file that leads out of its folder.
+	code, stdout, stderr := runCLI("explain", filepath.Join(dir, "plan.yaml"))
+	if code != 0 || strings.Contains(stdout+stderr, "victim") || !strings.Contains(stdout, "outside the plan's folder: explain does not read it") {
+		t.Fatalf("explain: exit %d, read or printed the file outside the folder:\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = runCLI("explain", filepath.Join(dir, "plan.yaml"), "--allow-path", outside)
 	if code != 0 || !strings.Contains(stdout, "Beyond its folder and its targets: nothing the command line has not allowed") {
 		t.Fatalf("explain --allow-path %s: exit %d, still refuses:\n%s", outside, code, stdout)
 	}
