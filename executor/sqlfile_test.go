@@ -18,7 +18,7 @@ import (
 
 // runLoaded loads the plan in dir, lets swap change the folder after validation, runs it
 // on real sandboxes and returns the run's error and its log.txt.
-func runLoaded(t *testing.T, dir string, swap func(), allow trust.Allow) (error, string) {
+func runLoaded(t *testing.T, dir string, swap func(), allow trust.Allow) (string, error) {
 	t.Helper()
 	p, err := spec.Load(filepath.Join(dir, "plan.yaml"), spec.Options{Kinds: kinds.Registry()})
 	if err != nil {
@@ -37,7 +37,7 @@ func runLoaded(t *testing.T, dir string, swap func(), allow trust.Allow) (error,
 	_, runErr := Run(ctx, p, w, Options{Version: "test", SandboxDir: sandboxtest.Dir(t), Allow: allow})
 	w.Close()
 	log, _ := os.ReadFile(filepath.Join(out, results.LogFile))
-	return runErr, string(log)
+	return string(log), runErr
 }
 
 const sqlFilePlan = `
@@ -64,7 +64,7 @@ func TestSQLFileSymlinkPlantedAfterValidationLeadsNowhere(t *testing.T) {
 		"  - shell: \"rm "+data+" && ln -s "+secret+" "+data+"\"\n  - sql_file: data.sql", 1)
 	os.WriteFile(filepath.Join(dir, "plan.yaml"), []byte(plan), 0o644)
 	os.WriteFile(data, []byte("SELECT 1;\n"), 0o644)
-	err, log := runLoaded(t, dir, nil, trust.Allow{Shell: true})
+	log, err := runLoaded(t, dir, nil, trust.Allow{Shell: true})
 	if err == nil || !strings.Contains(err.Error(), "data.sql") {
 		t.Fatalf("the run read a sql_file through a symlink planted after validation: %v", err)
 	}
@@ -84,7 +84,7 @@ func TestSQLFileStatementOverMaxAllowedPacketIsRefusedBeforeItIsSent(t *testing.
 	b.Write(bytes.Repeat([]byte("x"), 20<<20))
 	b.WriteString("');\n")
 	os.WriteFile(filepath.Join(dir, "data.sql"), b.Bytes(), 0o644)
-	err, _ := runLoaded(t, dir, nil, trust.Allow{})
+	_, err := runLoaded(t, dir, nil, trust.Allow{})
 	if err == nil {
 		t.Fatal("a 20 MB statement ran against a 1 MB max_allowed_packet")
 	}
@@ -102,7 +102,7 @@ func TestSQLFileParseErrorQuotesOnlyASnippet(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "plan.yaml"), []byte(sqlFilePlan), 0o644)
 	lines := "root:$6$aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\nsecondlinesecret:*:19000:0:99999:7:::\n"
 	os.WriteFile(filepath.Join(dir, "data.sql"), []byte(lines), 0o644)
-	err, log := runLoaded(t, dir, nil, trust.Allow{})
+	log, err := runLoaded(t, dir, nil, trust.Allow{})
 	if err == nil {
 		t.Fatal("the file ran")
 	}
@@ -135,7 +135,7 @@ iteration:
   workload: {replay: {file: traffic.sql}, events: 1}
 `
 	os.WriteFile(filepath.Join(dir, "plan.yaml"), []byte(plan), 0o644)
-	err, log := runLoaded(t, dir, nil, trust.Allow{Shell: true})
+	log, err := runLoaded(t, dir, nil, trust.Allow{Shell: true})
 	if !strings.Contains(log, "traffic.sql leads to "+secret+": outside the directories the plan may use") {
 		t.Fatalf("the replay read its file through a symlink planted after validation: %v\n%s", err, log)
 	}

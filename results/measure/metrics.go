@@ -264,7 +264,6 @@ var Families = []Family{
 	stmtLatency("max_ms", "largest", func(l Latency) time.Duration { return l.Max }),
 }
 
-func headline(m Metric) Metric       { m.Headline = true; return m }
 func headlineFamily(f Family) Family { f.Headline = true; return f }
 
 // ConnectNames are the connect: per_transaction columns, in order, and connectFigures

@@ -24,9 +24,6 @@ type Source struct {
 	sp   *sqltext.Splitter
 }
 
-// Open opens a SQL file for replay.
-func Open(path string) (*Source, error) { return OpenWith(path, os.Open) }
-
 // OpenWith opens a SQL file for replay with open (the plan's roots' Open).
 func OpenWith(path string, open func(string) (*os.File, error)) (*Source, error) {
 	f, err := open(path)
