@@ -283,6 +283,9 @@ func notes(runs []*results.Run) []string {
 	for _, r := range runs[1:] {
 		name := r.Dir
 		out = append(out, planNote(base, r))
+		if base.Info.Version != r.Info.Version {
+			out = append(out, fmt.Sprintf("quadrant: %s in %s, %s in %s.", base.Info.Version, base.Dir, r.Info.Version, name))
+		}
 		for _, bt := range base.Info.Targets {
 			var ot *results.TargetInfo
 			for i := range r.Info.Targets {
@@ -293,6 +296,9 @@ func notes(runs []*results.Run) []string {
 			if ot == nil {
 				out = append(out, fmt.Sprintf("%s has no target %q.", name, bt.Name))
 				continue
+			}
+			if a, b := clientSide(bt), clientSide(*ot); a != b {
+				out = append(out, fmt.Sprintf("target %s: the client's connection was %s in %s, %s in %s.", bt.Name, a, base.Dir, b, name))
 			}
 			if bt.Flavor+bt.ServerVersion != ot.Flavor+ot.ServerVersion {
 				out = append(out, fmt.Sprintf("target %s: %s %s in %s, %s %s in %s.", bt.Name,
@@ -312,6 +318,24 @@ func notes(runs []*results.Run) []string {
 		}
 	}
 	return out
+}
+
+// clientSide says how quadrant reached a target, the side of a comparison a server's
+// settings do not show: a sandbox or a DSN, and its TLS (mode, version, cipher, the CA by
+// its sha256) or plaintext. A rerun from verified TLSv1.3 to plaintext is such a change.
+func clientSide(t results.TargetInfo) string {
+	how := t.Kind
+	if how == "" {
+		how = "a target"
+	}
+	if t.TLS == nil || t.TLS.Version == "" {
+		return how + " over plaintext"
+	}
+	s := fmt.Sprintf("%s over TLS %s (%s, %s", how, t.TLS.Mode, t.TLS.Version, t.TLS.Cipher)
+	if t.TLS.CA != nil && t.TLS.CA.SHA256 != "" {
+		s += ", CA sha256 " + t.TLS.CA.SHA256[:min(12, len(t.TLS.CA.SHA256))]
+	}
+	return s + ")"
 }
 
 // storageNotes say which filesystems each run's sandbox data was on (run.json's storage), per
