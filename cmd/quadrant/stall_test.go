@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
@@ -16,6 +17,7 @@ import (
 // stop is flagged on the console, in run.json and in log.txt, instead of averaging into a
 // figure that reads "done".
 func TestHostStallIsFlagged(t *testing.T) {
+	sandboxtest.SkipShort(t)
 	plan := writePlan(t, plantest.Sandbox("stall", "", plantest.Prepare("oltp_point_select", 1, 1000)+`
 iteration:
   workload: {builtin: oltp_point_select, options: {table_size: 1000}, duration: 8s}

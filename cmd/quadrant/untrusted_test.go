@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
 
@@ -75,6 +76,7 @@ func absent(t *testing.T, path, what string) {
 // script is code, refused without --allow-shell by rerun, listed by explain, run by neither.
 // With --allow-shell it is the user's choice, and the script runs.
 func TestFolderLuaScriptIsCode(t *testing.T) {
+	sandboxtest.SkipShort(t) // its allowed rerun starts a sandbox
 	marker := filepath.Join(t.TempDir(), "lua-ran")
 	lua := `os.execute("touch ` + marker + `")
 function event() end
