@@ -65,7 +65,7 @@ var Kind = workload.Kind{
 // Plan is `sysbench:` as the plan writes it.
 type Plan struct {
 	Src    spec.Source   `yaml:"-" name:"sysbench" def:"sysbench"`
-	Script string        `yaml:"script,required" doc:"sysbench test name or script path, e.g. oltp_read_write."`
+	Script string        `yaml:"script,required" doc:"sysbench test name (one of those it ships, e.g. oltp_read_write) or a Lua script of the plan's, relative to the plan: Lua reaches the whole machine, so a script needs --allow-shell."`
 	Args   spec.Settings `yaml:"args" doc:"Script options, passed as --NAME=VALUE."`
 	// Path is a script file resolved against the plan's directory ("" for sysbench's own).
 	Path string `yaml:"-"`
