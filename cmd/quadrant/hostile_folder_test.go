@@ -198,8 +198,14 @@ func TestRerunIgnoresTheFoldersReportDir(t *testing.T) {
 	if _, out := quadrantIn(t, work, "rerun", published, mine, "--out", outDir); !strings.Contains(out, "results: "+filepath.Join(outDir, "v1-folder")+"/") {
 		t.Errorf("want the rerun's folder under --out:\n%s", out)
 	}
-	// One's own plan, run: report.dir is honoured.
-	_, out = quadrantIn(t, work, "run", filepath.Join(published, "plan.yaml"), mine)
+	// run of the folder's plan.yaml is still the stranger's plan: report.dir is not honoured.
+	if _, out := quadrantIn(t, work, "run", filepath.Join(published, "plan.yaml"), mine); strings.Contains(out, "results: "+planted) {
+		t.Errorf("run of a folder's plan.yaml wrote under its report.dir %s:\n%s", planted, out)
+	}
+	// One's own plan (the same text, copied out of the folder), run: report.dir is honoured.
+	own := filepath.Join(t.TempDir(), "plan.yaml")
+	copyFile(t, filepath.Join(published, "plan.yaml"), own)
+	_, out = quadrantIn(t, work, "run", own, mine)
 	if !strings.Contains(out, "results: "+filepath.Join(planted, "v1-folder")+"/") {
 		t.Errorf("run of one's own plan: want its folder under report.dir %s:\n%s", planted, out)
 	}

@@ -510,18 +510,22 @@ func resultsRoot(req runRequest, p *spec.Plan, stderr io.Writer) string {
 	if req.out != "" {
 		return req.out
 	}
-	if req.rerunOf == "" {
+	// A results folder's plan is a stranger's whichever command runs it: only the user's
+	// own plan chooses where results go.
+	if req.rerunOf == "" && !folder(req.plan) {
 		return p.Report.Dir
 	}
 	if d := p.Report.Dir; d != "" && filepath.Clean(d) != defaultResultsRoot {
-		fmt.Fprintf(stderr, "note: the folder's plan has report.dir %s; a rerun writes under %s/ (choose with --out DIR)\n",
-			results.Printable(d), defaultResultsRoot)
+		who := "a rerun"
+		if req.rerunOf == "" {
+			who = "a run of a results folder's plan"
+		}
+		fmt.Fprintf(stderr, "note: the folder's plan has report.dir %s; %s writes under %s/ (choose with --out DIR)\n",
+			results.Printable(d), who, defaultResultsRoot)
 	}
 	return defaultResultsRoot
 }
 
-// resultsDir is a new folder under --out (or report.dir), or the folder being resumed
-// after checking it ran the same plan.
 // dropEmptyFolder removes the results folder of a run that failed before its first
 // iteration (a pre-flight refusal, a target that did not answer): it holds no measurement,
 // and a results/ that users commit should not fill with such folders. Its log is printed
@@ -544,6 +548,8 @@ func dropEmptyFolder(dir string, stderr io.Writer) {
 	os.Remove(filepath.Dir(dir)) // results/NAME, when this was its only run
 }
 
+// resultsDir is a new folder under --out (or report.dir), or the folder being resumed
+// after checking it ran the same plan.
 func resultsDir(req runRequest, p *spec.Plan, sha string, stderr io.Writer) (string, *results.RunInfo, int) {
 	if req.resume == "" {
 		root := resultsRoot(req, p, stderr)
