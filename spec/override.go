@@ -96,6 +96,11 @@ func (t *nodeTree) overrideSecurity(name string, kv []*yaml.Node, dsnTLS bool) [
 				restore = append(restore, apkrParam+"=true")
 			}
 			continue
+		case k == "pid" || k == "pid_file":
+			// They name a process of the plan's machine: on the user's, another process
+			// entirely, whose /proc counters would be measured as the server's.
+			dropped = append(dropped, k+": (a process of the plan's machine, not of your server)")
+			continue
 		case k == "tls" && dsnTLS:
 			dropped = append(dropped, "tls: (the DSN's tls= parameter decides)")
 			continue

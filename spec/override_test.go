@@ -80,3 +80,16 @@ func TestOverridePasswordRedacted(t *testing.T) {
 		t.Errorf("plan.yaml (%v):\n%s", err, y)
 	}
 }
+
+// A folder's pid or pid_file names a process of the colleague's machine: pointed at the
+// user's server with --target, it would measure whatever process has that pid here.
+func TestOverrideDropsTheFoldersProcess(t *testing.T) {
+	p := mustLoad(t, overridePlan(`    dsn: "x:y@tcp(colleague:3306)/"
+    pid: 1`), Options{Targets: map[string]string{"prod": "me:pw@tcp(mine:3306)/"}})
+	if tg := p.Targets[0]; tg.Pid != 0 || tg.PidFile != "" {
+		t.Fatalf("the override keeps pid %d, pid_file %q", tg.Pid, tg.PidFile)
+	}
+	if n := p.OverrideNotes(); len(n) != 1 || !strings.Contains(n[0], "pid: (a process of the plan's machine") {
+		t.Errorf("notes %q", n)
+	}
+}
