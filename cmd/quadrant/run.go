@@ -245,7 +245,7 @@ func overridesOf(req runRequest, targets map[string]string) *results.Overrides {
 }
 
 // tlsFlags reads --tls NAME=SPEC: its files made absolute (they are the user's, named from
-// the working directory) and their folders allowed, as --allow-path would.
+// the working directory, and read where they are; spec marks such a tls: Given).
 func (req *runRequest) tlsFlags() (map[string]spec.TLSFlag, error) {
 	out := map[string]spec.TLSFlag{}
 	for _, kv := range req.tls {
@@ -268,8 +268,7 @@ func (req *runRequest) tlsFlags() (map[string]spec.TLSFlag, error) {
 			if err != nil {
 				return nil, fmt.Errorf("--tls %s: %w", name, err)
 			}
-			*path = abs
-			req.allow.paths = append(req.allow.paths, filepath.Dir(abs))
+			*path = abs // the user's file, read where it is: no directory is allowed for it
 		}
 		out[name] = f
 	}
