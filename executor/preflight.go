@@ -30,34 +30,41 @@ func (r *runner) preflight(ctx context.Context) error {
 	if err := preflight.AssertedStatus(r.plan, watched); err != nil {
 		return &PlanError{Err: fmt.Errorf("pre-flight: %w", err)}
 	}
-	limits := map[string]*preflight.Limits{} // nil: unknown
-	read := func(name string) (preflight.Limits, bool) {
-		lim, done := limits[name]
-		if s := r.servers[name]; !done && s != nil {
-			l, err := preflight.ReadLimits(ctx, s.db)
-			if err != nil {
-				r.logf("warning: pre-flight: %s: %v (connection and prepared statement limits not checked)", name, err)
-			} else {
-				lim = &l
-			}
-			limits[name] = lim
-		}
-		if lim == nil {
-			return preflight.Limits{}, false
-		}
-		return *lim, true
-	}
-	// the samplers' connections, and the executor's own
-	others := func(name string) int { return r.watcherConns(name) + 1 }
-	if err := preflight.CheckLimits(r.plan, read, others); err != nil {
+	if err := preflight.CheckLimits(r.plan, limitsOf(ctx, r.servers, r.logf), r.otherConns); err != nil {
 		return fmt.Errorf("pre-flight: %w", err)
 	}
 	return nil
 }
 
-// watcherConns are the connections the samplers of a target hold open during a workload.
-func (r *runner) watcherConns(name string) int {
-	n := 0
+// limitsOf reads each target's limits once, when CheckLimits first asks; ok false:
+// unknown (a warning says they are not checked).
+func limitsOf(ctx context.Context, servers map[string]*liveTarget, logf func(string, ...any)) func(name string) (preflight.Limits, bool) {
+	type read struct {
+		lim preflight.Limits
+		ok  bool
+	}
+	cache := map[string]read{}
+	return func(name string) (preflight.Limits, bool) {
+		if c, done := cache[name]; done {
+			return c.lim, c.ok
+		}
+		var c read
+		if s := servers[name]; s != nil {
+			var err error
+			if c.lim, err = preflight.ReadLimits(ctx, s.db); err != nil {
+				logf("warning: pre-flight: %s: %v (connection and prepared statement limits not checked)", name, err)
+			}
+			c.ok = err == nil
+		}
+		cache[name] = c
+		return c.lim, c.ok
+	}
+}
+
+// otherConns are the connections the run holds open on a target besides the workload's:
+// the samplers' that stay open during a workload, and the executor's own.
+func (r *runner) otherConns(name string) int {
+	n := 1
 	for _, sm := range r.watch.all {
 		if sm.target == name && (sm.what == "status" || sm.what == "queries" || sm.what == "replication") {
 			n++

@@ -92,4 +92,3 @@ func TestGenerateNeeds(t *testing.T) {
 		}
 	}
 }
-
