@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -218,6 +217,8 @@ type sessionWorker struct {
 	cur    record
 	fp     int // cur's index into names
 	conn   *engine.Conn
+	timer  *time.Timer // the wait for a statement due in more than timerSlack
+	final  finalWait   // and the last timerSlack of it
 	abort  error
 	schema string
 	dest   []driver.Value
@@ -259,6 +260,7 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 	}
 	if !ok {
 		_ = w.conn.Close()
+		w.final.close()
 		return time.Time{}, false
 	}
 	w.fp = w.sh.top[w.cur.fp]
@@ -288,43 +290,46 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 			return due, true
 		}
 	}
-	if !due.IsZero() && !waitUntil(due, stop) {
+	if !due.IsZero() && !w.waitUntil(due, stop) {
 		return time.Time{}, false
 	}
 	return due, true
 }
 
-// timerSlack is how long before a statement is due a session stops sleeping on a timer and
-// yields until then instead. Go's timers wake a millisecond or two late when the wait is
-// short (measured here: 1.4 ms on average for a 10 µs timer, 1.6 ms for 500 µs), and a
-// captured session's statements mostly follow each other by microseconds: left to the
-// timer, every statement of a session on schedule started a millisecond or more late, inside
-// its transactions, and the other sessions waited that much longer on its locks (a 3 s
-// TPC-C-like capture took 5 s to replay). Yielding costs CPU only in the last moments of a
-// wait, and gives way to every goroutine with work.
+// timerSlack is how long before a statement is due a session stops sleeping on a Go timer
+// and sleeps the rest on its finalWait (a timerfd). Go's timers wake a millisecond or two
+// late (the runtime's poller sleeps in whole milliseconds: measured 1.1 ms late for a 20 µs
+// timer, 0.9 ms for 200 µs), and a captured session's statements mostly follow each other by
+// microseconds: left to the timer, every statement of a session on schedule started a
+// millisecond or more late, inside its transactions, and the other sessions waited that much
+// longer on its locks (a 3 s TPC-C-like capture took 5 s to replay). The final wait used to
+// yield (runtime.Gosched) in a loop until due, precise but spinning: on a 2-core host a
+// 5-session replay of 446,695 statements used three times the client CPU per statement of
+// timing: none and fell 30 s behind, the spinning taking the CPU the server needed. The
+// timerfd wakes 15-40 µs after due and costs a wake-up, not a core (bench/README.md).
 const timerSlack = 2 * time.Millisecond
 
-// waitUntil returns at due, or false when stop closes first.
-func waitUntil(due time.Time, stop <-chan struct{}) bool {
+// waitUntil returns at due, or false when stop closes first (the final timerSlack is not
+// interrupted: at most 2 ms).
+func (w *sessionWorker) waitUntil(due time.Time, stop <-chan struct{}) bool {
 	if d := time.Until(due) - timerSlack; d > 0 {
-		t := time.NewTimer(d)
+		if w.timer == nil {
+			w.timer = time.NewTimer(d)
+		} else {
+			w.timer.Reset(d)
+		}
 		select {
-		case <-t.C:
+		case <-w.timer.C:
 		case <-stop:
-			t.Stop()
 			return false
 		}
 	}
-	for i := 0; time.Now().Before(due); i++ {
-		if i%64 == 0 {
-			select {
-			case <-stop:
-				return false
-			default:
-			}
-		}
-		runtime.Gosched()
+	select {
+	case <-stop:
+		return false
+	default:
 	}
+	w.final.until(due)
 	return true
 }
 
@@ -483,6 +488,9 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 		return workers[i], c, nil
 	}
 	tot, err := engine.Run(ctx, lc)
+	for _, w := range workers {
+		w.final.close() // a session the stop ended before its last statement
+	}
 	if tot != nil {
 		// The captured durations, read after the replay so as not to compete with it.
 		captured, cerr := capturedLatency(sp, sc)
