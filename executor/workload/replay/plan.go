@@ -172,5 +172,5 @@ func explain(w *spec.Workload) []string {
 		}
 		return out
 	}
-	return append(out, fmt.Sprintf("%s: %d statement(s) in %d session(s)", f.Format, n, len(sessions)))
+	return append(out, fmt.Sprintf("%s: %d statement(s) in %d session(s), replayed on a connection each", describeFormat(f.Format), n, len(sessions)))
 }

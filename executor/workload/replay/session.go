@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -201,6 +202,7 @@ type shared struct {
 	mismatch  atomic.Int64
 	sessionOK []atomic.Bool
 	sessions  []uint64 // captured session ids by worker
+	failures  *failures
 }
 
 func (s *shared) start() time.Time {
@@ -215,7 +217,8 @@ type sessionWorker struct {
 	id     int
 	rd     *spillReader
 	cur    record
-	fp     int // cur's index into names
+	nth    int64 // cur is the session's nth statement (from 1)
+	fp     int   // cur's index into names
 	conn   *engine.Conn
 	timer  *time.Timer // the wait for a statement due in more than timerSlack
 	final  finalWait   // and the last timerSlack of it
@@ -263,6 +266,7 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 		w.final.close()
 		return time.Time{}, false
 	}
+	w.nth++
 	w.fp = w.sh.top[w.cur.fp]
 	var due time.Time
 	if base := w.sh.start(); w.sh.timing && w.cur.startUs != 0 {
@@ -297,26 +301,27 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 }
 
 // timerSlack is how long before a statement is due a session stops sleeping on a Go timer
-// and sleeps the rest on its finalWait (a timerfd). Go's timers wake a millisecond or two
-// late (the runtime's poller sleeps in whole milliseconds: measured 1.1 ms late for a 20 µs
-// timer, 0.9 ms for 200 µs), and a captured session's statements mostly follow each other by
+// and sleeps the rest on its finalWait. Go's timers wake a millisecond or two late (the
+// runtime's poller sleeps in whole milliseconds: measured 1.1 ms late for a 20 µs timer, 0.9
+// ms for 200 µs), and a captured session's statements mostly follow each other by
 // microseconds: left to the timer, every statement of a session on schedule started a
 // millisecond or more late, inside its transactions, and the other sessions waited that much
 // longer on its locks (a 3 s TPC-C-like capture took 5 s to replay). The final wait used to
 // yield (runtime.Gosched) in a loop until due, precise but spinning: on a 2-core host a
 // 5-session replay of 446,695 statements used three times the client CPU per statement of
-// timing: none and fell 30 s behind, the spinning taking the CPU the server needed. The
-// timerfd wakes 15-40 µs after due and costs a wake-up, not a core (bench/README.md).
+// timing: none and fell 30 s behind, the spinning taking the CPU the server needed.
+// finalWait sleeps instead, as precisely (bench/README.md, replaybench -mode timing).
 const timerSlack = 2 * time.Millisecond
 
-// waitUntil returns at due, or false when stop closes first (the final timerSlack is not
-// interrupted: at most 2 ms).
+// waitUntil returns at due, or false when stop closes first: a long wait sleeps on a Go
+// timer until timerSlack before due, the rest (all of a short one) on the session's
+// finalWait.
 func (w *sessionWorker) waitUntil(due time.Time, stop <-chan struct{}) bool {
-	if d := time.Until(due) - timerSlack; d > 0 {
+	if d := time.Until(due); d > w.final.longest() {
 		if w.timer == nil {
-			w.timer = time.NewTimer(d)
+			w.timer = time.NewTimer(d - timerSlack)
 		} else {
-			w.timer.Reset(d)
+			w.timer.Reset(d - timerSlack)
 		}
 		select {
 		case <-w.timer.C:
@@ -329,8 +334,7 @@ func (w *sessionWorker) waitUntil(due time.Time, stop <-chan struct{}) bool {
 		return false
 	default:
 	}
-	w.final.until(due)
-	return true
+	return w.final.until(due, stop)
 }
 
 // Event runs the statement Next took, in the captured default database. A statement that
@@ -368,6 +372,9 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 		w.errs[fp][code]++
 	}
 	w.compare(it, fp, code, took)
+	if err != nil && code != max(it.err, 0) {
+		w.sh.failures.note(it, w.sh.sessions[w.id], w.nth, code, err.Error())
+	}
 	if err != nil {
 		return fp, fmt.Errorf("%s:%d: %w", w.sh.name, it.line, err)
 	}
@@ -461,7 +468,7 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	sh := &shared{name: rp.Path, timing: rp.Timing == "original", speed: rp.Speed, first: sc.first, top: sc.top,
-		sessionOK: make([]atomic.Bool, len(sc.sessions)), sessions: sc.sessions}
+		sessionOK: make([]atomic.Bool, len(sc.sessions)), sessions: sc.sessions, failures: newFailures(rp.File, r.env.Logf)}
 	workers := make([]*sessionWorker, len(sc.sessions))
 	for i := range workers {
 		w := &sessionWorker{sh: sh, id: i, rd: sp.reader(i), errs: make([]map[int]int64, len(sc.names)), capErr: make([]map[int]int64, len(sc.names)),
@@ -485,6 +492,9 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 			return nil, nil, fmt.Errorf("replay connection for captured session %d: %w", sc.sessions[i], err)
 		}
 		workers[i].schema, workers[i].conn = dc.DBName, c
+		// A P per session, as the loop gives up to 64 workers (engine.Run raised GOMAXPROCS
+		// before Setup): the session may sleep holding it (finalWait).
+		workers[i].final.raw = runtime.GOMAXPROCS(0) > lc.Threads
 		return workers[i], c, nil
 	}
 	tot, err := engine.Run(ctx, lc)
@@ -505,6 +515,7 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 		}
 		r.env.Logf("replay %s: %d of %d sessions and %d of %d statements replayed, skipped %v, %d errors (%d unlike the capture, which had %d), %d rows-sent mismatches%s",
 			rp.File, fid.SessionsReplayed, fid.SessionsCaptured, fid.StatementsReplayed, fid.StatementsCaptured, fid.Skipped, tot.Errors, fid.ErrorsUnlikeCapture, fid.ErrorsCaptured, fid.RowsMismatches, lag)
+		sh.failures.summary()
 		logBlocked(r.env, rp.File, sh, workers)
 	}
 	return tot, err
