@@ -220,8 +220,8 @@ type sessionWorker struct {
 	nth    int64 // cur is the session's nth statement (from 1)
 	fp     int   // cur's index into names
 	conn   *engine.Conn
-	timer  *time.Timer // the wait for a statement due in more than timerSlack
-	final  finalWait   // and the last timerSlack of it
+	timer  *time.Timer // a long wait, until timerSlack before due (waitUntil)
+	final  finalWait   // the rest of it
 	abort  error
 	schema string
 	dest   []driver.Value
