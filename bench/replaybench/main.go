@@ -7,7 +7,7 @@
 //	  sessions for -span, replays it on a sandbox at timing: original with speed 1 and 2, and
 //	  prints wall times, the achieved rate and the schedule lag: a replayer that keeps up has a
 //	  wall time near span/speed and a small lag.
-//	-mode timing: the same kind of slow log (-arrivals uniform or poisson within each session)
+//	-mode timing: the same kind of slow log (-arrivals uniform, poisson or bursts of 10)
 //	  replayed at timing: none and timing: original (speed 1), alternated -pairs times: the
 //	  client CPU (this process's user+system) per statement of the replay itself (from the
 //	  moment its connections are ready, so reading the log is left out), and the ratio of
@@ -46,7 +46,7 @@ import (
 func main() {
 	mode := flag.String("mode", "stream", "stream | rate | timing")
 	pairs := flag.Int("pairs", 3, "alternated none/original pairs (timing)")
-	arrivals := flag.String("arrivals", "uniform", "uniform | poisson: the gaps between a session's statements (rate, timing)")
+	arrivals := flag.String("arrivals", "uniform", "uniform | poisson | bursts: the gaps between a session's statements (rate, timing)")
 	size := flag.Int64("size", 1<<30, "bytes of slow log to generate (stream)")
 	rate := flag.Float64("rate", 10000, "captured statements per second (rate)")
 	sessions := flag.Int("sessions", 16, "captured sessions (rate)")
@@ -83,10 +83,14 @@ func main() {
 	}
 }
 
+// burst is how many statements a transaction of -arrivals bursts has.
+const burst = 10
+
 // generate writes a MySQL 8 slow log of point selects, n statements (or until size bytes),
 // round robin over sessions, one every 1/rate seconds (uniform); poisson instead gives the
 // statements exponential gaps of the same mean, so a session's statements sometimes follow
-// each other by microseconds (as in a transaction) and sometimes by many milliseconds.
+// each other by microseconds and sometimes by many milliseconds; bursts gives each session
+// transactions of burst statements 20 µs apart, their starts poisson.
 func generate(path string, size int64, n int64, rate float64, sessions int, arrivals string) (int64, error) {
 	f, err := os.Create(path)
 	if err != nil {
@@ -101,14 +105,25 @@ func generate(path string, size int64, n int64, rate float64, sessions int, arri
 	rng := rand.New(rand.NewPCG(1, 2))
 	at := start
 	for ; (size <= 0 || written < size) && (n <= 0 || i < n); i++ {
-		if arrivals == "poisson" {
+		sess := i % int64(sessions)
+		switch arrivals {
+		case "poisson":
 			at = at.Add(time.Duration(rng.ExpFloat64() * float64(step)))
-		} else {
+		case "bursts":
+			// Transactions: a session's 10 statements 20 µs apart, the transactions'
+			// starts exponential gaps apart, at the same mean rate.
+			sess = (i / burst) % int64(sessions)
+			if i%burst == 0 {
+				at = at.Add(time.Duration(rng.ExpFloat64() * float64(burst) * float64(step)))
+			} else {
+				at = at.Add(20 * time.Microsecond)
+			}
+		default:
 			at = start.Add(time.Duration(i) * step)
 		}
 		end := at.Add(80 * time.Microsecond)
 		k, _ := fmt.Fprintf(w, "# Time: %s\n# User@Host: app[app] @ localhost [127.0.0.1]  Id: %5d\n# Query_time: 0.000080  Lock_time: 0.000001 Rows_sent: 1  Rows_examined: 1\nuse sbtest;\nSET timestamp=%d;\nSELECT c FROM sbtest1 WHERE id=%d;\n",
-			end.Format("2006-01-02T15:04:05.000000Z"), 100+i%int64(sessions), at.Unix(), 1+i*7919%10000)
+			end.Format("2006-01-02T15:04:05.000000Z"), 100+sess, at.Unix(), 1+i*7919%10000)
 		written += int64(k)
 	}
 	return i, w.Flush()
