@@ -62,9 +62,14 @@ func limitsOf(ctx context.Context, servers map[string]*liveTarget, logf func(str
 }
 
 // otherConns are the connections the run holds open on a target besides the workload's:
-// the samplers' that stay open during a workload, and the executor's own.
+// the samplers' that stay open during a workload, and the executor's own; on MariaDB with
+// digests watched, one more for the prepared statements' poll, which runs on the control
+// pool while the executor may use it too (evidence.go).
 func (r *runner) otherConns(name string) int {
 	n := 1
+	if s := r.servers[name]; s != nil && r.plan.Watch.Digests != nil && strings.Contains(s.info.Flavor, "MariaDB") {
+		n++
+	}
 	for _, sm := range r.watch.all {
 		if sm.target == name && (sm.what == "status" || sm.what == "queries" || sm.what == "replication") {
 			n++
