@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -67,11 +68,15 @@ type stepRunner struct {
 	// generates counts the split generate steps run so far: they name their meeting points,
 	// the same in every shard since every shard runs them in the same order.
 	generates int
+	// splits counts the split steps run so far by kind, which names their meeting points
+	// (see shardOf).
+	mu     sync.Mutex
+	splits map[string]int
 }
 
 // declared runs a step of a kind the executor does not know by its type: its kind's
 // declared runner (spec.StepKind.Impl, a step.Runner).
-func (sr *stepRunner) declared(ctx context.Context, st *spec.Step, where string) error {
+func (sr *stepRunner) declared(ctx context.Context, st *spec.Step, sc stepScope, s *liveTarget) error {
 	if st.Kind == nil {
 		return fmt.Errorf("step of no kind")
 	}
@@ -79,7 +84,10 @@ func (sr *stepRunner) declared(ctx context.Context, st *spec.Step, where string)
 	if !ok {
 		return fmt.Errorf("step kind %s declares nothing that runs it (its Impl is not a step.Runner)", st.Kind.Key)
 	}
-	return r.Run(ctx, st, step.Env{Where: where, Logf: sr.log.logf})
+	if st.Kind.Target && s == nil {
+		return fmt.Errorf("no target: give the step a target: (the plan has %d)", len(sr.fleet.servers))
+	}
+	return r.Run(ctx, st, sr.env(st, sc, s))
 }
 
 // run runs list in order and stops at the first failure.
@@ -147,13 +155,6 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 		err = dropCaches(ctx)
 	case *spec.Shell:
 		err = sr.shell(ctx, a.Command, sc, where)
-	case *spec.Sleep:
-		sr.log.logFile("%s: sleep %s", where, a.Duration)
-		select {
-		case <-ctx.Done():
-			err = ctx.Err()
-		case <-time.After(a.Duration):
-		}
 	case *spec.Wait:
 		err = sr.wait(ctx, a, name, sc, where)
 	case *spec.Workload:
@@ -172,7 +173,7 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	case *spec.Verify:
 		err = sr.verify(ctx, a, where)
 	default:
-		err = sr.declared(ctx, st, where)
+		err = sr.declared(ctx, st, sc, s)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted) {

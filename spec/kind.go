@@ -280,6 +280,33 @@ func (c *Check) Input(name string, pos Pos, what string) string {
 // Settings checks an option map's names and values as spec checks every settings map.
 func (c *Check) Settings(s Settings, what string) { c.v.settings(s, what, false) }
 
+// Globals checks a map of global variables (set_global's): names, and sizes like 256M
+// turned into bytes.
+func (c *Check) Globals(s Settings, what string) { c.v.settings(s, what, true) }
+
+// Target is the plan's target name, nil when it has none of that name (the step's own
+// target: is resolved and checked before its kind's Check).
+func (c *Check) Target(name string) *Target { return c.v.targets[name] }
+
+// SandboxConfig checks my.cnf options for sandbox sb as its config: is checked (the
+// options it sets itself, skip-grant-tables, paths that leave its directory).
+func (c *Check) SandboxConfig(sb *Sandbox, s Settings, what string) { c.v.sandboxConfig(sb, s, what) }
+
+// Restoring says the step is one of an iteration's restore: steps.
+func (c *Check) Restoring() bool { return c.v.restoring }
+
+// WrittenBySetup resolves a file a setup step writes (a shell step that names it, a
+// capture's out), ok false when none does: a restore step may read it though it does not
+// exist before the run.
+func (c *Check) WrittenBySetup(name string, pos Pos, what string) (path string, ok bool) {
+	if !c.v.p.writtenBySetup(name) {
+		return "", false
+	}
+	p := c.v.output(name)
+	c.v.p.reads(pos, what, name, p)
+	return p, true
+}
+
 // Compile compiles an expression that the workload evaluates as it runs, against the
 // iteration's names and the generator functions gens (their Sig as expr.Function takes it).
 func (c *Check) Compile(e *Expr, gens []Generator) {

@@ -1,5 +1,7 @@
 package spec
 
+import "time"
+
 // testKinds stand in for the executor's workload kinds (which spec's tests cannot import):
 // each takes its key and keeps the value as plain YAML values, with the settings spec asks
 // of a kind. The real kinds' rules are tested with the real registry in
@@ -16,10 +18,22 @@ func testKinds() *Kinds {
 		&Kind{Name: "replay", Key: "replay", Body: plain, Ends: true},
 		&Kind{Name: "sysbench", Key: "sysbench", Body: plain, Actions: []string{"prepare", "cleanup"}},
 	)
+	if err == nil {
+		ks, err = ks.WithSteps(testSteps()...)
+	}
 	if err != nil {
 		panic(err)
 	}
 	return ks
+}
+
+// testSteps stand in for the executor's step kinds (executor/step/...), as testKinds do for
+// the workload kinds: each takes its key, with the settings spec asks of a kind, and none
+// of its rules, which are tested with the real registry in the kind's package.
+func testSteps() []*StepKind {
+	return []*StepKind{
+		{Key: "sleep", Body: func() any { return new(time.Duration) }},
+	}
 }
 
 // withKinds gives opts the stand-in kinds unless it has kinds.

@@ -48,7 +48,7 @@ func docTypes(ks *Kinds) []reflect.Type {
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 			t = t.Elem()
 		}
-		if t.Kind() != reflect.Struct || t.PkgPath() == planType.PkgPath() || slices.Contains(out, t) {
+		if t.Kind() != reflect.Struct || t.PkgPath() == planType.PkgPath() || slices.Contains(out, t) || reflect.PointerTo(t).Implements(scalarType) {
 			return
 		}
 		out = append(out, t)
@@ -120,7 +120,6 @@ func (SQLFile) jsonSchema() map[string]any {
 	return map[string]any{"type": "string", "minLength": 1}
 }
 func (Shell) jsonSchema() map[string]any { return map[string]any{"type": "string", "minLength": 1} }
-func (Sleep) jsonSchema() map[string]any { return durationSchema() }
 func (SetGlobal) jsonSchema() map[string]any {
 	s := Settings{}.jsonSchema()
 	s["minProperties"] = 1
@@ -133,6 +132,10 @@ func (SNMPMetrics) jsonSchema() map[string]any {
 		map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string", "pattern": `^\.?[0-9]+(\.[0-9]+)+$`}},
 	}}
 }
+
+// DurationSchema is the JSON Schema of a duration (a Go duration or an expression), for a
+// step kind's StepKind.Schema.
+func DurationSchema() map[string]any { return durationSchema() }
 
 func durationSchema() map[string]any {
 	return map[string]any{"type": "string", "anyOf": []any{
@@ -171,6 +174,9 @@ func (g *schemaGen) typeSchema(t reflect.Type, f *field) map[string]any {
 	}
 	if s, ok := reflect.New(t).Elem().Interface().(schemaer); ok {
 		return s.jsonSchema()
+	}
+	if reflect.PointerTo(t).Implements(scalarType) {
+		return map[string]any{"type": "string", "minLength": 1}
 	}
 	if t == durationType {
 		return durationSchema()
@@ -268,7 +274,11 @@ func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
 		exclusive = g.kinds.StepKeys()
 		for _, k := range g.kinds.Steps() {
 			prop := map[string]any{"description": k.Doc}
-			for key, val := range g.typeSchema(reflect.TypeOf(k.Body()), nil) {
+			schema := g.typeSchema(reflect.TypeOf(k.Body()), nil)
+			if k.Schema != nil {
+				schema = k.Schema()
+			}
+			for key, val := range schema {
 				prop[key] = val
 			}
 			props[k.Key] = prop

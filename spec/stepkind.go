@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -28,6 +29,9 @@ type StepKind struct {
 	// DocType is how the plan reference says Body's type when it is no struct ("string");
 	// "": from the type.
 	DocType string
+	// Schema, if set, is the JSON Schema of the key's value when Body's type does not say
+	// it all (drop_caches: only true).
+	Schema func() map[string]any
 	// Target says the step acts on a target (the step's target:, else the iteration's);
 	// without it target: is refused, with NoTarget saying why ("" : it runs on this machine).
 	Target   bool
@@ -70,12 +74,41 @@ type StepKind struct {
 	Workloads func(s *Step) []*Workload
 	// RecordAs is the iteration metric the step records ("" none).
 	RecordAs func(s *Step) string
-	// Explain, if set, are the lines explain prints for a step: the first after the step's
-	// place ("before: "), the others under it.
-	Explain func(s *Step) []string
+	// Explain, if set, is what explain prints of a step and adds to its estimates; x is
+	// explain's view of the plan. nil: the step's key and target.
+	Explain func(s *Step, x Explainer) Explanation
 	// Impl is what runs steps of this kind, for the executor; spec never looks inside.
 	Impl any
 }
+
+// Explanation is what explain shows of one step and adds to its estimates.
+type Explanation struct {
+	// Line is the step's line after its place ("sql on db1:", "sleep 1s"); "": its key
+	// and target.
+	Line string
+	// More are the lines under it.
+	More []string
+	// Upper is the longest the step takes (a sleep, a wait's timeout).
+	Upper time.Duration
+	// Privileged counts the actions in it that need --allow-shell.
+	Privileged int
+	// LoadRows, LoadBytes and LoadTime are the data it loads, about.
+	LoadRows, LoadBytes int64
+	LoadTime            time.Duration
+}
+
+// Explainer is what explain lends a step kind's Explain.
+type Explainer interface {
+	Plan() *Plan
+	// Workload describes a workload a step runs, counted in the estimate as one.
+	Workload(w *Workload) string
+	// Statements are the lines explain shows of a SQL file: its first statements, its size
+	// and how many it has (only a note for a file outside the plan's folder).
+	Statements(path string) []string
+}
+
+// OneLine is s on one line, its white space runs one space: how explain quotes SQL.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // WithSteps returns ks with the step kinds sks after its own (spec's built-in ones when
 // ks has none yet); an error when two claim one key.

@@ -21,7 +21,6 @@ var builtinSteps = []*StepKind{
 	{Key: "shell", DocType: "string", Doc: "A shell command (needs --allow-shell). Env: QUADRANT_ITERATION, QUADRANT_MATRIX_<AXIS>, QUADRANT_TARGET_<NAME>_HOST/_PORT, and for a sandbox QUADRANT_TARGET_<NAME>_CNF, a client option file with its credentials (mariadb --defaults-extra-file=$QUADRANT_TARGET_<NAME>_CNF), and QUADRANT_TARGET_<NAME>_OS_USER, the OS user its server runs as (chown to it what the server must write).",
 		Body: func() any { return new(Shell) }, Keys: []string{"timeout"}, RestoresAny: true,
 		Effects: effectsOf((*Shell).Effects), Names: shellNames},
-	{Key: "sleep", DocType: "duration", Doc: "Wait this long (Go duration).", Body: func() any { return new(Sleep) }},
 	{Key: "wait", Doc: "Poll until an expression is true.", Body: func() any { return new(Wait) }, Target: true,
 		OwnTarget: waitTarget, Check: checkBody((*Wait).validate), RecordAs: waitRecordAs},
 	{Key: "workload", Doc: "Run a workload without measuring it (e.g. prepare data).",

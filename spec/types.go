@@ -287,9 +287,6 @@ type DropCaches struct{}
 // Shell is a `shell:` step.
 type Shell struct{ Command string }
 
-// Sleep is a `sleep:` step.
-type Sleep struct{ Duration time.Duration }
-
 // Wait is a `wait:` step.
 type Wait struct {
 	Src      Source        `yaml:"-"`

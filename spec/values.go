@@ -102,12 +102,6 @@ func (s *SQL) decodeNode(d *decoder, n *yaml.Node, name string) {
 func (s *SQLFile) decodeNode(d *decoder, n *yaml.Node, name string) { d.str(n, name, &s.File) }
 func (s *Shell) decodeNode(d *decoder, n *yaml.Node, name string)   { d.str(n, name, &s.Command) }
 
-func (s *Sleep) decodeNode(d *decoder, n *yaml.Node, name string) {
-	if dur, ok := d.duration(n, name); ok {
-		s.Duration = dur
-	}
-}
-
 func (s *SetGlobal) decodeNode(d *decoder, n *yaml.Node, name string) {
 	s.Settings.decodeNode(d, n, name)
 	if len(s.Settings) == 0 && isNull(n) || n.Kind == yaml.MappingNode && len(n.Content) == 0 {
@@ -120,6 +114,13 @@ func (s *DropCaches) decodeNode(d *decoder, n *yaml.Node, name string) {
 	if ok && val != true {
 		d.errs.add(d.t.pos(n), "drop_caches must be true (write drop_caches: true), got %s", describeValue(val))
 	}
+}
+
+// Scalar is a step body written as one non-empty string (sql: TEXT, sql_file: FILE) that
+// keeps more than the string: what its kind's Check resolves from it. Its JSON Schema is a
+// non-empty string, and the plan reference gives it no section of its own.
+type Scalar interface {
+	SetString(s string)
 }
 
 // str decodes a non-empty string.

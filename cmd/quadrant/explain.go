@@ -305,7 +305,9 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		}
 	case *spec.SQLFile:
 		e.printf("%s%ssql_file%s: %s\n", in, prefix, on, a.Path)
-		e.fileStatements(a.Path, in+"  ", shownStatements)
+		for _, l := range e.fileStatements(a.Path, shownStatements) {
+			e.printf("%s  %s\n", in, l)
+		}
 	case *spec.SetGlobal:
 		e.printf("%s%sset_global%s:\n", in, prefix, on)
 		for _, kv := range a.Settings {
@@ -327,9 +329,6 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		if s.Timeout > 0 {
 			e.printf("%s  (timeout %s)\n", in, s.Timeout)
 		}
-	case *spec.Sleep:
-		e.upper += a.Duration
-		e.printf("%s%ssleep %s\n", in, prefix, a.Duration)
 	case *spec.Wait:
 		e.upper += a.Timeout
 		e.printf("%s%swait%s until %s (every %s, at most %s)", in, prefix, on, a.Until.Source, a.Interval, a.Timeout)
@@ -395,22 +394,37 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 	}
 }
 
-// declared prints a step of a kind explain does not know by its type: the lines its kind
-// declares (spec.StepKind.Explain), else its key.
+// declared prints a step as its kind explains it (spec.StepKind.Explain), else its key
+// and target, and adds what it says to the estimates.
 func (e *explainer) declared(s *spec.Step, in, prefix, on string) {
-	var lines []string
-	if s.Kind != nil && s.Kind.Explain != nil {
-		lines = s.Kind.Explain(s)
-	}
-	if len(lines) == 0 {
+	if s.Kind == nil || s.Kind.Explain == nil {
 		e.printf("%s%s%s%s\n", in, prefix, s.KindKey(), on)
 		return
 	}
-	e.printf("%s%s%s%s: %s\n", in, prefix, s.KindKey(), on, lines[0])
-	for _, l := range lines[1:] {
+	x := s.Kind.Explain(s, e)
+	e.upper += x.Upper
+	e.privileged += x.Privileged
+	e.loadRows += x.LoadRows
+	e.loadBytes += x.LoadBytes
+	e.loadTime += x.LoadTime
+	line := x.Line
+	if line == "" {
+		line = s.KindKey() + on
+	}
+	e.printf("%s%s%s\n", in, prefix, line)
+	for _, l := range x.More {
 		e.printf("%s  %s\n", in, l)
 	}
 }
+
+// Plan is the plan explained (spec.Explainer).
+func (e *explainer) Plan() *spec.Plan { return e.p }
+
+// Workload describes a step's workload (spec.Explainer).
+func (e *explainer) Workload(w *spec.Workload) string { return e.workload(w) }
+
+// Statements are what explain shows of a SQL file (spec.Explainer).
+func (e *explainer) Statements(path string) []string { return e.fileStatements(path, shownStatements) }
 
 // restartNote flags a restart that runs the target's own shell command.
 func (e *explainer) restartNote(target, in string) {
@@ -475,15 +489,13 @@ const (
 
 // fileStatements lists the first max statements of a SQL file (streamed: a file can be
 // large), its size and how many statements it has.
-func (e *explainer) fileStatements(path, in string, max int) {
+func (e *explainer) fileStatements(path string, max int) (lines []string) {
 	if out := e.outsideFolder([]spec.DataFile{{File: path, Path: path}}); out != "" {
-		e.printf("%s(outside the plan's folder: explain does not read it, and the run refuses it unless --allow-path allows it)\n", in)
-		return
+		return []string{"(outside the plan's folder: explain does not read it, and the run refuses it unless --allow-path allows it)"}
 	}
 	f, err := e.p.Roots().Open(path)
 	if err != nil {
-		e.printf("%s(cannot read it now: %v)\n", in, err)
-		return
+		return []string{fmt.Sprintf("(cannot read it now: %v)", err)}
 	}
 	defer f.Close()
 	size := ""
@@ -499,18 +511,17 @@ func (e *explainer) fileStatements(path, in string, max int) {
 			break
 		}
 		if err != nil {
-			e.printf("%s(%s%d statement(s) before line %d, where reading stops: %v)\n", in, size, n, line, err)
-			return
+			return append(lines, fmt.Sprintf("(%s%d statement(s) before line %d, where reading stops: %v)", size, n, line, err))
 		}
 		if n < max {
-			e.printf("%s%s;\n", in, sqltext.Short(string(st[:min(len(st), 4*shownChars+1)]), shownChars))
+			lines = append(lines, sqltext.Short(string(st[:min(len(st), 4*shownChars+1)]), shownChars)+";")
 		}
 		n++
 	}
 	if n > max {
-		e.printf("%s...\n", in)
+		lines = append(lines, "...")
 	}
-	e.printf("%s(%s%d statement(s))\n", in, size, n)
+	return append(lines, fmt.Sprintf("(%s%d statement(s))", size, n))
 }
 
 // byteSize is n bytes in the largest unit that keeps it at least 1.

@@ -1,0 +1,21 @@
+// Package steps registers every built-in step kind: a new kind is a package under
+// executor/step that declares its spec.StepKind (Impl a step.Runner), and one line in All.
+package steps
+
+import (
+	"github.com/quadrant-bench/quadrant/executor/step/sleep"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// All are the built-in step kinds, in the order the plan reference lists them; each call
+// gives fresh copies, which a registry may change.
+func All() []*spec.StepKind {
+	list := []spec.StepKind{
+		sleep.Kind,
+	}
+	out := make([]*spec.StepKind, len(list))
+	for i := range list {
+		out[i] = &list[i]
+	}
+	return out
+}
