@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"github.com/quadrant-bench/quadrant/executor/step"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/quadrant-bench/quadrant/executor/internal/tail"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -151,10 +148,6 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 		if err = needServer(); err == nil {
 			err = sr.fleet.restart(ctx, s, a.Config)
 		}
-	case *spec.DropCaches:
-		err = dropCaches(ctx)
-	case *spec.Shell:
-		err = sr.shell(ctx, a.Command, sc, where)
 	case *spec.Wait:
 		err = sr.wait(ctx, a, name, sc, where)
 	case *spec.Workload:
@@ -344,64 +337,4 @@ func abbreviate(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
-}
-
-// dropCaches empties the OS page cache so the next iteration reads from storage. It
-// needs root; without it the step fails, it never pretends.
-func dropCaches(ctx context.Context) error {
-	if os.Geteuid() != 0 {
-		return errors.New("drop_caches needs root (it writes /proc/sys/vm/drop_caches): run quadrant as root, or remove the step")
-	}
-	if out, err := exec.CommandContext(ctx, "sync").CombinedOutput(); err != nil {
-		return fmt.Errorf("sync: %v %s", err, out)
-	}
-	if err := os.WriteFile("/proc/sys/vm/drop_caches", []byte("3\n"), 0); err != nil {
-		return fmt.Errorf("drop_caches: %w (in a container /proc/sys is often read-only: run on the host, or remove the step)", err)
-	}
-	return nil
-}
-
-// shell runs a command with sh -c; its output goes to the log, and a failure shows its
-// last lines.
-func (sr *stepRunner) shell(ctx context.Context, command string, sc stepScope, where string) error {
-	sr.log.logf("%s: shell: %s", where, command)
-	cmd := exec.CommandContext(ctx, "sh", "-c", command)
-	cmd.Env = append(os.Environ(), sr.shellEnv(sc)...)
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
-	if len(out) > 0 {
-		sr.log.logFile("shell output:\n%s", strings.TrimRight(string(out), "\n"))
-	}
-	if err != nil {
-		return fmt.Errorf("%q failed: %v\n%s", command, err, tail.Lines(string(out), 15))
-	}
-	return nil
-}
-
-// shellEnv is what a shell step knows of the run (PLAN-FORMAT.md, Steps).
-func (sr *stepRunner) shellEnv(sc stepScope) []string {
-	var env []string
-	if sc.it != nil {
-		env = append(env, fmt.Sprintf("QUADRANT_ITERATION=%d", sc.it.Index), fmt.Sprintf("QUADRANT_REPEAT=%d", sc.it.Repeat))
-		for _, av := range sc.it.Matrix {
-			env = append(env, fmt.Sprintf("QUADRANT_MATRIX_%s=%v", strings.ToUpper(av.Axis), av.Value))
-		}
-	}
-	for _, name := range sr.fleet.order {
-		s := sr.fleet.servers[name]
-		up := strings.ToUpper(name)
-		env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_HOST=%s", up, s.Host()), fmt.Sprintf("QUADRANT_TARGET_%s_PORT=%d", up, s.Port()))
-		if s.sb != nil {
-			// A sandbox's password is random: a script reaches it through the option file, so
-			// the password shows neither in the plan nor on a command line.
-			env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_CNF=%s", up, s.sb.ClientConfigFile()))
-			// Directories a step makes for the server (binary logs elsewhere, say) must be the
-			// server's user's: quadrant may run as root, the server never does.
-			env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_OS_USER=%s", up, s.sb.RunAs()))
-			if ca := s.sb.CAFile(); ca != "" {
-				env = append(env, fmt.Sprintf("QUADRANT_TARGET_%s_CA=%s", up, ca))
-			}
-		}
-	}
-	return env
 }

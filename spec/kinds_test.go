@@ -1,6 +1,9 @@
 package spec
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // testKinds stand in for the executor's workload kinds (which spec's tests cannot import):
 // each takes its key and keeps the value as plain YAML values, with the settings spec asks
@@ -32,6 +35,9 @@ func testKinds() *Kinds {
 // of its rules, which are tested with the real registry in the kind's package.
 func testSteps() []*StepKind {
 	return []*StepKind{
+		{Key: "drop_caches", Body: func() any { return new(bool) }},
+		{Key: "shell", Body: func() any { return new(string) }, Keys: []string{"timeout"}, RestoresAny: true,
+			Names: func(s *Step, file string) bool { return strings.Contains(*StepBody[*string](s), file) }},
 		{Key: "sleep", Body: func() any { return new(time.Duration) }},
 	}
 }

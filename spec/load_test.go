@@ -135,7 +135,7 @@ iteration:
 	if len(st) != 2 || st[0] != "CREATE TABLE orders_4 (id INT)" || st[1] != "SELECT 'db1:3307'" {
 		t.Errorf("statements %q", st)
 	}
-	if got := StepBody[*Shell](&p.Setup[1]).Command; got != "echo /home/dba dflt" {
+	if got := *StepBody[*string](&p.Setup[1]); got != "echo /home/dba dflt" {
 		t.Errorf("shell %q", got)
 	}
 	it := p.Iterations[0]

@@ -119,13 +119,11 @@ func (SQL) jsonSchema() map[string]any  { return map[string]any{"type": "string"
 func (SQLFile) jsonSchema() map[string]any {
 	return map[string]any{"type": "string", "minLength": 1}
 }
-func (Shell) jsonSchema() map[string]any { return map[string]any{"type": "string", "minLength": 1} }
 func (SetGlobal) jsonSchema() map[string]any {
 	s := Settings{}.jsonSchema()
 	s["minProperties"] = 1
 	return s
 }
-func (DropCaches) jsonSchema() map[string]any { return map[string]any{"const": true} }
 func (SNMPMetrics) jsonSchema() map[string]any {
 	return map[string]any{"anyOf": []any{
 		map[string]any{"type": "array", "items": map[string]any{"enum": toAny(SNMPMetricNames())}},

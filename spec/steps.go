@@ -1,7 +1,5 @@
 package spec
 
-import "strings"
-
 // builtinSteps are the step kinds spec declares itself, in the order the plan reference
 // lists them. This list is the one place that names them: decoding, validation, the docs,
 // the effects and the files a plan reads all go through the declarations.
@@ -16,11 +14,6 @@ var builtinSteps = []*StepKind{
 	{Key: "restart", Doc: "{config: {...}}: restart a sandbox with these my.cnf options, or run a dsn target's restart command.",
 		Body: func() any { return new(Restart) }, Target: true, Keys: []string{"timeout"}, Restarts: true,
 		Check: checkBody((*Restart).validate), Effects: effectsOf((*Restart).Effects)},
-	{Key: "drop_caches", DocType: "`true`", Doc: "true: sync, then drop the OS page cache (needs root and --allow-shell).",
-		Body: func() any { return new(DropCaches) }, Effects: effectsOf((*DropCaches).Effects)},
-	{Key: "shell", DocType: "string", Doc: "A shell command (needs --allow-shell). Env: QUADRANT_ITERATION, QUADRANT_MATRIX_<AXIS>, QUADRANT_TARGET_<NAME>_HOST/_PORT, and for a sandbox QUADRANT_TARGET_<NAME>_CNF, a client option file with its credentials (mariadb --defaults-extra-file=$QUADRANT_TARGET_<NAME>_CNF), and QUADRANT_TARGET_<NAME>_OS_USER, the OS user its server runs as (chown to it what the server must write).",
-		Body: func() any { return new(Shell) }, Keys: []string{"timeout"}, RestoresAny: true,
-		Effects: effectsOf((*Shell).Effects), Names: shellNames},
 	{Key: "wait", Doc: "Poll until an expression is true.", Body: func() any { return new(Wait) }, Target: true,
 		OwnTarget: waitTarget, Check: checkBody((*Wait).validate), RecordAs: waitRecordAs},
 	{Key: "workload", Doc: "Run a workload without measuring it (e.g. prepare data).",
@@ -72,8 +65,6 @@ func captureWhile(s *Step) []*Workload {
 }
 
 func workloadSteps(s *Step) []*Workload { return []*Workload{s.Body.(*Workload)} }
-
-func shellNames(s *Step, file string) bool { return strings.Contains(s.Body.(*Shell).Command, file) }
 
 func waitTarget(s *Step) (string, Pos) {
 	w := s.Body.(*Wait)

@@ -281,12 +281,6 @@ type Restart struct {
 	Config Settings `yaml:"config" doc:"my.cnf options to apply (sandbox targets)."`
 }
 
-// DropCaches is a `drop_caches: true` step.
-type DropCaches struct{}
-
-// Shell is a `shell:` step.
-type Shell struct{ Command string }
-
 // Wait is a `wait:` step.
 type Wait struct {
 	Src      Source        `yaml:"-"`

@@ -100,19 +100,11 @@ func (s *SQL) decodeNode(d *decoder, n *yaml.Node, name string) {
 }
 
 func (s *SQLFile) decodeNode(d *decoder, n *yaml.Node, name string) { d.str(n, name, &s.File) }
-func (s *Shell) decodeNode(d *decoder, n *yaml.Node, name string)   { d.str(n, name, &s.Command) }
 
 func (s *SetGlobal) decodeNode(d *decoder, n *yaml.Node, name string) {
 	s.Settings.decodeNode(d, n, name)
 	if len(s.Settings) == 0 && isNull(n) || n.Kind == yaml.MappingNode && len(n.Content) == 0 {
 		d.errs.add(d.t.pos(n), "set_global needs at least one NAME: VALUE")
-	}
-}
-
-func (s *DropCaches) decodeNode(d *decoder, n *yaml.Node, name string) {
-	val, ok := d.scalar(n, name)
-	if ok && val != true {
-		d.errs.add(d.t.pos(n), "drop_caches must be true (write drop_caches: true), got %s", describeValue(val))
 	}
 }
 

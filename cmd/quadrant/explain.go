@@ -320,15 +320,6 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		}
 		e.printf("\n")
 		e.restartNote(s.Target, in+"  ")
-	case *spec.DropCaches:
-		e.privileged++
-		e.printf("%s%sdrop_caches: sync; echo 3 > /proc/sys/vm/drop_caches (needs root)%s\n", in, prefix, privileged)
-	case *spec.Shell:
-		e.privileged++
-		e.printf("%s%sshell: %s%s\n", in, prefix, oneLine(a.Command), privileged)
-		if s.Timeout > 0 {
-			e.printf("%s  (timeout %s)\n", in, s.Timeout)
-		}
 	case *spec.Wait:
 		e.upper += a.Timeout
 		e.printf("%s%swait%s until %s (every %s, at most %s)", in, prefix, on, a.Until.Source, a.Interval, a.Timeout)

@@ -3,6 +3,8 @@
 package steps
 
 import (
+	"github.com/quadrant-bench/quadrant/executor/step/dropcaches"
+	"github.com/quadrant-bench/quadrant/executor/step/shell"
 	"github.com/quadrant-bench/quadrant/executor/step/sleep"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -11,6 +13,8 @@ import (
 // gives fresh copies, which a registry may change.
 func All() []*spec.StepKind {
 	list := []spec.StepKind{
+		dropcaches.Kind,
+		shell.Kind,
 		sleep.Kind,
 	}
 	out := make([]*spec.StepKind, len(list))
