@@ -2,22 +2,18 @@ package executor
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"github.com/quadrant-bench/quadrant/executor/step"
-	"io"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
-	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // stepScope is where a list of steps runs: its phase (setup, before, after, during,
@@ -127,14 +123,6 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	began := time.Now()
 	var err error
 	switch a := st.Body.(type) {
-	case *spec.SQL:
-		if err = needServer(); err == nil {
-			err = sr.sqlStatements(ctx, s, st, sc, listOf(a.Statements))
-		}
-	case *spec.SQLFile:
-		if err = needServer(); err == nil {
-			err = sr.sqlFile(ctx, s, st, sc, a.Path)
-		}
 	case *spec.SetGlobal:
 		if err = needServer(); err == nil {
 			for _, kv := range a.Settings {
@@ -179,156 +167,6 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	}
 	sr.log.logFile("%s: done in %.3fs", where, time.Since(began).Seconds())
 	return nil
-}
-
-// statements yields one statement at a time (and its line in a file, 0 otherwise);
-// io.EOF ends it.
-type statements func() (stmt string, line int, err error)
-
-func listOf(list []string) statements {
-	i := 0
-	return func() (string, int, error) {
-		if i >= len(list) {
-			return "", 0, io.EOF
-		}
-		i++
-		return list[i-1], 0, nil
-	}
-}
-
-// sqlStatements runs statements on one connection, so session state (USE, SET @x)
-// carries from one to the next, and keeps the last result set when save_as asks.
-func (sr *stepRunner) sqlStatements(ctx context.Context, s *liveTarget, st *spec.Step, sc stepScope, next statements) error {
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("connect to %s: %w", s.Name(), err)
-	}
-	defer conn.Close()
-	var savedCols []string
-	var savedRows [][]string
-	for {
-		stmt, line, err := next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		sr.log.logFile("sql on %s: %s", s.Name(), quoteStmt(st, stmt, 500))
-		cols, rows, err := query(ctx, conn, stmt)
-		err = quoteErr(st, err)
-		if err != nil {
-			if code := mysqlCode(err); code != 0 && contains(st.IgnoreErrors, code) {
-				sr.log.logFile("ignored error %d (ignore_errors): %v", code, err)
-				continue
-			}
-			if line > 0 {
-				return fmt.Errorf("line %d: %s: %w", line, quoteStmt(st, stmt, 200), err)
-			}
-			return fmt.Errorf("%s: %w", quoteStmt(st, stmt, 200), err)
-		}
-		if len(cols) > 0 {
-			savedCols, savedRows = cols, rows
-		}
-	}
-	if st.SaveAs != "" && savedCols != nil {
-		// what the server returns may hold a secret the plan put in a statement: masked as in the log
-		cols, rows := sr.log.redactTable(savedCols, savedRows)
-		if err := sr.out.SaveResult(st.SaveAs, sc.index(), cols, rows); err != nil {
-			return fmt.Errorf("save_as %s: %w", st.SaveAs, err)
-		}
-	}
-	return nil
-}
-
-// query runs one statement through the text protocol (any statement works, unlike
-// prepared statements) and reads its result set, if any, as strings.
-func query(ctx context.Context, conn *sql.Conn, stmt string) ([]string, [][]string, error) {
-	rows, err := conn.QueryContext(ctx, stmt)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil || len(cols) == 0 {
-		return nil, nil, err
-	}
-	var out [][]string
-	vals := make([]sql.NullString, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, nil, err
-		}
-		row := make([]string, len(cols))
-		for i, v := range vals {
-			row[i] = v.String
-		}
-		out = append(out, row)
-	}
-	return cols, out, rows.Err()
-}
-
-func (sr *stepRunner) sqlFile(ctx context.Context, s *liveTarget, st *spec.Step, sc stepScope, path string) error {
-	f, err := sr.fleet.plan.Roots().Open(path) // a symlink swapped in since validation leads nowhere
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var size float64
-	if fi, err := f.Stat(); err == nil {
-		size = float64(fi.Size())
-	}
-	read := &countingReader{r: f}
-	t := sr.log.track(sc.where(st), "bytes", size)
-	defer t.finish()
-	sp := sqltext.NewSplitter(read)
-	sp.SetLimit(packetLimit(ctx, s)) // a statement the server would refuse is never held whole
-	statements := 0
-	return sr.sqlStatements(ctx, s, st, sc, func() (string, int, error) {
-		stmt, line, err := sp.Next()
-		if err != nil && err != io.EOF {
-			err = tooLarge(s.Name(), err)
-			err = fmt.Errorf("%s: %w", path, err)
-		}
-		if err == nil {
-			statements++
-			t.update(func(w *Work) { w.Done, w.State = float64(read.n), fmt.Sprintf("%d statements", statements) })
-		}
-		return string(stmt), line, err
-	})
-}
-
-// countingReader counts the bytes read through it: how far into a SQL file a step is.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-func mysqlCode(err error) int {
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		return int(me.Number)
-	}
-	return 0
-}
-
-func contains(list []int, v int) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func abbreviate(s string, n int) string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	sqlstep "github.com/quadrant-bench/quadrant/executor/step/sql"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -96,7 +97,7 @@ func (sr *stepRunner) waitEnv(ctx context.Context, s *liveTarget, w *spec.Wait) 
 		if err != nil {
 			return nil, err
 		}
-		cols, rows, err := query(ctx, conn, w.SQL)
+		cols, rows, err := sqlstep.Query(ctx, conn, w.SQL)
 		conn.Close()
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", abbreviate(w.SQL, 200), err)

@@ -35,6 +35,9 @@ func testKinds() *Kinds {
 // of its rules, which are tested with the real registry in the kind's package.
 func testSteps() []*StepKind {
 	return []*StepKind{
+		{Key: "sql", Body: func() any { return new(string) }, Target: true, Keys: []string{"ignore_errors", "save_as", "timeout"}},
+		{Key: "sql_file", Body: func() any { return new(string) }, Target: true, Keys: []string{"ignore_errors", "timeout"},
+			Reads: func(s *Step) []DataFile { f := *StepBody[*string](s); return []DataFile{{File: f, Path: f}} }},
 		{Key: "drop_caches", Body: func() any { return new(bool) }},
 		{Key: "shell", Body: func() any { return new(string) }, Keys: []string{"timeout"}, RestoresAny: true,
 			Names: func(s *Step, file string) bool { return strings.Contains(*StepBody[*string](s), file) }},

@@ -115,10 +115,6 @@ func (Matrix) jsonSchema() map[string]any {
 		"additionalProperties": orExpr(map[string]any{"type": "array", "minItems": 1})}
 }
 func (Expr) jsonSchema() map[string]any { return map[string]any{"type": "string"} }
-func (SQL) jsonSchema() map[string]any  { return map[string]any{"type": "string", "minLength": 1} }
-func (SQLFile) jsonSchema() map[string]any {
-	return map[string]any{"type": "string", "minLength": 1}
-}
 func (SetGlobal) jsonSchema() map[string]any {
 	s := Settings{}.jsonSchema()
 	s["minProperties"] = 1

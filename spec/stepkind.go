@@ -51,6 +51,11 @@ type StepKind struct {
 	// (spec/trust refuses them unless the user allows); ps is where it stands in p. The
 	// files it reads through Check.Input are declared already; nil: nothing more.
 	Effects func(p *Plan, ps PlacedStep) []Effect
+	// Inspect, if set, checks what only the files the kind's steps name can say (a
+	// statement over a sandbox's max_allowed_packet), once the plan loaded: validate and
+	// explain run it (Plan.Inspect), a run does not (its steps check as they go). steps are
+	// the plan's steps of this kind.
+	Inspect func(p *Plan, steps []PlacedStep) []error
 	// Reads are the files a step reads, as written and resolved: what a results folder
 	// carries for a rerun. A file another step writes (Writes) is left out.
 	Reads func(s *Step) []DataFile

@@ -4,11 +4,6 @@ package spec
 // lists them. This list is the one place that names them: decoding, validation, the docs,
 // the effects and the files a plan reads all go through the declarations.
 var builtinSteps = []*StepKind{
-	{Key: "sql", DocType: "string", Doc: "Statements separated by ';' run on the step's target.",
-		Body: func() any { return new(SQL) }, Target: true, Keys: []string{"ignore_errors", "save_as", "timeout"}},
-	{Key: "sql_file", DocType: "string", Doc: "A file of statements, path relative to the plan; DELIMITER aware.",
-		Body: func() any { return new(SQLFile) }, Target: true, Keys: []string{"ignore_errors", "timeout"},
-		Check: checkBody((*SQLFile).validate), Reads: sqlFileReads},
 	{Key: "set_global", DocType: "map NAME: scalar", Doc: "{NAME: VALUE}: SET GLOBAL with a validated name and a bound value; restored at the end of the run.",
 		Body: func() any { return new(SetGlobal) }, Target: true, Keys: []string{"timeout"}, Check: checkBody((*SetGlobal).validate)},
 	{Key: "restart", Doc: "{config: {...}}: restart a sandbox with these my.cnf options, or run a dsn target's restart command.",
@@ -32,11 +27,6 @@ var builtinSteps = []*StepKind{
 		// up that nothing tells apart.
 		Once:  "its queries.csv rows say nothing of an iteration",
 		Check: checkBody((*Verify).validate), Reads: verifyReads},
-}
-
-func sqlFileReads(s *Step) []DataFile {
-	f := s.Body.(*SQLFile)
-	return []DataFile{{f.File, f.Path}}
 }
 
 func generateReads(s *Step) []DataFile {

@@ -260,18 +260,6 @@ func (s *Step) KindKey() string {
 	return s.Kind.Key
 }
 
-// SQL is a `sql:` step: one or more statements.
-type SQL struct {
-	Text       string
-	Statements []string
-}
-
-// SQLFile is a `sql_file:` step. Path is resolved against the plan's directory.
-type SQLFile struct {
-	File string // as written
-	Path string // resolved
-}
-
 // SetGlobal is a `set_global:` step.
 type SetGlobal struct{ Settings Settings }
 

@@ -771,15 +771,6 @@ func (v *validator) stepTarget(s *Step, k *StepKind, place stepPlace) {
 
 // Each step kind checks itself (after the checks common to every step).
 
-func (a *SQLFile) validate(v *validator, s *Step) {
-	if v.restoring && v.p.writtenBySetup(a.File) {
-		a.Path = v.output(a.File) // read after setup, which writes it
-		v.p.reads(s.Src.At("sql_file"), "sql_file", a.File, a.Path)
-		return
-	}
-	a.Path = v.path(a.File, s.Src.At("sql_file"), "sql_file")
-}
-
 func (a *SetGlobal) validate(v *validator, _ *Step) { v.settings(a.Settings, "set_global", true) }
 
 func (a *Restart) validate(v *validator, s *Step) {

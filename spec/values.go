@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"github.com/quadrant-bench/quadrant/spec/sqltext"
 	"reflect"
 	"regexp"
 	"strings"
@@ -82,24 +81,6 @@ func (s *Settings) decodeNode(d *decoder, n *yaml.Node, name string) {
 	}
 	*s = out
 }
-
-func (s *SQL) decodeNode(d *decoder, n *yaml.Node, name string) {
-	var text string
-	if d.str(n, name, &text) {
-		s.Text = text
-		stmts, err := sqltext.Split(text)
-		if err != nil {
-			d.errs.add(d.t.pos(n), "sql: %v; close it, or quote the text differently", err)
-			return
-		}
-		s.Statements = stmts
-		if len(s.Statements) == 0 {
-			d.errs.add(d.t.pos(n), "sql has no statement; write one, e.g. sql: \"SELECT 1\"")
-		}
-	}
-}
-
-func (s *SQLFile) decodeNode(d *decoder, n *yaml.Node, name string) { d.str(n, name, &s.File) }
 
 func (s *SetGlobal) decodeNode(d *decoder, n *yaml.Node, name string) {
 	s.Settings.decodeNode(d, n, name)

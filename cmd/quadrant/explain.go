@@ -292,22 +292,6 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		on = " on " + s.Target
 	}
 	switch a := s.Body.(type) {
-	case *spec.SQL:
-		e.printf("%s%ssql%s:\n", in, prefix, on)
-		for _, st := range a.Statements {
-			e.printf("%s  %s;\n", in, oneLine(st))
-		}
-		if len(s.IgnoreErrors) > 0 {
-			e.printf("%s  (ignoring errors %v)\n", in, s.IgnoreErrors)
-		}
-		if s.SaveAs != "" {
-			e.printf("%s  (result saved as %s)\n", in, s.SaveAs)
-		}
-	case *spec.SQLFile:
-		e.printf("%s%ssql_file%s: %s\n", in, prefix, on, a.Path)
-		for _, l := range e.fileStatements(a.Path, shownStatements) {
-			e.printf("%s  %s\n", in, l)
-		}
 	case *spec.SetGlobal:
 		e.printf("%s%sset_global%s:\n", in, prefix, on)
 		for _, kv := range a.Settings {

@@ -6,6 +6,8 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/step/dropcaches"
 	"github.com/quadrant-bench/quadrant/executor/step/shell"
 	"github.com/quadrant-bench/quadrant/executor/step/sleep"
+	"github.com/quadrant-bench/quadrant/executor/step/sql"
+	"github.com/quadrant-bench/quadrant/executor/step/sqlfile"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -13,6 +15,8 @@ import (
 // gives fresh copies, which a registry may change.
 func All() []*spec.StepKind {
 	list := []spec.StepKind{
+		sql.Kind,
+		sqlfile.Kind,
 		dropcaches.Kind,
 		shell.Kind,
 		sleep.Kind,
