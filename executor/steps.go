@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
