@@ -122,19 +122,6 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	began := time.Now()
 	var err error
 	switch a := st.Body.(type) {
-	case *spec.SetGlobal:
-		if err = needServer(); err == nil {
-			for _, kv := range a.Settings {
-				sr.log.logFile("%s: SET GLOBAL %s = %v on %s", where, kv.Name, kv.Value, s.Name())
-				if err = sr.globals.set(ctx, s, kv.Name, kv.Value); err != nil {
-					break
-				}
-			}
-		}
-	case *spec.Restart:
-		if err = needServer(); err == nil {
-			err = sr.fleet.restart(ctx, s, a.Config)
-		}
 	case *spec.Wait:
 		err = sr.wait(ctx, a, name, sc, where)
 	case *spec.Workload:

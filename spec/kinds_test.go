@@ -38,6 +38,8 @@ func testSteps() []*StepKind {
 		{Key: "sql", Body: func() any { return new(string) }, Target: true, Keys: []string{"ignore_errors", "save_as", "timeout"}},
 		{Key: "sql_file", Body: func() any { return new(string) }, Target: true, Keys: []string{"ignore_errors", "timeout"},
 			Reads: func(s *Step) []DataFile { f := *StepBody[*string](s); return []DataFile{{File: f, Path: f}} }},
+		{Key: "set_global", Body: func() any { return new(SetGlobal) }, Target: true, Keys: []string{"timeout"}},
+		{Key: "restart", Body: func() any { return new(any) }, Target: true, Keys: []string{"timeout"}, Restarts: true},
 		{Key: "drop_caches", Body: func() any { return new(bool) }},
 		{Key: "shell", Body: func() any { return new(string) }, Keys: []string{"timeout"}, RestoresAny: true,
 			Names: func(s *Step, file string) bool { return strings.Contains(*StepBody[*string](s), file) }},

@@ -27,7 +27,7 @@ type schemaer interface {
 
 var planTypes = []reflect.Type{
 	reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(SNMP{}),
-	reflect.TypeOf(Iteration{}), reflect.TypeOf(Restore{}), stepType, reflect.TypeOf(Restart{}), reflect.TypeOf(Wait{}),
+	reflect.TypeOf(Iteration{}), reflect.TypeOf(Restore{}), stepType, reflect.TypeOf(Wait{}),
 	reflect.TypeOf(Workload{}), reflect.TypeOf(Stage{}), reflect.TypeOf(Capture{}),
 	reflect.TypeOf(Generate{}), reflect.TypeOf(GenerateTable{}), reflect.TypeOf(GenerateColumn{}), reflect.TypeOf(Verify{}),
 	reflect.TypeOf(OnError{}), reflect.TypeOf(Watch{}), reflect.TypeOf(WatchQuery{}),

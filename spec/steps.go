@@ -4,11 +4,6 @@ package spec
 // lists them. This list is the one place that names them: decoding, validation, the docs,
 // the effects and the files a plan reads all go through the declarations.
 var builtinSteps = []*StepKind{
-	{Key: "set_global", DocType: "map NAME: scalar", Doc: "{NAME: VALUE}: SET GLOBAL with a validated name and a bound value; restored at the end of the run.",
-		Body: func() any { return new(SetGlobal) }, Target: true, Keys: []string{"timeout"}, Check: checkBody((*SetGlobal).validate)},
-	{Key: "restart", Doc: "{config: {...}}: restart a sandbox with these my.cnf options, or run a dsn target's restart command.",
-		Body: func() any { return new(Restart) }, Target: true, Keys: []string{"timeout"}, Restarts: true,
-		Check: checkBody((*Restart).validate), Effects: effectsOf((*Restart).Effects)},
 	{Key: "wait", Doc: "Poll until an expression is true.", Body: func() any { return new(Wait) }, Target: true,
 		OwnTarget: waitTarget, Check: checkBody((*Wait).validate), RecordAs: waitRecordAs},
 	{Key: "workload", Doc: "Run a workload without measuring it (e.g. prepare data).",

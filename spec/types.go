@@ -263,12 +263,6 @@ func (s *Step) KindKey() string {
 // SetGlobal is a `set_global:` step.
 type SetGlobal struct{ Settings Settings }
 
-// Restart is a `restart:` step.
-type Restart struct {
-	Src    Source   `yaml:"-"`
-	Config Settings `yaml:"config" doc:"my.cnf options to apply (sandbox targets)."`
-}
-
 // Wait is a `wait:` step.
 type Wait struct {
 	Src      Source        `yaml:"-"`

@@ -771,25 +771,6 @@ func (v *validator) stepTarget(s *Step, k *StepKind, place stepPlace) {
 
 // Each step kind checks itself (after the checks common to every step).
 
-func (a *SetGlobal) validate(v *validator, _ *Step) { v.settings(a.Settings, "set_global", true) }
-
-func (a *Restart) validate(v *validator, s *Step) {
-	v.settings(a.Config, "restart.config", false)
-	t := v.targets[s.Target]
-	if t != nil && t.Sandbox != nil {
-		v.sandboxConfig(t.Sandbox, a.Config, "restart.config of sandbox "+s.Target)
-	}
-	if t == nil || t.Sandbox != nil {
-		return
-	}
-	if t.Restart == "" {
-		v.errorf(s.Src.At("restart"), "target %s has no restart command; add restart: \"sudo systemctl restart mysql\" to the target (a managed server restarts only through its provider: reboot it there, or drop the step)", t.Name)
-	}
-	if len(a.Config) > 0 {
-		v.errorf(a.Src.At("config"), "restart.config only applies to sandbox targets; %s is a dsn target (change its my.cnf yourself in its restart command)", t.Name)
-	}
-}
-
 func (a *Wait) validate(v *validator, _ *Step)     { v.wait(a) }
 func (a *Workload) validate(v *validator, _ *Step) { v.workload(a) }
 

@@ -292,18 +292,6 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		on = " on " + s.Target
 	}
 	switch a := s.Body.(type) {
-	case *spec.SetGlobal:
-		e.printf("%s%sset_global%s:\n", in, prefix, on)
-		for _, kv := range a.Settings {
-			e.printf("%s  SET GLOBAL %s = %s\n", in, kv.Name, sqlValue(kv.Value))
-		}
-	case *spec.Restart:
-		e.printf("%s%srestart %s", in, prefix, s.Target)
-		if len(a.Config) > 0 {
-			e.printf(" with %s", a.Config.String())
-		}
-		e.printf("\n")
-		e.restartNote(s.Target, in+"  ")
 	case *spec.Wait:
 		e.upper += a.Timeout
 		e.printf("%s%swait%s until %s (every %s, at most %s)", in, prefix, on, a.Until.Source, a.Interval, a.Timeout)

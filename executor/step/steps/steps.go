@@ -4,6 +4,8 @@ package steps
 
 import (
 	"github.com/quadrant-bench/quadrant/executor/step/dropcaches"
+	"github.com/quadrant-bench/quadrant/executor/step/restart"
+	"github.com/quadrant-bench/quadrant/executor/step/setglobal"
 	"github.com/quadrant-bench/quadrant/executor/step/shell"
 	"github.com/quadrant-bench/quadrant/executor/step/sleep"
 	"github.com/quadrant-bench/quadrant/executor/step/sql"
@@ -17,6 +19,8 @@ func All() []*spec.StepKind {
 	list := []spec.StepKind{
 		sql.Kind,
 		sqlfile.Kind,
+		setglobal.Kind,
+		restart.Kind,
 		dropcaches.Kind,
 		shell.Kind,
 		sleep.Kind,
