@@ -122,8 +122,6 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	began := time.Now()
 	var err error
 	switch a := st.Body.(type) {
-	case *spec.Wait:
-		err = sr.wait(ctx, a, name, sc, where)
 	case *spec.Workload:
 		if err = needServer(); err == nil {
 			sr.log.logf("%s: %s on %s", where, a, s.Name())

@@ -323,6 +323,21 @@ func (c *Check) Compile(e *Expr, gens []Generator) {
 	c.v.d.compile(e, &nameSpace{s: c.v.d.scope, funcs: funcs}, env, opts...)
 }
 
+// Condition compiles a condition a step evaluates as it runs (a wait's until:), over the
+// iteration's names and the maps the step fills itself (status, replica, row); ok false
+// when it did not compile (the error is reported).
+func (c *Check) Condition(e *Expr, maps ...string) (ok bool) {
+	env := map[string]any{}
+	for k, val := range c.v.d.scope.values() {
+		env[k] = val
+	}
+	for _, k := range maps {
+		env[k] = map[string]any{}
+	}
+	c.v.d.compile(e, &nameSpace{s: c.v.d.scope, maps: maps}, env, expr.AsBool())
+	return e.prog != nil
+}
+
 // Body returns w's kind-specific value as the kind declared it (Kind.Body's type); the
 // zero T when w is of another kind or was loaded without kinds.
 func Body[T any](w *Workload) T {

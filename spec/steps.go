@@ -4,8 +4,6 @@ package spec
 // lists them. This list is the one place that names them: decoding, validation, the docs,
 // the effects and the files a plan reads all go through the declarations.
 var builtinSteps = []*StepKind{
-	{Key: "wait", Doc: "Poll until an expression is true.", Body: func() any { return new(Wait) }, Target: true,
-		OwnTarget: waitTarget, Check: checkBody((*Wait).validate), RecordAs: waitRecordAs},
 	{Key: "workload", Doc: "Run a workload without measuring it (e.g. prepare data).",
 		Body: func() any { return new(Workload) }, Target: true, Keys: []string{"timeout"},
 		Check: checkBody((*Workload).validate), Workloads: workloadSteps, Splits: splitsPrepare},
@@ -50,13 +48,6 @@ func captureWhile(s *Step) []*Workload {
 }
 
 func workloadSteps(s *Step) []*Workload { return []*Workload{s.Body.(*Workload)} }
-
-func waitTarget(s *Step) (string, Pos) {
-	w := s.Body.(*Wait)
-	return w.Target, w.Src.At("target")
-}
-
-func waitRecordAs(s *Step) string { return s.Body.(*Wait).RecordAs }
 
 // splitsPrepare: a prepare of a kind that splits it (each shard loads its tables, or its
 // warehouses); any other workload step runs whole on the leader.

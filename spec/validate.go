@@ -771,7 +771,6 @@ func (v *validator) stepTarget(s *Step, k *StepKind, place stepPlace) {
 
 // Each step kind checks itself (after the checks common to every step).
 
-func (a *Wait) validate(v *validator, _ *Step)     { v.wait(a) }
 func (a *Workload) validate(v *validator, _ *Step) { v.workload(a) }
 
 func (c *Capture) validate(v *validator, _ *Step) {
@@ -815,27 +814,6 @@ func (v *validator) captured(path string) bool {
 		}
 	}
 	return false
-}
-
-func (v *validator) wait(w *Wait) {
-	if w.Interval <= 0 {
-		v.errorf(w.Src.At("interval"), "wait interval must be more than 0")
-	}
-	if w.Timeout <= 0 {
-		v.errorf(w.Src.At("timeout"), "wait timeout must be more than 0")
-	}
-	env := map[string]any{}
-	for k, val := range v.d.scope.values() {
-		env[k] = val
-	}
-	for _, k := range []string{"status", "replica", "row"} {
-		env[k] = map[string]any{}
-	}
-	ns := &nameSpace{s: v.d.scope, maps: []string{"status", "replica", "row"}}
-	v.d.compile(&w.Until, ns, env, expr.AsBool())
-	if w.Until.prog != nil && strings.Contains(w.Until.Source, "row.") && w.SQL == "" {
-		v.errorf(w.Src.At("until"), "until uses row.* but wait has no sql: to read the row from; add sql: \"SELECT ...\"")
-	}
 }
 
 // path resolves a file named in the plan and checks that it exists.

@@ -292,16 +292,6 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		on = " on " + s.Target
 	}
 	switch a := s.Body.(type) {
-	case *spec.Wait:
-		e.upper += a.Timeout
-		e.printf("%s%swait%s until %s (every %s, at most %s)", in, prefix, on, a.Until.Source, a.Interval, a.Timeout)
-		if a.RecordAs != "" {
-			e.printf(", seconds recorded as %s", a.RecordAs)
-		}
-		e.printf("\n")
-		if a.SQL != "" {
-			e.printf("%s  polling: %s\n", in, oneLine(a.SQL))
-		}
 	case *spec.Workload:
 		e.printf("%s%sworkload (not measured)%s: %s\n", in, prefix, on, e.workload(a))
 	case *spec.Capture:

@@ -10,6 +10,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/step/sleep"
 	"github.com/quadrant-bench/quadrant/executor/step/sql"
 	"github.com/quadrant-bench/quadrant/executor/step/sqlfile"
+	"github.com/quadrant-bench/quadrant/executor/step/wait"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -24,6 +25,7 @@ func All() []*spec.StepKind {
 		dropcaches.Kind,
 		shell.Kind,
 		sleep.Kind,
+		wait.Kind,
 	}
 	out := make([]*spec.StepKind, len(list))
 	for i := range list {
