@@ -122,15 +122,6 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	began := time.Now()
 	var err error
 	switch a := st.Body.(type) {
-	case *spec.Workload:
-		if err = needServer(); err == nil {
-			sr.log.logf("%s: %s on %s", where, a, s.Name())
-			_, err = sr.workload(ctx, s, a, where, nil, nil)
-		}
-	case *spec.Capture:
-		if err = needServer(); err == nil {
-			err = sr.capture(ctx, s, a, where)
-		}
 	case *spec.Generate:
 		if err = needServer(); err == nil {
 			err = sr.generate(ctx, s, a, where, sc.phase != spec.PhaseDuring)

@@ -323,6 +323,14 @@ func (c *Check) Compile(e *Expr, gens []Generator) {
 	c.v.d.compile(e, &nameSpace{s: c.v.d.scope, funcs: funcs}, env, opts...)
 }
 
+// Workload checks a workload a step runs as spec checks every workload, its kind's
+// Check included.
+func (c *Check) Workload(w *Workload) { c.v.workload(w) }
+
+// Output resolves a file the step writes, relative to the plan's directory, and declares
+// the write (the trust check judges it).
+func (c *Check) Output(name string, pos Pos, what string) string { return c.v.written(name, pos, what) }
+
 // Condition compiles a condition a step evaluates as it runs (a wait's until:), over the
 // iteration's names and the maps the step fills itself (status, replica, row); ok false
 // when it did not compile (the error is reported).

@@ -44,6 +44,19 @@ func testSteps() []*StepKind {
 			OwnTarget: func(s *Step) (string, Pos) { w := StepBody[*Wait](s); return w.Target, w.Src.At("target") },
 			RecordAs:  func(s *Step) string { return StepBody[*Wait](s).RecordAs },
 			Check:     func(c *Check, s *Step) { c.Condition(&StepBody[*Wait](s).Until, "status", "replica", "row") }},
+		{Key: "workload", Body: func() any { return new(Workload) }, Target: true, Keys: []string{"timeout"},
+			Check:     func(c *Check, s *Step) { c.Workload(StepBody[*Workload](s)) },
+			Workloads: func(s *Step) []*Workload { return []*Workload{StepBody[*Workload](s)} },
+			Splits: func(s *Step) bool {
+				w := StepBody[*Workload](s)
+				return w.Action == "prepare" && w.Kind != nil && w.Kind.SplitsPrepare
+			}},
+		{Key: "capture", Body: func() any { return new(Capture) }, Target: true,
+			Check: func(c *Check, s *Step) {
+				cp := StepBody[*Capture](s)
+				cp.Path = c.Output(cp.Out, cp.Src.At("out"), "capture out")
+			},
+			Writes: func(s *Step) DataFile { c := StepBody[*Capture](s); return DataFile{File: c.Out, Path: c.Path} }},
 		{Key: "drop_caches", Body: func() any { return new(bool) }},
 		{Key: "shell", Body: func() any { return new(string) }, Keys: []string{"timeout"}, RestoresAny: true,
 			Names: func(s *Step, file string) bool { return strings.Contains(*StepBody[*string](s), file) }},

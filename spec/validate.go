@@ -771,23 +771,6 @@ func (v *validator) stepTarget(s *Step, k *StepKind, place stepPlace) {
 
 // Each step kind checks itself (after the checks common to every step).
 
-func (a *Workload) validate(v *validator, _ *Step) { v.workload(a) }
-
-func (c *Capture) validate(v *validator, _ *Step) {
-	if c.Duration <= 0 {
-		v.errorf(c.Src.At("duration"), "capture duration must be more than 0, e.g. duration: 60s")
-	}
-	c.Path = v.written(c.Out, c.Src.At("out"), "capture out")
-	if c.While != nil {
-		v.workload(c.While)
-		for _, f := range c.While.Files() {
-			if f.Path == c.Path {
-				v.errorf(c.While.Src.Pos, "the capture's while: workload reads %s, the file the capture writes; give it another file", f.File)
-			}
-		}
-	}
-}
-
 // output resolves a file the plan writes, relative to the plan's directory.
 func (v *validator) output(name string) string {
 	if name == "" || filepath.IsAbs(name) {

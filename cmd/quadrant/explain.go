@@ -292,14 +292,6 @@ func (e *explainer) step(s *spec.Step, in, prefix string) {
 		on = " on " + s.Target
 	}
 	switch a := s.Body.(type) {
-	case *spec.Workload:
-		e.printf("%s%sworkload (not measured)%s: %s\n", in, prefix, on, e.workload(a))
-	case *spec.Capture:
-		e.upper += a.Duration
-		e.printf("%s%scapture%s for %s into %s (method %s; settings restored after)\n", in, prefix, on, a.Duration, a.Out, a.Method)
-		if a.While != nil {
-			e.printf("%s  while: workload (not measured): %s\n", in, e.workload(a.While))
-		}
 	case *spec.Generate:
 		e.printf("%s%sgenerate%s (seed %d, %d threads)", in, prefix, on, a.Seed, a.Threads)
 		if a.Schema != "" {

@@ -3,6 +3,7 @@
 package steps
 
 import (
+	"github.com/quadrant-bench/quadrant/executor/step/capture"
 	"github.com/quadrant-bench/quadrant/executor/step/dropcaches"
 	"github.com/quadrant-bench/quadrant/executor/step/restart"
 	"github.com/quadrant-bench/quadrant/executor/step/setglobal"
@@ -11,6 +12,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/step/sql"
 	"github.com/quadrant-bench/quadrant/executor/step/sqlfile"
 	"github.com/quadrant-bench/quadrant/executor/step/wait"
+	"github.com/quadrant-bench/quadrant/executor/step/workloadstep"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -26,6 +28,8 @@ func All() []*spec.StepKind {
 		shell.Kind,
 		sleep.Kind,
 		wait.Kind,
+		workloadstep.Kind,
+		capture.Kind,
 	}
 	out := make([]*spec.StepKind, len(list))
 	for i := range list {
