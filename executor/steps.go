@@ -108,30 +108,13 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	if name != "" {
 		s = sr.fleet.servers[name]
 	}
-	needServer := func() error {
-		if s == nil {
-			return fmt.Errorf("%s: no target: give the step a target: (the plan has %d)", where, len(sr.fleet.servers))
-		}
-		return nil
-	}
 	if st.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, st.Timeout)
 		defer cancel()
 	}
 	began := time.Now()
-	var err error
-	switch a := st.Body.(type) {
-	case *spec.Generate:
-		if err = needServer(); err == nil {
-			err = sr.generate(ctx, s, a, where, sc.phase != spec.PhaseDuring)
-		}
-	case *spec.Verify:
-		err = sr.verify(ctx, a, where)
-	default:
-		err = sr.declared(ctx, st, sc, s)
-	}
-	if err != nil {
+	if err := sr.declared(ctx, st, sc, s); err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted) {
 			return errInterrupted
 		}

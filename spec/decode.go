@@ -48,13 +48,14 @@ type nodeDecoder interface {
 }
 
 var (
-	durationType = reflect.TypeOf(time.Duration(0))
-	sourceType   = reflect.TypeOf(Source{})
-	planType     = reflect.TypeOf(Plan{})
-	workloadType = reflect.TypeOf(Workload{})
-	stepType     = reflect.TypeOf(Step{})
-	restoreType  = reflect.TypeOf(Restore{})
-	scalarType   = reflect.TypeOf((*Scalar)(nil)).Elem()
+	durationType    = reflect.TypeOf(time.Duration(0))
+	sourceType      = reflect.TypeOf(Source{})
+	planType        = reflect.TypeOf(Plan{})
+	workloadType    = reflect.TypeOf(Workload{})
+	stepType        = reflect.TypeOf(Step{})
+	restoreType     = reflect.TypeOf(Restore{})
+	scalarType      = reflect.TypeOf((*Scalar)(nil)).Elem()
+	nodeDecoderType = reflect.TypeOf((*nodeDecoder)(nil)).Elem()
 )
 
 // field describes a struct field's YAML key.

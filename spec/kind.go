@@ -292,6 +292,19 @@ func (c *Check) Target(name string) *Target { return c.v.targets[name] }
 // options it sets itself, skip-grant-tables, paths that leave its directory).
 func (c *Check) SandboxConfig(sb *Sandbox, s Settings, what string) { c.v.sandboxConfig(sb, s, what) }
 
+// KnownTarget reports name at pos when the plan has no target of that name (with the
+// nearest one's name).
+func (c *Check) KnownTarget(name string, pos Pos, what string) { c.v.checkTarget(name, pos, what) }
+
+// TargetNames are the plan's targets, in plan order.
+func (c *Check) TargetNames() []string {
+	out := make([]string, 0, len(c.v.p.Targets))
+	for _, t := range c.v.p.Targets {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
 // Restoring says the step is one of an iteration's restore: steps.
 func (c *Check) Restoring() bool { return c.v.restoring }
 

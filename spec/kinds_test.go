@@ -57,6 +57,10 @@ func testSteps() []*StepKind {
 				cp.Path = c.Output(cp.Out, cp.Src.At("out"), "capture out")
 			},
 			Writes: func(s *Step) DataFile { c := StepBody[*Capture](s); return DataFile{File: c.Out, Path: c.Path} }},
+		{Key: "generate", Body: func() any { return new(Generate) }, Target: true, Keys: []string{"timeout"},
+			Check: func(c *Check, s *Step) { StepBody[*Generate](s).Check(c) }, Splits: func(*Step) bool { return true }},
+		{Key: "verify", Body: func() any { return new(any) }, Keys: []string{"timeout"}, NoTarget: "which runs on several targets",
+			Once: "its rows say nothing of an iteration"},
 		{Key: "drop_caches", Body: func() any { return new(bool) }},
 		{Key: "shell", Body: func() any { return new(string) }, Keys: []string{"timeout"}, RestoresAny: true,
 			Names: func(s *Step, file string) bool { return strings.Contains(*StepBody[*string](s), file) }},

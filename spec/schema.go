@@ -25,13 +25,24 @@ type schemaer interface {
 	jsonSchema() map[string]any
 }
 
-var planTypes = []reflect.Type{
-	reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(SNMP{}),
-	reflect.TypeOf(Iteration{}), reflect.TypeOf(Restore{}), stepType, reflect.TypeOf(Wait{}),
-	reflect.TypeOf(Workload{}), reflect.TypeOf(Stage{}), reflect.TypeOf(Capture{}),
-	reflect.TypeOf(Generate{}), reflect.TypeOf(GenerateTable{}), reflect.TypeOf(GenerateColumn{}), reflect.TypeOf(Verify{}),
-	reflect.TypeOf(OnError{}), reflect.TypeOf(Watch{}), reflect.TypeOf(WatchQuery{}),
-	reflect.TypeOf(Report{}),
+// planTypes are the plan's own sections, up to the step's (stepTypes), and after the step
+// kinds' bodies, which follow the registry (docTypes).
+var (
+	planTypes = []reflect.Type{
+		reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(SNMP{}),
+		reflect.TypeOf(Iteration{}), reflect.TypeOf(Restore{}), stepType,
+	}
+	laterTypes = []reflect.Type{
+		reflect.TypeOf(Workload{}), reflect.TypeOf(Stage{}),
+		reflect.TypeOf(OnError{}), reflect.TypeOf(Watch{}), reflect.TypeOf(WatchQuery{}),
+		reflect.TypeOf(Report{}),
+	}
+)
+
+// sectioned is a step body of spec's whose own types have sections of their own in the
+// plan reference (a generate's tables and columns).
+type sectioned interface {
+	sections() []reflect.Type
 }
 
 // Documented is a kind's plan type that has a section of its own in the plan reference.
@@ -43,6 +54,27 @@ type Documented interface {
 // hold, in the order the reference lists them.
 func docTypes(ks *Kinds) []reflect.Type {
 	out := append([]reflect.Type(nil), planTypes...)
+	// the step kinds' bodies, in registry order: spec's own (the account checks read them)
+	// with the sections they name, the others as the workload kinds' below
+	var external []reflect.Type
+	for _, k := range ks.Steps() {
+		t := reflect.TypeOf(k.Body())
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || slices.Contains(out, t) || slices.Contains(laterTypes, t) ||
+			reflect.PointerTo(t).Implements(scalarType) || reflect.PointerTo(t).Implements(nodeDecoderType) {
+			continue // no keys of its own to list (a scalar, a map that reads itself)
+		}
+		if t.PkgPath() != planType.PkgPath() {
+			external = append(external, t)
+		}
+		out = append(out, t)
+		if s, ok := reflect.New(t).Interface().(sectioned); ok {
+			out = append(out, s.sections()...)
+		}
+	}
+	out = append(out, laterTypes...)
 	var add func(t reflect.Type)
 	add = func(t reflect.Type) {
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
@@ -62,8 +94,10 @@ func docTypes(ks *Kinds) []reflect.Type {
 			add(reflect.TypeOf(k.Options()))
 		}
 	}
-	for _, k := range ks.Steps() {
-		add(reflect.TypeOf(k.Body()))
+	for _, t := range external {
+		for _, f := range structFields(t) {
+			add(t.Field(f.index).Type)
+		}
 	}
 	return out
 }

@@ -112,11 +112,26 @@ type Explainer interface {
 	Statements(path string) []string
 }
 
+// ByteSize is n bytes in the largest unit that keeps it at least 1 ("1.5 MiB"): how
+// explain says sizes.
+func ByteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, u := float64(n), -1
+	for v >= unit && u < 3 {
+		v /= unit
+		u++
+	}
+	return fmt.Sprintf("%.1f %s", v, []string{"KiB", "MiB", "GiB", "TiB"}[u])
+}
+
 // OneLine is s on one line, its white space runs one space: how explain quotes SQL.
 func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// WithSteps returns ks with the step kinds sks after its own (spec's built-in ones when
-// ks has none yet); an error when two claim one key.
+// WithSteps returns ks with the step kinds sks after its own; an error when two claim one
+// key.
 func (ks *Kinds) WithSteps(sks ...*StepKind) (*Kinds, error) {
 	out := &Kinds{}
 	if ks != nil {
@@ -136,11 +151,11 @@ func (ks *Kinds) WithSteps(sks ...*StepKind) (*Kinds, error) {
 	return out, nil
 }
 
-// Steps lists the step kinds in registration order: spec's built-in ones when none were
-// registered.
+// Steps lists the step kinds in registration order (the executor's are
+// executor/step/steps.All).
 func (ks *Kinds) Steps() []*StepKind {
-	if ks == nil || ks.steps == nil {
-		return builtinSteps
+	if ks == nil {
+		return nil
 	}
 	return ks.steps
 }
@@ -214,14 +229,4 @@ func (ks *Kinds) applies(key string) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-// checkBody wraps a check of one body type as a StepKind.Check.
-func checkBody[T any](f func(T, *validator, *Step)) func(*Check, *Step) {
-	return func(c *Check, s *Step) { f(s.Body.(T), c.v, s) }
-}
-
-// effectsOf wraps the effects of one body type as a StepKind.Effects.
-func effectsOf[T any](f func(T, *Plan, PlacedStep) []Effect) func(*Plan, PlacedStep) []Effect {
-	return func(p *Plan, ps PlacedStep) []Effect { return f(ps.Step.Body.(T), p, ps) }
 }

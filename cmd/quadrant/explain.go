@@ -286,77 +286,25 @@ func (e *explainer) steps(name string, steps []spec.Step, indent string) {
 	}
 }
 
+// step prints a step as its kind explains it (spec.StepKind.Explain), else its key and
+// target, and adds what it says to the estimates.
 func (e *explainer) step(s *spec.Step, in, prefix string) {
-	on := ""
-	if s.Target != "" {
-		on = " on " + s.Target
+	var x spec.Explanation
+	if s.Kind != nil && s.Kind.Explain != nil {
+		x = s.Kind.Explain(s, e)
 	}
-	switch a := s.Body.(type) {
-	case *spec.Generate:
-		e.printf("%s%sgenerate%s (seed %d, %d threads)", in, prefix, on, a.Seed, a.Threads)
-		if a.Schema != "" {
-			e.printf(" after the schema %s", a.SchemaPath)
+	if x.Line == "" {
+		x.Line = s.KindKey()
+		if s.Target != "" {
+			x.Line += " on " + s.Target
 		}
-		e.printf("\n")
-		unknown := 0
-		for i, est := range estimateGenerate(a) {
-			size := "size unknown"
-			if est.bytes >= 0 {
-				size = "about " + byteSize(est.bytes)
-				e.loadBytes += est.bytes
-			} else {
-				unknown++
-			}
-			e.loadRows += est.rows
-			e.loadTime += est.time
-			took := "about " + est.time.Round(100*time.Millisecond).String()
-			if est.time < 100*time.Millisecond {
-				took = "under 0.1s"
-			}
-			e.printf("%s  %s: %d rows, %s, %s\n", in, a.Tables[i].Name, est.rows, size, took)
-		}
-		e.printf("%s  (estimates: sizes from the schema file's column types, their average widths as generated plus InnoDB's %d-byte row overhead, secondary indexes not counted", in, innodbRowOverhead)
-		switch {
-		case a.SchemaPath == "" && unknown > 0:
-			e.printf("; without a schema file the columns are known only on the server, so sizes are unknown")
-		case unknown > 0:
-			e.printf("; unknown where the schema file does not create the table or uses a type this estimate does not know")
-		}
-		e.printf("; time at %dk rows/s per thread, as bench/generatebench measured on a 2-core machine)\n", generateRate/1000)
-	case *spec.Verify:
-		names := e.p.VerifyTargets(a)
-		timed := fmt.Sprintf("each fingerprint then timed up to %d times a target, interleaved (faster/slower beyond %g%%)", a.Repeat, a.MinChange)
-		if a.Repeat == 0 {
-			timed = "latency not timed (repeat: 0)"
-		}
-		e.printf("%s%sverify: the reads of %s run on %s (the base) and %s, at most %d statements per fingerprint (seed %d); rows and plans compared into queries.csv; %s\n",
-			in, prefix, a.TrafficPath, names[0], strings.Join(names[1:], ", "), a.Sample, a.Seed, timed)
-		if a.Writes {
-			e.printf("%s  writes: the captured writes run too, on every target (they change its data: throwaway copies only)\n", in)
-		}
-	default:
-		e.declared(s, in, prefix, on)
 	}
-}
-
-// declared prints a step as its kind explains it (spec.StepKind.Explain), else its key
-// and target, and adds what it says to the estimates.
-func (e *explainer) declared(s *spec.Step, in, prefix, on string) {
-	if s.Kind == nil || s.Kind.Explain == nil {
-		e.printf("%s%s%s%s\n", in, prefix, s.KindKey(), on)
-		return
-	}
-	x := s.Kind.Explain(s, e)
 	e.upper += x.Upper
 	e.privileged += x.Privileged
 	e.loadRows += x.LoadRows
 	e.loadBytes += x.LoadBytes
 	e.loadTime += x.LoadTime
-	line := x.Line
-	if line == "" {
-		line = s.KindKey() + on
-	}
-	e.printf("%s%s%s\n", in, prefix, line)
+	e.printf("%s%s%s\n", in, prefix, x.Line)
 	for _, l := range x.More {
 		e.printf("%s  %s\n", in, l)
 	}
@@ -445,7 +393,7 @@ func (e *explainer) fileStatements(path string, max int) (lines []string) {
 	defer f.Close()
 	size := ""
 	if fi, err := f.Stat(); err == nil {
-		size = byteSize(fi.Size()) + ", "
+		size = spec.ByteSize(fi.Size()) + ", "
 	}
 	sp := sqltext.NewSplitter(f)
 	sp.SetLimit(spec.MySQLMaxAllowedPacket) // explain counts statements: one of 1 GB once took it 4 GB
@@ -469,20 +417,6 @@ func (e *explainer) fileStatements(path string, max int) (lines []string) {
 	return append(lines, fmt.Sprintf("(%s%d statement(s))", size, n))
 }
 
-// byteSize is n bytes in the largest unit that keeps it at least 1.
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, u := float64(n), -1
-	for v >= unit && u < 3 {
-		v /= unit
-		u++
-	}
-	return fmt.Sprintf("%.1f %s", v, []string{"KiB", "MiB", "GiB", "TiB"}[u])
-}
-
 func (e *explainer) footer() {
 	e.printf("\nPrivileged actions (shell, drop_caches, restart commands): %d", e.privileged)
 	if e.privileged > 0 {
@@ -494,8 +428,8 @@ func (e *explainer) footer() {
 		e.printf("; not counted: %d workload(s) whose length depends on the data (prepare/cleanup, replay, events only)", e.unbounded)
 	}
 	if e.loadRows > 0 {
-		e.printf("; the data loads insert %d rows, about %s: roughly %s more at %dk rows/s per loading thread (generate: %dk), as measured on a 2-core machine",
-			e.loadRows, megabytes(e.loadBytes), e.loadTime.Round(time.Second), loadRate/1000, generateRate/1000)
+		e.printf("; the data loads insert %d rows, about %s: roughly %s more at %dk rows/s per loading thread, as measured on a 2-core machine",
+			e.loadRows, megabytes(e.loadBytes), e.loadTime.Round(time.Second), loadRate/1000)
 	}
 	e.printf("; not counted: server restarts, SQL and shell steps)\n")
 }

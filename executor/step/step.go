@@ -34,6 +34,8 @@ type Env struct {
 	Target Target
 	// Targets are every target of the run.
 	Targets Targets
+	// Plan is the plan being run (read it, never change it).
+	Plan *spec.Plan
 	// Iteration is the iteration the step runs in; nil in setup and teardown.
 	Iteration *spec.Iteration
 	// Roots keeps the files a step reads and writes inside the plan's folder and the
@@ -79,8 +81,9 @@ type Sandbox struct {
 	CA string
 }
 
-// Targets are the run's targets by name, in plan order.
+// Targets are the run's targets by name.
 type Targets interface {
+	// Names are every target of the run, a sandbox's replicas after it.
 	Names() []string
 	// Target returns the target name, nil when the run has none of that name.
 	Target(name string) Target

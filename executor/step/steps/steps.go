@@ -5,12 +5,14 @@ package steps
 import (
 	"github.com/quadrant-bench/quadrant/executor/step/capture"
 	"github.com/quadrant-bench/quadrant/executor/step/dropcaches"
+	"github.com/quadrant-bench/quadrant/executor/step/generate"
 	"github.com/quadrant-bench/quadrant/executor/step/restart"
 	"github.com/quadrant-bench/quadrant/executor/step/setglobal"
 	"github.com/quadrant-bench/quadrant/executor/step/shell"
 	"github.com/quadrant-bench/quadrant/executor/step/sleep"
 	"github.com/quadrant-bench/quadrant/executor/step/sql"
 	"github.com/quadrant-bench/quadrant/executor/step/sqlfile"
+	"github.com/quadrant-bench/quadrant/executor/step/verify"
 	"github.com/quadrant-bench/quadrant/executor/step/wait"
 	"github.com/quadrant-bench/quadrant/executor/step/workloadstep"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -30,6 +32,8 @@ func All() []*spec.StepKind {
 		wait.Kind,
 		workloadstep.Kind,
 		capture.Kind,
+		generate.Kind,
+		verify.Kind,
 	}
 	out := make([]*spec.StepKind, len(list))
 	for i := range list {
