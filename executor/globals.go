@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/quadrant-bench/quadrant/spec/mycnf"
 	"regexp"
 	"strconv"
 	"sync"
+
+	"github.com/quadrant-bench/quadrant/executor/target"
+	"github.com/quadrant-bench/quadrant/spec/mycnf"
 )
 
 // identifier is what a SET GLOBAL name may be; spec validates plans, this guards the
@@ -108,7 +110,7 @@ func bindable(v string) any {
 	if u, err := strconv.ParseUint(v, 10, 64); err == nil {
 		return u
 	}
-	if isNumber(v) {
+	if target.IsNumber(v) {
 		if f, err := strconv.ParseFloat(v, 64); err == nil {
 			return f
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/trust"
@@ -25,7 +26,7 @@ func TestSandboxConfigOverlay(t *testing.T) {
 
 func TestTypedAndBindable(t *testing.T) {
 	for in, want := range map[string]any{"42": 42.0, "-1.5": -1.5, "ON": "ON", "": "", "1e5": "1e5", "mysql-bin.000001": "mysql-bin.000001"} {
-		if got := typed(in); got != want {
+		if got := target.Typed(in); got != want {
 			t.Errorf("typed(%q) = %#v, want %#v", in, got, want)
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
@@ -135,37 +134,8 @@ func (s *liveTarget) status(ctx context.Context) (map[string]any, error) {
 	}
 	out := make(map[string]any, 2*len(raw))
 	for k, v := range raw {
-		out[k] = typed(v)
+		out[k] = target.Typed(v)
 		out[strings.ToLower(k)] = out[k] // MySQL's names are case-insensitive
 	}
 	return out, nil
-}
-
-// typed gives a status or replica field the type an expression wants: a number when it
-// is one; text (ON, Yes, a binlog file name) stays text.
-func typed(v string) any {
-	if isNumber(v) {
-		if f, err := strconv.ParseFloat(v, 64); err == nil {
-			return f
-		}
-	}
-	return v
-}
-
-func isNumber(v string) bool {
-	if v == "" {
-		return false
-	}
-	dot := false
-	for i, c := range v {
-		switch {
-		case c >= '0' && c <= '9':
-		case c == '-' && i == 0:
-		case c == '.' && !dot:
-			dot = true
-		default:
-			return false
-		}
-	}
-	return true
 }

@@ -48,12 +48,14 @@ type nodeDecoder interface {
 }
 
 var (
-	durationType = reflect.TypeOf(time.Duration(0))
-	sourceType   = reflect.TypeOf(Source{})
-	planType     = reflect.TypeOf(Plan{})
-	workloadType = reflect.TypeOf(Workload{})
-	stepType     = reflect.TypeOf(Step{})
-	restoreType  = reflect.TypeOf(Restore{})
+	durationType    = reflect.TypeOf(time.Duration(0))
+	sourceType      = reflect.TypeOf(Source{})
+	planType        = reflect.TypeOf(Plan{})
+	workloadType    = reflect.TypeOf(Workload{})
+	stepType        = reflect.TypeOf(Step{})
+	restoreType     = reflect.TypeOf(Restore{})
+	scalarType      = reflect.TypeOf((*Scalar)(nil)).Elem()
+	nodeDecoderType = reflect.TypeOf((*nodeDecoder)(nil)).Elem()
 )
 
 // field describes a struct field's YAML key.
@@ -207,6 +209,13 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, name string) {
 	if v.CanAddr() {
 		if nd, ok := v.Addr().Interface().(nodeDecoder); ok {
 			nd.decodeNode(d, n, name)
+			return
+		}
+		if sc, ok := v.Addr().Interface().(Scalar); ok {
+			var text string
+			if d.str(n, name, &text) {
+				sc.SetString(text)
+			}
 			return
 		}
 	}

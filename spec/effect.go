@@ -129,20 +129,3 @@ func (p *Plan) reads(pos Pos, what, name, path string) {
 func (p *Plan) writes(pos Pos, what, name, path string, dir bool) {
 	p.files = append(p.files, Effect{Kind: WritesFile, Pos: pos, Path: path, Dir: dir, What: fmt.Sprintf("%s %s", what, name)})
 }
-
-// The effects of the step kinds that have some (StepKind.Effects).
-
-func (s *Shell) Effects(_ *Plan, ps PlacedStep) []Effect {
-	return []Effect{{Kind: RunsCode, Pos: ps.Step.Src.Pos, What: "shell: " + s.Command}}
-}
-
-func (*DropCaches) Effects(_ *Plan, ps PlacedStep) []Effect {
-	return []Effect{{Kind: RunsCode, Pos: ps.Step.Src.Pos, What: "drop_caches: sync; echo 3 > /proc/sys/vm/drop_caches (needs root)"}}
-}
-
-func (*Restart) Effects(p *Plan, ps PlacedStep) []Effect {
-	if cmd := p.restartCommand(ps.Target); cmd != "" {
-		return []Effect{{Kind: RunsCode, Pos: ps.Step.Src.Pos, What: fmt.Sprintf("restart of %s: %s", ps.Target, cmd)}}
-	}
-	return nil
-}

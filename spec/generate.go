@@ -2,6 +2,7 @@ package spec
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,7 +112,16 @@ func (GenerateColumns) jsonSchema() map[string]any {
 	return map[string]any{"type": "object", "additionalProperties": map[string]any{"$ref": "#/$defs/generate_column"}}
 }
 
-func (g *Generate) validate(v *validator, s *Step) {
+// sections are the plan reference's sections of a generate's tables and columns.
+func (*Generate) sections() []reflect.Type {
+	return []reflect.Type{reflect.TypeOf(GenerateTable{}), reflect.TypeOf(GenerateColumn{})}
+}
+
+// Check checks g as the generate step kind's Check (spec.StepKind.Check): its schema
+// file, its tables against it, its columns' settings.
+func (g *Generate) Check(c *Check) { g.validate(c.v) }
+
+func (g *Generate) validate(v *validator) {
 	if g.Schema != "" {
 		g.SchemaPath = v.path(g.Schema, g.Src.At("schema"), "generate schema")
 	}

@@ -32,7 +32,7 @@ func LoadGenerate(path string) (*Generate, error) {
 	g := &Generate{}
 	d.decode(root, reflect.ValueOf(g).Elem(), "generate")
 	p := &Plan{File: path, Dir: filepath.Dir(path)}
-	g.validate(&validator{d: d, p: p}, nil)
+	g.validate(&validator{d: d, p: p})
 	if err := errs.result(t.files); err != nil {
 		return nil, err
 	}

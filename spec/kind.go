@@ -280,6 +280,46 @@ func (c *Check) Input(name string, pos Pos, what string) string {
 // Settings checks an option map's names and values as spec checks every settings map.
 func (c *Check) Settings(s Settings, what string) { c.v.settings(s, what, false) }
 
+// Globals checks a map of global variables (set_global's): names, and sizes like 256M
+// turned into bytes.
+func (c *Check) Globals(s Settings, what string) { c.v.settings(s, what, true) }
+
+// Target is the plan's target name, nil when it has none of that name (the step's own
+// target: is resolved and checked before its kind's Check).
+func (c *Check) Target(name string) *Target { return c.v.targets[name] }
+
+// SandboxConfig checks my.cnf options for sandbox sb as its config: is checked (the
+// options it sets itself, skip-grant-tables, paths that leave its directory).
+func (c *Check) SandboxConfig(sb *Sandbox, s Settings, what string) { c.v.sandboxConfig(sb, s, what) }
+
+// KnownTarget reports name at pos when the plan has no target of that name (with the
+// nearest one's name).
+func (c *Check) KnownTarget(name string, pos Pos, what string) { c.v.checkTarget(name, pos, what) }
+
+// TargetNames are the plan's targets, in plan order.
+func (c *Check) TargetNames() []string {
+	out := make([]string, 0, len(c.v.p.Targets))
+	for _, t := range c.v.p.Targets {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// Restoring says the step is one of an iteration's restore: steps.
+func (c *Check) Restoring() bool { return c.v.restoring }
+
+// WrittenBySetup resolves a file a setup step writes (a shell step that names it, a
+// capture's out), ok false when none does: a restore step may read it though it does not
+// exist before the run.
+func (c *Check) WrittenBySetup(name string, pos Pos, what string) (path string, ok bool) {
+	if !c.v.p.writtenBySetup(name) {
+		return "", false
+	}
+	p := c.v.output(name)
+	c.v.p.reads(pos, what, name, p)
+	return p, true
+}
+
 // Compile compiles an expression that the workload evaluates as it runs, against the
 // iteration's names and the generator functions gens (their Sig as expr.Function takes it).
 func (c *Check) Compile(e *Expr, gens []Generator) {
@@ -294,6 +334,29 @@ func (c *Check) Compile(e *Expr, gens []Generator) {
 		funcs = append(funcs, g.Name)
 	}
 	c.v.d.compile(e, &nameSpace{s: c.v.d.scope, funcs: funcs}, env, opts...)
+}
+
+// Workload checks a workload a step runs as spec checks every workload, its kind's
+// Check included.
+func (c *Check) Workload(w *Workload) { c.v.workload(w) }
+
+// Output resolves a file the step writes, relative to the plan's directory, and declares
+// the write (the trust check judges it).
+func (c *Check) Output(name string, pos Pos, what string) string { return c.v.written(name, pos, what) }
+
+// Condition compiles a condition a step evaluates as it runs (a wait's until:), over the
+// iteration's names and the maps the step fills itself (status, replica, row); ok false
+// when it did not compile (the error is reported).
+func (c *Check) Condition(e *Expr, maps ...string) (ok bool) {
+	env := map[string]any{}
+	for k, val := range c.v.d.scope.values() {
+		env[k] = val
+	}
+	for _, k := range maps {
+		env[k] = map[string]any{}
+	}
+	c.v.d.compile(e, &nameSpace{s: c.v.d.scope, maps: maps}, env, expr.AsBool())
+	return e.prog != nil
 }
 
 // Body returns w's kind-specific value as the kind declared it (Kind.Body's type); the

@@ -1,5 +1,10 @@
 package spec
 
+import (
+	"strings"
+	"time"
+)
+
 // testKinds stand in for the executor's workload kinds (which spec's tests cannot import):
 // each takes its key and keeps the value as plain YAML values, with the settings spec asks
 // of a kind. The real kinds' rules are tested with the real registry in
@@ -16,10 +21,51 @@ func testKinds() *Kinds {
 		&Kind{Name: "replay", Key: "replay", Body: plain, Ends: true},
 		&Kind{Name: "sysbench", Key: "sysbench", Body: plain, Actions: []string{"prepare", "cleanup"}},
 	)
+	if err == nil {
+		ks, err = ks.WithSteps(testSteps()...)
+	}
 	if err != nil {
 		panic(err)
 	}
 	return ks
+}
+
+// testSteps stand in for the executor's step kinds (executor/step/...), as testKinds do for
+// the workload kinds: each takes its key, with the settings spec asks of a kind, and none
+// of its rules, which are tested with the real registry in the kind's package.
+func testSteps() []*StepKind {
+	return []*StepKind{
+		{Key: "sql", Body: func() any { return new(string) }, Target: true, Keys: []string{"ignore_errors", "save_as", "timeout"}},
+		{Key: "sql_file", Body: func() any { return new(string) }, Target: true, Keys: []string{"ignore_errors", "timeout"},
+			Reads: func(s *Step) []DataFile { f := *StepBody[*string](s); return []DataFile{{File: f, Path: f}} }},
+		{Key: "set_global", Body: func() any { return new(SetGlobal) }, Target: true, Keys: []string{"timeout"}},
+		{Key: "restart", Body: func() any { return new(any) }, Target: true, Keys: []string{"timeout"}, Restarts: true},
+		{Key: "wait", Body: func() any { return new(Wait) }, Target: true,
+			OwnTarget: func(s *Step) (string, Pos) { w := StepBody[*Wait](s); return w.Target, w.Src.At("target") },
+			RecordAs:  func(s *Step) string { return StepBody[*Wait](s).RecordAs },
+			Check:     func(c *Check, s *Step) { c.Condition(&StepBody[*Wait](s).Until, "status", "replica", "row") }},
+		{Key: "workload", Body: func() any { return new(Workload) }, Target: true, Keys: []string{"timeout"},
+			Check:     func(c *Check, s *Step) { c.Workload(StepBody[*Workload](s)) },
+			Workloads: func(s *Step) []*Workload { return []*Workload{StepBody[*Workload](s)} },
+			Splits: func(s *Step) bool {
+				w := StepBody[*Workload](s)
+				return w.Action == "prepare" && w.Kind != nil && w.Kind.SplitsPrepare
+			}},
+		{Key: "capture", Body: func() any { return new(Capture) }, Target: true,
+			Check: func(c *Check, s *Step) {
+				cp := StepBody[*Capture](s)
+				cp.Path = c.Output(cp.Out, cp.Src.At("out"), "capture out")
+			},
+			Writes: func(s *Step) DataFile { c := StepBody[*Capture](s); return DataFile{File: c.Out, Path: c.Path} }},
+		{Key: "generate", Body: func() any { return new(Generate) }, Target: true, Keys: []string{"timeout"},
+			Check: func(c *Check, s *Step) { StepBody[*Generate](s).Check(c) }, Splits: func(*Step) bool { return true }},
+		{Key: "verify", Body: func() any { return new(any) }, Keys: []string{"timeout"}, NoTarget: "which runs on several targets",
+			Once: "its rows say nothing of an iteration"},
+		{Key: "drop_caches", Body: func() any { return new(bool) }},
+		{Key: "shell", Body: func() any { return new(string) }, Keys: []string{"timeout"}, RestoresAny: true,
+			Names: func(s *Step, file string) bool { return strings.Contains(*StepBody[*string](s), file) }},
+		{Key: "sleep", Body: func() any { return new(time.Duration) }},
+	}
 }
 
 // withKinds gives opts the stand-in kinds unless it has kinds.

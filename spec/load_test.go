@@ -131,11 +131,10 @@ iteration:
 	if v, _ := p.Vars.Lookup("twice"); v != 8 {
 		t.Errorf("twice = %#v, want int 8", v)
 	}
-	st := StepBody[*SQL](&p.Setup[0]).Statements
-	if len(st) != 2 || st[0] != "CREATE TABLE orders_4 (id INT)" || st[1] != "SELECT 'db1:3307'" {
-		t.Errorf("statements %q", st)
+	if st := *StepBody[*string](&p.Setup[0]); st != "CREATE TABLE orders_4 (id INT); SELECT 'db1:3307'" {
+		t.Errorf("sql %q", st)
 	}
-	if got := StepBody[*Shell](&p.Setup[1]).Command; got != "echo /home/dba dflt" {
+	if got := *StepBody[*string](&p.Setup[1]); got != "echo /home/dba dflt" {
 		t.Errorf("shell %q", got)
 	}
 	it := p.Iterations[0]
@@ -231,11 +230,11 @@ iteration:
 	if !reflect.DeepEqual(p.Unbound, []string{"primary_replica2"}) {
 		t.Errorf("unbound %v", p.Unbound)
 	}
-	if got := StepBody[*SQL](&p.Iterations[0].During[0]).Statements[1]; got != "SELECT <port of primary_replica2>" {
+	if got := *StepBody[*string](&p.Iterations[0].During[0]); got != "START SLAVE; SELECT <port of primary_replica2>" {
 		t.Errorf("unbound port rendered as %q", got)
 	}
 	p = mustLoad(t, src, Options{Addrs: map[string]Addr{"primary_replica2": {Host: "127.0.0.1", Port: 23306}}})
-	if got := StepBody[*SQL](&p.Iterations[0].During[0]).Statements[1]; got != "SELECT 23306" || len(p.Unbound) != 0 {
+	if got := *StepBody[*string](&p.Iterations[0].During[0]); got != "START SLAVE; SELECT 23306" || len(p.Unbound) != 0 {
 		t.Errorf("bound port rendered as %q (unbound %v)", got, p.Unbound)
 	}
 	if p.Targets[1].Host != "localhost" || p.Targets[1].Port != 0 {

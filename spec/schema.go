@@ -25,13 +25,24 @@ type schemaer interface {
 	jsonSchema() map[string]any
 }
 
-var planTypes = []reflect.Type{
-	reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(SNMP{}),
-	reflect.TypeOf(Iteration{}), reflect.TypeOf(Restore{}), stepType, reflect.TypeOf(Restart{}), reflect.TypeOf(Wait{}),
-	reflect.TypeOf(Workload{}), reflect.TypeOf(Stage{}), reflect.TypeOf(Capture{}),
-	reflect.TypeOf(Generate{}), reflect.TypeOf(GenerateTable{}), reflect.TypeOf(GenerateColumn{}), reflect.TypeOf(Verify{}),
-	reflect.TypeOf(OnError{}), reflect.TypeOf(Watch{}), reflect.TypeOf(WatchQuery{}),
-	reflect.TypeOf(Report{}),
+// planTypes are the plan's own sections, up to the step's (stepTypes), and after the step
+// kinds' bodies, which follow the registry (docTypes).
+var (
+	planTypes = []reflect.Type{
+		reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(SNMP{}),
+		reflect.TypeOf(Iteration{}), reflect.TypeOf(Restore{}), stepType,
+	}
+	laterTypes = []reflect.Type{
+		reflect.TypeOf(Workload{}), reflect.TypeOf(Stage{}),
+		reflect.TypeOf(OnError{}), reflect.TypeOf(Watch{}), reflect.TypeOf(WatchQuery{}),
+		reflect.TypeOf(Report{}),
+	}
+)
+
+// sectioned is a step body of spec's whose own types have sections of their own in the
+// plan reference (a generate's tables and columns).
+type sectioned interface {
+	sections() []reflect.Type
 }
 
 // Documented is a kind's plan type that has a section of its own in the plan reference.
@@ -43,12 +54,33 @@ type Documented interface {
 // hold, in the order the reference lists them.
 func docTypes(ks *Kinds) []reflect.Type {
 	out := append([]reflect.Type(nil), planTypes...)
+	// the step kinds' bodies, in registry order: spec's own (the account checks read them)
+	// with the sections they name, the others as the workload kinds' below
+	var external []reflect.Type
+	for _, k := range ks.Steps() {
+		t := reflect.TypeOf(k.Body())
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || slices.Contains(out, t) || slices.Contains(laterTypes, t) ||
+			reflect.PointerTo(t).Implements(scalarType) || reflect.PointerTo(t).Implements(nodeDecoderType) {
+			continue // no keys of its own to list (a scalar, a map that reads itself)
+		}
+		if t.PkgPath() != planType.PkgPath() {
+			external = append(external, t)
+		}
+		out = append(out, t)
+		if s, ok := reflect.New(t).Interface().(sectioned); ok {
+			out = append(out, s.sections()...)
+		}
+	}
+	out = append(out, laterTypes...)
 	var add func(t reflect.Type)
 	add = func(t reflect.Type) {
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
 			t = t.Elem()
 		}
-		if t.Kind() != reflect.Struct || t.PkgPath() == planType.PkgPath() || slices.Contains(out, t) {
+		if t.Kind() != reflect.Struct || t.PkgPath() == planType.PkgPath() || slices.Contains(out, t) || reflect.PointerTo(t).Implements(scalarType) {
 			return
 		}
 		out = append(out, t)
@@ -62,8 +94,10 @@ func docTypes(ks *Kinds) []reflect.Type {
 			add(reflect.TypeOf(k.Options()))
 		}
 	}
-	for _, k := range ks.Steps() {
-		add(reflect.TypeOf(k.Body()))
+	for _, t := range external {
+		for _, f := range structFields(t) {
+			add(t.Field(f.index).Type)
+		}
 	}
 	return out
 }
@@ -115,24 +149,21 @@ func (Matrix) jsonSchema() map[string]any {
 		"additionalProperties": orExpr(map[string]any{"type": "array", "minItems": 1})}
 }
 func (Expr) jsonSchema() map[string]any { return map[string]any{"type": "string"} }
-func (SQL) jsonSchema() map[string]any  { return map[string]any{"type": "string", "minLength": 1} }
-func (SQLFile) jsonSchema() map[string]any {
-	return map[string]any{"type": "string", "minLength": 1}
-}
-func (Shell) jsonSchema() map[string]any { return map[string]any{"type": "string", "minLength": 1} }
-func (Sleep) jsonSchema() map[string]any { return durationSchema() }
 func (SetGlobal) jsonSchema() map[string]any {
 	s := Settings{}.jsonSchema()
 	s["minProperties"] = 1
 	return s
 }
-func (DropCaches) jsonSchema() map[string]any { return map[string]any{"const": true} }
 func (SNMPMetrics) jsonSchema() map[string]any {
 	return map[string]any{"anyOf": []any{
 		map[string]any{"type": "array", "items": map[string]any{"enum": toAny(SNMPMetricNames())}},
 		map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string", "pattern": `^\.?[0-9]+(\.[0-9]+)+$`}},
 	}}
 }
+
+// DurationSchema is the JSON Schema of a duration (a Go duration or an expression), for a
+// step kind's StepKind.Schema.
+func DurationSchema() map[string]any { return durationSchema() }
 
 func durationSchema() map[string]any {
 	return map[string]any{"type": "string", "anyOf": []any{
@@ -171,6 +202,9 @@ func (g *schemaGen) typeSchema(t reflect.Type, f *field) map[string]any {
 	}
 	if s, ok := reflect.New(t).Elem().Interface().(schemaer); ok {
 		return s.jsonSchema()
+	}
+	if reflect.PointerTo(t).Implements(scalarType) {
+		return map[string]any{"type": "string", "minLength": 1}
 	}
 	if t == durationType {
 		return durationSchema()
@@ -268,7 +302,11 @@ func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
 		exclusive = g.kinds.StepKeys()
 		for _, k := range g.kinds.Steps() {
 			prop := map[string]any{"description": k.Doc}
-			for key, val := range g.typeSchema(reflect.TypeOf(k.Body()), nil) {
+			schema := g.typeSchema(reflect.TypeOf(k.Body()), nil)
+			if k.Schema != nil {
+				schema = k.Schema()
+			}
+			for key, val := range schema {
 				prop[key] = val
 			}
 			props[k.Key] = prop

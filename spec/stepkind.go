@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -28,6 +29,9 @@ type StepKind struct {
 	// DocType is how the plan reference says Body's type when it is no struct ("string");
 	// "": from the type.
 	DocType string
+	// Schema, if set, is the JSON Schema of the key's value when Body's type does not say
+	// it all (drop_caches: only true).
+	Schema func() map[string]any
 	// Target says the step acts on a target (the step's target:, else the iteration's);
 	// without it target: is refused, with NoTarget saying why ("" : it runs on this machine).
 	Target   bool
@@ -47,6 +51,11 @@ type StepKind struct {
 	// (spec/trust refuses them unless the user allows); ps is where it stands in p. The
 	// files it reads through Check.Input are declared already; nil: nothing more.
 	Effects func(p *Plan, ps PlacedStep) []Effect
+	// Inspect, if set, checks what only the files the kind's steps name can say (a
+	// statement over a sandbox's max_allowed_packet), once the plan loaded: validate and
+	// explain run it (Plan.Inspect), a run does not (its steps check as they go). steps are
+	// the plan's steps of this kind.
+	Inspect func(p *Plan, steps []PlacedStep) []error
 	// Reads are the files a step reads, as written and resolved: what a results folder
 	// carries for a rerun. A file another step writes (Writes) is left out.
 	Reads func(s *Step) []DataFile
@@ -76,15 +85,59 @@ type StepKind struct {
 	// (executor/preflight). srv is what the privileges depend on of that target's server.
 	// nil: nothing is asked (a sql: step's statements are the user's own, not guessed at).
 	Privileges func(s *Step, srv AccountServer) []AccountNeed
-	// Explain, if set, are the lines explain prints for a step: the first after the step's
-	// place ("before: "), the others under it.
-	Explain func(s *Step) []string
+	// Explain, if set, is what explain prints of a step and adds to its estimates; x is
+	// explain's view of the plan. nil: the step's key and target.
+	Explain func(s *Step, x Explainer) Explanation
 	// Impl is what runs steps of this kind, for the executor; spec never looks inside.
 	Impl any
 }
 
-// WithSteps returns ks with the step kinds sks after its own (spec's built-in ones when
-// ks has none yet); an error when two claim one key.
+// Explanation is what explain shows of one step and adds to its estimates.
+type Explanation struct {
+	// Line is the step's line after its place ("sql on db1:", "sleep 1s"); "": its key
+	// and target.
+	Line string
+	// More are the lines under it.
+	More []string
+	// Upper is the longest the step takes (a sleep, a wait's timeout).
+	Upper time.Duration
+	// Privileged counts the actions in it that need --allow-shell.
+	Privileged int
+	// LoadRows, LoadBytes and LoadTime are the data it loads, about.
+	LoadRows, LoadBytes int64
+	LoadTime            time.Duration
+}
+
+// Explainer is what explain lends a step kind's Explain.
+type Explainer interface {
+	Plan() *Plan
+	// Workload describes a workload a step runs, counted in the estimate as one.
+	Workload(w *Workload) string
+	// Statements are the lines explain shows of a SQL file: its first statements, its size
+	// and how many it has (only a note for a file outside the plan's folder).
+	Statements(path string) []string
+}
+
+// ByteSize is n bytes in the largest unit that keeps it at least 1 ("1.5 MiB"): how
+// explain says sizes.
+func ByteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, u := float64(n), -1
+	for v >= unit && u < 3 {
+		v /= unit
+		u++
+	}
+	return fmt.Sprintf("%.1f %s", v, []string{"KiB", "MiB", "GiB", "TiB"}[u])
+}
+
+// OneLine is s on one line, its white space runs one space: how explain quotes SQL.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// WithSteps returns ks with the step kinds sks after its own; an error when two claim one
+// key.
 func (ks *Kinds) WithSteps(sks ...*StepKind) (*Kinds, error) {
 	out := &Kinds{}
 	if ks != nil {
@@ -104,11 +157,11 @@ func (ks *Kinds) WithSteps(sks ...*StepKind) (*Kinds, error) {
 	return out, nil
 }
 
-// Steps lists the step kinds in registration order: spec's built-in ones when none were
-// registered.
+// Steps lists the step kinds in registration order (the executor's are
+// executor/step/steps.All).
 func (ks *Kinds) Steps() []*StepKind {
-	if ks == nil || ks.steps == nil {
-		return builtinSteps
+	if ks == nil {
+		return nil
 	}
 	return ks.steps
 }
@@ -182,14 +235,4 @@ func (ks *Kinds) applies(key string) string {
 		}
 	}
 	return strings.Join(out, ", ")
-}
-
-// checkBody wraps a check of one body type as a StepKind.Check.
-func checkBody[T any](f func(T, *validator, *Step)) func(*Check, *Step) {
-	return func(c *Check, s *Step) { f(s.Body.(T), c.v, s) }
-}
-
-// effectsOf wraps the effects of one body type as a StepKind.Effects.
-func effectsOf[T any](f func(T, *Plan, PlacedStep) []Effect) func(*Plan, PlacedStep) []Effect {
-	return func(p *Plan, ps PlacedStep) []Effect { return f(ps.Step.Body.(T), p, ps) }
 }

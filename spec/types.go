@@ -263,35 +263,8 @@ func (s *Step) KindKey() string {
 	return s.Kind.Key
 }
 
-// SQL is a `sql:` step: one or more statements.
-type SQL struct {
-	Text       string
-	Statements []string
-}
-
-// SQLFile is a `sql_file:` step. Path is resolved against the plan's directory.
-type SQLFile struct {
-	File string // as written
-	Path string // resolved
-}
-
 // SetGlobal is a `set_global:` step.
 type SetGlobal struct{ Settings Settings }
-
-// Restart is a `restart:` step.
-type Restart struct {
-	Src    Source   `yaml:"-"`
-	Config Settings `yaml:"config" doc:"my.cnf options to apply (sandbox targets)."`
-}
-
-// DropCaches is a `drop_caches: true` step.
-type DropCaches struct{}
-
-// Shell is a `shell:` step.
-type Shell struct{ Command string }
-
-// Sleep is a `sleep:` step.
-type Sleep struct{ Duration time.Duration }
 
 // Wait is a `wait:` step.
 type Wait struct {

@@ -775,52 +775,6 @@ func (v *validator) stepTarget(s *Step, k *StepKind, place stepPlace) {
 
 // Each step kind checks itself (after the checks common to every step).
 
-func (a *SQLFile) validate(v *validator, s *Step) {
-	if v.restoring && v.p.writtenBySetup(a.File) {
-		a.Path = v.output(a.File) // read after setup, which writes it
-		v.p.reads(s.Src.At("sql_file"), "sql_file", a.File, a.Path)
-		return
-	}
-	a.Path = v.path(a.File, s.Src.At("sql_file"), "sql_file")
-}
-
-func (a *SetGlobal) validate(v *validator, _ *Step) { v.settings(a.Settings, "set_global", true) }
-
-func (a *Restart) validate(v *validator, s *Step) {
-	v.settings(a.Config, "restart.config", false)
-	t := v.targets[s.Target]
-	if t != nil && t.Sandbox != nil {
-		v.sandboxConfig(t.Sandbox, a.Config, "restart.config of sandbox "+s.Target)
-	}
-	if t == nil || t.Sandbox != nil {
-		return
-	}
-	if t.Restart == "" {
-		v.errorf(s.Src.At("restart"), "target %s has no restart command; add restart: \"sudo systemctl restart mysql\" to the target (a managed server restarts only through its provider: reboot it there, or drop the step)", t.Name)
-	}
-	if len(a.Config) > 0 {
-		v.errorf(a.Src.At("config"), "restart.config only applies to sandbox targets; %s is a dsn target (change its my.cnf yourself in its restart command)", t.Name)
-	}
-}
-
-func (a *Wait) validate(v *validator, _ *Step)     { v.wait(a) }
-func (a *Workload) validate(v *validator, _ *Step) { v.workload(a) }
-
-func (c *Capture) validate(v *validator, _ *Step) {
-	if c.Duration <= 0 {
-		v.errorf(c.Src.At("duration"), "capture duration must be more than 0, e.g. duration: 60s")
-	}
-	c.Path = v.written(c.Out, c.Src.At("out"), "capture out")
-	if c.While != nil {
-		v.workload(c.While)
-		for _, f := range c.While.Files() {
-			if f.Path == c.Path {
-				v.errorf(c.While.Src.Pos, "the capture's while: workload reads %s, the file the capture writes; give it another file", f.File)
-			}
-		}
-	}
-}
-
 // output resolves a file the plan writes, relative to the plan's directory.
 func (v *validator) output(name string) string {
 	if name == "" || filepath.IsAbs(name) {
@@ -847,27 +801,6 @@ func (v *validator) captured(path string) bool {
 		}
 	}
 	return false
-}
-
-func (v *validator) wait(w *Wait) {
-	if w.Interval <= 0 {
-		v.errorf(w.Src.At("interval"), "wait interval must be more than 0")
-	}
-	if w.Timeout <= 0 {
-		v.errorf(w.Src.At("timeout"), "wait timeout must be more than 0")
-	}
-	env := map[string]any{}
-	for k, val := range v.d.scope.values() {
-		env[k] = val
-	}
-	for _, k := range []string{"status", "replica", "row"} {
-		env[k] = map[string]any{}
-	}
-	ns := &nameSpace{s: v.d.scope, maps: []string{"status", "replica", "row"}}
-	v.d.compile(&w.Until, ns, env, expr.AsBool())
-	if w.Until.prog != nil && strings.Contains(w.Until.Source, "row.") && w.SQL == "" {
-		v.errorf(w.Src.At("until"), "until uses row.* but wait has no sql: to read the row from; add sql: \"SELECT ...\"")
-	}
 }
 
 // path resolves a file named in the plan and checks that it exists.

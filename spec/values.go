@@ -2,7 +2,6 @@ package spec
 
 import (
 	"fmt"
-	"github.com/quadrant-bench/quadrant/spec/sqltext"
 	"reflect"
 	"regexp"
 	"strings"
@@ -83,31 +82,6 @@ func (s *Settings) decodeNode(d *decoder, n *yaml.Node, name string) {
 	*s = out
 }
 
-func (s *SQL) decodeNode(d *decoder, n *yaml.Node, name string) {
-	var text string
-	if d.str(n, name, &text) {
-		s.Text = text
-		stmts, err := sqltext.Split(text)
-		if err != nil {
-			d.errs.add(d.t.pos(n), "sql: %v; close it, or quote the text differently", err)
-			return
-		}
-		s.Statements = stmts
-		if len(s.Statements) == 0 {
-			d.errs.add(d.t.pos(n), "sql has no statement; write one, e.g. sql: \"SELECT 1\"")
-		}
-	}
-}
-
-func (s *SQLFile) decodeNode(d *decoder, n *yaml.Node, name string) { d.str(n, name, &s.File) }
-func (s *Shell) decodeNode(d *decoder, n *yaml.Node, name string)   { d.str(n, name, &s.Command) }
-
-func (s *Sleep) decodeNode(d *decoder, n *yaml.Node, name string) {
-	if dur, ok := d.duration(n, name); ok {
-		s.Duration = dur
-	}
-}
-
 func (s *SetGlobal) decodeNode(d *decoder, n *yaml.Node, name string) {
 	s.Settings.decodeNode(d, n, name)
 	if len(s.Settings) == 0 && isNull(n) || n.Kind == yaml.MappingNode && len(n.Content) == 0 {
@@ -115,11 +89,11 @@ func (s *SetGlobal) decodeNode(d *decoder, n *yaml.Node, name string) {
 	}
 }
 
-func (s *DropCaches) decodeNode(d *decoder, n *yaml.Node, name string) {
-	val, ok := d.scalar(n, name)
-	if ok && val != true {
-		d.errs.add(d.t.pos(n), "drop_caches must be true (write drop_caches: true), got %s", describeValue(val))
-	}
+// Scalar is a step body written as one non-empty string (sql: TEXT, sql_file: FILE) that
+// keeps more than the string: what its kind's Check resolves from it. Its JSON Schema is a
+// non-empty string, and the plan reference gives it no section of its own.
+type Scalar interface {
+	SetString(s string)
 }
 
 // str decodes a non-empty string.

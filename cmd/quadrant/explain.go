@@ -286,131 +286,38 @@ func (e *explainer) steps(name string, steps []spec.Step, indent string) {
 	}
 }
 
+// step prints a step as its kind explains it (spec.StepKind.Explain), else its key and
+// target, and adds what it says to the estimates.
 func (e *explainer) step(s *spec.Step, in, prefix string) {
-	on := ""
-	if s.Target != "" {
-		on = " on " + s.Target
-	}
-	switch a := s.Body.(type) {
-	case *spec.SQL:
-		e.printf("%s%ssql%s:\n", in, prefix, on)
-		for _, st := range a.Statements {
-			e.printf("%s  %s;\n", in, oneLine(st))
-		}
-		if len(s.IgnoreErrors) > 0 {
-			e.printf("%s  (ignoring errors %v)\n", in, s.IgnoreErrors)
-		}
-		if s.SaveAs != "" {
-			e.printf("%s  (result saved as %s)\n", in, s.SaveAs)
-		}
-	case *spec.SQLFile:
-		e.printf("%s%ssql_file%s: %s\n", in, prefix, on, a.Path)
-		e.fileStatements(a.Path, in+"  ", shownStatements)
-	case *spec.SetGlobal:
-		e.printf("%s%sset_global%s:\n", in, prefix, on)
-		for _, kv := range a.Settings {
-			e.printf("%s  SET GLOBAL %s = %s\n", in, kv.Name, sqlValue(kv.Value))
-		}
-	case *spec.Restart:
-		e.printf("%s%srestart %s", in, prefix, s.Target)
-		if len(a.Config) > 0 {
-			e.printf(" with %s", a.Config.String())
-		}
-		e.printf("\n")
-		e.restartNote(s.Target, in+"  ")
-	case *spec.DropCaches:
-		e.privileged++
-		e.printf("%s%sdrop_caches: sync; echo 3 > /proc/sys/vm/drop_caches (needs root)%s\n", in, prefix, privileged)
-	case *spec.Shell:
-		e.privileged++
-		e.printf("%s%sshell: %s%s\n", in, prefix, oneLine(a.Command), privileged)
-		if s.Timeout > 0 {
-			e.printf("%s  (timeout %s)\n", in, s.Timeout)
-		}
-	case *spec.Sleep:
-		e.upper += a.Duration
-		e.printf("%s%ssleep %s\n", in, prefix, a.Duration)
-	case *spec.Wait:
-		e.upper += a.Timeout
-		e.printf("%s%swait%s until %s (every %s, at most %s)", in, prefix, on, a.Until.Source, a.Interval, a.Timeout)
-		if a.RecordAs != "" {
-			e.printf(", seconds recorded as %s", a.RecordAs)
-		}
-		e.printf("\n")
-		if a.SQL != "" {
-			e.printf("%s  polling: %s\n", in, oneLine(a.SQL))
-		}
-	case *spec.Workload:
-		e.printf("%s%sworkload (not measured)%s: %s\n", in, prefix, on, e.workload(a))
-	case *spec.Capture:
-		e.upper += a.Duration
-		e.printf("%s%scapture%s for %s into %s (method %s; settings restored after)\n", in, prefix, on, a.Duration, a.Out, a.Method)
-		if a.While != nil {
-			e.printf("%s  while: workload (not measured): %s\n", in, e.workload(a.While))
-		}
-	case *spec.Generate:
-		e.printf("%s%sgenerate%s (seed %d, %d threads)", in, prefix, on, a.Seed, a.Threads)
-		if a.Schema != "" {
-			e.printf(" after the schema %s", a.SchemaPath)
-		}
-		e.printf("\n")
-		unknown := 0
-		for i, est := range estimateGenerate(a) {
-			size := "size unknown"
-			if est.bytes >= 0 {
-				size = "about " + byteSize(est.bytes)
-				e.loadBytes += est.bytes
-			} else {
-				unknown++
-			}
-			e.loadRows += est.rows
-			e.loadTime += est.time
-			took := "about " + est.time.Round(100*time.Millisecond).String()
-			if est.time < 100*time.Millisecond {
-				took = "under 0.1s"
-			}
-			e.printf("%s  %s: %d rows, %s, %s\n", in, a.Tables[i].Name, est.rows, size, took)
-		}
-		e.printf("%s  (estimates: sizes from the schema file's column types, their average widths as generated plus InnoDB's %d-byte row overhead, secondary indexes not counted", in, innodbRowOverhead)
-		switch {
-		case a.SchemaPath == "" && unknown > 0:
-			e.printf("; without a schema file the columns are known only on the server, so sizes are unknown")
-		case unknown > 0:
-			e.printf("; unknown where the schema file does not create the table or uses a type this estimate does not know")
-		}
-		e.printf("; time at %dk rows/s per thread, as bench/generatebench measured on a 2-core machine)\n", generateRate/1000)
-	case *spec.Verify:
-		names := e.p.VerifyTargets(a)
-		timed := fmt.Sprintf("each fingerprint then timed up to %d times a target, interleaved (faster/slower beyond %g%%)", a.Repeat, a.MinChange)
-		if a.Repeat == 0 {
-			timed = "latency not timed (repeat: 0)"
-		}
-		e.printf("%s%sverify: the reads of %s run on %s (the base) and %s, at most %d statements per fingerprint (seed %d); rows and plans compared into queries.csv; %s\n",
-			in, prefix, a.TrafficPath, names[0], strings.Join(names[1:], ", "), a.Sample, a.Seed, timed)
-		if a.Writes {
-			e.printf("%s  writes: the captured writes run too, on every target (they change its data: throwaway copies only)\n", in)
-		}
-	default:
-		e.declared(s, in, prefix, on)
-	}
-}
-
-// declared prints a step of a kind explain does not know by its type: the lines its kind
-// declares (spec.StepKind.Explain), else its key.
-func (e *explainer) declared(s *spec.Step, in, prefix, on string) {
-	var lines []string
+	var x spec.Explanation
 	if s.Kind != nil && s.Kind.Explain != nil {
-		lines = s.Kind.Explain(s)
+		x = s.Kind.Explain(s, e)
 	}
-	if len(lines) == 0 {
-		e.printf("%s%s%s%s\n", in, prefix, s.KindKey(), on)
-		return
+	if x.Line == "" {
+		x.Line = s.KindKey()
+		if s.Target != "" {
+			x.Line += " on " + s.Target
+		}
 	}
-	e.printf("%s%s%s%s: %s\n", in, prefix, s.KindKey(), on, lines[0])
-	for _, l := range lines[1:] {
+	e.upper += x.Upper
+	e.privileged += x.Privileged
+	e.loadRows += x.LoadRows
+	e.loadBytes += x.LoadBytes
+	e.loadTime += x.LoadTime
+	e.printf("%s%s%s\n", in, prefix, x.Line)
+	for _, l := range x.More {
 		e.printf("%s  %s\n", in, l)
 	}
 }
+
+// Plan is the plan explained (spec.Explainer).
+func (e *explainer) Plan() *spec.Plan { return e.p }
+
+// Workload describes a step's workload (spec.Explainer).
+func (e *explainer) Workload(w *spec.Workload) string { return e.workload(w) }
+
+// Statements are what explain shows of a SQL file (spec.Explainer).
+func (e *explainer) Statements(path string) []string { return e.fileStatements(path, shownStatements) }
 
 // restartNote flags a restart that runs the target's own shell command.
 func (e *explainer) restartNote(target, in string) {
@@ -475,20 +382,18 @@ const (
 
 // fileStatements lists the first max statements of a SQL file (streamed: a file can be
 // large), its size and how many statements it has.
-func (e *explainer) fileStatements(path, in string, max int) {
+func (e *explainer) fileStatements(path string, max int) (lines []string) {
 	if out := e.outsideFolder([]spec.DataFile{{File: path, Path: path}}); out != "" {
-		e.printf("%s(outside the plan's folder: explain does not read it, and the run refuses it unless --allow-path allows it)\n", in)
-		return
+		return []string{"(outside the plan's folder: explain does not read it, and the run refuses it unless --allow-path allows it)"}
 	}
 	f, err := e.p.Roots().Open(path)
 	if err != nil {
-		e.printf("%s(cannot read it now: %v)\n", in, err)
-		return
+		return []string{fmt.Sprintf("(cannot read it now: %v)", err)}
 	}
 	defer f.Close()
 	size := ""
 	if fi, err := f.Stat(); err == nil {
-		size = byteSize(fi.Size()) + ", "
+		size = spec.ByteSize(fi.Size()) + ", "
 	}
 	sp := sqltext.NewSplitter(f)
 	sp.SetLimit(spec.MySQLMaxAllowedPacket) // explain counts statements: one of 1 GB once took it 4 GB
@@ -499,32 +404,17 @@ func (e *explainer) fileStatements(path, in string, max int) {
 			break
 		}
 		if err != nil {
-			e.printf("%s(%s%d statement(s) before line %d, where reading stops: %v)\n", in, size, n, line, err)
-			return
+			return append(lines, fmt.Sprintf("(%s%d statement(s) before line %d, where reading stops: %v)", size, n, line, err))
 		}
 		if n < max {
-			e.printf("%s%s;\n", in, sqltext.Short(string(st[:min(len(st), 4*shownChars+1)]), shownChars))
+			lines = append(lines, sqltext.Short(string(st[:min(len(st), 4*shownChars+1)]), shownChars)+";")
 		}
 		n++
 	}
 	if n > max {
-		e.printf("%s...\n", in)
+		lines = append(lines, "...")
 	}
-	e.printf("%s(%s%d statement(s))\n", in, size, n)
-}
-
-// byteSize is n bytes in the largest unit that keeps it at least 1.
-func byteSize(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, u := float64(n), -1
-	for v >= unit && u < 3 {
-		v /= unit
-		u++
-	}
-	return fmt.Sprintf("%.1f %s", v, []string{"KiB", "MiB", "GiB", "TiB"}[u])
+	return append(lines, fmt.Sprintf("(%s%d statement(s))", size, n))
 }
 
 func (e *explainer) footer() {
@@ -538,8 +428,8 @@ func (e *explainer) footer() {
 		e.printf("; not counted: %d workload(s) whose length depends on the data (prepare/cleanup, replay, events only)", e.unbounded)
 	}
 	if e.loadRows > 0 {
-		e.printf("; the data loads insert %d rows, about %s: roughly %s more at %dk rows/s per loading thread (generate: %dk), as measured on a 2-core machine",
-			e.loadRows, megabytes(e.loadBytes), e.loadTime.Round(time.Second), loadRate/1000, generateRate/1000)
+		e.printf("; the data loads insert %d rows, about %s: roughly %s more at %dk rows/s per loading thread, as measured on a 2-core machine",
+			e.loadRows, megabytes(e.loadBytes), e.loadTime.Round(time.Second), loadRate/1000)
 	}
 	e.printf("; not counted: server restarts, SQL and shell steps)\n")
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
 
@@ -54,7 +55,7 @@ iteration:
 	if len(out) > 4<<10 {
 		t.Errorf("explain printed %d bytes for a %d-byte sql_file", len(out), fi.Size())
 	}
-	want := fmt.Sprintf("(%s, %d statement(s))", byteSize(fi.Size()), 1+rows+1)
+	want := fmt.Sprintf("(%s, %d statement(s))", spec.ByteSize(fi.Size()), 1+rows+1)
 	if !strings.Contains(out, want) {
 		t.Errorf("explain lacks %q:\n%s", want, out)
 	}
@@ -76,8 +77,8 @@ iteration:
 
 func TestByteSize(t *testing.T) {
 	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 89 << 20: "89.0 MiB", 3 << 40: "3.0 TiB", 5000 << 40: "5000.0 TiB"} {
-		if got := byteSize(n); got != want {
-			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
+		if got := spec.ByteSize(n); got != want {
+			t.Errorf("spec.ByteSize(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

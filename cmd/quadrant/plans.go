@@ -66,7 +66,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if err == nil {
-			err = errors.Join(p.OversizedStatements()...)
+			err = errors.Join(p.Inspect()...)
 		}
 		if err != nil {
 			printLoadError(stderr, err)
@@ -154,7 +154,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	basedirNotes(stderr, p)
-	if err := errors.Join(p.OversizedStatements()...); err != nil {
+	if err := errors.Join(p.Inspect()...); err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid
 	}

@@ -175,11 +175,20 @@ iteration:
 	}
 }
 
-// builtinKind stands in for the executor's builtin kind (spec's packages cannot import it):
+// builtinKind stands in for the executor's builtin kind and its workload step kind (spec's packages cannot import it):
 // the threads and events arithmetic is spec/shard's, whatever the kind.
 func builtinKind(t *testing.T) *spec.Kinds {
 	ks, err := spec.NewKinds(&spec.Kind{Name: "builtin", Key: "builtin", Values: []string{"oltp_read_only"},
 		Body: func() any { return new(string) }, Actions: []string{"prepare"}, Loop: true, SplitsPrepare: true})
+	if err == nil {
+		// and for its workload step, the executor's workload step kind
+		ks, err = ks.WithSteps(&spec.StepKind{Key: "workload", Body: func() any { return new(spec.Workload) }, Target: true,
+			Check: func(c *spec.Check, s *spec.Step) { c.Workload(spec.StepBody[*spec.Workload](s)) },
+			Splits: func(s *spec.Step) bool {
+				w := spec.StepBody[*spec.Workload](s)
+				return w.Action == "prepare" && w.Kind != nil && w.Kind.SplitsPrepare
+			}})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

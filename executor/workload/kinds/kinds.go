@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/quadrant-bench/quadrant/executor/step/steps"
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/custom"
 	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
@@ -37,7 +38,8 @@ func Metrics() []measure.Metric {
 }
 
 // Registry is what spec asks of the kinds when it loads a plan (spec.Options.Kinds), and
-// what generates the plan reference.
+// what generates the plan reference: the workload kinds and the step kinds
+// (executor/step/steps).
 func Registry() *spec.Kinds { return With() }
 
 // With is the registry of every kind and extra ones (a test's own kind): each plan
@@ -55,6 +57,9 @@ func With(extra ...*workload.Kind) *spec.Kinds {
 		specs = append(specs, &sk)
 	}
 	ks, err := spec.NewKinds(specs...)
+	if err == nil {
+		ks, err = ks.WithSteps(steps.All()...)
+	}
 	if err != nil {
 		panic(err) // two kinds claim one name: a programming error every test meets
 	}

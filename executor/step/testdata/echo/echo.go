@@ -21,7 +21,9 @@ var Kind = spec.StepKind{
 			c.Errorf(s.Src.At("echo"), "echo has no text; write what to log, e.g. echo: \"warming up\"")
 		}
 	},
-	Explain: func(s *spec.Step) []string { return []string{"logs " + text(s)} },
+	Explain: func(s *spec.Step, _ spec.Explainer) spec.Explanation {
+		return spec.Explanation{Line: "echo: logs " + text(s)}
+	},
 	Impl: step.Func(func(_ context.Context, s *spec.Step, env step.Env) error {
 		env.Logf("%s: %s", env.Where, text(s))
 		return nil

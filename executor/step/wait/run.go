@@ -1,26 +1,29 @@
-package executor
+package wait
 
 import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/step"
+	sqlstep "github.com/quadrant-bench/quadrant/executor/step/sql"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// wait polls until its condition holds. The condition sees status.NAME (SHOW GLOBAL
+// run polls until the condition holds. The condition sees status.NAME (SHOW GLOBAL
 // STATUS), replica.NAME (SHOW REPLICA STATUS, both MariaDB and MySQL spellings) and
 // row.COLUMN (the first row of sql:).
-func (sr *stepRunner) wait(ctx context.Context, w *spec.Wait, stepTarget string, sc stepScope, where string) error {
-	name := w.Target
-	if name == "" {
-		name = stepTarget
+func run(ctx context.Context, st *spec.Step, env step.Env) error {
+	w := Of(st)
+	t := env.Target
+	if w.Target != "" {
+		t = env.Targets.Target(w.Target)
 	}
-	s := sr.fleet.servers[name]
-	if s == nil {
+	if t == nil {
 		return fmt.Errorf("no target to poll: give the wait step a target")
 	}
 	interval, timeout := w.Interval, w.Timeout
@@ -30,38 +33,38 @@ func (sr *stepRunner) wait(ctx context.Context, w *spec.Wait, stepTarget string,
 	if timeout <= 0 {
 		timeout = 10 * time.Minute
 	}
-	sr.log.logf("%s: waiting until %s on %s (timeout %s)", where, w.Until.Source, s.Name(), timeout)
+	env.Logf("%s: waiting until %s on %s (timeout %s)", env.Where, w.Until.Source, t.Name(), timeout)
 	began := time.Now()
 	deadline := began.Add(timeout)
-	t := sr.log.track(where+": until "+w.Until.Source, "", 0)
-	t.w.Deadline = deadline
-	defer t.finish()
+	p := env.Track(env.Where+": until "+w.Until.Source, "", 0)
+	p.Deadline(deadline)
+	defer p.Finish()
 	var last map[string]any
 	for {
-		env, err := sr.waitEnv(ctx, s, w)
+		vals, err := poll(ctx, t, w)
 		if err != nil && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err != nil {
-			sr.log.logFile("%s: poll: %v", where, err)
+			env.LogFile("%s: poll: %v", env.Where, err)
 		} else {
-			last = env
-			t.update(func(w2 *Work) { w2.State = conditionValues(w.Until.Source, env) })
-			ok, err := w.Until.EvalBool(env)
+			last = vals
+			p.Update(0, 0, conditionValues(w.Until.Source, vals))
+			ok, err := w.Until.EvalBool(vals)
 			if err != nil {
 				return err
 			}
 			if ok {
 				took := time.Since(began).Seconds()
-				sr.log.logf("%s: condition true after %.3fs", where, took)
-				if w.RecordAs != "" && sc.metrics != nil {
-					sc.metrics[w.RecordAs] = took
+				env.Logf("%s: condition true after %.3fs", env.Where, took)
+				if w.RecordAs != "" && env.Record != nil {
+					env.Record(w.RecordAs, took)
 				}
 				return nil
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s still false after %s%s", w.Until.Source, timeout, describeEnv(last))
+			return fmt.Errorf("%s still false after %s%s", w.Until.Source, timeout, describe(last))
 		}
 		select {
 		case <-ctx.Done():
@@ -71,8 +74,9 @@ func (sr *stepRunner) wait(ctx context.Context, w *spec.Wait, stepTarget string,
 	}
 }
 
-func (sr *stepRunner) waitEnv(ctx context.Context, s *liveTarget, w *spec.Wait) (map[string]any, error) {
-	status, err := s.status(ctx)
+// poll reads what the condition sees now.
+func poll(ctx context.Context, t step.Target, w *spec.Wait) (map[string]any, error) {
+	status, err := t.Status(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -80,30 +84,30 @@ func (sr *stepRunner) waitEnv(ctx context.Context, s *liveTarget, w *spec.Wait) 
 	// Only a wait on replica.* reads the replica status: an account without the privilege
 	// to read it still waits on status.* and row.*.
 	if spec.ReplicaRef.MatchString(w.Until.Source) {
-		st, ok, err := target.ReadReplicaStatus(ctx, s.db)
+		st, ok, err := target.ReadReplicaStatus(ctx, t.DB())
 		if err != nil {
 			return nil, err
 		}
 		if ok {
 			for k, v := range st.BothSpellings() {
-				replica[k] = typed(v)
+				replica[k] = target.Typed(v)
 			}
 		}
 	}
 	row := map[string]any{}
 	if w.SQL != "" {
-		conn, err := s.db.Conn(ctx)
+		conn, err := t.DB().Conn(ctx)
 		if err != nil {
 			return nil, err
 		}
-		cols, rows, err := query(ctx, conn, w.SQL)
+		cols, rows, err := sqlstep.Query(ctx, conn, w.SQL)
 		conn.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", abbreviate(w.SQL, 200), err)
+			return nil, fmt.Errorf("%s: %w", sqlstep.Abbreviate(w.SQL, 200), err)
 		}
 		if len(rows) > 0 {
 			for i, c := range cols {
-				row[c] = typed(rows[0][i])
+				row[c] = target.Typed(rows[0][i])
 			}
 		}
 	}
@@ -132,14 +136,19 @@ func conditionValues(cond string, env map[string]any) string {
 
 var conditionName = regexp.MustCompile(`\b(status|replica|row)\.([A-Za-z0-9_]+)`)
 
-// describeEnv shows the polled row and replica state in a timeout message: they say why.
-func describeEnv(env map[string]any) string {
+// describe shows the polled row and replica state in a timeout message: they say why.
+func describe(env map[string]any) string {
 	if env == nil {
 		return ""
 	}
 	var parts []string
 	if row, _ := env["row"].(map[string]any); len(row) > 0 {
-		for _, k := range sortedKeys(row) {
+		keys := make([]string, 0, len(row))
+		for k := range row {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
 			parts = append(parts, fmt.Sprintf("row.%s=%v", k, row[k]))
 		}
 	}

@@ -1,4 +1,4 @@
-package spec
+package steps_test
 
 import (
 	"go/ast"
@@ -12,47 +12,59 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/quadrant-bench/quadrant/executor/step/steps"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // stillSwitching are the files that still tell step kinds apart by their body's type, each
 // with what moves it into the kinds' declarations. The list only shrinks: a file that
 // stops switching must leave it, and no file may join it.
-var stillSwitching = map[string]string{
-	"executor/steps.go":       "the runners of the built-in kinds: each becomes its kind's StepKind.Impl",
-	"executor/sqlfile.go":     "a sql_file's statement quoted in its error (from main, after this test): the sql_file runner's, with it in its kind",
-	"spec/packets.go":         "sql_file statements over a sandbox's max_allowed_packet (from main, after this test): a StepKind.Check that knows the target's limit",
-	"spec/schema.go":          "planTypes orders the reference's sections, step bodies among them (the generated docs must not change): the sections could follow the registry once the reference's order may change",
-	"cmd/quadrant/explain.go": "the built-in kinds' explain lines and estimates: each becomes its StepKind.Explain",
-}
+var stillSwitching = map[string]string{}
 
-// No type switch, type assertion or hand list over step kinds outside their declarations
-// (spec/steps.go) but the files stillSwitching names: go/ast over every production file of
-// the module, so a constant or a new helper cannot dodge it as a grep of literals would.
+const module = "github.com/quadrant-bench/quadrant/"
+
+// bodyType is a step kind's body type, by package path and name.
+type bodyType struct{ pkg, name string }
+
+// No type switch, type assertion or hand list over step kinds outside their own packages
+// (executor/step/NAME) but the files stillSwitching names: go/ast over every production
+// file of the module, so a constant or a new helper cannot dodge it as a grep of literals
+// would. A body type is named through its package's import (spec.Wait, restart.Restart).
 func TestNoStepKindSwitchOutsideTheRegistry(t *testing.T) {
-	bodies, keys := map[string]bool{}, map[string]bool{}
-	for _, k := range builtinSteps {
+	bodies, keys := map[bodyType]bool{}, map[string]bool{}
+	own := map[string]string{} // body type's package -> the kind's package
+	workload := reflect.TypeOf(spec.Workload{})
+	for _, k := range steps.All() {
 		keys[k.Key] = true
-		if bt := reflect.TypeOf(k.Body()).Elem(); bt.PkgPath() == stepType.PkgPath() && bt != workloadType {
-			bodies[bt.Name()] = true // a workload step's body is the plan's Workload, which everything uses
+		bt := reflect.TypeOf(k.Body())
+		for bt.Kind() == reflect.Pointer {
+			bt = bt.Elem()
 		}
+		if bt.Name() == "" || bt == workload || !strings.HasPrefix(bt.PkgPath(), module) {
+			continue // a plain bool or duration, or the plan's Workload, which everything uses
+		}
+		bodies[bodyType{bt.PkgPath(), bt.Name()}] = true
+		own[reflect.TypeOf(k.Impl).PkgPath()] = k.Key
 	}
 	found := map[string][]string{}
-	root := ".."
+	root := "../../.."
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
 		}
 		rel, _ := filepath.Rel(root, path)
-		if rel == "spec/steps.go" || rel == "spec/stepkind.go" || strings.Contains(rel, "testdata") {
-			return nil
+		rel = filepath.ToSlash(rel)
+		if strings.Contains(rel, "testdata") || strings.HasPrefix(rel, "executor/step/") && rel != "executor/step/step.go" {
+			return nil // a kind's own package, or the registry
 		}
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
 			return err
 		}
-		for _, what := range stepKindUses(f, bodies, keys) {
-			found[filepath.ToSlash(rel)] = append(found[filepath.ToSlash(rel)], fset.Position(what).String())
+		for _, what := range stepKindUses(f, module+filepath.ToSlash(filepath.Dir(rel)), bodies, keys) {
+			found[rel] = append(found[rel], fset.Position(what).String())
 		}
 		return nil
 	})
@@ -74,22 +86,34 @@ func TestNoStepKindSwitchOutsideTheRegistry(t *testing.T) {
 			t.Errorf("%s no longer tells step kinds apart: remove it from stillSwitching", f)
 		}
 	}
+	if len(own) == 0 {
+		t.Fatal("no step kind has a body type of its own: the test would find nothing")
+	}
 }
 
 // stepKindUses are where f names a step kind by hand: a type switch on a step's Body or
 // with a step body type in a case, a StepBody, type assertion or value of a step body
 // type in reflect.TypeOf, a list of three step keys or more.
-func stepKindUses(f *ast.File, bodies, keys map[string]bool) []token.Pos {
+func stepKindUses(f *ast.File, pkg string, bodies map[bodyType]bool, keys map[string]bool) []token.Pos {
+	imports := map[string]string{} // name in f -> import path
+	for _, im := range f.Imports {
+		p, _ := strconv.Unquote(im.Path.Value)
+		name := p[strings.LastIndex(p, "/")+1:]
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		imports[name] = p
+	}
 	isBody := func(e ast.Expr) bool {
 		if st, ok := e.(*ast.StarExpr); ok {
 			e = st.X
 		}
 		switch x := e.(type) {
 		case *ast.Ident:
-			return f.Name.Name == "spec" && bodies[x.Name]
+			return bodies[bodyType{pkg, x.Name}]
 		case *ast.SelectorExpr:
 			id, ok := x.X.(*ast.Ident)
-			return ok && id.Name == "spec" && bodies[x.Sel.Name]
+			return ok && bodies[bodyType{imports[id.Name], x.Sel.Name}]
 		}
 		return false
 	}

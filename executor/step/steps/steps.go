@@ -1,0 +1,43 @@
+// Package steps registers every built-in step kind: a new kind is a package under
+// executor/step that declares its spec.StepKind (Impl a step.Runner), and one line in All.
+package steps
+
+import (
+	"github.com/quadrant-bench/quadrant/executor/step/capture"
+	"github.com/quadrant-bench/quadrant/executor/step/dropcaches"
+	"github.com/quadrant-bench/quadrant/executor/step/generate"
+	"github.com/quadrant-bench/quadrant/executor/step/restart"
+	"github.com/quadrant-bench/quadrant/executor/step/setglobal"
+	"github.com/quadrant-bench/quadrant/executor/step/shell"
+	"github.com/quadrant-bench/quadrant/executor/step/sleep"
+	"github.com/quadrant-bench/quadrant/executor/step/sql"
+	"github.com/quadrant-bench/quadrant/executor/step/sqlfile"
+	"github.com/quadrant-bench/quadrant/executor/step/verify"
+	"github.com/quadrant-bench/quadrant/executor/step/wait"
+	"github.com/quadrant-bench/quadrant/executor/step/workloadstep"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// All are the built-in step kinds, in the order the plan reference lists them; each call
+// gives fresh copies, which a registry may change.
+func All() []*spec.StepKind {
+	list := []spec.StepKind{
+		sql.Kind,
+		sqlfile.Kind,
+		setglobal.Kind,
+		restart.Kind,
+		dropcaches.Kind,
+		shell.Kind,
+		sleep.Kind,
+		wait.Kind,
+		workloadstep.Kind,
+		capture.Kind,
+		generate.Kind,
+		verify.Kind,
+	}
+	out := make([]*spec.StepKind, len(list))
+	for i := range list {
+		out[i] = &list[i]
+	}
+	return out
+}
