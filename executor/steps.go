@@ -71,7 +71,7 @@ type stepRunner struct {
 
 // declared runs a step of a kind the executor does not know by its type: its kind's
 // declared runner (spec.StepKind.Impl, a step.Runner).
-func (sr *stepRunner) declared(ctx context.Context, st *spec.Step, where string) error {
+func (sr *stepRunner) declared(ctx context.Context, st *spec.Step, sc stepScope, where string) error {
 	if st.Kind == nil {
 		return fmt.Errorf("step of no kind")
 	}
@@ -79,7 +79,7 @@ func (sr *stepRunner) declared(ctx context.Context, st *spec.Step, where string)
 	if !ok {
 		return fmt.Errorf("step kind %s declares nothing that runs it (its Impl is not a step.Runner)", st.Kind.Key)
 	}
-	return r.Run(ctx, st, step.Env{Where: where, Logf: sr.log.logf})
+	return r.Run(ctx, st, step.Env{Where: where, Logf: sr.log.logf, Targets: stepTargets{sr.fleet}, Record: sc.recorder()})
 }
 
 // run runs list in order and stops at the first failure.
@@ -172,7 +172,7 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	case *spec.Verify:
 		err = sr.verify(ctx, a, where)
 	default:
-		err = sr.declared(ctx, st, where)
+		err = sr.declared(ctx, st, sc, where)
 	}
 	if err != nil {
 		if errors.Is(err, context.Canceled) || errors.Is(err, errInterrupted) {

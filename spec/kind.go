@@ -261,6 +261,10 @@ type Check struct {
 // Errorf reports an error at pos.
 func (c *Check) Errorf(pos Pos, format string, args ...any) { c.v.errorf(pos, format, args...) }
 
+// Target is the plan's target name (a replica's name too: NAME_replica1 is a target),
+// nil when the plan has none of that name.
+func (c *Check) Target(name string) *Target { return c.v.targets[name] }
+
 // Add reports errors the kind found on its own (each has its position).
 func (c *Check) Add(errs Errors) {
 	for _, e := range errs {

@@ -14,6 +14,13 @@ type Env struct {
 	Where string
 	// Logf writes a line to the run log (log.txt and the console), secrets hidden.
 	Logf func(format string, args ...any)
+
+	// Services (services.go), nil where the run has none to give.
+
+	// Targets reaches the targets' servers (a sandbox's cluster, a target's address).
+	Targets Targets
+	// Record stores an iteration metric; nil outside an iteration.
+	Record Recorder
 }
 
 // Runner runs the steps of one kind: a spec.StepKind's Impl.

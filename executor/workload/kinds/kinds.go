@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/quadrant-bench/quadrant/executor/step/failover"
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/custom"
 	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
@@ -38,7 +39,13 @@ func Metrics() []measure.Metric {
 
 // Registry is what spec asks of the kinds when it loads a plan (spec.Options.Kinds), and
 // what generates the plan reference.
-func Registry() *spec.Kinds { return With() }
+func Registry() *spec.Kinds {
+	ks, err := With().WithSteps(&failover.Kind)
+	if err != nil {
+		panic(err) // two step kinds claim one key: a programming error every test meets
+	}
+	return ks
+}
 
 // With is the registry of every kind and extra ones (a test's own kind): each plan
 // workload's Kind then carries what runs it (spec.Kind.Impl), so the executor runs a kind

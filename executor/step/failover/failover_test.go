@@ -1,0 +1,88 @@
+package failover
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/target"
+)
+
+func newDrill(t *testing.T, c *sandbox.Cluster, b Failover) *drill {
+	return &drill{b: &b, c: c, cfg: target.NewSandbox(c.Primary).Config(), logf: t.Logf}
+}
+
+// One sandbox, a primary and one replica, for both drills: first one whose replica cannot
+// catch up (it must fail at the step and leave both servers running as they were), then one
+// with a planted loss, which must be counted.
+func TestDrill(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Replicas: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	r := c.Replicas[0]
+
+	t.Run("replica never catches up", func(t *testing.T) {
+		d := newDrill(t, c, Failover{Fault: "kill", Lead: 300 * time.Millisecond, Writers: 2, CatchupTimeout: time.Second, RecoverTimeout: 10 * time.Second})
+		d.beforeFault = func(ctx context.Context, _ *ledger) error {
+			// Stopped, the SQL thread leaves what the IO thread receives unapplied.
+			if err := r.Exec(ctx, "STOP SLAVE SQL_THREAD"); err != nil {
+				return err
+			}
+			return sleep(ctx, 300*time.Millisecond)
+		}
+		_, err := d.run(ctx)
+		if err == nil || !strings.Contains(err.Error(), "did not apply its relay log within catchup_timeout 1s") {
+			t.Fatalf("want the catch-up timeout, got %v", err)
+		}
+		if !c.Primary.Running() || !r.Running() {
+			t.Fatalf("servers not left running: primary %v, replica %v", c.Primary.Running(), r.Running())
+		}
+		// Back as it was: the replica replicates from the restarted primary again.
+		if err := r.Exec(ctx, "START SLAVE SQL_THREAD"); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("planted loss is counted", func(t *testing.T) {
+		d := newDrill(t, c, Failover{Fault: "kill", Lead: 500 * time.Millisecond, Writers: 2, CatchupTimeout: 30 * time.Second, RecoverTimeout: 30 * time.Second})
+		var planted int64
+		d.beforeFault = func(ctx context.Context, l *ledger) error {
+			acked := l.ackedBefore(time.Now())
+			if len(acked) == 0 {
+				t.Fatal("no ledger id acknowledged during the lead")
+			}
+			planted = slices.Min(acked)
+			// The replica has applied it (the first of them) once it caught up; deleted
+			// there alone, it is an acknowledged commit the promoted replica lacks.
+			if err := poll(ctx, r, 30*time.Second, "SELECT COUNT(*) = 1 FROM "+ledgerTable+" WHERE id = "+itoa(planted), func() string { return "the replica never applied the first id" }); err != nil {
+				return err
+			}
+			return r.Exec(ctx, "DELETE FROM "+ledgerTable+" WHERE id = "+itoa(planted))
+		}
+		m, err := d.run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(d.lost, planted) {
+			t.Errorf("planted loss of id %d not counted: lost %v, metrics %v", planted, d.lost, m)
+		}
+		if m[MetricAckedLost] < 1 || m[MetricAcked] < 1 {
+			t.Errorf("metrics %v", m)
+		}
+		if d.promoted != r || !c.Primary.Running() {
+			t.Errorf("promoted %v, old primary running %v", d.promoted, c.Primary.Running())
+		}
+		// The new primary takes writes.
+		if err := r.Exec(ctx, "INSERT INTO "+ledgerTable+" VALUES (-1, 9)"); err != nil {
+			t.Errorf("write on the promoted replica: %v", err)
+		}
+		t.Logf("metrics: %v", m)
+	})
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }

@@ -1,0 +1,77 @@
+// Package failover is the `failover:` step kind, a drill: it writes a ledger of ids to its
+// target's primary, fails the primary (kill -9 or a clean shutdown), promotes the most
+// advanced replica once it has applied its relay log, points the run's front address at it,
+// and measures what the failover cost (seconds without a write commit, the replica's lag at
+// the fault) and what it lost (ids the primary acknowledged that the new primary lacks).
+// See docs/failover.md.
+package failover
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// Failover is a `failover:` step.
+type Failover struct {
+	Fault          string        `yaml:"fault" default:"kill" enum:"kill,shutdown" doc:"How the primary fails: kill sends SIGKILL to its server (a crash: what it had not sent its replicas is not on them), shutdown stops it cleanly (SHUTDOWN: it sends its replicas what it has before it exits)."`
+	Lead           time.Duration `yaml:"lead" default:"2s" doc:"How long the drill's ledger writers commit on the primary before the fault: the acknowledged commits at stake."`
+	Writers        int           `yaml:"writers" default:"2" min:"1" doc:"Connections writing the ledger (one autocommit INSERT of a new id each), through the target's front address when the run keeps one."`
+	CatchupTimeout time.Duration `yaml:"catchup_timeout" default:"60s" doc:"How long the chosen replica may take to apply its relay log before it is promoted; past it the step fails and the servers are left running."`
+	RecoverTimeout time.Duration `yaml:"recover_timeout" default:"60s" doc:"How long the step waits after the promotion for the first write commit on the new primary."`
+}
+
+// The iteration metrics a drill records (summary.csv columns, names for assert).
+const (
+	MetricUnavailable    = "failover_unavailable_s"   // fault to the first write commit on the new primary
+	MetricAcked          = "failover_acked"           // ledger ids acknowledged before the fault
+	MetricAckedLost      = "failover_acked_lost"      // acknowledged ids the new primary lacks
+	MetricUnackedPresent = "failover_unacked_present" // ids the new primary has that no client saw acknowledged
+	MetricLagSeconds     = "failover_lag_s"           // the replica's Seconds_Behind_Master just before the fault
+	MetricLagRows        = "failover_lag_rows"        // acknowledged ledger rows not yet on the replica just before the fault
+	MetricCatchup        = "failover_catchup_s"       // the promoted replica applying its relay log
+	MetricReconnects     = "failover_reconnects"      // client connections the front cut when it switched
+)
+
+// Metrics are the names a drill records, in the order summary.csv shows them.
+var Metrics = []string{MetricUnavailable, MetricAcked, MetricAckedLost, MetricUnackedPresent, MetricLagSeconds, MetricLagRows, MetricCatchup}
+
+// Kind is the failover step kind.
+var Kind = spec.StepKind{
+	Key:     "failover",
+	Doc:     "A failover drill on the step's target, a sandbox with replicas: a ledger of ids written to the primary, the primary failed (fault), the most advanced replica promoted once it has applied its relay log, and what it cost and lost recorded as iteration metrics (" + strings.Join(Metrics, ", ") + "). Usually a during: step at the middle of the measured span. See docs/failover.md.",
+	Body:    func() any { return new(Failover) },
+	Target:  true,
+	Keys:    []string{"timeout"},
+	Front:   true,
+	Check:   check,
+	Records: func(*spec.Step) []string { return Metrics },
+	Explain: func(s *spec.Step) []string {
+		b := body(s)
+		return []string{fmt.Sprintf("failover drill on %s: %s of the primary after %s of ledger writes, then the most advanced replica promoted", s.Target, b.Fault, b.Lead)}
+	},
+	Impl: runner{},
+}
+
+func body(s *spec.Step) *Failover { return spec.StepBody[*Failover](s) }
+
+// check refuses a target a drill cannot fail over: no sandbox with replicas.
+func check(c *spec.Check, s *spec.Step) {
+	t := c.Target(s.Target)
+	at := s.Src.At("failover")
+	if s.Src.Has("target") {
+		at = s.Src.At("target")
+	}
+	switch {
+	case t == nil:
+		return // spec reported the unknown target
+	case t.Name != s.Target:
+		c.Errorf(at, "failover on %s, a replica: a drill fails a primary over; give it the primary's target (%s)", s.Target, t.Name)
+	case t.Sandbox == nil:
+		c.Errorf(at, "failover on %s, a dsn target: quadrant cannot kill or promote its servers; drill a sandbox target with replicas (sandbox: {replicas: 1})", s.Target)
+	case t.Sandbox.Replicas == 0:
+		c.Errorf(at, "failover on %s, a sandbox without replicas: there is no replica to promote; give it sandbox: {replicas: 1} or more", s.Target)
+	}
+}

@@ -1,0 +1,95 @@
+package failover_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// runPlan runs plan (a file in a new folder) and loads its results folder.
+func runPlan(t *testing.T, plan string) *results.Run {
+	t.Helper()
+	sandboxtest.SkipShort(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := spec.Load(path, spec.Options{Kinds: kinds.Registry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	w, err := results.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml, _ := p.Redacted()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	_, runErr := executor.Run(ctx, p, w, executor.Options{PlanYAML: yaml, Version: "test", SandboxDir: sandboxtest.Dir(t)})
+	w.Close()
+	if log, err := os.ReadFile(filepath.Join(out, results.LogFile)); err == nil {
+		t.Logf("log.txt:\n%s", log)
+	}
+	if runErr != nil {
+		t.Fatalf("run: %v", runErr)
+	}
+	run, err := results.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// A drill as a during: step of a real run: the workload connects through the front,
+// goes on on the promoted replica after the kill (its connections reconnect, counted), and
+// the drill's figures are summary.csv columns the plan's assertions read.
+func TestDrillDuringAWorkload(t *testing.T) {
+	run := runPlan(t, `version: 1
+name: drill
+targets:
+  db: {sandbox: {replicas: 1}}
+setup:
+  - sql: "CREATE DATABASE IF NOT EXISTS bench; CREATE TABLE bench.t (id BIGINT PRIMARY KEY)"
+iteration:
+  workload:
+    transactions:
+      - name: ins
+        statements:
+          - sql: "INSERT IGNORE INTO bench.t VALUES (?)"
+            args: ["seq()"]
+    threads: 2
+    duration: 6s
+    on_error: {reconnect: [2013, 2006, 2003]}
+  during:
+    - at: 1s
+      failover: {fault: kill, lead: 1s}
+  assert: ["failover_acked > 0", "failover_unavailable_s > 0", "reconnects > 0"]
+`)
+	it := run.Info.Iterations[0]
+	if it.Status != results.StatusDone {
+		t.Fatalf("iteration: %s (%s)", it.Status, it.Error)
+	}
+	for _, col := range []string{"failover_unavailable_s", "failover_acked", "failover_acked_lost", "failover_unacked_present", "failover_lag_s", "failover_catchup_s"} {
+		if _, ok := run.Summary.Float(0, col); !ok {
+			t.Errorf("summary.csv has no %s", col)
+		}
+	}
+	// The workload wrote on the new primary: its last interval committed.
+	ts := run.Timeseries["db"]
+	if ts == nil || len(ts.Rows) == 0 {
+		t.Fatal("no time series for db")
+	}
+	if n, ok := ts.Float(len(ts.Rows)-1, "tps"); !ok || n == 0 {
+		t.Errorf("last interval: %v tps, want some: the workload did not follow the primary", n)
+	}
+}
