@@ -72,10 +72,18 @@ func (d *drill) run(ctx context.Context) (map[string]float64, error) {
 	} else {
 		l.addr.Store(ptr(addrOf(old)))
 	}
+	began, commits0 := time.Now(), binlogCommits(ctx, old)
 	l.start(ctx)
 	defer l.stop()
 	if err := sleep(ctx, d.b.Lead); err != nil {
 		return nil, err
+	}
+	if commits0 >= 0 {
+		if n := binlogCommits(ctx, old); n >= 0 {
+			// the workload's own: the ledger's commits are the drill's
+			ledgerCommits := int64(len(l.ackedBefore(time.Now())))
+			m[MetricTPSBefore] = float64(max(0, n-commits0-ledgerCommits)) / time.Since(began).Seconds()
+		}
 	}
 	if d.beforeFault != nil {
 		if err := d.beforeFault(ctx, l); err != nil {
@@ -117,6 +125,22 @@ func (d *drill) run(ctx context.Context) (map[string]float64, error) {
 	m[MetricAckedLost], m[MetricUnackedPresent] = float64(len(lost)), float64(extra)
 	d.logf("%s promoted: first write commit %.3fs after the fault; %d acknowledged ids lost, %d unacknowledged ids present", p.Name(), m[MetricUnavailable], len(lost), extra)
 	return m, d.restart(old)
+}
+
+// binlogCommits is the primary's Binlog_commits (MariaDB: transactions written to its binary
+// log), -1 when it has none to tell.
+func binlogCommits(ctx context.Context, s *sandbox.Server) int64 {
+	db, err := s.Open()
+	if err != nil {
+		return -1
+	}
+	defer db.Close()
+	var name string
+	var n int64
+	if db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Binlog_commits'").Scan(&name, &n) != nil {
+		return -1
+	}
+	return n
 }
 
 // fault fails the primary as the body says.

@@ -25,6 +25,7 @@ type Failover struct {
 
 // The iteration metrics a drill records (summary.csv columns, names for assert).
 const (
+	MetricTPSBefore      = "failover_tps_before"      // the workload's write commits per second on the primary during the lead (MariaDB's Binlog_commits)
 	MetricUnavailable    = "failover_unavailable_s"   // fault to the first write commit on the new primary
 	MetricAcked          = "failover_acked"           // ledger ids acknowledged before the fault
 	MetricAckedLost      = "failover_acked_lost"      // acknowledged ids the new primary lacks
@@ -36,7 +37,7 @@ const (
 )
 
 // Metrics are the names a drill records, in the order summary.csv shows them.
-var Metrics = []string{MetricUnavailable, MetricAcked, MetricAckedLost, MetricUnackedPresent, MetricLagSeconds, MetricLagRows, MetricCatchup}
+var Metrics = []string{MetricTPSBefore, MetricUnavailable, MetricAcked, MetricAckedLost, MetricUnackedPresent, MetricLagSeconds, MetricLagRows, MetricCatchup}
 
 // Kind is the failover step kind.
 var Kind = spec.StepKind{
