@@ -33,7 +33,7 @@ type fleet struct {
 	servers  map[string]*liveTarget
 	order    []string // target names, plan order (replicas after their primary)
 	clusters []*sandbox.Cluster
-	fronts   map[string]*front.Front // by target: the addresses that follow a primary (fronts.go)
+	fronts   map[string]*front.Front      // by target: the addresses that follow a primary (fronts.go)
 	vars     map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
 }
 

@@ -251,7 +251,7 @@ func (c *Cluster) Repoint(ctx context.Context, r, p *Server) error {
 	if err := p.Exec(ctx, "SET sql_log_bin = 0",
 		fmt.Sprintf("CREATE USER IF NOT EXISTS '%s'@'127.0.0.1' IDENTIFIED BY '%s'", replUser, r.repl),
 		fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'127.0.0.1'", replUser)); err != nil {
-		return fmt.Errorf("repoint %s: the replication account on %s: %w", r.name, p.name, p.redact(err.Error()))
+		return fmt.Errorf("repoint %s: the replication account on %s: %s", r.name, p.name, p.redact(err.Error()))
 	}
 	err := r.Exec(ctx, "STOP SLAVE",
 		fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1", p.Port(), replUser, r.repl),

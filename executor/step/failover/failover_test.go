@@ -14,7 +14,9 @@ import (
 )
 
 func newDrill(t *testing.T, c *sandbox.Cluster, b Failover) *drill {
-	return &drill{b: &b, c: c, cfg: target.NewSandbox(c.Primary).Config(), logf: t.Logf}
+	d := &drill{b: &b, cfg: target.NewSandbox(c.Primary).Config(), logf: t.Logf}
+	d.side = &sandboxSide{d: d, c: c}
+	return d
 }
 
 // One sandbox, a primary and one replica, for both drills: first one whose replica cannot
@@ -74,14 +76,43 @@ func TestDrill(t *testing.T) {
 		if m[MetricAckedLost] < 1 || m[MetricAcked] < 1 {
 			t.Errorf("metrics %v", m)
 		}
-		if d.promoted != r || !c.Primary.Running() {
-			t.Errorf("promoted %v, old primary running %v", d.promoted, c.Primary.Running())
+		if d.side.(*sandboxSide).now != r || !c.Primary.Running() {
+			t.Errorf("promoted %v, old primary running %v", d.side.(*sandboxSide).now, c.Primary.Running())
 		}
 		// The new primary takes writes.
 		if err := r.Exec(ctx, "INSERT INTO "+ledgerTable+" VALUES (-1, 9)"); err != nil {
 			t.Errorf("write on the promoted replica: %v", err)
 		}
 		t.Logf("metrics: %v", m)
+	})
+
+	// The replica is the primary now: as a dsn target, its failover is the user's command.
+	dsn := func(t *testing.T, command string) *drill {
+		d := &drill{b: &Failover{Lead: 300 * time.Millisecond, Writers: 1, RecoverTimeout: 10 * time.Second, Promote: &Promote{Shell: command}},
+			cfg: target.NewSandbox(r).Config(), logf: t.Logf}
+		d.side = &dsnSide{d: d, name: "db", command: command}
+		return d
+	}
+	t.Run("dsn promote command fails", func(t *testing.T) {
+		_, err := dsn(t, "echo no orchestrator here >&2; exit 3").run(ctx)
+		if err == nil || !strings.Contains(err.Error(), `the promote command "echo no orchestrator here >&2; exit 3" failed: exit status 3`) || !strings.Contains(err.Error(), "no orchestrator here") {
+			t.Fatalf("want the command's failure and its output, got %v", err)
+		}
+		if err := r.Exec(ctx, "SELECT 1"); err != nil {
+			t.Errorf("server not left running: %v", err)
+		}
+	})
+	t.Run("dsn promote command", func(t *testing.T) {
+		// A command that moves nothing: the target's address is the primary still, and no
+		// acknowledged id may be missing from it.
+		d := dsn(t, "true")
+		m, err := d.run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m[MetricAcked] == 0 || m[MetricAckedLost] != 0 {
+			t.Errorf("metrics %v", m)
+		}
 	})
 }
 

@@ -16,11 +16,19 @@ import (
 
 // Failover is a `failover:` step.
 type Failover struct {
+	Src            spec.Source   `yaml:"-"`
 	Fault          string        `yaml:"fault" default:"kill" enum:"kill,shutdown" doc:"How the primary fails: kill sends SIGKILL to its server (a crash: what it had not sent its replicas is not on them), shutdown stops it cleanly (SHUTDOWN: it sends its replicas what it has before it exits)."`
 	Lead           time.Duration `yaml:"lead" default:"2s" doc:"How long the drill's ledger writers commit on the primary before the fault: the acknowledged commits at stake."`
 	Writers        int           `yaml:"writers" default:"2" min:"1" doc:"Connections writing the ledger (one autocommit INSERT of a new id each), through the target's front address when the run keeps one."`
 	CatchupTimeout time.Duration `yaml:"catchup_timeout" default:"60s" doc:"How long the chosen replica may take to apply its relay log before it is promoted; past it the step fails and the servers are left running."`
-	RecoverTimeout time.Duration `yaml:"recover_timeout" default:"60s" doc:"How long the step waits after the promotion for the first write commit on the new primary."`
+	RecoverTimeout time.Duration `yaml:"recover_timeout" default:"60s" doc:"How long the step waits after the promotion for the first write commit on the new primary (and, on a dsn target, how long the promote command may run)."`
+	Promote        *Promote      `yaml:"promote" doc:"dsn targets: the user's own command that fails the primary and promotes a replica (the target's address must follow the new primary: a VIP, a proxy). Needs --allow-shell. A sandbox is failed and promoted by quadrant."`
+}
+
+// Promote is a dsn target's failover done by the user's command.
+type Promote struct {
+	Src   spec.Source `yaml:"-"`
+	Shell string      `yaml:"shell,required" doc:"Run with sh -c: it fails the primary and promotes another server; a non-zero exit fails the step."`
 }
 
 // The iteration metrics a drill records (summary.csv columns, names for assert).
@@ -48,6 +56,7 @@ var Kind = spec.StepKind{
 	Keys:    []string{"timeout"},
 	Front:   true,
 	Check:   check,
+	Effects: effects,
 	Records: func(*spec.Step) []string { return Metrics },
 	Explain: func(s *spec.Step) []string {
 		b := body(s)
@@ -58,8 +67,10 @@ var Kind = spec.StepKind{
 
 func body(s *spec.Step) *Failover { return spec.StepBody[*Failover](s) }
 
-// check refuses a target a drill cannot fail over: no sandbox with replicas.
+// check refuses a target a drill cannot fail over: a sandbox needs replicas, a dsn target
+// the user's promote command.
 func check(c *spec.Check, s *spec.Step) {
+	b := body(s)
 	t := c.Target(s.Target)
 	at := s.Src.At("failover")
 	if s.Src.Has("target") {
@@ -70,9 +81,25 @@ func check(c *spec.Check, s *spec.Step) {
 		return // spec reported the unknown target
 	case t.Name != s.Target:
 		c.Errorf(at, "failover on %s, a replica: a drill fails a primary over; give it the primary's target (%s)", s.Target, t.Name)
-	case t.Sandbox == nil:
-		c.Errorf(at, "failover on %s, a dsn target: quadrant cannot kill or promote its servers; drill a sandbox target with replicas (sandbox: {replicas: 1})", s.Target)
-	case t.Sandbox.Replicas == 0:
+	case t.Sandbox == nil && b.Promote == nil:
+		c.Errorf(at, "failover on %s, a dsn target: quadrant cannot kill or promote its servers; give the step promote: {shell: YOUR_COMMAND} (--allow-shell), or drill a sandbox target with replicas (sandbox: {replicas: 1})", s.Target)
+	case t.Sandbox == nil && b.Src.Has("fault"):
+		c.Errorf(b.Src.At("fault"), "fault does not apply to a dsn target: its promote command fails the primary; remove fault")
+	case t.Sandbox != nil && b.Promote != nil:
+		c.Errorf(b.Src.At("promote"), "promote applies to dsn targets only: quadrant fails and promotes a sandbox's servers itself; remove promote")
+	case t.Sandbox != nil && t.Sandbox.Replicas == 0:
 		c.Errorf(at, "failover on %s, a sandbox without replicas: there is no replica to promote; give it sandbox: {replicas: 1} or more", s.Target)
 	}
+	if b.Promote != nil && strings.TrimSpace(b.Promote.Shell) == "" {
+		c.Errorf(b.Promote.Src.At("shell"), "promote.shell is empty; give the command that promotes a replica")
+	}
+}
+
+// effects: a promote command runs the user's code on this machine.
+func effects(_ *spec.Plan, ps spec.PlacedStep) []spec.Effect {
+	b := body(ps.Step)
+	if b.Promote == nil {
+		return nil
+	}
+	return []spec.Effect{{Kind: spec.RunsCode, Pos: b.Promote.Src.Pos, What: "failover promote: " + b.Promote.Shell}}
 }

@@ -44,12 +44,14 @@ func newLedger(cfg *mysql.Config, writers int) *ledger {
 	return &ledger{cfg: cfg, writers: max(1, writers), acked: map[int64]time.Time{}, halt: make(chan struct{})}
 }
 
-// createLedger makes an empty ledger table on the primary and waits until every replica
-// has it, so that the drill's first ids are not lost for want of a table.
-func createLedger(ctx context.Context, p *sandbox.Server, replicas []*sandbox.Server, timeout time.Duration) error {
-	if err := p.Exec(ctx, "CREATE DATABASE IF NOT EXISTS "+ledgerSchema, "DROP TABLE IF EXISTS "+ledgerTable,
-		"CREATE TABLE "+ledgerTable+" (id BIGINT PRIMARY KEY, epoch INT NOT NULL)"); err != nil {
-		return fmt.Errorf("failover: create the ledger table on %s: %w", p.Name(), err)
+// createLedger makes an empty ledger table on the primary (db) and waits until every
+// replica has it, so that the drill's first ids are not lost for want of a table.
+func createLedger(ctx context.Context, db *sql.DB, name string, replicas []*sandbox.Server, timeout time.Duration) error {
+	for _, q := range []string{"CREATE DATABASE IF NOT EXISTS " + ledgerSchema, "DROP TABLE IF EXISTS " + ledgerTable,
+		"CREATE TABLE " + ledgerTable + " (id BIGINT PRIMARY KEY, epoch INT NOT NULL)"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("failover: create the ledger table on %s: %w", name, err)
+		}
 	}
 	for _, r := range replicas {
 		if err := poll(ctx, r, timeout, "SELECT COUNT(*) = 0 FROM "+ledgerTable, func() string {
@@ -87,7 +89,7 @@ func (l *ledger) halted() bool {
 }
 
 // write is one writer: a connection of its own, opened again (at the current address)
-// after any error.
+// after any error and after the promotion.
 func (l *ledger) write(ctx context.Context) {
 	var db *sql.DB
 	var epoch int64
@@ -97,6 +99,12 @@ func (l *ledger) write(ctx context.Context) {
 		}
 	}()
 	for !l.halted() && ctx.Err() == nil {
+		if db != nil && epoch != l.epoch.Load() {
+			// After a promotion every writer connects again: a connection that outlived
+			// the failover (a dsn target's, to an old primary still up) is not the new one's.
+			db.Close()
+			db = nil
+		}
 		if db == nil {
 			c := l.cfg.Clone()
 			c.Addr = *l.addr.Load()
@@ -178,15 +186,10 @@ func (l *ledger) firstCommit(ctx context.Context, since time.Time, timeout time.
 
 // count compares the new primary's ledger with what the clients saw: acknowledged ids it
 // lacks, and ids it has that no client saw acknowledged (a commit whose OK the fault cut).
-func count(ctx context.Context, p *sandbox.Server, l *ledger) (lost []int64, extra int, err error) {
-	db, err := p.Open()
-	if err != nil {
-		return nil, 0, err
-	}
-	defer db.Close()
+func count(ctx context.Context, db *sql.DB, l *ledger) (lost []int64, extra int, err error) {
 	rows, err := db.QueryContext(ctx, "SELECT id FROM "+ledgerTable)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read the ledger on %s: %w", p.Name(), err)
+		return nil, 0, fmt.Errorf("read the ledger: %w", err)
 	}
 	defer rows.Close()
 	present := map[int64]bool{}

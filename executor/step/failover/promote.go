@@ -64,9 +64,9 @@ func stateOf(ctx context.Context, r *sandbox.Server) (replicaState, error) {
 // promote picks the replica that received the most, waits until it has applied its relay
 // log (catchup_timeout), makes it writable and a primary, and points the other replicas
 // at it. On an error the servers are left as they are, running.
-func (d *drill) promote(ctx context.Context, m map[string]float64) (*sandbox.Server, error) {
+func (d *drill) promote(ctx context.Context, c *sandbox.Cluster, m map[string]float64) (*sandbox.Server, error) {
 	var best replicaState
-	for _, r := range d.c.Replicas {
+	for _, r := range c.Replicas {
 		st, err := stateOf(ctx, r)
 		if err != nil {
 			return nil, fmt.Errorf("failover: %w", err)
@@ -85,11 +85,11 @@ func (d *drill) promote(ctx context.Context, m map[string]float64) (*sandbox.Ser
 	if err := p.Exec(ctx, "STOP SLAVE", "RESET SLAVE ALL", "SET GLOBAL read_only = OFF"); err != nil {
 		return nil, fmt.Errorf("failover: promote %s: %w", p.Name(), err)
 	}
-	for _, r := range d.c.Replicas {
+	for _, r := range c.Replicas {
 		if r == p {
 			continue
 		}
-		if err := d.c.Repoint(ctx, r, p); err != nil {
+		if err := c.Repoint(ctx, r, p); err != nil {
 			return nil, fmt.Errorf("failover: %s promoted, but pointing %s at it: %w", p.Name(), r.Name(), err)
 		}
 	}
@@ -129,7 +129,7 @@ type lag struct {
 // measureLag reads, just before the fault, each replica's Seconds_Behind_Master and how
 // many acknowledged ledger rows it lacks; the worst of them. A reading that fails is 0:
 // the lag is context, the drill goes on.
-func measureLag(ctx context.Context, p *sandbox.Server, replicas []*sandbox.Server, l *ledger) lag {
+func measureLag(ctx context.Context, replicas []*sandbox.Server, l *ledger) lag {
 	acked := int64(len(l.ackedBefore(time.Now())))
 	var out lag
 	for _, r := range replicas {
@@ -143,7 +143,7 @@ func measureLag(ctx context.Context, p *sandbox.Server, replicas []*sandbox.Serv
 		}
 		var n int64
 		if db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+ledgerTable).Scan(&n) == nil {
-			out.rows = max(out.rows, acked-n)
+			out.rows = max(out.rows, acked-n, 0)
 		}
 		db.Close()
 	}
