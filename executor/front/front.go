@@ -41,7 +41,8 @@ func (f *Front) Addr() string { return f.ln.Addr().String() }
 // Upstream is where new connections go.
 func (f *Front) Upstream() string { return *f.upstream.Load() }
 
-// Switch sends new connections to upstream and cuts the ones carried (to the old one).
+// Switch sends new connections to upstream and cuts the ones carried (to the old one);
+// upstream "" closes every new connection at once (a switchover's pause).
 func (f *Front) Switch(upstream string) {
 	f.upstream.Store(&upstream)
 	f.mu.Lock()
@@ -82,7 +83,11 @@ func (f *Front) accept() {
 // whose upstream does not answer (the dead primary before a switch) is closed at once.
 func (f *Front) carry(client net.Conn) {
 	defer client.Close()
-	up, err := net.Dial("tcp", f.Upstream())
+	to := f.Upstream()
+	if to == "" {
+		return
+	}
+	up, err := net.Dial("tcp", to)
 	if err != nil {
 		return
 	}

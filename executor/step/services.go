@@ -31,7 +31,8 @@ type Targets interface {
 type Front interface {
 	// Addr is the host:port clients connect to.
 	Addr() string
-	// Switch points the front at upstream (host:port) and cuts the connections it carries.
+	// Switch points the front at upstream (host:port) and cuts the connections it carries;
+	// "" points it nowhere: every connection is closed at once until the next Switch.
 	Switch(upstream string)
 }
 

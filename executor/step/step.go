@@ -5,6 +5,7 @@ package step
 import (
 	"context"
 
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -26,6 +27,13 @@ type Env struct {
 // Runner runs the steps of one kind: a spec.StepKind's Impl.
 type Runner interface {
 	Run(ctx context.Context, st *spec.Step, env Env) error
+}
+
+// Described is a Runner whose steps record iteration metrics of their own
+// (spec.StepKind.Records) and describes them: run.json carries the descriptions (unit, which
+// way is better, headline), so the report and compare read the columns without the kind.
+type Described interface {
+	Metrics() []measure.Metric
 }
 
 // Func is a Runner that is a function.

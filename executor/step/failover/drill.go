@@ -36,6 +36,10 @@ func (runner) Run(ctx context.Context, st *spec.Step, env step.Env) error {
 		return fmt.Errorf("failover: target %s is no sandbox with replicas, nor a dsn target with a promote command", st.Target)
 	}
 	m, err := d.run(ctx)
+	if ctx.Err() != nil {
+		// The executor drops a during: step's error once the workload has ended: say it here.
+		env.Logf("%s: cut short (%v) before it counted: the workload ended first; give the drill more time after its at:", env.Where, ctx.Err())
+	}
 	if env.Record != nil && m != nil {
 		for _, name := range Metrics {
 			if v, ok := m[name]; ok {

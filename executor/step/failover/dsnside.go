@@ -41,7 +41,7 @@ func (s *dsnSide) prepare(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	return createLedger(ctx, db, s.name, nil, 0)
+	return createLedger(ctx, db, s.name)
 }
 
 func (s *dsnSide) atFault(context.Context, *ledger, map[string]float64) {}

@@ -59,9 +59,14 @@ func TestDrill(t *testing.T) {
 				t.Fatal("no ledger id acknowledged during the lead")
 			}
 			planted = slices.Min(acked)
-			// The replica has applied it (the first of them) once it caught up; deleted
-			// there alone, it is an acknowledged commit the promoted replica lacks.
-			if err := poll(ctx, r, 30*time.Second, "SELECT COUNT(*) = 1 FROM "+ledgerTable+" WHERE id = "+itoa(planted), func() string { return "the replica never applied the first id" }); err != nil {
+			// Once the replica has applied all the primary has written (this drill's CREATE
+			// and the first ids among it; a lagging replica may still hold the last drill's
+			// table), deleted there alone, it is an acknowledged commit the promoted replica lacks.
+			pos, err := gtidPos(ctx, c.Primary)
+			if err != nil {
+				return err
+			}
+			if err := poll(ctx, r, 30*time.Second, "SELECT MASTER_GTID_WAIT('"+pos+"', 1) = 0", func() string { return "the replica never applied " + pos }); err != nil {
 				return err
 			}
 			return r.Exec(ctx, "DELETE FROM "+ledgerTable+" WHERE id = "+itoa(planted))
@@ -117,3 +122,13 @@ func TestDrill(t *testing.T) {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+func gtidPos(ctx context.Context, s *sandbox.Server) (string, error) {
+	db, err := s.Open()
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	var pos string
+	return pos, db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_binlog_pos").Scan(&pos)
+}

@@ -11,13 +11,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // Failover is a `failover:` step.
 type Failover struct {
 	Src            spec.Source   `yaml:"-"`
-	Fault          string        `yaml:"fault" default:"kill" enum:"kill,shutdown" doc:"How the primary fails: kill sends SIGKILL to its server (a crash: what it had not sent its replicas is not on them), shutdown stops it cleanly (SHUTDOWN: it sends its replicas what it has before it exits)."`
+	Fault          string        `yaml:"fault" default:"kill" enum:"kill,shutdown,switchover" doc:"How the primary fails: kill sends SIGKILL to its server (a crash: what it had not sent its replicas is not on them), shutdown stops it cleanly (SHUTDOWN: it sends its replicas what it has before it exits), switchover is a planned one: the front stops passing connections, the replicas catch up with all the primary wrote (MariaDB's MASTER_GTID_WAIT, at most catchup_timeout), and the primary stays up, out of the cluster."`
 	Lead           time.Duration `yaml:"lead" default:"2s" doc:"How long the drill's ledger writers commit on the primary before the fault: the acknowledged commits at stake."`
 	Writers        int           `yaml:"writers" default:"2" min:"1" doc:"Connections writing the ledger (one autocommit INSERT of a new id each), through the target's front address when the run keeps one."`
 	CatchupTimeout time.Duration `yaml:"catchup_timeout" default:"60s" doc:"How long the chosen replica may take to apply its relay log before it is promoted; past it the step fails and the servers are left running."`
@@ -40,12 +41,13 @@ const (
 	MetricUnackedPresent = "failover_unacked_present" // ids the new primary has that no client saw acknowledged
 	MetricLagSeconds     = "failover_lag_s"           // the replica's Seconds_Behind_Master just before the fault
 	MetricLagRows        = "failover_lag_rows"        // acknowledged ledger rows not yet on the replica just before the fault
+	MetricLagBytes       = "failover_lag_bytes"       // of the primary's binary log not received by a replica just before the fault
 	MetricCatchup        = "failover_catchup_s"       // the promoted replica applying its relay log
 	MetricReconnects     = "failover_reconnects"      // client connections the front cut when it switched
 )
 
 // Metrics are the names a drill records, in the order summary.csv shows them.
-var Metrics = []string{MetricTPSBefore, MetricUnavailable, MetricAcked, MetricAckedLost, MetricUnackedPresent, MetricLagSeconds, MetricLagRows, MetricCatchup}
+var Metrics = []string{MetricTPSBefore, MetricUnavailable, MetricAcked, MetricAckedLost, MetricUnackedPresent, MetricLagSeconds, MetricLagRows, MetricLagBytes, MetricCatchup}
 
 // Kind is the failover step kind.
 var Kind = spec.StepKind{
@@ -102,4 +104,23 @@ func effects(_ *spec.Plan, ps spec.PlacedStep) []spec.Effect {
 		return nil
 	}
 	return []spec.Effect{{Kind: spec.RunsCode, Pos: b.Promote.Src.Pos, What: "failover promote: " + b.Promote.Shell}}
+}
+
+// Metrics describes the drill's figures for run.json: the report leads with the write rate
+// before the fault, the seconds without a write and the acknowledged commits lost.
+func (runner) Metrics() []measure.Metric {
+	m := func(name, doc, unit string, better measure.Direction, headline bool) measure.Metric {
+		return measure.Metric{Name: name, Doc: "failover drill: " + doc, Kind: measure.Gauge, TotalUnit: unit, Better: better, Headline: headline, Compare: headline}
+	}
+	return []measure.Metric{
+		m(MetricTPSBefore, "the workload's write commits per second on the primary before the fault (MariaDB's Binlog_commits, the ledger's own left out)", measure.PerSecond, measure.Higher, true),
+		m(MetricUnavailable, "seconds from the fault to the first write commit on the new primary", "s", measure.Lower, true),
+		m(MetricAckedLost, "ledger ids the clients saw committed that the new primary lacks", measure.Count, measure.Lower, true),
+		m(MetricAcked, "ledger ids acknowledged before the fault", measure.Count, measure.Higher, false),
+		m(MetricUnackedPresent, "ledger ids on the new primary whose commit no client saw acknowledged", measure.Count, measure.Lower, false),
+		m(MetricLagSeconds, "the replicas' Seconds_Behind_Master just before the fault (the worst)", "s", measure.Lower, false),
+		m(MetricLagRows, "acknowledged ledger rows a replica had not applied just before the fault (the worst)", measure.Count, measure.Lower, false),
+		m(MetricLagBytes, "bytes of the primary's binary log a replica had not received just before the fault (the worst): what a crash takes with it", "B", measure.Lower, false),
+		m(MetricCatchup, "seconds the promoted replica took to apply its relay log", "s", measure.Lower, false),
+	}
 }

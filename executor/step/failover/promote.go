@@ -123,31 +123,57 @@ func (d *drill) catchUp(ctx context.Context, r replicaState) error {
 // lag is how far behind the replicas were just before the fault.
 type lag struct {
 	seconds float64
-	rows    int64 // acknowledged ledger rows the most behind replica did not have
+	rows    int64 // acknowledged ledger rows the most behind replica had not applied
+	bytes   int64 // of the primary's binary log the most behind replica had not received; -1 unknown
 }
 
-// measureLag reads, just before the fault, each replica's Seconds_Behind_Master and how
-// many acknowledged ledger rows it lacks; the worst of them. A reading that fails is 0:
-// the lag is context, the drill goes on.
-func measureLag(ctx context.Context, replicas []*sandbox.Server, l *ledger) lag {
+// measureLag reads, just before the fault, each replica's Seconds_Behind_Master, how many
+// acknowledged ledger rows it lacks and how much of the primary's binary log it has not
+// received (what a crash of the primary takes with it); the worst of each. A reading that
+// fails is left out: the lag is context, the drill goes on.
+func measureLag(ctx context.Context, p *sandbox.Server, replicas []*sandbox.Server, l *ledger) lag {
 	acked := int64(len(l.ackedBefore(time.Now())))
-	var out lag
+	out := lag{bytes: -1}
+	file, pos := binlogEnd(ctx, p)
 	for _, r := range replicas {
-		if st, err := stateOf(ctx, r); err == nil && st.behind != "" {
-			v, _ := strconv.ParseFloat(st.behind, 64)
-			out.seconds = max(out.seconds, v)
+		if st, err := stateOf(ctx, r); err == nil {
+			if st.behind != "" {
+				v, _ := strconv.ParseFloat(st.behind, 64)
+				out.seconds = max(out.seconds, v)
+			}
+			if file != "" && st.readFile == file {
+				out.bytes = max(out.bytes, pos-st.readPos, 0)
+			}
 		}
 		db, err := r.Open()
 		if err != nil {
 			continue
 		}
-		var n int64
-		if db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+ledgerTable).Scan(&n) == nil {
-			out.rows = max(out.rows, acked-n, 0)
-		}
+		var n int64 // 0 too while the replica has not applied the ledger's CREATE yet
+		db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+ledgerTable).Scan(&n)
+		out.rows = max(out.rows, acked-n, 0)
 		db.Close()
 	}
 	return out
+}
+
+// binlogEnd is where the primary's binary log ends ("" when it cannot tell).
+func binlogEnd(ctx context.Context, p *sandbox.Server) (string, int64) {
+	db, err := p.Open()
+	if err != nil {
+		return "", 0
+	}
+	defer db.Close()
+	q := "SHOW MASTER STATUS"
+	if b := p.Binary(); b.Flavor == sandbox.FlavorMySQL && b.AtLeast(8, 2, 0) {
+		q = "SHOW BINARY LOG STATUS"
+	}
+	m, err := firstRow(ctx, db, q)
+	if err != nil || m == nil {
+		return "", 0
+	}
+	pos, _ := strconv.ParseInt(m["Position"], 10, 64)
+	return m["File"], pos
 }
 
 func statusStatement(s *sandbox.Server) string {

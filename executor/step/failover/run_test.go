@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -56,7 +57,9 @@ func runPlan(t *testing.T, plan string, set ...string) *results.Run {
 
 // A drill as a during: step of a real run: the workload connects through the front,
 // goes on on the promoted replica after the kill (its connections reconnect, counted), and
-// the drill's figures are summary.csv columns the plan's assertions read.
+// the drill's figures are summary.csv columns the plan's assertions read. The second
+// iteration, a switchover, starts from the cluster restore: put back and the front on its
+// primary again.
 func TestDrillDuringAWorkload(t *testing.T) {
 	run := runPlan(t, `version: 1
 name: drill
@@ -64,7 +67,10 @@ targets:
   db: {sandbox: {replicas: 1}}
 setup:
   - sql: "CREATE DATABASE IF NOT EXISTS bench; CREATE TABLE bench.t (id BIGINT PRIMARY KEY)"
+matrix:
+  fault: [kill, switchover]
 iteration:
+  restore: setup
   workload:
     transactions:
       - name: ins
@@ -76,16 +82,26 @@ iteration:
     on_error: {reconnect: [2013, 2006, 2003]}
   during:
     - at: 1s
-      failover: {fault: kill, lead: 500ms, writers: 1}
-  assert: ["failover_acked > 0", "failover_unavailable_s > 0", "reconnects > 0"]
+      failover: {fault: "${{ matrix.fault }}", lead: 500ms, writers: 1}
+  assert:
+    - "failover_acked > 0 && failover_unavailable_s > 0 && reconnects > 0"
+    # a planned switchover waits for the replica: it loses nothing
+    - "matrix.fault != 'switchover' || failover_acked_lost == 0"
 `)
-	it := run.Info.Iterations[0]
-	if it.Status != results.StatusDone {
-		t.Fatalf("iteration: %s (%s)", it.Status, it.Error)
+	for i, it := range run.Info.Iterations {
+		if it.Status != results.StatusDone {
+			t.Fatalf("iteration %d: %s (%s)", i+1, it.Status, it.Error)
+		}
 	}
 	for _, col := range []string{"failover_unavailable_s", "failover_acked", "failover_acked_lost", "failover_unacked_present", "failover_lag_s", "failover_catchup_s"} {
 		if _, ok := run.Summary.Float(0, col); !ok {
 			t.Errorf("summary.csv has no %s", col)
+		}
+	}
+	// run.json describes the drill's figures: the report and compare lead with them.
+	for _, m := range []string{"failover_tps_before", "failover_unavailable_s", "failover_acked_lost"} {
+		if !slices.Contains(run.Headline(), m) {
+			t.Errorf("headline %v lacks %s", run.Headline(), m)
 		}
 	}
 	// The workload wrote on the new primary: its last interval committed.

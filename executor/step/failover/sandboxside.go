@@ -3,6 +3,7 @@ package failover
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -38,17 +39,24 @@ func (s *sandboxSide) prepare(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	return createLedger(ctx, db, s.old.Name(), s.c.Replicas, s.d.b.CatchupTimeout)
+	return createLedger(ctx, db, s.old.Name())
 }
 
 func (s *sandboxSide) atFault(ctx context.Context, l *ledger, m map[string]float64) {
-	lag := measureLag(ctx, s.c.Replicas, l)
+	lag := measureLag(ctx, s.c.Primary, s.c.Replicas, l)
 	m[MetricLagSeconds], m[MetricLagRows] = lag.seconds, float64(lag.rows)
-	s.d.logf("replica lag just before the fault: %.0fs, %d acknowledged ledger rows not applied", lag.seconds, lag.rows)
+	if lag.bytes >= 0 {
+		m[MetricLagBytes] = float64(lag.bytes)
+	}
+	s.d.logf("replica lag just before the fault: %.0fs, %d acknowledged ledger rows not applied, %d bytes of binary log not received", lag.seconds, lag.rows, lag.bytes)
 }
 
 func (s *sandboxSide) failover(ctx context.Context, m map[string]float64) (string, error) {
 	switch s.d.b.Fault {
+	case "switchover":
+		if err := s.pause(ctx); err != nil {
+			return "", err
+		}
 	case "shutdown":
 		if err := s.old.Stop(ctx); err != nil {
 			return "", fmt.Errorf("failover: shutdown of %s: %w", s.old.Name(), err)
@@ -67,10 +75,43 @@ func (s *sandboxSide) failover(ctx context.Context, m map[string]float64) (strin
 	return addrOf(p), nil
 }
 
+// pause is a switchover's fault: no client reaches the primary (the front points nowhere),
+// then every replica waits until it has applied all the primary wrote.
+func (s *sandboxSide) pause(ctx context.Context) error {
+	if s.d.front == nil {
+		return errors.New("failover: a switchover stops the clients at the run's front address, and this target has none")
+	}
+	if s.old.Binary().Flavor != sandbox.FlavorMariaDB {
+		return errors.New("failover: a switchover waits for the replicas by GTID (MASTER_GTID_WAIT): MariaDB sandboxes only")
+	}
+	s.d.front.Switch("")
+	db, err := s.old.Open()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var pos string
+	if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_binlog_pos").Scan(&pos); err != nil {
+		return fmt.Errorf("failover: switchover: gtid_binlog_pos of %s: %w", s.old.Name(), err)
+	}
+	for _, r := range s.c.Replicas {
+		if err := poll(ctx, r, s.d.b.CatchupTimeout, fmt.Sprintf("SELECT MASTER_GTID_WAIT('%s', 1) = 0", pos), func() string {
+			return fmt.Sprintf("failover: switchover: replica %s did not reach the primary's GTID position %s within catchup_timeout %s; the clients stay cut off from %s, which runs on", r.Name(), pos, s.d.b.CatchupTimeout, s.old.Name())
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // restore brings the old primary back with its files (crash recovery after a kill), as a
-// server of its own: the servers are left running, and restore: puts the cluster back as
-// setup left it before the next iteration.
+// server of its own, and the front back on it when nothing was promoted: the servers are
+// left running, and restore: puts the cluster back as setup left it before the next
+// iteration.
 func (s *sandboxSide) restore() error {
+	if s.now == nil && s.d.front != nil && s.old != nil {
+		s.d.front.Switch(addrOf(s.old)) // no promotion: the clients go back to the primary
+	}
 	if s.old == nil || s.old.Running() {
 		return nil
 	}
