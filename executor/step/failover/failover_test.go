@@ -132,3 +132,32 @@ func gtidPos(ctx context.Context, s *sandbox.Server) (string, error) {
 	var pos string
 	return pos, db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_binlog_pos").Scan(&pos)
 }
+
+// With two replicas, the one promoted is the other's primary afterwards: the drill points it
+// at the new primary (the servers have binary logs for it, as the sandbox's config gives).
+func TestDrillRepointsTheOtherReplica(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Replicas: 2, Config: []sandbox.Option{{Name: "log_bin", Value: "binlog"}, {Name: "log_slave_updates", Bare: true}}})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	d := newDrill(t, c, Failover{Fault: "shutdown", Lead: 300 * time.Millisecond, Writers: 1, CatchupTimeout: 30 * time.Second, RecoverTimeout: 30 * time.Second})
+	m, err := d.run(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m[MetricAckedLost] != 0 {
+		t.Errorf("a clean shutdown lost acknowledged ids: %v", m)
+	}
+	p := d.side.(*sandboxSide).now
+	other := c.Replicas[0]
+	if p == other {
+		other = c.Replicas[1]
+	}
+	if err := p.Exec(ctx, "INSERT INTO "+ledgerTable+" VALUES (-7, 9)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := poll(ctx, other, 30*time.Second, "SELECT COUNT(*) = 1 FROM "+ledgerTable+" WHERE id = -7", func() string {
+		return other.Name() + " does not replicate from the promoted " + p.Name()
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
