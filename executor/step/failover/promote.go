@@ -16,6 +16,7 @@ type replicaState struct {
 	s                  *sandbox.Server
 	readFile, execFile string // the primary's binlog file the IO thread read up to, and the SQL thread applied up to
 	readPos, execPos   int64
+	ioRunning          string
 	sqlRunning         string
 	sqlError           string
 	behind             string // Seconds_Behind_Master, "" when NULL
@@ -55,7 +56,7 @@ func stateOf(ctx context.Context, r *sandbox.Server) (replicaState, error) {
 	}
 	st := replicaState{s: r,
 		readFile: g("Master_Log_File", "Source_Log_File"), execFile: g("Relay_Master_Log_File", "Relay_Source_Log_File"),
-		sqlRunning: g("Slave_SQL_Running", "Replica_SQL_Running"), sqlError: g("Last_SQL_Error"), behind: g("Seconds_Behind_Master", "Seconds_Behind_Source")}
+		ioRunning: g("Slave_IO_Running", "Replica_IO_Running"), sqlRunning: g("Slave_SQL_Running", "Replica_SQL_Running"), sqlError: g("Last_SQL_Error"), behind: g("Seconds_Behind_Master", "Seconds_Behind_Source")}
 	st.readPos, _ = strconv.ParseInt(g("Read_Master_Log_Pos", "Read_Source_Log_Pos"), 10, 64)
 	st.execPos, _ = strconv.ParseInt(g("Exec_Master_Log_Pos", "Exec_Source_Log_Pos"), 10, 64)
 	return st, nil

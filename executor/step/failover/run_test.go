@@ -56,10 +56,11 @@ func runPlan(t *testing.T, plan string, set ...string) *results.Run {
 // a loaded machine.
 
 // A drill as a during: step of a real run: the workload connects through the front,
-// goes on on the promoted replica after the kill (its connections reconnect, counted), and
-// the drill's figures are summary.csv columns the plan's assertions read. The second
-// iteration, a switchover, starts from the cluster restore: put back and the front on its
-// primary again.
+// goes on on the promoted replica after a partition (its connections reconnect, counted),
+// and the drill's figures are summary.csv columns the plan's assertions read. The second
+// iteration, a switchover, starts from the cluster restore: put back (the replica
+// replicating from the primary directly again) and the front on its primary again. A kill
+// runs in the template's test.
 func TestDrillDuringAWorkload(t *testing.T) {
 	run := runPlan(t, `version: 1
 name: drill
@@ -68,7 +69,7 @@ targets:
 setup:
   - sql: "CREATE DATABASE IF NOT EXISTS bench; CREATE TABLE bench.t (id BIGINT PRIMARY KEY)"
 matrix:
-  fault: [kill, switchover]
+  fault: [partition, switchover]
 iteration:
   restore: setup
   workload:

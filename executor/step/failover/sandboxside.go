@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/front"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
 
@@ -19,6 +20,8 @@ type sandboxSide struct {
 	c   *sandbox.Cluster
 	old *sandbox.Server // the primary the drill fails
 	now *sandbox.Server // the primary of the moment
+	// repl is the front the replicas replicate through during a partition drill (partition.go).
+	repl *front.Front
 }
 
 func (s *sandboxSide) primary() (*sql.DB, string, error) {
@@ -39,6 +42,11 @@ func (s *sandboxSide) prepare(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
+	if s.d.b.Fault == "partition" {
+		if err := s.detour(ctx); err != nil {
+			return err
+		}
+	}
 	return createLedger(ctx, db, s.old.Name())
 }
 
@@ -53,6 +61,8 @@ func (s *sandboxSide) atFault(ctx context.Context, l *ledger, m map[string]float
 
 func (s *sandboxSide) failover(ctx context.Context, m map[string]float64) (string, error) {
 	switch s.d.b.Fault {
+	case "partition":
+		s.partition()
 	case "switchover":
 		if err := s.pause(ctx); err != nil {
 			return "", err
@@ -111,6 +121,9 @@ func (s *sandboxSide) pause(ctx context.Context) error {
 func (s *sandboxSide) restore() error {
 	if s.now == nil && s.d.front != nil && s.old != nil {
 		s.d.front.Switch(addrOf(s.old)) // no promotion: the clients go back to the primary
+	}
+	if err := s.undetour(); err != nil {
+		return err
 	}
 	if s.old == nil || s.old.Running() {
 		return nil
