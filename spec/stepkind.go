@@ -77,6 +77,12 @@ type StepKind struct {
 	// Records are the iteration metrics a step of this kind records besides RecordAs (a
 	// drill's several figures), which assertions may name; nil none.
 	Records func(s *Step) []string
+	// Privileges are what a step needs of the account it runs as on its target (the one
+	// OwnTarget names, else the step's), beyond the plan's own SQL: the pre-flight refuses,
+	// before setup touches anything, a run whose dsn target's account lacks one
+	// (executor/preflight). srv is what the privileges depend on of that target's server.
+	// nil: nothing is asked (a sql: step's statements are the user's own, not guessed at).
+	Privileges func(s *Step, srv AccountServer) []AccountNeed
 	// Explain, if set, are the lines explain prints for a step: the first after the step's
 	// place ("before: "), the others under it.
 	Explain func(s *Step) []string
