@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/barrier"
+	"github.com/quadrant-bench/quadrant/executor/step"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
@@ -269,6 +270,14 @@ func newRunInfo(p *spec.Plan, o Options) *results.RunInfo {
 	for pw := range p.Workloads() {
 		if k, err := kinds.Of(pw.Workload); err == nil {
 			ri.AddMetrics(k.Metrics)
+		}
+	}
+	// The step kinds' (a failover drill's figures).
+	for ps := range p.Steps() {
+		if k := ps.Step.Kind; k != nil {
+			if d, ok := k.Impl.(step.Described); ok {
+				ri.AddMetrics(d.Metrics())
+			}
 		}
 	}
 	prev := map[int]results.IterationInfo{}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/front"
 	"github.com/quadrant-bench/quadrant/executor/internal/fsinfo"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
@@ -32,6 +33,7 @@ type fleet struct {
 	servers  map[string]*liveTarget
 	order    []string // target names, plan order (replicas after their primary)
 	clusters []*sandbox.Cluster
+	fronts   map[string]*front.Front      // by target: the addresses that follow a primary (fronts.go)
 	vars     map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
 }
 
@@ -122,6 +124,9 @@ func (f *fleet) startSandbox(ctx context.Context, t spec.Target, first *spec.Ite
 	}
 	f.log.addSecret(c.Password())
 	f.clusters = append(f.clusters, c)
+	if err := f.openFront(t.Name, c); err != nil {
+		return err
+	}
 	f.obs.SandboxStarted(c.Dir())
 	for _, srv := range c.Servers() {
 		s := &liveTarget{Target: target.NewSandbox(srv), sb: srv, base: base}
@@ -248,6 +253,7 @@ func (f *fleet) exited(index int, s *liveTarget) {
 
 // stop closes the connection pools and stops the sandboxes.
 func (f *fleet) stop(ctx context.Context) {
+	f.closeFronts()
 	for _, s := range f.servers {
 		s.db.Close()
 		if r, ok := s.Target.(interface{ Release() }); ok {

@@ -132,6 +132,7 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 	if err := x.restore(ctx); err != nil {
 		return err
 	}
+	r.fleet.resetFronts()
 	if s.sb != nil || len(it.ServerConfig) > 0 {
 		r.fleet.exited(it.Index, s)
 		restarted, err := s.restart(ctx, it.ServerConfig)

@@ -135,7 +135,7 @@ func (sr *stepRunner) env(st *spec.Step, sc stepScope, s *liveTarget) step.Env {
 	env := step.Env{
 		Where: sc.where(st), Phase: sc.phase, Logf: sr.log.logf, LogFile: sr.log.logFile, Redact: sr.log.redact,
 		Show:    func(format string, args ...any) { sr.log.obs.Logged(sr.log.redact(fmt.Sprintf(format, args...))) },
-		Targets: stepTargets{sr.fleet}, Plan: sr.fleet.plan, Iteration: sc.it, Roots: sr.fleet.plan.Roots(), Out: sr.out,
+		Targets: stepTargets{sr.fleet}, Servers: stepServers{sr.fleet}, Plan: sr.fleet.plan, Iteration: sc.it, Roots: sr.fleet.plan.Roots(), Out: sr.out,
 		Globals: stepGlobals{sr.globals}, Restarter: stepRestarter{sr.fleet}, Workloads: stepWorkloads{sr},
 		Track: func(what, unit string, total float64) step.Progress {
 			return stepProgress{sr.log.track(what, unit, total)}

@@ -23,7 +23,7 @@ func (r *runner) runWorkload(ctx context.Context, s *liveTarget, w *spec.Workloa
 		openLoop := w.OpenLoop()
 		onInterval = func(iv *measure.Interval) { r.obs.Interval(Progress{Interval: iv, OpenLoop: openLoop}) }
 	}
-	env := workload.Env{Server: s.Config(), Log: func(msg string) { r.logf("%s", msg) }, Vars: r.varsMap(), Shard: r.opts.Shard, Ready: ready, Open: r.fleet.plan.Roots().Open}
+	env := workload.Env{Server: r.fleet.workloadConfig(s), Log: func(msg string) { r.logf("%s", msg) }, Vars: r.varsMap(), Shard: r.opts.Shard, Ready: ready, Open: r.fleet.plan.Roots().Open}
 	if step != "" && !splitStep(w) {
 		// A step's workload that is not split (the leader runs it alone) does all of its work.
 		env.Shard = shard.Shard{}

@@ -261,6 +261,11 @@ type Check struct {
 // Errorf reports an error at pos.
 func (c *Check) Errorf(pos Pos, format string, args ...any) { c.v.errorf(pos, format, args...) }
 
+// Target is the plan's target name (a replica's name too: NAME_replica1 is a target),
+// nil when the plan has none of that name (the step's own target: is resolved and checked
+// before its kind's Check).
+func (c *Check) Target(name string) *Target { return c.v.targets[name] }
+
 // Add reports errors the kind found on its own (each has its position).
 func (c *Check) Add(errs Errors) {
 	for _, e := range errs {
@@ -283,10 +288,6 @@ func (c *Check) Settings(s Settings, what string) { c.v.settings(s, what, false)
 // Globals checks a map of global variables (set_global's): names, and sizes like 256M
 // turned into bytes.
 func (c *Check) Globals(s Settings, what string) { c.v.settings(s, what, true) }
-
-// Target is the plan's target name, nil when it has none of that name (the step's own
-// target: is resolved and checked before its kind's Check).
-func (c *Check) Target(name string) *Target { return c.v.targets[name] }
 
 // SandboxConfig checks my.cnf options for sandbox sb as its config: is checked (the
 // options it sets itself, skip-grant-tables, paths that leave its directory).

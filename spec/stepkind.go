@@ -68,6 +68,10 @@ type StepKind struct {
 	// RestoresAny says a restore: step of this kind may bring back any dsn target (a shell
 	// step runs the user's own tool), not only its own.
 	RestoresAny bool
+	// Front says a step moves its target's primary (a failover): the run keeps an address
+	// in front of the target that follows it, and the workloads on that target connect
+	// through it (the runner reaches it as step.Targets.Front).
+	Front bool
 	// Restarts says a step restarts its target (whose account then needs to survive it).
 	Restarts bool
 	// Splits says every shard of a sharded run (--shard K/N) runs the step, each its part
@@ -79,6 +83,9 @@ type StepKind struct {
 	Workloads func(s *Step) []*Workload
 	// RecordAs is the iteration metric the step records ("" none).
 	RecordAs func(s *Step) string
+	// Records are the iteration metrics a step of this kind records besides RecordAs (a
+	// drill's several figures), which assertions may name; nil none.
+	Records func(s *Step) []string
 	// Privileges are what a step needs of the account it runs as on its target (the one
 	// OwnTarget names, else the step's), beyond the plan's own SQL: the pre-flight refuses,
 	// before setup touches anything, a run whose dsn target's account lacks one

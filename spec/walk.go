@@ -114,11 +114,33 @@ func (p *Plan) TargetOf(it *Iteration) string {
 func (p *Plan) RecordNames() []string {
 	var out []string
 	for ps := range p.Steps() {
-		if k := ps.Step.Kind; k == nil || k.RecordAs == nil {
+		k := ps.Step.Kind
+		if k == nil {
 			continue
 		}
-		if name := ps.Step.Kind.RecordAs(ps.Step); name != "" && !contains(out, name) {
-			out = append(out, name)
+		var names []string
+		if k.RecordAs != nil {
+			names = append(names, k.RecordAs(ps.Step))
+		}
+		if k.Records != nil {
+			names = append(names, k.Records(ps.Step)...)
+		}
+		for _, name := range names {
+			if name != "" && !contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+// Fronted are the targets a step of a Front kind acts on, once each in plan order: the
+// run keeps an address in front of each, which follows its primary.
+func (p *Plan) Fronted() []string {
+	var out []string
+	for ps := range p.Steps() {
+		if k := ps.Step.Kind; k != nil && k.Front && ps.Step.Target != "" && !contains(out, ps.Step.Target) {
+			out = append(out, ps.Step.Target)
 		}
 	}
 	return out

@@ -232,3 +232,44 @@ func replicaStatusStatement(b Binary) string {
 	}
 	return "SHOW SLAVE STATUS"
 }
+
+// Repoint makes replica r replicate from p, a replica a failover drill promoted: p gets the
+// replication account (a replica has none), and r goes on from its own GTID position. Only
+// MariaDB (GTIDs), and p needs a binary log, which a sandbox's replicas have only when
+// their config gives them one (log_bin, log_slave_updates).
+func (c *Cluster) Repoint(ctx context.Context, r, p *Server) error {
+	if p.bin.Flavor != FlavorMariaDB {
+		return fmt.Errorf("repoint %s: only MariaDB sandboxes are repointed (by GTID)", r.name)
+	}
+	var binlog int
+	if err := p.queryInt(ctx, "SELECT @@log_bin", &binlog); err != nil {
+		return fmt.Errorf("repoint %s: %w", r.name, err)
+	}
+	if binlog == 0 {
+		return fmt.Errorf("%s has no binary log, so %s cannot replicate from it: give the sandbox's servers log_bin and log_slave_updates in its config", p.name, r.name)
+	}
+	if err := p.Exec(ctx, "SET sql_log_bin = 0",
+		fmt.Sprintf("CREATE USER IF NOT EXISTS '%s'@'127.0.0.1' IDENTIFIED BY '%s'", replUser, r.repl),
+		fmt.Sprintf("GRANT REPLICATION SLAVE ON *.* TO '%s'@'127.0.0.1'", replUser)); err != nil {
+		return fmt.Errorf("repoint %s: the replication account on %s: %s", r.name, p.name, p.redact(err.Error()))
+	}
+	err := r.Exec(ctx, "STOP SLAVE",
+		fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1", p.Port(), replUser, r.repl),
+		"START SLAVE")
+	if err != nil {
+		return fmt.Errorf("repoint %s at %s: %s", r.name, p.name, r.redact(err.Error()))
+	}
+	return waitReplicaRunning(ctx, r)
+}
+
+func (s *Server) queryInt(ctx context.Context, q string, v *int) error {
+	db, err := s.Open()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if err := db.QueryRowContext(ctx, q).Scan(v); err != nil {
+		return fmt.Errorf("%s: %s: %w", s.name, q, err)
+	}
+	return nil
+}

@@ -467,6 +467,22 @@ func (s *Server) Restart(ctx context.Context, config []Option) error {
 	return fmt.Errorf("restart %s: %w", s.name, err)
 }
 
+// Start starts a stopped server (a killed one too) with the config it ran with, keeping its
+// port, and waits until it answers, not for its replication: a failover drill's old primary
+// comes back with its data but nobody replicates from it any more. Nothing happens when it
+// runs.
+func (s *Server) Start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc != nil && !s.proc.done() {
+		return nil
+	}
+	if err := s.start(ctx, s.config, true); err != nil {
+		return fmt.Errorf("start %s: %w", s.name, err)
+	}
+	return nil
+}
+
 // waitReplication makes a restart return only once replication is back: a restarted replica runs both
 // threads again; a restarted primary has its running replicas reconnected (and, with semi-sync,
 // acknowledging), so a measurement right after the restart does not see the catch-up or the

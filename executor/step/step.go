@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/confine"
 	"github.com/quadrant-bench/quadrant/spec/shard"
@@ -56,6 +57,9 @@ type Env struct {
 	// Shard is this process's part of a sharded run for a step its kind splits
 	// (spec.StepKind.Splits), with the rendezvous of the shards; not sharded otherwise.
 	Shard Shard
+	// Servers reaches the targets' servers beyond a pool (services.go): a sandbox's
+	// cluster, a connection config, the front address; nil where the run has none.
+	Servers Servers
 }
 
 // Target is one target of the run as a step reaches it.
@@ -124,6 +128,13 @@ type Shard interface {
 // Runner runs the steps of one kind: a spec.StepKind's Impl.
 type Runner interface {
 	Run(ctx context.Context, st *spec.Step, env Env) error
+}
+
+// Described is a Runner whose steps record iteration metrics of their own
+// (spec.StepKind.Records) and describes them: run.json carries the descriptions (unit, which
+// way is better, headline), so the report and compare read the columns without the kind.
+type Described interface {
+	Metrics() []measure.Metric
 }
 
 // Func is a Runner that is a function.

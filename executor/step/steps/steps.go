@@ -5,6 +5,7 @@ package steps
 import (
 	"github.com/quadrant-bench/quadrant/executor/step/capture"
 	"github.com/quadrant-bench/quadrant/executor/step/dropcaches"
+	"github.com/quadrant-bench/quadrant/executor/step/failover"
 	"github.com/quadrant-bench/quadrant/executor/step/generate"
 	"github.com/quadrant-bench/quadrant/executor/step/restart"
 	"github.com/quadrant-bench/quadrant/executor/step/setglobal"
@@ -34,6 +35,7 @@ func All() []*spec.StepKind {
 		capture.Kind,
 		generate.Kind,
 		verify.Kind,
+		failover.Kind,
 	}
 	out := make([]*spec.StepKind, len(list))
 	for i := range list {

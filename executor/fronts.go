@@ -1,0 +1,64 @@
+package executor
+
+import (
+	"net"
+	"slices"
+	"strconv"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/front"
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+)
+
+// A front is an address the run keeps in front of a sandbox target whose primary a step
+// moves (spec.StepKind.Front: a failover drill): the target's workloads connect through
+// it, the step switches it to the promoted replica, and each iteration starts with it on
+// the cluster's own primary again (restore: has put the cluster back).
+
+// openFront opens target name's front when a step of the plan moves its primary.
+func (f *fleet) openFront(name string, c *sandbox.Cluster) error {
+	if !slices.Contains(f.plan.Fronted(), name) {
+		return nil
+	}
+	fr, err := front.Listen(serverAddr(c.Primary))
+	if err != nil {
+		return err
+	}
+	if f.fronts == nil {
+		f.fronts = map[string]*front.Front{}
+	}
+	f.fronts[name] = fr
+	f.log.logf("target %s: workloads connect through %s, which follows its primary", name, fr.Addr())
+	return nil
+}
+
+// resetFronts points every front at its cluster's primary, before an iteration.
+func (f *fleet) resetFronts() {
+	for name, fr := range f.fronts {
+		if c := f.cluster(name); c != nil && fr.Upstream() != serverAddr(c.Primary) {
+			fr.Switch(serverAddr(c.Primary))
+			f.log.logf("target %s: front %s back on the primary %s", name, fr.Addr(), c.Primary.Name())
+		}
+	}
+}
+
+func (f *fleet) closeFronts() {
+	for _, fr := range f.fronts {
+		fr.Close()
+	}
+}
+
+// workloadConfig is how a workload on s connects: through its front when it has one.
+func (f *fleet) workloadConfig(s *liveTarget) *mysql.Config {
+	c := s.Config()
+	if fr := f.fronts[s.Name()]; fr != nil {
+		c = c.Clone()
+		c.Net, c.Addr = "tcp", fr.Addr()
+	}
+	return c
+}
+
+func serverAddr(s *sandbox.Server) string {
+	return net.JoinHostPort(s.Host(), strconv.Itoa(s.Port()))
+}

@@ -1,0 +1,51 @@
+package failover_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/trust"
+)
+
+// validate refuses, at the step's position, a drill on a target it cannot fail over.
+func TestCheckRefusesTargetsWithoutReplicas(t *testing.T) {
+	for _, tc := range []struct{ targets, step, want string }{
+		{"db: {sandbox: {}}", "{fault: kill}", "plan.yaml:11:17: failover on db, a sandbox without replicas: there is no replica to promote"},
+		{"db: {dsn: 'u:p@tcp(127.0.0.1:3306)/'}", "{fault: kill}", "plan.yaml:11:17: failover on db, a dsn target: quadrant cannot kill or promote its servers"},
+		{"db: {dsn: 'u:p@tcp(127.0.0.1:3306)/'}", "{fault: kill, promote: {shell: ./promote.sh}}", "plan.yaml:11:25: fault does not apply to a dsn target"},
+		{"db: {sandbox: {replicas: 1}}", "{promote: {shell: ./promote.sh}}", "plan.yaml:11:27: promote applies to dsn targets only"},
+		{"db: {dsn: 'u:p@tcp(127.0.0.1:3306)/'}", "{promote: {shell: ./promote.sh}}", ""},
+		{"db: {sandbox: {replicas: 1}}", "{fault: kill}", ""},
+	} {
+		plan := `version: 1
+name: drill
+targets:
+  ` + tc.targets + `
+iteration:
+  workload:
+    builtin: oltp_point_select
+    duration: 4s
+  during:
+    - at: 1s
+      failover: ` + tc.step + `
+`
+		p, err := spec.LoadBytes("plan.yaml", []byte(plan), spec.Options{Kinds: kinds.Registry()})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.targets, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: want %q, got %v", tc.targets, tc.want, err)
+		case err == nil && strings.Contains(tc.step, "promote"):
+			// The user's command is code the trust check refuses without --allow-shell.
+			r := trust.Check(p, trust.Allow{})
+			if r == nil || !strings.Contains(r.Error(), "failover promote: ./promote.sh") || !strings.Contains(r.Error(), "--allow-shell") {
+				t.Errorf("trust check of a promote command: %v", r)
+			}
+			if r := trust.Check(p, trust.Allow{Shell: true}); r != nil {
+				t.Errorf("with --allow-shell: %v", r)
+			}
+		}
+	}
+}

@@ -1,0 +1,137 @@
+// Package failover is the `failover:` step kind, a drill: it writes a ledger of ids to its
+// target's primary, fails the primary (kill -9 or a clean shutdown), promotes the most
+// advanced replica once it has applied its relay log, points the run's front address at it,
+// and measures what the failover cost (seconds without a write commit, the replica's lag at
+// the fault) and what it lost (ids the primary acknowledged that the new primary lacks).
+// See docs/failover.md.
+package failover
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// Failover is a `failover:` step.
+type Failover struct {
+	Src            spec.Source   `yaml:"-"`
+	Fault          string        `yaml:"fault" default:"kill" enum:"kill,shutdown,switchover,partition" doc:"How the primary fails: kill sends SIGKILL to its server (a crash: what it had not sent its replicas is not on them), shutdown stops it cleanly (SHUTDOWN: it sends its replicas what it has before it exits), switchover is a planned one: the front stops passing connections, the replicas catch up with all the primary wrote (MariaDB's MASTER_GTID_WAIT, at most catchup_timeout), and the primary stays up, out of the cluster; partition cuts the primary off from its clients and its replicas (which replicate through a proxy of the drill's from its start; MariaDB) while it runs on: what the replicas had not received is lost as after a crash, but the old primary has it."`
+	Lead           time.Duration `yaml:"lead" default:"2s" doc:"How long the drill's ledger writers commit on the primary before the fault: the acknowledged commits at stake."`
+	Writers        int           `yaml:"writers" default:"2" min:"1" doc:"Connections writing the ledger (one autocommit INSERT of a new id each), through the target's front address when the run keeps one."`
+	CatchupTimeout time.Duration `yaml:"catchup_timeout" default:"60s" doc:"How long the chosen replica may take to apply its relay log before it is promoted; past it the step fails and the servers are left running."`
+	RecoverTimeout time.Duration `yaml:"recover_timeout" default:"60s" doc:"How long the step waits after the promotion for the first write commit on the new primary (and, on a dsn target, how long the promote command may run)."`
+	Promote        *Promote      `yaml:"promote" doc:"dsn targets: the user's own command that fails the primary and promotes a replica (the target's address must follow the new primary: a VIP, a proxy). Needs --allow-shell. A sandbox is failed and promoted by quadrant."`
+}
+
+// Promote is a dsn target's failover done by the user's command.
+type Promote struct {
+	Src   spec.Source `yaml:"-"`
+	Shell string      `yaml:"shell,required" doc:"Run with sh -c: it fails the primary and promotes another server; a non-zero exit fails the step."`
+}
+
+// The iteration metrics a drill records (summary.csv columns, names for assert).
+const (
+	MetricTPSBefore      = "failover_tps_before"      // the workload's write commits per second on the primary during the lead (MariaDB's Binlog_commits)
+	MetricUnavailable    = "failover_unavailable_s"   // fault to the first write commit on the new primary
+	MetricAcked          = "failover_acked"           // ledger ids acknowledged before the fault
+	MetricAckedLost      = "failover_acked_lost"      // acknowledged ids the new primary lacks
+	MetricUnackedPresent = "failover_unacked_present" // ids the new primary has that no client saw acknowledged
+	MetricLagSeconds     = "failover_lag_s"           // the replica's Seconds_Behind_Master just before the fault
+	MetricLagRows        = "failover_lag_rows"        // acknowledged ledger rows not yet on the replica just before the fault
+	MetricLagBytes       = "failover_lag_bytes"       // of the primary's binary log not received by a replica just before the fault
+	MetricCatchup        = "failover_catchup_s"       // the promoted replica applying its relay log
+	MetricReconnects     = "failover_reconnects"      // client connections the front cut when it switched
+)
+
+// Metrics are the names a drill records, in the order summary.csv shows them.
+var Metrics = []string{MetricTPSBefore, MetricUnavailable, MetricAcked, MetricAckedLost, MetricUnackedPresent, MetricLagSeconds, MetricLagRows, MetricLagBytes, MetricCatchup}
+
+// Kind is the failover step kind.
+var Kind = spec.StepKind{
+	Key:     "failover",
+	Doc:     "A failover drill on the step's target, a sandbox with replicas: a ledger of ids written to the primary, the primary failed (fault), the most advanced replica promoted once it has applied its relay log, and what it cost and lost recorded as iteration metrics (" + strings.Join(Metrics, ", ") + "). Usually a during: step at the middle of the measured span. See docs/failover.md.",
+	Body:    func() any { return new(Failover) },
+	Target:  true,
+	Keys:    []string{"timeout"},
+	Front:   true,
+	Check:   check,
+	Effects: effects,
+	Records: func(*spec.Step) []string { return Metrics },
+	Explain: explain,
+	Impl:    runner{},
+}
+
+func body(s *spec.Step) *Failover { return spec.StepBody[*Failover](s) }
+
+// explain says what the drill does and the longest it may take (its lead, the replica's
+// catch-up and the recovery); a dsn target's promote command is an action of --allow-shell.
+func explain(s *spec.Step, _ spec.Explainer) spec.Explanation {
+	b := body(s)
+	x := spec.Explanation{Upper: b.Lead + b.CatchupTimeout + b.RecoverTimeout}
+	if b.Promote != nil {
+		x.Line = fmt.Sprintf("failover drill on %s: %s of ledger writes, then your promote command", s.Target, b.Lead)
+		x.Privileged = 1
+		return x
+	}
+	x.Line = fmt.Sprintf("failover drill on %s: %s of the primary after %s of ledger writes, then the most advanced replica promoted", s.Target, b.Fault, b.Lead)
+	return x
+}
+
+// check refuses a target a drill cannot fail over: a sandbox needs replicas, a dsn target
+// the user's promote command.
+func check(c *spec.Check, s *spec.Step) {
+	b := body(s)
+	t := c.Target(s.Target)
+	at := s.Src.At("failover")
+	if s.Src.Has("target") {
+		at = s.Src.At("target")
+	}
+	switch {
+	case t == nil:
+		return // spec reported the unknown target
+	case t.Name != s.Target:
+		c.Errorf(at, "failover on %s, a replica: a drill fails a primary over; give it the primary's target (%s)", s.Target, t.Name)
+	case t.Sandbox == nil && b.Promote == nil:
+		c.Errorf(at, "failover on %s, a dsn target: quadrant cannot kill or promote its servers; give the step promote: {shell: YOUR_COMMAND} (--allow-shell), or drill a sandbox target with replicas (sandbox: {replicas: 1})", s.Target)
+	case t.Sandbox == nil && b.Src.Has("fault"):
+		c.Errorf(b.Src.At("fault"), "fault does not apply to a dsn target: its promote command fails the primary; remove fault")
+	case t.Sandbox != nil && b.Promote != nil:
+		c.Errorf(b.Src.At("promote"), "promote applies to dsn targets only: quadrant fails and promotes a sandbox's servers itself; remove promote")
+	case t.Sandbox != nil && t.Sandbox.Replicas == 0:
+		c.Errorf(at, "failover on %s, a sandbox without replicas: there is no replica to promote; give it sandbox: {replicas: 1} or more", s.Target)
+	}
+	if b.Promote != nil && strings.TrimSpace(b.Promote.Shell) == "" {
+		c.Errorf(b.Promote.Src.At("shell"), "promote.shell is empty; give the command that promotes a replica")
+	}
+}
+
+// effects: a promote command runs the user's code on this machine.
+func effects(_ *spec.Plan, ps spec.PlacedStep) []spec.Effect {
+	b := body(ps.Step)
+	if b.Promote == nil {
+		return nil
+	}
+	return []spec.Effect{{Kind: spec.RunsCode, Pos: b.Promote.Src.Pos, What: "failover promote: " + b.Promote.Shell}}
+}
+
+// Metrics describes the drill's figures for run.json: the report leads with the write rate
+// before the fault, the seconds without a write and the acknowledged commits lost.
+func (runner) Metrics() []measure.Metric {
+	m := func(name, doc, unit string, better measure.Direction, headline bool) measure.Metric {
+		return measure.Metric{Name: name, Doc: "failover drill: " + doc, Kind: measure.Gauge, TotalUnit: unit, Better: better, Headline: headline, Compare: headline}
+	}
+	return []measure.Metric{
+		m(MetricTPSBefore, "the workload's write commits per second on the primary before the fault (MariaDB's Binlog_commits, the ledger's own left out)", measure.PerSecond, measure.Higher, true),
+		m(MetricUnavailable, "seconds from the fault to the first write commit on the new primary", "s", measure.Lower, true),
+		m(MetricAckedLost, "ledger ids the clients saw committed that the new primary lacks", measure.Count, measure.Lower, true),
+		m(MetricAcked, "ledger ids acknowledged before the fault", measure.Count, measure.Higher, false),
+		m(MetricUnackedPresent, "ledger ids on the new primary whose commit no client saw acknowledged", measure.Count, measure.Lower, false),
+		m(MetricLagSeconds, "the replicas' Seconds_Behind_Master just before the fault (the worst)", "s", measure.Lower, false),
+		m(MetricLagRows, "acknowledged ledger rows a replica had not applied just before the fault (the worst)", measure.Count, measure.Lower, false),
+		m(MetricLagBytes, "bytes of the primary's binary log a replica had not received just before the fault (the worst): what a crash takes with it", "B", measure.Lower, false),
+		m(MetricCatchup, "seconds the promoted replica took to apply its relay log", "s", measure.Lower, false),
+	}
+}

@@ -1,0 +1,150 @@
+package failover_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/spec"
+)
+
+// runPlan runs plan (a file in a new folder) and loads its results folder.
+func runPlan(t *testing.T, plan string, set ...string) *results.Run {
+	t.Helper()
+	sandboxtest.SkipShort(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "plan.yaml")
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := spec.Load(path, spec.Options{Kinds: kinds.Registry(), Set: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	w, err := results.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml, _ := p.Redacted()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	_, runErr := executor.Run(ctx, p, w, executor.Options{PlanYAML: yaml, Version: "test", SandboxDir: sandboxtest.Dir(t)})
+	w.Close()
+	if log, err := os.ReadFile(filepath.Join(out, results.LogFile)); err == nil {
+		t.Logf("log.txt:\n%s", log)
+	}
+	if runErr != nil {
+		t.Fatalf("run: %v", runErr)
+	}
+	run, err := results.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// The drill must end before the workload (a during: step still running is cancelled then):
+// a short lead keeps the replica's backlog, which it applies before its promotion, small on
+// a loaded machine.
+
+// A drill as a during: step of a real run: the workload connects through the front,
+// goes on on the promoted replica after a partition (its connections reconnect, counted),
+// and the drill's figures are summary.csv columns the plan's assertions read. The second
+// iteration, a switchover, starts from the cluster restore: put back (the replica
+// replicating from the primary directly again) and the front on its primary again. A kill
+// runs in the template's test.
+func TestDrillDuringAWorkload(t *testing.T) {
+	run := runPlan(t, `version: 1
+name: drill
+targets:
+  db: {sandbox: {replicas: 1}}
+setup:
+  - sql: "CREATE DATABASE IF NOT EXISTS bench; CREATE TABLE bench.t (id BIGINT PRIMARY KEY)"
+matrix:
+  fault: [partition, switchover]
+iteration:
+  restore: setup
+  workload:
+    transactions:
+      - name: ins
+        statements:
+          - sql: "INSERT IGNORE INTO bench.t VALUES (?)"
+            args: ["seq()"]
+    threads: 2
+    duration: 8s
+    on_error: {reconnect: [2013, 2006, 2003]}
+  during:
+    - at: 1s
+      failover: {fault: "${{ matrix.fault }}", lead: 500ms, writers: 1}
+  assert:
+    - "failover_acked > 0 && failover_unavailable_s > 0 && reconnects > 0"
+    # a planned switchover waits for the replica: it loses nothing
+    - "matrix.fault != 'switchover' || failover_acked_lost == 0"
+`)
+	for i, it := range run.Info.Iterations {
+		if it.Status != results.StatusDone {
+			t.Fatalf("iteration %d: %s (%s)", i+1, it.Status, it.Error)
+		}
+	}
+	for _, col := range []string{"failover_unavailable_s", "failover_acked", "failover_acked_lost", "failover_unacked_present", "failover_lag_s", "failover_catchup_s"} {
+		if _, ok := run.Summary.Float(0, col); !ok {
+			t.Errorf("summary.csv has no %s", col)
+		}
+	}
+	// run.json describes the drill's figures: the report and compare lead with them.
+	for _, m := range []string{"failover_tps_before", "failover_unavailable_s", "failover_acked_lost"} {
+		if !slices.Contains(run.Headline(), m) {
+			t.Errorf("headline %v lacks %s", run.Headline(), m)
+		}
+	}
+	// The workload wrote on the new primary: its last interval committed.
+	ts := run.Timeseries["db"]
+	if ts == nil || len(ts.Rows) == 0 {
+		t.Fatal("no time series for db")
+	}
+	if n, ok := ts.Float(len(ts.Rows)-1, "tps"); !ok || n == 0 {
+		t.Errorf("last interval: %v tps, want some: the workload did not follow the primary", n)
+	}
+}
+
+// The template's claim: under semi-synchronous replication waiting AFTER_SYNC, a kill -9 of
+// the primary loses no acknowledged commit, in every repeat (its assertion fails an
+// iteration that loses one, and the run with it).
+func TestTemplateSemisyncLosesNoAcknowledgedCommit(t *testing.T) {
+	plan, err := os.ReadFile("../../../templates/failover-drill.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := runPlan(t, string(plan), "replication=[semisync]", "repeat=3", "duration=8s", "at=1s", "lead=500ms", "threads=2")
+	for i, it := range run.Info.Iterations {
+		if it.Status != results.StatusDone {
+			t.Errorf("iteration %d: %s (%s)", i+1, it.Status, it.Error)
+		}
+	}
+	seen := 0
+	for i := range run.Summary.Rows {
+		if run.Summary.Value(i, results.ColTarget) != "primary" {
+			continue
+		}
+		seen++
+		acked, _ := run.Summary.Float(i, "failover_acked")
+		lost, ok := run.Summary.Float(i, "failover_acked_lost")
+		if !ok || lost != 0 || acked == 0 {
+			t.Errorf("row %d: %v of %v acknowledged ids lost under semi-sync AFTER_SYNC", i+1, run.Summary.Value(i, "failover_acked_lost"), acked)
+		}
+		t.Logf("row %d: tps before %s, unavailable %ss, acked %v, lost %v, unacked present %s, lag rows %s", i+1,
+			run.Summary.Value(i, "failover_tps_before"), run.Summary.Value(i, "failover_unavailable_s"), acked, lost,
+			run.Summary.Value(i, "failover_unacked_present"), run.Summary.Value(i, "failover_lag_rows"))
+	}
+	if seen != 3 {
+		t.Errorf("%d summary rows of primary, want 3 (one per repeat)", seen)
+	}
+}
