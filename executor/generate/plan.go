@@ -174,12 +174,7 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 		if p.rows == 0 && t.Rows > 0 {
 			return nil, fmt.Errorf("table %s: foreign key %s references %s, which gets 0 rows; give %s rows", ti.name, f.name, f.parent, f.parent)
 		}
-		dist := ""
-		for _, c := range f.cols {
-			if s, ok := t.Columns[c]; ok && s.Distribution != "" {
-				dist = s.Distribution
-			}
-		}
+		dist := fkDistribution(f, t)
 		key := hashName(strconv.FormatInt(seed, 10), ti.name, "fk", f.name)
 		m := uint64(p.rows)
 		// zipf and normal favour low ranks; the permutation spreads the favoured parents
@@ -235,8 +230,12 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 	}
 	if lineFK >= 0 {
 		p := parents[ti.fks[lineFK].parent]
-		pm := newPerm(uint64(p.rows), hashName(strconv.FormatInt(seed, 10), ti.name, "fk-line", ti.fks[lineFK].name))
-		picks[lineFK].pick = func(row int64) (int64, bool) { _, l := lay.at(row); return int64(pm.at(uint64(l))), true }
+		f := ti.fks[lineFK]
+		dd := newDistinctDraws(hashName(strconv.FormatInt(seed, 10), ti.name, "fk-line", f.name), fkDistribution(f, t), uint64(p.rows))
+		picks[lineFK].pick = func(row int64) (int64, bool) {
+			par, l := lay.at(row)
+			return int64(dd.at(par, l, lay.start[par+1]-lay.start[par])), true
+		}
 	}
 
 	for _, c := range ti.cols {
@@ -338,4 +337,16 @@ func subset(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// fkDistribution is how a foreign key draws its parent rows: the distribution of any of its
+// columns, uniform by default.
+func fkDistribution(f key, t Table) string {
+	dist := ""
+	for _, c := range f.cols {
+		if s, ok := t.Columns[c]; ok && s.Distribution != "" {
+			dist = s.Distribution
+		}
+	}
+	return dist
 }

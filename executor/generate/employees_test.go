@@ -1,0 +1,131 @@
+package generate_test
+
+import (
+	"database/sql"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/quadrant-bench/quadrant/executor/generate"
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+)
+
+const employeesSQL = "testdata/employees.sql"
+
+var employeesTables = []string{"employees", "departments", "dept_emp", "dept_manager", "titles", "salaries"}
+
+// employees is the classic employees sample schema at a small scale: 2,000 employees.
+func employees(seed int64, threads int) generate.Options {
+	return generate.Options{Schema: employeesSQL, Seed: seed, Threads: threads, Tables: []generate.Table{
+		{Name: "employees", Rows: 2000, Columns: map[string]generate.Settings{
+			"birth_date": {Min: "1952-01-01", Max: "1965-12-31"},
+			"hire_date":  {Min: "1985-01-01", Max: "2000-01-28"},
+		}},
+		{Name: "departments", Rows: 9},
+		{Name: "dept_emp", Rows: 2200, Columns: map[string]generate.Settings{"dept_no": {Distribution: "uniform"}}},
+		{Name: "dept_manager", Rows: 24},
+		{Name: "titles", Rows: 3000},
+		{Name: "salaries", Rows: 19000, Columns: map[string]generate.Settings{
+			"from_date": {Min: "1985-01-01"},
+			"salary":    {Min: "38000", Max: "160000", Distribution: "normal"},
+		}},
+	}}
+}
+
+func employeesChecksums(t *testing.T, db *sql.DB) string {
+	t.Helper()
+	var out []string
+	for _, tn := range employeesTables {
+		var name, sum string
+		if err := db.QueryRow("CHECKSUM TABLE employees."+tn).Scan(&name, &sum); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tn+"="+sum)
+	}
+	return strings.Join(out, " ")
+}
+
+// shares is each group's share of a table's rows, in percent.
+func shares(t *testing.T, db *sql.DB, q string) map[string]float64 {
+	t.Helper()
+	rows, err := db.Query(q)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	out := map[string]float64{}
+	total := 0.0
+	for rows.Next() {
+		var k string
+		var n float64
+		if err := rows.Scan(&k, &n); err != nil {
+			t.Fatal(err)
+		}
+		out[k] = n
+		total += n
+	}
+	for k := range out {
+		out[k] = out[k] * 100 / total
+	}
+	return out
+}
+
+// TestEmployees fills the employees sample schema on one sandbox and checks what a user of it
+// looks at: every department used, as evenly as asked; no orphans, no duplicates; the
+// ranges asked for; the same rows at 1 and 4 threads.
+func TestEmployees(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "genemp"})
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
+	var logs []string
+	o := employees(5, 4)
+	o.Logf = func(f string, args ...any) { logs = append(logs, fmt.Sprintf(f, args...)); t.Logf(f, args...) }
+	run(t, db, o)
+
+	t.Run("every department, uniformly", func(t *testing.T) {
+		got := shares(t, db, "SELECT dept_no, COUNT(*) FROM employees.dept_emp GROUP BY dept_no")
+		t.Logf("dept_emp per department (%%): %v", got)
+		if len(got) != 9 {
+			t.Errorf("dept_emp uses %d of the 9 departments, want all 9", len(got))
+		}
+		for d, share := range got {
+			if share < 100.0/9-3 || share > 100.0/9+3 {
+				t.Errorf("department %s holds %.1f%% of dept_emp, want 11.1%% ± 3 (uniform)", d, share)
+			}
+		}
+		if n := count(t, db, "SELECT COUNT(DISTINCT dept_no) FROM employees.dept_manager"); n < 6 {
+			t.Errorf("the 24 managers are in %d departments, want them spread (at least 6 of 9)", n)
+		}
+	})
+	t.Run("no orphans, no duplicates", func(t *testing.T) {
+		for q, want := range map[string]int64{
+			"SELECT COUNT(*) FROM employees.dept_emp d LEFT JOIN employees.employees e USING (emp_no) WHERE e.emp_no IS NULL":         0,
+			"SELECT COUNT(*) FROM employees.dept_emp d LEFT JOIN employees.departments p USING (dept_no) WHERE p.dept_no IS NULL":     0,
+			"SELECT COUNT(*) FROM employees.dept_manager d LEFT JOIN employees.employees e USING (emp_no) WHERE e.emp_no IS NULL":     0,
+			"SELECT COUNT(*) FROM employees.dept_manager d LEFT JOIN employees.departments p USING (dept_no) WHERE p.dept_no IS NULL": 0,
+			"SELECT COUNT(*) FROM employees.titles x LEFT JOIN employees.employees e USING (emp_no) WHERE e.emp_no IS NULL":           0,
+			"SELECT COUNT(*) FROM employees.salaries x LEFT JOIN employees.employees e USING (emp_no) WHERE e.emp_no IS NULL":         0,
+			"SELECT COUNT(*) - COUNT(DISTINCT emp_no, dept_no) FROM employees.dept_emp":                                               0,
+			"SELECT COUNT(*) - COUNT(DISTINCT emp_no, dept_no) FROM employees.dept_manager":                                           0,
+			"SELECT COUNT(*) - COUNT(DISTINCT emp_no, title, from_date) FROM employees.titles":                                        0,
+			"SELECT COUNT(*) - COUNT(DISTINCT emp_no, from_date) FROM employees.salaries":                                             0,
+			"SELECT COUNT(*) - COUNT(DISTINCT dept_name) FROM employees.departments":                                                  0,
+		} {
+			if got := count(t, db, q); got != want {
+				t.Errorf("%s = %d, want %d", q, got, want)
+			}
+		}
+	})
+	t.Run("the same rows at 1 and 4 threads", func(t *testing.T) {
+		four := employeesChecksums(t, db)
+		if _, err := db.Exec("DROP DATABASE employees"); err != nil {
+			t.Fatal(err)
+		}
+		run(t, db, employees(5, 1))
+		if one := employeesChecksums(t, db); one != four {
+			t.Errorf("1 thread gave other rows than 4:\n%s\n%s", four, one)
+		} else {
+			t.Logf("seed 5, 1 and 4 threads: %s", one)
+		}
+	})
+}
