@@ -1,6 +1,7 @@
 package generate_test
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"strings"
@@ -25,7 +26,7 @@ func employees(seed int64, threads int) generate.Options {
 		{Name: "departments", Rows: 9},
 		{Name: "dept_emp", Rows: 2200, Columns: map[string]generate.Settings{"dept_no": {Distribution: "uniform"}}},
 		{Name: "dept_manager", Rows: 24},
-		{Name: "titles", Rows: 3000},
+		{Name: "titles", Rows: 3000, Columns: map[string]generate.Settings{"from_date": {Min: "1985-01-01", Max: "1985-12-31"}}},
 		{Name: "salaries", Rows: 19000, Columns: map[string]generate.Settings{
 			"from_date": {Min: "1985-01-01"},
 			"salary":    {Min: "38000", Max: "160000", Distribution: "normal"},
@@ -116,6 +117,16 @@ func TestEmployees(t *testing.T) {
 			}
 		}
 	})
+	t.Run("min and max on the dates of a composite key", func(t *testing.T) {
+		for q, want := range map[string]int64{
+			"SELECT MIN(from_date) >= '1985-01-01' FROM employees.salaries":                                 1,
+			"SELECT MIN(from_date) = '1985-01-01' AND MAX(from_date) <= '1985-12-31' FROM employees.titles": 1,
+		} {
+			if got := count(t, db, q); got != want {
+				t.Errorf("%s = %d, want %d", q, got, want)
+			}
+		}
+	})
 	t.Run("the same rows at 1 and 4 threads", func(t *testing.T) {
 		four := employeesChecksums(t, db)
 		if _, err := db.Exec("DROP DATABASE employees"); err != nil {
@@ -128,4 +139,37 @@ func TestEmployees(t *testing.T) {
 			t.Logf("seed 5, 1 and 4 threads: %s", one)
 		}
 	})
+}
+
+// TestKeyRangesRefused: a min and max on a key's date or decimal too close for the rows is
+// refused before any row, saying the range.
+func TestKeyRangesRefused(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "genrange"})
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
+	for _, tc := range []struct {
+		name, ddl string
+		set       generate.Settings
+		want      string
+	}{
+		{"date", "CREATE TABLE t (d DATE NOT NULL PRIMARY KEY)", generate.Settings{Min: "2024-01-01", Max: "2024-01-10"},
+			"date from 2024-01-01 to 2024-01-10 cannot hold 20 distinct values one day apart"},
+		{"decimal", "CREATE TABLE t (d DECIMAL(6,2) NOT NULL PRIMARY KEY)", generate.Settings{Min: "100", Max: "110"},
+			"decimal(6,2) cannot hold 20 distinct whole values from 100 to max 110"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ddl := "CREATE DATABASE IF NOT EXISTS r; USE r; DROP TABLE IF EXISTS t; " + tc.ddl + ";"
+			_, err := generate.Run(context.Background(), db, generate.Options{Schema: schema(t, ddl), Seed: 1, Threads: 1,
+				Tables: []generate.Table{{Name: "t", Rows: 20, Columns: map[string]generate.Settings{"d": tc.set}}}})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+	// the same ranges hold 10 rows, in them
+	ddl := "CREATE DATABASE IF NOT EXISTS r; USE r; DROP TABLE IF EXISTS t; CREATE TABLE t (d DECIMAL(6,2) NOT NULL PRIMARY KEY, e DATETIME NOT NULL UNIQUE);"
+	run(t, db, generate.Options{Schema: schema(t, ddl), Seed: 1, Threads: 1, Tables: []generate.Table{{Name: "t", Rows: 10, Columns: map[string]generate.Settings{
+		"d": {Min: "100", Max: "110"}, "e": {Min: "2024-01-01 10:00:00", Max: "2024-01-01 10:00:09"}}}}})
+	if got := count(t, db, "SELECT MIN(d) = 100 AND MAX(d) <= 110 AND MIN(e) = '2024-01-01 10:00:00' AND MAX(e) = '2024-01-01 10:00:09' FROM r.t"); got != 1 {
+		t.Errorf("the key's values are not within min and max: %d", got)
+	}
 }
