@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,6 +116,21 @@ func TestEmployees(t *testing.T) {
 			if got := count(t, db, q); got != want {
 				t.Errorf("%s = %d, want %d", q, got, want)
 			}
+		}
+	})
+	t.Run("indexes a foreign key needs are kept without trying", func(t *testing.T) {
+		for _, l := range logs {
+			if strings.Contains(l, "Error 1553") || strings.Contains(l, "Cannot drop") {
+				t.Errorf("generate tried to drop an index a foreign key needs: %s", l)
+			}
+		}
+		if !slices.ContainsFunc(logs, func(l string) bool {
+			return strings.Contains(l, "dept_emp keeps index dept_no during the load: foreign key dept_emp_ibfk_2 needs it")
+		}) {
+			t.Errorf("the log does not say dept_emp keeps its index dept_no for its foreign key: %q", logs)
+		}
+		if n := count(t, db, "SELECT COUNT(*) FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'employees' AND INDEX_NAME = 'dept_no'"); n != 2 {
+			t.Errorf("dept_emp and dept_manager have %d indexes dept_no after the load, want 2", n)
 		}
 	})
 	t.Run("min and max on the dates of a composite key", func(t *testing.T) {
