@@ -248,6 +248,12 @@ func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
 			parts = append(parts, fmt.Sprintf("%s %s: %s values", col.Name, col.TypeText, distinct(n)))
 		}
 		what := fmt.Sprintf("key %s (%s) of %s", k.Name, strings.Join(k.Columns, ", "), t.Name)
+		if len(own) == 1 && !withFK && listed(t, own[0]) > 0 {
+			gc := t.Columns.Lookup(own[0].Name)
+			if a, b, dup := ddl.Repeated(gc.Values); dup {
+				c.v.errorf(gc.Src.At("values"), "%s.%s is in %s, so each value is used once, and values lists %q and %q, which the key takes as one; remove one (%s)", t.Name, own[0].Name, what, a, b, c.at(own[0].Pos))
+			}
+		}
 		switch {
 		case why != "" && !withFK && len(own) == 1:
 			c.v.errorf(rowsAt, "%s.%s is in %s, which generate makes unique, and %s; fill this table yourself or key it by an integer (%s)", t.Name, own[0].Name, what, why, c.at(own[0].Pos))
@@ -255,6 +261,9 @@ func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
 			// which column numbers the rows of a parent, the run knows
 		case withFK && product < float64(t.Rows):
 			c.v.errorf(rowsAt, "%s can take at most %s distinct rows (%s), fewer than the %d rows asked; lower rows or give the parents more (%s)", what, distinct(product), strings.Join(parts, " × "), t.Rows, c.at(k.Pos))
+		case !withFK && len(own) == 1 && best < float64(t.Rows) && listed(t, own[0]) > 0:
+			col, gc := own[0], t.Columns.Lookup(own[0].Name)
+			c.v.errorf(gc.Src.At("values"), "%s.%s is in %s, so each of the %d rows needs its own value, and values lists %d; list at least %d (each is used once) or lower rows (%s)", t.Name, col.Name, what, t.Rows, len(gc.Values), t.Rows, c.at(col.Pos))
 		case !withFK && len(own) == 1 && best < float64(t.Rows):
 			col := own[0]
 			c.v.errorf(rowsAt, "%s.%s is in %s, so each of the %d rows needs its own value, and %s holds %s values%s; widen the column or lower rows (%s)", t.Name, col.Name, what, t.Rows, col.TypeText, distinct(best), from(col, t.Columns.Lookup(col.Name)), c.at(col.Pos))
@@ -266,6 +275,14 @@ func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
 			c.v.errorf(rowsAt, "no column of %s holds %d distinct values by itself (%s%s), and generate makes one column of a key unique; widen one or lower rows (%s)", what, t.Rows, strings.Join(parts, ", "), together, c.at(k.Pos))
 		}
 	}
+}
+
+// listed is how many values: the plan lists for column col of t.
+func listed(t *GenerateTable, col *ddl.Column) int {
+	if gc := t.Columns.Lookup(col.Name); gc != nil {
+		return len(gc.Values)
+	}
+	return 0
 }
 
 // distinct is a count of values as a message shows it.

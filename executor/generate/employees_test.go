@@ -15,6 +15,8 @@ import (
 
 const employeesSQL = "testdata/employees.sql"
 
+var departmentNames = []string{"Marketing", "Finance", "Human Resources", "Production", "Development", "Quality Management", "Sales", "Research", "Customer Service"}
+
 var employeesTables = []string{"employees", "departments", "dept_emp", "dept_manager", "titles", "salaries"}
 
 // employees is the classic employees sample schema at a small scale: 2,000 employees.
@@ -24,7 +26,10 @@ func employees(seed int64, threads int) generate.Options {
 			"birth_date": {Min: "1952-01-01", Max: "1965-12-31"},
 			"hire_date":  {Min: "1985-01-01", Max: "2000-01-28"},
 		}},
-		{Name: "departments", Rows: 9},
+		{Name: "departments", Rows: 9, Columns: map[string]generate.Settings{
+			"dept_no":   {Values: []string{"d001", "d002", "d003", "d004", "d005", "d006", "d007", "d008", "d009"}},
+			"dept_name": {Values: departmentNames},
+		}},
 		{Name: "dept_emp", Rows: 2200, Columns: map[string]generate.Settings{"dept_no": {Distribution: "uniform"}}},
 		{Name: "dept_manager", Rows: 24},
 		{Name: "titles", Rows: 3000, Columns: map[string]generate.Settings{"from_date": {Min: "1985-01-01", Max: "1985-12-31"}}},
@@ -99,6 +104,30 @@ func TestEmployees(t *testing.T) {
 			t.Errorf("the 24 managers are in %d departments, want them spread (at least 6 of 9)", n)
 		}
 	})
+	t.Run("real department names from a list", func(t *testing.T) {
+		rows, err := db.Query("SELECT dept_no, dept_name FROM employees.departments ORDER BY dept_no")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var nos, names []string
+		for rows.Next() {
+			var no, name string
+			if err := rows.Scan(&no, &name); err != nil {
+				t.Fatal(err)
+			}
+			nos, names = append(nos, no), append(names, name)
+		}
+		t.Logf("departments: %v %v", nos, names)
+		if strings.Join(nos, ",") != "d001,d002,d003,d004,d005,d006,d007,d008,d009" {
+			t.Errorf("dept_no are %v, want d001..d009, each once", nos)
+		}
+		slices.Sort(names)
+		want := slices.Sorted(slices.Values(departmentNames))
+		if !slices.Equal(names, want) {
+			t.Errorf("dept_name are %v, want each of %v once", names, want)
+		}
+	})
 	t.Run("no orphans, no duplicates", func(t *testing.T) {
 		for q, want := range map[string]int64{
 			"SELECT COUNT(*) FROM employees.dept_emp d LEFT JOIN employees.employees e USING (emp_no) WHERE e.emp_no IS NULL":         0,
@@ -157,9 +186,10 @@ func TestEmployees(t *testing.T) {
 	})
 }
 
-// TestKeyRangesRefused: a min and max on a key's date or decimal too close for the rows is
-// refused before any row, saying the range.
-func TestKeyRangesRefused(t *testing.T) {
+// TestKeySettingsRefused: a min and max on a key's date or decimal too close for the rows,
+// or a list of values shorter than a unique column's rows, is refused before any row,
+// saying so.
+func TestKeySettingsRefused(t *testing.T) {
 	c := sandboxtest.Start(t, sandbox.Options{Name: "genrange"})
 	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
 	for _, tc := range []struct {
@@ -171,6 +201,8 @@ func TestKeyRangesRefused(t *testing.T) {
 			"date from 2024-01-01 to 2024-01-10 cannot hold 20 distinct values one day apart"},
 		{"decimal", "CREATE TABLE t (d DECIMAL(6,2) NOT NULL PRIMARY KEY)", generate.Settings{Min: "100", Max: "110"},
 			"decimal(6,2) cannot hold 20 distinct whole values from 100 to max 110"},
+		{"too few values", "CREATE TABLE t (d VARCHAR(10) NOT NULL PRIMARY KEY)", generate.Settings{Values: []string{"a", "b"}},
+			"t.d is made unique (it is in key PRIMARY): values lists 2, fewer than the 20 distinct values the key needs (each is used once); list at least 20 or lower rows"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ddl := "CREATE DATABASE IF NOT EXISTS r; USE r; DROP TABLE IF EXISTS t; " + tc.ddl + ";"

@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -301,6 +302,19 @@ var errUnknownType = fmt.Errorf("unknown type")
 // uniqueGen maps k of [0, n) into the column's domain, one value per k: what makes a
 // column unique by itself (k from a permutation) or counts lines within a parent.
 func uniqueGen(c *column, s Settings, n int64) (func(dst []byte, k uint64, r *stream) []byte, error) {
+	if len(s.Values) > 0 {
+		if int64(len(s.Values)) < n {
+			return nil, fmt.Errorf("values lists %d, fewer than the %d distinct values the key needs (each is used once); list at least %d or lower rows", len(s.Values), n, n)
+		}
+		if a, b, dup := ddl.Repeated(s.Values); dup {
+			return nil, fmt.Errorf("values lists %q and %q, which the key takes as one; remove one", a, b)
+		}
+		if len(s.Weights) > 0 {
+			return nil, errors.New("weights do not apply: each value is used once; remove them")
+		}
+		vals := s.Values
+		return func(dst []byte, k uint64, _ *stream) []byte { return appendQuoted(dst, vals[k]) }, nil
+	}
 	if _, _, isInt := intRange(c); isInt {
 		lo, hi, _ := ddl.UniqueNumbers(c.spec(), s.rule())
 		a := int64(lo)
@@ -313,7 +327,9 @@ func uniqueGen(c *column, s Settings, n int64) (func(dst []byte, k uint64, r *st
 		if float64(n) > math.Floor(hi-lo)+1 {
 			return nil, fmt.Errorf("%s cannot hold %d distinct whole values from %g%s; widen it, lower rows%s", c.columnType, n, lo, upTo(s), orMax(s))
 		}
-		return func(dst []byte, k uint64, _ *stream) []byte { return strconv.AppendFloat(dst, lo+float64(k), 'f', 0, 64) }, nil
+		return func(dst []byte, k uint64, _ *stream) []byte {
+			return strconv.AppendFloat(dst, lo+float64(k), 'f', 0, 64)
+		}, nil
 	}
 	if from, to, unit, ok := ddl.UniqueTimes(c.dataType, s.rule()); ok {
 		layout := "2006-01-02 15:04:05"

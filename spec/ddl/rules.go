@@ -78,7 +78,7 @@ func Problems(where string, c *Column, r Role, s Settings) []Problem {
 	if r != Free {
 		opt := ""
 		switch {
-		case s.Values > 0:
+		case s.Values > 0 && r != Unique && r != Line:
 			opt = "values"
 		case s.Min != "" && r != Unique && r != Line:
 			opt = "min"
@@ -86,7 +86,7 @@ func Problems(where string, c *Column, r Role, s Settings) []Problem {
 			opt = "max"
 		}
 		if opt != "" {
-			add(opt, "%s is part of a key generate builds (primary, unique or foreign), so values and min/max do not apply; remove them", where)
+			add(opt, "%s is part of a key generate builds (auto-increment or foreign), so values and min/max do not apply; remove them", where)
 			return out
 		}
 	}
@@ -144,9 +144,12 @@ func Problems(where string, c *Column, r Role, s Settings) []Problem {
 // Distinct is how many distinct values the generator can give c when it makes it unique (a
 // key column by itself, or the line numbers within a parent), from its settings; why says
 // why it cannot make c unique at all (then n is 0). Strings are letters then a number, so
-// a string of length L holds 10^L; numbers, dates and datetimes are the span of
+// a string of length L holds 10^L; a list of values its count; numbers, dates and datetimes are the span of
 // UniqueNumbers and UniqueTimes (from min, to max when given).
 func Distinct(c *Column, s Settings) (n float64, why string) {
+	if s.Values > 0 {
+		return float64(s.Values), "" // each once: the list's own duplicates are refused
+	}
 	if lo, hi, ok := UniqueNumbers(c, s); ok {
 		return max(math.Floor(hi-lo)+1, 0), ""
 	}
@@ -285,4 +288,19 @@ func CycleMessage(cycle []string) string {
 // does not fill.
 func UnlistedParent(table string, cols []string, parent string) string {
 	return fmt.Sprintf("%s.%s references %s, which is not in tables:; generate takes foreign keys from the rows it makes: add %s: {rows: N} to tables:", table, strings.Join(cols, ","), parent, parent)
+}
+
+// Repeated finds two values of a list a unique key takes as one: equal but for letter case or
+// trailing spaces, as the usual case-insensitive collations compare them (a binary collation
+// would take them apart, but refusing them there too costs nothing).
+func Repeated(values []string) (a, b string, found bool) {
+	seen := map[string]string{}
+	for _, v := range values {
+		k := strings.ToLower(strings.TrimRight(v, " "))
+		if first, ok := seen[k]; ok {
+			return first, v, true
+		}
+		seen[k] = v
+	}
+	return "", "", false
 }
