@@ -33,8 +33,28 @@ type GenerateTables []GenerateTable
 type GenerateTable struct {
 	Src     Source          `yaml:"-" name:"generate table" def:"generate_table"`
 	Name    string          `yaml:"-"`
-	Rows    int64           `yaml:"rows,required" min:"0" doc:"How many rows the table gets. The table must be empty."`
-	Columns GenerateColumns `yaml:"columns" doc:"Settings of some columns, by name (see generate_column); the others get values that look real for their type."`
+	Rows      int64              `yaml:"rows" min:"0" doc:"How many rows the table gets (or per_parent). The table must be empty."`
+	PerParent *GeneratePerParent `yaml:"per_parent" doc:"Instead of rows: how many rows each row of a parent table gets, e.g. per_parent: {min: 5, max: 15} for 5 to 15 salaries per employee (see generate_per_parent)."`
+	Columns   GenerateColumns    `yaml:"columns" doc:"Settings of some columns, by name (see generate_column); the others get values that look real for their type."`
+}
+
+// GeneratePerParent gives a child table its rows per row of a parent: each parent row draws
+// its count, and the table's rows are their sum.
+type GeneratePerParent struct {
+	Src          Source `yaml:"-" name:"generate per_parent" def:"generate_per_parent"`
+	Parent       string `yaml:"parent" doc:"The parent table (one the table's foreign key references); default the only one it references."`
+	Count        int64  `yaml:"count" min:"0" doc:"Each parent row gets exactly this many rows (instead of min and max)."`
+	Min          int64  `yaml:"min" min:"0" doc:"Each parent row gets at least this many rows."`
+	Max          int64  `yaml:"max" min:"0" doc:"Each parent row gets at most this many rows."`
+	Distribution string `yaml:"distribution" enum:"uniform,zipf,normal" doc:"How each parent's count is drawn between min and max: uniform (default), zipf (most parents few rows, a few many) or normal (around the middle)."`
+}
+
+// Range is the counts a parent row draws from.
+func (pp *GeneratePerParent) Range() (lo, hi int64) {
+	if pp.Src.Has("count") {
+		return pp.Count, pp.Count
+	}
+	return pp.Min, pp.Max
 }
 
 // GenerateColumns are a table's column settings in written order.
@@ -119,6 +139,7 @@ func (g *Generate) validate(v *validator, s *Step) {
 	// a table or column written twice is already a duplicate YAML key
 	for i := range g.Tables {
 		t := &g.Tables[i]
+		t.checkRows(v, g)
 		for j := range t.Columns {
 			t.Columns[j].check(v, t.Name)
 		}
@@ -181,4 +202,44 @@ func (c *GenerateColumn) alone(v *validator, what, key, does string) {
 		}
 		v.errorf(c.Src.At(other), "%s has both %s and %s; %s %s: keep one", what, key, other, key, does)
 	}
+}
+
+// checkRows checks that a table says its rows once: rows, or per_parent with a count or a
+// range from a parent that is listed.
+func (t *GenerateTable) checkRows(v *validator, g *Generate) {
+	pp := t.PerParent
+	switch {
+	case pp == nil && !t.Src.Has("rows"):
+		v.errorf(t.Src.Pos, "table %s has no rows; give rows: N, or per_parent: {min: A, max: B} for each row of a parent", t.Name)
+		return
+	case pp == nil:
+		return
+	case t.Src.Has("rows"):
+		v.errorf(t.Src.At("per_parent"), "table %s has both rows and per_parent; keep one: per_parent makes the rows the sum of each parent row's count", t.Name)
+	}
+	switch {
+	case pp.Src.Has("count") && (pp.Src.Has("min") || pp.Src.Has("max")):
+		v.errorf(pp.Src.At("count"), "%s: per_parent has both count and min/max; keep count for an exact number, or min and max for a range", t.Name)
+	case pp.Src.Has("count") && pp.Src.Has("distribution"):
+		v.errorf(pp.Src.At("distribution"), "%s: per_parent count is exact, so distribution does not apply; remove it or give min and max", t.Name)
+	case !pp.Src.Has("count") && !pp.Src.Has("max"):
+		v.errorf(pp.Src.Pos, "%s: per_parent needs count: N, or max: N (with min, default 0)", t.Name)
+	case pp.Min > pp.Max:
+		v.errorf(pp.Src.At("min"), "%s: per_parent min %d is above max %d; swap them", t.Name, pp.Min, pp.Max)
+	}
+	if pp.Parent == "" {
+		return
+	}
+	if pp.Parent == t.Name {
+		v.errorf(pp.Src.At("parent"), "%s: per_parent parent is the table itself; name the table its foreign key references", t.Name)
+		return
+	}
+	var names []string
+	for i := range g.Tables {
+		if g.Tables[i].Name == pp.Parent {
+			return
+		}
+		names = append(names, g.Tables[i].Name)
+	}
+	v.errorf(pp.Src.At("parent"), "%s: per_parent parent %s is not in tables:; add %s: {rows: N} to tables or name another parent%s", t.Name, pp.Parent, pp.Parent, suggest(pp.Parent, names))
 }

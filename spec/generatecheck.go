@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,11 +36,13 @@ func (g *Generate) checkSchema(v *validator) {
 		c.rows[g.Tables[i].Name] = g.Tables[i].Rows
 	}
 	c.tables()
+	c.perParentRows()
 	for i := range g.Tables {
 		t := &g.Tables[i]
 		if dt := c.read[t.Name]; dt != nil {
 			c.columns(t, dt)
 			c.uniques(t, dt)
+			c.perParent(t, dt)
 		}
 	}
 	c.foreignKeys()
@@ -359,4 +362,122 @@ func (c *schemaCheck) foreignKeys() {
 			c.v.errorf(t.Src.Pos, "%s (%s)", ddl.CycleMessage(cycle), strings.Join(where, "; "))
 		}
 	}
+}
+
+// perParentParent is the parent a per_parent table's counts are of: the one named, else the
+// only table its foreign keys reference ("" when that is not one).
+func perParentParent(t *GenerateTable, dt *ddl.Table) string {
+	if t.PerParent.Parent != "" {
+		return t.PerParent.Parent
+	}
+	var parents []string
+	for _, f := range dt.Foreign {
+		if !slices.Contains(parents, f.Parent) {
+			parents = append(parents, f.Parent)
+		}
+	}
+	if len(parents) == 1 {
+		return parents[0]
+	}
+	return ""
+}
+
+// perParentRows gives each per_parent table the fewest rows it can get (its parent's rows
+// times the least count), for the checks of the tables that reference it.
+func (c *schemaCheck) perParentRows() {
+	for range c.g.Tables {
+		for i := range c.g.Tables {
+			t := &c.g.Tables[i]
+			if dt := c.read[t.Name]; t.PerParent != nil && dt != nil {
+				lo, _ := t.PerParent.Range()
+				c.rows[t.Name] = c.rows[perParentParent(t, dt)] * lo
+			}
+		}
+	}
+}
+
+// perParent checks a per_parent table against its foreign keys: it has one to the parent,
+// and the key that extends the parent's can take the most rows one parent gets.
+func (c *schemaCheck) perParent(t *GenerateTable, dt *ddl.Table) {
+	pp := t.PerParent
+	if pp == nil {
+		return
+	}
+	parent := perParentParent(t, dt)
+	var fk *ddl.ForeignKey
+	var refs []string
+	for i, f := range dt.Foreign {
+		refs = append(refs, f.Parent)
+		if f.Parent == parent && fk == nil {
+			fk = &dt.Foreign[i]
+		}
+	}
+	switch {
+	case len(dt.Foreign) == 0:
+		c.v.errorf(t.Src.At("per_parent"), "%s has no foreign key, so per_parent has no parent to count rows of; give rows: N instead (%s)", t.Name, c.at(dt.Pos))
+		return
+	case parent == "":
+		c.v.errorf(t.Src.At("per_parent"), "%s references %s; say whose rows per_parent counts with parent: TABLE (%s)", t.Name, strings.Join(refs, " and "), c.at(dt.Pos))
+		return
+	case fk == nil && c.rows[parent] == 0 && !c.listed(parent):
+		return // checkRows said the parent is not listed
+	case fk == nil:
+		c.v.errorf(pp.Src.At("parent"), "%s has no foreign key to %s (it references %s), so per_parent cannot count %s's rows; name one of those (%s)", t.Name, parent, strings.Join(refs, ", "), parent, c.at(dt.Pos))
+		return
+	}
+	_, hi := pp.Range()
+	most := pp.Src.At("max")
+	if pp.Src.Has("count") {
+		most = pp.Src.At("count")
+	}
+	for _, k := range dt.Uniques {
+		if !subsetFold(fk.Columns, k.Columns) {
+			continue
+		}
+		var own []string
+		var other *ddl.ForeignKey
+		for _, kc := range k.Columns {
+			if containsFold(fk.Columns, kc) {
+				continue
+			}
+			inFK := false
+			for i := range dt.Foreign {
+				if f := &dt.Foreign[i]; f != fk && containsFold(f.Columns, kc) {
+					inFK, other = true, f
+				}
+			}
+			if !inFK {
+				own = append(own, kc)
+			}
+		}
+		what := fmt.Sprintf("key %s (%s) of %s", k.Name, strings.Join(k.Columns, ", "), t.Name)
+		switch {
+		case len(own) == 0 && other == nil && hi > 1:
+			c.v.errorf(most, "%s makes its foreign key to %s unique, so a parent row has at most 1 row, not %d; lower it to 1 or give rows: N (%s)", what, parent, hi, c.at(k.Pos))
+		case len(own) > 0:
+			col := dt.Column(own[len(own)-1])
+			if n, why := ddl.Distinct(col, settings(t.Columns.Lookup(col.Name))); why == "" && n < float64(hi) {
+				c.v.errorf(most, "%s numbers the rows of each %s row with %s, which holds %s values, fewer than the %d one parent may get; lower it or widen %s (%s)", what, parent, col.Name, distinct(n), hi, col.Name, c.at(col.Pos))
+			}
+		case other != nil:
+			if p, listed := c.rows[other.Parent]; listed && p < hi {
+				c.v.errorf(most, "%s takes a distinct %s row for each row of one %s row, and %s gets %d rows, fewer than the %d one parent may get; lower it or give %s more rows (%s)", what, other.Parent, parent, other.Parent, p, hi, other.Parent, c.at(k.Pos))
+			}
+		}
+		return
+	}
+}
+
+func subsetFold(a, b []string) bool {
+	for _, x := range a {
+		if !containsFold(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *schemaCheck) listed(table string) bool {
+	_, ok := c.rows[table]
+	return ok
 }

@@ -94,7 +94,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		if i == len(g.Tables) {
 			g.Tables = append(g.Tables, spec.GenerateTable{Name: name})
 		}
-		g.Tables[i].Rows = v
+		g.Tables[i].Rows, g.Tables[i].PerParent = v, nil // --rows replaces per_parent too
 	}
 	if len(g.Tables) == 0 {
 		return fail(exitInvalid, "no table to fill: give --rows TABLE=N (repeatable) or --settings FILE with tables:")

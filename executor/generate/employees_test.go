@@ -30,10 +30,10 @@ func employees(seed int64, threads int) generate.Options {
 			"dept_no":   {Values: []string{"d001", "d002", "d003", "d004", "d005", "d006", "d007", "d008", "d009"}},
 			"dept_name": {Values: departmentNames},
 		}},
-		{Name: "dept_emp", Rows: 2200, Columns: map[string]generate.Settings{"dept_no": {Distribution: "uniform"}}},
+		{Name: "dept_emp", PerParent: &generate.PerParent{Parent: "employees", Min: 1, Max: 2}, Columns: map[string]generate.Settings{"dept_no": {Distribution: "uniform"}}},
 		{Name: "dept_manager", Rows: 24},
 		{Name: "titles", Rows: 3000, Columns: map[string]generate.Settings{"from_date": {Min: "1985-01-01", Max: "1985-12-31"}}},
-		{Name: "salaries", Rows: 19000, Columns: map[string]generate.Settings{
+		{Name: "salaries", PerParent: &generate.PerParent{Min: 5, Max: 15}, Columns: map[string]generate.Settings{
 			"from_date": {Min: "1985-01-01"},
 			"salary":    {Min: "38000", Max: "160000", Distribution: "normal"},
 		}},
@@ -126,6 +126,23 @@ func TestEmployees(t *testing.T) {
 		want := slices.Sorted(slices.Values(departmentNames))
 		if !slices.Equal(names, want) {
 			t.Errorf("dept_name are %v, want each of %v once", names, want)
+		}
+	})
+	t.Run("5 to 15 salaries and 1 or 2 departments per employee", func(t *testing.T) {
+		for q, want := range map[string]int64{
+			"SELECT MIN(n) * 100 + MAX(n) FROM (SELECT COUNT(*) AS n FROM employees.employees e JOIN employees.salaries s USING (emp_no) GROUP BY e.emp_no) c": 5*100 + 15,
+			"SELECT COUNT(DISTINCT emp_no) FROM employees.salaries":                                              2000,
+			"SELECT MIN(n) * 100 + MAX(n) FROM (SELECT COUNT(*) AS n FROM employees.dept_emp GROUP BY emp_no) c": 1*100 + 2,
+			"SELECT COUNT(DISTINCT emp_no) FROM employees.dept_emp":                                              2000,
+		} {
+			if got := count(t, db, q); got != want {
+				t.Errorf("%s = %d, want %d", q, got, want)
+			}
+		}
+		avg := float64(count(t, db, "SELECT COUNT(*) FROM employees.salaries")) / 2000
+		t.Logf("salaries: %.2f per employee on average", avg)
+		if avg < 9 || avg > 11 {
+			t.Errorf("%.2f salaries per employee on average, want about 10 (uniform 5..15)", avg)
 		}
 	})
 	t.Run("no orphans, no duplicates", func(t *testing.T) {
