@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/expr-lang/expr/parser"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/quadrant-bench/quadrant/spec/pattern"
@@ -72,6 +73,7 @@ type GenerateColumn struct {
 	NullFraction float64   `yaml:"null_fraction" min:"0" doc:"Share of NULLs in a nullable column, 0 to 1."`
 	Length       int       `yaml:"length" min:"0" doc:"Strings: their length (at most the column's)."`
 	Pattern      string    `yaml:"pattern" doc:"Strings: a template, e.g. [A-Z]{2}-[0-9]{6} or {first_name}.{last_name}@example.com: literal text, character classes with a count, named generators (see docs/generate.md)."`
+	Expr         Expr      `yaml:"expr" doc:"Make the value from an expression over the same row's other columns (by name), its parent row's (parent.COLUMN, through the foreign key), line (the row's number among its parent's rows, from 0) and draws: uniform(a, b), normal(mean, sd), zipf(n), choice(x, y...), days(n), hours(n), minutes(n), seconds(n), date(\"2024-01-31\"); e.g. parent.hire_date + days(uniform(0, 3650)) (see docs/generate.md)."`
 	FromSample   string    `yaml:"from_sample" doc:"Draw the values with the frequencies of real data: TABLE, DB.TABLE (the same column) or DB.TABLE.COLUMN, read on the target: a sample of its rows, else its histogram (see docs/generate.md)."`
 }
 
@@ -180,6 +182,15 @@ func (c *GenerateColumn) check(v *validator, table string) {
 		}
 		c.alone(v, what, "pattern", "makes the strings")
 	}
+	if c.Src.Has("expr") {
+		if _, err := parser.Parse(c.Expr.Source); err != nil {
+			v.errorf(at(c.Expr.Pos, err), "%s: bad expression %q: %s", what, c.Expr.Source, exprMessage(err))
+		}
+		c.alone(v, what, "expr", "makes the values")
+		if c.Src.Has("distribution") {
+			v.errorf(c.Src.At("distribution"), "%s has both expr and distribution; expr makes the values (draw with uniform(), normal(), zipf() in it): remove distribution", what)
+		}
+	}
 	if c.Src.Has("from_sample") {
 		if c.FromSample == "true" || c.FromSample == "false" {
 			v.errorf(c.Src.At("from_sample"), "%s: from_sample names where the values come from, not yes or no: TABLE, DB.TABLE or DB.TABLE.COLUMN, e.g. from_sample: prod.%s", what, table)
@@ -195,9 +206,9 @@ func (c *GenerateColumn) check(v *validator, table string) {
 
 // alone reports the settings that say which values a column gets, written beside key.
 func (c *GenerateColumn) alone(v *validator, what, key, does string) {
-	for _, other := range []string{"values", "min", "max", "length", "pattern", "from_sample"} {
-		// each pair once: pattern reports from_sample, not the other way round
-		if other == key || !c.Src.Has(other) || key == "from_sample" && other == "pattern" {
+	for _, other := range []string{"values", "min", "max", "length", "pattern", "from_sample", "expr"} {
+		// each pair once: pattern reports from_sample, not the other way round; expr reports all
+		if other == key || !c.Src.Has(other) || key == "from_sample" && other == "pattern" || other == "expr" {
 			continue
 		}
 		v.errorf(c.Src.At(other), "%s has both %s and %s; %s %s: keep one", what, key, other, key, does)

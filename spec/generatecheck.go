@@ -43,6 +43,7 @@ func (g *Generate) checkSchema(v *validator) {
 			c.columns(t, dt)
 			c.uniques(t, dt)
 			c.perParent(t, dt)
+			c.exprs(t, dt)
 		}
 	}
 	c.foreignKeys()
@@ -176,7 +177,7 @@ func (c *schemaCheck) columns(t *GenerateTable, dt *ddl.Table) {
 	}
 	for _, col := range dt.Columns {
 		gc := t.Columns.Lookup(col.Name)
-		if col.Generated || ddl.Known(col.Type) || gc != nil && len(gc.Values) > 0 || role(dt, col) != ddl.Free {
+		if col.Generated || ddl.Known(col.Type) || gc != nil && (len(gc.Values) > 0 || gc.Expr.Source != "") || role(dt, col) != ddl.Free {
 			continue
 		}
 		pos := t.Src.Pos
@@ -480,4 +481,77 @@ func subsetFold(a, b []string) bool {
 func (c *schemaCheck) listed(table string) bool {
 	_, ok := c.rows[table]
 	return ok
+}
+
+// exprs compiles the table's expr: columns against the schema file's columns and those of
+// the parent (the per_parent one, else the only table the foreign keys reference), and
+// refuses an expression on a column of a key generate builds and a cycle among them.
+func (c *schemaCheck) exprs(t *GenerateTable, dt *ddl.Table) {
+	cols := exprColumns(dt.Columns)
+	var parentCols []ExprColumn
+	if p := c.exprParent(t, dt); p != nil {
+		parentCols = exprColumns(p.Columns)
+	}
+	deps := map[string][]string{}
+	var names []string
+	for j := range t.Columns {
+		gc := &t.Columns[j]
+		col := column(dt, gc.Name)
+		if gc.Expr.Source == "" || col == nil {
+			continue
+		}
+		if r := role(dt, col); r != ddl.Free {
+			c.v.errorf(gc.Src.At("expr"), "%s.%s is part of a key generate builds (auto-increment, unique or foreign), which expr cannot keep; remove expr (%s)", t.Name, col.Name, c.at(col.Pos))
+			continue
+		}
+		_, uses, err := CompileGenerateExpr(gc.Expr.Source, ExprColumn{col.Name, col.Type}, cols, parentCols)
+		if err != nil {
+			c.v.errorf(at(gc.Expr.Pos, err), "%s.%s: expr %q: %s (%s)", t.Name, col.Name, gc.Expr.Source, exprMessage(err), c.at(col.Pos))
+			continue
+		}
+		names = append(names, gc.Name)
+		deps[gc.Name] = uses.Columns
+	}
+	_, cycle := ddl.Order(names, func(n string) []string {
+		var out []string
+		for _, d := range deps[n] {
+			if _, ok := deps[d]; ok {
+				out = append(out, d)
+			}
+		}
+		return out
+	})
+	if cycle != nil {
+		gc := t.Columns.Lookup(cycle[0])
+		c.v.errorf(gc.Expr.Pos, "%s: the expr columns %s make each other (%s); one must come from the others without them", t.Name, strings.Join(cycle[:len(cycle)-1], ", "), strings.Join(cycle, " -> "))
+	}
+}
+
+// exprParent is the table parent.COLUMN reads, or nil.
+func (c *schemaCheck) exprParent(t *GenerateTable, dt *ddl.Table) *ddl.Table {
+	name := ""
+	if t.PerParent != nil {
+		name = perParentParent(t, dt)
+	} else {
+		for _, f := range dt.Foreign {
+			if name != "" && name != f.Parent {
+				return nil
+			}
+			name = f.Parent
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	return c.s.Table(c.db, name)
+}
+
+func exprColumns(cols []*ddl.Column) []ExprColumn {
+	var out []ExprColumn
+	for _, col := range cols {
+		if !col.Generated {
+			out = append(out, ExprColumn{col.Name, col.Type})
+		}
+	}
+	return out
 }

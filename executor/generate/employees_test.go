@@ -30,11 +30,17 @@ func employees(seed int64, threads int) generate.Options {
 			"dept_no":   {Values: []string{"d001", "d002", "d003", "d004", "d005", "d006", "d007", "d008", "d009"}},
 			"dept_name": {Values: departmentNames},
 		}},
-		{Name: "dept_emp", PerParent: &generate.PerParent{Parent: "employees", Min: 1, Max: 2}, Columns: map[string]generate.Settings{"dept_no": {Distribution: "uniform"}}},
+		{Name: "dept_emp", PerParent: &generate.PerParent{Parent: "employees", Min: 1, Max: 2}, Columns: map[string]generate.Settings{
+			"dept_no":   {Distribution: "uniform"},
+			"from_date": {Expr: "parent.hire_date + days(uniform(0, 1000))"},
+			"to_date":   {Expr: "from_date + days(normal(2000, 500))"},
+		}},
 		{Name: "dept_manager", Rows: 24},
 		{Name: "titles", Rows: 3000, Columns: map[string]generate.Settings{"from_date": {Min: "1985-01-01", Max: "1985-12-31"}}},
 		{Name: "salaries", PerParent: &generate.PerParent{Min: 5, Max: 15}, Columns: map[string]generate.Settings{
-			"from_date": {Min: "1985-01-01"},
+			// one a year from the hire date, so each employee's are distinct and after it
+			"from_date": {Expr: "parent.hire_date + days(line * 365 + uniform(0, 300))"},
+			"to_date":   {Expr: "from_date + days(uniform(1, 365))"},
 			"salary":    {Min: "38000", Max: "160000", Distribution: "normal"},
 		}},
 	}}
@@ -145,6 +151,20 @@ func TestEmployees(t *testing.T) {
 			t.Errorf("%.2f salaries per employee on average, want about 10 (uniform 5..15)", avg)
 		}
 	})
+	t.Run("dates that follow the hire date", func(t *testing.T) {
+		for q, want := range map[string]int64{
+			"SELECT COUNT(*) FROM employees.salaries s JOIN employees.employees e USING (emp_no) WHERE s.from_date < e.hire_date OR s.to_date <= s.from_date": 0,
+			"SELECT COUNT(*) FROM employees.dept_emp d JOIN employees.employees e USING (emp_no) WHERE d.from_date < e.hire_date OR d.to_date <= d.from_date": 0,
+			// the draws draw: not every salary a year to the day after the last
+			"SELECT COUNT(DISTINCT DATEDIFF(s.from_date, e.hire_date)) > 1000 FROM employees.salaries s JOIN employees.employees e USING (emp_no)": 1,
+		} {
+			if got := count(t, db, q); got != want {
+				t.Errorf("%s = %d, want %d", q, got, want)
+			}
+		}
+		n := count(t, db, "SELECT COUNT(*) FROM employees.salaries")
+		t.Logf("%d salaries, 100%% with from_date >= hire_date and to_date > from_date", n)
+	})
 	t.Run("no orphans, no duplicates", func(t *testing.T) {
 		for q, want := range map[string]int64{
 			"SELECT COUNT(*) FROM employees.dept_emp d LEFT JOIN employees.employees e USING (emp_no) WHERE e.emp_no IS NULL":         0,
@@ -218,13 +238,19 @@ func TestKeySettingsRefused(t *testing.T) {
 			"date from 2024-01-01 to 2024-01-10 cannot hold 20 distinct values one day apart"},
 		{"decimal", "CREATE TABLE t (d DECIMAL(6,2) NOT NULL PRIMARY KEY)", generate.Settings{Min: "100", Max: "110"},
 			"decimal(6,2) cannot hold 20 distinct whole values from 100 to max 110"},
+		{"an expression naming no column", "CREATE TABLE t (d INT NOT NULL PRIMARY KEY, e DATE NOT NULL)", generate.Settings{},
+			"tables: t.e: expr \"date(\\\"2024-01-01\\\") + days(dd)\": unknown column dd (the row has d, e; parent.COLUMN for the parent's); did you mean \"d\"? (1:27)"},
 		{"too few values", "CREATE TABLE t (d VARCHAR(10) NOT NULL PRIMARY KEY)", generate.Settings{Values: []string{"a", "b"}},
 			"t.d is made unique (it is in key PRIMARY): values lists 2, fewer than the 20 distinct values the key needs (each is used once); list at least 20 or lower rows"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ddl := "CREATE DATABASE IF NOT EXISTS r; USE r; DROP TABLE IF EXISTS t; " + tc.ddl + ";"
+			cols := map[string]generate.Settings{"d": tc.set}
+			if strings.Contains(tc.name, "expression") {
+				cols = map[string]generate.Settings{"e": {Expr: `date("2024-01-01") + days(dd)`}}
+			}
 			_, err := generate.Run(context.Background(), db, generate.Options{Schema: schema(t, ddl), Seed: 1, Threads: 1,
-				Tables: []generate.Table{{Name: "t", Rows: 20, Columns: map[string]generate.Settings{"d": tc.set}}}})
+				Tables: []generate.Table{{Name: "t", Rows: 20, Columns: cols}}})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one saying %q", err, tc.want)
 			}

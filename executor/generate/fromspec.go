@@ -14,7 +14,7 @@ func FromSpec(g *spec.Generate) Options {
 		for _, c := range t.Columns {
 			gt.Columns[c.Name] = Settings{Distribution: c.Distribution, Values: c.Values, Weights: c.Weights,
 				Min: string(c.Min), Max: string(c.Max), NullFraction: c.NullFraction, Length: c.Length,
-				Pattern: c.Pattern, FromSample: c.FromSample}
+				Pattern: c.Pattern, FromSample: c.FromSample, Expr: c.Expr.Source}
 		}
 		o.Tables = append(o.Tables, gt)
 	}

@@ -404,6 +404,9 @@ func load(ctx context.Context, f tableFill) error {
 		}()
 	}
 	wg.Wait()
+	if err := f.tp.failure(); err != nil {
+		return err
+	}
 	return first
 }
 

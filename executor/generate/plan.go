@@ -8,7 +8,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
+	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
@@ -35,6 +37,18 @@ type tablePlan struct {
 	rows   int64
 	gens   []*colPlan // the inserted columns, in table order
 	byName map[string]*colPlan
+
+	failed atomic.Pointer[error] // the first value an expr column could not make
+}
+
+func (tp *tablePlan) fail(err error) { tp.failed.CompareAndSwap(nil, &err) }
+
+// failure is the first error of an expr column, or nil.
+func (tp *tablePlan) failure() error {
+	if p := tp.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func (tp *tablePlan) appendRow(dst []byte, row int64) []byte {
@@ -266,12 +280,39 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 		}
 	}
 
+	er := exprRow{tp: tp, lineOf: func(int64) int64 { return 0 }}
+	if fi := exprParent(ti, t); fi >= 0 {
+		er.parent, er.pick = picks[fi].parent, picks[fi].pick
+		for _, g := range er.parent.gens {
+			er.parentCols = append(er.parentCols, spec.ExprColumn{Name: g.col.name, Type: g.col.dataType})
+		}
+		er.parentType = spec.ParentType(er.parentCols)
+		if fi == layoutFK {
+			er.lineOf = func(row int64) int64 { _, l := lay.at(row); return l }
+		}
+	}
+	deps := map[string][]string{}
 	for _, c := range ti.cols {
 		if c.generated {
 			continue
 		}
 		s := t.Columns[c.name]
 		cp := &colPlan{col: c, key: hashName(strconv.FormatInt(seed, 10), ti.name, c.name), null: s.NullFraction}
+		if s.Expr != "" {
+			_, inFK := fkOf[c.name]
+			if roles[c.name] == autoInc || roles[c.name] == unique || inFK {
+				return nil, fmt.Errorf("tables: %s.%s is part of a key generate builds (auto-increment, unique or foreign), which expr cannot keep; remove expr", ti.name, c.name)
+			}
+			g, uses, err := exprGen(c, s.Expr, er, exprColumns(ti.cols))
+			if err != nil {
+				return nil, fmt.Errorf("tables: %s.%s: %w", ti.name, c.name, err)
+			}
+			deps[c.name] = uses
+			cp.base = g
+			tp.gens = append(tp.gens, cp)
+			tp.byName[c.name] = cp
+			continue
+		}
 		where := ti.name + "." + c.name
 		r := ddl.Free
 		_, inFK := fkOf[c.name]
@@ -329,6 +370,17 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 		}
 		tp.gens = append(tp.gens, cp)
 		tp.byName[c.name] = cp
+	}
+	if _, cycle := ddl.Order(sortedKeys(deps), func(n string) []string {
+		var out []string
+		for _, d := range deps[n] {
+			if _, ok := deps[d]; ok {
+				out = append(out, d)
+			}
+		}
+		return out
+	}); cycle != nil {
+		return nil, fmt.Errorf("tables: %s: the expr columns %s make each other (%s); one must come from the others without them", ti.name, strings.Join(cycle[:len(cycle)-1], ", "), strings.Join(cycle, " -> "))
 	}
 	return tp, nil
 }

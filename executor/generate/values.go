@@ -22,6 +22,7 @@ type Settings struct {
 	Length       int
 	Pattern      string
 	FromSample   string
+	Expr         string // an expression over the row's columns and its parent's (spec.CompileGenerateExpr)
 
 	sample *sample // what FromSample read, set by Run before planning
 }
