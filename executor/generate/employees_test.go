@@ -11,6 +11,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/generate"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 const employeesSQL = "testdata/employees.sql"
@@ -19,31 +20,17 @@ var departmentNames = []string{"Marketing", "Finance", "Human Resources", "Produ
 
 var employeesTables = []string{"employees", "departments", "dept_emp", "dept_manager", "titles", "salaries"}
 
-// employees is the classic employees sample schema at a small scale: 2,000 employees.
-func employees(seed int64, threads int) generate.Options {
-	return generate.Options{Schema: employeesSQL, Seed: seed, Threads: threads, Tables: []generate.Table{
-		{Name: "employees", Rows: 2000, Columns: map[string]generate.Settings{
-			"birth_date": {Min: "1952-01-01", Max: "1965-12-31"},
-			"hire_date":  {Min: "1985-01-01", Max: "2000-01-28"},
-		}},
-		{Name: "departments", Rows: 9, Columns: map[string]generate.Settings{
-			"dept_no":   {Values: []string{"d001", "d002", "d003", "d004", "d005", "d006", "d007", "d008", "d009"}},
-			"dept_name": {Values: departmentNames},
-		}},
-		{Name: "dept_emp", PerParent: &generate.PerParent{Parent: "employees", Min: 1, Max: 2}, Columns: map[string]generate.Settings{
-			"dept_no":   {Distribution: "uniform"},
-			"from_date": {Expr: "parent.hire_date + days(uniform(0, 1000))"},
-			"to_date":   {Expr: "from_date + days(normal(2000, 500))"},
-		}},
-		{Name: "dept_manager", Rows: 24},
-		{Name: "titles", Rows: 3000, Columns: map[string]generate.Settings{"from_date": {Min: "1985-01-01", Max: "1985-12-31"}}},
-		{Name: "salaries", PerParent: &generate.PerParent{Min: 5, Max: 15}, Columns: map[string]generate.Settings{
-			// one a year from the hire date, so each employee's are distinct and after it
-			"from_date": {Expr: "parent.hire_date + days(line * 365 + uniform(0, 300))"},
-			"to_date":   {Expr: "from_date + days(uniform(1, 365))"},
-			"salary":    {Min: "38000", Max: "160000", Distribution: "normal"},
-		}},
-	}}
+// employees is the classic employees sample schema at a small scale (2,000 employees), from
+// the settings file docs/generate.md walks through.
+func employees(t *testing.T, seed int64, threads int) generate.Options {
+	t.Helper()
+	g, err := spec.LoadGenerate("testdata/employees.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := generate.FromSpec(g)
+	o.Seed, o.Threads = seed, threads
+	return o
 }
 
 func employeesChecksums(t *testing.T, db *sql.DB) string {
@@ -91,7 +78,7 @@ func TestEmployees(t *testing.T) {
 	c := sandboxtest.Start(t, sandbox.Options{Name: "genemp"})
 	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
 	var logs []string
-	o := employees(5, 4)
+	o := employees(t, 5, 4)
 	o.Logf = func(f string, args ...any) { logs = append(logs, fmt.Sprintf(f, args...)); t.Logf(f, args...) }
 	run(t, db, o)
 
@@ -214,7 +201,7 @@ func TestEmployees(t *testing.T) {
 		if _, err := db.Exec("DROP DATABASE employees"); err != nil {
 			t.Fatal(err)
 		}
-		run(t, db, employees(5, 1))
+		run(t, db, employees(t, 5, 1))
 		if one := employeesChecksums(t, db); one != four {
 			t.Errorf("1 thread gave other rows than 4:\n%s\n%s", four, one)
 		} else {
