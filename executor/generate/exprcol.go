@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/expr-lang/expr"
@@ -68,9 +69,23 @@ func exprGen(c *column, src string, er exprRow, cols []spec.ExprColumn) (valueGe
 	for _, n := range uses.Parent {
 		parentIdx = append(parentIdx, slices.IndexFunc(er.parentCols, func(pc spec.ExprColumn) bool { return pc.Name == n }))
 	}
+	// an environment per goroutine at a time, its draws bound to the row's stream through
+	// a holder: no map and no closures made per row
+	type scratch struct {
+		env map[string]any
+		r   *stream
+	}
+	pool := sync.Pool{New: func() any {
+		sc := &scratch{}
+		draws := spec.ExprDraws{Float: func() float64 { return sc.r.float() }, Zipf: func(n uint64) uint64 { return zipf(sc.r, n) }}
+		sc.env = draws.Funcs()
+		return sc
+	}}
 	g := func(dst []byte, row int64, r *stream) ([]byte, error) {
-		draws := spec.ExprDraws{Float: r.float, Zipf: func(n uint64) uint64 { return zipf(r, n) }}
-		env := draws.Funcs()
+		sc := pool.Get().(*scratch)
+		defer pool.Put(sc)
+		sc.r = r
+		env := sc.env
 		env["line"] = er.lineOf(row)
 		for _, n := range uses.Columns {
 			v, err := er.tp.byName[n].value(row)
