@@ -134,6 +134,13 @@ func (cp *colPlan) value(row int64) (any, error) {
 	}
 	switch spec.ExprType(cp.col.dataType) {
 	case reflect.TypeFor[time.Time]():
+		layout := "2006-01-02 15:04:05" // the layouts timeGen and uniqueGen write
+		if cp.col.dataType == "date" {
+			layout = "2006-01-02"
+		}
+		if t, err := time.Parse(layout, strings.Trim(lit, "'")); err == nil {
+			return t, nil
+		}
 		return ddl.ParseTime(strings.Trim(lit, "'"))
 	case reflect.TypeFor[float64]():
 		return strconv.ParseFloat(strings.Trim(lit, "'"), 64)
