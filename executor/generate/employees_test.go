@@ -14,8 +14,6 @@ import (
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-const employeesSQL = "testdata/employees.sql"
-
 var departmentNames = []string{"Marketing", "Finance", "Human Resources", "Production", "Development", "Quality Management", "Sales", "Research", "Customer Service"}
 
 var employeesTables = []string{"employees", "departments", "dept_emp", "dept_manager", "titles", "salaries"}

@@ -154,7 +154,7 @@ func Distinct(c *Column, s Settings) (n float64, why string) {
 		return max(math.Floor(hi-lo)+1, 0), ""
 	}
 	if from, to, unit, ok := UniqueTimes(c.Type, s); ok {
-		return max(math.Floor(float64(to.Sub(from)/unit))+1, 0), ""
+		return max(float64(to.Sub(from)/unit)+1, 0), ""
 	}
 	switch c.Type {
 	case "enum":
