@@ -67,6 +67,7 @@ type GenerateColumn struct {
 	Name         string    `yaml:"-"`
 	Distribution string    `yaml:"distribution" enum:"uniform,zipf,normal,sequential" doc:"How values (or, for a foreign key, parent rows) are drawn: uniform, zipf (a few very frequent, exponent 1), normal (around the middle, sd a sixth of the range) or sequential (row by row). Default uniform."`
 	Values       []string  `yaml:"values" doc:"The values to draw from (literals the server accepts for the column)."`
+	ValuesFile   string    `yaml:"values_file" doc:"A file of values (relative to the plan), one a line (blank lines skipped), instead of values: e.g. real department names for a unique column."`
 	Weights      []float64 `yaml:"weights" doc:"With values: one relative weight per value, e.g. values: [new, paid, shipped], weights: [1, 3, 6]."`
 	Min          Bound     `yaml:"min" doc:"Smallest value (a number, or a date 2024-01-31 / datetime for temporal columns)."`
 	Max          Bound     `yaml:"max" doc:"Largest value, as min."`
@@ -75,6 +76,50 @@ type GenerateColumn struct {
 	Pattern      string    `yaml:"pattern" doc:"Strings: a template, e.g. [A-Z]{2}-[0-9]{6} or {first_name}.{last_name}@example.com: literal text, character classes with a count, named generators (see docs/generate.md)."`
 	Expr         Expr      `yaml:"expr" doc:"Make the value from an expression over the same row's other columns (by name), its parent row's (parent.COLUMN, through the foreign key), line (the row's number among its parent's rows, from 0) and draws: uniform(a, b), normal(mean, sd), zipf(n), choice(x, y...), days(n), hours(n), minutes(n), seconds(n), date(\"2024-01-31\"); e.g. parent.hire_date + days(uniform(0, 3650)) (see docs/generate.md)."`
 	FromSample   string    `yaml:"from_sample" doc:"Draw the values with the frequencies of real data: TABLE, DB.TABLE (the same column) or DB.TABLE.COLUMN, read on the target: a sample of its rows, else its histogram (see docs/generate.md)."`
+
+	// ValuesPath is ValuesFile resolved against the plan's directory, FileValues its lines.
+	ValuesPath string   `yaml:"-"`
+	FileValues []string `yaml:"-"`
+}
+
+// AllValues are the values listed: values:, else the lines of values_file:.
+func (c *GenerateColumn) AllValues() []string {
+	if len(c.Values) > 0 {
+		return c.Values
+	}
+	return c.FileValues
+}
+
+// valuesAt is where the values are written: values:, else values_file:.
+func (c *GenerateColumn) valuesAt() Pos {
+	if c.Src.Has("values_file") {
+		return c.Src.At("values_file")
+	}
+	return c.Src.At("values")
+}
+
+// maxValuesFile bounds a values_file: a list of values, read whole at validate.
+const maxValuesFile = 16 << 20
+
+// readValues reads values_file: one value a line, blank lines skipped.
+func (c *GenerateColumn) readValues(v *validator, what string) {
+	c.ValuesPath = v.path(c.ValuesFile, c.Src.At("values_file"), "generate values_file")
+	data, err := v.readFile(c.ValuesPath, maxValuesFile)
+	switch {
+	case err != nil:
+		return // v.path said it is missing
+	case data == nil:
+		v.errorf(c.Src.At("values_file"), "%s: values_file %s is larger than %d MiB; a list of values is far smaller", what, c.ValuesFile, maxValuesFile>>20)
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSuffix(line, "\r"); strings.TrimSpace(line) != "" {
+			c.FileValues = append(c.FileValues, line)
+		}
+	}
+	if len(c.FileValues) == 0 {
+		v.errorf(c.Src.At("values_file"), "%s: values_file %s has no value; write one a line", what, c.ValuesFile)
+	}
 }
 
 // Bound is a min or max: a number, or a date or datetime for temporal columns, as written.
@@ -137,6 +182,17 @@ func (g *Generate) validate(v *validator, s *Step) {
 	if g.Schema != "" {
 		g.SchemaPath = v.path(g.Schema, g.Src.At("schema"), "generate schema")
 	}
+	for i := range g.Tables { // before the schema's checks, which count the values
+		for j := range g.Tables[i].Columns {
+			if c := &g.Tables[i].Columns[j]; c.Src.Has("values_file") {
+				what := g.Tables[i].Name + "." + c.Name
+				if c.Src.Has("values") {
+					v.errorf(c.Src.At("values_file"), "%s has both values and values_file; keep one", what)
+				}
+				c.readValues(v, what)
+			}
+		}
+	}
 	g.checkSchema(v)
 	// a table or column written twice is already a duplicate YAML key
 	for i := range g.Tables {
@@ -150,10 +206,11 @@ func (g *Generate) validate(v *validator, s *Step) {
 
 func (c *GenerateColumn) check(v *validator, table string) {
 	what := table + "." + c.Name
-	if len(c.Weights) > 0 && len(c.Values) == 0 {
+	values := c.AllValues()
+	if len(c.Weights) > 0 && len(values) == 0 {
 		v.errorf(c.Src.At("weights"), "%s has weights but no values; weights say how often each of values comes: add values: [...] with one value per weight, or remove weights", what)
-	} else if len(c.Weights) > 0 && len(c.Weights) != len(c.Values) {
-		v.errorf(c.Src.At("weights"), "%s has %d weights for %d values; give one weight per value", what, len(c.Weights), len(c.Values))
+	} else if len(c.Weights) > 0 && len(c.Weights) != len(values) {
+		v.errorf(c.Src.At("weights"), "%s has %d weights for %d values; give one weight per value", what, len(c.Weights), len(values))
 	}
 	total := 0.0
 	for _, w := range c.Weights {
@@ -168,8 +225,8 @@ func (c *GenerateColumn) check(v *validator, table string) {
 	if c.NullFraction > 1 {
 		v.errorf(c.Src.At("null_fraction"), "%s: null_fraction is a share between 0 and 1, got %g", what, c.NullFraction)
 	}
-	if len(c.Values) > 0 && (c.Src.Has("min") || c.Src.Has("max")) {
-		v.errorf(c.Src.At("values"), "%s has both values and min/max; keep one: values draws from the list, min/max from a range", what)
+	if len(values) > 0 && (c.Src.Has("min") || c.Src.Has("max")) {
+		v.errorf(c.valuesAt(), "%s has both values and min/max; keep one: values draws from the list, min/max from a range", what)
 	}
 	lo, errLo := strconv.ParseFloat(string(c.Min), 64)
 	hi, errHi := strconv.ParseFloat(string(c.Max), 64)
@@ -206,7 +263,7 @@ func (c *GenerateColumn) check(v *validator, table string) {
 
 // alone reports the settings that say which values a column gets, written beside key.
 func (c *GenerateColumn) alone(v *validator, what, key, does string) {
-	for _, other := range []string{"values", "min", "max", "length", "pattern", "from_sample", "expr"} {
+	for _, other := range []string{"values", "values_file", "min", "max", "length", "pattern", "from_sample", "expr"} {
 		// each pair once: pattern reports from_sample, not the other way round; expr reports all
 		if other == key || !c.Src.Has(other) || key == "from_sample" && other == "pattern" || other == "expr" {
 			continue

@@ -152,7 +152,7 @@ func settings(gc *GenerateColumn) ddl.Settings {
 	if gc == nil {
 		return ddl.Settings{}
 	}
-	return ddl.Settings{Distribution: gc.Distribution, Values: len(gc.Values), Min: string(gc.Min), Max: string(gc.Max), NullFraction: gc.NullFraction, Length: gc.Length}
+	return ddl.Settings{Distribution: gc.Distribution, Values: len(gc.AllValues()), Min: string(gc.Min), Max: string(gc.Max), NullFraction: gc.NullFraction, Length: gc.Length}
 }
 
 func (c *schemaCheck) columns(t *GenerateTable, dt *ddl.Table) {
@@ -177,7 +177,7 @@ func (c *schemaCheck) columns(t *GenerateTable, dt *ddl.Table) {
 	}
 	for _, col := range dt.Columns {
 		gc := t.Columns.Lookup(col.Name)
-		if col.Generated || ddl.Known(col.Type) || gc != nil && (len(gc.Values) > 0 || gc.Expr.Source != "") || role(dt, col) != ddl.Free {
+		if col.Generated || ddl.Known(col.Type) || gc != nil && (len(gc.AllValues()) > 0 || gc.Expr.Source != "") || role(dt, col) != ddl.Free {
 			continue
 		}
 		pos := t.Src.Pos
@@ -254,8 +254,8 @@ func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
 		what := fmt.Sprintf("key %s (%s) of %s", k.Name, strings.Join(k.Columns, ", "), t.Name)
 		if len(own) == 1 && !withFK && listed(t, own[0]) > 0 {
 			gc := t.Columns.Lookup(own[0].Name)
-			if a, b, dup := ddl.Repeated(gc.Values); dup {
-				c.v.errorf(gc.Src.At("values"), "%s.%s is in %s, so each value is used once, and values lists %q and %q, which the key takes as one; remove one (%s)", t.Name, own[0].Name, what, a, b, c.at(own[0].Pos))
+			if a, b, dup := ddl.Repeated(gc.AllValues()); dup {
+				c.v.errorf(gc.valuesAt(), "%s.%s is in %s, so each value is used once, and values lists %q and %q, which the key takes as one; remove one (%s)", t.Name, own[0].Name, what, a, b, c.at(own[0].Pos))
 			}
 		}
 		switch {
@@ -267,7 +267,7 @@ func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
 			c.v.errorf(rowsAt, "%s can take at most %s distinct rows (%s), fewer than the %d rows asked; lower rows or give the parents more (%s)", what, distinct(product), strings.Join(parts, " × "), t.Rows, c.at(k.Pos))
 		case !withFK && len(own) == 1 && best < float64(t.Rows) && listed(t, own[0]) > 0:
 			col, gc := own[0], t.Columns.Lookup(own[0].Name)
-			c.v.errorf(gc.Src.At("values"), "%s.%s is in %s, so each of the %d rows needs its own value, and values lists %d; list at least %d (each is used once) or lower rows (%s)", t.Name, col.Name, what, t.Rows, len(gc.Values), t.Rows, c.at(col.Pos))
+			c.v.errorf(gc.valuesAt(), "%s.%s is in %s, so each of the %d rows needs its own value, and values lists %d; list at least %d (each is used once) or lower rows (%s)", t.Name, col.Name, what, t.Rows, len(gc.AllValues()), t.Rows, c.at(col.Pos))
 		case !withFK && len(own) == 1 && best < float64(t.Rows):
 			col := own[0]
 			c.v.errorf(rowsAt, "%s.%s is in %s, so each of the %d rows needs its own value, and %s holds %s values%s; widen the column or lower rows (%s)", t.Name, col.Name, what, t.Rows, col.TypeText, distinct(best), from(col, t.Columns.Lookup(col.Name)), c.at(col.Pos))
@@ -284,7 +284,7 @@ func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
 // listed is how many values: the plan lists for column col of t.
 func listed(t *GenerateTable, col *ddl.Column) int {
 	if gc := t.Columns.Lookup(col.Name); gc != nil {
-		return len(gc.Values)
+		return len(gc.AllValues())
 	}
 	return 0
 }

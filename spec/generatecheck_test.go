@@ -56,6 +56,10 @@ func TestGenerateSchemaChecks(t *testing.T) {
 		{"enough values on a unique column", "CREATE TABLE t (code VARCHAR(10) NOT NULL UNIQUE);\n", "", "        t: {rows: 3, columns: {code: {values: [a, b, c]}}}\n", nil},
 		{"values a unique column takes as one", "CREATE TABLE t (code VARCHAR(10) NOT NULL UNIQUE);\n", "", "        t: {rows: 3, columns: {code: {values: [Sales, b, 'sales ']}}}\n",
 			[]string{`plan.yaml:9:47: t.code is in key code (code) of t, so each value is used once, and values lists "Sales" and "sales ", which the key takes as one; remove one (schema.sql:1)`}},
+		{"too few values in a file on a unique column", "CREATE TABLE t (code VARCHAR(10) NOT NULL UNIQUE);\n", "", "        t: {rows: 10, columns: {code: {values_file: names.txt}}}\n",
+			[]string{"plan.yaml:9:53: t.code is in key code (code) of t, so each of the 10 rows needs its own value, and values lists 3; list at least 10 (each is used once) or lower rows (schema.sql:1)"}},
+		{"values file beside values", "CREATE TABLE t (code VARCHAR(10) NOT NULL);\n", "", "        t: {rows: 10, columns: {code: {values_file: names.txt, values: [a]}}}\n",
+			[]string{"plan.yaml:9:53: t.code has both values and values_file; keep one"}},
 		{"values on a foreign key", "CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE k (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES p (id));\n", "",
 			"        p: {rows: 10}\n        k: {rows: 10, columns: {p_id: {values: [1, 2]}}}\n",
 			[]string{"plan.yaml:10:48: k.p_id is part of a key generate builds (auto-increment or foreign), so values and min/max do not apply; remove them (schema.sql:2)"}},
@@ -70,7 +74,8 @@ func TestGenerateSchemaChecks(t *testing.T) {
 			[]string{"plan.yaml:9:12: the foreign keys of e form a cycle (e -> e)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			fsys := fstest.MapFS{"schema.sql": {Data: []byte(c.schema)}, "plan.yaml": {Data: []byte(generatePlan(c.extra, c.tables))}}
+			fsys := fstest.MapFS{"schema.sql": {Data: []byte(c.schema)}, "plan.yaml": {Data: []byte(generatePlan(c.extra, c.tables))},
+				"names.txt": {Data: []byte("Sales\r\n\nResearch\nFinance\n")}}
 			_, err := Load("plan.yaml", withKinds(Options{FS: fsys, Env: testEnv}))
 			if len(c.want) == 0 {
 				if err != nil {

@@ -49,10 +49,18 @@ func sqlFileReads(s *Step) []DataFile {
 
 func generateReads(s *Step) []DataFile {
 	g := s.Body.(*Generate)
-	if g.Schema == "" {
-		return nil
+	var out []DataFile
+	if g.Schema != "" {
+		out = append(out, DataFile{g.Schema, g.SchemaPath})
 	}
-	return []DataFile{{g.Schema, g.SchemaPath}}
+	for _, t := range g.Tables {
+		for _, c := range t.Columns {
+			if c.ValuesFile != "" {
+				out = append(out, DataFile{c.ValuesFile, c.ValuesPath})
+			}
+		}
+	}
+	return out
 }
 
 func verifyReads(s *Step) []DataFile {

@@ -12,7 +12,7 @@ func FromSpec(g *spec.Generate) Options {
 			gt.PerParent = &PerParent{Parent: pp.Parent, Min: lo, Max: hi, Distribution: pp.Distribution}
 		}
 		for _, c := range t.Columns {
-			gt.Columns[c.Name] = Settings{Distribution: c.Distribution, Values: c.Values, Weights: c.Weights,
+			gt.Columns[c.Name] = Settings{Distribution: c.Distribution, Values: c.AllValues(), Weights: c.Weights,
 				Min: string(c.Min), Max: string(c.Max), NullFraction: c.NullFraction, Length: c.Length,
 				Pattern: c.Pattern, FromSample: c.FromSample, Expr: c.Expr.Source}
 		}
