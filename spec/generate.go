@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/expr-lang/expr/parser"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/quadrant-bench/quadrant/spec/pattern"
@@ -32,10 +33,30 @@ type GenerateTables []GenerateTable
 
 // GenerateTable is how one table is filled.
 type GenerateTable struct {
-	Src     Source          `yaml:"-" name:"generate table" def:"generate_table"`
-	Name    string          `yaml:"-"`
-	Rows    int64           `yaml:"rows,required" min:"0" doc:"How many rows the table gets. The table must be empty."`
-	Columns GenerateColumns `yaml:"columns" doc:"Settings of some columns, by name (see generate_column); the others get values that look real for their type."`
+	Src       Source             `yaml:"-" name:"generate table" def:"generate_table"`
+	Name      string             `yaml:"-"`
+	Rows      int64              `yaml:"rows" min:"0" doc:"How many rows the table gets (or per_parent). The table must be empty."`
+	PerParent *GeneratePerParent `yaml:"per_parent" doc:"Instead of rows: how many rows each row of a parent table gets, e.g. per_parent: {min: 5, max: 15} for 5 to 15 salaries per employee (see generate_per_parent)."`
+	Columns   GenerateColumns    `yaml:"columns" doc:"Settings of some columns, by name (see generate_column); the others get values that look real for their type."`
+}
+
+// GeneratePerParent gives a child table its rows per row of a parent: each parent row draws
+// its count, and the table's rows are their sum.
+type GeneratePerParent struct {
+	Src          Source `yaml:"-" name:"generate per_parent" def:"generate_per_parent"`
+	Parent       string `yaml:"parent" doc:"The parent table (one the table's foreign key references); default the only one it references."`
+	Count        int64  `yaml:"count" min:"0" doc:"Each parent row gets exactly this many rows (instead of min and max)."`
+	Min          int64  `yaml:"min" min:"0" doc:"Each parent row gets at least this many rows."`
+	Max          int64  `yaml:"max" min:"0" doc:"Each parent row gets at most this many rows."`
+	Distribution string `yaml:"distribution" enum:"uniform,zipf,normal" doc:"How each parent's count is drawn between min and max: uniform (default), zipf (most parents few rows, a few many) or normal (around the middle)."`
+}
+
+// Range is the counts a parent row draws from.
+func (pp *GeneratePerParent) Range() (lo, hi int64) {
+	if pp.Src.Has("count") {
+		return pp.Count, pp.Count
+	}
+	return pp.Min, pp.Max
 }
 
 // GenerateColumns are a table's column settings in written order.
@@ -47,13 +68,59 @@ type GenerateColumn struct {
 	Name         string    `yaml:"-"`
 	Distribution string    `yaml:"distribution" enum:"uniform,zipf,normal,sequential" doc:"How values (or, for a foreign key, parent rows) are drawn: uniform, zipf (a few very frequent, exponent 1), normal (around the middle, sd a sixth of the range) or sequential (row by row). Default uniform."`
 	Values       []string  `yaml:"values" doc:"The values to draw from (literals the server accepts for the column)."`
+	ValuesFile   string    `yaml:"values_file" doc:"A file of values (relative to the plan), one a line (blank lines skipped), instead of values: e.g. real department names for a unique column."`
 	Weights      []float64 `yaml:"weights" doc:"With values: one relative weight per value, e.g. values: [new, paid, shipped], weights: [1, 3, 6]."`
 	Min          Bound     `yaml:"min" doc:"Smallest value (a number, or a date 2024-01-31 / datetime for temporal columns)."`
 	Max          Bound     `yaml:"max" doc:"Largest value, as min."`
 	NullFraction float64   `yaml:"null_fraction" min:"0" doc:"Share of NULLs in a nullable column, 0 to 1."`
 	Length       int       `yaml:"length" min:"0" doc:"Strings: their length (at most the column's)."`
 	Pattern      string    `yaml:"pattern" doc:"Strings: a template, e.g. [A-Z]{2}-[0-9]{6} or {first_name}.{last_name}@example.com: literal text, character classes with a count, named generators (see docs/generate.md)."`
+	Expr         Expr      `yaml:"expr" doc:"Make the value from an expression over the same row's other columns (by name), its parent row's (parent.COLUMN, through the foreign key), line (the row's number among its parent's rows, from 0) and draws: uniform(a, b), normal(mean, sd), zipf(n), choice(x, y...), days(n), hours(n), minutes(n), seconds(n), date(\"2024-01-31\"); e.g. parent.hire_date + days(uniform(0, 3650)) (see docs/generate.md)."`
 	FromSample   string    `yaml:"from_sample" doc:"Draw the values with the frequencies of real data: TABLE, DB.TABLE (the same column) or DB.TABLE.COLUMN, read on the target: a sample of its rows, else its histogram (see docs/generate.md)."`
+
+	// ValuesPath is ValuesFile resolved against the plan's directory, FileValues its lines.
+	ValuesPath string   `yaml:"-"`
+	FileValues []string `yaml:"-"`
+}
+
+// AllValues are the values listed: values:, else the lines of values_file:.
+func (c *GenerateColumn) AllValues() []string {
+	if len(c.Values) > 0 {
+		return c.Values
+	}
+	return c.FileValues
+}
+
+// valuesAt is where the values are written: values:, else values_file:.
+func (c *GenerateColumn) valuesAt() Pos {
+	if c.Src.Has("values_file") {
+		return c.Src.At("values_file")
+	}
+	return c.Src.At("values")
+}
+
+// maxValuesFile bounds a values_file: a list of values, read whole at validate.
+const maxValuesFile = 16 << 20
+
+// readValues reads values_file: one value a line, blank lines skipped.
+func (c *GenerateColumn) readValues(v *validator, what string) {
+	c.ValuesPath = v.path(c.ValuesFile, c.Src.At("values_file"), "generate values_file")
+	data, err := v.readFile(c.ValuesPath, maxValuesFile)
+	switch {
+	case err != nil:
+		return // v.path said it is missing
+	case data == nil:
+		v.errorf(c.Src.At("values_file"), "%s: values_file %s is larger than %d MiB; a list of values is far smaller", what, c.ValuesFile, maxValuesFile>>20)
+		return
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if line = strings.TrimSuffix(line, "\r"); strings.TrimSpace(line) != "" {
+			c.FileValues = append(c.FileValues, line)
+		}
+	}
+	if len(c.FileValues) == 0 {
+		v.errorf(c.Src.At("values_file"), "%s: values_file %s has no value; write one a line", what, c.ValuesFile)
+	}
 }
 
 // Bound is a min or max: a number, or a date or datetime for temporal columns, as written.
@@ -125,10 +192,22 @@ func (g *Generate) validate(v *validator) {
 	if g.Schema != "" {
 		g.SchemaPath = v.path(g.Schema, g.Src.At("schema"), "generate schema")
 	}
+	for i := range g.Tables { // before the schema's checks, which count the values
+		for j := range g.Tables[i].Columns {
+			if c := &g.Tables[i].Columns[j]; c.Src.Has("values_file") {
+				what := g.Tables[i].Name + "." + c.Name
+				if c.Src.Has("values") {
+					v.errorf(c.Src.At("values_file"), "%s has both values and values_file; keep one", what)
+				}
+				c.readValues(v, what)
+			}
+		}
+	}
 	g.checkSchema(v)
 	// a table or column written twice is already a duplicate YAML key
 	for i := range g.Tables {
 		t := &g.Tables[i]
+		t.checkRows(v, g)
 		for j := range t.Columns {
 			t.Columns[j].check(v, t.Name)
 		}
@@ -137,10 +216,11 @@ func (g *Generate) validate(v *validator) {
 
 func (c *GenerateColumn) check(v *validator, table string) {
 	what := table + "." + c.Name
-	if len(c.Weights) > 0 && len(c.Values) == 0 {
+	values := c.AllValues()
+	if len(c.Weights) > 0 && len(values) == 0 {
 		v.errorf(c.Src.At("weights"), "%s has weights but no values; weights say how often each of values comes: add values: [...] with one value per weight, or remove weights", what)
-	} else if len(c.Weights) > 0 && len(c.Weights) != len(c.Values) {
-		v.errorf(c.Src.At("weights"), "%s has %d weights for %d values; give one weight per value", what, len(c.Weights), len(c.Values))
+	} else if len(c.Weights) > 0 && len(c.Weights) != len(values) {
+		v.errorf(c.Src.At("weights"), "%s has %d weights for %d values; give one weight per value", what, len(c.Weights), len(values))
 	}
 	total := 0.0
 	for _, w := range c.Weights {
@@ -155,8 +235,8 @@ func (c *GenerateColumn) check(v *validator, table string) {
 	if c.NullFraction > 1 {
 		v.errorf(c.Src.At("null_fraction"), "%s: null_fraction is a share between 0 and 1, got %g", what, c.NullFraction)
 	}
-	if len(c.Values) > 0 && (c.Src.Has("min") || c.Src.Has("max")) {
-		v.errorf(c.Src.At("values"), "%s has both values and min/max; keep one: values draws from the list, min/max from a range", what)
+	if len(values) > 0 && (c.Src.Has("min") || c.Src.Has("max")) {
+		v.errorf(c.valuesAt(), "%s has both values and min/max; keep one: values draws from the list, min/max from a range", what)
 	}
 	lo, errLo := strconv.ParseFloat(string(c.Min), 64)
 	hi, errHi := strconv.ParseFloat(string(c.Max), 64)
@@ -168,6 +248,15 @@ func (c *GenerateColumn) check(v *validator, table string) {
 			v.errorf(c.Src.At("pattern"), "%s: pattern %q %s", what, c.Pattern, err)
 		}
 		c.alone(v, what, "pattern", "makes the strings")
+	}
+	if c.Src.Has("expr") {
+		if _, err := parser.Parse(c.Expr.Source); err != nil {
+			v.errorf(at(c.Expr.Pos, err), "%s: bad expression %q: %s", what, c.Expr.Source, exprMessage(err))
+		}
+		c.alone(v, what, "expr", "makes the values")
+		if c.Src.Has("distribution") {
+			v.errorf(c.Src.At("distribution"), "%s has both expr and distribution; expr makes the values (draw with uniform(), normal(), zipf() in it): remove distribution", what)
+		}
 	}
 	if c.Src.Has("from_sample") {
 		if c.FromSample == "true" || c.FromSample == "false" {
@@ -184,11 +273,51 @@ func (c *GenerateColumn) check(v *validator, table string) {
 
 // alone reports the settings that say which values a column gets, written beside key.
 func (c *GenerateColumn) alone(v *validator, what, key, does string) {
-	for _, other := range []string{"values", "min", "max", "length", "pattern", "from_sample"} {
-		// each pair once: pattern reports from_sample, not the other way round
-		if other == key || !c.Src.Has(other) || key == "from_sample" && other == "pattern" {
+	for _, other := range []string{"values", "values_file", "min", "max", "length", "pattern", "from_sample", "expr"} {
+		// each pair once: pattern reports from_sample, not the other way round; expr reports all
+		if other == key || !c.Src.Has(other) || key == "from_sample" && other == "pattern" || other == "expr" {
 			continue
 		}
 		v.errorf(c.Src.At(other), "%s has both %s and %s; %s %s: keep one", what, key, other, key, does)
 	}
+}
+
+// checkRows checks that a table says its rows once: rows, or per_parent with a count or a
+// range from a parent that is listed.
+func (t *GenerateTable) checkRows(v *validator, g *Generate) {
+	pp := t.PerParent
+	switch {
+	case pp == nil && !t.Src.Has("rows"):
+		v.errorf(t.Src.Pos, "table %s has no rows; give rows: N, or per_parent: {min: A, max: B} for each row of a parent", t.Name)
+		return
+	case pp == nil:
+		return
+	case t.Src.Has("rows"):
+		v.errorf(t.Src.At("per_parent"), "table %s has both rows and per_parent; keep one: per_parent makes the rows the sum of each parent row's count", t.Name)
+	}
+	switch {
+	case pp.Src.Has("count") && (pp.Src.Has("min") || pp.Src.Has("max")):
+		v.errorf(pp.Src.At("count"), "%s: per_parent has both count and min/max; keep count for an exact number, or min and max for a range", t.Name)
+	case pp.Src.Has("count") && pp.Src.Has("distribution"):
+		v.errorf(pp.Src.At("distribution"), "%s: per_parent count is exact, so distribution does not apply; remove it or give min and max", t.Name)
+	case !pp.Src.Has("count") && !pp.Src.Has("max"):
+		v.errorf(pp.Src.Pos, "%s: per_parent needs count: N, or max: N (with min, default 0)", t.Name)
+	case pp.Min > pp.Max:
+		v.errorf(pp.Src.At("min"), "%s: per_parent min %d is above max %d; swap them", t.Name, pp.Min, pp.Max)
+	}
+	if pp.Parent == "" {
+		return
+	}
+	if pp.Parent == t.Name {
+		v.errorf(pp.Src.At("parent"), "%s: per_parent parent is the table itself; name the table its foreign key references", t.Name)
+		return
+	}
+	var names []string
+	for i := range g.Tables {
+		if g.Tables[i].Name == pp.Parent {
+			return
+		}
+		names = append(names, g.Tables[i].Name)
+	}
+	v.errorf(pp.Src.At("parent"), "%s: per_parent parent %s is not in tables:; add %s: {rows: N} to tables or name another parent%s", t.Name, pp.Parent, pp.Parent, suggest(pp.Parent, names))
 }

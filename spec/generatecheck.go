@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,11 +36,14 @@ func (g *Generate) checkSchema(v *validator) {
 		c.rows[g.Tables[i].Name] = g.Tables[i].Rows
 	}
 	c.tables()
+	c.perParentRows()
 	for i := range g.Tables {
 		t := &g.Tables[i]
 		if dt := c.read[t.Name]; dt != nil {
 			c.columns(t, dt)
 			c.uniques(t, dt)
+			c.perParent(t, dt)
+			c.exprs(t, dt)
 		}
 	}
 	c.foreignKeys()
@@ -148,7 +152,7 @@ func settings(gc *GenerateColumn) ddl.Settings {
 	if gc == nil {
 		return ddl.Settings{}
 	}
-	return ddl.Settings{Distribution: gc.Distribution, Values: len(gc.Values), Min: string(gc.Min), Max: string(gc.Max), NullFraction: gc.NullFraction, Length: gc.Length}
+	return ddl.Settings{Distribution: gc.Distribution, Values: len(gc.AllValues()), Min: string(gc.Min), Max: string(gc.Max), NullFraction: gc.NullFraction, Length: gc.Length}
 }
 
 func (c *schemaCheck) columns(t *GenerateTable, dt *ddl.Table) {
@@ -173,7 +177,7 @@ func (c *schemaCheck) columns(t *GenerateTable, dt *ddl.Table) {
 	}
 	for _, col := range dt.Columns {
 		gc := t.Columns.Lookup(col.Name)
-		if col.Generated || ddl.Known(col.Type) || gc != nil && len(gc.Values) > 0 || role(dt, col) != ddl.Free {
+		if col.Generated || ddl.Known(col.Type) || gc != nil && (len(gc.AllValues()) > 0 || gc.Expr.Source != "") || role(dt, col) != ddl.Free {
 			continue
 		}
 		pos := t.Src.Pos
@@ -248,6 +252,12 @@ func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
 			parts = append(parts, fmt.Sprintf("%s %s: %s values", col.Name, col.TypeText, distinct(n)))
 		}
 		what := fmt.Sprintf("key %s (%s) of %s", k.Name, strings.Join(k.Columns, ", "), t.Name)
+		if len(own) == 1 && !withFK && listed(t, own[0]) > 0 {
+			gc := t.Columns.Lookup(own[0].Name)
+			if a, b, dup := ddl.Repeated(gc.AllValues()); dup {
+				c.v.errorf(gc.valuesAt(), "%s.%s is in %s, so each value is used once, and values lists %q and %q, which the key takes as one; remove one (%s)", t.Name, own[0].Name, what, a, b, c.at(own[0].Pos))
+			}
+		}
 		switch {
 		case why != "" && !withFK && len(own) == 1:
 			c.v.errorf(rowsAt, "%s.%s is in %s, which generate makes unique, and %s; fill this table yourself or key it by an integer (%s)", t.Name, own[0].Name, what, why, c.at(own[0].Pos))
@@ -255,6 +265,9 @@ func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
 			// which column numbers the rows of a parent, the run knows
 		case withFK && product < float64(t.Rows):
 			c.v.errorf(rowsAt, "%s can take at most %s distinct rows (%s), fewer than the %d rows asked; lower rows or give the parents more (%s)", what, distinct(product), strings.Join(parts, " × "), t.Rows, c.at(k.Pos))
+		case !withFK && len(own) == 1 && best < float64(t.Rows) && listed(t, own[0]) > 0:
+			col, gc := own[0], t.Columns.Lookup(own[0].Name)
+			c.v.errorf(gc.valuesAt(), "%s.%s is in %s, so each of the %d rows needs its own value, and values lists %d; list at least %d (each is used once) or lower rows (%s)", t.Name, col.Name, what, t.Rows, len(gc.AllValues()), t.Rows, c.at(col.Pos))
 		case !withFK && len(own) == 1 && best < float64(t.Rows):
 			col := own[0]
 			c.v.errorf(rowsAt, "%s.%s is in %s, so each of the %d rows needs its own value, and %s holds %s values%s; widen the column or lower rows (%s)", t.Name, col.Name, what, t.Rows, col.TypeText, distinct(best), from(col, t.Columns.Lookup(col.Name)), c.at(col.Pos))
@@ -266,6 +279,14 @@ func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
 			c.v.errorf(rowsAt, "no column of %s holds %d distinct values by itself (%s%s), and generate makes one column of a key unique; widen one or lower rows (%s)", what, t.Rows, strings.Join(parts, ", "), together, c.at(k.Pos))
 		}
 	}
+}
+
+// listed is how many values: the plan lists for column col of t.
+func listed(t *GenerateTable, col *ddl.Column) int {
+	if gc := t.Columns.Lookup(col.Name); gc != nil {
+		return len(gc.AllValues())
+	}
+	return 0
 }
 
 // distinct is a count of values as a message shows it.
@@ -342,4 +363,195 @@ func (c *schemaCheck) foreignKeys() {
 			c.v.errorf(t.Src.Pos, "%s (%s)", ddl.CycleMessage(cycle), strings.Join(where, "; "))
 		}
 	}
+}
+
+// perParentParent is the parent a per_parent table's counts are of: the one named, else the
+// only table its foreign keys reference ("" when that is not one).
+func perParentParent(t *GenerateTable, dt *ddl.Table) string {
+	if t.PerParent.Parent != "" {
+		return t.PerParent.Parent
+	}
+	var parents []string
+	for _, f := range dt.Foreign {
+		if !slices.Contains(parents, f.Parent) {
+			parents = append(parents, f.Parent)
+		}
+	}
+	if len(parents) == 1 {
+		return parents[0]
+	}
+	return ""
+}
+
+// perParentRows gives each per_parent table the fewest rows it can get (its parent's rows
+// times the least count), for the checks of the tables that reference it.
+func (c *schemaCheck) perParentRows() {
+	for range c.g.Tables {
+		for i := range c.g.Tables {
+			t := &c.g.Tables[i]
+			if dt := c.read[t.Name]; t.PerParent != nil && dt != nil {
+				lo, _ := t.PerParent.Range()
+				c.rows[t.Name] = c.rows[perParentParent(t, dt)] * lo
+			}
+		}
+	}
+}
+
+// perParent checks a per_parent table against its foreign keys: it has one to the parent,
+// and the key that extends the parent's can take the most rows one parent gets.
+func (c *schemaCheck) perParent(t *GenerateTable, dt *ddl.Table) {
+	pp := t.PerParent
+	if pp == nil {
+		return
+	}
+	parent := perParentParent(t, dt)
+	var fk *ddl.ForeignKey
+	var refs []string
+	for i, f := range dt.Foreign {
+		refs = append(refs, f.Parent)
+		if f.Parent == parent && fk == nil {
+			fk = &dt.Foreign[i]
+		}
+	}
+	switch {
+	case len(dt.Foreign) == 0:
+		c.v.errorf(t.Src.At("per_parent"), "%s has no foreign key, so per_parent has no parent to count rows of; give rows: N instead (%s)", t.Name, c.at(dt.Pos))
+		return
+	case parent == "":
+		c.v.errorf(t.Src.At("per_parent"), "%s references %s; say whose rows per_parent counts with parent: TABLE (%s)", t.Name, strings.Join(refs, " and "), c.at(dt.Pos))
+		return
+	case fk == nil && c.rows[parent] == 0 && !c.listed(parent):
+		return // checkRows said the parent is not listed
+	case fk == nil:
+		c.v.errorf(pp.Src.At("parent"), "%s has no foreign key to %s (it references %s), so per_parent cannot count %s's rows; name one of those (%s)", t.Name, parent, strings.Join(refs, ", "), parent, c.at(dt.Pos))
+		return
+	}
+	_, hi := pp.Range()
+	most := pp.Src.At("max")
+	if pp.Src.Has("count") {
+		most = pp.Src.At("count")
+	}
+	for _, k := range dt.Uniques {
+		if !subsetFold(fk.Columns, k.Columns) {
+			continue
+		}
+		var own []string
+		var other *ddl.ForeignKey
+		for _, kc := range k.Columns {
+			if containsFold(fk.Columns, kc) {
+				continue
+			}
+			inFK := false
+			for i := range dt.Foreign {
+				if f := &dt.Foreign[i]; f != fk && containsFold(f.Columns, kc) {
+					inFK, other = true, f
+				}
+			}
+			if !inFK {
+				own = append(own, kc)
+			}
+		}
+		what := fmt.Sprintf("key %s (%s) of %s", k.Name, strings.Join(k.Columns, ", "), t.Name)
+		switch {
+		case len(own) == 0 && other == nil && hi > 1:
+			c.v.errorf(most, "%s makes its foreign key to %s unique, so a parent row has at most 1 row, not %d; lower it to 1 or give rows: N (%s)", what, parent, hi, c.at(k.Pos))
+		case len(own) > 0:
+			col := dt.Column(own[len(own)-1])
+			if n, why := ddl.Distinct(col, settings(t.Columns.Lookup(col.Name))); why == "" && n < float64(hi) {
+				c.v.errorf(most, "%s numbers the rows of each %s row with %s, which holds %s values, fewer than the %d one parent may get; lower it or widen %s (%s)", what, parent, col.Name, distinct(n), hi, col.Name, c.at(col.Pos))
+			}
+		case other != nil:
+			if p, listed := c.rows[other.Parent]; listed && p < hi {
+				c.v.errorf(most, "%s takes a distinct %s row for each row of one %s row, and %s gets %d rows, fewer than the %d one parent may get; lower it or give %s more rows (%s)", what, other.Parent, parent, other.Parent, p, hi, other.Parent, c.at(k.Pos))
+			}
+		}
+		return
+	}
+}
+
+func subsetFold(a, b []string) bool {
+	for _, x := range a {
+		if !containsFold(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *schemaCheck) listed(table string) bool {
+	_, ok := c.rows[table]
+	return ok
+}
+
+// exprs compiles the table's expr: columns against the schema file's columns and those of
+// the parent (the per_parent one, else the only table the foreign keys reference), and
+// refuses an expression on a column of a key generate builds and a cycle among them.
+func (c *schemaCheck) exprs(t *GenerateTable, dt *ddl.Table) {
+	cols := exprColumns(dt.Columns)
+	var parentCols []ExprColumn
+	if p := c.exprParent(t, dt); p != nil {
+		parentCols = exprColumns(p.Columns)
+	}
+	deps := map[string][]string{}
+	var names []string
+	for j := range t.Columns {
+		gc := &t.Columns[j]
+		col := column(dt, gc.Name)
+		if gc.Expr.Source == "" || col == nil {
+			continue
+		}
+		if r := role(dt, col); r != ddl.Free {
+			c.v.errorf(gc.Src.At("expr"), "%s.%s is part of a key generate builds (auto-increment, unique or foreign), which expr cannot keep; remove expr (%s)", t.Name, col.Name, c.at(col.Pos))
+			continue
+		}
+		_, uses, err := CompileGenerateExpr(gc.Expr.Source, ExprColumn{col.Name, col.Type}, cols, parentCols)
+		if err != nil {
+			c.v.errorf(at(gc.Expr.Pos, err), "%s.%s: expr %q: %s (%s)", t.Name, col.Name, gc.Expr.Source, exprMessage(err), c.at(col.Pos))
+			continue
+		}
+		names = append(names, gc.Name)
+		deps[gc.Name] = uses.Columns
+	}
+	_, cycle := ddl.Order(names, func(n string) []string {
+		var out []string
+		for _, d := range deps[n] {
+			if _, ok := deps[d]; ok {
+				out = append(out, d)
+			}
+		}
+		return out
+	})
+	if cycle != nil {
+		gc := t.Columns.Lookup(cycle[0])
+		c.v.errorf(gc.Expr.Pos, "%s: the expr columns %s make each other (%s); one must come from the others without them", t.Name, strings.Join(cycle[:len(cycle)-1], ", "), strings.Join(cycle, " -> "))
+	}
+}
+
+// exprParent is the table parent.COLUMN reads, or nil.
+func (c *schemaCheck) exprParent(t *GenerateTable, dt *ddl.Table) *ddl.Table {
+	name := ""
+	if t.PerParent != nil {
+		name = perParentParent(t, dt)
+	} else {
+		for _, f := range dt.Foreign {
+			if name != "" && name != f.Parent {
+				return nil
+			}
+			name = f.Parent
+		}
+	}
+	if name == "" {
+		return nil
+	}
+	return c.s.Table(c.db, name)
+}
+
+func exprColumns(cols []*ddl.Column) []ExprColumn {
+	var out []ExprColumn
+	for _, col := range cols {
+		if !col.Generated {
+			out = append(out, ExprColumn{col.Name, col.Type})
+		}
+	}
+	return out
 }

@@ -46,8 +46,23 @@ func TestGenerateSchemaChecks(t *testing.T) {
 			[]string{"plan.yaml:10:19: u.id is in key PRIMARY (id) of u, so each of the 256 rows needs its own value, and tinyint unsigned holds 255 values counting from 1; widen the column or lower rows (schema.sql:2)"}},
 		{"no column of a composite key wide enough", "CREATE TABLE r (code CHAR(1), region TINYINT, PRIMARY KEY (code, region));\n", "", "        r: {rows: 5000}\n",
 			[]string{"plan.yaml:9:19: no column of key PRIMARY (code, region) of r holds 5000 distinct values by itself (code char(1): 10 values, region tinyint: 127 values, and together at most 1270), and generate makes one column of a key unique; widen one or lower rows (schema.sql:1)"}},
+		{"min and max on a unique date bound its values", "CREATE TABLE t (d DATE NOT NULL PRIMARY KEY);\n", "", "        t: {rows: 20, columns: {d: {min: 2024-01-01, max: 2024-01-10}}}\n",
+			[]string{"plan.yaml:9:19: t.d is in key PRIMARY (d) of t, so each of the 20 rows needs its own value, and date holds 10 values; widen the column or lower rows (schema.sql:1)"}},
+		{"max on a foreign key", "CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE k (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES p (id));\n", "",
+			"        p: {rows: 10}\n        k: {rows: 10, columns: {p_id: {max: 5}}}\n",
+			[]string{"plan.yaml:10:45: k.p_id is part of a key generate builds (auto-increment or foreign), so values and min/max do not apply; remove them (schema.sql:2)"}},
 		{"values on a unique column", "CREATE TABLE t (code VARCHAR(10) NOT NULL UNIQUE);\n", "", "        t: {rows: 10, columns: {code: {values: [a, b]}}}\n",
-			[]string{"plan.yaml:9:48: t.code is part of a key generate builds (primary, unique or foreign), so values and min/max do not apply; remove them (schema.sql:1)"}},
+			[]string{"plan.yaml:9:48: t.code is in key code (code) of t, so each of the 10 rows needs its own value, and values lists 2; list at least 10 (each is used once) or lower rows (schema.sql:1)"}},
+		{"enough values on a unique column", "CREATE TABLE t (code VARCHAR(10) NOT NULL UNIQUE);\n", "", "        t: {rows: 3, columns: {code: {values: [a, b, c]}}}\n", nil},
+		{"values a unique column takes as one", "CREATE TABLE t (code VARCHAR(10) NOT NULL UNIQUE);\n", "", "        t: {rows: 3, columns: {code: {values: [Sales, b, 'sales ']}}}\n",
+			[]string{`plan.yaml:9:47: t.code is in key code (code) of t, so each value is used once, and values lists "Sales" and "sales ", which the key takes as one; remove one (schema.sql:1)`}},
+		{"too few values in a file on a unique column", "CREATE TABLE t (code VARCHAR(10) NOT NULL UNIQUE);\n", "", "        t: {rows: 10, columns: {code: {values_file: names.txt}}}\n",
+			[]string{"plan.yaml:9:53: t.code is in key code (code) of t, so each of the 10 rows needs its own value, and values lists 3; list at least 10 (each is used once) or lower rows (schema.sql:1)"}},
+		{"values file beside values", "CREATE TABLE t (code VARCHAR(10) NOT NULL);\n", "", "        t: {rows: 10, columns: {code: {values_file: names.txt, values: [a]}}}\n",
+			[]string{"plan.yaml:9:53: t.code has both values and values_file; keep one"}},
+		{"values on a foreign key", "CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE k (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES p (id));\n", "",
+			"        p: {rows: 10}\n        k: {rows: 10, columns: {p_id: {values: [1, 2]}}}\n",
+			[]string{"plan.yaml:10:48: k.p_id is part of a key generate builds (auto-increment or foreign), so values and min/max do not apply; remove them (schema.sql:2)"}},
 		{"a parent not listed", "CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE k (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES p (id));\n", "", "        k: {rows: 10}\n",
 			[]string{"plan.yaml:9:12: k.p_id references p, which is not in tables:; generate takes foreign keys from the rows it makes: add p: {rows: N} to tables: (schema.sql:2)"}},
 		{"a cycle dropped before the step is none", "CREATE TABLE a (id INT PRIMARY KEY, b_id INT);\nCREATE TABLE b (id INT PRIMARY KEY, a_id INT, FOREIGN KEY (a_id) REFERENCES a (id));\nALTER TABLE a ADD FOREIGN KEY (b_id) REFERENCES b (id);\nALTER TABLE a DROP FOREIGN KEY a_ibfk_1;\n", "",
@@ -59,7 +74,8 @@ func TestGenerateSchemaChecks(t *testing.T) {
 			[]string{"plan.yaml:9:12: the foreign keys of e form a cycle (e -> e)"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			fsys := fstest.MapFS{"schema.sql": {Data: []byte(c.schema)}, "plan.yaml": {Data: []byte(generatePlan(c.extra, c.tables))}}
+			fsys := fstest.MapFS{"schema.sql": {Data: []byte(c.schema)}, "plan.yaml": {Data: []byte(generatePlan(c.extra, c.tables))},
+				"names.txt": {Data: []byte("Sales\r\n\nResearch\nFinance\n")}}
 			_, err := Load("plan.yaml", withKinds(Options{FS: fsys, Env: testEnv}))
 			if len(c.want) == 0 {
 				if err != nil {

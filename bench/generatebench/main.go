@@ -3,6 +3,10 @@
 // INDEX k) of -rows rows with -threads threads, alternated (one round runs each client once,
 // the order rotated round by round: ABBA for one -method, ABC BCA CAB for two), rows per second
 // of each, then generate's peak Go heap at -rows/10 and -rows (flat: the rows are never held).
+// With -employees N, the rounds also fill the employees sample schema
+// (executor/generate/testdata/employees.yaml, run from the repository's root) scaled to N
+// employees: six tables, composite keys, per-parent counts and expr dates, its rows/s
+// counted over all its tables.
 package main
 
 import (
@@ -25,6 +29,7 @@ import (
 	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/generate"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 const schema = `CREATE TABLE sbtest1 (
@@ -43,14 +48,15 @@ func main() {
 	pairs := flag.Int("pairs", 2, "alternated pairs")
 	method := flag.String("method", generate.MethodAuto, "generate's methods, comma-separated: auto, insert, load_data (e.g. load_data,insert weighs both in the same rounds)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the generate runs to this file")
+	employees := flag.Int64("employees", 0, "also fill the employees schema with this many employees in each round (0: not)")
 	flag.Parse()
-	if err := run(*rows, *threads, *pairs, *method, *cpuprofile); err != nil {
+	if err := run(*rows, *threads, *pairs, *method, *cpuprofile, *employees); err != nil {
 		fmt.Fprintln(os.Stderr, "generatebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rows int64, threads, pairs int, method, cpuprofile string) error {
+func run(rows int64, threads, pairs int, method, cpuprofile string, employees int64) error {
 	ctx := context.Background()
 	c, stop, err := sandbox.StartTemp(ctx, "generatebench-", sandbox.Options{Name: "gen", Config: []sandbox.Option{
 		{Name: "innodb_buffer_pool_size", Value: "512M"}, {Name: "innodb_flush_log_at_trx_commit", Value: "2"},
@@ -140,9 +146,38 @@ func run(rows int64, threads, pairs int, method, cpuprofile string) error {
 		return measured{took: time.Since(t0), server: benchrun.ProcessCPU(c.Primary.Pid()) - srv0,
 			client: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}, nil
 	}
+	// the employees schema scaled to n employees; its rows/s over all six tables
+	employeesShape := func(n int64) (measured, int64, error) {
+		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS employees"); err != nil {
+			return measured{}, 0, err
+		}
+		g, err := spec.LoadGenerate("executor/generate/testdata/employees.yaml")
+		if err != nil {
+			return measured{}, 0, err
+		}
+		o := generate.FromSpec(g)
+		o.Threads, o.Logf = threads, func(string, ...any) {}
+		for i := range o.Tables {
+			switch o.Tables[i].Name {
+			case "employees":
+				o.Tables[i].Rows = n
+			case "dept_manager":
+				o.Tables[i].Rows = max(n*24/2000, 9)
+			case "titles":
+				o.Tables[i].Rows = n * 3 / 2
+			}
+		}
+		srv0, self0 := benchrun.ProcessCPU(c.Primary.Pid()), benchrun.SelfCPU()
+		t0 := time.Now()
+		res, err := generate.Run(ctx, db, o)
+		return measured{took: time.Since(t0), server: benchrun.ProcessCPU(c.Primary.Pid()) - srv0, client: benchrun.SelfCPU() - self0}, res.Rows, err
+	}
 	// Each round runs every client once, the order rotated round by round (A B C, B C A, ...;
 	// with one method, ABBA), so that a neighbour's load falls on all of them alike.
 	clients := append(append([]string{}, methods...), "sysbench")
+	if employees > 0 {
+		clients = append(clients, "employees")
+	}
 	rates, srvUs, cliUs := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	for i := 0; i < pairs; i++ {
 		order := make([]string, len(clients))
@@ -152,18 +187,22 @@ func run(rows int64, threads, pairs int, method, cpuprofile string) error {
 		for _, who := range order {
 			var m measured
 			var err error
-			if who == "sysbench" {
+			n := rows
+			switch who {
+			case "sysbench":
 				m, err = sysbench(rows)
-			} else {
+			case "employees":
+				m, n, err = employeesShape(employees)
+			default:
 				m, err = quadrant(rows, who)
 			}
 			if err != nil {
 				return err
 			}
-			rate := float64(rows) / m.took.Seconds()
-			perRow := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(rows) }
+			rate := float64(n) / m.took.Seconds()
+			perRow := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(n) }
 			fmt.Printf("round %d %-9s %8d rows in %6.2fs: %8.0f rows/s; CPU per row: server %.2f µs, client %.2f µs\n",
-				i+1, who, rows, m.took.Seconds(), rate, perRow(m.server), perRow(m.client))
+				i+1, who, n, m.took.Seconds(), rate, perRow(m.server), perRow(m.client))
 			rates[who] = append(rates[who], rate)
 			srvUs[who] = append(srvUs[who], perRow(m.server))
 			cliUs[who] = append(cliUs[who], perRow(m.client))
@@ -172,6 +211,9 @@ func run(rows int64, threads, pairs int, method, cpuprofile string) error {
 	sb := median(rates["sysbench"])
 	for _, m := range methods {
 		fmt.Printf("medians: generate (method %s) %.0f rows/s, sysbench prepare %.0f rows/s, ratio %.2f (%d rows, %d threads)\n", m, median(rates[m]), sb, median(rates[m])/sb, rows, threads)
+	}
+	if employees > 0 {
+		fmt.Printf("medians: generate of the employees schema (%d employees, its six tables) %.0f rows/s beside the sbtest table's %.0f (method %s)\n", employees, median(rates["employees"]), median(rates[methods[0]]), methods[0])
 	}
 	// CPU per row does not grow with the machine's load as wall time does: on a shared
 	// machine it says which client asks the server for less work.

@@ -18,17 +18,19 @@ import (
 	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/executor/generate"
 	"github.com/quadrant-bench/quadrant/executor/preflight"
+	stepgenerate "github.com/quadrant-bench/quadrant/executor/step/generate"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
 func runGenerate(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("generate", "--target NAME=DSN [--schema FILE] (--rows TABLE=N... | --settings FILE) [--database DB] [--seed N] [--threads N]",
+	fs := newFlags("generate", "--target NAME=DSN [--schema FILE] (--rows TABLE=N... | --settings FILE) [--database DB] [--seed N] [--threads N] | --settings FILE --validate",
 		"Does what a plan's generate: step does, outside a plan: runs the schema file (if given), then fills the tables\n"+
 			"with generated rows, keys included, parents first (see docs/generate.md). --rows TABLE=N is the simple case;\n"+
 			"--settings FILE is a YAML file with the keys of a generate: step (schema, database, seed, threads, tables with\n"+
 			"their columns), checked as a plan is, with file:line:col. Flags override the file: --rows sets a table's rows (or\n"+
 			"adds the table), --schema, --database, --seed and --threads replace its values. Tables must be empty.\n"+
+			"--settings FILE --validate checks the file (against its schema file's CREATE TABLEs) and writes nothing.\n"+
 			"The account's grants are checked first (CREATE for the schema, SELECT and INSERT on each table...).\n"+
 			"Progress shows on stderr; the last line on stdout says tables, rows, rows/s and time. A failure says which\n"+
 			"tables were filled, which one is part-filled (TRUNCATE it before trying again) and which were not started.\n"+
@@ -42,12 +44,16 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	database := fs.String("database", "", "the `DB` whose tables are filled (default: the schema's last USE, else the DSN's)")
 	seed := fs.Int64("seed", 1, "the same seed, schema and settings give the same rows")
 	threads := fs.Int("threads", 1, "connections loading each table, each a range of its rows")
+	validate := fs.Bool("validate", false, "check --settings FILE (and its schema file) without a server and without writing; exit 0 when it is fine, 2 with each problem at file:line:col")
 	if _, code, stop := parseFlags(fs, args, stdout); stop {
 		return code
 	}
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "quadrant generate: "+format+"\n", a...)
 		return code
+	}
+	if *validate {
+		return validateGenerate(*settings, stdout, stderr)
 	}
 	if len(targets) != 1 {
 		return fail(exitInvalid, "give the server to fill with one --target NAME=DSN, e.g. --target db='app:secret@tcp(127.0.0.1:3306)/shop'")
@@ -95,7 +101,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		if i == len(g.Tables) {
 			g.Tables = append(g.Tables, spec.GenerateTable{Name: name})
 		}
-		g.Tables[i].Rows = v
+		g.Tables[i].Rows, g.Tables[i].PerParent = v, nil // --rows replaces per_parent too
 	}
 	if len(g.Tables) == 0 {
 		return fail(exitInvalid, "no table to fill: give --rows TABLE=N (repeatable) or --settings FILE with tables:")
@@ -214,4 +220,33 @@ func generatePreflight(ctx context.Context, g *spec.Generate, name string, db *s
 		return exitInvalid, false
 	}
 	return 0, true
+}
+
+// validateGenerate checks a settings file as a plan's generate: step is checked, against its
+// schema file when it names one, and says what it would fill; nothing connects.
+func validateGenerate(settings string, stdout, stderr io.Writer) int {
+	if settings == "" {
+		fmt.Fprintln(stderr, "quadrant generate: --validate checks a settings file: give --settings FILE")
+		return exitInvalid
+	}
+	g, err := spec.LoadGenerate(settings)
+	if err != nil {
+		printLoadError(stderr, err)
+		return exitInvalid
+	}
+	checked := "without a schema file: the columns are checked when it runs"
+	if g.SchemaPath != "" {
+		checked = "against " + g.Schema
+	}
+	fmt.Fprintf(stdout, "%s: valid (%s)\n", settings, checked)
+	rows := stepgenerate.ExpectedRows(g, stepgenerate.ParentsOf(g.SchemaPath))
+	for _, t := range g.Tables {
+		how := fmt.Sprintf("%d rows", rows[t.Name])
+		if pp := t.PerParent; pp != nil {
+			lo, hi := pp.Range()
+			how = fmt.Sprintf("%d to %d per parent row, about %d rows", lo, hi, rows[t.Name])
+		}
+		fmt.Fprintf(stdout, "  %s: %s\n", t.Name, how)
+	}
+	return exitOK
 }

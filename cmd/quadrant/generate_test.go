@@ -149,3 +149,48 @@ func mustAbs(t *testing.T, p string) string {
 	}
 	return a
 }
+
+// generate --settings FILE --validate checks the file against its schema without a server:
+// the employees settings pass and say what they would fill; a bad expression and a bad count
+// exit 2 at their file:line:col, nothing connected.
+func TestGenerateValidate(t *testing.T) {
+	code, out, errOut := runCLI("generate", "--settings", "../../executor/generate/testdata/employees.yaml", "--validate")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"employees.yaml: valid (against employees.sql)", "salaries: 5 to 15 per parent row, about 20000 rows", "departments: 9 rows"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--validate lacks %q:\n%s", want, out)
+		}
+	}
+	dir := t.TempDir()
+	schema, err := os.ReadFile("../../executor/generate/testdata/employees.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	for name, data := range map[string]string{"employees.sql": string(schema), "bad.yaml": `schema: employees.sql
+tables:
+  employees: {rows: 10}
+  salaries:
+    per_parent: {min: 9, max: 3}
+    columns:
+      to_date: {expr: "form_date + days(1)"}
+`} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, _, errOut = runCLI("generate", "--settings", bad, "--validate")
+	if code != exitInvalid {
+		t.Fatalf("exit %d, want %d: %s", code, exitInvalid, errOut)
+	}
+	for _, want := range []string{
+		bad + ":5:23: salaries: per_parent min 9 is above max 3; swap them",
+		bad + `:7:24: salaries.to_date: expr "form_date + days(1)": unknown column form_date`,
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("--validate of a bad file lacks %q:\n%s", want, errOut)
+		}
+	}
+}

@@ -7,10 +7,14 @@ func FromSpec(g *spec.Generate) Options {
 	o := Options{Schema: g.SchemaPath, Database: g.Database, Seed: g.Seed, Threads: g.Threads, Method: g.Method}
 	for _, t := range g.Tables {
 		gt := Table{Name: t.Name, Rows: t.Rows, Columns: map[string]Settings{}}
+		if pp := t.PerParent; pp != nil {
+			lo, hi := pp.Range()
+			gt.PerParent = &PerParent{Parent: pp.Parent, Min: lo, Max: hi, Distribution: pp.Distribution}
+		}
 		for _, c := range t.Columns {
-			gt.Columns[c.Name] = Settings{Distribution: c.Distribution, Values: c.Values, Weights: c.Weights,
+			gt.Columns[c.Name] = Settings{Distribution: c.Distribution, Values: c.AllValues(), Weights: c.Weights,
 				Min: string(c.Min), Max: string(c.Max), NullFraction: c.NullFraction, Length: c.Length,
-				Pattern: c.Pattern, FromSample: c.FromSample}
+				Pattern: c.Pattern, FromSample: c.FromSample, Expr: c.Expr.Source}
 		}
 		o.Tables = append(o.Tables, gt)
 	}

@@ -63,9 +63,19 @@ func (o Options) part(rows int64) (from, to int64) {
 
 // Table is one table to fill.
 type Table struct {
-	Name    string
-	Rows    int64
-	Columns map[string]Settings
+	Name string
+	Rows int64
+	// PerParent, when set, gives the table its rows per row of a parent instead of Rows.
+	PerParent *PerParent
+	Columns   map[string]Settings
+}
+
+// PerParent is how many rows each row of a parent table gets: Min to Max, drawn by
+// Distribution ("" uniform); Parent "" for the only table the foreign keys reference.
+type PerParent struct {
+	Parent       string
+	Min, Max     int64
+	Distribution string
 }
 
 // Result says what was filled.
@@ -395,6 +405,9 @@ func load(ctx context.Context, f tableFill) error {
 		}()
 	}
 	wg.Wait()
+	if err := f.tp.failure(); err != nil {
+		return err
+	}
 	return first
 }
 

@@ -61,7 +61,9 @@ func run(t *testing.T, db *sql.DB, o generate.Options) generate.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	o.Logf = t.Logf
+	if o.Logf == nil {
+		o.Logf = t.Logf
+	}
 	var last [2]int64
 	o.Loaded = func(done, total int64) { last = [2]int64{done, total} }
 	res, err := generate.Run(ctx, db, o)

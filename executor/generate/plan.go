@@ -8,7 +8,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
+	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
@@ -35,6 +37,18 @@ type tablePlan struct {
 	rows   int64
 	gens   []*colPlan // the inserted columns, in table order
 	byName map[string]*colPlan
+
+	failed atomic.Pointer[error] // the first value an expr column could not make
+}
+
+func (tp *tablePlan) fail(err error) { tp.failed.CompareAndSwap(nil, &err) }
+
+// failure is the first error of an expr column, or nil.
+func (tp *tablePlan) failure() error {
+	if p := tp.failed.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 func (tp *tablePlan) appendRow(dst []byte, row int64) []byte {
@@ -109,6 +123,17 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 	modes := make([]fkMode, len(ti.fks))
 	layoutFK, lineFK := -1, -1
 	lineCol := ""
+	var perParent *layout // the layout of a table given per_parent, from its parent's counts
+	if t.PerParent != nil {
+		fi, err := perParentFK(ti, t.PerParent)
+		if err != nil {
+			return nil, err
+		}
+		perParent = countLayout(hashName(strconv.FormatInt(seed, 10), ti.name, "per-parent"), parents[ti.fks[fi].parent].rows, t.PerParent)
+		t.Rows = perParent.start[len(perParent.start)-1]
+		tp.rows = t.Rows
+		layoutFK, modes[fi] = fi, fkLayout
+	}
 	for _, k := range ti.uniques {
 		if slices.ContainsFunc(k.cols, func(c string) bool { return roles[c] == autoInc || roles[c] == unique }) {
 			continue
@@ -146,14 +171,24 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 				return nil, fmt.Errorf("%s.%s is made unique (it is in key %s): %w", ti.name, own[len(own)-1], k.name, err)
 			}
 			roles[pickedCol] = unique
+		case len(fksIn) == 1 && len(own) == 0 && len(ti.fks[fksIn[0]].cols) == len(k.cols) && perParent != nil && fksIn[0] == layoutFK:
+			if perParent.most > 1 {
+				return nil, fmt.Errorf("table %s: key %s makes its foreign key to %s unique, so a parent row has at most 1 row, and per_parent gives one %d; lower it to 1 or give rows: N", ti.name, k.name, ti.fks[layoutFK].parent, perParent.most)
+			}
 		case len(fksIn) == 1 && len(own) == 0 && len(ti.fks[fksIn[0]].cols) == len(k.cols):
 			modes[fksIn[0]] = fkUnique
-		case layoutFK < 0 && len(own) > 0:
-			layoutFK, lineCol = fksIn[0], own[len(own)-1]
+		case (layoutFK < 0 || presetIn(fksIn, layoutFK, lineCol, lineFK)) && len(own) > 0:
+			if layoutFK < 0 {
+				layoutFK = fksIn[0]
+			}
+			lineCol = own[len(own)-1]
 			modes[layoutFK] = fkLayout
 			roles[lineCol] = line
-		case layoutFK < 0 && len(fksIn) >= 2:
-			layoutFK, lineFK = fksIn[0], fksIn[1]
+		case (layoutFK < 0 || presetIn(fksIn, layoutFK, lineCol, lineFK)) && len(fksIn) >= 2:
+			if layoutFK < 0 {
+				layoutFK = fksIn[0]
+			}
+			lineFK = fksIn[slices.IndexFunc(fksIn, func(i int) bool { return i != layoutFK })]
 			modes[layoutFK], modes[lineFK] = fkLayout, fkLine
 		default:
 			return nil, fmt.Errorf("table %s: key %s (%s) needs a second per-parent sequence, which generate does not build yet; fill this table yourself or drop the key before generating", ti.name, k.name, strings.Join(k.cols, ", "))
@@ -174,12 +209,7 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 		if p.rows == 0 && t.Rows > 0 {
 			return nil, fmt.Errorf("table %s: foreign key %s references %s, which gets 0 rows; give %s rows", ti.name, f.name, f.parent, f.parent)
 		}
-		dist := ""
-		for _, c := range f.cols {
-			if s, ok := t.Columns[c]; ok && s.Distribution != "" {
-				dist = s.Distribution
-			}
-		}
+		dist := fkDistribution(f, t)
 		key := hashName(strconv.FormatInt(seed, 10), ti.name, "fk", f.name)
 		m := uint64(p.rows)
 		// zipf and normal favour low ranks; the permutation spreads the favoured parents
@@ -227,24 +257,62 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 			if lineFK >= 0 {
 				limit = parents[ti.fks[lineFK].parent].rows
 			}
-			if lay, err = buildLayout(t.Rows, p.rows, limit, d); err != nil {
-				return nil, fmt.Errorf("table %s: %w", ti.name, err)
+			switch {
+			case perParent != nil && perParent.most > limit:
+				return nil, fmt.Errorf("table %s: per_parent gives one %s row %d rows, each with its own row of %s, which gets %d; lower per_parent or give %s more rows", ti.name, f.parent, perParent.most, ti.fks[lineFK].parent, limit, ti.fks[lineFK].parent)
+			case perParent != nil:
+				lay = perParent
+			default:
+				if lay, err = buildLayout(t.Rows, p.rows, limit, d); err != nil {
+					return nil, fmt.Errorf("table %s: %w", ti.name, err)
+				}
 			}
 			picks[i].pick = func(row int64) (int64, bool) { p, _ := lay.at(row); return p, true }
 		}
 	}
 	if lineFK >= 0 {
 		p := parents[ti.fks[lineFK].parent]
-		pm := newPerm(uint64(p.rows), hashName(strconv.FormatInt(seed, 10), ti.name, "fk-line", ti.fks[lineFK].name))
-		picks[lineFK].pick = func(row int64) (int64, bool) { _, l := lay.at(row); return int64(pm.at(uint64(l))), true }
+		f := ti.fks[lineFK]
+		dd := newDistinctDraws(hashName(strconv.FormatInt(seed, 10), ti.name, "fk-line", f.name), fkDistribution(f, t), uint64(p.rows))
+		picks[lineFK].pick = func(row int64) (int64, bool) {
+			par, l := lay.at(row)
+			return int64(dd.at(par, l, lay.start[par+1]-lay.start[par])), true
+		}
 	}
 
+	er := exprRow{tp: tp, lineOf: func(int64) int64 { return 0 }}
+	if fi := exprParent(ti, t); fi >= 0 {
+		er.parent, er.pick = picks[fi].parent, picks[fi].pick
+		for _, g := range er.parent.gens {
+			er.parentCols = append(er.parentCols, spec.ExprColumn{Name: g.col.name, Type: g.col.dataType})
+		}
+		er.parentType = spec.ParentType(er.parentCols)
+		if fi == layoutFK {
+			er.lineOf = func(row int64) int64 { _, l := lay.at(row); return l }
+		}
+	}
+	deps := map[string][]string{}
 	for _, c := range ti.cols {
 		if c.generated {
 			continue
 		}
 		s := t.Columns[c.name]
 		cp := &colPlan{col: c, key: hashName(strconv.FormatInt(seed, 10), ti.name, c.name), null: s.NullFraction}
+		if s.Expr != "" {
+			_, inFK := fkOf[c.name]
+			if roles[c.name] == autoInc || roles[c.name] == unique || inFK {
+				return nil, fmt.Errorf("tables: %s.%s is part of a key generate builds (auto-increment, unique or foreign), which expr cannot keep; remove expr", ti.name, c.name)
+			}
+			g, uses, err := exprGen(c, s.Expr, er, exprColumns(ti.cols))
+			if err != nil {
+				return nil, fmt.Errorf("tables: %s.%s: %w", ti.name, c.name, err)
+			}
+			deps[c.name] = uses
+			cp.base = g
+			tp.gens = append(tp.gens, cp)
+			tp.byName[c.name] = cp
+			continue
+		}
 		where := ti.name + "." + c.name
 		r := ddl.Free
 		_, inFK := fkOf[c.name]
@@ -303,6 +371,17 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 		tp.gens = append(tp.gens, cp)
 		tp.byName[c.name] = cp
 	}
+	if _, cycle := ddl.Order(sortedKeys(deps), func(n string) []string {
+		var out []string
+		for _, d := range deps[n] {
+			if _, ok := deps[d]; ok {
+				out = append(out, d)
+			}
+		}
+		return out
+	}); cycle != nil {
+		return nil, fmt.Errorf("tables: %s: the expr columns %s make each other (%s); one must come from the others without them", ti.name, strings.Join(cycle[:len(cycle)-1], ", "), strings.Join(cycle, " -> "))
+	}
 	return tp, nil
 }
 
@@ -338,4 +417,62 @@ func subset(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// fkDistribution is how a foreign key draws its parent rows: the distribution of any of its
+// columns, uniform by default.
+func fkDistribution(f key, t Table) string {
+	dist := ""
+	for _, c := range f.cols {
+		if s, ok := t.Columns[c]; ok && s.Distribution != "" {
+			dist = s.Distribution
+		}
+	}
+	return dist
+}
+
+// presetIn says a key holds the foreign key per_parent chose (layoutFK) before any key gave
+// it its line: the key then numbers that parent's rows.
+func presetIn(fksIn []int, layoutFK int, lineCol string, lineFK int) bool {
+	return layoutFK >= 0 && lineCol == "" && lineFK < 0 && slices.Contains(fksIn, layoutFK)
+}
+
+// perParentFK is the foreign key whose parent a per_parent table's counts are of: the first
+// to the parent named, else to the only table the foreign keys reference.
+func perParentFK(ti *tableInfo, pp *PerParent) (int, error) {
+	var refs []string
+	for _, f := range ti.fks {
+		if !slices.Contains(refs, f.parent) {
+			refs = append(refs, f.parent)
+		}
+	}
+	parent := pp.Parent
+	switch {
+	case len(refs) == 0:
+		return 0, fmt.Errorf("table %s has no foreign key, so per_parent has no parent to count rows of; give rows: N instead", ti.name)
+	case parent == "" && len(refs) > 1:
+		return 0, fmt.Errorf("table %s references %s; say whose rows per_parent counts with parent: TABLE", ti.name, strings.Join(refs, " and "))
+	case parent == "":
+		parent = refs[0]
+	}
+	for i, f := range ti.fks {
+		if f.parent == parent {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("table %s has no foreign key to %s (it references %s), so per_parent cannot count %s's rows; name one of those", ti.name, parent, strings.Join(refs, ", "), parent)
+}
+
+// countLayout lays a per_parent table's rows out over its parent's: each parent row draws its
+// count from its own stream, so the layout is the same at any thread count.
+func countLayout(key uint64, parents int64, pp *PerParent) *layout {
+	l := &layout{start: make([]int64, parents+1)}
+	span := uint64(pp.Max-pp.Min) + 1
+	for p := range parents {
+		r := newStream(key, p)
+		n := pp.Min + int64(r.pick(pp.Distribution, span, p))
+		l.start[p+1] = l.start[p] + n
+		l.most = max(l.most, n)
+	}
+	return l
 }

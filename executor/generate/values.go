@@ -1,6 +1,7 @@
 package generate
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -21,6 +22,7 @@ type Settings struct {
 	Length       int
 	Pattern      string
 	FromSample   string
+	Expr         string // an expression over the row's columns and its parent's (spec.CompileGenerateExpr)
 
 	sample *sample // what FromSample read, set by Run before planning
 }
@@ -301,36 +303,48 @@ var errUnknownType = fmt.Errorf("unknown type")
 // uniqueGen maps k of [0, n) into the column's domain, one value per k: what makes a
 // column unique by itself (k from a permutation) or counts lines within a parent.
 func uniqueGen(c *column, s Settings, n int64) (func(dst []byte, k uint64, r *stream) []byte, error) {
-	if lo, hi, ok := intRange(c); ok {
-		a := int64(1)
-		if s.Min != "" {
-			var err error
-			if a, err = strconv.ParseInt(s.Min, 10, 64); err != nil || a < lo {
-				return nil, fmt.Errorf("min %q is not a whole number of %s", s.Min, c.columnType)
-			}
+	if len(s.Values) > 0 {
+		if int64(len(s.Values)) < n {
+			return nil, fmt.Errorf("values lists %d, fewer than the %d distinct values the key needs (each is used once); list at least %d or lower rows", len(s.Values), n, n)
 		}
-		if n > 0 && uint64(hi-a) < uint64(n-1) {
-			return nil, fmt.Errorf("%s from %d cannot hold %d distinct values; widen the column or lower rows", c.columnType, a, n)
+		if a, b, dup := ddl.Repeated(s.Values); dup {
+			return nil, fmt.Errorf("values lists %q and %q, which the key takes as one; remove one", a, b)
+		}
+		if len(s.Weights) > 0 {
+			return nil, errors.New("weights do not apply: each value is used once; remove them")
+		}
+		vals := s.Values
+		return func(dst []byte, k uint64, _ *stream) []byte { return appendQuoted(dst, vals[k]) }, nil
+	}
+	if _, _, isInt := intRange(c); isInt {
+		lo, hi, _ := ddl.UniqueNumbers(c.spec(), s.rule())
+		a := int64(lo)
+		if n > 0 && hi-lo < float64(n-1) {
+			return nil, fmt.Errorf("%s from %d%s cannot hold %d distinct values; widen the column, lower rows%s", c.columnType, a, upTo(s), n, orMax(s))
 		}
 		return func(dst []byte, k uint64, _ *stream) []byte { return strconv.AppendInt(dst, a+int64(k), 10) }, nil
 	}
-	switch c.dataType {
-	case "decimal", "numeric":
-		if float64(n) > math.Pow10(int(c.precision-c.scale)) {
-			return nil, fmt.Errorf("%s cannot hold %d distinct whole values; widen it or lower rows", c.columnType, n)
+	if lo, hi, ok := ddl.UniqueNumbers(c.spec(), s.rule()); ok {
+		if float64(n) > math.Floor(hi-lo)+1 {
+			return nil, fmt.Errorf("%s cannot hold %d distinct whole values from %g%s; widen it, lower rows%s", c.columnType, n, lo, upTo(s), orMax(s))
 		}
-		fallthrough
-	case "float", "double", "real":
-		return func(dst []byte, k uint64, _ *stream) []byte { return strconv.AppendUint(dst, k+1, 10) }, nil
-	case "date", "datetime", "timestamp":
-		unit, layout := time.Second, "2006-01-02 15:04:05"
-		from := epoch.AddDate(-1, 0, 0)
+		return func(dst []byte, k uint64, _ *stream) []byte {
+			return strconv.AppendFloat(dst, lo+float64(k), 'f', 0, 64)
+		}, nil
+	}
+	if from, to, unit, ok := ddl.UniqueTimes(c.dataType, s.rule()); ok {
+		layout := "2006-01-02 15:04:05"
 		if c.dataType == "date" {
-			unit, layout, from = 24*time.Hour, "2006-01-02", time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+			layout = "2006-01-02"
+		}
+		if n > 0 && to.Sub(from)/unit < time.Duration(n-1) {
+			return nil, fmt.Errorf("%s from %s to %s cannot hold %d distinct values one %s apart; widen the range, lower rows%s", c.columnType, from.Format(layout), to.Format(layout), n, unitName(unit), orMax(s))
 		}
 		return func(dst []byte, k uint64, _ *stream) []byte {
 			return appendQuoted(dst, from.Add(time.Duration(k)*unit).Format(layout))
 		}, nil
+	}
+	switch c.dataType {
 	case "enum":
 		if n > int64(len(c.members)) {
 			return nil, fmt.Errorf("%s has %d members, fewer than the %d distinct values a unique key needs", c.columnType, len(c.members), n)
@@ -372,4 +386,25 @@ func uniqueGen(c *column, s Settings, n int64) (func(dst []byte, k uint64, r *st
 		}, nil
 	}
 	return nil, fmt.Errorf("%s cannot be made unique by generate yet", c.columnType)
+}
+
+func upTo(s Settings) string {
+	if s.Max != "" {
+		return " to max " + s.Max
+	}
+	return ""
+}
+
+func orMax(s Settings) string {
+	if s.Max != "" {
+		return " or raise max"
+	}
+	return ""
+}
+
+func unitName(u time.Duration) string {
+	if u == 24*time.Hour {
+		return "day"
+	}
+	return "second"
 }

@@ -78,13 +78,15 @@ func Problems(where string, c *Column, r Role, s Settings) []Problem {
 	if r != Free {
 		opt := ""
 		switch {
-		case s.Values > 0:
+		case s.Values > 0 && r != Unique && r != Line:
 			opt = "values"
 		case s.Min != "" && r != Unique && r != Line:
 			opt = "min"
+		case s.Max != "" && r != Unique && r != Line:
+			opt = "max"
 		}
 		if opt != "" {
-			add(opt, "%s is part of a key generate builds (primary, unique or foreign), so values and min/max do not apply; remove them", where)
+			add(opt, "%s is part of a key generate builds (auto-increment or foreign), so values and min/max do not apply; remove them", where)
 			return out
 		}
 	}
@@ -142,28 +144,19 @@ func Problems(where string, c *Column, r Role, s Settings) []Problem {
 // Distinct is how many distinct values the generator can give c when it makes it unique (a
 // key column by itself, or the line numbers within a parent), from its settings; why says
 // why it cannot make c unique at all (then n is 0). Strings are letters then a number, so
-// a string of length L holds 10^L; integers count from min (default 1).
+// a string of length L holds 10^L; a list of values its count; numbers, dates and datetimes are the span of
+// UniqueNumbers and UniqueTimes (from min, to max when given).
 func Distinct(c *Column, s Settings) (n float64, why string) {
-	if lo, hi, ok := IntRange(c.Type, c.Unsigned); ok {
-		a := int64(1)
-		if s.Min != "" {
-			if v, err := strconv.ParseInt(s.Min, 10, 64); err == nil && v >= lo {
-				a = v
-			}
-		}
-		return float64(hi) - float64(a) + 1, ""
+	if s.Values > 0 {
+		return float64(s.Values), "" // each once: the list's own duplicates are refused
+	}
+	if lo, hi, ok := UniqueNumbers(c, s); ok {
+		return max(math.Floor(hi-lo)+1, 0), ""
+	}
+	if from, to, unit, ok := UniqueTimes(c.Type, s); ok {
+		return max(float64(to.Sub(from)/unit)+1, 0), ""
 	}
 	switch c.Type {
-	case "decimal", "numeric":
-		return math.Pow10(int(c.Precision - c.Scale)), ""
-	case "float", "double", "real":
-		return math.Inf(1), ""
-	case "date":
-		return math.Floor(time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC).Sub(time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)).Hours()/24) + 1, ""
-	case "datetime":
-		return math.Floor(time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).Sub(Epoch.AddDate(-1, 0, 0)).Seconds()) + 1, ""
-	case "timestamp":
-		return math.Floor(time.Date(2038, 1, 19, 3, 14, 7, 0, time.UTC).Sub(Epoch.AddDate(-1, 0, 0)).Seconds()) + 1, ""
 	case "enum":
 		return float64(len(c.Members)), ""
 	}
@@ -178,6 +171,62 @@ func Distinct(c *Column, s Settings) (n float64, why string) {
 		return math.Pow10(int(min(most, 308))), ""
 	}
 	return 0, fmt.Sprintf("%s cannot be made unique by generate yet", c.TypeText)
+}
+
+// UniqueNumbers is the span of whole numbers the generator gives a unique integer, decimal or
+// floating-point column, one apart: from min (default 1) to max (default the type's largest
+// whole value; floats 2^53, past which whole numbers are not all there). A min or max that
+// does not parse is left to Problems (the default stands).
+func UniqueNumbers(c *Column, s Settings) (lo, hi float64, ok bool) {
+	lo = 1
+	if a, b, isInt := IntRange(c.Type, c.Unsigned); isInt {
+		hi = float64(b)
+		if v, err := strconv.ParseInt(s.Min, 10, 64); err == nil && v >= a {
+			lo = float64(v)
+		}
+		if v, err := strconv.ParseInt(s.Max, 10, 64); err == nil && v <= b {
+			hi = float64(v)
+		}
+		return lo, hi, true
+	}
+	switch c.Type {
+	case "decimal", "numeric":
+		hi = math.Pow10(int(c.Precision-c.Scale)) - 1
+	case "float", "double", "real":
+		hi = 1 << 53
+	default:
+		return 0, 0, false
+	}
+	if v, err := strconv.ParseFloat(s.Min, 64); err == nil {
+		lo = math.Ceil(v)
+	}
+	if v, err := strconv.ParseFloat(s.Max, 64); err == nil {
+		hi = math.Min(hi, math.Floor(v))
+	}
+	return lo, hi, true
+}
+
+// UniqueTimes is the span the generator gives a unique date (one day apart, from 1970-01-01),
+// datetime or timestamp (one second apart, from the year before Epoch): from min to max when
+// given, else to the type's last value.
+func UniqueTimes(typ string, s Settings) (from, to time.Time, unit time.Duration, ok bool) {
+	switch typ {
+	case "date":
+		from, to, unit = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC), 24*time.Hour
+	case "datetime":
+		from, to, unit = Epoch.AddDate(-1, 0, 0), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), time.Second
+	case "timestamp":
+		from, to, unit = Epoch.AddDate(-1, 0, 0), time.Date(2038, 1, 19, 3, 14, 7, 0, time.UTC), time.Second
+	default:
+		return from, to, unit, false
+	}
+	if t, err := ParseTime(s.Min); err == nil {
+		from = t
+	}
+	if t, err := ParseTime(s.Max); err == nil {
+		to = t
+	}
+	return from, to, unit, true
 }
 
 // UnknownType says that column where has a type the generator does not know.
@@ -239,4 +288,19 @@ func CycleMessage(cycle []string) string {
 // does not fill.
 func UnlistedParent(table string, cols []string, parent string) string {
 	return fmt.Sprintf("%s.%s references %s, which is not in tables:; generate takes foreign keys from the rows it makes: add %s: {rows: N} to tables:", table, strings.Join(cols, ","), parent, parent)
+}
+
+// Repeated finds two values of a list a unique key takes as one: equal but for letter case or
+// trailing spaces, as the usual case-insensitive collations compare them (a binary collation
+// would take them apart, but refusing them there too costs nothing).
+func Repeated(values []string) (a, b string, found bool) {
+	seen := map[string]string{}
+	for _, v := range values {
+		k := strings.ToLower(strings.TrimRight(v, " "))
+		if first, ok := seen[k]; ok {
+			return first, v, true
+		}
+		seen[k] = v
+	}
+	return "", "", false
 }

@@ -2,6 +2,7 @@ package generate
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,15 +40,62 @@ func estimateGenerate(g *spec.Generate) []tableEstimate {
 		cols = schemaColumns(g.SchemaPath)
 	}
 	out := make([]tableEstimate, len(g.Tables))
+	rows := ExpectedRows(g, ParentsOf(g.SchemaPath))
 	for i, t := range g.Tables {
-		e := tableEstimate{rows: t.Rows, bytes: -1}
-		e.time = time.Duration(float64(t.Rows) / float64(generateRate*max(g.Threads, 1)) * float64(time.Second))
+		n := rows[t.Name]
+		e := tableEstimate{rows: n, bytes: -1}
+		e.time = time.Duration(float64(n) / float64(generateRate*max(g.Threads, 1)) * float64(time.Second))
 		if defs, ok := cols[strings.ToLower(t.Name)]; ok {
 			if w := rowWidth(defs, t.Columns); w > 0 {
-				e.bytes = int64(float64(t.Rows*(w+innodbRowOverhead)) / pageFill)
+				e.bytes = int64(float64(n*(w+innodbRowOverhead)) / pageFill)
 			}
 		}
 		out[i] = e
+	}
+	return out
+}
+
+// ExpectedRows is each table's rows: rows, or for per_parent its parent's times the middle
+// count (the parent named, else the only one the schema file's foreign keys reference; 0
+// when neither says).
+func ExpectedRows(g *spec.Generate, parents map[string][]string) map[string]int64 {
+	out := map[string]int64{}
+	for range g.Tables { // a chain of per_parent tables settles in as many passes
+		for _, t := range g.Tables {
+			if t.PerParent == nil {
+				out[t.Name] = t.Rows
+				continue
+			}
+			p := t.PerParent.Parent
+			if ps := parents[strings.ToLower(t.Name)]; p == "" && len(ps) == 1 {
+				p = ps[0]
+			}
+			lo, hi := t.PerParent.Range()
+			out[t.Name] = out[p] * (lo + hi) / 2
+		}
+	}
+	return out
+}
+
+// ParentsOf is the tables each table of a schema file references (lower-case names).
+func ParentsOf(path string) map[string][]string {
+	out := map[string][]string{}
+	if path == "" {
+		return out
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Size() > spec.MySQLMaxAllowedPacket {
+		return out
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	for _, t := range ddl.Parse(string(data)).Tables {
+		for _, f := range t.Foreign {
+			if n := strings.ToLower(t.Name); !slices.Contains(out[n], f.Parent) {
+				out[n] = append(out[n], f.Parent)
+			}
+		}
 	}
 	return out
 }

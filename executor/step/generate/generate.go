@@ -19,12 +19,7 @@ var Kind = spec.StepKind{
 	Key: "generate", Doc: "Fill the user's own tables with generated rows, foreign, primary and unique keys kept (see docs/generate.md).",
 	Body: func() any { return new(spec.Generate) }, Target: true, Keys: []string{"timeout"},
 	Check: func(c *spec.Check, s *spec.Step) { Of(s).Check(c) },
-	Reads: func(s *spec.Step) []spec.DataFile {
-		if g := Of(s); g.Schema != "" {
-			return []spec.DataFile{{File: g.Schema, Path: g.SchemaPath}}
-		}
-		return nil
-	},
+	Reads: reads,
 	// every shard fills its part of each table's rows
 	Splits:     func(*spec.Step) bool { return true },
 	Explain:    explain,
@@ -104,4 +99,21 @@ func run(ctx context.Context, st *spec.Step, env step.Env) error {
 	}
 	env.Logf("%s: generated %d rows in %s (%d tables)", env.Where, res.Rows, res.Database, len(res.Filled))
 	return nil
+}
+
+// reads are the schema file and the columns' values_file: copied into the results folder.
+func reads(s *spec.Step) []spec.DataFile {
+	g := Of(s)
+	var out []spec.DataFile
+	if g.Schema != "" {
+		out = append(out, spec.DataFile{File: g.Schema, Path: g.SchemaPath})
+	}
+	for _, t := range g.Tables {
+		for _, c := range t.Columns {
+			if c.ValuesFile != "" {
+				out = append(out, spec.DataFile{File: c.ValuesFile, Path: c.ValuesPath})
+			}
+		}
+	}
+	return out
 }
