@@ -38,14 +38,32 @@ func (sr *stepRunner) capture(ctx context.Context, s *liveTarget, c *spec.Captur
 			load <- err
 		}()
 	}
+	// The while: workload ends with the recording, before the capture's end checksums: one
+	// that ended by itself says how, one stopped there ended as planned.
+	var werr error
+	var ended bool
+	stopped := func() {
+		select {
+		case werr = <-load:
+		default:
+			cancel()
+			if werr = <-load; wctx.Err() != nil {
+				werr = nil
+			}
+		}
+		ended = true
+	}
 	sr.log.logf("%s: capturing %s for %s into %s", where, s.Name(), c.Duration, c.Out)
 	res, err := capture.Run(ctx, s.db, w, capture.Options{Duration: c.Duration, Method: c.Method,
-		Filter: capture.Filter{Schemas: c.Schemas, Users: c.Users}, Logf: sr.log.logf, Started: started})
+		Filter: capture.Filter{Schemas: c.Schemas, Users: c.Users}, Logf: sr.log.logf, Started: started, Stopped: stopped})
 	cancel()
 	if err != nil {
 		return err
 	}
-	if werr := <-load; werr != nil && ctx.Err() == nil && wctx.Err() == nil {
+	if !ended {
+		werr = <-load
+	}
+	if werr != nil && ctx.Err() == nil && (ended || wctx.Err() == nil) {
 		return fmt.Errorf("while: %w", werr)
 	}
 	if err := tmp.Commit(); err != nil {
