@@ -156,6 +156,11 @@ func ReplayRecord(iteration int, target string, t *measure.Total) (Record, bool)
 	r.AddInt("rows_mismatches", rp.RowsMismatches)
 	r.AddFloat("lag_p50_ms", percentileMs(t.Lag, 50))
 	r.AddFloat("lag_p99_ms", percentileMs(t.Lag, 99))
+	r.AddInt("order_waits", rp.OrderWaits)
+	r.AddFloat("order_wait_ms", measure.Ms(rp.OrderWaitTime))
+	r.AddInt("order_timeouts", rp.OrderTimeouts)
+	r.Add(ColEndState, rp.EndState)
+	r.Add(ColEndDiffers, strings.Join(rp.EndDiffers, " "))
 	return r, true
 }
 
