@@ -50,7 +50,7 @@ type orderScan struct {
 	rule     *traffic.ReadOnly
 	n        int64
 	pending  map[uint64]int // clockArrival: each session's last commit, its end not yet known
-	ends     []int64          // by commit id
+	ends     []int64        // by commit id
 	lines    []int
 	sessions []uint64
 }

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/executor/capture"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
@@ -188,4 +187,3 @@ func mapsKeys(m traffic.Checksums) func(func(string) bool) {
 	}
 }
 
-var _ = mysql.ErrInvalidConn
