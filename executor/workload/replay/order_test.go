@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/quadrant-bench/quadrant/executor/capture"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
@@ -186,4 +185,3 @@ func mapsKeys(m traffic.Checksums) func(func(string) bool) {
 		}
 	}
 }
-
