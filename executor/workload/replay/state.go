@@ -46,7 +46,8 @@ func checkStart(ctx context.Context, r *Replay, env workload.Env, st *traffic.St
 	}
 	got, late, err := checksums(ctx, env.Server, slices.Sorted(maps.Keys(st.Start)))
 	if err != nil {
-		return fmt.Errorf("%s: checking the target's tables against the capture's start: %w", r.File, err)
+		env.Logf("replay %s: warning: the target's tables not compared with the capture's start: %v", r.File, err)
+		return nil
 	}
 	differ := st.Start.Differ(got)
 	differ = slices.DeleteFunc(differ, func(t string) bool { return slices.Contains(late, t) })
