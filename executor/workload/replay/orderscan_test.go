@@ -2,6 +2,9 @@ package replay
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -74,5 +77,27 @@ func TestOrderFromEachSource(t *testing.T) {
 		if got := need(o, recs); got != c.want {
 			t.Errorf("%s: commits waited for%s, want%s", c.name, got, c.want)
 		}
+	}
+}
+
+// TestOrderRefusedWhereItCannotHold: order: commit is refused under --shard (a shard would
+// wait on another's commits) and on a SQL file (no sessions), naming the key.
+func TestOrderRefusedWhereItCannotHold(t *testing.T) {
+	dir := t.TempDir()
+	qcap, sqlFile := filepath.Join(dir, "t.qcap"), filepath.Join(dir, "t.sql")
+	if err := os.WriteFile(qcap, []byte(`{"qcap": 1, "timed": true}`+"\n"+`{"session": 1, "start_us": 1, "text": "SELECT 1"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sqlFile, []byte("SELECT 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if errs := Kind.Spec.Shards(Workload(qcap, Replay{Order: "commit"}), 2); len(errs) != 1 || !strings.Contains(errs[0].Error(), "order: commit cannot be split") {
+		t.Errorf("a sharded commit order: %v", errs)
+	}
+	if errs := Kind.Spec.Shards(Workload(qcap, Replay{}), 2); len(errs) != 0 {
+		t.Errorf("a sharded replay: %v", errs)
+	}
+	if errs := validate(Workload(sqlFile, Replay{Order: "commit"})); len(errs) != 1 || !strings.Contains(errs[0].Error(), "order: commit") {
+		t.Errorf("commit order of a SQL file: %v", errs)
 	}
 }
