@@ -164,8 +164,10 @@ func ReplayRecord(iteration int, target string, t *measure.Total) (Record, bool)
 	return r, true
 }
 
-// AppendReplay adds an iteration's replay figures to replay.csv and fingerprints.csv.
-func (w *Writer) AppendReplay(iteration int, target string, t *measure.Total) error {
+// AppendTables adds the files of a workload's own figures for an iteration, those its
+// total holds (a replay's: replay.csv and fingerprints.csv), so the executor writes them
+// without knowing which kind has which.
+func (w *Writer) AppendTables(iteration int, target string, t *measure.Total) error {
 	rec, ok := ReplayRecord(iteration, target, t)
 	if !ok {
 		return nil
