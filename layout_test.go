@@ -138,11 +138,9 @@ var pendingTables = map[string][]string{
 	"results/columns.go":         {"replay"}, // ReplayCSV and its columns' description
 	"results/read.go":            {"replay"}, // Run.Replay, loadReplay
 	"results/replay.go":          {"replay"}, // ReplayRecord, FingerprintRows
-	"results/torn.go":            {"replay"}, // the cut-line check of every CSV file, ReplayFile among them
 	"results/measure/measure.go": {"replay"}, // Total.Replay, measure.Replay
 	"reporters/html/html.go":     {"replay"}, // the page's replay table
-	"reporters/merge/merge.go":   {"replay"}, // mergeReplay's call
-	"reporters/merge/replay.go":  {"replay"}, // mergeReplay
+	"reporters/merge/replay.go":  {"replay"}, // the replay tables' layout, merged
 }
 
 // kindWords are the words of the kinds' own concepts their declarations do not spell:

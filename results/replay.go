@@ -16,6 +16,10 @@ const (
 	ReplayFile       = "replay.csv"
 )
 
+// TableFiles are the files of the workloads' own tables (AppendTables), which every check
+// of a folder's CSV files (TornLines) reads as it reads the shared ones.
+var TableFiles = []string{FingerprintsFile, ReplayFile}
+
 // FingerprintRows lays out a replay's per-fingerprint figures, top N by replayed total time
 // first and "other" last: replayed latency percentiles from the fingerprint's own histogram
 // beside the captured durations' percentiles.

@@ -35,7 +35,7 @@ func TestCommits(t *testing.T) {
 		{3, 0, "COMMIT", true},
 		{3, 0, "UPDATE t SET v = 1", false},
 		{3, errDeadlock, "UPDATE t SET v = 2", true}, // the server rolled it back
-		{2, 1062, "INSERT INTO t VALUES (9)", false},  // a failed autocommit write commits nothing
+		{2, 1062, "INSERT INTO t VALUES (9)", false}, // a failed autocommit write commits nothing
 		{2, 0, "CREATE TEMPORARY TABLE tmp (id INT)", false},
 		{2, 0, "INSERT INTO tmp VALUES (1)", false},
 		{2, 0, "ALTER TABLE t ADD COLUMN w INT", true},
