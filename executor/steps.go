@@ -377,7 +377,7 @@ func (sr *stepRunner) shell(ctx context.Context, command string, sc stepScope, w
 	return nil
 }
 
-// shellEnv is what a shell step knows of the run (PLAN-FORMAT.md, Steps).
+// shellEnv is what a shell step knows of the run (docs/plan-reference.md, shell).
 func (sr *stepRunner) shellEnv(sc stepScope) []string {
 	var env []string
 	if sc.it != nil {

@@ -20,7 +20,6 @@ import (
 var stillSwitching = map[string]string{
 	"executor/steps.go":       "the runners of the built-in kinds: each becomes its kind's StepKind.Impl",
 	"executor/sqlfile.go":     "a sql_file's statement quoted in its error (from main, after this test): the sql_file runner's, with it in its kind",
-	"executor/privileges.go":  "what set_global, wait, generate and capture need of an account: a StepKind.Privileges",
 	"spec/packets.go":         "sql_file statements over a sandbox's max_allowed_packet (from main, after this test): a StepKind.Check that knows the target's limit",
 	"spec/schema.go":          "planTypes orders the reference's sections, step bodies among them (the generated docs must not change): the sections could follow the registry once the reference's order may change",
 	"cmd/quadrant/explain.go": "the built-in kinds' explain lines and estimates: each becomes its StepKind.Explain",
