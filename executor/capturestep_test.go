@@ -3,8 +3,10 @@ package executor
 import "testing"
 
 // TestCaptureStepThenReplay: a capture: step records what its while: workload runs on one
-// sandbox, and each iteration replays the capture on another, per session: every statement
-// succeeds, the replay counts what was captured, and fingerprints.csv and replay.csv say so.
+// sandbox, and each iteration replays the capture on another, per session, from the data the
+// capture started from (restored: the replay checks it before sending): every statement
+// succeeds, the replay counts what was captured, it ends as the capture did, and
+// fingerprints.csv and replay.csv say so.
 func TestCaptureStepThenReplay(t *testing.T) {
 	run, out, err := runPlan(t, `
 version: 1
@@ -31,6 +33,7 @@ matrix:
   speed: [1, 2]
 iteration:
   target: candidate
+  restore: {targets: [candidate]}
   workload:
     replay: {file: traffic.qcap, timing: original, speed: "${{ matrix.speed }}"}
   assert: ["errors == 0"]
@@ -42,7 +45,8 @@ iteration:
 	for i := range run.Replay.Rows {
 		captured, replayed := run.Replay.Value(i, "statements_captured"), run.Replay.Value(i, "statements_replayed")
 		// 200 transactions of a SELECT and an UPDATE on 2 connections, autocommit.
-		if captured != "400" || replayed != "400" || run.Replay.Value(i, "sessions_replayed") != "2" || run.Replay.Value(i, "errors") != "0" {
+		if captured != "400" || replayed != "400" || run.Replay.Value(i, "sessions_replayed") != "2" || run.Replay.Value(i, "errors") != "0" ||
+			run.Replay.Value(i, "end_state") != "same" {
 			t.Errorf("iteration %s: %v", run.Replay.Value(i, "iteration"), run.Replay.Rows[i])
 		}
 	}

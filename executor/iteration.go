@@ -264,7 +264,7 @@ func (x *iteration) summarize() {
 		}
 		if name == x.target {
 			o.Total, o.Records = m.total, records
-			if err := x.r.out.AppendReplay(x.it.Index, name, m.total); err != nil {
+			if err := x.r.out.AppendTables(x.it.Index, name, m.total); err != nil {
 				x.r.resultsFailed(err)
 			}
 		}

@@ -41,6 +41,10 @@ const (
 	ColErrorsByCode  = "errors_by_code"
 	// ColBlockedMaxMs is replay.csv's longest time one session spent blocked.
 	ColBlockedMaxMs = "blocked_max_ms"
+	// ColEndState is replay.csv's same or different: the written tables at the end against
+	// the capture's end; ColEndDiffers names those that differ.
+	ColEndState   = "end_state"
+	ColEndDiffers = "end_state_differs"
 	// ColCapturedErrorsByCode are the errors the capture recorded for the fingerprint.
 	ColCapturedErrorsByCode = "captured_errors_by_code"
 	ColCount                = "count"
@@ -380,6 +384,11 @@ func describeReplay(name string) ColumnInfo {
 	case name == ColBlockedMaxMs:
 		// one session's longest: the shards' largest, not their sum
 		c.Unit, c.Merge, c.Better = measure.Millis, MergeMax, measure.Lower
+	case name == "order_wait_ms":
+		c.Unit, c.Better = measure.Millis, measure.Lower
+	case name == ColEndState || name == ColEndDiffers:
+		// words: a sharded replay compares no end state (no shard has all the writes)
+		c.Merge = MergeEmpty
 	}
 	return c
 }

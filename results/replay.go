@@ -16,6 +16,10 @@ const (
 	ReplayFile       = "replay.csv"
 )
 
+// TableFiles are the files of the workloads' own tables (AppendTables), which every check
+// of a folder's CSV files (TornLines) reads as it reads the shared ones.
+var TableFiles = []string{FingerprintsFile, ReplayFile}
+
 // FingerprintRows lays out a replay's per-fingerprint figures, top N by replayed total time
 // first and "other" last: replayed latency percentiles from the fingerprint's own histogram
 // beside the captured durations' percentiles.
@@ -156,11 +160,18 @@ func ReplayRecord(iteration int, target string, t *measure.Total) (Record, bool)
 	r.AddInt("rows_mismatches", rp.RowsMismatches)
 	r.AddFloat("lag_p50_ms", percentileMs(t.Lag, 50))
 	r.AddFloat("lag_p99_ms", percentileMs(t.Lag, 99))
+	r.AddInt("order_waits", rp.OrderWaits)
+	r.AddFloat("order_wait_ms", measure.Ms(rp.OrderWaitTime))
+	r.AddInt("order_timeouts", rp.OrderTimeouts)
+	r.Add(ColEndState, rp.EndState)
+	r.Add(ColEndDiffers, strings.Join(rp.EndDiffers, " "))
 	return r, true
 }
 
-// AppendReplay adds an iteration's replay figures to replay.csv and fingerprints.csv.
-func (w *Writer) AppendReplay(iteration int, target string, t *measure.Total) error {
+// AppendTables adds the files of a workload's own figures for an iteration, those its
+// total holds (a replay's: replay.csv and fingerprints.csv), so the executor writes them
+// without knowing which kind has which.
+func (w *Writer) AppendTables(iteration int, target string, t *measure.Total) error {
 	rec, ok := ReplayRecord(iteration, target, t)
 	if !ok {
 		return nil

@@ -13,7 +13,7 @@ import (
 // or by a copy cut short. Readers drop that line (ScanTable); the warning names it as
 // FILE:LINE so a truncated folder is never taken for a whole one in silence.
 func TornLines(dir string) []string {
-	paths := []string{SummaryFile, DigestsFile, WaitsFile, FingerprintsFile, ReplayFile, QueriesFile}
+	paths := append([]string{SummaryFile, DigestsFile, WaitsFile, QueriesFile}, TableFiles...)
 	for i := range paths {
 		paths[i] = filepath.Join(dir, paths[i])
 	}

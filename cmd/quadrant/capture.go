@@ -124,7 +124,8 @@ func convert(path string, out io.Writer, filter capture.Filter, skip bool, logf 
 		return 0, 0, err
 	}
 	defer f.Close()
-	w, err := traffic.NewWriter(out, traffic.QCapHeader{Created: time.Now().UTC(), Source: f.Format + " " + filepath.Base(path), Timed: f.Timed})
+	w, err := traffic.NewWriter(out, traffic.QCapHeader{Created: time.Now().UTC(), Source: f.Format + " " + filepath.Base(path), Timed: f.Timed,
+		EndOrder: f.EndOrder, State: f.State})
 	if err != nil {
 		return 0, 0, err
 	}

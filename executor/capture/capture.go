@@ -60,12 +60,49 @@ type Options struct {
 	// Started, if set, is called once statements are being recorded: with the slow log, only
 	// connections opened from then on are.
 	Started func()
+	// Stopped, if set, is called once recording has ended (after Started), before the end
+	// checksums: what Started began must be over for them to be the end state.
+	Stopped func()
+	// StateBudget bounds the time spent on CHECKSUM TABLE at the start and again at the end
+	// (0: DefaultStateBudget; negative: no checksums).
+	StateBudget time.Duration
 }
+
+// DefaultStateBudget is how long a capture checksums tables at its start, and again at
+// its end, at most: CHECKSUM TABLE reads the whole table.
+const DefaultStateBudget = 10 * time.Second
 
 func (o *Options) started() {
 	if o.Started != nil {
 		o.Started()
 		o.Started = nil
+	}
+}
+
+func (o *Options) stopped() {
+	if o.Stopped != nil {
+		o.Stopped()
+	}
+}
+
+// once makes Started and Stopped each run once, Stopped only after Started, whichever copy
+// of o calls them.
+func (o *Options) once() {
+	start, stop := o.Started, o.Stopped
+	var began, ended bool
+	o.Started = func() {
+		began = true
+		if start != nil {
+			start()
+		}
+	}
+	o.Stopped = func() {
+		if began && !ended {
+			ended = true
+			if stop != nil {
+				stop()
+			}
+		}
 	}
 }
 
@@ -89,6 +126,7 @@ func Run(ctx context.Context, db *sql.DB, w *traffic.Writer, o Options) (*Result
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
 	}
+	o.once()
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("capture: connect: %w", err)
@@ -100,6 +138,12 @@ func Run(ctx context.Context, db *sql.DB, w *traffic.Writer, o Options) (*Result
 	}
 	var sts []traffic.Statement
 	res := &Result{}
+	before, err := startState(ctx, conn, o)
+	if err != nil {
+		// A capture account may lack SELECT on the tables: the traffic is still worth having.
+		o.Logf("capture: warning: the tables' start state is not recorded (a replay cannot check its target's data): %v", err)
+		before = nil
+	}
 	var slowErr error
 	if o.Method == Auto || o.Method == SlowLog || o.Method == "" {
 		res.Method = SlowLog
@@ -122,21 +166,33 @@ func Run(ctx context.Context, db *sql.DB, w *traffic.Writer, o Options) (*Result
 			return nil, fmt.Errorf("%w: the slow log to TABLE needs the privilege to SET GLOBAL log_output, slow_query_log and long_query_time (%v); performance_schema needs performance_schema=ON in my.cnf and UPDATE on performance_schema.setup_consumers (%v)", ErrUnavailable, slowErr, psErr)
 		}
 	}
+	o.stopped()
 	slices.SortStableFunc(sts, func(a, b traffic.Statement) int { return a.Start.Compare(b.Start) })
 	var first time.Time
 	if len(sts) > 0 {
 		first = sts[0].Start
 	}
-	sessions := map[uint64]bool{}
+	kept := sts[:0]
 	for i := range sts {
-		if !o.Filter.Keep(&sts[i], first) {
-			continue
+		if o.Filter.Keep(&sts[i], first) {
+			kept = append(kept, sts[i])
 		}
-		if err := w.Write(&sts[i]); err != nil {
+	}
+	if before != nil {
+		st, err := endState(ctx, conn, o, before, kept)
+		if err != nil {
+			o.Logf("capture: warning: the tables' state is not recorded (a replay cannot check its target's data): %v", err)
+		} else if err := w.SetState(st); err != nil {
+			return nil, err
+		}
+	}
+	sessions := map[uint64]bool{}
+	for i := range kept {
+		if err := w.Write(&kept[i]); err != nil {
 			return nil, fmt.Errorf("capture: write: %w", err)
 		}
 		res.Statements++
-		sessions[sts[i].Session] = true
+		sessions[kept[i].Session] = true
 	}
 	res.Sessions = len(sessions)
 	return res, w.Flush()
@@ -198,6 +254,7 @@ func slowLog(ctx context.Context, conn *sql.Conn, self uint64, o Options) ([]tra
 	o.Logf("capture: slow log to TABLE with long_query_time=0 for %s (was log_output=%s slow_query_log=%s long_query_time=%s; restored at the end); connections opened before now keep their long_query_time", o.Duration, output, enabled, lqt)
 	o.started()
 	err := wait(ctx, o.Duration, 100*time.Millisecond, nil)
+	o.stopped()
 	restore()
 	if err != nil {
 		return nil, err
@@ -208,7 +265,20 @@ func slowLog(ctx context.Context, conn *sql.Conn, self uint64, o Options) ([]tra
 	if err != nil {
 		return nil, fmt.Errorf("read mysql.slow_log: %w", err)
 	}
-	return slowLogStatements(set)
+	sts, err := slowLogStatements(set)
+	if err != nil {
+		return nil, err
+	}
+	// The clock, from the capture's start: the table's microseconds (start_time, query_time).
+	if base, err := time.Parse("2006-01-02 15:04:05.999999", since); err == nil {
+		for i := range sts {
+			if s := &sts[i]; !s.Start.IsZero() && s.Duration >= 0 && !s.Start.Before(base) {
+				s.ClockStart = int64(s.Start.Sub(base))*1000 + 1
+				s.ClockEnd = s.ClockStart + int64(s.Duration)*1000
+			}
+		}
+	}
+	return sts, nil
 }
 
 func readSet(ctx context.Context, conn *sql.Conn, q string, args ...any) (*rowset.Set, error) {

@@ -104,6 +104,7 @@ func perfSchema(ctx context.Context, conn *sql.Conn, self uint64, o Options, res
 	if err := wait(ctx, o.Duration, interval, poll); err != nil {
 		return nil, err
 	}
+	o.stopped() // what it began has ended: the last poll reads its last statements
 	if err := poll(); err != nil && ctx.Err() == nil {
 		return nil, err
 	}
@@ -189,9 +190,11 @@ func (h *history) add(set *rowset.Set) ([]traffic.Statement, error) {
 			start = h.timer0
 		}
 		wait, _ := rowset.Int(r[idx[3]])
+		// The clock is the server's timer from timer0 (+1, 0 being unknown), exact to the
+		// picosecond across threads: the commit order replay keeps is read from it.
 		st := traffic.Statement{Session: thread, Start: h.base.Add(time.Duration((start - h.timer0) / 1000)),
 			Duration: time.Duration(wait / 1000), Schema: r[idx[5]].String, User: h.users[thread], Text: text.String,
-			RowsSent: -1, RowsExamined: -1, Error: -1}
+			RowsSent: -1, RowsExamined: -1, Error: -1, ClockStart: start - h.timer0 + 1, ClockEnd: start + wait - h.timer0 + 1}
 		if n, ok := rowset.Int(r[idx[8]]); ok {
 			st.Error = int(n)
 		}

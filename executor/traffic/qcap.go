@@ -24,6 +24,11 @@ type QCapHeader struct {
 	Target string `json:"target,omitempty"`
 	// Timed is false when the statements carry no start times.
 	Timed bool `json:"timed"`
+	// EndOrder says the statements are in the order they ended (a slow log's, converted),
+	// not the order they started: replay's commit order reads the file order so.
+	EndOrder bool `json:"end_order,omitempty"`
+	// State is the checksums of the tables the capture saw written, at its start and end.
+	State *State `json:"state,omitempty"`
 }
 
 type qcapRecord struct {
@@ -35,7 +40,10 @@ type qcapRecord struct {
 	RowsSent     *int64 `json:"rows_sent,omitempty"`
 	RowsExamined *int64 `json:"rows_examined,omitempty"`
 	Error        *int   `json:"error,omitempty"` // the error number it ended with, 0 none; absent: unknown
-	Text         string `json:"text"`
+	// ClockStart and ClockEnd are on the capture's own clock, picoseconds (see Statement).
+	ClockStart int64  `json:"clock_start_ps,omitempty"`
+	ClockEnd   int64  `json:"clock_end_ps,omitempty"`
+	Text       string `json:"text"`
 }
 
 // outOfRange names a number no capture holds: a negative count, duration or error number
@@ -50,13 +58,15 @@ func (rec *qcapRecord) outOfRange() string {
 		return fmt.Sprintf("rows_examined %d is negative", *rec.RowsExamined)
 	case rec.Error != nil && *rec.Error < 0:
 		return fmt.Sprintf("error %d is negative", *rec.Error)
+	case rec.ClockStart < 0 || rec.ClockEnd < rec.ClockStart && rec.ClockEnd != 0:
+		return fmt.Sprintf("clock_start_ps %d, clock_end_ps %d are out of order", rec.ClockStart, rec.ClockEnd)
 	}
 	return ""
 }
 
 type qcapReader struct {
-	l     *lines
-	timed bool
+	l      *lines
+	header QCapHeader
 }
 
 func newQCapReader(l *lines) (*qcapReader, error) {
@@ -71,7 +81,7 @@ func newQCapReader(l *lines) (*qcapReader, error) {
 	if h.Version > QCapVersion {
 		return nil, fmt.Errorf("%s: capture file format version %d: %w (version %d); upgrade quadrant", l.name, h.Version, ErrNewerVersion, QCapVersion)
 	}
-	return &qcapReader{l: l, timed: h.Timed}, nil
+	return &qcapReader{l: l, header: h}, nil
 }
 
 func (r *qcapReader) next() (*Statement, error) {
@@ -90,7 +100,8 @@ func (r *qcapReader) next() (*Statement, error) {
 		if msg := rec.outOfRange(); msg != "" {
 			return nil, r.l.errorf(r.l.n, "malformed capture record: %s", msg)
 		}
-		s := &Statement{Session: rec.Session, Schema: rec.Schema, User: rec.User, Text: rec.Text, Line: r.l.n}
+		s := &Statement{Session: rec.Session, Schema: rec.Schema, User: rec.User, Text: rec.Text, Line: r.l.n,
+			ClockStart: rec.ClockStart, ClockEnd: rec.ClockEnd}
 		unknown(s)
 		if rec.StartUs != 0 {
 			s.Start = time.UnixMicro(rec.StartUs)
@@ -113,25 +124,46 @@ func (r *qcapReader) next() (*Statement, error) {
 
 // Writer writes a capture file.
 type Writer struct {
-	w   *bufio.Writer
-	enc *json.Encoder
+	w      *bufio.Writer
+	enc    *json.Encoder
+	header *QCapHeader // until it is written, with the first statement or Flush
 }
 
-// NewWriter writes h (its Version set to QCapVersion) and returns a writer for the statements.
+// NewWriter returns a writer for the statements after h (its Version set to QCapVersion),
+// which is written with the first statement or at Flush: until then SetState may add to it.
 func NewWriter(w io.Writer, h QCapHeader) (*Writer, error) {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	h.Version = QCapVersion
-	if err := enc.Encode(h); err != nil {
-		return nil, err
+	return &Writer{w: bw, enc: enc, header: &h}, nil
+}
+
+// SetState records the capture's tables' state in the header; only before the first
+// statement is written.
+func (w *Writer) SetState(st *State) error {
+	if w.header == nil {
+		return fmt.Errorf("capture file: the state comes before the first statement")
 	}
-	return &Writer{w: bw, enc: enc}, nil
+	w.header.State = st
+	return nil
+}
+
+func (w *Writer) writeHeader() error {
+	if w.header == nil {
+		return nil
+	}
+	h := w.header
+	w.header = nil
+	return w.enc.Encode(h)
 }
 
 // Write appends one statement.
 func (w *Writer) Write(s *Statement) error {
-	rec := qcapRecord{Session: s.Session, Schema: s.Schema, User: s.User, Text: s.Text}
+	if err := w.writeHeader(); err != nil {
+		return err
+	}
+	rec := qcapRecord{Session: s.Session, Schema: s.Schema, User: s.User, Text: s.Text, ClockStart: s.ClockStart, ClockEnd: s.ClockEnd}
 	if !s.Start.IsZero() {
 		rec.StartUs = s.Start.UnixMicro()
 	}
@@ -152,4 +184,9 @@ func (w *Writer) Write(s *Statement) error {
 }
 
 // Flush hands what was written to the file.
-func (w *Writer) Flush() error { return w.w.Flush() }
+func (w *Writer) Flush() error {
+	if err := w.writeHeader(); err != nil {
+		return err
+	}
+	return w.w.Flush()
+}

@@ -41,6 +41,11 @@ type Statement struct {
 	Error int
 	Text  string
 	Line  int // where the statement's record starts in the file
+	// ClockStart and ClockEnd are when the statement started and ended on the capture's
+	// own clock, in picoseconds from an origin of the capture's: one clock for every
+	// session, finer than Start and Duration (performance_schema's timer), so that replay
+	// keeps the captured commit order (order: commit). 0 when the source has none.
+	ClockStart, ClockEnd int64
 }
 
 func unknown(s *Statement) {
@@ -79,6 +84,11 @@ type File struct {
 	Format string
 	// Timed says the source records when each statement started (timing: original needs it).
 	Timed bool
+	// EndOrder says the file holds the statements in the order they ended (a slow log,
+	// written as each statement ends), not the order they started.
+	EndOrder bool
+	// State is what a capture file says of its tables at its start and end; nil when none.
+	State *State
 	f     *os.File
 	r     reader
 	opts  Options
@@ -108,7 +118,7 @@ func Open(path string, opts Options) (*File, error) {
 	case SQL:
 		tf.r = newSQLReader(br)
 	case SlowLog:
-		tf.r, tf.Timed = &slowReader{l: lr}, true
+		tf.r, tf.Timed, tf.EndOrder = &slowReader{l: lr}, true, true
 	case General:
 		tf.r, tf.Timed = &generalReader{l: lr, sessions: map[uint64]*genSession{}}, true
 	case QCap:
@@ -117,7 +127,7 @@ func Open(path string, opts Options) (*File, error) {
 			f.Close()
 			return nil, err
 		}
-		tf.r, tf.Timed = q, q.timed
+		tf.r, tf.Timed, tf.EndOrder, tf.State = q, q.header.Timed, q.header.EndOrder, q.header.State
 	default:
 		f.Close()
 		return nil, fmt.Errorf("%s: unknown traffic format %q (known: %v)", path, format, Formats)

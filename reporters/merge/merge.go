@@ -319,7 +319,7 @@ func mergeIteration(w *results.Writer, shards []shardRun, index int, target stri
 	}
 	sumHeader := m.mergeSummary(shards, measured)
 	leaderStages, stageRows := m.collectStages(shards)
-	if err := mergeReplay(w, shards, index, target, measured); err != nil {
+	if err := mergeTables(w, shards, index, target, measured); err != nil {
 		return nil, err
 	}
 	for _, st := range m.stageOrder {

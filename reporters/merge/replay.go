@@ -39,12 +39,13 @@ func rowsOf(shards []shardRun, pick func(*results.Run) *results.Data, index int,
 	return header, out
 }
 
-// mergeReplay adds up the shards' replay.csv and fingerprints.csv rows of an iteration: each
-// shard replayed whole sessions of its own and counted the captured figures of those, so
+// mergeTables adds up the workloads' own tables of an iteration; today a replay's, the
+// shards' replay.csv and fingerprints.csv rows: each shard replayed whole sessions of its
+// own and counted the captured figures of those, so
 // every count is the shards' sum; a fingerprint's replayed percentiles come from its merged
 // tx.ID histogram (measured, by tag). What no folder keeps a histogram of (the captured
 // durations' percentiles, the schedule lag) is left empty rather than guessed.
-func mergeReplay(w *results.Writer, shards []shardRun, index int, target string, measured map[string]*measure.Histogram) error {
+func mergeTables(w *results.Writer, shards []shardRun, index int, target string, measured map[string]*measure.Histogram) error {
 	header, perShard := rowsOf(shards, func(r *results.Run) *results.Data { return r.Replay }, index, target)
 	var rows []map[string]string
 	for _, rs := range perShard {

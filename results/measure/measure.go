@@ -288,7 +288,16 @@ type Replay struct {
 	SessionsBlocked int64         `json:"sessions_blocked"`
 	// BlockedMost is the time the most blocked session spent blocked (lock waits and long
 	// statements): one session stuck, or the time spread over many.
-	BlockedMost  time.Duration `json:"blocked_most_ns"`
+	BlockedMost time.Duration `json:"blocked_most_ns"`
+	// The commit order kept (order: commit): statements that waited for the captured
+	// commits before them, the time they waited, and waits that timed out.
+	OrderWaits    int64         `json:"order_waits"`
+	OrderWaitTime time.Duration `json:"order_wait_ns"`
+	OrderTimeouts int64         `json:"order_timeouts"`
+	// EndState is "same" when the tables the capture wrote end as they ended in the
+	// capture (CHECKSUM TABLE), "different" (EndDiffers names them), "" when not compared.
+	EndState     string        `json:"end_state,omitempty"`
+	EndDiffers   []string      `json:"end_differs,omitempty"`
 	Fingerprints []Fingerprint `json:"fingerprints"`
 }
 

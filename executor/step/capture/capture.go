@@ -94,14 +94,32 @@ func run(ctx context.Context, st *spec.Step, env step.Env) error {
 		env.Logf("%s: %s on %s while capturing", env.Where, c.While, t.Name())
 		go func() { load <- env.Workloads.Run(wctx, t, c.While, env.Where) }()
 	}
+	// The while: workload ends with the recording, before the capture's end checksums: one
+	// that ended by itself says how, one stopped there ended as planned.
+	var werr error
+	var ended bool
+	stopped := func() {
+		select {
+		case werr = <-load:
+		default:
+			cancel()
+			if werr = <-load; wctx.Err() != nil {
+				werr = nil
+			}
+		}
+		ended = true
+	}
 	env.Logf("%s: capturing %s for %s into %s", env.Where, t.Name(), c.Duration, c.Out)
 	res, err := capture.Run(ctx, t.DB(), w, capture.Options{Duration: c.Duration, Method: c.Method,
-		Filter: capture.Filter{Schemas: c.Schemas, Users: c.Users}, Logf: env.Logf, Started: started})
+		Filter: capture.Filter{Schemas: c.Schemas, Users: c.Users}, Logf: env.Logf, Started: started, Stopped: stopped})
 	cancel()
 	if err != nil {
 		return err
 	}
-	if werr := <-load; werr != nil && ctx.Err() == nil && wctx.Err() == nil {
+	if !ended {
+		werr = <-load
+	}
+	if werr != nil && ctx.Err() == nil && (ended || wctx.Err() == nil) {
 		return fmt.Errorf("while: %w", werr)
 	}
 	if err := tmp.Commit(); err != nil {

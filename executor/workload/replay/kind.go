@@ -42,6 +42,10 @@ func shards(w *spec.Workload, n int) spec.Errors {
 		return nil // validate reports it
 	}
 	if format != traffic.SQL {
+		if r.Order == "commit" {
+			return spec.Errors{&spec.Error{Pos: r.Src.At("order"), Msg: fmt.Sprintf(
+				"order: commit cannot be split into %d shards: a session waits for the captured commits before it, which other shards' sessions make in other processes; run it unsharded, or remove order", n)}}
+		}
 		return nil
 	}
 	return spec.Errors{&spec.Error{Pos: r.Src.At("file"), Msg: fmt.Sprintf(
@@ -68,6 +72,10 @@ func validate(w *spec.Workload) spec.Errors {
 	if r.Timing == "original" && !f.Timed {
 		errs = append(errs, &spec.Error{Pos: r.Src.At("timing"),
 			Msg: fmt.Sprintf("timing: original needs captured start times, and %s is a %s file without them; use timing: none, or replay a slow log, general log or capture file", r.File, describeFormat(f.Format))})
+	}
+	if f.Format == traffic.SQL && r.Order == "commit" {
+		errs = append(errs, &spec.Error{Pos: r.Src.At("order"),
+			Msg: fmt.Sprintf("order: commit keeps the commit order between captured sessions, and %s is a SQL file without sessions; remove order, or replay a slow log, general log or capture file", r.File)})
 	}
 	if f.Format != traffic.SQL && r.Src.Has("connections") {
 		errs = append(errs, &spec.Error{Pos: r.Src.At("connections"),

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -15,18 +16,21 @@ import (
 // Replay executes a SQL file in order, or replays captured traffic (a slow log, a general log,
 // a quadrant capture file) one connection per captured session.
 type Replay struct {
-	Src         spec.Source   `yaml:"-"`
-	File        string        `yaml:"file,required" doc:"The file, relative to the plan: a SQL file, a slow query log (long_query_time=0; MySQL, MariaDB or Percona Server), a general query log (file format) or a quadrant capture file (.qcap)."`
-	Format      string        `yaml:"format" default:"auto" enum:"auto,sql,slowlog,general,qcap" doc:"The file's format; auto detects it from the content."`
-	Connections int           `yaml:"connections" default:"1" min:"1" doc:"SQL file only: connections the statements are spread over (1 keeps the file's order). A log replays one connection per captured session."`
-	Timing      string        `yaml:"timing" default:"none" enum:"none,original" doc:"Logs: original starts each statement at its captured offset from the first (divided by speed), counting latency from that intended start; none runs each session as fast as it can. original needs a source with start times (not a SQL file)."`
-	Speed       float64       `yaml:"speed" default:"1" doc:"With timing: original, how many times faster than captured the schedule runs (2 = half the wall time)."`
-	ReadOnly    bool          `yaml:"read_only" doc:"Skip every statement that may write (anything but SELECT without FOR UPDATE/INTO, SHOW, DESCRIBE, EXPLAIN, SET, USE, transaction control), to replay safely against a replica."`
-	Include     *ReplayFilter `yaml:"include" doc:"Replay only statements matching every list given here."`
-	Exclude     *ReplayFilter `yaml:"exclude" doc:"Skip statements matching any list given here."`
-	OnMalformed string        `yaml:"on_malformed" default:"stop" enum:"stop,skip" doc:"A malformed or truncated log record: stop the workload naming file:line, or skip it (each is logged with file:line)."`
-	Top         int           `yaml:"top" default:"10" min:"1" doc:"Logs: fingerprints.csv and the report list the N statement fingerprints with the most captured time (count when the source has no durations); the rest are one row, other."`
-	Path        string        `yaml:"-"`
+	Src          spec.Source   `yaml:"-"`
+	File         string        `yaml:"file,required" doc:"The file, relative to the plan: a SQL file, a slow query log (long_query_time=0; MySQL, MariaDB or Percona Server), a general query log (file format) or a quadrant capture file (.qcap)."`
+	Format       string        `yaml:"format" default:"auto" enum:"auto,sql,slowlog,general,qcap" doc:"The file's format; auto detects it from the content."`
+	Connections  int           `yaml:"connections" default:"1" min:"1" doc:"SQL file only: connections the statements are spread over (1 keeps the file's order). A log replays one connection per captured session."`
+	Timing       string        `yaml:"timing" default:"none" enum:"none,original" doc:"Logs: original starts each statement at its captured offset from the first (divided by speed), counting latency from that intended start; none runs each session as fast as it can. original needs a source with start times (not a SQL file)."`
+	Speed        float64       `yaml:"speed" default:"1" doc:"With timing: original, how many times faster than captured the schedule runs (2 = half the wall time)."`
+	Order        string        `yaml:"order" default:"none" enum:"none,commit" doc:"Logs: commit keeps the capture's commit order whatever the timing (docs/replay.md, Commit order): a statement starts only once every transaction end (a commit, a rollback after writing, an autocommit write) that began before it ended in the capture has happened on the target, a commit once those before its start have. Reads that take no lock are not held back. none: sessions meet only through the server's locks. Not with --shard (a shard would wait on another's commits)."`
+	OrderTimeout time.Duration `yaml:"order_timeout" default:"30s" doc:"With order: commit, how long a statement waits for the captured commits before it; past it, the replay logs what it waited for and goes on (order_timeouts in replay.csv)."`
+	StartState   string        `yaml:"start_state" default:"stop" enum:"stop,warn,off" doc:"Capture files with table checksums: before sending anything, compare the target's tables with the capture's start (CHECKSUM TABLE); stop names the tables that differ and sends nothing, warn logs them and replays. read_only only warns (a replica holds later data)."`
+	ReadOnly     bool          `yaml:"read_only" doc:"Skip every statement that may write (anything but SELECT without FOR UPDATE/INTO, SHOW, DESCRIBE, EXPLAIN, SET, USE, transaction control), to replay safely against a replica."`
+	Include      *ReplayFilter `yaml:"include" doc:"Replay only statements matching every list given here."`
+	Exclude      *ReplayFilter `yaml:"exclude" doc:"Skip statements matching any list given here."`
+	OnMalformed  string        `yaml:"on_malformed" default:"stop" enum:"stop,skip" doc:"A malformed or truncated log record: stop the workload naming file:line, or skip it (each is logged with file:line)."`
+	Top          int           `yaml:"top" default:"10" min:"1" doc:"Logs: fingerprints.csv and the report list the N statement fingerprints with the most captured time (count when the source has no durations); the rest are one row, other."`
+	Path         string        `yaml:"-"`
 }
 
 // ReplayFilter selects replayed statements by what the capture recorded.
@@ -79,6 +83,12 @@ func check(c *spec.Check, w *spec.Workload) {
 	if r.Src.Has("connections") && r.Format != "sql" && r.Format != "auto" {
 		c.Errorf(r.Src.At("connections"), "connections applies to a SQL file; a %s replays one connection per captured session", r.Format)
 	}
+	if r.Order == "commit" && r.Format == "sql" {
+		c.Errorf(r.Src.At("order"), "order: commit keeps the commit order between captured sessions, and a SQL file has none; remove order, or replay a slow log, general log or capture file")
+	}
+	if r.OrderTimeout <= 0 {
+		c.Errorf(r.Src.At("order_timeout"), "order_timeout must be more than 0 (30s: how long a statement waits for the captured commits before it)")
+	}
 	c.Add(validate(w))
 }
 
@@ -104,6 +114,9 @@ func describe(w *spec.Workload) string {
 	s := fmt.Sprintf("replay %s (%s) one connection per captured session, timing %s", r.File, describeFormat(format), r.Timing)
 	if r.Timing == "original" && r.Speed != 1 {
 		s += fmt.Sprintf(" x%g", r.Speed)
+	}
+	if r.Order == "commit" {
+		s += ", in captured commit order"
 	}
 	return s
 }

@@ -69,6 +69,8 @@ type scanned struct {
 	timed    bool
 	all      int        // captured sessions in the file, every shard's
 	spans    [][2]int64 // captured [first start, last end] per worker, µs (timed sources)
+	order    *orderScan // order: commit's positions and commits; nil without
+	state    *traffic.State
 }
 
 type fpScan struct {
@@ -95,7 +97,10 @@ func scan(r *Replay, env workload.Env, sp *spill) (*scanned, error) {
 		return nil, err
 	}
 	defer f.Close()
-	sc := &scanned{index: map[uint64]int{}, replay: &measure.Replay{Skipped: map[string]int64{}}, timed: f.Timed}
+	sc := &scanned{index: map[uint64]int{}, replay: &measure.Replay{Skipped: map[string]int64{}}, timed: f.Timed, state: f.State}
+	if r.Order == "commit" {
+		sc.order = newOrderScan(f)
+	}
 	rank := map[uint64]int{} // session id -> its rank by first statement in the file
 	fps := map[string]*fpScan{}
 	var order []*fpScan
@@ -108,6 +113,10 @@ func scan(r *Replay, env workload.Env, sp *spill) (*scanned, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		var start, end int64
+		if sc.order != nil {
+			start, end = sc.order.position(s)
 		}
 		j, seen := rank[s.Session]
 		if !seen {
@@ -153,6 +162,9 @@ func scan(r *Replay, env workload.Env, sp *spill) (*scanned, error) {
 			sc.sessions = append(sc.sessions, s.Session)
 		}
 		rec := record{fp: x.num, duration: s.Duration, rows: s.RowsSent, err: s.Error, line: s.Line, schema: s.Schema, text: s.Text}
+		if sc.order != nil {
+			rec.order, rec.at = sc.order.classify(s, start, end)
+		}
 		if !s.Start.IsZero() {
 			rec.startUs = s.Start.UnixMicro()
 			sc.span(w, rec.startUs, rec.startUs+max(s.Duration, 0).Microseconds())
@@ -203,6 +215,7 @@ type shared struct {
 	sessionOK []atomic.Bool
 	sessions  []uint64 // captured session ids by worker
 	failures  *failures
+	order     *commitOrder // order: commit; nil without
 }
 
 func (s *shared) start() time.Time {
@@ -297,6 +310,9 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 	if !due.IsZero() && !w.waitUntil(due, stop) {
 		return time.Time{}, false
 	}
+	if o := w.sh.order; o != nil && w.cur.order >= 0 && !o.wait(w.cur.at, stop, w.cur.line, w.sh.sessions[w.id]) {
+		return time.Time{}, false
+	}
 	return due, true
 }
 
@@ -346,6 +362,9 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 		return 0, &engine.AbortError{Reason: w.abort.Error(), Err: w.abort}
 	}
 	it, fp := &w.cur, w.fp
+	if o := w.sh.order; o != nil && it.order > 0 {
+		defer o.done(int(it.order - 1)) // whatever its outcome here, so no session waits on it for ever
+	}
 	db, isUse := traffic.UseTarget(it.text)
 	if it.schema != "" && it.schema != w.schema && !isUse {
 		if _, err := c.ExecText("USE "+quoteIdent(it.schema), false, nil); err != nil {
@@ -464,11 +483,17 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 		r.env.Logf("replay %s: shard %s replays %d of the %d captured sessions (session j by shard j mod %d)", rp.File, r.env.Shard, sc.replay.SessionsCaptured, sc.all, r.env.Shard.Count)
 	}
 	r.env.Logf("replay %s: %d sessions, %d statements captured, %d fingerprints (read in %.1fs)", rp.File, sc.replay.SessionsCaptured, sc.replay.StatementsCaptured, len(sc.top), read.Seconds())
+	if err := checkStart(ctx, rp, r.env, sc.state); err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
 	if err := checkConnections(ctx, r.env.Server, rp.File, len(sc.sessions), sc.connectionsNeeded(rp.Timing == "original")); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	sh := &shared{name: rp.Path, timing: rp.Timing == "original", speed: rp.Speed, first: sc.first, top: sc.top,
 		sessionOK: make([]atomic.Bool, len(sc.sessions)), sessions: sc.sessions, failures: newFailures(rp.File, r.env.Logf)}
+	if sc.order != nil {
+		sh.order = sc.order.build(rp.Path, rp.OrderTimeout, r.env.Logf)
+	}
 	workers := make([]*sessionWorker, len(sc.sessions))
 	for i := range workers {
 		w := &sessionWorker{sh: sh, id: i, rd: sp.reader(i), errs: make([]map[int]int64, len(sc.names)), capErr: make([]map[int]int64, len(sc.names)),
@@ -509,6 +534,11 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 		}
 		tot.Replay = summarize(sc, sh, workers, captured)
 		fid := tot.Replay
+		fid.EndState, fid.EndDiffers = endState(ctx, rp, r.env, sc.state)
+		if o := sh.order; o != nil {
+			fid.OrderWaits, fid.OrderWaitTime, fid.OrderTimeouts = o.waits.Load(), time.Duration(o.waited.Load()), o.timeouts.Load()
+			r.env.Logf("replay %s: %s", rp.File, o)
+		}
 		lag := ""
 		if tot.Lag != nil && tot.Lag.Count() > 0 {
 			lag = fmt.Sprintf(", schedule lag p50 %.2fms p99 %.2fms", measure.Ms(tot.Lag.Percentile(50)), measure.Ms(tot.Lag.Percentile(99)))

@@ -138,8 +138,12 @@ type record struct {
 	rows     int64
 	err      int
 	line     int
-	schema   string
-	text     string
+	// at is what the statement waits for on the order's clock (order.go), and order what it is
+	// to the commit order: a commit's number + 1, 0 a statement that waits, -1 a read that does not.
+	at     int64
+	order  int64
+	schema string
+	text   string
 }
 
 func (r *record) append(b []byte) []byte {
@@ -149,6 +153,8 @@ func (r *record) append(b []byte) []byte {
 	b = binary.AppendVarint(b, r.rows)
 	b = binary.AppendVarint(b, int64(r.err))
 	b = binary.AppendUvarint(b, uint64(r.line))
+	b = binary.AppendVarint(b, r.at)
+	b = binary.AppendVarint(b, r.order)
 	b = binary.AppendUvarint(b, uint64(len(r.schema)))
 	b = append(b, r.schema...)
 	b = binary.AppendUvarint(b, uint64(len(r.text)))
@@ -177,11 +183,11 @@ func (sr *spillReader) next(r *record) (bool, error) {
 		}
 	}
 	b := sr.buf[sr.pos:]
-	var vals [8]int64
+	var vals [10]int64
 	for i := range vals {
 		var v int64
 		var n int
-		if i == 0 || i >= 5 {
+		if i == 0 || i == 5 || i >= 8 {
 			var u uint64
 			u, n = binary.Uvarint(b)
 			v = int64(u)
@@ -193,18 +199,19 @@ func (sr *spillReader) next(r *record) (bool, error) {
 		}
 		b = b[n:]
 		vals[i] = v
-		if i == 6 { // the schema's length, then its bytes
+		if i == 8 { // the schema's length, then its bytes
 			if v < 0 || v > int64(len(b)) {
 				return false, errCorrupt
 			}
 			r.schema, b = string(b[:v]), b[v:]
 		}
 	}
-	if vals[7] < 0 || vals[7] > int64(len(b)) {
+	if vals[9] < 0 || vals[9] > int64(len(b)) {
 		return false, errCorrupt
 	}
-	r.text, b = string(b[:vals[7]]), b[vals[7]:]
+	r.text, b = string(b[:vals[9]]), b[vals[9]:]
 	r.fp, r.startUs, r.duration, r.rows, r.err, r.line = int(vals[0]), vals[1], time.Duration(vals[2]), vals[3], int(vals[4]), int(vals[5])
+	r.at, r.order = vals[6], vals[7]
 	sr.pos = len(sr.buf) - len(b)
 	return true, nil
 }
@@ -248,12 +255,12 @@ func wholeRecords(b []byte) int {
 	end := 0
 	for {
 		p := b[end:]
-		for i := range 8 {
+		for i := range 10 {
 			_, n := binary.Uvarint(p)
 			if n <= 0 {
 				return end
 			}
-			if i == 6 || i == 7 {
+			if i == 8 || i == 9 {
 				l, _ := binary.Uvarint(p)
 				if uint64(len(p)-n) < l {
 					return end
