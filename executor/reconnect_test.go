@@ -138,12 +138,15 @@ func TestWorkloadContinuesAfterTheServerIsBack(t *testing.T) {
 		duration              string // 6s if not set
 		files                 map[string]string
 		check                 func(t *testing.T, run *results.Run)
+		onError               string // failoverCodes if not set
 	}{
 		{name: "oltp_read_write", setup: "{builtin: oltp_read_write, action: prepare, options: {table_size: 1000}}",
 			workload: "builtin: oltp_read_write\n    options: {table_size: 1000}"},
 		{name: "oltp_point_select", workload: "builtin: oltp_point_select\n    options: {table_size: 1000}"},
 		{name: "oltp_insert", workload: "builtin: oltp_insert\n    options: {table_size: 1000}"},
 		{name: "custom", workload: `transactions: [{name: rw, statements: [{sql: "SELECT 1"}, {sql: "SELECT 2"}]}]`},
+		// Without on_error.reconnect a lost connection fails the iteration, saying what to add.
+		{name: "custom_without_reconnect", workload: selectOne, onError: "on_error: {}"},
 		{name: "tpcc", setup: "{builtin: tpcc, action: prepare, threads: 2, options: {warehouses: 1}}",
 			// Crash recovery after its load takes the server longest to come back.
 			workload: "builtin: tpcc\n    options: {warehouses: 1}", duration: "10s"},
@@ -162,6 +165,10 @@ func TestWorkloadContinuesAfterTheServerIsBack(t *testing.T) {
 			if duration == "" {
 				duration = "6s"
 			}
+			onError := tc.onError
+			if onError == "" {
+				onError = failoverCodes
+			}
 			run, out, err := runPlan(t, fmt.Sprintf(`
 version: 1
 name: failover
@@ -172,8 +179,12 @@ targets: {db: {dsn: "%s"}}
     threads: 2
     duration: %s
     %s
-`, dsn, setup, tc.workload, duration, failoverCodes), tc.files, Options{Observer: f})
+`, dsn, setup, tc.workload, duration, onError), tc.files, Options{Observer: f})
 			n, events := f.after()
+			if tc.onError != "" {
+				failedWithHint(t, run, out, err)
+				return
+			}
 			requireDone(t, run, out, err, 1)
 			var counted []string
 			for _, h := range run.Summary.Header {
@@ -213,5 +224,22 @@ func replayedAcross(t *testing.T, run *results.Run) {
 	// A statement whose connect found no server is not replayed; one in flight at the cut is.
 	if get("statements_replayed")+get("errors_unlike_capture") < get("statements_captured") || get("errors_unlike_capture") == 0 {
 		t.Errorf("replay.csv %v: every statement must have run or be counted as an error unlike the capture", run.Replay.Rows[0])
+	}
+}
+
+// failedWithHint: the iteration failed at the cut, saying which on_error.reconnect would have
+// gone on, and kept what it measured before.
+func failedWithHint(t *testing.T, run *results.Run, out *Outcome, err error) {
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if out.Status != results.StatusFailed || len(run.Info.Iterations) != 1 || run.Info.Iterations[0].Status != results.StatusFailed {
+		t.Fatalf("outcome %+v, iterations %+v: want the iteration failed", out, run.Info.Iterations)
+	}
+	if msg := run.Info.Iterations[0].Error; !strings.Contains(msg, "to on_error.reconnect to reconnect instead") {
+		t.Errorf("the failed iteration's error does not say what to add to on_error.reconnect: %s", msg)
+	}
+	if v, _ := run.Summary.Float(0, "transactions"); len(run.Summary.Rows) == 0 || v == 0 {
+		t.Errorf("the transactions before the cut are not in summary.csv: %v", run.Summary.Rows)
 	}
 }
