@@ -191,6 +191,9 @@ targets: {db: {dsn: "%s"}}
 				return
 			}
 			requireDone(t, run, out, err, 1)
+			if out.ErrorsFailed != 0 {
+				t.Errorf("outcome %+v: quadrant run would exit 3, not 0", out)
+			}
 			var counted []string
 			for _, h := range run.Summary.Header {
 				if h == "errors" || h == "reconnects" || strings.HasPrefix(h, "error.") {
@@ -238,7 +241,8 @@ func failedSaying(t *testing.T, run *results.Run, out *Outcome, err error, want 
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if out.Status != results.StatusFailed || len(run.Info.Iterations) != 1 || run.Info.Iterations[0].Status != results.StatusFailed {
+	// ErrorsFailed is what makes quadrant run exit 3.
+	if out.Status != results.StatusFailed || out.ErrorsFailed == 0 || len(run.Info.Iterations) != 1 || run.Info.Iterations[0].Status != results.StatusFailed {
 		t.Fatalf("outcome %+v, iterations %+v: want the iteration failed", out, run.Info.Iterations)
 	}
 	if msg := run.Info.Iterations[0].Error; !strings.Contains(msg, want) {
