@@ -334,7 +334,7 @@ type Capture struct {
 type OnError struct {
 	Src       Source `yaml:"-"`
 	Ignore    []int  `yaml:"ignore" default:"[1213, 1020, 1205]" doc:"Errors that restart the transaction (counted as errors)."`
-	Reconnect []int  `yaml:"reconnect" doc:"Errors after which the connection is re-opened (e.g. 2013, 2006), counted as reconnects."`
+	Reconnect []int  `yaml:"reconnect" doc:"Errors after which the connection is re-opened, retried until the server answers, and the workload goes on (counted as reconnects); without, a lost connection fails the workload. Across a restart or a failover: [2013, 2006, 2003, 1927, 1053]. See docs/faults.md."`
 	MaxErrors int    `yaml:"max_errors" default:"0" min:"0" doc:"Fail the workload after this many errors; 0 = no limit."`
 }
 

@@ -350,10 +350,11 @@ func TestErrorsUnlikeTheCapture(t *testing.T) {
 }
 
 // TestWhatStopsAReplay: errors go on (above), but a lost connection stops the replay, and so do
-// more errors than on_error.max_errors.
+// more errors than on_error.max_errors; with the lost connection's codes in on_error.reconnect
+// the session reconnects and goes on, in its captured database.
 func TestWhatStopsAReplay(t *testing.T) {
 	c := sandboxtest.Start(t, sandbox.Options{Name: "stop"})
-	write := func(texts ...string) string {
+	writeIn := func(schema string, texts ...string) string {
 		path := filepath.Join(t.TempDir(), "s.qcap")
 		f, err := os.Create(path)
 		if err != nil {
@@ -365,7 +366,7 @@ func TestWhatStopsAReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i, text := range texts {
-			st := traffic.Statement{Session: 1, Start: time.Unix(1700000000, 0).Add(time.Duration(i) * time.Millisecond), Duration: -1, RowsSent: -1, RowsExamined: -1, Error: -1, Text: text}
+			st := traffic.Statement{Session: 1, Start: time.Unix(1700000000, 0).Add(time.Duration(i) * time.Millisecond), Duration: -1, RowsSent: -1, RowsExamined: -1, Error: -1, Schema: schema, Text: text}
 			if err := w.Write(&st); err != nil {
 				t.Fatal(err)
 			}
@@ -375,9 +376,13 @@ func TestWhatStopsAReplay(t *testing.T) {
 		}
 		return path
 	}
+	write := func(texts ...string) string { return writeIn("", texts...) }
+	var reconnect []int
+	var errs int64 // the last run's
 	run := func(path string, maxErrors int) (int64, error) {
 		w := Workload(path, Replay{Timing: "none", Top: 5})
 		w.OnError.MaxErrors = maxErrors
+		w.OnError.Reconnect = reconnect
 		wl, err := Kind.New(w, env(t, c.Primary))
 		if err != nil {
 			t.Fatal(err)
@@ -386,6 +391,7 @@ func TestWhatStopsAReplay(t *testing.T) {
 		if tot == nil || tot.Replay == nil {
 			t.Fatalf("no total: %v", err)
 		}
+		errs = tot.Errors
 		return tot.Replay.StatementsReplayed, err
 	}
 	// The session kills its own connection: the statement after it cannot be sent.
@@ -400,5 +406,11 @@ func TestWhatStopsAReplay(t *testing.T) {
 	}
 	if n, err := run(bad, 0); err != nil || n != 5 {
 		t.Errorf("no max_errors: %d statements sent, error %v; want all 5", n, err)
+	}
+	// The statement after the kill meets the lost connection; the last one runs on a new
+	// connection, in the captured database again (mysql.user is no table of the DSN's).
+	reconnect = []int{1927, 2013, 2006}
+	if n, err := run(writeIn("mysql", "SELECT 1", "KILL CONNECTION_ID()", "SELECT 2", "SELECT COUNT(*) FROM user"), 0); err != nil || n != 4 || errs != 1 {
+		t.Errorf("on_error.reconnect: %d statements sent, %d errors, error %v; want all 4 and only the kill's error, the session gone on in its database", n, errs, err)
 	}
 }

@@ -236,7 +236,11 @@ type sessionWorker struct {
 	timer  *time.Timer // a long wait, until timerSlack before due (waitUntil)
 	final  finalWait   // the rest of it
 	abort  error
+	// lost is a connect that found no server (Lost): the statement's error, handed once to
+	// the loop, which reconnects or stops per on_error.reconnect.
+	lost   error
 	schema string
+	dsnDB  string // the default database of a new connection
 	dest   []driver.Value
 	errs   []map[int]int64 // per fingerprint, replayed
 	capErr []map[int]int64 // per fingerprint, as captured (where the capture knows)
@@ -301,9 +305,16 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 		err := w.conn.Reconnect(ctx)
 		cancel()
 		if err != nil {
-			// A session that cannot connect cannot be replayed: a replay without it is not
-			// the captured traffic.
-			w.abort = fmt.Errorf("%s:%d: connecting for captured session %d: %w", w.sh.name, w.cur.line, w.sh.sessions[w.id], err)
+			err = fmt.Errorf("%s:%d: connecting for captured session %d: %w", w.sh.name, w.cur.line, w.sh.sessions[w.id], err)
+			if engine.Lost(engine.Code(err)) {
+				// No server answered (a restart, a failover): the loop reconnects with
+				// on_error.reconnect, the statement lost, else the replay stops.
+				w.lost = err
+				return due, true
+			}
+			// A session the server refuses (access denied, too many connections) cannot be
+			// replayed: a replay without it is not the captured traffic.
+			w.abort = err
 			return due, true
 		}
 	}
@@ -365,10 +376,16 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 	if o := w.sh.order; o != nil && it.order > 0 {
 		defer o.done(int(it.order - 1)) // whatever its outcome here, so no session waits on it for ever
 	}
+	if err := w.lost; err != nil {
+		w.lost = nil
+		w.failed(it, fp, engine.Code(err), 0, err)
+		return fp, err
+	}
 	db, isUse := traffic.UseTarget(it.text)
 	if it.schema != "" && it.schema != w.schema && !isUse {
 		if _, err := c.ExecText("USE "+quoteIdent(it.schema), false, nil); err != nil {
 			w.errs[fp][engine.Code(err)]++
+			w.gone(err)
 			return fp, fmt.Errorf("%s:%d: USE %s (the captured database): %w", w.sh.name, it.line, it.schema, err)
 		}
 		c.T = engine.Tally{} // the session's state, not a replayed statement
@@ -385,18 +402,12 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 	if err != nil && c.Killed() {
 		return fp, err // quadrant ended it at the stop: neither a replayed error nor unlike the capture
 	}
-	code := 0
 	if err != nil {
-		code = engine.Code(err)
-		w.errs[fp][code]++
-	}
-	w.compare(it, fp, code, took)
-	if err != nil && code != max(it.err, 0) {
-		w.sh.failures.note(it, w.sh.sessions[w.id], w.nth, code, err.Error())
-	}
-	if err != nil {
+		w.failed(it, fp, engine.Code(err), took, err)
+		w.gone(err)
 		return fp, fmt.Errorf("%s:%d: %w", w.sh.name, it.line, err)
 	}
+	w.compare(it, fp, 0, took)
 	if isUse {
 		w.schema = db
 	}
@@ -406,6 +417,26 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 		w.sh.mismatch.Add(1)
 	}
 	return fp, nil
+}
+
+// failed counts a statement that failed with code: by fingerprint, against the capture, and
+// logged when unlike it.
+func (w *sessionWorker) failed(it *record, fp, code int, took time.Duration, err error) {
+	w.errs[fp][code]++
+	w.compare(it, fp, code, took)
+	if code != max(it.err, 0) {
+		w.sh.failures.note(it, w.sh.sessions[w.id], w.nth, code, err.Error())
+	}
+}
+
+// gone notes that err may have ended the connection (a lost server, a killed connection,
+// a shutdown): a reconnect, if the loop makes one, starts in the DSN's database, so the
+// next statement's captured database is sent again. Nothing else of the session's state
+// comes back (variables, temporary tables, an open transaction, prepared statements).
+func (w *sessionWorker) gone(err error) {
+	if engine.Broken(err) || !tolerated(engine.Code(err)) {
+		w.schema = w.dsnDB
+	}
 }
 
 // compare counts how a replayed statement's outcome differs from the captured one: its
@@ -516,7 +547,7 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 		if err != nil {
 			return nil, nil, fmt.Errorf("replay connection for captured session %d: %w", sc.sessions[i], err)
 		}
-		workers[i].schema, workers[i].conn = dc.DBName, c
+		workers[i].schema, workers[i].dsnDB, workers[i].conn = dc.DBName, dc.DBName, c
 		// A P per session, as the loop gives up to 64 workers (engine.Run raised GOMAXPROCS
 		// before Setup): the session may sleep holding it (finalWait).
 		workers[i].final.raw = runtime.GOMAXPROCS(0) > lc.Threads

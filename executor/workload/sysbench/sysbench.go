@@ -12,6 +12,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/executor/internal/tail"
+	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
@@ -203,7 +205,7 @@ func Run(ctx context.Context, cfg *mysql.Config, o Options) (*measure.Total, err
 	total := p.Total()
 	if werr != nil {
 		msg := strings.TrimSpace(stderr.String() + "\n" + strings.Join(unparsed, "\n"))
-		return total, fmt.Errorf("sysbench %s %s: %w: %s", o.Script, args[len(args)-1], werr, tail.Lines(msg, 8))
+		return total, fmt.Errorf("sysbench %s %s: %w: %s%s", o.Script, args[len(args)-1], werr, tail.Lines(msg, 8), lostHint(msg))
 	}
 	if o.Command != "" && o.Command != "run" {
 		return nil, nil
@@ -404,4 +406,19 @@ func (p *Parser) interval(t string) (*measure.Interval, bool) {
 	iv.Lat = measure.UnknownLatency()
 	setPercentile(&iv.Lat, pct, time.Duration(math.Round(vals["lat"]*float64(time.Millisecond))))
 	return iv, true
+}
+
+// sysbenchErrno is how sysbench's FATAL lines give a MySQL error number.
+var sysbenchErrno = regexp.MustCompile(`(?:returned error|errno =) (\d+)`)
+
+// lostHint is what a sysbench that died at a lost server adds to its error: sysbench 1.0.20
+// does not reconnect after a server restart (built with libmariadb it fails or crashes,
+// akopytov/sysbench#527 and #531), so the iteration fails there whatever on_error says.
+func lostHint(out string) string {
+	for _, m := range sysbenchErrno.FindAllStringSubmatch(out, -1) {
+		if code, _ := strconv.Atoi(m[1]); engine.Lost(code) {
+			return "\n(sysbench stops at a lost connection: to go on across a restart or a failover, run the script as `builtin:`, quadrant's own client, with the error codes in on_error.reconnect)"
+		}
+	}
+	return ""
 }
