@@ -403,7 +403,7 @@ func tlsOptions(t *spec.TLS, roots confine.Roots) *target.TLSOptions {
 		return nil
 	}
 	o := &target.TLSOptions{Mode: t.Mode, CA: t.CAPath, Cert: t.CertPath, Key: t.KeyPath, ServerName: t.ServerName, MinVersion: t.MinVersion}
-	if roots != nil { // a plan's files, through its roots; a command line's (nil) are the user's
+	if roots != nil && !t.Given { // a plan's files, through its roots; a command line's are the user's
 		o.Open = roots.Open
 	}
 	return o

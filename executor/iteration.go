@@ -42,7 +42,7 @@ func (r *runner) runIteration(ctx context.Context, it *spec.Iteration, info *res
 	x.watched = []string{x.target}
 	info.Start = time.Now().UTC()
 	info.Status = results.StatusRunning
-	info.Error, info.Failed, info.Warnings, info.Stall = "", nil, nil, nil
+	info.Error, info.Failed, info.Warnings, info.Stall, info.Behind = "", nil, nil, nil, nil
 	r.saveInfo()
 	r.logf("iteration %d/%d%s", it.Index, len(r.plan.Iterations), describeCell(it))
 	err := x.run(ctx)
@@ -213,6 +213,12 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	if st := rows.stall.result(it.Workload.Duration, total); st != nil {
 		x.info.Stall = st
 		w := fmt.Sprintf("stalled: %s; the figures average over the stop: run the cell again (repeat: shows how often it happens)", st)
+		x.info.Warnings = append(x.info.Warnings, w)
+		r.logf("warning: iteration %d: %s", it.Index, w)
+	}
+	if b := rows.behind.result(total); b != nil {
+		x.info.Behind = b
+		w := behindWarning(b)
 		x.info.Warnings = append(x.info.Warnings, w)
 		r.logf("warning: iteration %d: %s", it.Index, w)
 	}

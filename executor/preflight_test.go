@@ -44,3 +44,34 @@ iteration:
 		t.Errorf("setup ran after a failed pre-flight check")
 	}
 }
+
+// On MariaDB the prepared statements' poll of a digests watch holds one control connection
+// more during the workload: the pre-flight counts it.
+func TestPreflightCountsThePreparedPoll(t *testing.T) {
+	plan := func(watch string) string {
+		return `
+version: 1
+name: executor-preflight-poll
+targets:
+  db:
+    sandbox:
+      config: {max_connections: 20}
+` + watch + `
+iteration:
+  workload: {transactions: [{name: a, statements: [{sql: "SELECT 1"}]}], threads: 30, duration: 1s}
+`
+	}
+	others := func(watch string) string {
+		_, _, err := runPlan(t, plan(watch), nil, Options{})
+		if err == nil {
+			t.Fatal("the run started with 30 threads against max_connections 20")
+		}
+		_, rest, _ := strings.Cut(err.Error(), "30 workload threads + ")
+		n, _, _ := strings.Cut(rest, " ")
+		return n
+	}
+	without, with := others(""), others("watch: {digests: {}}")
+	if without == "" || with == "" || with == without {
+		t.Errorf("other connections: %q without digests, %q with them; want one more with", without, with)
+	}
+}

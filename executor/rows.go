@@ -37,6 +37,7 @@ type rowWriter struct {
 	downErr    int64
 	warm       bool // a warmup interval was seen and the measured part has not begun yet
 	stall      stallWatch
+	behind     behindWatch
 }
 
 // pending is an interval waiting for its samplers.
@@ -48,7 +49,8 @@ type pending struct {
 
 func newRowWriter(in rowInputs) *rowWriter {
 	rw := &rowWriter{rowInputs: in, queue: make(chan *pending, 1024), done: make(chan struct{}), costs: map[string]*measure.CostMeter{},
-		stageCosts: map[int]*measure.CostMeter{}, stall: stallWatch{every: in.reportInterval}}
+		stageCosts: map[int]*measure.CostMeter{}, stall: stallWatch{every: in.reportInterval},
+		behind: behindWatch{logf: in.logf, iteration: in.iteration}}
 	go rw.loop()
 	return rw
 }
@@ -56,6 +58,7 @@ func newRowWriter(in rowInputs) *rowWriter {
 // interval is the workload's OnInterval.
 func (rw *rowWriter) interval(iv *measure.Interval) {
 	rw.stall.see(iv)
+	rw.behind.see(iv)
 	tk := rw.progress
 	tk.Interval = iv
 	rw.obs.Interval(tk)

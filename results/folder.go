@@ -19,7 +19,7 @@ import (
 	"time"
 )
 
-// File names of the folder (PLAN-FORMAT.md, "The results folder").
+// File names of the folder (docs/results.md).
 const (
 	PlanFile      = "plan.yaml"
 	RunFile       = "run.json"
@@ -97,7 +97,10 @@ func Create(dir string) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create results folder: %w", err)
 	}
-	lf, err := os.OpenFile(filepath.Join(dir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err := checkOwnDirs(dir); err != nil {
+		return nil, err
+	}
+	lf, err := openOwn(filepath.Join(dir, LogFile), os.O_CREATE|os.O_WRONLY|os.O_APPEND)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", LogFile, err)
 	}
@@ -124,7 +127,7 @@ func (w *Writer) Logf(format string, args ...any) {
 // AppendLog appends one timestamped line to the log.txt of a folder whose Writer is closed:
 // what happens after the run (the reports written from the folder) belongs in its log too.
 func AppendLog(dir, format string, args ...any) error {
-	f, err := os.OpenFile(filepath.Join(dir, LogFile), os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := openOwn(filepath.Join(dir, LogFile), os.O_WRONLY|os.O_APPEND)
 	if err != nil {
 		return err
 	}

@@ -242,7 +242,7 @@ func describeQueries(name string) ColumnInfo {
 func (w *Writer) appendLine(file string, line []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	f, err := os.OpenFile(filepath.Join(w.Dir, file), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := openOwn(filepath.Join(w.Dir, file), os.O_WRONLY|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return w.writeError(file, err)
 	}

@@ -101,6 +101,9 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	r.renameHostColumns()
+	if err := r.describeOldMetrics(); err != nil {
+		return nil, fmt.Errorf("describe the metrics of an old folder: %w", err)
+	}
 	r.Warnings = TornLines(dir)
 	return r, nil
 }
@@ -135,6 +138,9 @@ func Open(dir string) (*Run, error) {
 		return nil, err
 	}
 	r.renameHostColumns()
+	if err := r.describeOldMetrics(); err != nil {
+		return nil, fmt.Errorf("describe the metrics of an old folder: %w", err)
+	}
 	r.Warnings = TornLines(dir)
 	return r, nil
 }

@@ -202,6 +202,44 @@ type IterationInfo struct {
 	// Stall, when set, says the measured part did not run as planned: it took longer, or
 	// some intervals are missing (a host that stopped the client, a server that froze).
 	Stall *Stall `json:"stall,omitempty"`
+	// Behind, when set, says an open loop (a rate, a replay at its captured timing) fell
+	// behind its schedule: its events started late.
+	Behind *Behind `json:"behind,omitempty"`
+}
+
+// Behind is an open-loop iteration whose events started later than their schedule by more
+// than LimitMs at the 99th percentile (lag: actual minus intended start). Its latency counts
+// from the schedule, so the figures are honest, but they are those of a slower load than
+// planned: the client (short of CPU) or the events before them on the same connection (a
+// statement slower than captured holds its session's next one) held the schedule up.
+type Behind struct {
+	LimitMs  float64 `json:"limit_ms"`
+	LagP50Ms float64 `json:"lag_p50_ms"`
+	LagP99Ms float64 `json:"lag_p99_ms"`
+	LagMaxMs float64 `json:"lag_max_ms"`
+	// FromS is the end of the first interval whose lag p99 passed the limit, in seconds of
+	// the measured part; 0 when none did on its own (the whole did).
+	FromS float64 `json:"from_s,omitempty"`
+}
+
+func (b *Behind) String() string {
+	s := fmt.Sprintf("fell behind its schedule: events started %s late at p99 (limit %s; median %s, worst %s)",
+		msText(b.LagP99Ms), msText(b.LimitMs), msText(b.LagP50Ms), msText(b.LagMaxMs))
+	if b.FromS > 0 {
+		s += fmt.Sprintf(", from %.0f s on", b.FromS)
+	}
+	return s
+}
+
+// msText is a lag in ms, or in seconds from 10 s.
+func msText(ms float64) string {
+	if ms >= 10000 {
+		return fmt.Sprintf("%.1f s", ms/1000)
+	}
+	if ms >= 10 {
+		return fmt.Sprintf("%.0f ms", ms)
+	}
+	return fmt.Sprintf("%.2f ms", ms)
 }
 
 // Stall is an iteration whose measured part took longer than planned or whose intervals

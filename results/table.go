@@ -78,10 +78,7 @@ func OpenTable(path string) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{path: path, index: map[string]int{}}
-	if header, err := readHeader(path); err == nil {
-		if err := dropTornLine(path); err != nil {
-			return nil, fmt.Errorf("open %s: %w", path, err)
-		}
+	if header, err := resumeTable(path); err == nil {
 		t.setHeader(header)
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -92,6 +89,7 @@ func OpenTable(path string) (*Table, error) {
 	return t, nil
 }
 
+// readHeader reads a table's first line, for the readers.
 func readHeader(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -105,18 +103,32 @@ func readHeader(path string) ([]string, error) {
 	return header, err
 }
 
-// dropTornLine cuts a final line that has no newline: a process killed mid-write leaves
-// one, and appending after it would glue two rows together.
-func dropTornLine(path string) error {
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) == 0 || data[len(data)-1] == '\n' {
-		return err
+// resumeTable reads the header of an existing table and cuts a final line that has no
+// newline: a process killed mid-write leaves one, and appending after it would glue two
+// rows together. The file must be the folder's own (openOwn).
+func resumeTable(path string) ([]string, error) {
+	f, err := openOwn(path, os.O_RDWR)
+	if err != nil {
+		return nil, err
 	}
-	cut := len(data)
-	for cut > 0 && data[cut-1] != '\n' {
-		cut--
+	defer f.Close()
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
 	}
-	return os.Truncate(path, int64(cut))
+	header, err := csv.NewReader(bytes.NewReader(data)).Read()
+	if err == io.EOF {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	if data[len(data)-1] != '\n' {
+		cut := bytes.LastIndexByte(data, '\n') + 1
+		if err := f.Truncate(int64(cut)); err != nil {
+			return nil, err
+		}
+	}
+	return header, nil
 }
 
 func (t *Table) setHeader(h []string) {
@@ -128,7 +140,7 @@ func (t *Table) setHeader(h []string) {
 }
 
 func (t *Table) reopen() error {
-	f, err := os.OpenFile(t.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := openOwn(t.path, os.O_CREATE|os.O_WRONLY|os.O_APPEND)
 	if err != nil {
 		return err
 	}

@@ -82,6 +82,12 @@ func (t *Target) effects() []Effect {
 		out = append(out, Effect{Kind: RunsCode, Pos: sb.Src.At("basedir"),
 			What: fmt.Sprintf("sandbox %s runs the server binaries under basedir %s", t.Name, sb.Basedir)})
 	}
+	if sb := t.Sandbox; sb != nil && sb.RunAs != "" {
+		// Whose files the server can reach is the OS user's: a folder choosing it (the
+		// victim's own login, say) picks what its SQL can read and write on this host.
+		out = append(out, Effect{Kind: RunsCode, Pos: sb.Src.At("run_as"),
+			What: fmt.Sprintf("sandbox %s runs its server as the OS user %s, the plan's choice (--run-as is yours)", t.Name, sb.RunAs)})
+	}
 	if s := t.SNMP; s != nil && s.Address != "" {
 		out = append(out, Effect{Kind: Connects, Pos: s.Src.At("address"), Addr: s.Address,
 			What: fmt.Sprintf("target %s's host metrics are read over SNMP from %s", t.Name, s.Address)})

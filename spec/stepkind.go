@@ -79,6 +79,12 @@ type StepKind struct {
 	Workloads func(s *Step) []*Workload
 	// RecordAs is the iteration metric the step records ("" none).
 	RecordAs func(s *Step) string
+	// Privileges are what a step needs of the account it runs as on its target (the one
+	// OwnTarget names, else the step's), beyond the plan's own SQL: the pre-flight refuses,
+	// before setup touches anything, a run whose dsn target's account lacks one
+	// (executor/preflight). srv is what the privileges depend on of that target's server.
+	// nil: nothing is asked (a sql: step's statements are the user's own, not guessed at).
+	Privileges func(s *Step, srv AccountServer) []AccountNeed
 	// Explain, if set, is what explain prints of a step and adds to its estimates; x is
 	// explain's view of the plan. nil: the step's key and target.
 	Explain func(s *Step, x Explainer) Explanation

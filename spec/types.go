@@ -132,6 +132,9 @@ type TLS struct {
 
 	// CAPath, CertPath and KeyPath are the files resolved against the plan's directory.
 	CAPath, CertPath, KeyPath string `yaml:"-"`
+	// Given says the tls: came from the command line (--tls): its files are the user's,
+	// named there, read where they are; not the plan's, so no effect and no roots.
+	Given bool `yaml:"-"`
 }
 
 // Verifies says the mode checks the server's certificate.

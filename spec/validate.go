@@ -243,9 +243,13 @@ func (v *validator) targetTLS(t *Target) {
 	if (c.Cert == "") != (c.Key == "") {
 		v.errorf(c.Src.Pos, "tls cert and key go together (a client certificate and its private key); give both or neither")
 	}
-	c.CAPath = v.path(c.CA, c.Src.At("ca"), "tls ca")
-	c.CertPath = v.path(c.Cert, c.Src.At("cert"), "tls cert")
-	c.KeyPath = v.path(c.Key, c.Src.At("key"), "tls key")
+	path := v.path
+	if _, given := v.p.opts.TLS[t.Name]; given {
+		c.Given, path = true, v.userPath
+	}
+	c.CAPath = path(c.CA, c.Src.At("ca"), "tls ca")
+	c.CertPath = path(c.Cert, c.Src.At("cert"), "tls cert")
+	c.KeyPath = path(c.Key, c.Src.At("key"), "tls key")
 	if v.p.opts.Folder && c.Cert != "" {
 		_, errC := os.Stat(c.CertPath)
 		_, errK := os.Stat(c.KeyPath)
@@ -253,15 +257,15 @@ func (v *validator) targetTLS(t *Target) {
 			v.errorf(c.Src.At("cert"), "target %s: a results folder carries its CA, never a client certificate or key: give yours with --tls %s=mode=%s,cert=FILE,key=FILE", t.Name, t.Name, c.Mode)
 		}
 	}
-	v.pemCertificates(c.CAPath, c.CA, c.Src.At("ca"), "ca")
-	v.pemCertificates(c.CertPath, c.Cert, c.Src.At("cert"), "cert")
+	v.pemCertificates(c.CAPath, c.CA, c.Src.At("ca"), "ca", c.Given)
+	v.pemCertificates(c.CertPath, c.Cert, c.Src.At("cert"), "cert", c.Given)
 }
 
 // pemCertificates refuses a ca: or cert: file that holds no PEM certificate (a private key
 // given as ca:, a DER file), which run would only find connecting. A file outside the plan's
-// folder is not read here: the trust check refuses it first.
-func (v *validator) pemCertificates(path, name string, at Pos, key string) {
-	if path == "" || v.d.fsys != nil || !confine.New(append([]string{v.p.Dir}, v.p.opts.AllowPaths...)...).Inside(path) {
+// folder is not read here (the trust check refuses it first), but one --tls named is.
+func (v *validator) pemCertificates(path, name string, at Pos, key string, given bool) {
+	if path == "" || v.d.fsys != nil || !given && !confine.New(append([]string{v.p.Dir}, v.p.opts.AllowPaths...)...).Inside(path) {
 		return
 	}
 	f, err := os.Open(path)
@@ -819,6 +823,18 @@ func (v *validator) path(name string, at Pos, what string) string {
 	}
 	v.p.reads(at, what, name, p)
 	return p
+}
+
+// userPath is a file the command line named (--tls): it must exist, and it is not the
+// plan's, so it is neither an effect nor confined to the plan's roots.
+func (v *validator) userPath(name string, at Pos, what string) string {
+	if name == "" {
+		return ""
+	}
+	if _, err := os.Stat(name); err != nil {
+		v.errorf(at, "%s %s (from --tls): %v", what, name, err)
+	}
+	return name
 }
 
 func (v *validator) workload(w *Workload) {

@@ -7,6 +7,11 @@
 //	  sessions for -span, replays it on a sandbox at timing: original with speed 1 and 2, and
 //	  prints wall times, the achieved rate and the schedule lag: a replayer that keeps up has a
 //	  wall time near span/speed and a small lag.
+//	-mode timing: the same kind of slow log (-arrivals uniform, poisson or bursts of 10)
+//	  replayed at timing: none and timing: original (speed 1), alternated -pairs times: the
+//	  client CPU (this process's user+system) per statement of the replay itself (from the
+//	  moment its connections are ready, so reading the log is left out), and the ratio of
+//	  the medians, original / none.
 package main
 
 import (
@@ -16,10 +21,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,12 +36,17 @@ import (
 	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
+	"github.com/quadrant-bench/quadrant/executor/workload"
+	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/results/measure"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 func main() {
-	mode := flag.String("mode", "stream", "stream | rate")
+	mode := flag.String("mode", "stream", "stream | rate | timing")
+	pairs := flag.Int("pairs", 3, "alternated none/original pairs (timing)")
+	arrivals := flag.String("arrivals", "uniform", "uniform | poisson | bursts: the gaps between a session's statements (rate, timing)")
 	size := flag.Int64("size", 1<<30, "bytes of slow log to generate (stream)")
 	rate := flag.Float64("rate", 10000, "captured statements per second (rate)")
 	sessions := flag.Int("sessions", 16, "captured sessions (rate)")
@@ -57,7 +70,9 @@ func main() {
 	case "stream":
 		err = stream(*size, *keep)
 	case "rate":
-		err = keepUp(*rate, *sessions, *span)
+		err = keepUp(*rate, *sessions, *span, *arrivals)
+	case "timing":
+		err = timingCost(*rate, *sessions, *span, *arrivals, *pairs)
 	default:
 		err = fmt.Errorf("unknown -mode %q", *mode)
 	}
@@ -68,9 +83,15 @@ func main() {
 	}
 }
 
+// burst is how many statements a transaction of -arrivals bursts has.
+const burst = 10
+
 // generate writes a MySQL 8 slow log of point selects, n statements (or until size bytes),
-// round robin over sessions, one every 1/rate seconds.
-func generate(path string, size int64, n int64, rate float64, sessions int) (int64, error) {
+// round robin over sessions, one every 1/rate seconds (uniform); poisson instead gives the
+// statements exponential gaps of the same mean, so a session's statements sometimes follow
+// each other by microseconds and sometimes by many milliseconds; bursts gives each session
+// transactions of burst statements 20 µs apart, their starts poisson.
+func generate(path string, size int64, n int64, rate float64, sessions int, arrivals string) (int64, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return 0, err
@@ -81,11 +102,28 @@ func generate(path string, size int64, n int64, rate float64, sessions int) (int
 	start := time.Date(2024, 1, 2, 10, 0, 0, 0, time.UTC)
 	var written, i int64
 	step := time.Duration(float64(time.Second) / rate)
+	rng := rand.New(rand.NewPCG(1, 2))
+	at := start
 	for ; (size <= 0 || written < size) && (n <= 0 || i < n); i++ {
-		at := start.Add(time.Duration(i) * step)
+		sess := i % int64(sessions)
+		switch arrivals {
+		case "poisson":
+			at = at.Add(time.Duration(rng.ExpFloat64() * float64(step)))
+		case "bursts":
+			// Transactions: a session's 10 statements 20 µs apart, the transactions'
+			// starts exponential gaps apart, at the same mean rate.
+			sess = (i / burst) % int64(sessions)
+			if i%burst == 0 {
+				at = at.Add(time.Duration(rng.ExpFloat64() * float64(burst) * float64(step)))
+			} else {
+				at = at.Add(20 * time.Microsecond)
+			}
+		default:
+			at = start.Add(time.Duration(i) * step)
+		}
 		end := at.Add(80 * time.Microsecond)
 		k, _ := fmt.Fprintf(w, "# Time: %s\n# User@Host: app[app] @ localhost [127.0.0.1]  Id: %5d\n# Query_time: 0.000080  Lock_time: 0.000001 Rows_sent: 1  Rows_examined: 1\nuse sbtest;\nSET timestamp=%d;\nSELECT c FROM sbtest1 WHERE id=%d;\n",
-			end.Format("2006-01-02T15:04:05.000000Z"), 100+i%int64(sessions), at.Unix(), 1+i*7919%10000)
+			end.Format("2006-01-02T15:04:05.000000Z"), 100+sess, at.Unix(), 1+i*7919%10000)
 		written += int64(k)
 	}
 	return i, w.Flush()
@@ -116,7 +154,7 @@ func stream(size int64, keep string) error {
 	}
 	if st, err := os.Stat(path); err != nil || st.Size() < size {
 		t0 := time.Now()
-		n, err := generate(path, size, 0, 10000, 64)
+		n, err := generate(path, size, 0, 10000, 64, "uniform")
 		if err != nil {
 			return err
 		}
@@ -166,40 +204,62 @@ func load() string {
 	return strings.Join(f[:3], " ")
 }
 
-func keepUp(rate float64, sessions int, span time.Duration) error {
-	ctx := context.Background()
+// bench is a generated slow log and a sandbox holding its table.
+type bench struct {
+	path string
+	n    int64
+	cfg  *mysql.Config
+	stop func()
+}
+
+func setUp(ctx context.Context, rate float64, sessions int, span time.Duration, arrivals string) (*bench, error) {
 	dir, err := sandbox.TempDir("replaybench-")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	n := int64(rate * span.Seconds())
-	path := filepath.Join(dir, "slow.log")
-	if _, err := generate(path, 0, n, rate, sessions); err != nil {
-		return err
+	b := &bench{path: filepath.Join(dir, "slow.log"), n: int64(rate * span.Seconds())}
+	fail := func(err error) (*bench, error) {
+		if b.stop != nil {
+			b.stop()
+		}
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	if _, err := generate(b.path, 0, b.n, rate, sessions, arrivals); err != nil {
+		return fail(err)
 	}
 	c, err := sandbox.Start(ctx, sandbox.Options{Name: "bench", Dir: dir, Config: []sandbox.Option{
 		{Name: "innodb_buffer_pool_size", Value: "256M"}, {Name: "max_connections", Value: "500"},
 	}, Logf: func(string, ...any) {}})
 	if err != nil {
-		return err
+		return fail(err)
 	}
-	defer c.Stop(context.Background())
+	b.stop = func() { c.Stop(context.Background()); os.RemoveAll(dir) }
 	db, err := sql.Open("mysql", c.Primary.DSN(""))
 	if err != nil {
-		return err
+		return fail(err)
 	}
 	defer db.Close()
 	for _, q := range []string{"CREATE DATABASE sbtest", "CREATE TABLE sbtest.sbtest1 (id INT PRIMARY KEY, k INT, c CHAR(120), pad CHAR(60))",
 		"INSERT INTO sbtest.sbtest1 SELECT seq, seq, REPEAT('c', 120), REPEAT('p', 60) FROM sbtest.seq_1_to_10000"} {
 		if _, err := db.Exec(q); err != nil {
-			return fmt.Errorf("%s: %w", q, err)
+			return fail(fmt.Errorf("%s: %w", q, err))
 		}
 	}
-	cfg, err := mysql.ParseDSN(c.Primary.DSN(""))
+	if b.cfg, err = mysql.ParseDSN(c.Primary.DSN("")); err != nil {
+		return fail(err)
+	}
+	return b, nil
+}
+
+func keepUp(rate float64, sessions int, span time.Duration, arrivals string) error {
+	ctx := context.Background()
+	b, err := setUp(ctx, rate, sessions, span, arrivals)
 	if err != nil {
 		return err
 	}
+	defer b.stop()
+	path, n, cfg := b.path, b.n, b.cfg
 	fmt.Printf("captured: %d point selects over %d sessions in %s (%.0f/s); CPUs %d\n", n, sessions, span, rate, runtime.NumCPU())
 	for _, speed := range []float64{1, 2, 1, 2, 1, 2} {
 		w := replay.Workload(path, replay.Replay{Timing: "original", Speed: speed})
@@ -214,4 +274,60 @@ func keepUp(rate float64, sessions int, span time.Duration) error {
 			measure.Ms(tot.Lag.Percentile(50)), measure.Ms(tot.Lag.Percentile(99)), measure.Ms(tot.Latency.Percentile(99)), load())
 	}
 	return nil
+}
+
+// timingCost alternates timing: none and timing: original on the same capture and prints
+// the client CPU per replayed statement of each run, then the medians and their ratio.
+func timingCost(rate float64, sessions int, span time.Duration, arrivals string, pairs int) error {
+	ctx := context.Background()
+	b, err := setUp(ctx, rate, sessions, span, arrivals)
+	if err != nil {
+		return err
+	}
+	defer b.stop()
+	fmt.Printf("captured: %d point selects over %d sessions in %s (%.0f/s, %s gaps); CPUs %d\n", b.n, sessions, span, rate, arrivals, runtime.NumCPU())
+	per := map[string][]float64{}
+	for i := 0; i < pairs; i++ {
+		order := []string{"none", "original"}
+		if i%2 == 1 {
+			order = []string{"original", "none"}
+		}
+		for _, timing := range order {
+			var cpu0 time.Duration
+			var t0 time.Time
+			w := spec.WithDefaults(replay.Workload(b.path, replay.Replay{Timing: timing}))
+			env := workload.Env{Server: b.cfg, Ready: func(context.Context) error {
+				cpu0, t0 = benchrun.SelfCPU(), time.Now()
+				return nil
+			}}
+			tot, err := kinds.Do(ctx, w, env, func(*measure.Interval) {})
+			if err != nil {
+				return err
+			}
+			cpu, wall := benchrun.SelfCPU()-cpu0, time.Since(t0)
+			us := float64(cpu.Microseconds()) / float64(max(tot.Events, 1))
+			per[timing] = append(per[timing], us)
+			lag := ""
+			if tot.Lag != nil && tot.Lag.Count() > 0 {
+				lag = fmt.Sprintf(", schedule lag p50 %.2fms p99 %.2fms", measure.Ms(tot.Lag.Percentile(50)), measure.Ms(tot.Lag.Percentile(99)))
+			}
+			fmt.Printf("timing %-8s: %d statements in %.2fs, client CPU %.2fs = %.1f µs per statement%s, load %s\n",
+				timing, tot.Events, wall.Seconds(), cpu.Seconds(), us, lag, load())
+		}
+	}
+	none, orig := median(per["none"]), median(per["original"])
+	fmt.Printf("median client CPU per statement: none %.1f µs, original %.1f µs: original/none %.2f\n", none, orig, orig/none)
+	return nil
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

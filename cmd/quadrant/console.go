@@ -110,6 +110,9 @@ func endLine(p executor.Progress, info results.IterationInfo, total *measure.Tot
 	if info.Stall != nil {
 		fmt.Fprintf(&b, " · STALLED: %s", info.Stall)
 	}
+	if info.Behind != nil {
+		fmt.Fprintf(&b, " · BEHIND SCHEDULE: %s", info.Behind)
+	}
 	return b.String()
 }
 

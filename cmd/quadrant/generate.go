@@ -17,6 +17,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/executor/generate"
+	"github.com/quadrant-bench/quadrant/executor/preflight"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -202,7 +203,7 @@ func generatePreflight(ctx context.Context, g *spec.Generate, name string, db *s
 		fmt.Fprintf(stderr, "quadrant generate: target %s: %v\n", name, err)
 		return exitFailed, false
 	}
-	ac, err := executor.CheckGenerateAccount(pctx, g, name, db, info, schema)
+	ac, err := preflight.CheckNeeds(pctx, name, db, info, g.Privileges(preflight.Server(info, schema)))
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant generate: warning: pre-flight: %v (the account's privileges not checked)\n", err)
 		return 0, true

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/executor/preflight"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
@@ -219,7 +220,7 @@ func accountLacks(p *spec.Plan, t spec.Target) ([]string, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	ac, err := executor.CheckAccount(ctx, p, t.Name, db, info, dt.Config().DBName)
+	ac, err := preflight.CheckAccount(ctx, p, t.Name, db, info, dt.Config().DBName)
 	return ac.Lacks, ac.Account, err
 }
 

@@ -245,7 +245,7 @@ func overridesOf(req runRequest, targets map[string]string) *results.Overrides {
 }
 
 // tlsFlags reads --tls NAME=SPEC: its files made absolute (they are the user's, named from
-// the working directory) and their folders allowed, as --allow-path would.
+// the working directory, and read where they are; spec marks such a tls: Given).
 func (req *runRequest) tlsFlags() (map[string]spec.TLSFlag, error) {
 	out := map[string]spec.TLSFlag{}
 	for _, kv := range req.tls {
@@ -268,8 +268,7 @@ func (req *runRequest) tlsFlags() (map[string]spec.TLSFlag, error) {
 			if err != nil {
 				return nil, fmt.Errorf("--tls %s: %w", name, err)
 			}
-			*path = abs
-			req.allow.paths = append(req.allow.paths, filepath.Dir(abs))
+			*path = abs // the user's file, read where it is: no directory is allowed for it
 		}
 		out[name] = f
 	}
@@ -286,69 +285,11 @@ func sortedNames(m map[string]string) []string {
 }
 
 func execute(req runRequest, stdout, stderr io.Writer) int {
-	overrides, err := targetOverrides(req.targets, stderrf(stderr, "quadrant: "))
-	if err != nil {
-		fmt.Fprintf(stderr, "quadrant: %v\n", err)
-		return exitInvalid
+	pr, code := req.prepare(stderr)
+	if code != 0 {
+		return code
 	}
-	tlsFlags, err := req.tlsFlags()
-	if err != nil {
-		fmt.Fprintf(stderr, "quadrant: %v\n", err)
-		return exitInvalid
-	}
-	opts := spec.Options{Set: req.sets, Targets: overrides, TLS: tlsFlags}
-	p, err := loadPlan(req.plan, req.allow.options(req.plan, opts))
-	if err == nil {
-		if errs := shard.Validate(p, req.shard.Count); len(errs) > 0 {
-			err = errs.Tidy()
-		}
-	}
-	if err != nil {
-		printLoadError(stderr, err)
-		return exitInvalid
-	}
-	if req.rerunOf != "" {
-		if lines := colleagueServers(p, overrides); len(lines) > 0 {
-			fmt.Fprintf(stderr, "quadrant rerun: nothing was run:\n  %s\n", strings.Join(lines, "\n  "))
-			return exitInvalid
-		}
-	}
-	planYAML, err := p.Redacted()
-	if err != nil {
-		fmt.Fprintf(stderr, "quadrant: render the resolved plan: %v\n", err)
-		return exitFailed
-	}
-	sum := sha256.Sum256(planYAML)
-	sha := hex.EncodeToString(sum[:])
-	identity, err := spec.PlanIdentity(planYAML)
-	if err != nil {
-		fmt.Fprintf(stderr, "quadrant: the resolved plan does not read back: %v\n", err)
-		return exitFailed
-	}
-	over := overridesOf(req, overrides)
-
-	allow := req.allow.allow(req.plan, req.out)
-	if ref := trust.Check(p, allow); ref != nil {
-		// A yes on a terminal stands for --allow-shell for one's own plan; a stranger's
-		// folder gets only what the command line allows.
-		if allow.Folder || !onlyCode(ref) || !isTerminal(os.Stdin) || !confirm(stderr, ref.Items) {
-			printRefusal(stderr, ref, req.plan)
-			return exitInvalid
-		}
-		allow.Shell = true
-	}
-
-	if err := checkCopies(p, req.allow.copyLimit.limit()); err != nil {
-		fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
-		return exitInvalid
-	}
-	if req.metricsAddr != "" {
-		if err := checkMetricsAddr(req.metricsAddr, req.metricsRemote); err != nil {
-			fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
-			return exitInvalid
-		}
-	}
-	dir, prev, code := resultsDir(req, p, sha, stderr)
+	dir, prev, code := resultsDir(req, pr.p, pr.sha, stderr)
 	if code != 0 {
 		return code
 	}
@@ -360,7 +301,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	// The driver reports dropped connections (after a restart, say) on its own logger:
 	// they belong in log.txt, not between the interval lines.
 	mysql.SetLogger(driverLog{w})
-	if err := copyPlanFiles(p, w); err != nil {
+	if err := copyPlanFiles(pr.p, w); err != nil {
 		w.Logf("warning: %v", err)
 		fmt.Fprintf(stderr, "warning: %v\n", err)
 	}
@@ -370,7 +311,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	defer con.done()
 	var obs executor.Observer = con
 	if req.metricsAddr != "" {
-		live := newLiveMetrics(p.Name)
+		live := newLiveMetrics(pr.p.Name)
 		addr, stop, err := serveMetrics(req.metricsAddr, live)
 		if err != nil {
 			fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
@@ -382,33 +323,15 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		if _, ok := <-sigs; !ok {
-			return
-		}
-		fmt.Fprintln(stderr, "\ninterrupted: stopping the workload, then teardown, restoring globals and writing the report (Ctrl-C again to exit at once)")
-		cancel()
-		if _, ok := <-sigs; ok {
-			fmt.Fprintln(stderr, "exiting now; sandboxes die with quadrant, and what was measured is in "+dir)
-			if !req.keep {
-				for _, d := range con.sandboxDirs() {
-					os.RemoveAll(d)
-				}
-			}
-			os.Exit(exitSignaled)
-		}
-	}()
+	defer onInterrupt(cancel, stderr, dir, req.keep, con)()
 
 	eo := executor.Options{
-		Allow: allow, Observer: obs, Version: buildVersion(), PlanFile: req.plan, PlanYAML: planYAML, PlanSHA: sha,
-		PlanIdentity: identity, Overrides: over,
-		Command: redactArgs(p, req.command), KeepSandboxes: req.keep, SandboxRunAs: req.runAs, Previous: prev,
+		Allow: pr.allow, Observer: obs, Version: buildVersion(), PlanFile: req.plan, PlanYAML: pr.yaml, PlanSHA: pr.sha,
+		PlanIdentity: pr.identity, Overrides: pr.over,
+		Command: redactArgs(pr.p, req.command), KeepSandboxes: req.keep, SandboxRunAs: req.runAs, Previous: prev,
 		Shard: req.shard, RunID: req.runID, BarrierDSN: req.barrierDSN, BarrierTimeout: req.barrierTimeout,
 	}
-	outcome, runErr := executor.Run(ctx, p, w, eo)
+	outcome, runErr := executor.Run(ctx, pr.p, w, eo)
 	con.done()
 	if req.keep {
 		for _, d := range con.sandboxDirs() {
@@ -428,14 +351,120 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant: the run failed before it measured anything: %v\n", runErr)
 		return exitCode(outcome, runErr)
 	}
+	writeReports(dir, stdout, stderr)
+	if runErr != nil {
+		fmt.Fprintf(stderr, "quadrant: the run failed: %v\n", runErr)
+	}
+	return req.finish(ctx, dir, exitCode(outcome, runErr), stdout, stderr)
+}
+
+// prepared is a plan loaded and allowed to run, with what the folder records of it.
+type prepared struct {
+	p             *spec.Plan
+	yaml          []byte
+	sha, identity string
+	over          *results.Overrides
+	allow         trust.Allow
+}
+
+// prepare loads the plan with the command line's overrides and checks everything that
+// must hold before a results folder exists: the shards, a rerun's servers, the trust
+// check (a terminal's "y" for one's own plan's code), the copy limit, the metrics address.
+func (req runRequest) prepare(stderr io.Writer) (prepared, int) {
+	overrides, err := targetOverrides(req.targets, stderrf(stderr, "quadrant: "))
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant: %v\n", err)
+		return prepared{}, exitInvalid
+	}
+	tlsFlags, err := req.tlsFlags()
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant: %v\n", err)
+		return prepared{}, exitInvalid
+	}
+	opts := spec.Options{Set: req.sets, Targets: overrides, TLS: tlsFlags}
+	p, err := loadPlan(req.plan, req.allow.options(req.plan, opts))
+	if err == nil {
+		if errs := shard.Validate(p, req.shard.Count); len(errs) > 0 {
+			err = errs.Tidy()
+		}
+	}
+	if err != nil {
+		printLoadError(stderr, err)
+		return prepared{}, exitInvalid
+	}
+	if req.rerunOf != "" {
+		if lines := colleagueServers(p, overrides); len(lines) > 0 {
+			fmt.Fprintf(stderr, "quadrant rerun: nothing was run:\n  %s\n", strings.Join(lines, "\n  "))
+			return prepared{}, exitInvalid
+		}
+	}
+	pr := prepared{p: p, over: overridesOf(req, overrides)}
+	if pr.yaml, err = p.Redacted(); err != nil {
+		fmt.Fprintf(stderr, "quadrant: render the resolved plan: %v\n", err)
+		return prepared{}, exitFailed
+	}
+	sum := sha256.Sum256(pr.yaml)
+	pr.sha = hex.EncodeToString(sum[:])
+	if pr.identity, err = spec.PlanIdentity(pr.yaml); err != nil {
+		fmt.Fprintf(stderr, "quadrant: the resolved plan does not read back: %v\n", err)
+		return prepared{}, exitFailed
+	}
+	pr.allow = req.allow.allow(req.plan, req.out)
+	if ref := trust.Check(p, pr.allow); ref != nil {
+		// A yes on a terminal stands for --allow-shell for one's own plan; a stranger's
+		// folder gets only what the command line allows.
+		if pr.allow.Folder || !onlyCode(ref) || !isTerminal(os.Stdin) || !confirm(stderr, ref.Items) {
+			printRefusal(stderr, ref, req.plan)
+			return prepared{}, exitInvalid
+		}
+		pr.allow.Shell = true
+	}
+	if err := checkCopies(p, req.allow.copyLimit.limit()); err != nil {
+		fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
+		return prepared{}, exitInvalid
+	}
+	if req.metricsAddr != "" {
+		if err := checkMetricsAddr(req.metricsAddr, req.metricsRemote); err != nil {
+			fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
+			return prepared{}, exitInvalid
+		}
+	}
+	return pr, 0
+}
+
+// onInterrupt makes the first Ctrl-C (or SIGTERM) stop the run in order and the second
+// exit at once; the returned func stops listening.
+func onInterrupt(cancel func(), stderr io.Writer, dir string, keep bool, con *console) func() {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if _, ok := <-sigs; !ok {
+			return
+		}
+		fmt.Fprintln(stderr, "\ninterrupted: stopping the workload, then teardown, restoring globals and writing the report (Ctrl-C again to exit at once)")
+		cancel()
+		if _, ok := <-sigs; ok {
+			fmt.Fprintln(stderr, "exiting now; sandboxes die with quadrant, and what was measured is in "+dir)
+			if !keep {
+				for _, d := range con.sandboxDirs() {
+					os.RemoveAll(d)
+				}
+			}
+			os.Exit(exitSignaled)
+		}
+	}()
+	return func() { signal.Stop(sigs) }
+}
+
+// writeReports writes the folder's reports and ends its log with them: a log that says
+// where the report is belongs to a run that finished.
+func writeReports(dir string, stdout, stderr io.Writer) {
 	written, rerr := reporters.Rebuild(dir, buildVersion())
 	for _, path := range written {
 		if filepath.Base(path) == results.ReportFile {
 			fmt.Fprintf(stdout, "report: %s\n", path)
 		}
 	}
-	// The run's log ends with its reports: a log that says where the report is belongs to a
-	// run that finished.
 	logged := fmt.Sprintf("reports written: %s", strings.Join(written, ", "))
 	if rerr != nil {
 		fmt.Fprintf(stderr, "warning: reports: %v (rebuild with: quadrant report %s)\n", rerr, dir)
@@ -446,9 +475,11 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	if err := results.AppendLog(dir, "%s", logged); err != nil {
 		fmt.Fprintf(stderr, "warning: %s: %v\n", results.LogFile, err)
 	}
-	if runErr != nil {
-		fmt.Fprintf(stderr, "quadrant: the run failed: %v\n", runErr)
-	}
+}
+
+// finish does what follows a run that measured: rerun's comparison, the gate, the holds
+// (metrics and folder); code is the run's own exit code.
+func (req runRequest) finish(ctx context.Context, dir string, code int, stdout, stderr io.Writer) int {
 	if req.finished != nil {
 		if measuredAny(dir) {
 			req.finished(dir)
@@ -467,22 +498,24 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	}
 	if req.metricsAddr != "" && req.metricsHold > 0 && ctx.Err() == nil {
 		fmt.Fprintf(stdout, "metrics: serving the final values for %s (Ctrl-C ends it)\n", req.metricsHold)
-		select {
-		case <-time.After(req.metricsHold):
-		case <-ctx.Done():
-		}
+		hold(ctx, req.metricsHold)
 	}
 	if req.hold > 0 && ctx.Err() == nil {
 		fmt.Fprintf(stdout, "holding for %s: copy the results with quadrant pack %s > %s.tgz\n", req.hold, dir, filepath.Base(dir))
-		select {
-		case <-time.After(req.hold):
-		case <-ctx.Done():
-		}
+		hold(ctx, req.hold)
 	}
-	if code := exitCode(outcome, runErr); code != exitOK || !gateFailed {
+	if code != exitOK || !gateFailed {
 		return code
 	}
 	return exitAssert // the run passed, the gate did not
+}
+
+// hold waits d or until ctx ends (Ctrl-C).
+func hold(ctx context.Context, d time.Duration) {
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+	}
 }
 
 func exitCode(o *executor.Outcome, runErr error) int {

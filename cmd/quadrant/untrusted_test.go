@@ -128,6 +128,18 @@ iteration:
 	}
 }
 
+// A folder's sandbox run_as picks whose files on this host the server (and so the folder's
+// SQL) can reach: the folder's choice of OS user is refused without --allow-shell, with its
+// line; --run-as on the command line is the user's own.
+func TestFolderRunAsNeedsAllow(t *testing.T) {
+	dir := hostileFolder(t, plantest.Sandbox("runas", `{run_as: dba}`, `
+iteration:
+  workload: {builtin: oltp_point_select, duration: 1s}
+`), map[string]string{})
+	out := t.TempDir()
+	refused(t, out, []string{"plan.yaml:", "runs its server as the OS user dba", "--allow-shell"}, "rerun", dir, "--out", out)
+}
+
 // Every file a folder's plan names stays in the folder: a symlink to a secret, an absolute
 // path, a .., a capture written outside, sandbox data outside. All are listed at once,
 // each with its line and the --allow-path that allows it; nothing is read or written.

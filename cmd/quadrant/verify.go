@@ -46,52 +46,23 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant verify: "+format+"\n", a...)
 		return code
 	}
-	if len(pos) != 1 {
-		return fail(exitInvalid, "give one TRAFFIC file, e.g. quadrant verify slow.log --target base=DSN --target new=DSN --out verify-1")
+	if msg := verifyArgs(pos, *out, len(targets), *sample, *repeat, *minChange); msg != "" {
+		return fail(exitInvalid, "%s", msg)
 	}
-	if *out == "" {
-		return fail(exitInvalid, "--out DIR is required: the folder queries.csv is written to")
-	}
-	// before connecting to anything or making the folder: a mistyped path is the usual mistake
-	if fi, err := os.Stat(pos[0]); err != nil || fi.IsDir() {
-		return fail(exitInvalid, "TRAFFIC %s: no such file; give the slow log, general log or capture file (quadrant capture --out) to verify", pos[0])
-	}
-	if len(targets) < 2 {
-		return fail(exitInvalid, "give two --target NAME=DSN or more: the first is the base, the others are compared with it")
-	}
-	if *sample <= 0 {
-		return fail(exitInvalid, "--sample must be 1 or more")
-	}
-	if *repeat < 0 || *repeat == 1 {
-		return fail(exitInvalid, "--repeat must be 2 or more (one run says nothing of the noise), or 0 to time nothing")
-	}
-	if !(*minChange >= 0) {
-		return fail(exitInvalid, "--min-change must be 0 or more percent, e.g. --min-change 10")
-	}
-	var vts []verify.Target
-	var infos []results.TargetInfo
 	ts, err := targetArgs(targets, hostTargets, stderrf(stderr, "quadrant verify: "))
 	if err != nil {
 		return fail(exitInvalid, "%v", err)
 	}
-	for _, t := range ts {
-		name := t.Name
-		db, dsn, err := openDSN(name, t.DSN)
-		if err != nil {
-			return fail(exitInvalid, "%v", err)
-		}
-		defer db.Close()
-		vts = append(vts, verify.Target{Name: name, DB: db})
-		infos = append(infos, results.TargetInfo{Name: name, Kind: "dsn", Address: dsn.String()})
-	}
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
-	for i, t := range vts {
-		var v string
-		if err := t.DB.QueryRowContext(ctx, "SELECT VERSION()").Scan(&v); err != nil {
-			return fail(exitFailed, "target %s: %v (check the DSN and that the server is up)", t.Name, err)
+	vts, infos, code, err := openVerifyTargets(ctx, ts)
+	defer func() {
+		for _, t := range vts {
+			t.DB.Close()
 		}
-		infos[i].ServerVersion = v
+	}()
+	if err != nil {
+		return fail(code, "%v", err)
 	}
 	w, err := results.Create(*out)
 	if err != nil {
@@ -136,4 +107,50 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: %d fingerprints (%d statements), %d differ, %d slower; see %s\n", *out, sum.Fingerprints, sum.Statements, sum.Different, sum.Slower, report)
 	return exitOK
+}
+
+// verifyArgs says what is wrong with verify's arguments, "" when nothing: checked before
+// connecting to anything or making the folder, since a mistyped path is the usual mistake.
+func verifyArgs(pos []string, out string, targets, sample, repeat int, minChange float64) string {
+	switch {
+	case len(pos) != 1:
+		return "give one TRAFFIC file, e.g. quadrant verify slow.log --target base=DSN --target new=DSN --out verify-1"
+	case out == "":
+		return "--out DIR is required: the folder queries.csv is written to"
+	}
+	if fi, err := os.Stat(pos[0]); err != nil || fi.IsDir() {
+		return fmt.Sprintf("TRAFFIC %s: no such file; give the slow log, general log or capture file (quadrant capture --out) to verify", pos[0])
+	}
+	switch {
+	case targets < 2:
+		return "give two --target NAME=DSN or more: the first is the base, the others are compared with it"
+	case sample <= 0:
+		return "--sample must be 1 or more"
+	case repeat < 0 || repeat == 1:
+		return "--repeat must be 2 or more (one run says nothing of the noise), or 0 to time nothing"
+	case !(minChange >= 0):
+		return "--min-change must be 0 or more percent, e.g. --min-change 10"
+	}
+	return ""
+}
+
+// openVerifyTargets connects to each target and asks its version; the caller closes the
+// targets' pools, also on an error (those opened so far are returned).
+func openVerifyTargets(ctx context.Context, ts []targetArg) ([]verify.Target, []results.TargetInfo, int, error) {
+	var vts []verify.Target
+	var infos []results.TargetInfo
+	for _, t := range ts {
+		db, dsn, err := openDSN(t.Name, t.DSN)
+		if err != nil {
+			return vts, nil, exitInvalid, err
+		}
+		vts = append(vts, verify.Target{Name: t.Name, DB: db})
+		infos = append(infos, results.TargetInfo{Name: t.Name, Kind: "dsn", Address: dsn.String()})
+	}
+	for i, t := range vts {
+		if err := t.DB.QueryRowContext(ctx, "SELECT VERSION()").Scan(&infos[i].ServerVersion); err != nil {
+			return vts, nil, exitFailed, fmt.Errorf("target %s: %v (check the DSN and that the server is up)", t.Name, err)
+		}
+	}
+	return vts, infos, 0, nil
 }

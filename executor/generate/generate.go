@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/quadrant-bench/quadrant/spec/ddl"
 	"github.com/quadrant-bench/quadrant/spec/shard"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
@@ -149,7 +150,7 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 func fillDatabase(ctx context.Context, conn *sql.Conn, o Options) (string, error) {
 	database := o.Database
 	if database == "" && o.Schema != "" && !o.Shard.Leader() {
-		sf, err := readSchemaFile(o.Schema, o.Open)
+		sf, err := ddl.ReadSchemaFile(o.Schema, o.Open)
 		if err != nil {
 			return "", err
 		}
@@ -493,3 +494,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// SettingsError is a generate refused before it wrote anything because what it was asked
+// does not fit the tables on the server: a table or column that is not there, a key too
+// narrow for its rows, a cycle of foreign keys, a table that already has rows. A command
+// exits on it as on bad input.
+type SettingsError struct{ Err error }
+
+func (e *SettingsError) Error() string { return e.Err.Error() }
+func (e *SettingsError) Unwrap() error { return e.Err }

@@ -181,8 +181,9 @@ func TestVerifyLatencyAndWrites(t *testing.T) {
 	// at every round is a busier process, which a loaded host's scheduler then serves later
 	// for its next statement too: run among the whole suite, the lookup once came out +47%
 	// (14..104) beside the scan's +603%. What must not happen is that it looks like the
-	// regression: faster, or slower by anything near the scan's change.
-	if pk.Latency == results.VerifyFaster || pk.Latency == results.VerifySlower && !(pk.Change < lookup.Change/5) {
+	// regression: a change anywhere near the scan's. Faster happens too: among the whole
+	// suite on a CI host at load 5 it came out -11% (-20..-6) beside the scan's +897%.
+	if (pk.Latency == results.VerifyFaster || pk.Latency == results.VerifySlower) && !(math.Abs(pk.Change) < lookup.Change/5) {
 		t.Errorf("primary key lookup: latency %s, %+.0f%% (%.0f..%.0f) beside the scan's %+.0f%%; want same, or a change far below the scan's",
 			pk.Latency, pk.Change, pk.ChangeLo, pk.ChangeHi, lookup.Change)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 func load(t *testing.T, scale float64, edit func(*results.RunInfo)) *results.Run {
@@ -181,6 +182,28 @@ func TestFingerprintsLineUp(t *testing.T) {
 	}
 	if out := buf.String(); !strings.Contains(out, "Statement fingerprints") || !strings.Contains(out, "-25.0") || !strings.Contains(out, "update t set v=?") {
 		t.Errorf("text:\n%s", out)
+	}
+}
+
+// tpcc folders written before run.json described tpmC are compared as new ones: by tpmC
+// first, per minute and higher better (results describes the columns of old folders).
+func TestCompareOldTPCCFolders(t *testing.T) {
+	var runs []*results.Run
+	for _, scale := range []float64{1, 1.5} {
+		dir := filepath.Join(t.TempDir(), "tpcc")
+		fixture.OldTPCC(t, dir, scale)
+		r, err := results.Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	c := Compare(runs, nil)
+	if len(c.Metrics) == 0 || c.Metrics[0] != "tpmC" {
+		t.Fatalf("metrics %v, want tpmC first", c.Metrics)
+	}
+	if d := c.Describe("tpmC"); d.Unit != measure.PerMinute || d.Better != measure.Higher || d.Metric == nil || !strings.Contains(d.Metric.Doc, "NewOrder") {
+		t.Errorf("tpmC of an old folder is %+v", d)
 	}
 }
 

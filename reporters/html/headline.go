@@ -23,6 +23,9 @@ type headlineData struct {
 	// Stalls say, one sentence each, which iterations did not run as planned (run.json's
 	// stall): longer than planned, or intervals missing.
 	Stalls []string `json:"stalls,omitempty"`
+	// Behind say, one sentence each, which iterations fell behind their schedule (run.json's
+	// behind): an open loop, a replay at its captured timing, whose events started late.
+	Behind []string `json:"behind,omitempty"`
 }
 
 // figure is one headline column on one target: the median of its iterations that are not
@@ -53,9 +56,33 @@ type kneeSeries struct {
 // stallsOf is one sentence per stalled iteration: "iteration 3 (threads=8): measured 26.0 s
 // of a planned 20 s; ...".
 func stallsOf(run *results.Run) []string {
-	var out []string
-	for _, it := range run.Info.Iterations {
+	return sentences(run, func(it *results.IterationInfo) string {
 		if it.Stall == nil {
+			return ""
+		}
+		return it.Stall.String()
+	})
+}
+
+// behindOf is one sentence per iteration that fell behind its schedule: "iteration 1: fell
+// behind its schedule: events started 812 ms late at p99 ...".
+func behindOf(run *results.Run) []string {
+	return sentences(run, func(it *results.IterationInfo) string {
+		if it.Behind == nil {
+			return ""
+		}
+		return it.Behind.String()
+	})
+}
+
+// sentences is what says gives of each iteration, after the iteration and its cell; an
+// iteration it gives "" is left out.
+func sentences(run *results.Run, says func(*results.IterationInfo) string) []string {
+	var out []string
+	for i := range run.Info.Iterations {
+		it := &run.Info.Iterations[i]
+		s := says(it)
+		if s == "" {
 			continue
 		}
 		var cell []string
@@ -66,7 +93,7 @@ func stallsOf(run *results.Run) []string {
 		if len(cell) > 0 {
 			where += " (" + strings.Join(cell, " ") + ")"
 		}
-		out = append(out, where+": "+it.Stall.String())
+		out = append(out, where+": "+s)
 	}
 	return out
 }
@@ -92,7 +119,7 @@ func failedIterations(run *results.Run) (why map[string]string, broken map[strin
 // no stages).
 func headlineOf(run *results.Run) *headlineData {
 	_, broken := failedIterations(run)
-	h := &headlineData{Metrics: run.Headline(), Knee: kneeOf(run, broken), Stalls: stallsOf(run)}
+	h := &headlineData{Metrics: run.Headline(), Knee: kneeOf(run, broken), Stalls: stallsOf(run), Behind: behindOf(run)}
 	if len(run.Info.Axes) == 0 && len(h.Metrics) > 0 {
 		S := run.Summary
 		var targets []string
@@ -119,7 +146,7 @@ func headlineOf(run *results.Run) *headlineData {
 			}
 		}
 	}
-	if len(h.Figures) == 0 && h.Knee == nil && len(h.Metrics) == 0 && len(h.Stalls) == 0 {
+	if len(h.Figures) == 0 && h.Knee == nil && len(h.Metrics) == 0 && len(h.Stalls) == 0 && len(h.Behind) == 0 {
 		return nil
 	}
 	return h

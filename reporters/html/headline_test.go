@@ -189,3 +189,24 @@ func TestOneIterationDrawsNoByIterationChart(t *testing.T) {
 		t.Error("one iteration draws a by-iteration chart")
 	}
 }
+
+// A tpcc folder written before run.json described tpmC gets the same headline, and the
+// page knows tpmC's unit and direction (results describes an old folder's columns).
+func TestOldTPCCFolderHeadline(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tpcc")
+	fixture.OldTPCC(t, dir, 1)
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var metrics []string
+	for _, h := range matrixCharts(run).Headline {
+		metrics = append(metrics, h.Metric)
+	}
+	if len(metrics) == 0 || metrics[0] != "tpmC" {
+		t.Fatalf("headline metrics %v, want tpmC first", metrics)
+	}
+	if c := columnsOf(run, nil)["tpmC"]; c.Role != results.RoleMetric || c.Unit != "1/min" || c.Better != 1 {
+		t.Errorf("the page sees tpmC as %+v", c)
+	}
+}

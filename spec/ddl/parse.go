@@ -4,6 +4,8 @@
 // hold. spec checks a generate: step with it at validate; executor/generate shares its type
 // rules. It reads what it can: a statement it does not understand makes its table (or the
 // whole schema) unknown, never an error, because the server is the judge when the file runs.
+// ReadSchemaFile scans what a file does as the server runs it (its last USE, its kinds of
+// statements), for a generate step's privileges and its shards.
 package ddl
 
 import (

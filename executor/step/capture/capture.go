@@ -29,8 +29,9 @@ var Kind = spec.StepKind{
 		}
 		return nil
 	},
-	Explain: explain,
-	Impl:    step.Func(run),
+	Explain:    explain,
+	Privileges: privileges,
+	Impl:       step.Func(run),
 }
 
 // Of is s's body.
@@ -108,4 +109,21 @@ func run(ctx context.Context, st *spec.Step, env step.Env) error {
 	}
 	env.Logf("%s: captured %d statements from %d sessions through %s", env.Where, res.Statements, res.Sessions, res.Method)
 	return nil
+}
+
+// privileges are those of the capture's method; auto's are either method's, as it falls
+// back from the slow log to performance_schema.
+func privileges(s *spec.Step, srv spec.AccountServer) []spec.AccountNeed {
+	slow := []spec.Privilege{srv.SetGlobal, {Names: []string{"SELECT"}, DB: "mysql", Table: "slow_log"}}
+	ps := []spec.Privilege{{Names: []string{"SELECT"}, DB: "performance_schema"}, {Names: []string{"UPDATE"}, DB: "performance_schema", Table: "setup_consumers"}}
+	need := spec.AccountNeed{Pos: s.Src.Pos, What: "capture"}
+	switch Of(s).Method {
+	case "slow_log":
+		need.Why, need.Any = "the slow log to TABLE: SET GLOBAL log_output, long_query_time, then read mysql.slow_log", [][]spec.Privilege{slow}
+	case "performance_schema":
+		need.Why, need.Any = "performance_schema: turn its statement consumers on, then read events_statements_history_long", [][]spec.Privilege{ps}
+	default:
+		need.Why, need.Any = "the slow log to TABLE, else performance_schema", [][]spec.Privilege{slow, ps}
+	}
+	return []spec.AccountNeed{need}
 }

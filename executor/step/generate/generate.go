@@ -26,9 +26,10 @@ var Kind = spec.StepKind{
 		return nil
 	},
 	// every shard fills its part of each table's rows
-	Splits:  func(*spec.Step) bool { return true },
-	Explain: explain,
-	Impl:    step.Func(run),
+	Splits:     func(*spec.Step) bool { return true },
+	Explain:    explain,
+	Privileges: func(s *spec.Step, srv spec.AccountServer) []spec.AccountNeed { return Of(s).Privileges(srv) },
+	Impl:       step.Func(run),
 }
 
 // Of is s's body.

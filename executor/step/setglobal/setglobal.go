@@ -15,9 +15,10 @@ import (
 var Kind = spec.StepKind{
 	Key: "set_global", DocType: "map NAME: scalar", Doc: "{NAME: VALUE}: SET GLOBAL with a validated name and a bound value; restored at the end of the run.",
 	Body: func() any { return new(spec.SetGlobal) }, Target: true, Keys: []string{"timeout"},
-	Check:   func(c *spec.Check, s *spec.Step) { c.Globals(Of(s).Settings, "set_global") },
-	Explain: explain,
-	Impl:    step.Func(run),
+	Check:      func(c *spec.Check, s *spec.Step) { c.Globals(Of(s).Settings, "set_global") },
+	Explain:    explain,
+	Privileges: privileges,
+	Impl:       step.Func(run),
 }
 
 // Of is s's body.
@@ -56,4 +57,9 @@ func run(ctx context.Context, s *spec.Step, env step.Env) error {
 		}
 	}
 	return nil
+}
+
+// privileges: SET GLOBAL's, as the target's server names it.
+func privileges(s *spec.Step, srv spec.AccountServer) []spec.AccountNeed {
+	return []spec.AccountNeed{{Pos: s.Src.Pos, What: "set_global", Why: "SET GLOBAL", Any: [][]spec.Privilege{{srv.SetGlobal}}}}
 }

@@ -13,11 +13,12 @@ import (
 // Kind is the wait step kind; its body is spec.Wait (the account checks read it).
 var Kind = spec.StepKind{
 	Key: "wait", Doc: "Poll until an expression is true.", Body: func() any { return new(spec.Wait) }, Target: true,
-	OwnTarget: func(s *spec.Step) (string, spec.Pos) { w := Of(s); return w.Target, w.Src.At("target") },
-	RecordAs:  func(s *spec.Step) string { return Of(s).RecordAs },
-	Check:     check,
-	Explain:   explain,
-	Impl:      step.Func(run),
+	OwnTarget:  func(s *spec.Step) (string, spec.Pos) { w := Of(s); return w.Target, w.Src.At("target") },
+	RecordAs:   func(s *spec.Step) string { return Of(s).RecordAs },
+	Check:      check,
+	Explain:    explain,
+	Privileges: privileges,
+	Impl:       step.Func(run),
 }
 
 // Of is s's body.
@@ -54,4 +55,12 @@ func explain(s *spec.Step, _ spec.Explainer) spec.Explanation {
 		x.More = []string{"polling: " + spec.OneLine(w.SQL)}
 	}
 	return x
+}
+
+// privileges: only a wait that reads replica.NAME reads the replica status.
+func privileges(s *spec.Step, srv spec.AccountServer) []spec.AccountNeed {
+	if !spec.ReplicaRef.MatchString(Of(s).Until.Source) {
+		return nil
+	}
+	return []spec.AccountNeed{{Pos: s.Src.Pos, What: "wait", Why: "SHOW REPLICA STATUS for replica.*", Any: [][]spec.Privilege{{srv.ReplicaStatus}}}}
 }

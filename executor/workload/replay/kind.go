@@ -37,14 +37,9 @@ var Kind = workload.Kind{
 // shard's whole, see owns), but a SQL file is one stream whose order is its meaning.
 func shards(w *spec.Workload, n int) spec.Errors {
 	r := Plan(w)
-	format := r.Format
-	if r.Path != "" && (format == "" || format == "auto") {
-		f, err := traffic.Open(r.Path, traffic.Options{})
-		if err != nil {
-			return nil // validate reports it
-		}
-		format = f.Format
-		f.Close()
+	format, err := formatOf(r, nil)
+	if err != nil && r.Path != "" {
+		return nil // validate reports it
 	}
 	if format != traffic.SQL {
 		return nil
@@ -102,16 +97,11 @@ type fileReplay struct {
 // the file is captured traffic or the plan asks for what only a session replay does.
 func newReplay(w *spec.Workload, env workload.Env) (workload.Workload, error) {
 	r := Plan(w)
-	format := r.Format
-	if format == "" || format == "auto" {
-		f, err := traffic.Open(r.Path, traffic.Options{})
-		if err != nil {
-			return nil, fmt.Errorf("replay: %w", err)
-		}
-		format = f.Format
-		f.Close()
+	format, err := formatOf(r, env.OpenFile)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
 	}
-	if format == traffic.SQL && !r.ReadOnly && r.Include == nil && r.Exclude == nil {
+	if format == traffic.SQL && !filtered(r) {
 		return &fileReplay{w: w, env: env}, nil
 	}
 	return &sessionReplay{w: w, env: env}, nil

@@ -1,8 +1,11 @@
 package replay
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -79,16 +82,50 @@ func check(c *spec.Check, w *spec.Workload) {
 	c.Add(validate(w))
 }
 
+// describe says what the run will do with the file: a SQL file spread over connections, or
+// captured traffic one connection per session. It reads the file's first bytes to know which
+// (a .qcap with timing: none is a session replay, not a SQL file over 1 connection); a file a
+// capture: step has not written yet is one it will write, a capture.
 func describe(w *spec.Workload) string {
 	r := Plan(w)
-	if r.Format == "sql" || r.Format == "auto" && r.Timing != "original" && !r.ReadOnly && r.Include == nil && r.Exclude == nil {
+	format, err := formatOf(r, nil)
+	switch {
+	case err != nil && r.Path != "" && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Sprintf("replay %s (cannot read it now: %v)", r.File, err)
+	case err != nil:
+		format = traffic.QCap
+	}
+	if format == traffic.SQL && !filtered(r) {
 		return fmt.Sprintf("replay %s over %d connection(s)", r.File, r.Connections)
 	}
-	s := fmt.Sprintf("replay %s (%s) one connection per captured session, timing %s", r.File, r.Format, r.Timing)
+	if format == traffic.SQL {
+		return fmt.Sprintf("replay %s (SQL file, filtered) in file order on 1 connection", r.File)
+	}
+	s := fmt.Sprintf("replay %s (%s) one connection per captured session, timing %s", r.File, describeFormat(format), r.Timing)
 	if r.Timing == "original" && r.Speed != 1 {
 		s += fmt.Sprintf(" x%g", r.Speed)
 	}
 	return s
+}
+
+// filtered says r skips statements, which only a session replay does.
+func filtered(r *Replay) bool { return r.ReadOnly || r.Include != nil || r.Exclude != nil }
+
+// formatOf is the format r's file is read as: the plan's, or detected from the file's first
+// bytes (open nil: os.Open).
+func formatOf(r *Replay, open func(string) (*os.File, error)) (string, error) {
+	if r.Format != "" && r.Format != "auto" {
+		return r.Format, nil
+	}
+	if r.Path == "" {
+		return "", fs.ErrNotExist
+	}
+	f, err := traffic.Open(r.Path, traffic.Options{Open: open})
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	return f.Format, nil
 }
 
 // explainShown is how many of a replayed file's statements explain shows, and
@@ -135,5 +172,5 @@ func explain(w *spec.Workload) []string {
 		}
 		return out
 	}
-	return append(out, fmt.Sprintf("%s: %d statement(s) in %d session(s)", f.Format, n, len(sessions)))
+	return append(out, fmt.Sprintf("%s: %d statement(s) in %d session(s), replayed on a connection each", describeFormat(f.Format), n, len(sessions)))
 }

@@ -202,6 +202,7 @@ type shared struct {
 	mismatch  atomic.Int64
 	sessionOK []atomic.Bool
 	sessions  []uint64 // captured session ids by worker
+	failures  *failures
 }
 
 func (s *shared) start() time.Time {
@@ -216,8 +217,11 @@ type sessionWorker struct {
 	id     int
 	rd     *spillReader
 	cur    record
-	fp     int // cur's index into names
+	nth    int64 // cur is the session's nth statement (from 1)
+	fp     int   // cur's index into names
 	conn   *engine.Conn
+	timer  *time.Timer // a long wait, until timerSlack before due (waitUntil)
+	final  finalWait   // the rest of it
 	abort  error
 	schema string
 	dest   []driver.Value
@@ -259,8 +263,10 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 	}
 	if !ok {
 		_ = w.conn.Close()
+		w.final.close()
 		return time.Time{}, false
 	}
+	w.nth++
 	w.fp = w.sh.top[w.cur.fp]
 	var due time.Time
 	if base := w.sh.start(); w.sh.timing && w.cur.startUs != 0 {
@@ -288,44 +294,47 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 			return due, true
 		}
 	}
-	if !due.IsZero() && !waitUntil(due, stop) {
+	if !due.IsZero() && !w.waitUntil(due, stop) {
 		return time.Time{}, false
 	}
 	return due, true
 }
 
-// timerSlack is how long before a statement is due a session stops sleeping on a timer and
-// yields until then instead. Go's timers wake a millisecond or two late when the wait is
-// short (measured here: 1.4 ms on average for a 10 µs timer, 1.6 ms for 500 µs), and a
-// captured session's statements mostly follow each other by microseconds: left to the
-// timer, every statement of a session on schedule started a millisecond or more late, inside
-// its transactions, and the other sessions waited that much longer on its locks (a 3 s
-// TPC-C-like capture took 5 s to replay). Yielding costs CPU only in the last moments of a
-// wait, and gives way to every goroutine with work.
+// timerSlack is how long before a statement is due a session stops sleeping on a Go timer
+// and sleeps the rest on its finalWait. Go's timers wake a millisecond or two late (the
+// runtime's poller sleeps in whole milliseconds: measured 1.1 ms late for a 20 µs timer, 0.9
+// ms for 200 µs), and a captured session's statements mostly follow each other by
+// microseconds: left to the timer, every statement of a session on schedule started a
+// millisecond or more late, inside its transactions, and the other sessions waited that much
+// longer on its locks (a 3 s TPC-C-like capture took 5 s to replay). The final wait used to
+// yield (runtime.Gosched) in a loop until due, precise but spinning: on a 2-core host a
+// 5-session replay of 446,695 statements used three times the client CPU per statement of
+// timing: none and fell 30 s behind, the spinning taking the CPU the server needed.
+// finalWait sleeps instead, as precisely (bench/README.md, replaybench -mode timing).
 const timerSlack = 2 * time.Millisecond
 
-// waitUntil returns at due, or false when stop closes first.
-func waitUntil(due time.Time, stop <-chan struct{}) bool {
-	if d := time.Until(due) - timerSlack; d > 0 {
-		t := time.NewTimer(d)
+// waitUntil returns at due, or false when stop closes first: a long wait sleeps on a Go
+// timer until timerSlack before due, the rest (all of a short one) on the session's
+// finalWait.
+func (w *sessionWorker) waitUntil(due time.Time, stop <-chan struct{}) bool {
+	if d := time.Until(due); d > w.final.longest() {
+		if w.timer == nil {
+			w.timer = time.NewTimer(d - timerSlack)
+		} else {
+			w.timer.Reset(d - timerSlack)
+		}
 		select {
-		case <-t.C:
+		case <-w.timer.C:
 		case <-stop:
-			t.Stop()
 			return false
 		}
 	}
-	for i := 0; time.Now().Before(due); i++ {
-		if i%64 == 0 {
-			select {
-			case <-stop:
-				return false
-			default:
-			}
-		}
-		runtime.Gosched()
+	select {
+	case <-stop:
+		return false
+	default:
 	}
-	return true
+	return w.final.until(due, stop)
 }
 
 // Event runs the statement Next took, in the captured default database. A statement that
@@ -363,6 +372,9 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 		w.errs[fp][code]++
 	}
 	w.compare(it, fp, code, took)
+	if err != nil && code != max(it.err, 0) {
+		w.sh.failures.note(it, w.sh.sessions[w.id], w.nth, code, err.Error())
+	}
 	if err != nil {
 		return fp, fmt.Errorf("%s:%d: %w", w.sh.name, it.line, err)
 	}
@@ -456,7 +468,7 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 		return nil, fmt.Errorf("replay: %w", err)
 	}
 	sh := &shared{name: rp.Path, timing: rp.Timing == "original", speed: rp.Speed, first: sc.first, top: sc.top,
-		sessionOK: make([]atomic.Bool, len(sc.sessions)), sessions: sc.sessions}
+		sessionOK: make([]atomic.Bool, len(sc.sessions)), sessions: sc.sessions, failures: newFailures(rp.File, r.env.Logf)}
 	workers := make([]*sessionWorker, len(sc.sessions))
 	for i := range workers {
 		w := &sessionWorker{sh: sh, id: i, rd: sp.reader(i), errs: make([]map[int]int64, len(sc.names)), capErr: make([]map[int]int64, len(sc.names)),
@@ -480,9 +492,15 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 			return nil, nil, fmt.Errorf("replay connection for captured session %d: %w", sc.sessions[i], err)
 		}
 		workers[i].schema, workers[i].conn = dc.DBName, c
+		// A P per session, as the loop gives up to 64 workers (engine.Run raised GOMAXPROCS
+		// before Setup): the session may sleep holding it (finalWait).
+		workers[i].final.raw = runtime.GOMAXPROCS(0) > lc.Threads
 		return workers[i], c, nil
 	}
 	tot, err := engine.Run(ctx, lc)
+	for _, w := range workers {
+		w.final.close() // a session the stop ended before its last statement
+	}
 	if tot != nil {
 		// The captured durations, read after the replay so as not to compete with it.
 		captured, cerr := capturedLatency(sp, sc)
@@ -497,6 +515,7 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 		}
 		r.env.Logf("replay %s: %d of %d sessions and %d of %d statements replayed, skipped %v, %d errors (%d unlike the capture, which had %d), %d rows-sent mismatches%s",
 			rp.File, fid.SessionsReplayed, fid.SessionsCaptured, fid.StatementsReplayed, fid.StatementsCaptured, fid.Skipped, tot.Errors, fid.ErrorsUnlikeCapture, fid.ErrorsCaptured, fid.RowsMismatches, lag)
+		sh.failures.summary()
 		logBlocked(r.env, rp.File, sh, workers)
 	}
 	return tot, err

@@ -286,6 +286,12 @@
       box.appendChild(el("p", { "class": "stalled", text: "Stalled iterations: their figures average over a stop; run those cells again (repeat: shows how often it happens)." }));
       box.appendChild(st);
     }
+    if (H.behind && H.behind.length) {
+      var bh = el("ul", { "class": "stalls", id: "behind" });
+      H.behind.forEach(function (s) { bh.appendChild(el("li", { text: s })); });
+      box.appendChild(el("p", { "class": "stalled", text: "Behind their schedule: these iterations' events started late, so their load was slower than planned (latency still counts from the schedule). A client short of CPU does this (run it on a quieter host), or events slower than planned holding up the next ones on their connection." }));
+      box.appendChild(bh);
+    }
   }
 
   // knee draws each stage row's throughput (left axis) and p95 (right axis, dashed) against

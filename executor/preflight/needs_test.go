@@ -1,4 +1,4 @@
-package executor
+package preflight
 
 import (
 	"os"
@@ -44,11 +44,12 @@ watch:
 	}
 	lineOf := func(s string) int { return 1 + strings.Count(text[:strings.Index(text, s)], "\n") }
 	cases := []struct {
-		facts  serverFacts
+		info   target.ServerInfo
+		schema string
 		grants string
 		lacks  map[int]string // plan line -> what the lack names
 	}{
-		{serverFacts{flavor: "MariaDB", version: "10.11.19", schema: "app"}, "mariadb-10.11-app.txt", map[int]string{
+		{target.ServerInfo{Flavor: "MariaDB", Version: "10.11.19"}, "app", "mariadb-10.11-app.txt", map[int]string{
 			lineOf("set_global"):  "SUPER on *.*",
 			lineOf("replica."):    "SLAVE MONITOR or SUPER on *.*",
 			lineOf("capture"):     "SELECT on performance_schema.* and UPDATE on performance_schema.setup_consumers",
@@ -56,7 +57,7 @@ watch:
 			lineOf("digests"):     "SELECT on performance_schema.*",
 			lineOf("waits"):       "SELECT on performance_schema.*", // both lines are named
 		}},
-		{serverFacts{flavor: "MariaDB", version: "10.4.30", schema: "app"}, "mariadb-10.11-mon.txt", map[int]string{
+		{target.ServerInfo{Flavor: "MariaDB", Version: "10.4.30"}, "app", "mariadb-10.11-mon.txt", map[int]string{
 			lineOf("set_global"):   "SUPER on *.*",
 			lineOf("replica."):     "REPLICATION CLIENT or SUPER on *.*", // before 10.5.9
 			lineOf("capture"):      "UPDATE on performance_schema.setup_consumers",
@@ -65,13 +66,14 @@ watch:
 			lineOf("point_select"): "SELECT on app.* and INSERT on app.* and UPDATE on app.* and DELETE on app.*",
 		}},
 		// The DSN names no schema: the kinds' own (tpcc, sbtest), which bench's grants cover for sbtest only.
-		{serverFacts{flavor: "MySQL", version: "8.4.3"}, "mysql-8.4-bench.txt", map[int]string{
+		{target.ServerInfo{Flavor: "MySQL", Version: "8.4.3"}, "", "mysql-8.4-bench.txt", map[int]string{
 			lineOf("tpcc"): "CREATE on tpcc.* and INSERT on tpcc.* and ALTER on tpcc.*",
 		}},
 	}
 	for _, c := range cases {
-		needs := privilegeNeeds(p, func(n string) (serverFacts, bool) { return c.facts, n == "db" })
-		b, err := os.ReadFile(filepath.Join("target", "testdata", "grants", c.grants))
+		srv := Server(c.info, c.schema)
+		needs := planNeeds(p, func(n string) (spec.AccountServer, bool) { return srv, n == "db" })
+		b, err := os.ReadFile(filepath.Join("..", "target", "testdata", "grants", c.grants))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,23 +83,23 @@ watch:
 		}
 		got := map[int]string{}
 		for _, n := range needs {
-			if !n.met(g) {
-				got[n.pos.Line] = n.lacking(g)
+			if !met(n.AccountNeed, g) {
+				got[n.Pos.Line] = lacking(n.AccountNeed, g)
 			}
 		}
 		for line, want := range c.lacks {
 			if got[line] != want {
-				t.Errorf("%s on %s %s: line %d lacks %q, want %q", c.grants, c.facts.flavor, c.facts.version, line, got[line], want)
+				t.Errorf("%s on %s %s: line %d lacks %q, want %q", c.grants, c.info.Flavor, c.info.Version, line, got[line], want)
 			}
 		}
 		for line, l := range got {
 			if _, ok := c.lacks[line]; !ok {
-				t.Errorf("%s on %s %s: line %d lacks %q, which it holds", c.grants, c.facts.flavor, c.facts.version, line, l)
+				t.Errorf("%s on %s %s: line %d lacks %q, which it holds", c.grants, c.info.Flavor, c.info.Version, line, l)
 			}
 		}
 	}
 	// A target the check is not asked about (a sandbox) needs nothing.
-	if n := privilegeNeeds(p, func(string) (serverFacts, bool) { return serverFacts{}, false }); len(n) != 0 {
+	if n := planNeeds(p, func(string) (spec.AccountServer, bool) { return spec.AccountServer{}, false }); len(n) != 0 {
 		t.Errorf("%d needs on an unasked target", len(n))
 	}
 }

@@ -1,4 +1,4 @@
-package generate
+package ddl
 
 import (
 	"os"
@@ -19,7 +19,7 @@ func TestReadSchemaFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sf, err := ReadSchemaFile(path)
+	sf, err := ReadSchemaFile(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +29,7 @@ func TestReadSchemaFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte("CREATE TABLE t (id INT);\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if sf, err := ReadSchemaFile(path); err != nil || sf.Database != "" || sf.ForeignKeys {
+	if sf, err := ReadSchemaFile(path, nil); err != nil || sf.Database != "" || sf.ForeignKeys {
 		t.Errorf("a file without USE nor foreign key: %+v, %v", sf, err)
 	}
 }

@@ -1,4 +1,4 @@
-package generate
+package ddl
 
 import (
 	"fmt"
@@ -28,11 +28,10 @@ var (
 	references = regexp.MustCompile(`(?i)\bREFERENCES\b`)
 )
 
-// ReadSchemaFile scans the schema file at path (DELIMITER aware, as it is run).
-func ReadSchemaFile(path string) (SchemaFile, error) { return readSchemaFile(path, os.Open) }
-
-// readSchemaFile is ReadSchemaFile with the file opened by open (nil: os.Open).
-func readSchemaFile(path string, open func(string) (*os.File, error)) (SchemaFile, error) {
+// ReadSchemaFile scans the schema file at path (DELIMITER aware, as it is run), opened by
+// open (nil: os.Open): executor/generate's shards read its USE, the generate step's
+// privileges its statements.
+func ReadSchemaFile(path string, open func(string) (*os.File, error)) (SchemaFile, error) {
 	if open == nil {
 		open = os.Open
 	}
@@ -74,12 +73,3 @@ func readSchemaFile(path string, open func(string) (*os.File, error)) (SchemaFil
 		}
 	}
 }
-
-// SettingsError is a generate refused before it wrote anything because what it was asked
-// does not fit the tables on the server: a table or column that is not there, a key too
-// narrow for its rows, a cycle of foreign keys, a table that already has rows. A command
-// exits on it as on bad input.
-type SettingsError struct{ Err error }
-
-func (e *SettingsError) Error() string { return e.Err.Error() }
-func (e *SettingsError) Unwrap() error { return e.Err }
