@@ -45,24 +45,6 @@ func (l *runLog) redact(s string) string {
 	return spec.RedactValues(s, l.secrets...)
 }
 
-// redactTable is a result set with every name and cell redacted, for the files a run saves
-// from what the server returns (save_as).
-func (l *runLog) redactTable(cols []string, rows [][]string) ([]string, [][]string) {
-	out := make([][]string, len(rows))
-	for i, row := range rows {
-		out[i] = l.redactAll(row)
-	}
-	return l.redactAll(cols), out
-}
-
-func (l *runLog) redactAll(vs []string) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = l.redact(v)
-	}
-	return out
-}
-
 func (l *runLog) addSecret(v string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

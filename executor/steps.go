@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/quadrant-bench/quadrant/executor/step"
-	"strings"
 	"sync"
 	"time"
 
@@ -25,13 +24,6 @@ type stepScope struct {
 	metrics map[string]float64
 }
 
-func (sc stepScope) index() int {
-	if sc.it == nil {
-		return 0
-	}
-	return sc.it.Index
-}
-
 func (sc stepScope) where(st *spec.Step) string {
 	if sc.it != nil {
 		return fmt.Sprintf("iteration %d: %s: %s (%s)", sc.it.Index, sc.phase, st.KindKey(), st.Src.Pos)
@@ -39,10 +31,11 @@ func (sc stepScope) where(st *spec.Step) string {
 	return fmt.Sprintf("%s: %s (%s)", sc.phase, st.KindKey(), st.Src.Pos)
 }
 
-// stepRunner runs a plan's steps (sql, sql_file, set_global, restart, drop_caches, shell,
-// sleep, wait, workload, capture, generate, verify) on the fleet's targets, with what they need and no more:
-// the log, the globals it restores, the results folder for save_as, and how to run a
-// workload.
+// stepRunner runs a plan's steps on the fleet's targets: the skeleton every step shares
+// (its target, its timeout, its place in the log and errors), then its kind's runner
+// (spec.StepKind.Impl, a step.Runner) with what the kind may use of the run (step.Env,
+// stepenv.go): the log, the globals it restores, the results folder for save_as, how to run
+// a workload, the shards.
 type stepRunner struct {
 	fleet   *fleet
 	log     *runLog
@@ -57,17 +50,14 @@ type stepRunner struct {
 	// others (see runner.meet): a generate step splits its rows between the shards.
 	shard shard.Shard
 	meet  func(ctx context.Context, point string) error
-	// generates counts the split generate steps run so far: they name their meeting points,
-	// the same in every shard since every shard runs them in the same order.
-	generates int
 	// splits counts the split steps run so far by kind, which names their meeting points
 	// (see shardOf).
 	mu     sync.Mutex
 	splits map[string]int
 }
 
-// declared runs a step of a kind the executor does not know by its type: its kind's
-// declared runner (spec.StepKind.Impl, a step.Runner).
+// declared runs a step through its kind's declared runner (spec.StepKind.Impl, a
+// step.Runner): the executor knows no kind.
 func (sr *stepRunner) declared(ctx context.Context, st *spec.Step, sc stepScope, s *liveTarget) error {
 	if st.Kind == nil {
 		return fmt.Errorf("step of no kind")
@@ -125,12 +115,4 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	}
 	sr.log.logFile("%s: done in %.3fs", where, time.Since(began).Seconds())
 	return nil
-}
-
-func abbreviate(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }

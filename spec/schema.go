@@ -161,10 +161,6 @@ func (SNMPMetrics) jsonSchema() map[string]any {
 	}}
 }
 
-// DurationSchema is the JSON Schema of a duration (a Go duration or an expression), for a
-// step kind's StepKind.Schema.
-func DurationSchema() map[string]any { return durationSchema() }
-
 func durationSchema() map[string]any {
 	return map[string]any{"type": "string", "anyOf": []any{
 		map[string]any{"pattern": durationRegex}, map[string]any{"pattern": exprRegex}}}

@@ -457,7 +457,3 @@ func sqlValue(v any) string {
 	}
 	return fmt.Sprint(v)
 }
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
