@@ -96,3 +96,9 @@ func (r *Run) declareOldTables() error {
 	}
 	return nil
 }
+
+// AppendTableRows adds rows to a workload's own table file (merge writes the shards'
+// rows merged by the table's declaration).
+func (w *Writer) AppendTableRows(file string, recs []Record) error {
+	return w.appendRows(filepath.Base(file), recs)
+}

@@ -181,11 +181,11 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan
 		d.Latency = latency
-		if run.Replay != nil && len(run.Replay.Rows) > 0 {
-			d.Replay = &dataTable{run.Replay.Header, run.Replay.Rows}
+		if t := run.Table(results.ReplayFile); len(t.Rows) > 0 {
+			d.Replay = &dataTable{t.Header, t.Rows}
 		}
-		if run.Fingerprints != nil && len(run.Fingerprints.Rows) > 0 {
-			d.Fingerprints = &dataTable{run.Fingerprints.Header, run.Fingerprints.Rows}
+		if t := run.Table(results.FingerprintsFile); len(t.Rows) > 0 {
+			d.Fingerprints = &dataTable{t.Header, t.Rows}
 		}
 		d.Matrix = matrixCharts(run)
 		d.Headline = headlineOf(run)
