@@ -137,7 +137,6 @@ func TestKindsOwnTheirNames(t *testing.T) {
 var pendingTables = map[string][]string{
 	"results/replay.go":          {"replay"}, // ReplayRecord, FingerprintRows
 	"results/measure/measure.go": {"replay"}, // Total.Replay, measure.Replay
-	"reporters/html/html.go":     {"replay"}, // the page's replay table
 }
 
 // kindWords are the words of the kinds' own concepts their declarations do not spell:

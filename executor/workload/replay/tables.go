@@ -10,7 +10,7 @@ import "github.com/quadrant-bench/quadrant/results/measure"
 // histogram of (the schedule lag, the captured durations) is left empty rather than guessed.
 var Tables = []measure.Table{
 	{
-		File: "replay.csv", Title: "Replay fidelity", Key: []string{"iteration", "target"},
+		File: "replay.csv", Title: "Replay fidelity (captured vs replayed, schedule lag)", Key: []string{"iteration", "target"},
 		Columns: append(keyColumns(),
 			count("sessions_captured", "sessions in the capture"),
 			count("sessions_replayed", "sessions replayed"),
@@ -40,7 +40,7 @@ var Tables = []measure.Table{
 		),
 	},
 	{
-		File: "fingerprints.csv", Title: "Statement fingerprints",
+		File: "fingerprints.csv", Title: "Statement fingerprints (replayed vs captured latency)",
 		Key: []string{"iteration", "target", "fingerprint_id"}, Sort: "total_ms", Last: "other",
 		Columns: append(keyColumns(),
 			measure.TableColumn{Name: "rank", Description: "rank by replayed total time", Merge: "rank"},
