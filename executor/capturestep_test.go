@@ -1,6 +1,10 @@
 package executor
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/quadrant-bench/quadrant/results"
+)
 
 // TestCaptureStepThenReplay: a capture: step records what its while: workload runs on one
 // sandbox, and each iteration replays the capture on another, per session, from the data the
@@ -39,20 +43,20 @@ iteration:
   assert: ["errors == 0"]
 `, nil, Options{})
 	requireDone(t, run, out, err, 2)
-	if len(run.Replay.Rows) != 2 {
-		t.Fatalf("replay.csv rows %v", run.Replay.Rows)
+	if len(run.Table(results.ReplayFile).Rows) != 2 {
+		t.Fatalf("replay.csv rows %v", run.Table(results.ReplayFile).Rows)
 	}
-	for i := range run.Replay.Rows {
-		captured, replayed := run.Replay.Value(i, "statements_captured"), run.Replay.Value(i, "statements_replayed")
+	for i := range run.Table(results.ReplayFile).Rows {
+		captured, replayed := run.Table(results.ReplayFile).Value(i, "statements_captured"), run.Table(results.ReplayFile).Value(i, "statements_replayed")
 		// 200 transactions of a SELECT and an UPDATE on 2 connections, autocommit.
-		if captured != "400" || replayed != "400" || run.Replay.Value(i, "sessions_replayed") != "2" || run.Replay.Value(i, "errors") != "0" ||
-			run.Replay.Value(i, "end_state") != "same" {
-			t.Errorf("iteration %s: %v", run.Replay.Value(i, "iteration"), run.Replay.Rows[i])
+		if captured != "400" || replayed != "400" || run.Table(results.ReplayFile).Value(i, "sessions_replayed") != "2" || run.Table(results.ReplayFile).Value(i, "errors") != "0" ||
+			run.Table(results.ReplayFile).Value(i, "end_state") != "same" {
+			t.Errorf("iteration %s: %v", run.Table(results.ReplayFile).Value(i, "iteration"), run.Table(results.ReplayFile).Rows[i])
 		}
 	}
 	counts := map[string]string{}
-	for i := range run.Fingerprints.Rows {
-		counts[run.Fingerprints.Value(i, "fingerprint")] = run.Fingerprints.Value(i, "count")
+	for i := range run.Table(results.FingerprintsFile).Rows {
+		counts[run.Table(results.FingerprintsFile).Value(i, "fingerprint")] = run.Table(results.FingerprintsFile).Value(i, "count")
 	}
 	if counts["select v from shop.t where id=?"] != "200" || counts["update shop.t set v=v + ? where id=?"] != "200" {
 		t.Errorf("fingerprints %v", counts)

@@ -270,6 +270,7 @@ func newRunInfo(p *spec.Plan, o Options) *results.RunInfo {
 	for pw := range p.Workloads() {
 		if k, err := kinds.Of(pw.Workload); err == nil {
 			ri.AddMetrics(k.Metrics)
+			ri.AddTables(k.Tables)
 		}
 	}
 	// The step kinds' (a failover drill's figures).

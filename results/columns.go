@@ -33,7 +33,8 @@ const (
 	ColStageRate    = "rate"
 )
 
-// Columns of fingerprints.csv and replay.csv that readers look up (see FingerprintRows).
+// Columns of the workloads' own tables that readers look up (see FingerprintRows); a
+// kind's declaration (measure.Table) describes them, Run.DescribeTable says it.
 const (
 	ColRank          = "rank"
 	ColFingerprintID = "fingerprint_id"
@@ -57,13 +58,11 @@ const (
 // CSV is which of the folder's tables a column is of.
 type CSV string
 
-// The tables Describe knows.
+// The tables Describe knows; a kind's own table is named by its file (Run.DescribeTable).
 const (
-	TimeseriesCSV   CSV = "timeseries"
-	SummaryCSV      CSV = "summary"
-	ReplayCSV       CSV = "replay"
-	FingerprintsCSV CSV = "fingerprints"
-	QueriesCSV      CSV = "queries" // quadrant verify's
+	TimeseriesCSV CSV = "timeseries"
+	SummaryCSV    CSV = "summary"
+	QueriesCSV    CSV = "queries" // quadrant verify's
 )
 
 // Role is what a column is.
@@ -154,10 +153,6 @@ const CostPrefix = "cost."
 // column's kind and source need run.json (Run.Describe).
 func Describe(csv CSV, name string) ColumnInfo {
 	switch csv {
-	case ReplayCSV:
-		return describeReplay(name)
-	case FingerprintsCSV:
-		return describeFingerprint(name)
 	case QueriesCSV:
 		return describeQueries(name)
 	}
@@ -370,54 +365,4 @@ func clientCost(c *measure.Cost) bool {
 		}
 	}
 	return len(c.From) > 0
-}
-
-// describeReplay: replay.csv's counts add up over shards; the schedule lag, of which no
-// histogram is kept, cannot be.
-func describeReplay(name string) ColumnInfo {
-	c := ColumnInfo{Name: name, CSV: ReplayCSV, Role: RoleOther, Merge: MergeSum}
-	switch {
-	case name == ColIteration || name == ColTarget:
-		c.Role, c.Merge = RoleKey, MergeKey
-	case strings.HasPrefix(name, "lag_"):
-		c.Unit, c.Merge, c.Better = measure.Millis, MergeEmpty, measure.Lower
-	case name == ColBlockedMaxMs:
-		// one session's longest: the shards' largest, not their sum
-		c.Unit, c.Merge, c.Better = measure.Millis, MergeMax, measure.Lower
-	case name == "order_wait_ms":
-		c.Unit, c.Better = measure.Millis, measure.Lower
-	case name == ColEndState || name == ColEndDiffers:
-		// words: a sharded replay compares no end state (no shard has all the writes)
-		c.Merge = MergeEmpty
-	}
-	return c
-}
-
-// describeFingerprint: fingerprints.csv's replayed percentiles come from the fingerprint's
-// tx.ID histogram, the captured ones are not kept as histograms.
-func describeFingerprint(name string) ColumnInfo {
-	c := ColumnInfo{Name: name, CSV: FingerprintsCSV, Role: RoleOther, Merge: MergeSum}
-	switch name {
-	case ColIteration, ColTarget, ColFingerprintID, ColFingerprint:
-		c.Role, c.Merge = RoleKey, MergeKey
-		return c
-	case ColRank:
-		c.Role, c.Merge = RoleKey, MergeRank
-		return c
-	case ColErrorsByCode, ColCapturedErrorsByCode:
-		c.Merge = MergeCodes
-		return c
-	}
-	for _, p := range fingerprintPercentiles {
-		switch name {
-		case p.name + "_ms":
-			c.Unit, c.Better, c.Merge, c.Fallback, c.Percentile = measure.Millis, measure.Lower, MergeHistogram, MergeEmpty, p.q
-			c.Histogram = "tx"
-			return c
-		case capturedPrefix + p.name + "_ms":
-			c.Unit, c.Better, c.Merge = measure.Millis, measure.Lower, MergeEmpty
-			return c
-		}
-	}
-	return c
 }

@@ -41,12 +41,6 @@ func TestDescribe(t *testing.T) {
 		{SummaryCSV, "status.Com_select", RoleWatched, MergeLeader, "", "", "", 0, "", ""},
 		{TimeseriesCSV, "host.load1", RoleWatched, MergeLeader, "", "", "", 0, "", ""},
 		{SummaryCSV, "threads_axis", RoleOther, MergeLeader, "", "", "", 0, "", ""},
-		{ReplayCSV, "lag_p99_ms", RoleOther, MergeEmpty, "", "", measure.Millis, measure.Lower, "", ""},
-		{ReplayCSV, "statements_replayed", RoleOther, MergeSum, "", "", "", 0, "", ""},
-		{FingerprintsCSV, ColFingerprintP95, RoleOther, MergeHistogram, MergeEmpty, "", measure.Millis, measure.Lower, "tx", ""},
-		{FingerprintsCSV, "captured_p95_ms", RoleOther, MergeEmpty, "", "", measure.Millis, measure.Lower, "", ""},
-		{FingerprintsCSV, ColRank, RoleKey, MergeRank, "", "", "", 0, "", ""},
-		{FingerprintsCSV, ColErrorsByCode, RoleOther, MergeCodes, "", "", "", 0, "", ""},
 	} {
 		c := Describe(tc.csv, tc.name)
 		if c.Role != tc.role || c.Merge != tc.merge || c.Fallback != tc.fallback || c.Kind != tc.kind || c.Unit != tc.unit ||
@@ -54,9 +48,6 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("%s %s: got role %s merge %s/%s kind %s unit %q better %d histogram %q key %q", tc.csv, tc.name,
 				c.Role, c.Merge, c.Fallback, c.Kind, c.Unit, c.Better, c.Histogram, c.FamilyKey)
 		}
-	}
-	if c := Describe(FingerprintsCSV, ColFingerprintP95); c.Percentile != 95 {
-		t.Errorf("fingerprint p95: percentile %v", c.Percentile)
 	}
 }
 

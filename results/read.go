@@ -62,10 +62,8 @@ type Run struct {
 	Stages     *Data
 	Timeseries map[string]*Data // timeseries/TARGET.csv by target (header only after Open)
 	Targets    []string         // targets with a time series, sorted
-	// Fingerprints and Replay are fingerprints.csv and replay.csv: empty unless a workload
-	// replayed captured traffic.
-	Fingerprints *Data
-	Replay       *Data
+	// Tables are the workload kinds' own tables run.json declares, by file (see Table).
+	Tables map[string]*Data
 	// Warnings are the files whose last line was cut (TornLines), that row left out: a
 	// reader says them, since the folder is less than it looks.
 	Warnings []string
@@ -97,7 +95,7 @@ func Load(dir string) (*Run, error) {
 			return nil, err
 		}
 	}
-	if err := r.loadReplay(); err != nil {
+	if err := r.loadTables(); err != nil {
 		return nil, err
 	}
 	r.renameHostColumns()
@@ -134,7 +132,7 @@ func Open(dir string) (*Run, error) {
 		}
 		r.Timeseries[t] = NewData(header, nil)
 	}
-	if err := r.loadReplay(); err != nil {
+	if err := r.loadTables(); err != nil {
 		return nil, err
 	}
 	r.renameHostColumns()
@@ -218,15 +216,6 @@ func (r *Run) renameHostColumns() {
 			}
 		}
 	}
-}
-
-func (r *Run) loadReplay() error {
-	var err error
-	if r.Fingerprints, err = loadData(filepath.Join(r.Dir, FingerprintsFile)); err != nil {
-		return err
-	}
-	r.Replay, err = loadData(filepath.Join(r.Dir, ReplayFile))
-	return err
 }
 
 // loadSummary reads summary.csv as the iterations' rows and the stages' rows.

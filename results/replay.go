@@ -181,12 +181,3 @@ func (w *Writer) AppendTables(iteration int, target string, t *measure.Total) er
 	}
 	return w.appendRows(FingerprintsFile, FingerprintRows(iteration, target, t))
 }
-
-// AppendReplayRecords writes an iteration's replay.csv row and fingerprints.csv rows as the
-// caller laid them out (merge adds the shards' rows up).
-func (w *Writer) AppendReplayRecords(rec Record, fps []Record) error {
-	if err := w.appendRows(ReplayFile, []Record{rec}); err != nil {
-		return err
-	}
-	return w.appendRows(FingerprintsFile, fps)
-}

@@ -59,6 +59,9 @@ type RunInfo struct {
 	// Metrics describe the columns the plan's workload kinds add of their own (a kind's
 	// headline among them), so that reading the folder needs no kind.
 	Metrics []MetricInfo `json:"metrics,omitempty"`
+	// Tables declare the plan's workload kinds' own tables (Table), so that reading,
+	// merging and showing them needs no kind.
+	Tables []measure.Table `json:"tables,omitempty"`
 }
 
 // ShardInfo is a shard's place in a sharded run and how it met the others.

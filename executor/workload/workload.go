@@ -92,6 +92,10 @@ type Kind struct {
 	// registry gives spec their names (assertions) and the executor writes their
 	// descriptions into run.json, so that readers of the folder need not know the kind.
 	Metrics []measure.Metric
+	// Tables are the kind's own tables of the results folder, beside the shared ones: the
+	// executor writes their declarations into run.json, so that results reads and merges
+	// them, and the report shows them, without knowing the kind.
+	Tables []measure.Table
 }
 
 // ErrNoAction is returned by a kind for an action it does not have; validation refuses

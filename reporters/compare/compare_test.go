@@ -153,15 +153,15 @@ func TestFingerprintsLineUp(t *testing.T) {
 	b := load(t, 1, nil)
 	header := []string{"iteration", "target", "rank", "fingerprint_id", "count", "p95_ms", "fingerprint"}
 	it := a.Summary.Value(0, "iteration")
-	a.Fingerprints = results.NewData(header, [][]string{
+	a.Tables = map[string]*results.Data{results.FingerprintsFile: results.NewData(header, [][]string{
 		{it, "primary", "1", "q000000000001", "100", "2", "select ?"},
 		{it, "primary", "2", "q000000000002", "50", "4", "update t set v=?"},
-	})
-	b.Fingerprints = results.NewData(header, [][]string{
+	})}
+	b.Tables = map[string]*results.Data{results.FingerprintsFile: results.NewData(header, [][]string{
 		{it, "primary", "1", "q000000000002", "50", "3", "update t set v=?"},
 		{it, "primary", "2", "q000000000001", "100", "3", "select ?"},
 		{it, "primary", "3", "q000000000003", "7", "1", "delete from t"},
-	})
+	})}
 	c := Compare([]*results.Run{a, b}, []string{"tps"})
 	if len(c.Fingerprints) != 3 {
 		t.Fatalf("fingerprints %+v", c.Fingerprints)

@@ -26,7 +26,7 @@ func fingerprints(runs []*results.Run) []FingerprintChange {
 	index := map[string]int{}
 	var out []FingerprintChange
 	for ri, run := range runs {
-		F := run.Fingerprints
+		F := run.Table(results.FingerprintsFile)
 		if F == nil || len(F.Rows) == 0 {
 			continue
 		}

@@ -51,9 +51,9 @@ type pageData struct {
 	// Charts are the workload metrics charted first; Watched the run's watched columns.
 	Charts  []string `json:"charts"`
 	Watched []string `json:"watched"`
-	// Replay and Fingerprints are replay.csv and fingerprints.csv, when a workload replayed traffic.
-	Replay       *dataTable `json:"replay,omitempty"`
-	Fingerprints *dataTable `json:"fingerprints,omitempty"`
+	// Tables are the workloads' own tables run.json declares and the folder has rows of,
+	// each titled and in its declared order (ownTables).
+	Tables []ownTable `json:"tables,omitempty"`
 	// Keys name the columns the page finds rows by, and Columns say what each column of the
 	// summary and the time series is (results.Describe): the page knows no column by name.
 	Keys    pageKeys              `json:"keys"`
@@ -181,12 +181,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}
 		d.Plan = run.Plan
 		d.Latency = latency
-		if run.Replay != nil && len(run.Replay.Rows) > 0 {
-			d.Replay = &dataTable{run.Replay.Header, run.Replay.Rows}
-		}
-		if run.Fingerprints != nil && len(run.Fingerprints.Rows) > 0 {
-			d.Fingerprints = &dataTable{run.Fingerprints.Header, run.Fingerprints.Rows}
-		}
+		d.Tables = ownTables(run)
 		d.Matrix = matrixCharts(run)
 		d.Headline = headlineOf(run)
 		d.Effects = effectsOf(run)

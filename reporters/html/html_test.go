@@ -178,8 +178,8 @@ func TestComparisonRendersInChromium(t *testing.T) {
 	}
 	// Both runs replayed one statement fingerprint; its p95 went from 2 to 3 ms.
 	for i, p95 := range []string{"2", "3"} {
-		runs[i].Fingerprints = results.NewData([]string{"iteration", "target", "fingerprint_id", "count", "p95_ms", "fingerprint"},
-			[][]string{{runs[i].Summary.Value(0, "iteration"), runs[i].Summary.Value(0, "target"), "q0123456789ab", "10", p95, "select c from t where id=?"}})
+		runs[i].Tables = map[string]*results.Data{results.FingerprintsFile: results.NewData([]string{"iteration", "target", "fingerprint_id", "count", "p95_ms", "fingerprint"},
+			[][]string{{runs[i].Summary.Value(0, "iteration"), runs[i].Summary.Value(0, "target"), "q0123456789ab", "10", p95, "select c from t where id=?"}})}
 	}
 	c := compare.Compare(runs, []string{"tps", "p95_ms"})
 	path := filepath.Join(t.TempDir(), "compare.html")
@@ -389,8 +389,8 @@ func TestReplaySectionsRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Fingerprints.Value(0, "captured_p50_ms") == "" || run.Fingerprints.Value(0, "errors_by_code") != "1062:2" || run.Replay.Value(0, "statements_replayed") != "39" {
-		t.Fatalf("read back: %v %v", run.Fingerprints.Rows, run.Replay.Rows)
+	if run.Table(results.FingerprintsFile).Value(0, "captured_p50_ms") == "" || run.Table(results.FingerprintsFile).Value(0, "errors_by_code") != "1062:2" || run.Table(results.ReplayFile).Value(0, "statements_replayed") != "39" {
+		t.Fatalf("read back: %v %v", run.Table(results.FingerprintsFile).Rows, run.Table(results.ReplayFile).Rows)
 	}
 	dom := reportDOM(t, run)
 	if !regexp.MustCompile(`<td>100\.\d</td>`).MatchString(dom) {

@@ -30,7 +30,8 @@ var Kind = workload.Kind{
 			return []spec.DataFile{{File: Plan(w).File, Path: Plan(w).Path}}
 		},
 	},
-	New: newReplay,
+	New:    newReplay,
+	Tables: Tables,
 }
 
 // shards refuses to split a SQL file: captured traffic splits by session (each session one

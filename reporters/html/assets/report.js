@@ -532,18 +532,15 @@
     root.appendChild(el("div", { "class": "scroll" }, table));
   }
 
-  // replay: how faithful each iteration's replay was, and per statement fingerprint the replayed
-  // latencies beside the captured ones (fingerprints.csv, replay.csv).
-  function replay(root) {
-    if (D.replay) {
-      root.appendChild(el("h2", { text: "Replay fidelity (captured vs replayed, schedule lag)" }));
-      root.appendChild(sortableTable(D.replay, "replay"));
-    }
-    if (D.fingerprints) {
-      root.appendChild(el("h2", { text: "Statement fingerprints (replayed vs captured latency)" }));
-      root.appendChild(sortableTable(D.fingerprints, "fingerprints"));
-      byFingerprint(root, D.fingerprints);
-    }
+  // ownTables: the workloads' own tables run.json declares (a replay's fidelity and its
+  // statement fingerprints among them), each under its declared title; a table keyed by
+  // statement fingerprint also gets its p95 across iterations.
+  function ownTables(root) {
+    (D.tables || []).forEach(function (T) {
+      root.appendChild(el("h2", { text: T.title }));
+      root.appendChild(sortableTable(T, T.class));
+      if (col(T, K.fingerprint_id) >= 0 && col(T, K.fingerprint_p95) >= 0) byFingerprint(root, T);
+    });
   }
   // byFingerprint: one row per fingerprint and target, its replayed p95 in each iteration and the
   // change against the first: the per-query comparison of a matrix of replays.
@@ -686,7 +683,7 @@
     header(root);
     if (!D.only) { headline(root); summaryTable(root); byIteration(root); }
     overTime(root);
-    if (!D.only) { latency(root); replay(root); variables(root); plan(root); }
+    if (!D.only) { latency(root); ownTables(root); variables(root); plan(root); }
   } catch (e) {
     state.errors.push(String(e && e.stack || e));
     root.appendChild(el("p", { "class": "error", text: "report error: " + e }));

@@ -1,0 +1,46 @@
+package measure
+
+// Table is a workload kind's own table of figures, one file of the results folder beside
+// the shared ones, declared by the kind (workload.Kind.Tables) and written into run.json,
+// so that results reads, describes and merges it, and the report shows it, without
+// knowing the kind.
+type Table struct {
+	// File is the table's file name in the folder ("NAME.csv").
+	File string `json:"file"`
+	// Title heads the table in the report.
+	Title string `json:"title"`
+	// Key are the columns that place a row (iteration and target first).
+	Key []string `json:"key"`
+	// Sort is the column the report and merge order a row's peers by, largest first;
+	// Last, when set, is a value of the last key column ranked after every other.
+	Sort string `json:"sort,omitempty"`
+	Last string `json:"last,omitempty"`
+	// Columns describe the table's columns, in their order.
+	Columns []TableColumn `json:"columns"`
+}
+
+// TableColumn is one column of a kind's table.
+type TableColumn struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Unit        string `json:"unit,omitempty"`
+	// Merge is how the shards' cells add up (quadrant merge): key, sum, max, empty,
+	// codes, rank or histogram (results.Merge).
+	Merge string `json:"merge"`
+	// Histogram and Percentile, for a histogram column: the percentile of the histogram
+	// tagged Histogram.VALUE, VALUE the row's last key column.
+	Histogram  string  `json:"histogram,omitempty"`
+	Percentile float64 `json:"percentile,omitempty"`
+	// Better is which way the column improves; 0 when neither.
+	Better Direction `json:"better,omitempty"`
+}
+
+// Column is the table's column of that name; ok false when it has none.
+func (t Table) Column(name string) (TableColumn, bool) {
+	for _, c := range t.Columns {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return TableColumn{}, false
+}
