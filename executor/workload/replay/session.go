@@ -226,16 +226,16 @@ func (s *shared) start() time.Time {
 // sessionWorker replays one captured session on its own connection, reading the session's
 // statements from the spill: no other session's pace decides when it gets its next one.
 type sessionWorker struct {
-	sh     *shared
-	id     int
-	rd     *spillReader
-	cur    record
-	nth    int64 // cur is the session's nth statement (from 1)
-	fp     int   // cur's index into names
-	conn   *engine.Conn
-	timer  *time.Timer // a long wait, until timerSlack before due (waitUntil)
-	final  finalWait   // the rest of it
-	abort  error
+	sh    *shared
+	id    int
+	rd    *spillReader
+	cur   record
+	nth   int64 // cur is the session's nth statement (from 1)
+	fp    int   // cur's index into names
+	conn  *engine.Conn
+	timer *time.Timer // a long wait, until timerSlack before due (waitUntil)
+	final finalWait   // the rest of it
+	abort error
 	// lost is a connect that found no server (Lost): the statement's error, handed once to
 	// the loop, which reconnects or stops per on_error.reconnect.
 	lost   error
