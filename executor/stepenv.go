@@ -148,5 +148,8 @@ func (sr *stepRunner) env(st *spec.Step, sc stepScope, s *liveTarget) step.Env {
 	if sc.metrics != nil {
 		env.Record = func(name string, v float64) { sc.metrics[name] = v }
 	}
+	if sc.marks != nil {
+		env.Mark = sc.marks.add
+	}
 	return env
 }

@@ -52,6 +52,10 @@ type Env struct {
 	Workloads Workloads
 	// Record stores an iteration metric (a wait's record_as); nil outside an iteration.
 	Record func(name string, value float64)
+	// Mark notes that something happened at a moment of the iteration (a fault, a
+	// promotion): run.json keeps it as an event and the report draws it on its over-time
+	// charts. Nil outside an iteration.
+	Mark func(name string, at time.Time)
 	// Track shows a long step's progress on the console ("rows", "bytes"; total 0: unknown).
 	Track func(what, unit string, total float64) Progress
 	// Shard is this process's part of a sharded run for a step its kind splits

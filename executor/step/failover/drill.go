@@ -26,7 +26,7 @@ func (runner) Run(ctx context.Context, st *spec.Step, env step.Env) error {
 		return fmt.Errorf("failover: %w", err)
 	}
 	b := body(st)
-	d := &drill{b: b, cfg: cfg, front: env.Servers.Front(st.Target), logf: func(f string, a ...any) { env.Logf("%s: "+f, append([]any{env.Where}, a...)...) }}
+	d := &drill{b: b, cfg: cfg, front: env.Servers.Front(st.Target), logf: func(f string, a ...any) { env.Logf("%s: "+f, append([]any{env.Where}, a...)...) }, mark: env.Mark}
 	switch c := env.Servers.Cluster(st.Target); {
 	case c != nil && len(c.Replicas) > 0:
 		d.side = &sandboxSide{d: d, c: c}
@@ -75,6 +75,7 @@ type drill struct {
 	cfg   *mysql.Config // the target's, for its credentials; the address is the drill's
 	front step.Front    // nil: the ledger follows the primary itself
 	logf  func(string, ...any)
+	mark  func(name string, at time.Time) // the report's chart marks; nil: none kept
 	// beforeFault, in tests, runs once the ledger has acknowledged ids, just before the
 	// fault: a test plants a loss there.
 	beforeFault func(ctx context.Context, l *ledger) error
@@ -95,12 +96,14 @@ func (d *drill) run(ctx context.Context) (map[string]float64, error) {
 	}
 	d.side.atFault(ctx, l, m)
 	faultAt := time.Now()
+	d.marked(EventFault, faultAt)
 	addr, err := d.side.failover(ctx, m)
 	m[MetricAcked] = float64(len(l.ackedBefore(faultAt)))
 	if err != nil {
 		return m, errors.Join(err, d.side.restore())
 	}
 	l.epoch.Add(1) // connections opened from now on reach the new primary
+	d.marked(EventPromoted, time.Now())
 	switch {
 	case addr == "":
 	case d.front != nil:
@@ -158,6 +161,7 @@ func (d *drill) settle(ctx context.Context, l *ledger, faultAt time.Time, m map[
 		return fmt.Errorf("failover: no write commit on the new primary %s: %w", name, err)
 	}
 	m[MetricUnavailable] = first.Sub(faultAt).Seconds()
+	d.marked(EventFirstCommit, first)
 	l.stop() // no write in flight while the new primary's ids are read
 	lost, extra, err := count(ctx, db, l)
 	if err != nil {
@@ -167,6 +171,19 @@ func (d *drill) settle(ctx context.Context, l *ledger, faultAt time.Time, m map[
 	m[MetricAckedLost], m[MetricUnackedPresent] = float64(len(lost)), float64(extra)
 	d.logf("%s is the primary: first write commit %.3fs after the fault; %d acknowledged ids lost, %d unacknowledged ids present", name, m[MetricUnavailable], len(lost), extra)
 	return nil
+}
+
+// The moments a drill marks on the report's over-time charts (run.json's events).
+const (
+	EventFault       = "failover fault"        // the primary failed (or, switchover, was cut off)
+	EventPromoted    = "failover promoted"     // a replica is the primary, the front points at it
+	EventFirstCommit = "failover first commit" // the first write commit on the new primary
+)
+
+func (d *drill) marked(name string, at time.Time) {
+	if d.mark != nil {
+		d.mark(name, at)
+	}
 }
 
 // binlogCommits is the primary's Binlog_commits (MariaDB: transactions written to its binary
