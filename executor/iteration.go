@@ -189,7 +189,8 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	}
 	r.logf("iteration %d: %s on %s", it.Index, it.Workload, s.Name())
 	began := time.Now()
-	total, werr := r.runWorkload(ctx, s, it.Workload, "", rows.interval, ready)
+	onInterval := func(iv *measure.Interval) { x.marks.interval(iv); rows.interval(iv) }
+	total, werr := r.runWorkload(ctx, s, it.Workload, "", onInterval, ready)
 	rows.close()
 	var derr error
 	if during != nil {

@@ -150,6 +150,9 @@ func (sr *stepRunner) env(st *spec.Step, sc stepScope, s *liveTarget) step.Env {
 	}
 	if sc.marks != nil {
 		env.Mark = sc.marks.add
+		if sc.phase == spec.PhaseDuring {
+			env.Intervals = sc.marks.seen
+		}
 	}
 	return env
 }
