@@ -23,6 +23,7 @@ type iteration struct {
 	target  string // the workload's
 	watched []string
 	records map[string]float64
+	marks   *marks
 	m       *measurement // nil until the workload started
 }
 
@@ -38,11 +39,11 @@ type measurement struct {
 
 // runIteration runs one matrix cell and returns its status; info is updated in place.
 func (r *runner) runIteration(ctx context.Context, it *spec.Iteration, info *results.IterationInfo) string {
-	x := &iteration{r: r, it: it, info: info, target: r.plan.TargetOf(it), records: map[string]float64{}}
+	x := &iteration{r: r, it: it, info: info, target: r.plan.TargetOf(it), records: map[string]float64{}, marks: &marks{}}
 	x.watched = []string{x.target}
 	info.Start = time.Now().UTC()
 	info.Status = results.StatusRunning
-	info.Error, info.Failed, info.Warnings, info.Stall, info.Behind = "", nil, nil, nil, nil
+	info.Error, info.Failed, info.Warnings, info.Stall, info.Behind, info.Events = "", nil, nil, nil, nil, nil
 	r.saveInfo()
 	r.logf("iteration %d/%d%s", it.Index, len(r.plan.Iterations), describeCell(it))
 	err := x.run(ctx)
@@ -84,7 +85,7 @@ func (x *iteration) run(ctx context.Context) error {
 }
 
 func (x *iteration) scope(phase string) stepScope {
-	return stepScope{phase: phase, target: x.target, it: x.it, metrics: x.records}
+	return stepScope{phase: phase, target: x.target, it: x.it, metrics: x.records, marks: x.marks}
 }
 
 // end settles the iteration's status (interrupted, failed, or what its assertions say)
@@ -188,7 +189,8 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	}
 	r.logf("iteration %d: %s on %s", it.Index, it.Workload, s.Name())
 	began := time.Now()
-	total, werr := r.runWorkload(ctx, s, it.Workload, "", rows.interval, ready)
+	onInterval := func(iv *measure.Interval) { x.marks.interval(iv); rows.interval(iv) }
+	total, werr := r.runWorkload(ctx, s, it.Workload, "", onInterval, ready)
 	rows.close()
 	var derr error
 	if during != nil {
@@ -210,6 +212,9 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	}
 	if total != nil {
 		x.m.duration = total.End.Sub(total.Start)
+	}
+	if total != nil {
+		x.info.Events = x.marks.events(total.Start)
 	}
 	if st := rows.stall.result(it.Workload.Duration, total); st != nil {
 		x.info.Stall = st

@@ -148,5 +148,11 @@ func (sr *stepRunner) env(st *spec.Step, sc stepScope, s *liveTarget) step.Env {
 	if sc.metrics != nil {
 		env.Record = func(name string, v float64) { sc.metrics[name] = v }
 	}
+	if sc.marks != nil {
+		env.Mark = sc.marks.add
+		if sc.phase == spec.PhaseDuring {
+			env.Intervals = sc.marks.seen
+		}
+	}
 	return env
 }

@@ -22,6 +22,7 @@ type stepScope struct {
 	target  string
 	it      *spec.Iteration
 	metrics map[string]float64
+	marks   *marks // nil outside an iteration
 }
 
 func (sc stepScope) where(st *spec.Step) string {

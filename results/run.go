@@ -208,6 +208,17 @@ type IterationInfo struct {
 	// Behind, when set, says an open loop (a rate, a replay at its captured timing) fell
 	// behind its schedule: its events started late.
 	Behind *Behind `json:"behind,omitempty"`
+	// Events are moments a step marked while the workload ran (a failover drill's fault and
+	// promotion), in order: the report draws each on its over-time charts.
+	Events []Event `json:"events,omitempty"`
+}
+
+// Event is a moment of an iteration's measured part a step marked: its name ("fault",
+// "promoted") and when, in seconds of the measured part (the x axis of the intervals'
+// elapsed; negative during the warmup).
+type Event struct {
+	Name string  `json:"name"`
+	AtS  float64 `json:"at_s"`
 }
 
 // Behind is an open-loop iteration whose events started later than their schedule by more

@@ -52,6 +52,13 @@ type Env struct {
 	Workloads Workloads
 	// Record stores an iteration metric (a wait's record_as); nil outside an iteration.
 	Record func(name string, value float64)
+	// Mark notes that something happened at a moment of the iteration (a fault, a
+	// promotion): run.json keeps it as an event and the report draws it on its over-time
+	// charts. Nil outside an iteration.
+	Mark func(name string, at time.Time)
+	// Intervals are the workload's intervals so far (warmup ones marked), in order, for a
+	// during: step that measures the workload around what it did; nil in other phases.
+	Intervals func() []measure.Interval
 	// Track shows a long step's progress on the console ("rows", "bytes"; total 0: unknown).
 	Track func(what, unit string, total float64) Progress
 	// Shard is this process's part of a sharded run for a step its kind splits

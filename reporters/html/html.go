@@ -44,10 +44,12 @@ type pageData struct {
 	// over-time chart.
 	StageMarks []float64 `json:"stage_marks,omitempty"`
 	// StageLabels name each stage mark: the stage and its level ("stage 2: threads 64").
-	StageLabels []string            `json:"stage_labels,omitempty"`
-	Latency     map[string]spectrum `json:"latency,omitempty"`
-	Plan        string              `json:"plan,omitempty"`
-	Only        string              `json:"only,omitempty"`
+	StageLabels []string `json:"stage_labels,omitempty"`
+	// Events are the moments steps marked in the iterations, drawn on the over-time charts.
+	Events  []eventJSON         `json:"events,omitempty"`
+	Latency map[string]spectrum `json:"latency,omitempty"`
+	Plan    string              `json:"plan,omitempty"`
+	Only    string              `json:"only,omitempty"`
 	// Charts are the workload metrics charted first; Watched the run's watched columns.
 	Charts  []string `json:"charts"`
 	Watched []string `json:"watched"`
@@ -176,6 +178,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 	d := pageData{Info: run.Info, Series: seriesData(all, only), Only: only, Charts: measure.ChartDefaults(), Watched: run.Watched(),
 		Keys: keys, Columns: columnsOf(run, all)}
 	d.StageMarks, d.StageLabels = stageMarks(all, stageLevels(run))
+	d.Events = eventsOf(run)
 	d.Failed, _ = failedIterations(run)
 	if only == "" {
 		d.Summary = dataTable{run.Summary.Header, run.Summary.Rows}

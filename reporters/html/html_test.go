@@ -115,6 +115,10 @@ func TestStageMarksOnEveryTimeChart(t *testing.T) {
 	if !strings.Contains(dom, "stage starts at 4, 7 s") {
 		t.Error("the charts do not say where the stages start")
 	}
+	// Staged has no events: no chart draws event marks.
+	if regexp.MustCompile(`<div[^>]*data-event-marks=`).MatchString(dom) {
+		t.Error("a run without events has event marks")
+	}
 	// Without stages, no chart has marks.
 	plain := t.TempDir()
 	fixture.Folder(t, plain, 1)
@@ -127,6 +131,44 @@ func TestStageMarksOnEveryTimeChart(t *testing.T) {
 	}
 	if dom := chromium(t, path); regexp.MustCompile(`<div[^>]*data-stage-marks=`).MatchString(dom) || !strings.Contains(dom, `class="chart"`) {
 		t.Error("a run without stages has stage marks")
+	}
+}
+
+// Events a step marked in an iteration (a failover drill's fault and promotion) reach the
+// page and every over-time chart draws them, with their names and the iteration's label.
+func TestEventMarksOnEveryTimeChart(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Folder(t, dir, 1)
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run.Info.Iterations[0].Events; len(got) != len(fixture.FolderEvents) {
+		t.Fatalf("run.json kept %v, want %v", got, fixture.FolderEvents)
+	}
+	path, err := WriteReport(run, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dom := rendered(t, path)
+	charts := regexp.MustCompile(`<div[^>]*class="chart"[^>]*>`).FindAllString(dom, -1)
+	withEvents := 0
+	for _, c := range charts {
+		n := regexp.MustCompile(`data-event-marks="(\d+)"`).FindStringSubmatch(c)
+		if n == nil {
+			continue
+		}
+		withEvents++
+		if n[1] != "2" {
+			t.Errorf("a chart drew %s event marks, want 2: %s", n[1], c)
+		}
+		if !strings.Contains(c, "fault (") || !strings.Contains(c, "promoted (") {
+			t.Errorf("a chart's event labels lack the events' names: %s", c)
+		}
+	}
+	// 5 over-time charts: primary's tps, p95_ms and 2 watched columns, the replica's lag.
+	if withEvents != 5 {
+		t.Errorf("%d charts with event marks, want the 5 over-time charts", withEvents)
 	}
 }
 

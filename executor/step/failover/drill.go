@@ -10,6 +10,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/executor/step"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -26,7 +27,7 @@ func (runner) Run(ctx context.Context, st *spec.Step, env step.Env) error {
 		return fmt.Errorf("failover: %w", err)
 	}
 	b := body(st)
-	d := &drill{b: b, cfg: cfg, front: env.Servers.Front(st.Target), logf: func(f string, a ...any) { env.Logf("%s: "+f, append([]any{env.Where}, a...)...) }}
+	d := &drill{b: b, cfg: cfg, front: env.Servers.Front(st.Target), logf: func(f string, a ...any) { env.Logf("%s: "+f, append([]any{env.Where}, a...)...) }, mark: env.Mark, intervals: env.Intervals}
 	switch c := env.Servers.Cluster(st.Target); {
 	case c != nil && len(c.Replicas) > 0:
 		d.side = &sandboxSide{d: d, c: c}
@@ -36,7 +37,7 @@ func (runner) Run(ctx context.Context, st *spec.Step, env step.Env) error {
 		return fmt.Errorf("failover: target %s is no sandbox with replicas, nor a dsn target with a promote command", st.Target)
 	}
 	m, err := d.run(ctx)
-	if ctx.Err() != nil {
+	if err != nil && ctx.Err() != nil {
 		// The executor drops a during: step's error once the workload has ended: say it here.
 		env.Logf("%s: cut short (%v) before it counted: the workload ended first; give the drill more time after its at:", env.Where, ctx.Err())
 	}
@@ -75,6 +76,9 @@ type drill struct {
 	cfg   *mysql.Config // the target's, for its credentials; the address is the drill's
 	front step.Front    // nil: the ledger follows the primary itself
 	logf  func(string, ...any)
+	mark  func(name string, at time.Time) // the report's chart marks; nil: none kept
+	// intervals are the workload's so far (a during: step), nil: no recovery measured.
+	intervals func() []measure.Interval
 	// beforeFault, in tests, runs once the ledger has acknowledged ids, just before the
 	// fault: a test plants a loss there.
 	beforeFault func(ctx context.Context, l *ledger) error
@@ -95,12 +99,14 @@ func (d *drill) run(ctx context.Context) (map[string]float64, error) {
 	}
 	d.side.atFault(ctx, l, m)
 	faultAt := time.Now()
+	d.marked(EventFault, faultAt)
 	addr, err := d.side.failover(ctx, m)
 	m[MetricAcked] = float64(len(l.ackedBefore(faultAt)))
 	if err != nil {
 		return m, errors.Join(err, d.side.restore())
 	}
 	l.epoch.Add(1) // connections opened from now on reach the new primary
+	d.marked(EventPromoted, time.Now())
 	switch {
 	case addr == "":
 	case d.front != nil:
@@ -109,10 +115,15 @@ func (d *drill) run(ctx context.Context) (map[string]float64, error) {
 	default:
 		l.addr.Store(&addr)
 	}
-	if err := d.settle(ctx, l, faultAt, m); err != nil {
+	first, err := d.settle(ctx, l, faultAt, m)
+	if err != nil {
 		return m, errors.Join(err, d.side.restore())
 	}
-	return m, d.side.restore()
+	if err := d.side.restore(); err != nil {
+		return m, err
+	}
+	d.recovery(ctx, faultAt, first, m)
+	return m, nil
 }
 
 // lead makes the ledger and writes it for the body's lead, measuring the workload's write
@@ -147,26 +158,40 @@ func (d *drill) lead(ctx context.Context, m map[string]float64) (*ledger, error)
 
 // settle waits for the first write commit on the new primary, stops the ledger and counts
 // it there.
-func (d *drill) settle(ctx context.Context, l *ledger, faultAt time.Time, m map[string]float64) error {
+func (d *drill) settle(ctx context.Context, l *ledger, faultAt time.Time, m map[string]float64) (time.Time, error) {
 	db, name, err := d.side.primary()
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	defer db.Close()
 	first, err := l.firstCommit(ctx, faultAt, d.b.RecoverTimeout)
 	if err != nil {
-		return fmt.Errorf("failover: no write commit on the new primary %s: %w", name, err)
+		return time.Time{}, fmt.Errorf("failover: no write commit on the new primary %s: %w", name, err)
 	}
 	m[MetricUnavailable] = first.Sub(faultAt).Seconds()
+	d.marked(EventFirstCommit, first)
 	l.stop() // no write in flight while the new primary's ids are read
 	lost, extra, err := count(ctx, db, l)
 	if err != nil {
-		return fmt.Errorf("failover: %s: %w", name, err)
+		return time.Time{}, fmt.Errorf("failover: %s: %w", name, err)
 	}
 	d.lost = lost
 	m[MetricAckedLost], m[MetricUnackedPresent] = float64(len(lost)), float64(extra)
 	d.logf("%s is the primary: first write commit %.3fs after the fault; %d acknowledged ids lost, %d unacknowledged ids present", name, m[MetricUnavailable], len(lost), extra)
-	return nil
+	return first, nil
+}
+
+// The moments a drill marks on the report's over-time charts (run.json's events).
+const (
+	EventFault       = "failover fault"        // the primary failed (or, switchover, was cut off)
+	EventPromoted    = "failover promoted"     // a replica is the primary, the front points at it
+	EventFirstCommit = "failover first commit" // the first write commit on the new primary
+)
+
+func (d *drill) marked(name string, at time.Time) {
+	if d.mark != nil {
+		d.mark(name, at)
+	}
 }
 
 // binlogCommits is the primary's Binlog_commits (MariaDB: transactions written to its binary

@@ -43,11 +43,13 @@ const (
 	MetricLagRows        = "failover_lag_rows"        // acknowledged ledger rows not yet on the replica just before the fault
 	MetricLagBytes       = "failover_lag_bytes"       // of the primary's binary log not received by a replica just before the fault
 	MetricCatchup        = "failover_catchup_s"       // the promoted replica applying its relay log
+	MetricRecovery       = "failover_recovery_s"      // fault to the end of the first interval on the new primary at 90% of the tps before
+	MetricErrors         = "failover_errors"          // the workload's errors from the fault until then
 	MetricReconnects     = "failover_reconnects"      // client connections the front cut when it switched
 )
 
 // Metrics are the names a drill records, in the order summary.csv shows them.
-var Metrics = []string{MetricTPSBefore, MetricUnavailable, MetricAcked, MetricAckedLost, MetricUnackedPresent, MetricLagSeconds, MetricLagRows, MetricLagBytes, MetricCatchup}
+var Metrics = []string{MetricTPSBefore, MetricUnavailable, MetricAcked, MetricAckedLost, MetricUnackedPresent, MetricLagSeconds, MetricLagRows, MetricLagBytes, MetricCatchup, MetricRecovery, MetricErrors}
 
 // Kind is the failover step kind.
 var Kind = spec.StepKind{
@@ -133,5 +135,7 @@ func (runner) Metrics() []measure.Metric {
 		m(MetricLagRows, "acknowledged ledger rows a replica had not applied just before the fault (the worst)", measure.Count, measure.Lower, false),
 		m(MetricLagBytes, "bytes of the primary's binary log a replica had not received just before the fault (the worst): what a crash takes with it", "B", measure.Lower, false),
 		m(MetricCatchup, "seconds the promoted replica took to apply its relay log", "s", measure.Lower, false),
+		m(MetricRecovery, "seconds from the fault until the workload is back to 90% of its throughput before it (the end of the first report interval, on the new primary, that reaches it)", "s", measure.Lower, false),
+		m(MetricErrors, "the workload's errors from the fault until its throughput is back", measure.Count, measure.Lower, false),
 	}
 }

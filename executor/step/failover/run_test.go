@@ -10,6 +10,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/step/failover"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -94,6 +95,24 @@ iteration:
 			t.Fatalf("iteration %d: %s (%s)", i+1, it.Status, it.Error)
 		}
 	}
+	checkEvents(t, run)
+	// Throughput may not be back to 90% before the workload ends on a loaded host (then the
+	// figure is missing); when it is, it comes after the first commit, with the cut's errors.
+	for i := range run.Summary.Rows {
+		if run.Summary.Value(i, results.ColTarget) != "db" {
+			continue
+		}
+		rec, ok := run.Summary.Float(i, failover.MetricRecovery)
+		if !ok {
+			t.Logf("summary row %d: throughput not back before the workload ended", i+1)
+			continue
+		}
+		unavail, _ := run.Summary.Float(i, failover.MetricUnavailable)
+		errs, _ := run.Summary.Float(i, failover.MetricErrors)
+		if rec < unavail || errs == 0 {
+			t.Errorf("summary row %d: back to full throughput %.2fs after the fault, before its first commit (%.2fs), or with no error (%v)", i+1, rec, unavail, errs)
+		}
+	}
 	for _, col := range []string{"failover_unavailable_s", "failover_acked", "failover_acked_lost", "failover_unacked_present", "failover_lag_s", "failover_catchup_s"} {
 		if _, ok := run.Summary.Float(0, col); !ok {
 			t.Errorf("summary.csv has no %s", col)
@@ -112,6 +131,35 @@ iteration:
 	}
 	if n, ok := ts.Float(len(ts.Rows)-1, "tps"); !ok || n == 0 {
 		t.Errorf("last interval: %v tps, want some: the workload did not follow the primary", n)
+	}
+}
+
+// checkEvents: each iteration's run.json marks the fault, the promotion and the first commit,
+// in that order, inside its measured part (after it began: the step's at: 1s and lead are
+// from the workload's launch, which its connections delay a little; before its last interval
+// ended), for the report's over-time charts.
+func checkEvents(t *testing.T, run *results.Run) {
+	t.Helper()
+	ts := run.Timeseries["db"]
+	if ts == nil || len(ts.Rows) == 0 {
+		t.Fatal("no time series for db")
+	}
+	for i, it := range run.Info.Iterations {
+		var names []string
+		for _, e := range it.Events {
+			names = append(names, e.Name)
+		}
+		want := []string{failover.EventFault, failover.EventPromoted, failover.EventFirstCommit}
+		if !slices.Equal(names, want) {
+			t.Errorf("iteration %d: events %v, want %v", i+1, names, want)
+			continue
+		}
+		if e := it.Events; e[0].AtS <= 0 || e[1].AtS < e[0].AtS || e[2].AtS < e[1].AtS {
+			t.Errorf("iteration %d: events %+v: the fault before the measured part began, or out of order", i+1, e)
+		}
+		if end, ok := ts.Float(len(ts.Rows)-1, "elapsed_s"); ok && it.Events[2].AtS > end {
+			t.Errorf("iteration %d: first commit at %.2fs, after the measured part ended (%.2fs)", i+1, it.Events[2].AtS, end)
+		}
 	}
 }
 

@@ -97,6 +97,41 @@
     };
   }
 
+  // eventMarks draws a solid vertical line at each event an iteration's step marked (a
+  // failover drill's fault and promotion) with its name and iteration; data-event-marks says
+  // how many it drew and data-event-labels which, for tests.
+  function eventMarks(box, events) {
+    return {
+      hooks: {
+        draw: [function (u) {
+          var ctx = u.ctx, n = 0, drawn = [], r = uPlot.pxRatio;
+          ctx.save();
+          ctx.strokeStyle = EVENT;
+          ctx.fillStyle = EVENT;
+          ctx.font = Math.round(11 * r) + "px system-ui, sans-serif";
+          ctx.lineWidth = 1.5 * r;
+          events.forEach(function (e, i) {
+            var px = u.valToPos(e.at_s, "x", true);
+            if (!(px >= u.bbox.left && px <= u.bbox.left + u.bbox.width)) return;
+            ctx.beginPath();
+            ctx.moveTo(px, u.bbox.top);
+            ctx.lineTo(px, u.bbox.top + u.bbox.height);
+            ctx.stroke();
+            var label = e.name + " (" + iterLabel(e.iteration) + ")";
+            // staggered from the bottom up, so that marks close together keep their labels apart
+            ctx.fillText(label, px + 3 * r, u.bbox.top + u.bbox.height - (4 + 13 * (i % 4)) * r);
+            drawn.push(label);
+            n++;
+          });
+          ctx.restore();
+          box.setAttribute("data-event-marks", String(n));
+          box.setAttribute("data-event-labels", drawn.join(" | "));
+        }]
+      }
+    };
+  }
+  var EVENT = "#8a4b00";
+
   // failedMarks draws a red cross on each point of the given x (iterations that failed) and
   // says how many in data-failed-marks: a failed iteration's figure is a part, not a result.
   function failedMarks(box, failedXs) {
@@ -163,6 +198,7 @@
         ((opt.labels || []).length ? " (" + opt.labels.join("; ") + ")" : ""));
     }
     if (opt.failedXs && opt.failedXs.length) plugins.push(failedMarks(box, opt.failedXs));
+    if (opt.events && opt.events.length) plugins.push(eventMarks(box, opt.events));
     if (plugins.length) opts.plugins = plugins;
     if (failed) box.setAttribute("data-failed-series", String(failed));
     var data = withGaps(xs, series.map(function (s) { return s.values; }));
@@ -483,7 +519,7 @@
         if (typeof v === "string") v = T.values[metric] = JSON.parse(v);
         chart(area, metric + (T.buckets > 0 ? " (downsampled: min/max of " + T.buckets + " slices)" : ""), "elapsed s", T.x,
           T.iterations.map(function (it, i) { return { label: iterLabel(Number(it)), values: v[i], failed: failedWhy(it) }; }), D.stage_marks,
-          { labels: D.stage_labels });
+          { labels: D.stage_labels, events: (D.events || []).filter(function (e) { return T.iterations.map(Number).indexOf(e.iteration) >= 0; }) });
       }
       defaults.forEach(draw);
     });
