@@ -33,11 +33,11 @@ type GenerateTables []GenerateTable
 
 // GenerateTable is how one table is filled.
 type GenerateTable struct {
-	Src       Source             `yaml:"-" name:"generate table" def:"generate_table"`
-	Name      string             `yaml:"-"`
-	Rows      int64              `yaml:"rows" min:"0" doc:"How many rows the table gets (or per_parent). The table must be empty."`
-	PerParent *GeneratePerParent `yaml:"per_parent" doc:"Instead of rows: how many rows each row of a parent table gets, e.g. per_parent: {min: 5, max: 15} for 5 to 15 salaries per employee (see generate_per_parent)."`
-	Columns   GenerateColumns    `yaml:"columns" doc:"Settings of some columns, by name (see generate_column); the others get values that look real for their type."`
+	Src        Source             `yaml:"-" name:"generate table" def:"generate_table"`
+	Name       string             `yaml:"-"`
+	Rows       int64              `yaml:"rows" min:"0" doc:"How many rows the table gets (or per_parent). The table must be empty."`
+	PerParent  *GeneratePerParent `yaml:"per_parent" doc:"Instead of rows: how many rows each row of a parent table gets, e.g. per_parent: {min: 5, max: 15} for 5 to 15 salaries per employee (see generate_per_parent)."`
+	Columns    GenerateColumns    `yaml:"columns" doc:"Settings of some columns, by name (see generate_column); the others get values that look real for their type."`
 	FromSample *GenerateRowSample `yaml:"from_sample" doc:"Draw some columns together from one row of real data, so values that go together stay together, e.g. from_sample: {table: prod.addresses, columns: [city, zip]} (see generate_row_sample)."`
 }
 
