@@ -505,7 +505,7 @@ func (c *schemaCheck) exprs(t *GenerateTable, dt *ddl.Table) {
 			c.v.errorf(gc.Src.At("expr"), "%s.%s is part of a key generate builds (auto-increment, unique or foreign), which expr cannot keep; remove expr (%s)", t.Name, col.Name, c.at(col.Pos))
 			continue
 		}
-		_, uses, err := CompileGenerateExpr(gc.Expr.Source, ExprColumn{col.Name, col.Type}, cols, parentCols)
+		_, uses, err := CompileGenerateExpr(gc.Expr.Source, ExprColumn{col.Name, col.Type}, cols, parentCols, ExprDraws{})
 		if err != nil {
 			c.v.errorf(at(gc.Expr.Pos, err), "%s.%s: expr %q: %s (%s)", t.Name, col.Name, gc.Expr.Source, exprMessage(err), c.at(col.Pos))
 			continue
