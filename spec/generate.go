@@ -33,11 +33,56 @@ type GenerateTables []GenerateTable
 
 // GenerateTable is how one table is filled.
 type GenerateTable struct {
-	Src       Source             `yaml:"-" name:"generate table" def:"generate_table"`
-	Name      string             `yaml:"-"`
-	Rows      int64              `yaml:"rows" min:"0" doc:"How many rows the table gets (or per_parent). The table must be empty."`
-	PerParent *GeneratePerParent `yaml:"per_parent" doc:"Instead of rows: how many rows each row of a parent table gets, e.g. per_parent: {min: 5, max: 15} for 5 to 15 salaries per employee (see generate_per_parent)."`
-	Columns   GenerateColumns    `yaml:"columns" doc:"Settings of some columns, by name (see generate_column); the others get values that look real for their type."`
+	Src        Source             `yaml:"-" name:"generate table" def:"generate_table"`
+	Name       string             `yaml:"-"`
+	Rows       int64              `yaml:"rows" min:"0" doc:"How many rows the table gets (or per_parent). The table must be empty."`
+	PerParent  *GeneratePerParent `yaml:"per_parent" doc:"Instead of rows: how many rows each row of a parent table gets, e.g. per_parent: {min: 5, max: 15} for 5 to 15 salaries per employee (see generate_per_parent)."`
+	Columns    GenerateColumns    `yaml:"columns" doc:"Settings of some columns, by name (see generate_column); the others get values that look real for their type."`
+	FromSample *GenerateRowSample `yaml:"from_sample" doc:"Draw some columns together from one row of real data, so values that go together stay together, e.g. from_sample: {table: prod.addresses, columns: [city, zip]} (see generate_row_sample)."`
+}
+
+// GenerateRowSample draws a table's columns together: each generated row takes the values of
+// one row of a sample of real data, so a city keeps its zip.
+type GenerateRowSample struct {
+	Src     Source        `yaml:"-" name:"generate from_sample" def:"generate_row_sample"`
+	Table   string        `yaml:"table,required" doc:"Where the rows come from, on the target: TABLE (in the database filled) or DB.TABLE."`
+	Columns SampleColumns `yaml:"columns,required" doc:"The columns drawn together, by name: each is the sample's column of the same name."`
+}
+
+// SampleColumns are the columns a from_sample draws together, with where each is written.
+type SampleColumns []SampleColumn
+
+// SampleColumn is one column of a table-level from_sample.
+type SampleColumn struct {
+	Name string
+	Pos  Pos
+}
+
+// Names are the columns' names in written order.
+func (cs SampleColumns) Names() []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func (cs *SampleColumns) decodeNode(d *decoder, n *yaml.Node, name string) {
+	items, ok := d.list(n, name)
+	if !ok {
+		return
+	}
+	for _, it := range items {
+		if it.Kind != yaml.ScalarNode || it.Value == "" {
+			d.errs.add(d.t.pos(it), "%s lists column names, got %s", name, describeNode(it))
+			continue
+		}
+		*cs = append(*cs, SampleColumn{Name: it.Value, Pos: d.t.pos(it)})
+	}
+}
+
+func (SampleColumns) jsonSchema() map[string]any {
+	return map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "string"}}
 }
 
 // GeneratePerParent gives a child table its rows per row of a parent: each parent row draws
@@ -181,7 +226,7 @@ func (GenerateColumns) jsonSchema() map[string]any {
 
 // sections are the plan reference's sections of a generate's tables and columns.
 func (*Generate) sections() []reflect.Type {
-	return []reflect.Type{reflect.TypeOf(GenerateTable{}), reflect.TypeOf(GenerateColumn{})}
+	return []reflect.Type{reflect.TypeOf(GenerateTable{}), reflect.TypeOf(GenerateColumn{}), reflect.TypeOf(GenerateRowSample{})}
 }
 
 // Check checks g as the generate step kind's Check (spec.StepKind.Check): its schema
@@ -208,6 +253,7 @@ func (g *Generate) validate(v *validator) {
 	for i := range g.Tables {
 		t := &g.Tables[i]
 		t.checkRows(v, g)
+		t.checkRowSample(v)
 		for j := range t.Columns {
 			t.Columns[j].check(v, t.Name)
 		}
@@ -320,4 +366,33 @@ func (t *GenerateTable) checkRows(v *validator, g *Generate) {
 		names = append(names, g.Tables[i].Name)
 	}
 	v.errorf(pp.Src.At("parent"), "%s: per_parent parent %s is not in tables:; add %s: {rows: N} to tables or name another parent%s", t.Name, pp.Parent, pp.Parent, suggest(pp.Parent, names))
+}
+
+// checkRowSample checks a table-level from_sample: where from, and columns listed once that
+// say nothing else about their values.
+func (t *GenerateTable) checkRowSample(v *validator) {
+	rs := t.FromSample
+	if rs == nil {
+		return
+	}
+	if parts := strings.Split(rs.Table, "."); len(parts) > 2 || slices.Contains(parts, "") {
+		v.errorf(rs.Src.At("table"), "%s: from_sample table %q is not TABLE or DB.TABLE (names without dots); the columns are the sample's of the same names", t.Name, rs.Table)
+	}
+	seen := map[string]bool{}
+	for _, sc := range rs.Columns {
+		if seen[sc.Name] {
+			v.errorf(sc.Pos, "%s: from_sample lists column %s twice; list it once", t.Name, sc.Name)
+			continue
+		}
+		seen[sc.Name] = true
+		c := t.Columns.Lookup(sc.Name)
+		if c == nil {
+			continue
+		}
+		for _, k := range []string{"values", "values_file", "min", "max", "length", "pattern", "from_sample", "expr", "distribution"} {
+			if c.Src.Has(k) {
+				v.errorf(c.Src.At(k), "%s.%s is drawn with the table's from_sample, and has %s too; from_sample gives its values: remove %s or the column from from_sample", t.Name, sc.Name, k, k)
+			}
+		}
+	}
 }

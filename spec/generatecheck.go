@@ -44,6 +44,7 @@ func (g *Generate) checkSchema(v *validator) {
 			c.uniques(t, dt)
 			c.perParent(t, dt)
 			c.exprs(t, dt)
+			c.rowSample(t, dt)
 		}
 	}
 	c.foreignKeys()
@@ -504,7 +505,7 @@ func (c *schemaCheck) exprs(t *GenerateTable, dt *ddl.Table) {
 			c.v.errorf(gc.Src.At("expr"), "%s.%s is part of a key generate builds (auto-increment, unique or foreign), which expr cannot keep; remove expr (%s)", t.Name, col.Name, c.at(col.Pos))
 			continue
 		}
-		_, uses, err := CompileGenerateExpr(gc.Expr.Source, ExprColumn{col.Name, col.Type}, cols, parentCols)
+		_, uses, err := CompileGenerateExpr(gc.Expr.Source, ExprColumn{col.Name, col.Type}, cols, parentCols, ExprDraws{})
 		if err != nil {
 			c.v.errorf(at(gc.Expr.Pos, err), "%s.%s: expr %q: %s (%s)", t.Name, col.Name, gc.Expr.Source, exprMessage(err), c.at(col.Pos))
 			continue
@@ -552,6 +553,40 @@ func exprColumns(cols []*ddl.Column) []ExprColumn {
 		if !col.Generated {
 			out = append(out, ExprColumn{col.Name, col.Type})
 		}
+	}
+	return out
+}
+
+// rowSample checks a table-level from_sample's columns against the file: each must be a
+// column of the table, and of the sample table where the file creates that one too.
+func (c *schemaCheck) rowSample(t *GenerateTable, dt *ddl.Table) {
+	rs := t.FromSample
+	if rs == nil {
+		return
+	}
+	db, name := c.db, rs.Table
+	if d, n, ok := strings.Cut(rs.Table, "."); ok {
+		db, name = d, n
+	}
+	src := c.s.Table(db, name)
+	if src != nil && src.Unread {
+		src = nil
+	}
+	for _, sc := range rs.Columns {
+		if column(dt, sc.Name) == nil {
+			c.v.errorf(sc.Pos, "%s: from_sample column %s is not a column of %s (%s creates it with %s); name one of its columns%s", t.Name, sc.Name, t.Name, c.at(dt.Pos), strings.Join(columnNames(dt), ", "), suggest(sc.Name, columnNames(dt)))
+			continue
+		}
+		if src != nil && column(src, sc.Name) == nil {
+			c.v.errorf(sc.Pos, "%s: from_sample table %s has no column %s (%s creates it with %s); the sample's column must have the same name", t.Name, rs.Table, sc.Name, c.at(src.Pos), strings.Join(columnNames(src), ", "))
+		}
+	}
+}
+
+func columnNames(dt *ddl.Table) []string {
+	out := make([]string, len(dt.Columns))
+	for i, col := range dt.Columns {
+		out[i] = col.Name
 	}
 	return out
 }

@@ -167,10 +167,15 @@ func run(rows int64, threads, pairs int, method, cpuprofile string, employees in
 				o.Tables[i].Rows = n * 3 / 2
 			}
 		}
+		runtime.GC()
+		peak, done := benchrun.HeapPeak()
 		srv0, self0 := benchrun.ProcessCPU(c.Primary.Pid()), benchrun.SelfCPU()
 		t0 := time.Now()
 		res, err := generate.Run(ctx, db, o)
-		return measured{took: time.Since(t0), server: benchrun.ProcessCPU(c.Primary.Pid()) - srv0, client: benchrun.SelfCPU() - self0}, res.Rows, err
+		m := measured{took: time.Since(t0), server: benchrun.ProcessCPU(c.Primary.Pid()) - srv0, client: benchrun.SelfCPU() - self0}
+		close(done)
+		m.heap = <-peak
+		return m, res.Rows, err
 	}
 	// Each round runs every client once, the order rotated round by round (A B C, B C A, ...;
 	// with one method, ABBA), so that a neighbour's load falls on all of them alike.
@@ -227,6 +232,16 @@ func run(rows int64, threads, pairs int, method, cpuprofile string, employees in
 				return err
 			}
 			fmt.Printf("generate (method %s) %8d rows: peak Go heap in use %.1f MiB\n", m, n, float64(r.heap)/(1<<20))
+		}
+	}
+	if employees > 0 {
+		// the employees shape too: expr columns and per-parent layouts must not grow with rows
+		for _, n := range []int64{max(employees/10, 1), employees} {
+			r, rows, err := employeesShape(n)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("generate of the employees schema %8d employees (%d rows): peak Go heap in use %.1f MiB\n", n, rows, float64(r.heap)/(1<<20))
 		}
 	}
 	return nil

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
 
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/ddl"
@@ -61,7 +61,7 @@ type exprRow struct {
 // exprGen compiles column c's expression and makes its values; uses are the columns of its
 // row it reads (for the cycle check).
 func exprGen(c *column, src string, er exprRow, cols []spec.ExprColumn) (valueGen, []string, error) {
-	prog, uses, err := spec.CompileGenerateExpr(src, spec.ExprColumn{Name: c.name, Type: c.dataType}, cols, er.parentCols)
+	_, uses, err := spec.CompileGenerateExpr(src, spec.ExprColumn{Name: c.name, Type: c.dataType}, cols, er.parentCols, spec.ExprDraws{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("expr %q: %w", src, err)
 	}
@@ -69,16 +69,23 @@ func exprGen(c *column, src string, er exprRow, cols []spec.ExprColumn) (valueGe
 	for _, n := range uses.Parent {
 		parentIdx = append(parentIdx, slices.IndexFunc(er.parentCols, func(pc spec.ExprColumn) bool { return pc.Name == n }))
 	}
-	// an environment per goroutine at a time, its draws bound to the row's stream through
-	// a holder: no map and no closures made per row
+	// a program, VM and environment per goroutine at a time, its draws bound to the row's
+	// stream through a holder: no map, closure or VM made per row
 	type scratch struct {
-		env map[string]any
-		r   *stream
+		prog   *vm.Program
+		vm     vm.VM
+		env    map[string]any
+		parent reflect.Value
+		r      *stream
 	}
 	pool := sync.Pool{New: func() any {
-		sc := &scratch{}
+		sc := &scratch{env: map[string]any{}}
 		draws := spec.ExprDraws{Float: func() float64 { return sc.r.float() }, Zipf: func(n uint64) uint64 { return zipf(sc.r, n) }}
-		sc.env = draws.Funcs()
+		// it compiled above with the same source and columns
+		sc.prog, _, _ = spec.CompileGenerateExpr(src, spec.ExprColumn{Name: c.name, Type: c.dataType}, cols, er.parentCols, draws)
+		if er.parentType != nil {
+			sc.parent = reflect.New(er.parentType).Elem()
+		}
 		return sc
 	}}
 	g := func(dst []byte, row int64, r *stream) ([]byte, error) {
@@ -95,7 +102,8 @@ func exprGen(c *column, src string, er exprRow, cols []spec.ExprColumn) (valueGe
 			env[n] = v
 		}
 		if er.parentType != nil {
-			pv := reflect.New(er.parentType).Elem()
+			pv := sc.parent
+			pv.SetZero()
 			pr, _ := er.pick(row)
 			for i, n := range uses.Parent {
 				v, err := er.parent.byName[n].value(pr)
@@ -108,7 +116,7 @@ func exprGen(c *column, src string, er exprRow, cols []spec.ExprColumn) (valueGe
 			}
 			env["parent"] = pv.Interface()
 		}
-		out, err := expr.Run(prog, env)
+		out, err := sc.vm.Run(sc.prog, env)
 		if err != nil {
 			return dst, fmt.Errorf("expr %q at row %d: %w", src, row+1, err)
 		}

@@ -16,6 +16,9 @@ func FromSpec(g *spec.Generate) Options {
 				Min: string(c.Min), Max: string(c.Max), NullFraction: c.NullFraction, Length: c.Length,
 				Pattern: c.Pattern, FromSample: c.FromSample, Expr: c.Expr.Source}
 		}
+		if rs := t.FromSample; rs != nil {
+			gt.RowSample = &RowSample{Table: rs.Table, Columns: rs.Columns.Names()}
+		}
 		o.Tables = append(o.Tables, gt)
 	}
 	return o

@@ -68,6 +68,15 @@ type Table struct {
 	// PerParent, when set, gives the table its rows per row of a parent instead of Rows.
 	PerParent *PerParent
 	Columns   map[string]Settings
+	// RowSample, when set, draws some columns together from rows of real data.
+	RowSample *RowSample
+}
+
+// RowSample draws Columns together from one row of Table (TABLE or DB.TABLE, on the target)
+// at a time: values that go together in it stay together.
+type RowSample struct {
+	Table   string
+	Columns []string
 }
 
 // PerParent is how many rows each row of a parent table gets: Min to Max, drawn by

@@ -329,7 +329,7 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 		if p := ddl.Problems(where, c.spec(), r, s.rule()); len(p) > 0 {
 			return nil, fmt.Errorf("tables: %s", p[0].Msg)
 		}
-		if r != ddl.Free && (s.FromSample != "" || s.Pattern != "" && r != ddl.Unique && r != ddl.Line) {
+		if r != ddl.Free && (s.FromSample != "" || s.rows != nil || s.Pattern != "" && r != ddl.Unique && r != ddl.Line) {
 			return nil, fmt.Errorf("tables: %s is part of a key generate builds (primary or foreign), so from_sample and pattern do not apply to it; remove them", where)
 		}
 		switch fi, inFK := fkOf[c.name]; {

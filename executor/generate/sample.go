@@ -46,6 +46,17 @@ func samples(ctx context.Context, q *sql.Conn, db string, seed int64, tables []T
 	for i, t := range tables {
 		out[i] = t
 		copied := false
+		if t.RowSample != nil {
+			cols, err := readRowSample(ctx, q, db, seed, t, logf)
+			if err != nil {
+				return nil, err
+			}
+			out[i].Columns, copied = maps.Clone(t.Columns), true
+			if out[i].Columns == nil {
+				out[i].Columns = map[string]Settings{}
+			}
+			maps.Copy(out[i].Columns, cols)
+		}
 		for _, name := range sortedKeys(t.Columns) {
 			s := t.Columns[name]
 			if s.FromSample == "" {
@@ -122,79 +133,97 @@ func readSample(ctx context.Context, q *sql.Conn, db, table, col string, seed in
 // the whole table); without such a key, by a scan keeping each row with a probability that
 // gives about sampleSize rows. Nil when the table is empty.
 func sampleRows(ctx context.Context, q *sql.Conn, db, table, col string, seed int64) (*sample, error) {
-	from := quoteID(db) + "." + quoteID(table)
-	c := quoteID(col)
-	counts := map[string]float64{}
-	nulls, n := 0.0, 0
-	read := func(query string, args ...any) error {
-		rows, err := q.QueryContext(ctx, query, args...)
-		if err != nil {
-			return fmt.Errorf("sample %s.%s: %w", table, col, err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var v sql.NullString
-			if err := rows.Scan(&v); err != nil {
-				return err
-			}
-			n++
-			if !v.Valid {
-				nulls++
-				continue
-			}
-			counts[v.String]++
-		}
-		return rows.Err()
-	}
-	if err := read("SELECT " + c + " FROM " + from + " LIMIT " + strconv.Itoa(sampleSize+1)); err != nil {
+	got, how, err := readRows(ctx, q, db, table, []string{col}, seed)
+	if err != nil || len(got) == 0 {
 		return nil, err
 	}
-	how := fmt.Sprintf("all %d rows", n)
-	if n > sampleSize {
-		counts, nulls, n = map[string]float64{}, 0, 0
-		var pk, pkType string
-		err := q.QueryRowContext(ctx, `SELECT s.COLUMN_NAME, LOWER(c.DATA_TYPE) FROM information_schema.STATISTICS s
-			JOIN information_schema.COLUMNS c ON c.TABLE_SCHEMA = s.TABLE_SCHEMA AND c.TABLE_NAME = s.TABLE_NAME AND c.COLUMN_NAME = s.COLUMN_NAME
-			WHERE s.TABLE_SCHEMA = ? AND s.TABLE_NAME = ? AND s.INDEX_NAME = 'PRIMARY' AND s.SEQ_IN_INDEX = 1`, db, table).Scan(&pk, &pkType)
-		if err != nil && err != sql.ErrNoRows {
-			return nil, fmt.Errorf("read the primary key of %s.%s: %w", db, table, err)
+	counts := map[string]float64{}
+	nulls := 0.0
+	for _, v := range got {
+		if !v[0].Valid {
+			nulls++
+			continue
 		}
-		if _, _, isInt := intRange(&column{dataType: pkType}); isInt {
-			var lo, hi int64
-			if err := q.QueryRowContext(ctx, "SELECT MIN("+quoteID(pk)+"), MAX("+quoteID(pk)+") FROM "+from).Scan(&lo, &hi); err != nil {
-				return nil, fmt.Errorf("read the key range of %s.%s: %w", db, table, err)
-			}
-			r := newStream(hashName(strconv.FormatInt(seed, 10), db, table, col, "sample"), 0)
-			span := float64(hi-lo) + 1
-			for i := range sampleChunks {
-				at := lo + int64(span*(float64(i)+r.float())/sampleChunks)
-				if err := read("SELECT "+c+" FROM "+from+" WHERE "+quoteID(pk)+" >= ? ORDER BY "+quoteID(pk)+" LIMIT "+strconv.Itoa(sampleSize/sampleChunks), at); err != nil {
-					return nil, err
-				}
-			}
-			how = fmt.Sprintf("%d rows at %d places of its primary key", n, sampleChunks)
-		} else {
-			var est sql.NullFloat64
-			_ = q.QueryRowContext(ctx, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", db, table).Scan(&est)
-			p := 1.0
-			if est.Valid && est.Float64 > 0 {
-				p = min(1, 1.5*sampleSize/est.Float64)
-			}
-			if err := read("SELECT "+c+" FROM "+from+" WHERE RAND(?) < ? LIMIT "+strconv.Itoa(sampleSize), seed, p); err != nil {
-				return nil, err
-			}
-			how = fmt.Sprintf("%d rows of a scan", n)
-		}
+		counts[v[0].String]++
 	}
-	if n == 0 {
-		return nil, nil
-	}
-	smp := &sample{from: how, nulls: nulls / float64(n)}
+	smp := &sample{from: how, nulls: nulls / float64(len(got))}
 	for v, w := range counts {
 		smp.buckets = append(smp.buckets, bucket{lo: v, hi: v, point: true, weight: w})
 	}
 	sort.Slice(smp.buckets, func(i, j int) bool { return smp.buckets[i].lo < smp.buckets[j].lo })
 	return smp, nil
+}
+
+// readRows reads up to about sampleSize rows of columns cols of db.table, as sampleRows
+// tells, and says how.
+func readRows(ctx context.Context, q *sql.Conn, db, table string, cols []string, seed int64) ([][]sql.NullString, string, error) {
+	from := quoteID(db) + "." + quoteID(table)
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = quoteID(c)
+	}
+	c := strings.Join(quoted, ", ")
+	var got [][]sql.NullString
+	read := func(query string, args ...any) error {
+		rows, err := q.QueryContext(ctx, query, args...)
+		if err != nil {
+			return fmt.Errorf("sample %s.%s: %w", table, strings.Join(cols, ", "), err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			v := make([]sql.NullString, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range v {
+				ptrs[i] = &v[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				return err
+			}
+			got = append(got, v)
+		}
+		return rows.Err()
+	}
+	if err := read("SELECT " + c + " FROM " + from + " LIMIT " + strconv.Itoa(sampleSize+1)); err != nil {
+		return nil, "", err
+	}
+	how := fmt.Sprintf("all %d rows", len(got))
+	if len(got) <= sampleSize {
+		return got, how, nil
+	}
+	got = nil
+	var pk, pkType string
+	err := q.QueryRowContext(ctx, `SELECT s.COLUMN_NAME, LOWER(c.DATA_TYPE) FROM information_schema.STATISTICS s
+		JOIN information_schema.COLUMNS c ON c.TABLE_SCHEMA = s.TABLE_SCHEMA AND c.TABLE_NAME = s.TABLE_NAME AND c.COLUMN_NAME = s.COLUMN_NAME
+		WHERE s.TABLE_SCHEMA = ? AND s.TABLE_NAME = ? AND s.INDEX_NAME = 'PRIMARY' AND s.SEQ_IN_INDEX = 1`, db, table).Scan(&pk, &pkType)
+	if err != nil && err != sql.ErrNoRows {
+		return nil, "", fmt.Errorf("read the primary key of %s.%s: %w", db, table, err)
+	}
+	if _, _, isInt := intRange(&column{dataType: pkType}); isInt {
+		var lo, hi int64
+		if err := q.QueryRowContext(ctx, "SELECT MIN("+quoteID(pk)+"), MAX("+quoteID(pk)+") FROM "+from).Scan(&lo, &hi); err != nil {
+			return nil, "", fmt.Errorf("read the key range of %s.%s: %w", db, table, err)
+		}
+		// one column's name keeps the key of the samples read before columns went together
+		r := newStream(hashName(strconv.FormatInt(seed, 10), db, table, strings.Join(cols, ","), "sample"), 0)
+		span := float64(hi-lo) + 1
+		for i := range sampleChunks {
+			at := lo + int64(span*(float64(i)+r.float())/sampleChunks)
+			if err := read("SELECT "+c+" FROM "+from+" WHERE "+quoteID(pk)+" >= ? ORDER BY "+quoteID(pk)+" LIMIT "+strconv.Itoa(sampleSize/sampleChunks), at); err != nil {
+				return nil, "", err
+			}
+		}
+		return got, fmt.Sprintf("%d rows at %d places of its primary key", len(got), sampleChunks), nil
+	}
+	var est sql.NullFloat64
+	_ = q.QueryRowContext(ctx, "SELECT TABLE_ROWS FROM information_schema.TABLES WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ?", db, table).Scan(&est)
+	p := 1.0
+	if est.Valid && est.Float64 > 0 {
+		p = min(1, 1.5*sampleSize/est.Float64)
+	}
+	if err := read("SELECT "+c+" FROM "+from+" WHERE RAND(?) < ? LIMIT "+strconv.Itoa(sampleSize), seed, p); err != nil {
+		return nil, "", err
+	}
+	return got, fmt.Sprintf("%d rows of a scan", len(got)), nil
 }
 
 // mariaDBHistogram reads db.table.column's histogram from mysql.column_stats (ANALYZE TABLE
@@ -502,4 +531,78 @@ func rangeGen(c *column) func(dst []byte, lo, hi string, r *stream) []byte {
 		}
 	}
 	return nil
+}
+
+// rowSample is the rows of real data a table-level from_sample draws whole rows from; each
+// of its columns takes value col of the row its stream picks.
+type rowSample struct {
+	source string
+	rows   [][]sql.NullString
+	key    uint64 // of the stream that picks the row: the same for every column of the group
+	col    int
+}
+
+// readRowSample reads the rows t's from_sample draws from, and gives each of its columns the
+// settings that draw from them.
+func readRowSample(ctx context.Context, q *sql.Conn, db string, seed int64, t Table, logf func(string, ...any)) (map[string]Settings, error) {
+	rs := t.RowSample
+	srcDB, srcTable := db, rs.Table
+	if d, n, ok := strings.Cut(rs.Table, "."); ok {
+		srcDB, srcTable = d, n
+	}
+	for _, col := range rs.Columns {
+		var one int
+		err := q.QueryRowContext(ctx, `SELECT 1 FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME = ? AND COLUMN_NAME = ?`, srcDB, srcTable, col).Scan(&one)
+		if err == sql.ErrNoRows {
+			return nil, fmt.Errorf("tables: %s: from_sample %s: no column %s.%s.%s on the target; list columns the sample has (of the same names)", t.Name, rs.Table, srcDB, srcTable, col)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tables: %s: from_sample %s: read its columns: %w", t.Name, rs.Table, err)
+		}
+	}
+	got, how, err := readRows(ctx, q, srcDB, srcTable, rs.Columns, seed)
+	if err != nil {
+		return nil, fmt.Errorf("tables: %s: from_sample %s: %w", t.Name, rs.Table, err)
+	}
+	if len(got) == 0 {
+		return nil, fmt.Errorf("tables: %s: from_sample %s.%s has no rows; fill it, or draw the columns one by one (their from_sample can read a histogram)", t.Name, srcDB, srcTable)
+	}
+	if logf != nil {
+		logf("generate: %s.(%s) draw whole rows from %s.%s (%s)", t.Name, strings.Join(rs.Columns, ", "), srcDB, srcTable, how)
+	}
+	key := hashName(strconv.FormatInt(seed, 10), t.Name, "from_sample", strings.Join(rs.Columns, ","))
+	out := map[string]Settings{}
+	for i, col := range rs.Columns {
+		s := t.Columns[col]
+		s.rows = &rowSample{source: srcDB + "." + srcTable + "." + col, rows: got, key: key, col: i}
+		out[col] = s
+	}
+	return out, nil
+}
+
+// gen draws column c's value of the picked sample row: NULLs as they are, refused when c
+// takes none.
+func (rs *rowSample) gen(c *column) (valueGen, error) {
+	longest := 0
+	for _, r := range rs.rows {
+		v := r[rs.col]
+		if !v.Valid && !c.nullable {
+			return nil, fmt.Errorf("from_sample: %s has NULLs, and the column is NOT NULL; make it nullable or sample rows without NULLs", rs.source)
+		}
+		longest = max(longest, len([]rune(v.String)))
+	}
+	if (isString(c) || isBinary(c)) && int64(longest) > c.charLen {
+		return nil, fmt.Errorf("from_sample: %s has values up to %d characters long, and %s holds %d; widen the column", rs.source, longest, c.columnType, c.charLen)
+	}
+	rows, col, key := rs.rows, rs.col, rs.key
+	n := uint64(len(rows))
+	return func(dst []byte, row int64, _ *stream) []byte {
+		// a stream of the group's, not the column's: every column picks the same row
+		r := newStream(key, row)
+		v := rows[r.intn(n)][col]
+		if !v.Valid {
+			return append(dst, "NULL"...)
+		}
+		return appendQuoted(dst, v.String)
+	}, nil
 }

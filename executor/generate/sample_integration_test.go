@@ -2,6 +2,7 @@ package generate_test
 
 import (
 	"context"
+	"database/sql"
 	"math"
 	"strings"
 	"testing"
@@ -150,5 +151,69 @@ CREATE TABLE small LIKE orders; CREATE TABLE nokey LIKE orders; CREATE TABLE his
 				}
 			}
 		})
+	}
+
+	t.Run("whole rows", func(t *testing.T) { fromSampleRows(t, db) })
+}
+
+// fromSampleRows: a table-level from_sample draws city and zip from one row of a table
+// where each city has its own few zips (a pair drawn column by column would almost never be
+// one of them), read by its primary key (more rows than the sample holds); the same rows at
+// 1 and 3 threads.
+func fromSampleRows(t *testing.T, db *sql.DB) {
+	for _, q := range []string{
+		"CREATE TABLE prod.addr (id INT AUTO_INCREMENT PRIMARY KEY, city VARCHAR(20) NOT NULL, zip CHAR(5) NOT NULL)",
+		"INSERT INTO prod.addr (city, zip) SELECT CONCAT('city', seq%200), LPAD((seq%200)*10 + seq%7%3, 5, '0') FROM prod.seq_1_to_30000",
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	ddl := "CREATE DATABASE whole; USE whole; CREATE TABLE people (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(30), city VARCHAR(20), zip CHAR(5));"
+	o := func(threads int) generate.Options {
+		return generate.Options{Schema: schema(t, ddl), Seed: 3, Threads: threads, Tables: []generate.Table{{Name: "people", Rows: 4000,
+			RowSample: &generate.RowSample{Table: "prod.addr", Columns: []string{"city", "zip"}}}}}
+	}
+	count := func(q string) int {
+		t.Helper()
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+	sum := func() string {
+		var name, s string
+		if err := db.QueryRow("CHECKSUM TABLE whole.people").Scan(&name, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	run(t, db, o(1))
+	if n := count("SELECT COUNT(*) FROM whole.people p WHERE NOT EXISTS (SELECT 1 FROM prod.addr a WHERE a.city = p.city AND a.zip = p.zip)"); n != 0 {
+		t.Errorf("%d of 4000 rows have a city and zip no sample row has together", n)
+	}
+	if n := count("SELECT COUNT(*) FROM whole.people WHERE city IS NULL OR zip IS NULL"); n != 0 {
+		t.Errorf("%d rows have a NULL city or zip, and the sample has none", n)
+	}
+	// 600 pairs: about 470 of them come up in 4000 rows; one pair repeated would pass above
+	if n := count("SELECT COUNT(DISTINCT city, zip) FROM whole.people"); n < 300 {
+		t.Errorf("%d distinct city and zip pairs in 4000 rows drawn from 600", n)
+	}
+	first := sum()
+	if _, err := db.Exec("DROP DATABASE whole"); err != nil {
+		t.Fatal(err)
+	}
+	run(t, db, o(3))
+	if again := sum(); again != first {
+		t.Errorf("3 threads gave other rows than 1: checksum %s, then %s", first, again)
+	}
+
+	bad := o(1)
+	bad.Schema = schema(t, "CREATE DATABASE whole2; USE whole2; CREATE TABLE people (id INT PRIMARY KEY, city VARCHAR(20), zip CHAR(5));")
+	bad.Tables[0].RowSample = &generate.RowSample{Table: "prod.addr", Columns: []string{"city", "postcode"}}
+	_, err := generate.Run(context.Background(), db, bad)
+	if want := "people: from_sample prod.addr: no column prod.addr.postcode on the target"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("got error %v, want one saying %q", err, want)
 	}
 }

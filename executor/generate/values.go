@@ -24,7 +24,8 @@ type Settings struct {
 	FromSample   string
 	Expr         string // an expression over the row's columns and its parent's (spec.CompileGenerateExpr)
 
-	sample *sample // what FromSample read, set by Run before planning
+	sample *sample    // what FromSample read, set by Run before planning
+	rows   *rowSample // the table's from_sample, when it draws this column
 }
 
 // rule is s as spec/ddl's rules (shared with validate) take it.
@@ -88,6 +89,9 @@ func parseTime(s string) (time.Time, error) {
 // freeGen is how a column with no key role gets its values, from its type and settings;
 // rows is the table's.
 func freeGen(c *column, s Settings, rows int64) (valueGen, error) {
+	if s.rows != nil {
+		return s.rows.gen(c)
+	}
 	if s.sample != nil {
 		return s.sample.gen(c)
 	}
