@@ -136,23 +136,26 @@ func TestCommitOrder(t *testing.T) {
 	}
 	t.Logf("captured %d statements of %d sessions (%d lost polls)", res.Statements, res.Sessions, res.Lost)
 
-	run := func(order string) (*measure.Total, error) {
-		w := Workload(path, Replay{Timing: "none", Order: order, OrderTimeout: 5 * time.Second, Top: 10})
+	run := func(timing, order string) (*measure.Total, error) {
+		w := Workload(path, Replay{Timing: timing, Order: order, OrderTimeout: 5 * time.Second, Top: 10})
 		wl, err := Kind.New(w, env(t, c.Primary))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return wl.Run(context.Background(), func(*measure.Interval) {})
 	}
-	for _, order := range []string{"none", "commit"} {
+	// timing: original keeps the captured gaps (the 2 s span), and the commit order must hold
+	// with the sessions sleeping between statements as well as back to back.
+	for _, tc := range []struct{ timing, order string }{{"none", "none"}, {"none", "commit"}, {"original", "commit"}} {
+		timing, order := tc.timing, tc.order
 		cqLoad(t, c.Primary)
-		tot, err := run(order)
+		tot, err := run(timing, order)
 		if err != nil {
-			t.Fatalf("order: %s: %v", order, err)
+			t.Fatalf("timing: %s, order: %s: %v", timing, order, err)
 		}
 		rp := tot.Replay
-		t.Logf("order: %s: %d of %d statements in %.2fs, errors %v, %d unlike the capture, end state %s %v; %d waits for commits, %.0fms, %d timed out",
-			order, rp.StatementsReplayed, rp.StatementsCaptured, tot.Seconds(), tot.ErrorsByCode, rp.ErrorsUnlikeCapture, rp.EndState, rp.EndDiffers,
+		t.Logf("timing: %s, order: %s: %d of %d statements in %.2fs, errors %v, %d unlike the capture, end state %s %v; %d waits for commits, %.0fms, %d timed out",
+			timing, order, rp.StatementsReplayed, rp.StatementsCaptured, tot.Seconds(), tot.ErrorsByCode, rp.ErrorsUnlikeCapture, rp.EndState, rp.EndDiffers,
 			rp.OrderWaits, measure.Ms(rp.OrderWaitTime), rp.OrderTimeouts)
 		if rp.StatementsReplayed != rp.StatementsCaptured || rp.StatementsCaptured != res.Statements {
 			t.Errorf("order: %s: %d of %d statements replayed, %d captured", order, rp.StatementsReplayed, rp.StatementsCaptured, res.Statements)
@@ -164,13 +167,13 @@ func TestCommitOrder(t *testing.T) {
 			}
 		case "commit":
 			if rp.ErrorsUnlikeCapture*1000 > rp.StatementsCaptured || rp.EndState != endSame || rp.OrderTimeouts > 0 {
-				t.Errorf("order: commit: %d errors unlike the capture's of %d statements (over 0.1%%), end state %q %v, %d waits timed out",
-					rp.ErrorsUnlikeCapture, rp.StatementsCaptured, rp.EndState, rp.EndDiffers, rp.OrderTimeouts)
+				t.Errorf("timing: %s, order: commit: %d errors unlike the capture's of %d statements (over 0.1%%), end state %q %v, %d waits timed out",
+					timing, rp.ErrorsUnlikeCapture, rp.StatementsCaptured, rp.EndState, rp.EndDiffers, rp.OrderTimeouts)
 			}
 		}
 	}
 	// The last replay's leftovers are not the capture's start.
-	tot, err := run("commit")
+	tot, err := run("none", "commit")
 	if err == nil || !strings.Contains(err.Error(), "cq.counter") || !strings.Contains(err.Error(), "cq.items") || tot != nil {
 		t.Errorf("replay on another replay's leftovers: %v, %v; want it stopped before sending, naming cq.counter and cq.items", tot, err)
 	}
