@@ -56,6 +56,9 @@ iteration:
 // A sql_file that the trust check found in the folder and that an earlier setup step
 // swaps for a symlink out is not read: the step opens it through the plan's roots.
 func TestSQLFileSymlinkPlantedAfterValidationLeadsNowhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a MariaDB server binary (skipped under -short)")
+	}
 	dir, outside := t.TempDir(), t.TempDir()
 	secret := filepath.Join(outside, "secret.sql")
 	os.WriteFile(secret, []byte("SELECT 'root:$6$hostilehash:19000:0:99999:7:::';\n"), 0o644)
@@ -77,6 +80,9 @@ func TestSQLFileSymlinkPlantedAfterValidationLeadsNowhere(t *testing.T) {
 // line and size, and the server never sees it (its 1153 error would come after the 20 MB
 // had been read whole and sent).
 func TestSQLFileStatementOverMaxAllowedPacketIsRefusedBeforeItIsSent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a MariaDB server binary (skipped under -short)")
+	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "plan.yaml"), []byte(sqlFilePlan), 0o644)
 	var b bytes.Buffer
@@ -98,6 +104,9 @@ func TestSQLFileStatementOverMaxAllowedPacketIsRefusedBeforeItIsSent(t *testing.
 // A sql_file's text that the server quotes in a syntax error reaches the log and the
 // error as a short single-line snippet only.
 func TestSQLFileParseErrorQuotesOnlyASnippet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a MariaDB server binary (skipped under -short)")
+	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "plan.yaml"), []byte(sqlFilePlan), 0o644)
 	lines := "root:$6$aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\nsecondlinesecret:*:19000:0:99999:7:::\n"
@@ -119,6 +128,9 @@ func TestSQLFileParseErrorQuotesOnlyASnippet(t *testing.T) {
 // A replay's file swapped for a symlink out by an earlier step is not read: the replay
 // kind opens it through the plan's roots (workload.Env.Open).
 func TestReplayFileSymlinkPlantedAfterValidationLeadsNowhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a MariaDB server binary (skipped under -short)")
+	}
 	dir, outside := t.TempDir(), t.TempDir()
 	secret := filepath.Join(outside, "secret.sql")
 	os.WriteFile(secret, []byte("SELECT 'hostilehash';\n"), 0o644)

@@ -15,6 +15,9 @@ import (
 // the sentences reporters/effects computes (whose agreement with compare of the same cells
 // is TestComputeMatchesCompareByHand's).
 func TestReportPrintsEachAxisEffect(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a MariaDB server binary (skipped under -short)")
+	}
 	plan := writePlan(t, plantest.Sandbox("effects", "", plantest.Prepare("oltp_point_select", 1, 1000)+`
 matrix:
   threads: [1, 2]

@@ -103,6 +103,9 @@ func TestKillAndRestart(t *testing.T) {
 }
 
 func TestManagedOptionRejected(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a MariaDB server binary (skipped under -short)")
+	}
 	t.Parallel()
 	_, err := sandbox.Start(ctx(t), sandbox.Options{Name: "managed", Dir: sandboxtest.Dir(t), Config: []sandbox.Option{{Name: "port", Value: "3306"}}})
 	if err == nil || !strings.Contains(err.Error(), `"port"`) {

@@ -138,6 +138,9 @@ func procUID(t *testing.T, pid int) int {
 }
 
 func TestUnsafeConfigRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a MariaDB server binary (skipped under -short)")
+	}
 	t.Parallel()
 	for _, o := range []sandbox.Option{{Name: "skip-grant-tables", Bare: true}, {Name: "secure_file_priv", Value: ""}} {
 		_, err := sandbox.Start(ctx(t), sandbox.Options{Name: "unsafe", Dir: sandboxtest.Dir(t), Config: []sandbox.Option{o}})
