@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/step/setglobal"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 
 	"github.com/quadrant-bench/quadrant/spec"
@@ -206,7 +207,7 @@ func (e *explainer) iteration(it *spec.Iteration, prevConfig map[string]string) 
 	if len(it.Globals) > 0 {
 		e.printf("  globals on %s:\n", it.Target)
 		for _, kv := range it.Globals {
-			e.printf("%sSET GLOBAL %s = %s\n", in, kv.Name, sqlValue(kv.Value))
+			e.printf("%sSET GLOBAL %s = %s\n", in, kv.Name, setglobal.SQLValue(kv.Value))
 		}
 	}
 	e.steps("before", it.Before, "  ")
@@ -443,17 +444,4 @@ func megabytes(b int64) string {
 		return fmt.Sprintf("%.0f GB", float64(b)/(1<<30))
 	}
 	return fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
-}
-
-func sqlValue(v any) string {
-	if s, ok := v.(string); ok {
-		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
-	}
-	if b, ok := v.(bool); ok {
-		if b {
-			return "ON"
-		}
-		return "OFF"
-	}
-	return fmt.Sprint(v)
 }

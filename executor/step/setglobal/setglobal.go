@@ -30,13 +30,13 @@ func explain(s *spec.Step, _ spec.Explainer) spec.Explanation {
 		x.Line = "set_global on " + s.Target + ":"
 	}
 	for _, kv := range Of(s).Settings {
-		x.More = append(x.More, fmt.Sprintf("SET GLOBAL %s = %s", kv.Name, sqlValue(kv.Value)))
+		x.More = append(x.More, fmt.Sprintf("SET GLOBAL %s = %s", kv.Name, SQLValue(kv.Value)))
 	}
 	return x
 }
 
-// sqlValue is a value as SET GLOBAL would take it.
-func sqlValue(v any) string {
+// SQLValue is a value as SET GLOBAL would take it (explain's globals: print it the same).
+func SQLValue(v any) string {
 	if s, ok := v.(string); ok {
 		return "'" + strings.ReplaceAll(s, "'", "''") + "'"
 	}
