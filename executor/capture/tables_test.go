@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"database/sql"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,7 +103,7 @@ func TestHistoryFixtures(t *testing.T) {
 			}
 		}
 		base := time.Date(2026, 12, 1, 22, 0, 0, 0, time.UTC)
-		h := &history{base: base, timer0: timer0, maxText: 1024, seen: map[uint64]uint64{}, users: map[uint64]string{}}
+		h := &history{base: base, timer0: timer0, maxText: 1024, seen: map[uint64]uint64{}, users: map[uint64]string{}, cut: math.MaxInt64}
 		sts, err := h.add(set)
 		if err != nil {
 			t.Fatalf("%s: %v", s, err)
@@ -111,7 +112,16 @@ func TestHistoryFixtures(t *testing.T) {
 		if again, err := h.add(set); err != nil || len(again) != 0 {
 			t.Errorf("%s: the same rows again gave %d statements, %v", s, len(again), err)
 		}
-		short := &history{base: base, timer0: timer0, maxText: len("SELECT * FROM nosuch"), seen: map[uint64]uint64{}, users: map[uint64]string{}}
+		// A poll takes what ended before its cut; the next poll, with a later cut, the rest.
+		last := sts[len(sts)-1].ClockEnd + timer0 - 1
+		held := &history{base: base, timer0: timer0, maxText: 1024, seen: map[uint64]uint64{}, users: map[uint64]string{}, cut: last}
+		first, _ := held.add(set)
+		held.cut = math.MaxInt64
+		rest, _ := held.add(set)
+		if len(first) != len(sts)-1 || len(rest) != 1 || rest[0].Text != sts[len(sts)-1].Text {
+			t.Errorf("%s: a cut at the last statement's end took %d then %d statements, want %d then it", s, len(first), len(rest), len(sts)-1)
+		}
+		short := &history{base: base, timer0: timer0, maxText: len("SELECT * FROM nosuch"), seen: map[uint64]uint64{}, users: map[uint64]string{}, cut: math.MaxInt64}
 		sts, _ = short.add(set)
 		for _, st := range sts {
 			if len(st.Text) >= short.maxText {
