@@ -11,6 +11,8 @@
 # MariaDB's performance_schema gives no SQL_TEXT for statements executed over the binary protocol,
 # which is all of go-tpc's but START TRANSACTION, COMMIT and ROLLBACK: METHOD=slow_log by default.
 # Options (environment): THREADS=4 TIME=10s WAREHOUSES=1 GOTPC_VERSION=latest METHOD=slow_log KEEP= (keep work dir)
+# REUSE=DIR replays the capture (tpcc.qcap, start.sql) of an earlier run's kept work directory instead of
+# capturing anew: the same traffic replayed by two builds. ONLY="a b" runs only those replays.
 set -eu
 cd "$(dirname "$0")/.."
 THREADS=${THREADS:-4}
@@ -51,30 +53,35 @@ export MYSQL_PWD="$pw"
 my() { mariadb -h 127.0.0.1 -P "$port" -u root "$@"; }
 echo "sandbox on 127.0.0.1:$port; $WAREHOUSES warehouse(s), $THREADS threads, $TIME captured"
 
-echo "== prepare (go-tpc, database tpcc)"
-"$work/go-tpc" tpcc -H 127.0.0.1 -P "$port" -U root -p "$pw" -D tpcc --warehouses "$WAREHOUSES" -T "$WAREHOUSES" \
-  prepare --no-check >"$work/prep.log" 2>&1 || { tail -20 "$work/prep.log"; exit 1; }
-# The copy for replay: a dump of the data the capture starts from.
-mariadb-dump -h 127.0.0.1 -P "$port" -u root --single-transaction --databases tpcc >"$work/start.sql"
-echo "dump of the start: $(du -h "$work/start.sql" | cut -f1)"
+if [ -n "${REUSE:-}" ]; then
+  cp "$REUSE/tpcc.qcap" "$REUSE/start.sql" "$work/"
+  echo "== reusing the capture of $REUSE"
+else
+  echo "== prepare (go-tpc, database tpcc)"
+  "$work/go-tpc" tpcc -H 127.0.0.1 -P "$port" -U root -p "$pw" -D tpcc --warehouses "$WAREHOUSES" -T "$WAREHOUSES" \
+    prepare --no-check >"$work/prep.log" 2>&1 || { tail -20 "$work/prep.log"; exit 1; }
+  # The copy for replay: a dump of the data the capture starts from.
+  mariadb-dump -h 127.0.0.1 -P "$port" -u root --single-transaction --databases tpcc >"$work/start.sql"
+  echo "dump of the start: $(du -h "$work/start.sql" | cut -f1)"
 
-echo "== capture"
-cap_s=$(echo "$TIME" | sed 's/s$//')
-"$work/quadrant" capture --method "$METHOD" --schema tpcc --duration "$((cap_s + 5))s" \
-  --target "db=root:\${{ env.QUADRANT_SANDBOX_PASSWORD }}@tcp(127.0.0.1:$port)/" \
-  --out "$work/tpcc.qcap" >"$work/capture.out" 2>"$work/capture.log" &
-cappid=$!
-# go-tpc starts once the start state is checksummed, so the checksums are of still data.
-i=0
-until grep -q "start state" "$work/capture.log"; do
-  i=$((i + 1)); [ "$i" -lt 600 ] || { cat "$work/capture.log"; exit 1; }
-  sleep 0.1
-done
-"$work/go-tpc" tpcc -H 127.0.0.1 -P "$port" -U root -p "$pw" -D tpcc --warehouses "$WAREHOUSES" -T "$THREADS" \
-  run --time "$TIME" >"$work/run.log" 2>&1 || { tail -20 "$work/run.log"; exit 1; }
-grep -E "tpmC|Summary" "$work/run.log" | tail -3 || true
-wait "$cappid" || { cat "$work/capture.log"; exit 1; }
-cat "$work/capture.log" "$work/capture.out"
+  echo "== capture"
+  cap_s=$(echo "$TIME" | sed 's/s$//')
+  "$work/quadrant" capture --method "$METHOD" --schema tpcc --duration "$((cap_s + 5))s" \
+    --target "db=root:\${{ env.QUADRANT_SANDBOX_PASSWORD }}@tcp(127.0.0.1:$port)/" \
+    --out "$work/tpcc.qcap" >"$work/capture.out" 2>"$work/capture.log" &
+  cappid=$!
+  # go-tpc starts once the start state is checksummed, so the checksums are of still data.
+  i=0
+  until grep -q "start state" "$work/capture.log"; do
+    i=$((i + 1)); [ "$i" -lt 600 ] || { cat "$work/capture.log"; exit 1; }
+    sleep 0.1
+  done
+  "$work/go-tpc" tpcc -H 127.0.0.1 -P "$port" -U root -p "$pw" -D tpcc --warehouses "$WAREHOUSES" -T "$THREADS" \
+    run --time "$TIME" >"$work/run.log" 2>&1 || { tail -20 "$work/run.log"; exit 1; }
+  grep -E "tpmC|Summary" "$work/run.log" | tail -3 || true
+  wait "$cappid" || { cat "$work/capture.log"; exit 1; }
+  cat "$work/capture.log" "$work/capture.out"
+fi
 span=$(python3 - "$work/tpcc.qcap" <<'PY'
 import json, sys
 lo = hi = None
@@ -131,8 +138,9 @@ print("%s (%s): %s of %d statements, errors %s (captured %s), unlike the capture
 PY
 }
 echo "== replays (each after restoring the start)"
-replay a "timing: none"
-replay b "timing: none, order: commit"
-replay c "timing: original, speed: 2, order: commit"
-replay d "timing: original, order: commit"
+want() { [ -z "${ONLY:-}" ] || case " $ONLY " in *" $1 "*) true ;; *) false ;; esac; }
+! want a || replay a "timing: none"
+! want b || replay b "timing: none, order: commit"
+! want c || replay c "timing: original, speed: 2, order: commit"
+! want d || replay d "timing: original, order: commit"
 echo "uptime: $(uptime)"

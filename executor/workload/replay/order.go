@@ -53,7 +53,15 @@ type orderScan struct {
 	ends     []int64        // by commit id
 	lines    []int
 	sessions []uint64
+	locks    lockScan // the locking statements' spans, where the source gives starts and ends
 }
+
+// What a replayed statement is to the order (record.order): a commit's number + 1, or one of
+// these.
+const (
+	orderWaits int64 = 0  // waits for the commits before its end
+	orderFree  int64 = -1 // a read that waits for nothing
+)
 
 func newOrderScan(f *traffic.File) *orderScan {
 	rule := traffic.NewReadOnly()
@@ -110,7 +118,7 @@ func (o *orderScan) position(s *traffic.Statement) (start, end int64) {
 // for the commits before it; any other statement waits for the commits before its end.
 // Without starts (a slow log) both are the end; without ends (a general log) the start,
 // and a commit counts from its session's next statement.
-func (o *orderScan) classify(s *traffic.Statement, start, end int64) (order, at int64) {
+func (o *orderScan) classify(w int, s *traffic.Statement, fp string, start, end int64) (order, at int64, lock bool) {
 	commit := o.commits.Ends(s)
 	at, key := end, start
 	switch o.clock {
@@ -126,18 +134,30 @@ func (o *orderScan) classify(s *traffic.Statement, start, end int64) (order, at 
 	if end == never && o.clock != clockArrival {
 		at, key = 0, never // no position
 	}
+	free := !commit && freeRead(o.rule, s)
+	if !free && (o.clock == clockOwn || o.clock == clockMicros) && end != never && takesLocks(s) {
+		// A commit is ordered among the locking statements by its start, as it is among the
+		// commits: it waits for those that ended before it began (lockorder.go).
+		limit := end
+		if commit {
+			limit = start
+		}
+		tables, _ := traffic.Tables(fp, s.Schema)
+		o.locks.add(w, span{end: end, limit: limit, line: s.Line, tables: tables})
+		lock = true
+	}
 	if commit {
 		id := len(o.ends)
 		o.ends, o.lines, o.sessions = append(o.ends, key), append(o.lines, s.Line), append(o.sessions, s.Session)
 		if o.clock == clockArrival {
 			o.pending[s.Session] = id
 		}
-		return int64(id) + 1, at
+		return int64(id) + 1, at, lock
 	}
-	if freeRead(o.rule, s) {
-		return -1, at
+	if free {
+		return orderFree, at, false
 	}
-	return 0, at
+	return orderWaits, at, lock
 }
 
 // freeRead: a read that takes no lock and sets nothing is not held back. It cannot change
@@ -173,12 +193,13 @@ type commitOrder struct {
 	waits    atomic.Int64
 	waited   atomic.Int64 // ns
 	timeouts atomic.Int64
+	locks    *lockOrder
 }
 
 // logged is how many order timeouts the log names one by one.
 const logged = 5
 
-func (o *orderScan) build(name string, timeout time.Duration, logf func(string, ...any)) *commitOrder {
+func (o *orderScan) build(name string, sessions int, timeout time.Duration, logf func(string, ...any), group func(string) string) *commitOrder {
 	ids := make([]int, len(o.ends))
 	for i := range ids {
 		ids[i] = i
@@ -189,6 +210,7 @@ func (o *orderScan) build(name string, timeout time.Duration, logf func(string, 
 	for place, id := range ids {
 		co.rank[id], co.ends[place], co.lines[place], co.sessions[place] = place, o.ends[id], o.lines[id], o.sessions[id]
 	}
+	co.locks = o.locks.build(name, sessions, timeout, logf, co, group)
 	return co
 }
 
@@ -252,6 +274,6 @@ func (o *commitOrder) done(id int) {
 
 // String sums the waits up for the log.
 func (o *commitOrder) String() string {
-	return fmt.Sprintf("%d commits kept in order: %d statements waited %.3fs in all, %d waits timed out",
-		len(o.ends), o.waits.Load(), time.Duration(o.waited.Load()).Seconds(), o.timeouts.Load())
+	return fmt.Sprintf("%d commits and %s: %d statements waited %.3fs in all, %d waits timed out",
+		len(o.ends), o.locks, o.waits.Load(), time.Duration(o.waited.Load()).Seconds(), o.timeouts.Load())
 }

@@ -1,9 +1,11 @@
 package replay
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +36,7 @@ func TestOrderFromEachSource(t *testing.T) {
 		{2, 61, 70, "COMMIT"},
 	}
 	need := func(o *orderScan, recs [][2]int64) string {
-		co := o.build("f", time.Second, t.Logf)
+		co := o.build("f", 2, time.Second, t.Logf, func(t string) string { return t })
 		out := ""
 		for _, r := range recs {
 			n := 0
@@ -43,7 +45,7 @@ func TestOrderFromEachSource(t *testing.T) {
 					n++
 				}
 			}
-			if r[0] < 0 {
+			if r[0] == orderFree {
 				n = -1 // a free read
 			}
 			out += fmt.Sprintf(" %d", n)
@@ -71,7 +73,7 @@ func TestOrderFromEachSource(t *testing.T) {
 		for _, s := range sts {
 			x := c.mk(s)
 			start, end := o.position(x)
-			order, at := o.classify(x, start, end)
+			order, at, _ := o.classify(int(x.Session-1), x, traffic.Fingerprint(x.Text), start, end)
 			recs = append(recs, [2]int64{order, at})
 		}
 		if got := need(o, recs); got != c.want {
@@ -99,5 +101,102 @@ func TestOrderRefusedWhereItCannotHold(t *testing.T) {
 	}
 	if errs := validate(Workload(sqlFile, Replay{Order: "commit"})); len(errs) != 1 || !strings.Contains(errs[0].Error(), "order: commit") {
 		t.Errorf("commit order of a SQL file: %v", errs)
+	}
+}
+
+// TestLockOrder: a locking statement waits for another session's that started before it
+// and ended before it ended (go-tpc's NewOrder INSERT that Delivery's FOR UPDATE overlapped
+// from before), not for one that ran inside it, not for a free read and not for one that
+// ended after it; an autocommit write (a commit) waits only for those that ended before it
+// began; and once the statements it needs have finished on the target it goes.
+func TestLockOrder(t *testing.T) {
+	t0 := time.Unix(1700000000, 0)
+	type st struct {
+		session    uint64
+		start, end int64
+		text       string
+	}
+	sts := []st{
+		{1, 1, 2, "BEGIN"},
+		{2, 3, 4, "BEGIN"},
+		{3, 5, 6, "BEGIN"},
+		{1, 10, 20, "INSERT INTO new_order VALUES (1, 3001)"},
+		{2, 15, 25, "SELECT no_o_id FROM new_order WHERE no_d_id = 1 ORDER BY no_o_id LIMIT 1 FOR UPDATE"}, // overlapped from before by 1's
+		{3, 16, 18, "UPDATE stock SET s_quantity = 5 WHERE s_i_id = 7"},                                    // inside 2's: no wait either way
+		{3, 21, 22, "SELECT * FROM item WHERE i_id = 7"},                                                   // a free read
+		{4, 24, 35, "INSERT INTO history VALUES (1, 7)"},                                                   // autocommit: a commit
+		{1, 26, 30, "UPDATE district SET d_next_o_id = 3002"},                                              // after 2's and 3's UPDATE
+		{3, 27, 40, "DELETE FROM new_order WHERE no_o_id = 2101"},                                          // after 1's UPDATE and 4's INSERT, which ended first
+	}
+	o := newOrderScan(&traffic.File{})
+	var locks []bool
+	for _, s := range sts {
+		x := &traffic.Statement{Session: s.session, Schema: "tpcc", Text: s.text, Start: t0.Add(time.Duration(s.start) * time.Microsecond), Duration: time.Duration(s.end-s.start) * time.Microsecond}
+		start, end := o.position(x)
+		_, _, lock := o.classify(int(s.session-1), x, traffic.Fingerprint(x.Text), start, end)
+		locks = append(locks, lock)
+	}
+	if want := []bool{false, false, false, true, true, true, false, true, true, true}; !slices.Equal(locks, want) {
+		t.Fatalf("kept in the locking order: %v, want %v", locks, want)
+	}
+	needs := func(lo *lockOrder, a, k int) string {
+		s := ""
+		for b := range 4 {
+			if b == a {
+				s += "-" // its own session's order is the session's
+				continue
+			}
+			s += fmt.Sprint(lo.need(a, k, b))
+		}
+		return s
+	}
+	// Per statement (session, its k-th locking statement): what it needs of each session's,
+	// with every table ordered against every other (the order when the schema cannot be
+	// read), per table, and with district in new_order's group (a foreign key).
+	at := []struct{ a, k int }{{0, 0}, {1, 0}, {2, 0}, {3, 0}, {0, 1}, {2, 1}}
+	related := map[string]string{"tpcc.district": "tpcc.new_order"}
+	for _, c := range []struct {
+		name  string
+		group func(string) string
+		want  []string
+	}{
+		{"every table", func(string) string { return "" }, []string{"-010", "1-10", "00-0", "101-", "-110", "21-1"}},
+		{"per table", func(t string) string { return t }, []string{"-000", "1-00", "00-0", "000-", "-000", "11-0"}},
+		{"district with new_order", func(t string) string { return cmp.Or(related[t], t) }, []string{"-000", "1-00", "00-0", "000-", "-100", "21-0"}},
+	} {
+		lo := o.locks.build("f", 4, time.Second, t.Logf, &commitOrder{}, c.group)
+		for i, x := range at {
+			if got := needs(lo, x.a, x.k); got != c.want[i] {
+				t.Errorf("%s: session %d's locking statement %d needs %s of each session's, want %s", c.name, x.a+1, x.k, got, c.want[i])
+			}
+		}
+	}
+	co := o.build("f", 4, 50*time.Millisecond, t.Logf, func(string) string { return "" })
+	lo := co.locks
+	stop := make(chan struct{})
+	sessions := []uint64{1, 2, 3, 4}
+	if !lo.wait(2, 0, stop, sessions) || co.waits.Load() != 0 {
+		t.Fatalf("the UPDATE that ended first waited (%d waits)", co.waits.Load())
+	}
+	got := make(chan bool)
+	go func() { got <- lo.wait(1, 0, stop, sessions) }()
+	lo.finished(0) // the INSERT
+	select {
+	case <-got:
+		t.Fatal("the FOR UPDATE went before the UPDATE that ended before it had finished")
+	case <-time.After(20 * time.Millisecond):
+	}
+	lo.finished(2) // session 3's UPDATE
+	if !<-got || co.timeouts.Load() != 0 {
+		t.Fatalf("the FOR UPDATE did not go once the INSERT had finished (%d timeouts)", co.timeouts.Load())
+	}
+	// Session 1's UPDATE needs session 2's FOR UPDATE, which has not finished: the wait times
+	// out, counted, and goes on.
+	if !lo.wait(0, 1, stop, sessions) || co.timeouts.Load() != 1 {
+		t.Fatalf("a wait for a statement that never finished: %d timeouts, want 1", co.timeouts.Load())
+	}
+	close(stop)
+	if lo.wait(2, 1, stop, sessions) {
+		t.Fatal("a wait that stop ended said go")
 	}
 }

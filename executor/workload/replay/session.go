@@ -163,7 +163,7 @@ func scan(r *Replay, env workload.Env, sp *spill) (*scanned, error) {
 		}
 		rec := record{fp: x.num, duration: s.Duration, rows: s.RowsSent, err: s.Error, line: s.Line, schema: s.Schema, text: s.Text}
 		if sc.order != nil {
-			rec.order, rec.at = sc.order.classify(s, start, end)
+			rec.order, rec.at, rec.lock = sc.order.classify(w, s, fp, start, end)
 		}
 		if !s.Start.IsZero() {
 			rec.startUs = s.Start.UnixMicro()
@@ -231,6 +231,7 @@ type sessionWorker struct {
 	rd    *spillReader
 	cur   record
 	nth   int64 // cur is the session's nth statement (from 1)
+	locks int   // the session's locking statements run so far (order: commit, lockorder.go)
 	fp    int   // cur's index into names
 	conn  *engine.Conn
 	timer *time.Timer // a long wait, until timerSlack before due (waitUntil)
@@ -321,8 +322,13 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 	if !due.IsZero() && !w.waitUntil(due, stop) {
 		return time.Time{}, false
 	}
-	if o := w.sh.order; o != nil && w.cur.order >= 0 && !o.wait(w.cur.at, stop, w.cur.line, w.sh.sessions[w.id]) {
-		return time.Time{}, false
+	if o := w.sh.order; o != nil && w.cur.order != orderFree {
+		if !o.wait(w.cur.at, stop, w.cur.line, w.sh.sessions[w.id]) {
+			return time.Time{}, false
+		}
+		if w.cur.lock && !o.locks.wait(w.id, w.locks, stop, w.sh.sessions) {
+			return time.Time{}, false
+		}
 	}
 	return due, true
 }
@@ -375,6 +381,10 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 	it, fp := &w.cur, w.fp
 	if o := w.sh.order; o != nil && it.order > 0 {
 		defer o.done(int(it.order - 1)) // whatever its outcome here, so no session waits on it for ever
+	}
+	if o := w.sh.order; o != nil && it.lock {
+		w.locks++
+		defer o.locks.finished(w.id) // likewise
 	}
 	if err := w.lost; err != nil {
 		w.lost = nil
@@ -523,7 +533,8 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 	sh := &shared{name: rp.Path, timing: rp.Timing == "original", speed: rp.Speed, first: sc.first, top: sc.top,
 		sessionOK: make([]atomic.Bool, len(sc.sessions)), sessions: sc.sessions, failures: newFailures(rp.File, r.env.Logf)}
 	if sc.order != nil {
-		sh.order = sc.order.build(rp.Path, rp.OrderTimeout, r.env.Logf)
+		group := tableGroups(ctx, r.env.Server, sc.order.locks.schemas(), r.env.Logf)
+		sh.order = sc.order.build(rp.Path, len(sc.sessions), rp.OrderTimeout, r.env.Logf, group)
 	}
 	workers := make([]*sessionWorker, len(sc.sessions))
 	for i := range workers {

@@ -142,6 +142,7 @@ type record struct {
 	// to the commit order: a commit's number + 1, 0 a statement that waits, -1 a read that does not.
 	at     int64
 	order  int64
+	lock   bool // order: commit keeps it in the locking statements' order (lockorder.go)
 	schema string
 	text   string
 }
@@ -155,6 +156,11 @@ func (r *record) append(b []byte) []byte {
 	b = binary.AppendUvarint(b, uint64(r.line))
 	b = binary.AppendVarint(b, r.at)
 	b = binary.AppendVarint(b, r.order)
+	lock := uint64(0)
+	if r.lock {
+		lock = 1
+	}
+	b = binary.AppendUvarint(b, lock)
 	b = binary.AppendUvarint(b, uint64(len(r.schema)))
 	b = append(b, r.schema...)
 	b = binary.AppendUvarint(b, uint64(len(r.text)))
@@ -183,7 +189,7 @@ func (sr *spillReader) next(r *record) (bool, error) {
 		}
 	}
 	b := sr.buf[sr.pos:]
-	var vals [10]int64
+	var vals [11]int64
 	for i := range vals {
 		var v int64
 		var n int
@@ -199,19 +205,19 @@ func (sr *spillReader) next(r *record) (bool, error) {
 		}
 		b = b[n:]
 		vals[i] = v
-		if i == 8 { // the schema's length, then its bytes
+		if i == 9 { // the schema's length, then its bytes
 			if v < 0 || v > int64(len(b)) {
 				return false, errCorrupt
 			}
 			r.schema, b = string(b[:v]), b[v:]
 		}
 	}
-	if vals[9] < 0 || vals[9] > int64(len(b)) {
+	if vals[10] < 0 || vals[10] > int64(len(b)) {
 		return false, errCorrupt
 	}
-	r.text, b = string(b[:vals[9]]), b[vals[9]:]
+	r.text, b = string(b[:vals[10]]), b[vals[10]:]
 	r.fp, r.startUs, r.duration, r.rows, r.err, r.line = int(vals[0]), vals[1], time.Duration(vals[2]), vals[3], int(vals[4]), int(vals[5])
-	r.at, r.order = vals[6], vals[7]
+	r.at, r.order, r.lock = vals[6], vals[7], vals[8] == 1
 	sr.pos = len(sr.buf) - len(b)
 	return true, nil
 }
@@ -255,12 +261,12 @@ func wholeRecords(b []byte) int {
 	end := 0
 	for {
 		p := b[end:]
-		for i := range 10 {
+		for i := range 11 {
 			_, n := binary.Uvarint(p)
 			if n <= 0 {
 				return end
 			}
-			if i == 8 || i == 9 {
+			if i == 9 || i == 10 { // the schema's and the text's lengths, then their bytes
 				l, _ := binary.Uvarint(p)
 				if uint64(len(p)-n) < l {
 					return end

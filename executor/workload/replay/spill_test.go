@@ -29,7 +29,8 @@ func TestSpill(t *testing.T) {
 	var buf []byte
 	for i := range each {
 		for s := range sessions {
-			rec := record{fp: s % 7, startUs: int64(1700000000000000 + i), duration: time.Duration(i) * time.Microsecond, rows: -1, err: s % 3 * 1062 / 2, line: i + 1, schema: "db", text: text(s, i)}
+			rec := record{fp: s % 7, startUs: int64(1700000000000000 + i), duration: time.Duration(i) * time.Microsecond, rows: -1, err: s % 3 * 1062 / 2, line: i + 1, schema: "db", text: text(s, i),
+				at: int64(s*1000 + i), order: int64(i%3 - 1), lock: (s+i)%2 == 0}
 			buf = rec.append(buf[:0])
 			if err := sp.add(s, buf); err != nil {
 				t.Fatal(err)
@@ -50,6 +51,9 @@ func TestSpill(t *testing.T) {
 			ok, err := rd.next(&rec)
 			if err != nil || !ok {
 				t.Fatalf("session %d statement %d: %v %v", s, i, ok, err)
+			}
+			if rec.at != int64(s*1000+i) || rec.order != int64(i%3-1) || rec.lock != ((s+i)%2 == 0) {
+				t.Fatalf("session %d statement %d: at %d order %d lock %v", s, i, rec.at, rec.order, rec.lock)
 			}
 			if rec.text != text(s, i) || rec.line != i+1 || rec.fp != s%7 || rec.err != s%3*1062/2 || rec.rows != -1 || rec.schema != "db" ||
 				rec.duration != time.Duration(i)*time.Microsecond || rec.startUs != int64(1700000000000000+i) {
