@@ -75,36 +75,13 @@ func perfSchema(ctx context.Context, conn *sql.Conn, self uint64, o Options, res
 	o.Logf("capture: polling performance_schema.events_statements_history_long (%d statements deep) for %s", size, o.Duration)
 	h := &history{base: base, timer0: timer0, maxText: maxText, seen: map[uint64]uint64{}, users: map[uint64]string{}}
 	var out []traffic.Statement
-	// MySQL 8, with its transaction instrumentation (on by default), nests an autocommit statement in its
-	// TRANSACTION event where MariaDB leaves NESTING_EVENT_TYPE NULL: only statements nested in a
-	// statement (a stored program's) are left out.
-	// A poll reads the ring slot by slot while the server writes it: it can read a thread's
-	// newer statement from a slot written after the scan passed the slot of the one before
-	// it, which, once the ring has wrapped, still held an older statement. Each poll therefore
-	// takes only the statements that ended before the previous poll began (the start of this
-	// connection's last statement: all of them were in the ring by then); the rest wait for
-	// the next poll. Measured without: a 2 s capture of four contended sessions lost every
-	// statement that ended during one 7 ms poll, and the replay of it deadlocked.
 	poll := func() error {
-		if err := conn.QueryRowContext(ctx, "SELECT TIMER_START FROM performance_schema.events_statements_history_long WHERE THREAD_ID = ? ORDER BY EVENT_ID DESC LIMIT 1", own).Scan(&h.cut); err != nil {
-			return fmt.Errorf("the last poll's start: %w", err)
-		}
-		set, err := readSet(ctx, conn, `SELECT h.*, t.PROCESSLIST_USER
-			FROM performance_schema.events_statements_history_long h LEFT JOIN performance_schema.threads t ON t.THREAD_ID = h.THREAD_ID
-			WHERE h.THREAD_ID <> ? AND h.TIMER_START >= ? AND (h.NESTING_EVENT_TYPE IS NULL OR h.NESTING_EVENT_TYPE <> 'STATEMENT')
-			ORDER BY h.THREAD_ID, h.EVENT_ID`, own, timer0)
-		if err != nil {
-			return err
-		}
-		sts, err := h.add(set)
-		if err != nil {
-			return err
-		}
+		sts, full, err := h.poll(ctx, conn, own, size)
 		out = append(out, sts...)
-		if len(set.Rows) >= size {
+		if full {
 			res.Lost++
 		}
-		return nil
+		return err
 	}
 	interval := o.Poll
 	if interval <= 0 {
@@ -166,6 +143,35 @@ type history struct {
 }
 
 const historyTable = "performance_schema.events_statements_history_long"
+
+// poll reads the ring once: the statements new since the last poll, and whether the ring was
+// full (statements may have been lost before it).
+//
+// A poll reads the ring slot by slot while the server writes it: it can read a thread's
+// newer statement from a slot written after the scan passed the slot of the one before it,
+// which, once the ring has wrapped, still held an older statement. Each poll therefore takes
+// only the statements that ended before the previous poll began (the start of this
+// connection's last statement: all of them were in the ring by then); the rest wait for the
+// next poll. Measured without: a 2 s capture of four contended sessions lost every statement
+// that ended during one 7 ms poll, and the replay of it deadlocked.
+//
+// MySQL 8, with its transaction instrumentation (on by default), nests an autocommit
+// statement in its TRANSACTION event where MariaDB leaves NESTING_EVENT_TYPE NULL: only
+// statements nested in a statement (a stored program's) are left out.
+func (h *history) poll(ctx context.Context, conn *sql.Conn, own uint64, size int) ([]traffic.Statement, bool, error) {
+	if err := conn.QueryRowContext(ctx, "SELECT TIMER_START FROM "+historyTable+" WHERE THREAD_ID = ? ORDER BY EVENT_ID DESC LIMIT 1", own).Scan(&h.cut); err != nil {
+		return nil, false, fmt.Errorf("the last poll's start: %w", err)
+	}
+	set, err := readSet(ctx, conn, `SELECT h.*, t.PROCESSLIST_USER
+		FROM `+historyTable+` h LEFT JOIN performance_schema.threads t ON t.THREAD_ID = h.THREAD_ID
+		WHERE h.THREAD_ID <> ? AND h.TIMER_START >= ? AND (h.NESTING_EVENT_TYPE IS NULL OR h.NESTING_EVENT_TYPE <> 'STATEMENT')
+		ORDER BY h.THREAD_ID, h.EVENT_ID`, own, h.timer0)
+	if err != nil {
+		return nil, false, err
+	}
+	sts, err := h.add(set)
+	return sts, len(set.Rows) >= size, err
+}
 
 // add reads one poll by column name: MySQL 8's ring has columns MariaDB's lacks (STATEMENT_ID,
 // CPU_TIME, EXECUTION_ENGINE...), in another order.

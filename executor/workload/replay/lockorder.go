@@ -227,11 +227,15 @@ func (lo *lockOrder) wait(a, k int, stop <-chan struct{}, sessions []uint64) boo
 	defer func() { lo.stats.waited.Add(int64(time.Since(t0))) }()
 	timer := time.NewTimer(lo.timeout)
 	defer timer.Stop()
+	released := lo.stats.released.current()
 	for {
 		select {
 		case <-ch:
 		case <-stop:
 			return false
+		case <-released:
+			lo.stats.timeouts.Add(1)
+			return true
 		case <-timer.C:
 			lo.mu.Lock()
 			b, n := missing(), 0

@@ -194,6 +194,7 @@ type commitOrder struct {
 	waited   atomic.Int64 // ns
 	timeouts atomic.Int64
 	locks    *lockOrder
+	released *releases // the stall watchdog's (stall.go)
 }
 
 // logged is how many order timeouts the log names one by one.
@@ -210,6 +211,7 @@ func (o *orderScan) build(name string, sessions int, timeout time.Duration, logf
 	for place, id := range ids {
 		co.rank[id], co.ends[place], co.lines[place], co.sessions[place] = place, o.ends[id], o.lines[id], o.sessions[id]
 	}
+	co.released = newReleases()
 	co.locks = o.locks.build(name, sessions, timeout, logf, co, group)
 	return co
 }
@@ -230,11 +232,15 @@ func (o *commitOrder) wait(at int64, stop <-chan struct{}, line int, session uin
 	defer func() { o.waited.Add(int64(time.Since(t0))) }()
 	timer := time.NewTimer(o.timeout)
 	defer timer.Stop()
+	released := o.released.current()
 	for {
 		select {
 		case <-ch:
 		case <-stop:
 			return false
+		case <-released:
+			o.timeouts.Add(1)
+			return true
 		case <-timer.C:
 			o.mu.Lock()
 			m := o.mark

@@ -209,7 +209,8 @@ func TestCommitOrder(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cq.counter") || !strings.Contains(err.Error(), "cq.items") || tot != nil {
 		t.Errorf("replay on another replay's leftovers: %v, %v; want it stopped before sending, naming cq.counter and cq.items", tot, err)
 	}
-	t.Run("lock race", func(t *testing.T) { testLockRace(t, c.Primary) })
+	t.Run("insert first", func(t *testing.T) { testLockRace(t, c.Primary, insertFirst, false) })
+	t.Run("insert long", func(t *testing.T) { testLockRace(t, c.Primary, insertLong, true) })
 	t.Run("table groups", func(t *testing.T) { testTableGroups(t, c.Primary) })
 }
 
@@ -223,24 +224,16 @@ func mapsKeys(m traffic.Checksums) func(func(string) bool) {
 	}
 }
 
-// lockRaceLoad is the data of lockRace: district 2 of the queue empty, districts 1 and 3
-// with a row each.
-func lockRaceLoad(t *testing.T, s *sandbox.Server) {
-	t.Helper()
-	if err := s.Exec(context.Background(), "DROP DATABASE IF EXISTS lr", "CREATE DATABASE lr",
-		"CREATE TABLE lr.queue (d INT, id INT, PRIMARY KEY (d, id))", "INSERT INTO lr.queue VALUES (1, 10), (3, 30)"); err != nil {
-		t.Fatal(err)
-	}
+// raceStatement is one statement of a hand-made capture: its session, captured start and end
+// (µs) and text.
+type raceStatement struct {
+	session    uint64
+	start, end int64
+	text       string
 }
 
-// lockRace writes the race go-tpc's capture met (lockorder.go), in small and exact: a
-// NewOrder's INSERT into district 2 ran while a Delivery's FOR UPDATE on district 3, whose
-// next-key lock covers the gap the INSERT goes into, was running; the INSERT got there first
-// and ended first. The NewOrder's SELECT SLEEP before it took a microsecond in the capture and
-// takes 300 ms replayed, so a replay that keeps only the commit order sends the FOR UPDATE
-// first: the INSERT waits for Delivery's commit, which waits for NewOrder's (it came first),
-// until the server's lock wait timeout fails the INSERT and the end state differs.
-func lockRace(t *testing.T) string {
+// raceCapture writes statements as a capture with the performance_schema clock.
+func raceCapture(t *testing.T, sts []raceStatement) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "race.qcap")
 	f, err := os.Create(path)
@@ -253,20 +246,7 @@ func lockRace(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []struct {
-		session    uint64
-		start, end int64 // µs
-		text       string
-	}{
-		{1, 0, 1, "BEGIN"},
-		{2, 0, 1, "BEGIN"},
-		{1, 2, 3, "SELECT SLEEP(0.3)"},
-		{2, 57, 153, "SELECT id FROM queue WHERE d = 3 ORDER BY id LIMIT 1 FOR UPDATE"},
-		{1, 100, 140, "INSERT INTO queue VALUES (2, 25)"},
-		{2, 160, 170, "DELETE FROM queue WHERE d = 3 AND id = 30"},
-		{1, 300, 310, "COMMIT"},
-		{2, 400, 410, "COMMIT"},
-	} {
+	for _, s := range sts {
 		if err := w.Write(&traffic.Statement{Session: s.session, Start: t0.Add(time.Duration(s.start) * time.Microsecond), Duration: time.Duration(s.end-s.start) * time.Microsecond,
 			Schema: "lr", RowsSent: -1, RowsExamined: -1, Text: s.text, ClockStart: 1e6 + s.start*1e6, ClockEnd: 1e6 + s.end*1e6}); err != nil {
 			t.Fatal(err)
@@ -278,12 +258,50 @@ func lockRace(t *testing.T) string {
 	return path
 }
 
-// testLockRace replays lockRace in commit order: the FOR UPDATE waits for the INSERT that
-// ended before it (the locking order), so no error and the captured rows. Without the
-// locking order this fails (checked by removing it: 1 error 1205, district 2 empty).
-func testLockRace(t *testing.T, s *sandbox.Server) {
-	lockRaceLoad(t, s)
-	wl, err := Kind.New(Workload(lockRace(t), Replay{Timing: "none", Order: "commit", OrderTimeout: 10 * time.Second, Top: 10}), env(t, s))
+// The races go-tpc's captures met (lockorder.go, stall.go), in small and exact: a NewOrder's
+// INSERT into district 2 and a Delivery's FOR UPDATE on district 3, whose next-key lock
+// covers the gap the INSERT goes into; in both the INSERT got there first.
+//
+// In insertFirst the FOR UPDATE started 43 µs before the INSERT and ended after it. The
+// NewOrder's SELECT SLEEP took a microsecond in the capture and takes 300 ms replayed, so a
+// replay that keeps only the commit order sends the FOR UPDATE first: the INSERT waits for
+// Delivery's commit, which waits for NewOrder's (it came first), until the server's lock wait
+// timeout fails the INSERT. The locking order (the INSERT ended first) sends it first.
+var insertFirst = []raceStatement{
+	{1, 0, 1, "BEGIN"},
+	{2, 0, 1, "BEGIN"},
+	{1, 2, 3, "SELECT SLEEP(0.3)"},
+	{2, 57, 153, "SELECT id FROM queue WHERE d = 3 ORDER BY id LIMIT 1 FOR UPDATE"},
+	{1, 100, 140, "INSERT INTO queue VALUES (2, 25)"},
+	{2, 160, 170, "DELETE FROM queue WHERE d = 3 AND id = 30"},
+	{1, 300, 310, "COMMIT"},
+	{2, 400, 410, "COMMIT"},
+}
+
+// In insertLong the INSERT started first and ended last (it got into the gap, then took
+// long): the locking order guesses the FOR UPDATE took the lock first and sends it first, and
+// the INSERT waits for Delivery's commit, which waits for NewOrder's. The stall watchdog sees
+// every session stuck, one in a lock wait, and lets Delivery's commit go.
+var insertLong = []raceStatement{
+	{1, 0, 1, "BEGIN"},
+	{2, 0, 1, "BEGIN"},
+	{1, 100, 1540, "INSERT INTO queue VALUES (2, 25)"},
+	{2, 431, 1124, "SELECT id FROM queue WHERE d = 3 ORDER BY id LIMIT 1 FOR UPDATE"},
+	{2, 1200, 1210, "DELETE FROM queue WHERE d = 3 AND id = 30"},
+	{1, 1600, 1610, "COMMIT"},
+	{2, 1700, 1710, "COMMIT"},
+}
+
+// testLockRace replays a race in commit order on district 2 empty and districts 1 and 3 with
+// a row each: no error, the captured rows, the stalls broken as want says. Without the
+// locking order insertFirst fails, without the watchdog insertLong (each checked by removing
+// it: 1 error 1205, district 2 empty).
+func testLockRace(t *testing.T, s *sandbox.Server, sts []raceStatement, stalls bool) {
+	if err := s.Exec(context.Background(), "DROP DATABASE IF EXISTS lr", "CREATE DATABASE lr",
+		"CREATE TABLE lr.queue (d INT, id INT, PRIMARY KEY (d, id))", "INSERT INTO lr.queue VALUES (1, 10), (3, 30)"); err != nil {
+		t.Fatal(err)
+	}
+	wl, err := Kind.New(Workload(raceCapture(t, sts), Replay{Timing: "none", Order: "commit", OrderTimeout: 10 * time.Second, Top: 10}), env(t, s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,8 +318,8 @@ func testLockRace(t *testing.T, s *sandbox.Server) {
 	if err := db.QueryRow("SELECT GROUP_CONCAT(CONCAT(d, ':', id) ORDER BY d, id) FROM lr.queue").Scan(&rows); err != nil {
 		t.Fatal(err)
 	}
-	if rp := tot.Replay; tot.Errors != 0 || rows != "1:10,2:25" || rp.OrderTimeouts != 0 {
-		t.Errorf("the race replayed in commit order: %d errors %v, rows %s, %d order timeouts; want no error and 1:10,2:25 as captured", tot.Errors, tot.ErrorsByCode, rows, rp.OrderTimeouts)
+	if rp := tot.Replay; tot.Errors != 0 || rows != "1:10,2:25" || (rp.OrderTimeouts > 0) != stalls {
+		t.Errorf("the race replayed in commit order: %d errors %v, rows %s, %d order timeouts; want no error, 1:10,2:25 as captured, stalls broken %v", tot.Errors, tot.ErrorsByCode, rows, rp.OrderTimeouts, stalls)
 	}
 }
 

@@ -178,27 +178,32 @@ func scan(r *Replay, env workload.Env, sp *spill) (*scanned, error) {
 		return nil, err
 	}
 	sc.all = len(rank)
-	// The top N by captured time (count when the source has none), then one "other".
+	sc.rank(order, r.Top)
+	return sc, nil
+}
+
+// rank names the fingerprints: the top N by captured time (count when the source has none),
+// then one "other" for the rest.
+func (sc *scanned) rank(order []*fpScan, top int) {
 	ranked := slices.Clone(order)
 	slices.SortFunc(ranked, func(a, b *fpScan) int {
 		return cmp.Or(cmp.Compare(b.dur, a.dur), cmp.Compare(b.count, a.count), strings.Compare(a.text, b.text))
 	})
 	sc.top = make([]int, len(order))
 	for i, x := range ranked {
-		if i < r.Top {
+		if i < top {
 			sc.top[x.num] = i
 			sc.names = append(sc.names, traffic.FingerprintID(x.text))
 			sc.texts = append(sc.texts, x.text)
 			sc.captured = append(sc.captured, x.own)
 			continue
 		}
-		if i == r.Top {
+		if i == top {
 			sc.names, sc.texts, sc.captured = append(sc.names, "other"), append(sc.texts, ""), append(sc.captured, 0)
 		}
-		sc.top[x.num] = r.Top
-		sc.captured[r.Top] += x.own
+		sc.top[x.num] = top
+		sc.captured[top] += x.own
 	}
-	return sc, nil
 }
 
 // shared is what the workers of one replay share.
@@ -226,17 +231,18 @@ func (s *shared) start() time.Time {
 // sessionWorker replays one captured session on its own connection, reading the session's
 // statements from the spill: no other session's pace decides when it gets its next one.
 type sessionWorker struct {
-	sh    *shared
-	id    int
-	rd    *spillReader
-	cur   record
-	nth   int64 // cur is the session's nth statement (from 1)
-	locks int   // the session's locking statements run so far (order: commit, lockorder.go)
-	fp    int   // cur's index into names
-	conn  *engine.Conn
-	timer *time.Timer // a long wait, until timerSlack before due (waitUntil)
-	final finalWait   // the rest of it
-	abort error
+	sh       *shared
+	id       int
+	rd       *spillReader
+	cur      record
+	nth      int64    // cur is the session's nth statement (from 1)
+	locks    int      // the session's locking statements run so far (order: commit, lockorder.go)
+	progress progress // for the stall watchdog (order: commit, stall.go)
+	fp       int      // cur's index into names
+	conn     *engine.Conn
+	timer    *time.Timer // a long wait, until timerSlack before due (waitUntil)
+	final    finalWait   // the rest of it
+	abort    error
 	// lost is a connect that found no server (Lost): the statement's error, handed once to
 	// the loop, which reconnects or stops per on_error.reconnect.
 	lost   error
@@ -282,6 +288,7 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 	if !ok {
 		_ = w.conn.Close()
 		w.final.close()
+		w.progress.set(phaseDone, 0)
 		return time.Time{}, false
 	}
 	w.nth++
@@ -323,6 +330,8 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	if o := w.sh.order; o != nil && w.cur.order != orderFree {
+		w.progress.set(phaseWaiting, 0)
+		defer w.progress.set(phaseFree, 0)
 		if !o.wait(w.cur.at, stop, w.cur.line, w.sh.sessions[w.id]) {
 			return time.Time{}, false
 		}
@@ -404,9 +413,16 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 	rows := engine.ReturnsRows(it.text) || startsWithWord(it.text, "EXECUTE")
 	var n int64
 	var err error
+	ordered := w.sh.order != nil
+	if ordered {
+		w.progress.set(phaseRunning, it.duration)
+	}
 	t0 := time.Now()
 	w.dest, n, err = c.QueryText(it.text, rows, w.dest)
 	took := time.Since(t0)
+	if ordered {
+		w.progress.set(phaseFree, 0)
+	}
 	w.sh.replayed.Add(1)
 	w.sh.sessionOK[w.id].Store(true)
 	if err != nil && c.Killed() {
@@ -559,12 +575,15 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 			return nil, nil, fmt.Errorf("replay connection for captured session %d: %w", sc.sessions[i], err)
 		}
 		workers[i].schema, workers[i].dsnDB, workers[i].conn = dc.DBName, dc.DBName, c
+		workers[i].progress.id = c.ID
 		// A P per session, as the loop gives up to 64 workers (engine.Run raised GOMAXPROCS
 		// before Setup): the session may sleep holding it (finalWait).
 		workers[i].final.raw = runtime.GOMAXPROCS(0) > lc.Threads
 		return workers[i], c, nil
 	}
+	unwatch := watch(ctx, sh, workers, r.env, rp.File)
 	tot, err := engine.Run(ctx, lc)
+	unwatch()
 	for _, w := range workers {
 		w.final.close() // a session the stop ended before its last statement
 	}
@@ -678,4 +697,27 @@ func summarize(sc *scanned, sh *shared, workers []*sessionWorker, captured []*me
 		rp.Fingerprints = append(rp.Fingerprints, fp)
 	}
 	return rp
+}
+
+// watch runs the stall watchdog (stall.go) over the sessions of an ordered replay until the
+// function it returns is called.
+func watch(ctx context.Context, sh *shared, workers []*sessionWorker, env workload.Env, file string) func() {
+	o := sh.order
+	if o == nil {
+		return func() {}
+	}
+	ps := make([]*progress, len(workers))
+	for i, w := range workers {
+		ps[i] = &w.progress
+	}
+	locked, closeDB := lockWaitsOf(ctx, env.Server)
+	stop, stalls := make(chan struct{}), make(chan int64, 1)
+	go func() { stalls <- watchStalls(ps, o.released, locked, stop, env.Logf) }()
+	return func() {
+		close(stop)
+		if n := <-stalls; n > 0 {
+			env.Logf("replay %s: %d stalls of the captured order against the server's locks broken", file, n)
+		}
+		closeDB()
+	}
 }
