@@ -105,9 +105,7 @@ func TestKindsOwnTheirNames(t *testing.T) {
 			}
 			files++
 			for _, leak := range kindLeaks(fset, f, words, pkgs) {
-				if !slices.Contains(pendingTables[path], leak.word) {
-					t.Error(leak.msg)
-				}
+				t.Error(leak.msg)
 			}
 		}
 	}
@@ -128,15 +126,6 @@ func TestKindsOwnTheirNames(t *testing.T) {
 			}
 		}
 	}
-}
-
-// pendingTables are the files that still name a kind's word, and the word, because the
-// kinds' own tables are not yet the kinds' (issue 35): replay.csv and fingerprints.csv are
-// laid out, described, read, merged and shown by name. Only that word, in only these files,
-// passes; the list is to shrink to nothing.
-var pendingTables = map[string][]string{
-	"results/replay.go":          {"replay"}, // ReplayRecord, FingerprintRows
-	"results/measure/measure.go": {"replay"}, // Total.Replay, measure.Replay
 }
 
 // kindWords are the words of the kinds' own concepts their declarations do not spell:

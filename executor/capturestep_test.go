@@ -43,15 +43,15 @@ iteration:
   assert: ["errors == 0"]
 `, nil, Options{})
 	requireDone(t, run, out, err, 2)
-	if len(run.Table(results.ReplayFile).Rows) != 2 {
-		t.Fatalf("replay.csv rows %v", run.Table(results.ReplayFile).Rows)
+	if len(run.Table("replay.csv").Rows) != 2 {
+		t.Fatalf("replay.csv rows %v", run.Table("replay.csv").Rows)
 	}
-	for i := range run.Table(results.ReplayFile).Rows {
-		captured, replayed := run.Table(results.ReplayFile).Value(i, "statements_captured"), run.Table(results.ReplayFile).Value(i, "statements_replayed")
+	for i := range run.Table("replay.csv").Rows {
+		captured, replayed := run.Table("replay.csv").Value(i, "statements_captured"), run.Table("replay.csv").Value(i, "statements_replayed")
 		// 200 transactions of a SELECT and an UPDATE on 2 connections, autocommit.
-		if captured != "400" || replayed != "400" || run.Table(results.ReplayFile).Value(i, "sessions_replayed") != "2" || run.Table(results.ReplayFile).Value(i, "errors") != "0" ||
-			run.Table(results.ReplayFile).Value(i, "end_state") != "same" {
-			t.Errorf("iteration %s: %v", run.Table(results.ReplayFile).Value(i, "iteration"), run.Table(results.ReplayFile).Rows[i])
+		if captured != "400" || replayed != "400" || run.Table("replay.csv").Value(i, "sessions_replayed") != "2" || run.Table("replay.csv").Value(i, "errors") != "0" ||
+			run.Table("replay.csv").Value(i, "end_state") != "same" {
+			t.Errorf("iteration %s: %v", run.Table("replay.csv").Value(i, "iteration"), run.Table("replay.csv").Rows[i])
 		}
 	}
 	counts := map[string]string{}

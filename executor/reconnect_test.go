@@ -222,16 +222,16 @@ targets: {db: {dsn: "%s"}}
 // replayedAcross: every captured session ran, those that were to connect while the server
 // was down included, and every statement either ran or is counted as an error.
 func replayedAcross(t *testing.T, run *results.Run) {
-	if len(run.Table(results.ReplayFile).Rows) == 0 {
+	if len(run.Table("replay.csv").Rows) == 0 {
 		t.Fatal("no replay.csv")
 	}
-	get := func(col string) float64 { v, _ := run.Table(results.ReplayFile).Float(0, col); return v }
+	get := func(col string) float64 { v, _ := run.Table("replay.csv").Float(0, col); return v }
 	if get("sessions_replayed") != get("sessions_captured") {
 		t.Errorf("%v of %v captured sessions replayed: a session the cut met never ran", get("sessions_replayed"), get("sessions_captured"))
 	}
 	// A statement whose connect found no server is not replayed; one in flight at the cut is.
 	if get("statements_replayed")+get("errors_unlike_capture") < get("statements_captured") || get("errors_unlike_capture") == 0 {
-		t.Errorf("replay.csv %v: every statement must have run or be counted as an error unlike the capture", run.Table(results.ReplayFile).Rows[0])
+		t.Errorf("replay.csv %v: every statement must have run or be counted as an error unlike the capture", run.Table("replay.csv").Rows[0])
 	}
 }
 

@@ -33,7 +33,7 @@ const (
 	ColStageRate    = "rate"
 )
 
-// Columns of the workloads' own tables that readers look up (see FingerprintRows); a
+// Columns of the workloads' own tables that readers look up (the replay kind lays them out); a
 // kind's declaration (measure.Table) describes them, Run.DescribeTable says it.
 const (
 	ColRank          = "rank"

@@ -25,7 +25,7 @@ func writeTablesFolder(t *testing.T, decl []measure.Table) string {
 		return r
 	}
 	for file, rec := range map[string]Record{
-		ReplayFile:       row(ColIteration, "1", ColTarget, "db", "statements_captured", "40"),
+		replayCSV:       row(ColIteration, "1", ColTarget, "db", "statements_captured", "40"),
 		FingerprintsFile: row(ColIteration, "1", ColTarget, "db", ColFingerprintID, "q1", "p95_ms", "2.5"),
 		"own.csv":        row(ColIteration, "1", ColTarget, "db", "widgets", "7"),
 	} {
@@ -57,7 +57,7 @@ func TestTablesAreReadAsDeclared(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := r.Table(ReplayFile).Value(0, "statements_captured"); v != "40" {
+		if v := r.Table(replayCSV).Value(0, "statements_captured"); v != "40" {
 			t.Errorf("%s: old folder's replay.csv statements_captured %q, want 40", name, v)
 		}
 		if v := r.Table(FingerprintsFile).Value(0, "p95_ms"); v != "2.5" {
@@ -73,9 +73,9 @@ func TestTablesAreReadAsDeclared(t *testing.T) {
 			unit, hist string
 			q          float64
 		}{
-			{ReplayFile, "lag_p99_ms", MergeEmpty, RoleOther, measure.Millis, "", 0},
-			{ReplayFile, ColBlockedMaxMs, MergeMax, RoleOther, measure.Millis, "", 0},
-			{ReplayFile, "statements_captured", MergeSum, RoleOther, "", "", 0},
+			{replayCSV, "lag_p99_ms", MergeEmpty, RoleOther, measure.Millis, "", 0},
+			{replayCSV, ColBlockedMaxMs, MergeMax, RoleOther, measure.Millis, "", 0},
+			{replayCSV, "statements_captured", MergeSum, RoleOther, "", "", 0},
 			{FingerprintsFile, ColFingerprintP95, MergeHistogram, RoleOther, measure.Millis, "tx", 95},
 			{FingerprintsFile, "captured_p95_ms", MergeEmpty, RoleOther, measure.Millis, "", 0},
 			{FingerprintsFile, ColRank, MergeRank, RoleKey, "", "", 0},
@@ -94,8 +94,12 @@ func TestTablesAreReadAsDeclared(t *testing.T) {
 		if v := r.Table("own.csv").Value(0, "widgets"); v != "7" || r.DescribeTable("own.csv", "widgets").Merge != MergeMax {
 			t.Errorf("%s: declared own.csv widgets %q merged %s, want 7 and max", name, v, r.DescribeTable("own.csv", "widgets").Merge)
 		}
-		if n := len(r.Table(ReplayFile).Rows); n != 0 {
+		if n := len(r.Table(replayCSV).Rows); n != 0 {
 			t.Errorf("%s: a folder declaring its tables read %d rows of the undeclared replay.csv", name, n)
 		}
 	}
 }
+
+// replayCSV is the replay kind's fidelity table, which old folders' declarations
+// (oldtables.json) describe.
+const replayCSV = "replay.csv"

@@ -13,10 +13,8 @@ import (
 // or by a copy cut short. Readers drop that line (ScanTable); the warning names it as
 // FILE:LINE so a truncated folder is never taken for a whole one in silence.
 func TornLines(dir string) []string {
-	paths := append([]string{SummaryFile, DigestsFile, WaitsFile, QueriesFile}, TableFiles...)
-	for i := range paths {
-		paths[i] = filepath.Join(dir, paths[i])
-	}
+	// Every table at the top of the folder: the shared ones and the kinds' own.
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
 	if targets, err := Targets(dir); err == nil {
 		for _, t := range targets {
 			paths = append(paths, filepath.Join(dir, TimeseriesDir, t+".csv"))

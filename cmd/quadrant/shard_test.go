@@ -555,7 +555,7 @@ iteration:
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v, _ := r.Table(results.ReplayFile).Float(0, "sessions_replayed"); v != 2 {
+		if v, _ := r.Table("replay.csv").Float(0, "sessions_replayed"); v != 2 {
 			t.Errorf("shard %d replayed %v sessions, want 2 of the 4", k, v)
 		}
 		met := false
@@ -575,8 +575,8 @@ iteration:
 		t.Fatal(err)
 	}
 	for col, want := range map[string]float64{"sessions_captured": 4, "sessions_replayed": 4, "statements_captured": 10, "statements_replayed": 10, "errors": 0} {
-		if v, ok := mr.Table(results.ReplayFile).Float(0, col); !ok || v != want {
-			t.Errorf("merged replay.csv %s = %q, want %v", col, mr.Table(results.ReplayFile).Value(0, col), want)
+		if v, ok := mr.Table("replay.csv").Float(0, col); !ok || v != want {
+			t.Errorf("merged replay.csv %s = %q, want %v", col, mr.Table("replay.csv").Value(0, col), want)
 		}
 	}
 	fp := mr.Table(results.FingerprintsFile)

@@ -392,21 +392,28 @@ func TestFailedRunReportSaysWhatFailedAtTheTop(t *testing.T) {
 func TestReplaySectionsRender(t *testing.T) {
 	dir := t.TempDir()
 	fixture.Folder(t, dir, 1)
-	lat := measure.NewHistogram()
-	lat.Record(2 * time.Millisecond)
-	capt := measure.NewHistogram()
-	capt.Record(time.Millisecond)
-	tot := &measure.Total{Replay: &measure.Replay{SessionsCaptured: 3, SessionsReplayed: 3, StatementsCaptured: 40, StatementsReplayed: 39,
-		Skipped: map[string]int64{"exclude": 1},
-		Fingerprints: []measure.Fingerprint{{ID: "q0123456789ab", Text: "select c from sbtest1 where id=?", Captured: 39, CapturedLatency: capt,
-			ErrorsByCode: map[int]int64{1062: 2}}}}}
-	tot.Transactions = []measure.Named{{Name: "q0123456789ab", Counts: measure.Counts{Events: 39}, Latency: lat}}
-	// The same fingerprint replayed in a second iteration with twice the latency.
-	lat2 := measure.NewHistogram()
-	lat2.Record(4 * time.Millisecond)
-	tot2 := *tot
-	tot2.Transactions = []measure.Named{{Name: "q0123456789ab", Counts: measure.Counts{Events: 39}, Latency: lat2}}
-	for file, recs := range map[string][]results.Record{results.FingerprintsFile: append(results.FingerprintRows(1, "primary", tot), results.FingerprintRows(2, "primary", &tot2)...)} {
+	// The replay kind's rows, as it lays them out (its fidelity.go): the fingerprint twice,
+	// the second iteration at twice the latency.
+	fp := func(p95 float64) []measure.Row {
+		var r measure.Row
+		for _, c := range []measure.Cell{{Column: "rank", Value: int64(1)}, {Column: "fingerprint_id", Value: "q0123456789ab"}, {Column: "count", Value: int64(39)},
+			{Column: "captured_count", Value: int64(39)}, {Column: "total_ms", Value: 39 * p95}, {Column: "errors", Value: int64(2)}, {Column: "errors_by_code", Value: "1062:2"},
+			{Column: "captured_errors_by_code", Value: ""}, {Column: "rows_sent", Value: int64(39)}, {Column: "rows_mismatches", Value: int64(0)},
+			{Column: "p50_ms", Value: p95}, {Column: "captured_p50_ms", Value: 1.0}, {Column: "p95_ms", Value: p95}, {Column: "captured_p95_ms", Value: 1.0},
+			{Column: "p99_ms", Value: p95}, {Column: "captured_p99_ms", Value: 1.0}, {Column: "fingerprint", Value: "select c from sbtest1 where id=?"}} {
+			r.Add(c.Column, c.Value)
+		}
+		return []measure.Row{r}
+	}
+	var rp measure.Row
+	for _, c := range []measure.Cell{{Column: "sessions_captured", Value: int64(3)}, {Column: "sessions_replayed", Value: int64(3)},
+		{Column: "statements_captured", Value: int64(40)}, {Column: "statements_replayed", Value: int64(39)}, {Column: "skipped_exclude", Value: int64(1)}} {
+		rp.Add(c.Column, c.Value)
+	}
+	for file, recs := range map[string][]results.Record{
+		results.FingerprintsFile: append(results.TableRecords(1, "primary", fp(2)), results.TableRecords(2, "primary", fp(4))...),
+		"replay.csv":             results.TableRecords(1, "primary", []measure.Row{rp}),
+	} {
 		tb, err := results.OpenTable(filepath.Join(dir, file))
 		if err != nil {
 			t.Fatal(err)
@@ -418,21 +425,12 @@ func TestReplaySectionsRender(t *testing.T) {
 		}
 		tb.Close()
 	}
-	rec, _ := results.ReplayRecord(1, "primary", tot)
-	tb, err := results.OpenTable(filepath.Join(dir, results.ReplayFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tb.Append(rec); err != nil {
-		t.Fatal(err)
-	}
-	tb.Close()
 	run, err := results.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Table(results.FingerprintsFile).Value(0, "captured_p50_ms") == "" || run.Table(results.FingerprintsFile).Value(0, "errors_by_code") != "1062:2" || run.Table(results.ReplayFile).Value(0, "statements_replayed") != "39" {
-		t.Fatalf("read back: %v %v", run.Table(results.FingerprintsFile).Rows, run.Table(results.ReplayFile).Rows)
+	if run.Table(results.FingerprintsFile).Value(0, "captured_p50_ms") == "" || run.Table(results.FingerprintsFile).Value(0, "errors_by_code") != "1062:2" || run.Table("replay.csv").Value(0, "statements_replayed") != "39" {
+		t.Fatalf("read back: %v %v", run.Table(results.FingerprintsFile).Rows, run.Table("replay.csv").Rows)
 	}
 	dom := reportDOM(t, run)
 	if !regexp.MustCompile(`<td>100\.\d</td>`).MatchString(dom) {

@@ -162,8 +162,12 @@ type Total struct {
 	End        time.Time `json:"end"`
 	Threads    int       `json:"threads"`
 	MaxBacklog int64     `json:"max_backlog"`
-	// Replay is set by a replay of captured traffic.
-	Replay *Replay `json:"replay,omitempty"`
+	// Rows are the rows of the kind's own tables (its Table declarations), by file, that
+	// its run produced: results writes them with the iteration and target first.
+	Rows map[string][]Row `json:"-"`
+	// Summary is the kind's own account of the run, opaque to every other layer (its Rows
+	// are what the folder keeps; its tests read this).
+	Summary any `json:"-"`
 	Stats
 	// Stages are a load shape's stages, each its own Total (Stage set, from 1); nil
 	// without stages. Stage is 0 for the whole measured part.
@@ -260,57 +264,4 @@ func (s *Stats) Summarize() {
 // ErrorCodes returns the error codes seen, sorted.
 func (s *Stats) ErrorCodes() []int {
 	return slices.Sorted(maps.Keys(s.ErrorsByCode))
-}
-
-// Replay is what a replay of captured traffic reproduced, beside the Total's per-fingerprint
-// Transactions (named by fingerprint id): the fidelity summary and what the engine does not count.
-type Replay struct {
-	SessionsCaptured   int64 `json:"sessions_captured"`
-	SessionsReplayed   int64 `json:"sessions_replayed"`
-	StatementsCaptured int64 `json:"statements_captured"`
-	StatementsReplayed int64 `json:"statements_replayed"`
-	// Skipped counts statements left out by filter: read_only, include, exclude.
-	Skipped map[string]int64 `json:"skipped,omitempty"`
-	// RowsMismatches counts statements whose result set had another number of rows than captured.
-	RowsMismatches int64 `json:"rows_mismatches"`
-	// ErrorsCaptured counts replayed statements that failed in the capture (where it says);
-	// ErrorsUnlikeCapture those whose replayed outcome differs from the captured one (another
-	// error, an error where it succeeded or its outcome is unknown, success where it failed).
-	ErrorsCaptured      int64 `json:"errors_captured"`
-	ErrorsUnlikeCapture int64 `json:"errors_unlike_capture"`
-	// Time the sessions spent blocked: in statements that ended in a lock wait timeout or a
-	// deadlock (LockWaits), or that ran longer than captured by a margin (LongStatements,
-	// LongTime is the excess); SessionsBlocked is how many sessions had either.
-	LockWaits       int64         `json:"lock_waits"`
-	LockWaitTime    time.Duration `json:"lock_wait_ns"`
-	LongStatements  int64         `json:"long_statements"`
-	LongTime        time.Duration `json:"long_ns"`
-	SessionsBlocked int64         `json:"sessions_blocked"`
-	// BlockedMost is the time the most blocked session spent blocked (lock waits and long
-	// statements): one session stuck, or the time spread over many.
-	BlockedMost time.Duration `json:"blocked_most_ns"`
-	// The commit order kept (order: commit): statements that waited for the captured
-	// commits before them, the time they waited, and waits that timed out.
-	OrderWaits    int64         `json:"order_waits"`
-	OrderWaitTime time.Duration `json:"order_wait_ns"`
-	OrderTimeouts int64         `json:"order_timeouts"`
-	// EndState is "same" when the tables the capture wrote end as they ended in the
-	// capture (CHECKSUM TABLE), "different" (EndDiffers names them), "" when not compared.
-	EndState     string        `json:"end_state,omitempty"`
-	EndDiffers   []string      `json:"end_differs,omitempty"`
-	Fingerprints []Fingerprint `json:"fingerprints"`
-}
-
-// Fingerprint is one statement class of a replay, or "other" for all below the top N.
-type Fingerprint struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
-	// Captured statements of the class, and their captured durations (nil when the source has none).
-	Captured        int64         `json:"captured"`
-	CapturedLatency *Histogram    `json:"-"`
-	ErrorsByCode    map[int]int64 `json:"errors_by_code,omitempty"`
-	// CapturedErrorsByCode are the errors the capture recorded for the replayed statements.
-	CapturedErrorsByCode map[int]int64 `json:"captured_errors_by_code,omitempty"`
-	RowsSent             int64         `json:"rows_sent"`
-	RowsMismatches       int64         `json:"rows_mismatches"`
 }

@@ -44,3 +44,15 @@ func (t Table) Column(name string) (TableColumn, bool) {
 	}
 	return TableColumn{}, false
 }
+
+// Row is one row of a kind's table, without the iteration and target results puts first.
+type Row []Cell
+
+// Cell is one column's value: an int64, a float64 (NaN and ±Inf written empty) or a string.
+type Cell struct {
+	Column string
+	Value  any
+}
+
+// Add appends a cell.
+func (r *Row) Add(column string, value any) { *r = append(*r, Cell{column, value}) }

@@ -249,7 +249,7 @@ func TestContendedReplay(t *testing.T) {
 			t0 := time.Now()
 			tot := replayFile(t, c.Primary, &Replay{File: path, Timing: timing})
 			took := time.Since(t0)
-			rp := tot.Replay
+			rp := fidelityOf(tot)
 			// The issue asks for a replay within 1.2x of the captured span with timing:
 			// original; on a shared 2-core machine the ratio swings (1.1x to 1.7x here, the
 			// server's own stalls included), so it is logged, and what cannot flake (every
@@ -325,7 +325,7 @@ func TestErrorsUnlikeTheCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	tot := replayFile(t, c.Primary, &Replay{File: path, Timing: "original"})
-	rp := tot.Replay
+	rp := fidelityOf(tot)
 	// Session 1's INSERT succeeded where the capture had a deadlock, session 2's first failed
 	// with 1062 where it succeeded; the missing table failed as captured.
 	if rp.StatementsReplayed != 4 || tot.ErrorsByCode[1062] != 1 || tot.ErrorsByCode[1146] != 1 || tot.Errors != 2 ||
@@ -388,11 +388,11 @@ func TestWhatStopsAReplay(t *testing.T) {
 			t.Fatal(err)
 		}
 		tot, err := wl.Run(context.Background(), func(*measure.Interval) {})
-		if tot == nil || tot.Replay == nil {
+		if tot == nil || fidelityOf(tot) == nil {
 			t.Fatalf("no total: %v", err)
 		}
 		errs = tot.Errors
-		return tot.Replay.StatementsReplayed, err
+		return fidelityOf(tot).StatementsReplayed, err
 	}
 	// The session kills its own connection: the statement after it cannot be sent.
 	n, err := run(write("SELECT 1", "KILL CONNECTION_ID()", "SELECT 2", "SELECT 3"), 0)

@@ -185,7 +185,7 @@ func TestCommitOrder(t *testing.T) {
 		if err != nil {
 			t.Fatalf("timing: %s, order: %s: %v", timing, order, err)
 		}
-		rp := tot.Replay
+		rp := fidelityOf(tot)
 		t.Logf("timing: %s, order: %s: %d of %d statements in %.2fs, errors %v, %d unlike the capture, end state %s %v; %d waits for commits, %.0fms, %d timed out",
 			timing, order, rp.StatementsReplayed, rp.StatementsCaptured, tot.Seconds(), tot.ErrorsByCode, rp.ErrorsUnlikeCapture, rp.EndState, rp.EndDiffers,
 			rp.OrderWaits, measure.Ms(rp.OrderWaitTime), rp.OrderTimeouts)
@@ -318,7 +318,7 @@ func testLockRace(t *testing.T, s *sandbox.Server, sts []raceStatement, stalls b
 	if err := db.QueryRow("SELECT GROUP_CONCAT(CONCAT(d, ':', id) ORDER BY d, id) FROM lr.queue").Scan(&rows); err != nil {
 		t.Fatal(err)
 	}
-	if rp := tot.Replay; tot.Errors != 0 || rows != "1:10,2:25" || (rp.OrderTimeouts > 0) != stalls {
+	if rp := fidelityOf(tot); tot.Errors != 0 || rows != "1:10,2:25" || (rp.OrderTimeouts > 0) != stalls {
 		t.Errorf("the race replayed in commit order: %d errors %v, rows %s, %d order timeouts; want no error, 1:10,2:25 as captured, stalls broken %v", tot.Errors, tot.ErrorsByCode, rows, rp.OrderTimeouts, stalls)
 	}
 }

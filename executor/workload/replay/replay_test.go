@@ -182,7 +182,7 @@ func replayFile(t *testing.T, s *sandbox.Server, r *Replay) *measure.Total {
 	if err != nil {
 		t.Fatalf("replay %s: %v", r.File, err)
 	}
-	if tot.Replay == nil {
+	if fidelityOf(tot) == nil {
 		t.Fatalf("replay %s ran as a SQL file", r.File)
 	}
 	return tot
@@ -263,7 +263,7 @@ func TestServerLogsReplay(t *testing.T) {
 		}
 		sameCounts(t, what, replayedCounts(tot), wantCounts(c.file == "slow.log"))
 		checkSteps(t, b.Primary)
-		rp := tot.Replay
+		rp := fidelityOf(tot)
 		if rp.SessionsReplayed != sessions || rp.StatementsReplayed != int64(sessions*len(sessionWork(1))) || rp.StatementsCaptured != rp.StatementsReplayed+rp.Skipped["exclude"] || rp.Skipped["exclude"] < 1 {
 			t.Errorf("%s: fidelity %+v", what, rp)
 		}
@@ -277,8 +277,8 @@ func TestServerLogsReplay(t *testing.T) {
 	// read_only: nothing reaches steps, the temporary tables still work.
 	schema(t, b.Primary)
 	tot := replayFile(t, b.Primary, &Replay{File: filepath.Join(dir, "slow.log"), ReadOnly: true, Exclude: exclude})
-	if tot.Errors != 0 || tot.Replay.Skipped["read_only"] != sessions*writesPerSession {
-		t.Errorf("read_only: %d errors, skipped %v, want %d read_only", tot.Errors, tot.Replay.Skipped, sessions*writesPerSession)
+	if tot.Errors != 0 || fidelityOf(tot).Skipped["read_only"] != sessions*writesPerSession {
+		t.Errorf("read_only: %d errors, skipped %v, want %d read_only", tot.Errors, fidelityOf(tot).Skipped, sessions*writesPerSession)
 	}
 	db, err := b.Primary.Open()
 	if err != nil {
@@ -383,8 +383,8 @@ func TestCaptureRoundTrip(t *testing.T) {
 		qf.Close()
 		schema(t, b.Primary)
 		tot := replayFile(t, b.Primary, &Replay{File: out, Timing: "original"})
-		if tot.Errors != 0 || tot.Replay.ErrorsUnlikeCapture != 0 {
-			t.Errorf("%s: %d errors: %v, %d unlike the capture", method, tot.Errors, tot.ErrorsByCode, tot.Replay.ErrorsUnlikeCapture)
+		if tot.Errors != 0 || fidelityOf(tot).ErrorsUnlikeCapture != 0 {
+			t.Errorf("%s: %d errors: %v, %d unlike the capture", method, tot.Errors, tot.ErrorsByCode, fidelityOf(tot).ErrorsUnlikeCapture)
 		}
 		sameCounts(t, method, replayedCounts(tot), wantCounts(method == capture.SlowLog))
 		checkSteps(t, b.Primary)
@@ -430,8 +430,8 @@ func TestSessionsConnectWhenTheyRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	tot := replayFile(t, c.Primary, &Replay{File: path, Timing: "original"})
-	if tot.Errors != 0 || tot.Replay.SessionsReplayed != n || tot.Replay.StatementsReplayed != 2*n {
-		t.Fatalf("replay: %d errors, %+v", tot.Errors, tot.Replay)
+	if tot.Errors != 0 || fidelityOf(tot).SessionsReplayed != n || fidelityOf(tot).StatementsReplayed != 2*n {
+		t.Fatalf("replay: %d errors, %+v", tot.Errors, fidelityOf(tot))
 	}
 	var name string
 	var most int
@@ -463,7 +463,7 @@ func TestSlowLogWithoutADefaultDatabaseReplays(t *testing.T) {
 	}
 	s := sandboxtest.Start(t, sandbox.Options{Name: "noschema"}).Primary
 	tot := replayFile(t, s, &Replay{File: path})
-	if tot.Errors != 0 || tot.Replay.StatementsReplayed != 9 || tot.Replay.SessionsReplayed != 3 {
-		t.Errorf("replayed %d of 9 statements in %d of 3 sessions with %d errors (%v)", tot.Replay.StatementsReplayed, tot.Replay.SessionsReplayed, tot.Errors, tot.ErrorsByCode)
+	if tot.Errors != 0 || fidelityOf(tot).StatementsReplayed != 9 || fidelityOf(tot).SessionsReplayed != 3 {
+		t.Errorf("replayed %d of 9 statements in %d of 3 sessions with %d errors (%v)", fidelityOf(tot).StatementsReplayed, fidelityOf(tot).SessionsReplayed, tot.Errors, tot.ErrorsByCode)
 	}
 }

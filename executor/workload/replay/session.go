@@ -58,14 +58,14 @@ func openTraffic(r *Replay, env workload.Env) (*traffic.File, error) {
 
 // scanned is what the pass over the file learned.
 type scanned struct {
-	sessions []uint64        // kept sessions in order of first statement
-	index    map[uint64]int  // session id -> worker
-	first    time.Time       // earliest captured start of a kept statement
-	top      []int           // the scan's fingerprint number -> index into names
-	names    []string        // fingerprint ids, then "other" when there are more
-	texts    []string        // the fingerprints of names
-	captured []int64         // captured statements per name
-	replay   *measure.Replay // the fidelity summary, filled as the replay goes
+	sessions []uint64       // kept sessions in order of first statement
+	index    map[uint64]int // session id -> worker
+	first    time.Time      // earliest captured start of a kept statement
+	top      []int          // the scan's fingerprint number -> index into names
+	names    []string       // fingerprint ids, then "other" when there are more
+	texts    []string       // the fingerprints of names
+	captured []int64        // captured statements per name
+	replay   *Fidelity      // the fidelity summary, filled as the replay goes
 	timed    bool
 	all      int        // captured sessions in the file, every shard's
 	spans    [][2]int64 // captured [first start, last end] per worker, µs (timed sources)
@@ -97,7 +97,7 @@ func scan(r *Replay, env workload.Env, sp *spill) (*scanned, error) {
 		return nil, err
 	}
 	defer f.Close()
-	sc := &scanned{index: map[uint64]int{}, replay: &measure.Replay{Skipped: map[string]int64{}}, timed: f.Timed, state: f.State}
+	sc := &scanned{index: map[uint64]int{}, replay: &Fidelity{Skipped: map[string]int64{}}, timed: f.Timed, state: f.State}
 	if r.Order == "commit" {
 		sc.order = newOrderScan(f)
 	}
@@ -593,8 +593,8 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 		if cerr != nil {
 			r.env.Logf("replay %s: captured durations not read: %v", rp.File, cerr)
 		}
-		tot.Replay = summarize(sc, sh, workers, captured)
-		fid := tot.Replay
+		fid := summarize(sc, sh, workers, captured)
+		tot.Summary = fid
 		fid.EndState, fid.EndDiffers = endState(ctx, rp, r.env, sc.state)
 		if o := sh.order; o != nil {
 			fid.OrderWaits, fid.OrderWaitTime, fid.OrderTimeouts = o.waits.Load(), time.Duration(o.waited.Load()), o.timeouts.Load()
@@ -608,6 +608,7 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 			rp.File, fid.SessionsReplayed, fid.SessionsCaptured, fid.StatementsReplayed, fid.StatementsCaptured, fid.Skipped, tot.Errors, fid.ErrorsUnlikeCapture, fid.ErrorsCaptured, fid.RowsMismatches, lag)
 		sh.failures.summary()
 		logBlocked(r.env, rp.File, sh, workers)
+		tot.Rows = tableRows(tot, fid)
 	}
 	return tot, err
 }
@@ -651,7 +652,7 @@ func capturedLatency(sp *spill, sc *scanned) ([]*measure.Histogram, error) {
 }
 
 // summarize merges the workers' per-fingerprint figures into the fidelity summary.
-func summarize(sc *scanned, sh *shared, workers []*sessionWorker, captured []*measure.Histogram) *measure.Replay {
+func summarize(sc *scanned, sh *shared, workers []*sessionWorker, captured []*measure.Histogram) *Fidelity {
 	rp := sc.replay
 	rp.StatementsReplayed = sh.replayed.Load()
 	rp.RowsMismatches = sh.mismatch.Load()
@@ -674,7 +675,7 @@ func summarize(sc *scanned, sh *shared, workers []*sessionWorker, captured []*me
 		rp.BlockedMost = max(rp.BlockedMost, b.lockTime+b.longTime)
 	}
 	for i, name := range sc.names {
-		fp := measure.Fingerprint{ID: name, Text: sc.texts[i], Captured: sc.captured[i]}
+		fp := Fingerprint{ID: name, Text: sc.texts[i], Captured: sc.captured[i]}
 		if captured[i].Count() > 0 {
 			fp.CapturedLatency = captured[i]
 		}

@@ -1,6 +1,9 @@
 package replay
 
-import "github.com/quadrant-bench/quadrant/results/measure"
+import (
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
+)
 
 // Tables are a replay's own tables, declared so that the folder (run.json) says how to
 // read, merge and show them: replay.csv, one row per iteration and target, how faithfully
@@ -10,7 +13,7 @@ import "github.com/quadrant-bench/quadrant/results/measure"
 // histogram of (the schedule lag, the captured durations) is left empty rather than guessed.
 var Tables = []measure.Table{
 	{
-		File: "replay.csv", Title: "Replay fidelity (captured vs replayed, schedule lag)", Key: []string{"iteration", "target"},
+		File: fidelityFile, Title: "Replay fidelity (captured vs replayed, schedule lag)", Key: []string{"iteration", "target"},
 		Columns: append(keyColumns(),
 			count("sessions_captured", "sessions in the capture"),
 			count("sessions_replayed", "sessions replayed"),
@@ -40,7 +43,7 @@ var Tables = []measure.Table{
 		),
 	},
 	{
-		File: "fingerprints.csv", Title: "Statement fingerprints (replayed vs captured latency)",
+		File: results.FingerprintsFile, Title: "Statement fingerprints (replayed vs captured latency)",
 		Key: []string{"iteration", "target", "fingerprint_id"}, Sort: "total_ms", Last: "other",
 		Columns: append(keyColumns(),
 			measure.TableColumn{Name: "rank", Description: "rank by replayed total time", Merge: "rank"},
@@ -82,3 +85,6 @@ func percentile(name string, q float64) measure.TableColumn {
 	c.Histogram, c.Percentile = "tx", q
 	return c
 }
+
+// fidelityFile (replay.csv) is the replay's table of how faithfully it reproduced the capture.
+const fidelityFile = "replay.csv"

@@ -54,36 +54,3 @@ func TestErrorCodesRoundTrip(t *testing.T) {
 		t.Fatalf("ErrorCodes = %q, want \"1062:5 1213:1\"", got)
 	}
 }
-
-// TestReplayRecordBlockedAndErrors: replay.csv says how long the sessions were blocked and how
-// their errors differ from the capture's; fingerprints.csv has the captured errors by code
-// beside the replayed ones.
-func TestReplayRecordBlockedAndErrors(t *testing.T) {
-	tot := &measure.Total{Replay: &measure.Replay{StatementsCaptured: 10, StatementsReplayed: 10, ErrorsCaptured: 1, ErrorsUnlikeCapture: 2,
-		LockWaits: 1, LockWaitTime: 5 * time.Second, LongStatements: 3, LongTime: 1500 * time.Millisecond, SessionsBlocked: 2, BlockedMost: 5200 * time.Millisecond,
-		Fingerprints: []measure.Fingerprint{{ID: "q0123456789ab", ErrorsByCode: map[int]int64{1062: 1, 1205: 1}, CapturedErrorsByCode: map[int]int64{1213: 1}}}}}
-	rec, ok := ReplayRecord(1, "primary", tot)
-	if !ok {
-		t.Fatal("no replay.csv row")
-	}
-	got := cells(rec)
-	for k, want := range map[string]string{"errors_captured": "1", "errors_unlike_capture": "2", "sessions_blocked": "2", "blocked_max_ms": "5200", "lock_waits": "1",
-		"lock_wait_ms": "5000", "long_statements": "3", "long_ms": "1500"} {
-		if got[k] != want {
-			t.Errorf("replay.csv %s = %q, want %q", k, got[k], want)
-		}
-	}
-	fps := FingerprintRows(1, "primary", tot)
-	fp := cells(fps[0])
-	if fp["errors_by_code"] != "1062:1 1205:1" || fp["captured_errors_by_code"] != "1213:1" {
-		t.Errorf("fingerprints.csv errors_by_code %q, captured_errors_by_code %q", fp["errors_by_code"], fp["captured_errors_by_code"])
-	}
-}
-
-func cells(r Record) map[string]string {
-	m := map[string]string{}
-	for _, f := range r {
-		m[f.Name] = f.Value
-	}
-	return m
-}

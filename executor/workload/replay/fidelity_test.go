@@ -1,0 +1,60 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
+)
+
+// TestFidelityRows: replay.csv says how long the sessions were blocked and how their errors
+// differ from the capture's; fingerprints.csv has the captured errors by code beside the
+// replayed ones, the top fingerprint by replayed time first and "other" last; the cells are
+// written as the shared tables write theirs (results.TableRecords), iteration and target
+// first.
+func TestFidelityRows(t *testing.T) {
+	slow, fast := measure.NewHistogram(), measure.NewHistogram()
+	slow.Record(30 * time.Millisecond)
+	fast.Record(time.Millisecond)
+	f := &Fidelity{StatementsCaptured: 10, StatementsReplayed: 10, ErrorsCaptured: 1, ErrorsUnlikeCapture: 2,
+		LockWaits: 1, LockWaitTime: 5 * time.Second, LongStatements: 3, LongTime: 1500 * time.Millisecond, SessionsBlocked: 2, BlockedMost: 5200 * time.Millisecond,
+		EndState: "different", EndDiffers: []string{"db.a", "db.b"},
+		Fingerprints: []Fingerprint{{ID: results.OtherFingerprint}, {ID: "q0fast"},
+			{ID: "q0slow", ErrorsByCode: map[int]int64{1062: 1, 1205: 1}, CapturedErrorsByCode: map[int]int64{1213: 1}}}}
+	tot := &measure.Total{Summary: f}
+	tot.Transactions = []measure.Named{{Name: "q0fast", Latency: fast}, {Name: "q0slow", Latency: slow}, {Name: results.OtherFingerprint, Latency: slow}}
+	rows := tableRows(tot, f)
+	recs := results.TableRecords(1, "primary", rows[fidelityFile])
+	if len(recs) != 1 || recs[0][0] != (results.Field{Name: "iteration", Value: "1"}) || recs[0][1] != (results.Field{Name: "target", Value: "primary"}) {
+		t.Fatalf("replay.csv rows %v", recs)
+	}
+	got := cells(recs[0])
+	for k, want := range map[string]string{"errors_captured": "1", "errors_unlike_capture": "2", "sessions_blocked": "2", "blocked_max_ms": "5200", "lock_waits": "1",
+		"lock_wait_ms": "5000", "long_statements": "3", "long_ms": "1500", "lag_p99_ms": "", "end_state": "different", "end_state_differs": "db.a db.b"} {
+		if got[k] != want {
+			t.Errorf("replay.csv %s = %q, want %q", k, got[k], want)
+		}
+	}
+	fps := results.TableRecords(1, "primary", rows[results.FingerprintsFile])
+	var order []string
+	for _, r := range fps {
+		order = append(order, cells(r)["fingerprint_id"])
+	}
+	if len(order) != 3 || order[0] != "q0slow" || order[1] != "q0fast" || order[2] != results.OtherFingerprint {
+		t.Fatalf("fingerprints.csv order %v, want q0slow, q0fast, other", order)
+	}
+	fp := cells(fps[0])
+	if fp["errors_by_code"] != "1062:1 1205:1" || fp["captured_errors_by_code"] != "1213:1" || fp["rank"] != "1" || !strings.HasPrefix(fp["p95_ms"], "30.0") || fp["captured_p95_ms"] != "" {
+		t.Errorf("fingerprints.csv first row %v", fp)
+	}
+}
+
+func cells(r results.Record) map[string]string {
+	m := map[string]string{}
+	for _, f := range r {
+		m[f.Name] = f.Value
+	}
+	return m
+}
