@@ -60,51 +60,14 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	g := &spec.Generate{Seed: 1, Threads: 1}
-	if *settings != "" {
-		loaded, err := spec.LoadGenerate(*settings)
-		if err != nil {
-			printLoadError(stderr, err)
-			return exitInvalid
-		}
-		g = loaded
+	g, err := generateSettings(*settings, generateFlags{set: set, schema: *schema, database: *database, seed: *seed, threads: *threads, rows: rows})
+	var le settingsLoadError
+	if errors.As(err, &le) {
+		printLoadError(stderr, le.err)
+		return exitInvalid
 	}
-	if set["schema"] {
-		if _, err := os.Stat(*schema); err != nil {
-			return fail(exitInvalid, "--schema: %v", err)
-		}
-		g.Schema, g.SchemaPath = *schema, *schema
-	}
-	if set["database"] {
-		g.Database = *database
-	}
-	if set["seed"] {
-		g.Seed = *seed
-	}
-	if set["threads"] {
-		if *threads < 1 {
-			return fail(exitInvalid, "--threads %d: give 1 or more", *threads)
-		}
-		g.Threads = *threads
-	}
-	for _, r := range rows {
-		name, n, ok := strings.Cut(r, "=")
-		v, err := strconv.ParseInt(strings.TrimSpace(n), 10, 64)
-		if !ok || strings.TrimSpace(name) == "" || err != nil || v < 0 {
-			return fail(exitInvalid, "--rows %q: want TABLE=N with N a whole number >= 0, e.g. --rows customers=10000", r)
-		}
-		name = strings.TrimSpace(name)
-		i := 0
-		for i < len(g.Tables) && g.Tables[i].Name != name {
-			i++
-		}
-		if i == len(g.Tables) {
-			g.Tables = append(g.Tables, spec.GenerateTable{Name: name})
-		}
-		g.Tables[i].Rows, g.Tables[i].PerParent = v, nil // --rows replaces per_parent too
-	}
-	if len(g.Tables) == 0 {
-		return fail(exitInvalid, "no table to fill: give --rows TABLE=N (repeatable) or --settings FILE with tables:")
+	if err != nil {
+		return fail(exitInvalid, "%v", err)
 	}
 	ts, err := targetArgs(targets, hostTargets, stderrf(stderr, "quadrant generate: "))
 	if err != nil {
@@ -116,10 +79,19 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		return fail(exitInvalid, "%v", err)
 	}
 	defer db.Close()
+	return fillTables(g, name, db, dsn.Config().DBName, stdout, stderr)
+}
 
+// fillTables checks the account's grants, then fills the tables on db, with progress on
+// stderr and the last line on stdout.
+func fillTables(g *spec.Generate, name string, db *sql.DB, dsnDB string, stdout, stderr io.Writer) int {
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "quadrant generate: "+format+"\n", a...)
+		return code
+	}
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
-	if code, ok := generatePreflight(ctx, g, name, db, dsn.Config().DBName, stderr); !ok {
+	if code, ok := generatePreflight(ctx, g, name, db, dsnDB, stderr); !ok {
 		return code
 	}
 	o := generate.FromSpec(g)
@@ -249,4 +221,78 @@ func validateGenerate(settings string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  %s: %s\n", t.Name, how)
 	}
 	return exitOK
+}
+
+// generateFlags are the flags that override a settings file's values; set says which were
+// given.
+type generateFlags struct {
+	set              map[string]bool
+	schema, database string
+	seed             int64
+	threads          int
+	rows             []string
+}
+
+// settingsLoadError is a settings file's load error, which the caller prints as a plan's.
+type settingsLoadError struct{ err error }
+
+func (e settingsLoadError) Error() string { return e.err.Error() }
+
+// generateSettings reads the settings file (if any) and lays the flags over it.
+func generateSettings(file string, f generateFlags) (*spec.Generate, error) {
+	g := &spec.Generate{Seed: 1, Threads: 1}
+	if file != "" {
+		loaded, err := spec.LoadGenerate(file)
+		if err != nil {
+			return nil, settingsLoadError{err}
+		}
+		g = loaded
+	}
+	if f.set["schema"] {
+		if _, err := os.Stat(f.schema); err != nil {
+			return nil, fmt.Errorf("--schema: %v", err)
+		}
+		g.Schema, g.SchemaPath = f.schema, f.schema
+	}
+	if f.set["database"] {
+		g.Database = f.database
+	}
+	if f.set["seed"] {
+		g.Seed = f.seed
+	}
+	if f.set["threads"] {
+		if f.threads < 1 {
+			return nil, fmt.Errorf("--threads %d: give 1 or more", f.threads)
+		}
+		g.Threads = f.threads
+	}
+	for _, r := range f.rows {
+		if err := setRows(g, r); err != nil {
+			return nil, err
+		}
+	}
+	if len(g.Tables) == 0 {
+		return nil, errors.New("no table to fill: give --rows TABLE=N (repeatable) or --settings FILE with a tables: list")
+	}
+	return g, nil
+}
+
+// setRows applies one --rows TABLE=N: the table's rows (adding the table), replacing
+// per_parent too.
+func setRows(g *spec.Generate, r string) error {
+	name, n, ok := strings.Cut(r, "=")
+	v, err := strconv.ParseInt(strings.TrimSpace(n), 10, 64)
+	if !ok || strings.TrimSpace(name) == "" || err != nil || v < 0 {
+		return fmt.Errorf("--rows %q: want TABLE=N with N a whole number >= 0, e.g. --rows customers=10000", r)
+	}
+	name = strings.TrimSpace(name)
+	i := 0
+	for i < len(g.Tables) && g.Tables[i].Name != name {
+		i++
+	}
+	if i == len(g.Tables) {
+		g.Tables = append(g.Tables, spec.GenerateTable{Name: name})
+	}
+	g.Tables[i].Rows, g.Tables[i].PerParent = v, nil
+	return nil
 }
