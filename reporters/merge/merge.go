@@ -76,69 +76,12 @@ func Merge(dirs []string, names []string, out string, version string, kinds *spe
 			w.Logf("warning: not copied, a rerun will need it: %v", err)
 		}
 	}
-	info := *lead.Info
-	info.Iterations = append([]results.IterationInfo(nil), lead.Info.Iterations...)
-	info.Tool, info.Version = "quadrant", version
-	info.Command = nil
-	sh := *lead.Info.Shard
-	sh.Index, sh.Meetings = 0, nil
-	for k, s := range shards {
-		sh.Merged = append(sh.Merged, results.MergedShard{Index: k, Dir: label[s.dir], Host: s.run.Info.Host, Status: s.run.Info.Status})
-	}
-	info.Shard = &sh
-	for _, s := range shards[1:] {
-		if s.run.Info.End != nil && (info.End == nil || s.run.Info.End.After(*info.End)) {
-			info.End = s.run.Info.End
-		}
-		if s.run.Info.Start.Before(info.Start) {
-			info.Start = s.run.Info.Start
-		}
-	}
-	w.Logf("merged %d shards of run %s: %s", len(shards), sh.RunID, strings.Join(names, ", "))
-
+	info := mergedInfo(shards, label, version)
+	w.Logf("merged %d shards of run %s: %s", len(shards), info.Shard.RunID, strings.Join(names, ", "))
 	o := &Outcome{Status: results.StatusDone}
 	for i := range info.Iterations {
-		ii := &info.Iterations[i]
-		var it *spec.Iteration
-		for j := range plan.Iterations {
-			if plan.Iterations[j].Index == ii.Index {
-				it = &plan.Iterations[j]
-			}
-		}
-		problems := iterationProblems(shards, ii.Index)
-		target := ""
-		if it != nil {
-			target = plan.TargetOf(it)
-		}
-		mi, err := mergeIteration(w, shards, ii.Index, target)
-		if err != nil {
-			return nil, fmt.Errorf("iteration %d: %w", ii.Index, err)
-		}
-		problems = append(problems, mi.problems...)
-		ii.Failed, ii.Error = nil, ""
-		switch {
-		case len(problems) > 0:
-			ii.Status, ii.Error = results.StatusFailed, strings.Join(problems, "; ")
-			o.IterationsFailed++
-		case ii.Status == results.StatusDone && it != nil:
-			ii.Failed = assertions(plan, it, mi.summary, mi.leaderSummary)
-			if len(ii.Failed) > 0 {
-				ii.Status = results.StatusFailed
-				o.AssertionsFailed++
-			}
-		}
-		for _, s := range shards {
-			for _, si := range s.run.Info.Iterations {
-				if si.Index == ii.Index && si.End != nil && (ii.End == nil || si.End.After(*ii.End)) {
-					ii.End = si.End
-				}
-			}
-		}
-		if err := mi.writeSummary(w, ii.Status); err != nil {
+		if err := mergeOne(w, plan, shards, &info.Iterations[i], o); err != nil {
 			return nil, err
-		}
-		if ii.Error != "" {
-			w.Logf("iteration %d: failed: %s", ii.Index, ii.Error)
 		}
 	}
 	if o.IterationsFailed > 0 || o.AssertionsFailed > 0 {
@@ -928,4 +871,76 @@ func assertionNames(it *spec.Iteration) []string {
 		}
 	}
 	return names
+}
+
+// mergedInfo is the merged folder's run.json: the leader's, with every shard listed and the
+// run's span over all of them.
+func mergedInfo(shards []shardRun, label map[string]string, version string) results.RunInfo {
+	lead := shards[0].run
+	info := *lead.Info
+	info.Iterations = append([]results.IterationInfo(nil), lead.Info.Iterations...)
+	info.Tool, info.Version = "quadrant", version
+	info.Command = nil
+	sh := *lead.Info.Shard
+	sh.Index, sh.Meetings = 0, nil
+	for k, s := range shards {
+		sh.Merged = append(sh.Merged, results.MergedShard{Index: k, Dir: label[s.dir], Host: s.run.Info.Host, Status: s.run.Info.Status})
+	}
+	info.Shard = &sh
+	for _, s := range shards[1:] {
+		if s.run.Info.End != nil && (info.End == nil || s.run.Info.End.After(*info.End)) {
+			info.End = s.run.Info.End
+		}
+		if s.run.Info.Start.Before(info.Start) {
+			info.Start = s.run.Info.Start
+		}
+	}
+	return info
+}
+
+// mergeOne merges iteration ii of every shard into the folder and says in ii (and o) how
+// it ended: failed when a shard's did or an assertion fails on the merged figures.
+func mergeOne(w *results.Writer, plan *spec.Plan, shards []shardRun, ii *results.IterationInfo, o *Outcome) error {
+	var it *spec.Iteration
+	for j := range plan.Iterations {
+		if plan.Iterations[j].Index == ii.Index {
+			it = &plan.Iterations[j]
+		}
+	}
+	problems := iterationProblems(shards, ii.Index)
+	target := ""
+	if it != nil {
+		target = plan.TargetOf(it)
+	}
+	mi, err := mergeIteration(w, shards, ii.Index, target)
+	if err != nil {
+		return fmt.Errorf("iteration %d: %w", ii.Index, err)
+	}
+	problems = append(problems, mi.problems...)
+	ii.Failed, ii.Error = nil, ""
+	switch {
+	case len(problems) > 0:
+		ii.Status, ii.Error = results.StatusFailed, strings.Join(problems, "; ")
+		o.IterationsFailed++
+	case ii.Status == results.StatusDone && it != nil:
+		ii.Failed = assertions(plan, it, mi.summary, mi.leaderSummary)
+		if len(ii.Failed) > 0 {
+			ii.Status = results.StatusFailed
+			o.AssertionsFailed++
+		}
+	}
+	for _, s := range shards {
+		for _, si := range s.run.Info.Iterations {
+			if si.Index == ii.Index && si.End != nil && (ii.End == nil || si.End.After(*ii.End)) {
+				ii.End = si.End
+			}
+		}
+	}
+	if err := mi.writeSummary(w, ii.Status); err != nil {
+		return err
+	}
+	if ii.Error != "" {
+		w.Logf("iteration %d: failed: %s", ii.Index, ii.Error)
+	}
+	return nil
 }
