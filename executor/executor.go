@@ -144,61 +144,11 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		r.finish(stopCtx, outcome, err)
 	}()
 
-	if err := r.fleet.start(ctx, firstPending(r.plan, r.info)); err != nil {
+	if err := r.open(ctx); err != nil {
 		outcome.Status = results.StatusError
 		return outcome, err
 	}
-	r.info.Targets, err = r.fleet.describe(ctx)
-	if err != nil {
-		outcome.Status = results.StatusError
-		return outcome, err
-	}
-	r.saveInfo()
-	if len(p.Unbound) > 0 {
-		addrs := map[string]spec.Addr{}
-		for name, s := range r.fleet.servers {
-			addrs[name] = spec.Addr{Host: s.Host(), Port: s.Port()}
-		}
-		bound, err := p.Bind(addrs)
-		if err != nil {
-			outcome.Status = results.StatusError
-			return outcome, fmt.Errorf("bind target addresses: %w", err)
-		}
-		r.plan, r.fleet.plan = bound, bound
-		r.log.setPlan(bound)
-	}
-	if err := r.checkPrivileges(ctx); err != nil {
-		outcome.Status = results.StatusError
-		return outcome, err
-	}
-	if r.opts.RunID != "" || r.opts.Shard.Sharded() {
-		if err := r.openBarrier(ctx); err != nil {
-			outcome.Status = results.StatusError
-			return outcome, err
-		}
-	}
-	if r.watch, err = openWatchers(ctx, r.plan, r.fleet, r.leader()); err != nil {
-		outcome.Status = results.StatusError
-		if errors.Is(err, watch.ErrUnknownName) {
-			err = &PlanError{Err: err}
-		}
-		return outcome, err
-	}
-	r.watch.record(r.plan, r.info.Targets)
-	r.saveInfo()
-	if err := r.preflight(ctx); err != nil {
-		outcome.Status = results.StatusError
-		return outcome, err
-	}
-	if err := r.steps.run(ctx, r.plan.Setup, stepScope{phase: spec.PhaseSetup, target: r.plan.DefaultTarget()}); err != nil {
-		outcome.Status = statusOf(ctx, results.StatusError)
-		return outcome, fmt.Errorf("setup: %w", err)
-	}
-	if err := r.meet(ctx, "setup"); err != nil {
-		outcome.Status = statusOf(ctx, results.StatusError)
-		return outcome, err
-	}
-	if err := r.snapshot(ctx); err != nil {
+	if err := r.setup(ctx); err != nil {
 		outcome.Status = statusOf(ctx, results.StatusError)
 		return outcome, err
 	}
@@ -445,3 +395,57 @@ func tally(info *results.RunInfo) string {
 }
 
 var errInterrupted = errors.New("interrupted")
+
+// open starts the fleet, binds the plan to the servers' addresses, and checks the accounts,
+// the shards' barrier, the watchers and the preflight, before anything runs on a target.
+func (r *runner) open(ctx context.Context) error {
+	if err := r.fleet.start(ctx, firstPending(r.plan, r.info)); err != nil {
+		return err
+	}
+	var err error
+	if r.info.Targets, err = r.fleet.describe(ctx); err != nil {
+		return err
+	}
+	r.saveInfo()
+	if len(r.plan.Unbound) > 0 {
+		addrs := map[string]spec.Addr{}
+		for name, s := range r.fleet.servers {
+			addrs[name] = spec.Addr{Host: s.Host(), Port: s.Port()}
+		}
+		bound, err := r.plan.Bind(addrs)
+		if err != nil {
+			return fmt.Errorf("bind target addresses: %w", err)
+		}
+		r.plan, r.fleet.plan = bound, bound
+		r.log.setPlan(bound)
+	}
+	if err := r.checkPrivileges(ctx); err != nil {
+		return err
+	}
+	if r.opts.RunID != "" || r.opts.Shard.Sharded() {
+		if err := r.openBarrier(ctx); err != nil {
+			return err
+		}
+	}
+	if r.watch, err = openWatchers(ctx, r.plan, r.fleet, r.leader()); err != nil {
+		if errors.Is(err, watch.ErrUnknownName) {
+			err = &PlanError{Err: err}
+		}
+		return err
+	}
+	r.watch.record(r.plan, r.info.Targets)
+	r.saveInfo()
+	return r.preflight(ctx)
+}
+
+// setup runs the plan's setup steps, meets the other shards after them, and snapshots what
+// the iterations restore.
+func (r *runner) setup(ctx context.Context) error {
+	if err := r.steps.run(ctx, r.plan.Setup, stepScope{phase: spec.PhaseSetup, target: r.plan.DefaultTarget()}); err != nil {
+		return fmt.Errorf("setup: %w", err)
+	}
+	if err := r.meet(ctx, "setup"); err != nil {
+		return err
+	}
+	return r.snapshot(ctx)
+}
