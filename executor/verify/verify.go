@@ -597,105 +597,121 @@ func compare(fp *fingerprint, baseName, otherName string, base, other *targetRun
 	r := results.QueryRow{FingerprintID: fp.id, Fingerprint: fp.text, Target: otherName, Base: baseName, Count: fp.count,
 		BaseErrors: map[int]int64{}, Errors: map[int]int64{},
 		Latency: results.VerifyNoLatency, BaseP95: nan, P95: nan, Change: nan, ChangeLo: nan, ChangeHi: nan}
-	var diffs []string
-	add := func(d string) {
-		if !slices.Contains(diffs, d) {
-			diffs = append(diffs, d)
-		}
-	}
-	var lost, differ, errored bool
-	example := -1
+	v := verdict{example: -1}
 	for j := range fp.samples {
-		b, o := base.outcomes[fi][j], other.outcomes[fi][j]
-		if b.code != 0 {
-			r.BaseErrors[b.code]++
-		}
-		if o.code != 0 {
-			r.Errors[o.code]++
-		}
-		switch {
-		case !b.ran || !o.ran:
-			lost = true
-			for _, x := range []struct {
-				name string
-				o    outcome
-			}{{baseName, b}, {otherName, o}} {
-				if !x.o.ran {
-					add(fmt.Sprintf("not run on %s: %s", x.name, x.o.lost))
-				}
-			}
-			continue
-		case b.setup != o.setup:
-			add(fmt.Sprintf("session settings: %s → %s", orNone(b.setup), orNone(o.setup)))
-		case b.code != o.code:
-			add(fmt.Sprintf("%s → %s", outcomeName(b.code), outcomeName(o.code)))
-		case b.code != 0:
-			errored = true
-			continue
-		case fp.noCompare:
-			continue
-		case b.sum != o.sum || b.rows != o.rows:
-			what := "row checksum differs"
-			if fp.ordered {
-				what = "row checksum (in order) differs"
-			}
-			if fp.write {
-				add(fmt.Sprintf("affected rows %d → %d", b.rows, o.rows))
-			} else {
-				add(fmt.Sprintf("%s, rows %d → %d", what, b.rows, o.rows))
-			}
-		case b.warnings != o.warnings:
-			add(fmt.Sprintf("warnings %s → %s", orNone(b.warnings), orNone(o.warnings)))
-		default:
-			continue
-		}
-		differ = true
-		if example < 0 {
-			example = j
-		}
+		v.sample(fp, j, baseName, otherName, base.outcomes[fi][j], other.outcomes[fi][j], &r)
 	}
 	switch {
-	case lost:
+	case v.lost:
 		r.Results = results.VerifyError
 	case fp.noCompare:
 		r.Results = results.VerifyNotComparable
-	case differ:
+	case v.differ:
 		r.Results = results.VerifyDifferent
-	case errored:
+	case v.errored:
 		r.Results = results.VerifyError
 	default:
 		r.Results = results.VerifySame
 	}
-	if example < 0 {
-		example = 0
-	}
 	if len(fp.samples) > 0 {
-		r.Example = fp.samples[example].text
+		r.Example = fp.samples[max(v.example, 0)].text
 	}
 	r.Plan = results.VerifyNoPlan
 	if fp.explain && len(fp.samples) > 0 {
-		bp, op := plansOf(base, other, fi)
-		switch {
-		case bp.plan != nil && op.plan != nil:
-			r.Plan = results.VerifySame
-			if d := bp.plan.Diff(op.plan); len(d) > 0 {
-				r.Plan = results.VerifyDifferent
-				diffs = append(d, diffs...)
-			}
-		case bp.plan == nil && op.plan == nil:
-			// both could not explain it (the statement fails alike): no plan to compare
-		case bp.lost || op.lost:
-			// a target gone is not a plan that changed: results says it (not run on)
-		default:
-			r.Plan = results.VerifyDifferent
-			add(fmt.Sprintf("EXPLAIN %s → %s", planName(bp), planName(op)))
-		}
+		r.Plan = v.plans(base, other, fi)
 	}
+	diffs := v.diffs
 	if len(diffs) > maxDifferences {
 		diffs = append(diffs[:maxDifferences], fmt.Sprintf("%d more", len(diffs)-maxDifferences))
 	}
 	r.Differences = strings.Join(diffs, "; ")
 	return r
+}
+
+// verdict is what a fingerprint's samples said on the two targets, as compare reads them.
+type verdict struct {
+	diffs                 []string
+	lost, differ, errored bool
+	example               int // the first sample that differs, -1 none
+}
+
+func (v *verdict) add(d string) {
+	if !slices.Contains(v.diffs, d) {
+		v.diffs = append(v.diffs, d)
+	}
+}
+
+// sample compares sample j's outcomes on the base (b) and the other target (o), and counts
+// their errors in r.
+func (v *verdict) sample(fp *fingerprint, j int, baseName, otherName string, b, o outcome, r *results.QueryRow) {
+	if b.code != 0 {
+		r.BaseErrors[b.code]++
+	}
+	if o.code != 0 {
+		r.Errors[o.code]++
+	}
+	switch {
+	case !b.ran || !o.ran:
+		v.lost = true
+		for _, x := range []struct {
+			name string
+			o    outcome
+		}{{baseName, b}, {otherName, o}} {
+			if !x.o.ran {
+				v.add(fmt.Sprintf("not run on %s: %s", x.name, x.o.lost))
+			}
+		}
+		return
+	case b.setup != o.setup:
+		v.add(fmt.Sprintf("session settings: %s → %s", orNone(b.setup), orNone(o.setup)))
+	case b.code != o.code:
+		v.add(fmt.Sprintf("%s → %s", outcomeName(b.code), outcomeName(o.code)))
+	case b.code != 0:
+		v.errored = true
+		return
+	case fp.noCompare:
+		return
+	case b.sum != o.sum || b.rows != o.rows:
+		what := "row checksum differs"
+		if fp.ordered {
+			what = "row checksum (in order) differs"
+		}
+		if fp.write {
+			v.add(fmt.Sprintf("affected rows %d → %d", b.rows, o.rows))
+		} else {
+			v.add(fmt.Sprintf("%s, rows %d → %d", what, b.rows, o.rows))
+		}
+	case b.warnings != o.warnings:
+		v.add(fmt.Sprintf("warnings %s → %s", orNone(b.warnings), orNone(o.warnings)))
+	default:
+		return
+	}
+	v.differ = true
+	if v.example < 0 {
+		v.example = j
+	}
+}
+
+// plans compares the EXPLAIN plans of fingerprint fi on the two targets; a plan's
+// differences go first.
+func (v *verdict) plans(base, other *targetRun, fi int) string {
+	bp, op := plansOf(base, other, fi)
+	switch {
+	case bp.plan != nil && op.plan != nil:
+		if d := bp.plan.Diff(op.plan); len(d) > 0 {
+			v.diffs = append(d, v.diffs...)
+			return results.VerifyDifferent
+		}
+		return results.VerifySame
+	case bp.plan == nil && op.plan == nil:
+		// both could not explain it (the statement fails alike): no plan to compare
+	case bp.lost || op.lost:
+		// a target gone is not a plan that changed: results says it (not run on)
+	default:
+		v.add(fmt.Sprintf("EXPLAIN %s → %s", planName(bp), planName(op)))
+		return results.VerifyDifferent
+	}
+	return results.VerifyNoPlan
 }
 
 func outcomeName(code int) string {
