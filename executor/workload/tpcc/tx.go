@@ -149,10 +149,51 @@ func placeholders(n int, one string) string {
 func (t *terminal) newOrder() error {
 	g, c := t.g, t.c
 	w, d, cid := t.w, g.between(1, districtsPerWarehouse), t.customerID()
-	n := g.between(5, 15)
+	n, allLocal := t.orderLines()
+	if err := c.Begin(); err != nil {
+		return err
+	}
+	oid, err := t.newOrderHeader(w, d, cid, n, allLocal)
+	if err != nil {
+		return err
+	}
+	found, err := t.newOrderItems(n)
+	if err != nil {
+		return err
+	}
+	if found < n {
+		// The unused item: the specification's rollback, after the work so far; a
+		// completed transaction for the loop, counted as a rollback.
+		if err := c.Rollback(); err != nil {
+			return err
+		}
+		return engine.ErrRollback
+	}
+	if err := t.newOrderStock(w, d, n); err != nil {
+		return err
+	}
+	t.args = t.args[:0]
+	for i, l := range t.lines {
+		amount := float64(l.qty) * l.price
+		t.args = append(t.args, oid, int64(d), int64(w), int64(i+1), int64(l.item), int64(l.supply), int64(l.qty),
+			strconv.FormatFloat(amount, 'f', 2, 64), l.dist)
+	}
+	if err := c.Exec(t.s.noLines[n], t.args); err != nil {
+		return err
+	}
+	return c.Commit()
+}
+
+// orderLines draws a NewOrder's 5 to 15 lines into t.lines, distinct items sorted by
+// supplying warehouse and item (the order the stock rows are locked in), the last one an
+// unused item in 1% of orders (the specification's rollback); allLocal is 0 when a line is
+// supplied by another warehouse.
+func (t *terminal) orderLines() (n, allLocal int) {
+	g, w := t.g, t.w
+	n = g.between(5, 15)
 	rollback := g.between(1, 100) == 1
 	t.lines = t.lines[:0]
-	allLocal := 1
+	allLocal = 1
 	for i := range n {
 		l := orderLine{supply: w, qty: g.between(1, 10)}
 		// Distinct items: the stock rows of one order are locked and updated once each.
@@ -177,44 +218,51 @@ func (t *terminal) newOrder() error {
 		}
 		return a.item - b.item
 	})
+	return n, allLocal
+}
 
-	if err := c.Begin(); err != nil {
-		return err
-	}
+// newOrderHeader reads the customer, takes the district's next order id and inserts the
+// order and its new_order row; it returns the order id.
+func (t *terminal) newOrderHeader(w, d, cid, n, allLocal int) (int64, error) {
+	c := t.c
 	if err := c.Exec(t.s.noCustomer, t.with(int64(w), int64(d), int64(cid))); err != nil {
-		return err
+		return 0, err
 	}
 	var oid int64
 	if err := c.Query(t.s.noDistrict, t.with(int64(w), int64(d)),
 		func(r []driver.Value) error { oid = asInt(r[0]); return nil }); err != nil {
-		return err
+		return 0, err
 	}
 	if err := c.Exec(t.s.noDistrictNext, t.with(int64(w), int64(d))); err != nil {
-		return err
+		return 0, err
 	}
 	if err := c.Exec(t.s.noOrder, t.with(oid, int64(d), int64(w), int64(cid), int64(n), int64(allLocal))); err != nil {
-		return err
+		return 0, err
 	}
 	if err := c.Exec(t.s.noNewOrder, t.with(oid, int64(d), int64(w))); err != nil {
-		return err
+		return 0, err
 	}
-
 	if t.s.noLines[n] == nil {
 		s, err := c.Prepare("INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_dist_info) VALUES " +
 			placeholders(n, "(?,?,?,?,?,?,?,?,?)"))
 		if err != nil {
-			return err
+			return 0, err
 		}
 		t.s.noLines[n] = s
 	}
+	return oid, nil
+}
+
+// newOrderItems reads the lines' item prices; found is how many items exist (fewer than n:
+// the rollback's unused item).
+func (t *terminal) newOrderItems(n int) (found int, err error) {
 	// The item and stock lookups always take 15 keys, the last one repeated: one statement
 	// each instead of one per line count keeps the server's prepared statements few.
 	t.args = t.args[:0]
 	for i := range maxLines {
 		t.args = append(t.args, int64(t.lines[min(i, n-1)].item))
 	}
-	found := 0
-	if err := c.Query(t.s.noItems, t.args, func(r []driver.Value) error {
+	err = t.c.Query(t.s.noItems, t.args, func(r []driver.Value) error {
 		id := int(asInt(r[0]))
 		for i := range t.lines {
 			if t.lines[i].item == id {
@@ -223,18 +271,14 @@ func (t *terminal) newOrder() error {
 		}
 		found++
 		return nil
-	}); err != nil {
-		return err
-	}
-	if found < n {
-		// The unused item: the specification's rollback, after the work so far; a
-		// completed transaction for the loop, counted as a rollback.
-		if err := c.Rollback(); err != nil {
-			return err
-		}
-		return engine.ErrRollback
-	}
+	})
+	return found, err
+}
 
+// newOrderStock reads the lines' stock rows (locking them) and updates them all in one
+// statement.
+func (t *terminal) newOrderStock(w, d, n int) error {
+	c := t.c
 	t.args = append(t.args[:0], int64(d))
 	for i := range maxLines {
 		l := t.lines[min(i, n-1)]
@@ -279,19 +323,7 @@ func (t *terminal) newOrder() error {
 		l := t.lines[min(i, n-1)]
 		t.args = append(t.args, int64(l.supply), int64(l.item))
 	}
-	if err := c.Exec(t.s.noStockUpdate, t.args); err != nil {
-		return err
-	}
-	t.args = t.args[:0]
-	for i, l := range t.lines {
-		amount := float64(l.qty) * l.price
-		t.args = append(t.args, oid, int64(d), int64(w), int64(i+1), int64(l.item), int64(l.supply), int64(l.qty),
-			strconv.FormatFloat(amount, 'f', 2, 64), l.dist)
-	}
-	if err := c.Exec(t.s.noLines[n], t.args); err != nil {
-		return err
-	}
-	return c.Commit()
+	return c.Exec(t.s.noStockUpdate, t.args)
 }
 
 // maxLines is the most lines an order has.
