@@ -115,6 +115,16 @@ func matrixCharts(run *results.Run) *matrixData {
 			}
 		}
 	}
+	d.gather(run)
+	d.sortAxes()
+	d.charted(run)
+	return d
+}
+
+// gather makes one cell per combination of the axes' values and target, with each metric's
+// figures over its repeats, and learns the axes' values as they come.
+func (d *matrixData) gather(run *results.Run) {
+	S := run.Summary
 	cells := map[string]*matrixCell{}
 	samples := map[string]map[string][]float64{}
 	var order []string
@@ -165,6 +175,17 @@ func matrixCharts(run *results.Run) *matrixData {
 			}
 		}
 	}
+	for _, id := range order {
+		c := cells[id]
+		for m, v := range samples[id] {
+			c.Stats[m] = statOf(v)
+		}
+		d.Cells = append(d.Cells, *c)
+	}
+}
+
+// sortAxes orders a numeric axis's values by number; a categorical one keeps the plan's order.
+func (d *matrixData) sortAxes() {
 	for a := range d.Axes {
 		d.Axes[a].Numeric = d.Axes[a].Numeric && numericAxis(d.Axes[a].Name, len(d.Axes[a].Values))
 		if d.Axes[a].Numeric {
@@ -176,13 +197,10 @@ func matrixCharts(run *results.Run) *matrixData {
 			})
 		}
 	}
-	for _, id := range order {
-		c := cells[id]
-		for m, v := range samples[id] {
-			c.Stats[m] = statOf(v)
-		}
-		d.Cells = append(d.Cells, *c)
-	}
+}
+
+// charted says what the page charts first, heads and which way each metric is better.
+func (d *matrixData) charted(run *results.Run) {
 	// Charted first: the metrics the report charts over time, then the costs per transaction.
 	for _, m := range measure.ChartDefaults() {
 		if contains(d.Metrics, m) {
@@ -208,7 +226,6 @@ func matrixCharts(run *results.Run) *matrixData {
 			d.Better[m] = int(b)
 		}
 	}
-	return d
 }
 
 func allZero(cells []matrixCell, m string) bool {
