@@ -283,44 +283,8 @@ func (s *samples) buckets(share int, cols int) int {
 // the page when it draws that column: the first render parses the few charts it shows,
 // not the hundreds of columns a picker offers.
 func (s *samples) seriesJSON(cols []int, b int) json.RawMessage {
-	buf := make([]byte, 0, 1<<16)
-	buf = append(buf, `{"file":`...)
-	buf = appendString(buf, s.file)
-	buf = append(buf, `,"rows":`...)
-	buf = strconv.AppendInt(buf, int64(len(s.rowX)), 10)
-	buf = append(buf, `,"positions":`...)
-	buf = strconv.AppendInt(buf, int64(len(s.xs)), 10)
-	buf = append(buf, `,"buckets":`...)
-	buf = strconv.AppendInt(buf, int64(b), 10)
-	buf = append(buf, `,"iterations":[`...)
-	for i, it := range s.iters {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = appendString(buf, it)
-	}
-	buf = append(buf, `],"columns":[`...)
-	for i, c := range cols {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = appendString(buf, s.names[c])
-	}
-	// Bucket k covers xs[lo[k]:lo[k+1]]; its two points sit at its first and last x.
-	var lo []int
-	var x []float64
-	if b == 0 {
-		x = s.xs
-	} else {
-		lo = make([]int, b+1)
-		for k := 0; k <= b; k++ {
-			lo[k] = k * len(s.xs) / b
-		}
-		x = make([]float64, 0, 2*b)
-		for k := 0; k < b; k++ {
-			x = append(x, s.xs[lo[k]], s.xs[lo[k+1]-1])
-		}
-	}
+	buf := s.appendHead(make([]byte, 0, 1<<16), cols, b)
+	lo, x := bucketBounds(s.xs, b)
 	buf = append(buf, `],"x":`...)
 	buf = appendNumbers(buf, x)
 	buf = append(buf, `,"values":{`...)
@@ -358,32 +322,7 @@ func (s *samples) seriesJSON(cols []int, b int) json.RawMessage {
 				lines[s.rowIter[r]][s.rowX[r]] = s.value(c, r)
 			}
 		} else {
-			for r := range s.rowX {
-				v := s.value(c, r)
-				if math.IsNaN(v) {
-					continue
-				}
-				p := s.rowX[r]
-				k := int(bucketOf[p])
-				l := lines[s.rowIter[r]]
-				slot := k*len(s.iters) + int(s.rowIter[r])
-				lv, hv := l[2*k], l[2*k+1]
-				if math.IsNaN(lv) || v < lv {
-					l[2*k], lowP[slot] = v, p
-				}
-				if math.IsNaN(hv) || v > hv {
-					l[2*k+1], highP[slot] = v, p
-				}
-			}
-			// The two points of a bucket in the order they happened.
-			for it, l := range lines {
-				for k := 0; k < b; k++ {
-					slot := k*len(s.iters) + it
-					if highP[slot] < lowP[slot] && !math.IsNaN(l[2*k]) {
-						l[2*k], l[2*k+1] = l[2*k+1], l[2*k]
-					}
-				}
-			}
+			s.bucketLines(c, b, lines, bucketOf, lowP, highP)
 		}
 		for i, l := range lines {
 			if i > 0 {
@@ -395,6 +334,81 @@ func (s *samples) seriesJSON(cols []int, b int) json.RawMessage {
 	}
 	buf = append(buf, "}}"...)
 	return buf
+}
+
+// appendHead writes the series' file, sizes, iterations and column names, up to the open
+// columns list.
+func (s *samples) appendHead(buf []byte, cols []int, b int) []byte {
+	buf = append(buf, `{"file":`...)
+	buf = appendString(buf, s.file)
+	buf = append(buf, `,"rows":`...)
+	buf = strconv.AppendInt(buf, int64(len(s.rowX)), 10)
+	buf = append(buf, `,"positions":`...)
+	buf = strconv.AppendInt(buf, int64(len(s.xs)), 10)
+	buf = append(buf, `,"buckets":`...)
+	buf = strconv.AppendInt(buf, int64(b), 10)
+	buf = append(buf, `,"iterations":[`...)
+	for i, it := range s.iters {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendString(buf, it)
+	}
+	buf = append(buf, `],"columns":[`...)
+	for i, c := range cols {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendString(buf, s.names[c])
+	}
+	return buf
+}
+
+// bucketBounds splits positions xs into b buckets: bucket k covers xs[lo[k]:lo[k+1]], and
+// its two points sit at its first and last x. With b 0, every position is its own point.
+func bucketBounds(xs []float64, b int) (lo []int, x []float64) {
+	if b == 0 {
+		return nil, xs
+	}
+	lo = make([]int, b+1)
+	for k := 0; k <= b; k++ {
+		lo[k] = k * len(xs) / b
+	}
+	x = make([]float64, 0, 2*b)
+	for k := 0; k < b; k++ {
+		x = append(x, xs[lo[k]], xs[lo[k+1]-1])
+	}
+	return lo, x
+}
+
+// bucketLines puts column c's smallest and largest value of each bucket into each
+// iteration's line, in the order they happened.
+func (s *samples) bucketLines(c, b int, lines [][]float64, bucketOf, lowP, highP []int32) {
+	for r := range s.rowX {
+		v := s.value(c, r)
+		if math.IsNaN(v) {
+			continue
+		}
+		p := s.rowX[r]
+		k := int(bucketOf[p])
+		l := lines[s.rowIter[r]]
+		slot := k*len(s.iters) + int(s.rowIter[r])
+		lv, hv := l[2*k], l[2*k+1]
+		if math.IsNaN(lv) || v < lv {
+			l[2*k], lowP[slot] = v, p
+		}
+		if math.IsNaN(hv) || v > hv {
+			l[2*k+1], highP[slot] = v, p
+		}
+	}
+	for it, l := range lines {
+		for k := 0; k < b; k++ {
+			slot := k*len(s.iters) + it
+			if highP[slot] < lowP[slot] && !math.IsNaN(l[2*k]) {
+				l[2*k], l[2*k+1] = l[2*k+1], l[2*k]
+			}
+		}
+	}
 }
 
 func appendString(buf []byte, s string) []byte {
