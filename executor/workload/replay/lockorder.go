@@ -215,48 +215,18 @@ func (lo *lockOrder) wait(a, k int, stop <-chan struct{}, sessions []uint64) boo
 		}
 		return -1
 	}
-	lo.mu.Lock()
-	b := missing()
-	ch := lo.moved
-	lo.mu.Unlock()
-	if b < 0 {
-		return true
-	}
-	lo.stats.waits.Add(1)
-	t0 := time.Now()
-	defer func() { lo.stats.waited.Add(int64(time.Since(t0))) }()
-	timer := time.NewTimer(lo.timeout)
-	defer timer.Stop()
-	released := lo.stats.released.current()
-	for {
-		select {
-		case <-ch:
-		case <-stop:
-			return false
-		case <-released:
-			lo.stats.timeouts.Add(1)
-			return true
-		case <-timer.C:
-			lo.mu.Lock()
-			b, n := missing(), 0
-			if b >= 0 {
-				n = lo.done[b]
-			}
-			lo.mu.Unlock()
-			if b >= 0 && lo.stats.timeouts.Add(1) <= logged {
-				lo.logf("replay %s:%d (captured session %d): waited %s (order_timeout) for the locking statements captured before it; %s:%d of captured session %d has not finished on the target (a lock the replay meets and the capture did not?); it goes on without them",
-					lo.name, lo.spans[a][k].line, sessions[a], lo.timeout, lo.name, lo.spans[b][n].line, sessions[b])
-			}
-			return true
-		}
+	return lo.stats.await(&lo.mu, func() bool { return missing() < 0 }, func() chan struct{} { return lo.moved }, stop, func() {
 		lo.mu.Lock()
-		b = missing()
-		ch = lo.moved
-		lo.mu.Unlock()
-		if b < 0 {
-			return true
+		b, n := missing(), 0
+		if b >= 0 {
+			n = lo.done[b]
 		}
-	}
+		lo.mu.Unlock()
+		if b >= 0 {
+			lo.logf("replay %s:%d (captured session %d): waited %s (order_timeout) for the locking statements captured before it; %s:%d of captured session %d has not finished on the target (a lock the replay meets and the capture did not?); it goes on without them",
+				lo.name, lo.spans[a][k].line, sessions[a], lo.timeout, lo.name, lo.spans[b][n].line, sessions[b])
+		}
+	})
 }
 
 // finished says session a's next locking statement has run on the target, whatever its

@@ -220,13 +220,26 @@ func (o *orderScan) build(name string, sessions int, timeout time.Duration, logf
 // after the timeout (logged, counted: the replay goes on); false when stop closes first.
 func (o *commitOrder) wait(at int64, stop <-chan struct{}, line int, session uint64) bool {
 	need := sort.Search(len(o.ends), func(i int) bool { return o.ends[i] >= at })
-	o.mu.Lock()
-	if o.mark >= need {
+	return o.await(&o.mu, func() bool { return o.mark >= need }, func() chan struct{} { return o.moved }, stop, func() {
+		o.mu.Lock()
+		m := o.mark
 		o.mu.Unlock()
+		o.logf("replay %s:%d (captured session %d): waited %s (order_timeout) for the captured commits before it; commit %d of %d, %s:%d of captured session %d, has not happened on the target (a lock the replay meets and the capture did not?); it goes on without them",
+			o.name, line, session, o.timeout, m+1, len(o.ends), o.name, o.lines[m], o.sessions[m])
+	})
+}
+
+// await is the wait of both orders: until ready holds (checked under mu whenever the
+// channel moved gives closes), stop closes (false), the stall watchdog releases the waits,
+// or order_timeout passes (timedOut logs the first few). Every wait is counted, and its time.
+func (o *commitOrder) await(mu *sync.Mutex, ready func() bool, moved func() chan struct{}, stop <-chan struct{}, timedOut func()) bool {
+	mu.Lock()
+	if ready() {
+		mu.Unlock()
 		return true
 	}
-	ch := o.moved
-	o.mu.Unlock()
+	ch := moved()
+	mu.Unlock()
 	o.waits.Add(1)
 	t0 := time.Now()
 	defer func() { o.waited.Add(int64(time.Since(t0))) }()
@@ -242,22 +255,18 @@ func (o *commitOrder) wait(at int64, stop <-chan struct{}, line int, session uin
 			o.timeouts.Add(1)
 			return true
 		case <-timer.C:
-			o.mu.Lock()
-			m := o.mark
-			o.mu.Unlock()
-			if n := o.timeouts.Add(1); n <= logged {
-				o.logf("replay %s:%d (captured session %d): waited %s (order_timeout) for the captured commits before it; commit %d of %d, %s:%d of captured session %d, has not happened on the target (a lock the replay meets and the capture did not?); it goes on without them",
-					o.name, line, session, o.timeout, m+1, len(o.ends), o.name, o.lines[m], o.sessions[m])
+			if o.timeouts.Add(1) <= logged {
+				timedOut()
 			}
 			return true
 		}
-		o.mu.Lock()
-		if o.mark >= need {
-			o.mu.Unlock()
+		mu.Lock()
+		ok := ready()
+		ch = moved()
+		mu.Unlock()
+		if ok {
 			return true
 		}
-		ch = o.moved
-		o.mu.Unlock()
 	}
 }
 
