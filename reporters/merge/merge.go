@@ -898,6 +898,33 @@ func mergedInfo(shards []shardRun, label map[string]string, version string) resu
 	return info
 }
 
+// worstBehind is how far the shard furthest behind its schedule fell (its lag p50 and p99:
+// the highest p99), with the worst lag of all and from the earliest moment any fell behind;
+// nil when none did. A schedule is each client's own, and no folder keeps the lag's
+// histogram to merge: the merged iteration fell behind when one of its clients did.
+func worstBehind(its []results.IterationInfo) *results.Behind {
+	var worst *results.Behind
+	from, most := 0.0, 0.0
+	for _, it := range its {
+		b := it.Behind
+		if b == nil {
+			continue
+		}
+		if b.FromS > 0 && (from == 0 || b.FromS < from) {
+			from = b.FromS
+		}
+		most = max(most, b.LagMaxMs)
+		if worst == nil || b.LagP99Ms > worst.LagP99Ms {
+			c := *b
+			worst = &c
+		}
+	}
+	if worst != nil {
+		worst.FromS, worst.LagMaxMs = from, most
+	}
+	return worst
+}
+
 // mergeOne merges iteration ii of every shard into the folder and says in ii (and o) how
 // it ended: failed when a shard's did or an assertion fails on the merged figures.
 func mergeOne(w *results.Writer, plan *spec.Plan, shards []shardRun, ii *results.IterationInfo, o *Outcome) error {
@@ -929,13 +956,18 @@ func mergeOne(w *results.Writer, plan *spec.Plan, shards []shardRun, ii *results
 			o.AssertionsFailed++
 		}
 	}
+	var own []results.IterationInfo // each shard's of this iteration
 	for _, s := range shards {
 		for _, si := range s.run.Info.Iterations {
+			if si.Index == ii.Index {
+				own = append(own, si)
+			}
 			if si.Index == ii.Index && si.End != nil && (ii.End == nil || si.End.After(*ii.End)) {
 				ii.End = si.End
 			}
 		}
 	}
+	ii.Behind = worstBehind(own)
 	if err := mi.writeSummary(w, ii.Status); err != nil {
 		return err
 	}

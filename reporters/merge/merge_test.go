@@ -226,3 +226,24 @@ func TestServerCostsOverAllShards(t *testing.T) {
 		}
 	}
 }
+
+// TestWorstBehind: a merged iteration fell behind its schedule when one shard did, by the
+// lag percentiles of the shard furthest behind, with the worst lag of all, from the earliest
+// moment one did; on time when none did.
+func TestWorstBehind(t *testing.T) {
+	its := []results.IterationInfo{
+		{Index: 1},
+		{Index: 1, Behind: &results.Behind{LimitMs: 100, LagP50Ms: 3, LagP99Ms: 450, LagMaxMs: 900, FromS: 12}},
+		{Index: 1, Behind: &results.Behind{LimitMs: 100, LagP50Ms: 9, LagP99Ms: 700, LagMaxMs: 800, FromS: 20}},
+	}
+	got := worstBehind(its)
+	if got == nil || got.LagP99Ms != 700 || got.LagP50Ms != 9 || got.LagMaxMs != 900 || got.FromS != 12 {
+		t.Errorf("merged behind %+v: want the second shard's percentiles (p99 700 ms), the worst lag 900 ms, from 12 s", got)
+	}
+	if its[2].Behind.FromS != 20 {
+		t.Error("the shard's own figures were changed")
+	}
+	if b := worstBehind(its[:1]); b != nil {
+		t.Errorf("no shard behind: %+v, want none", b)
+	}
+}
