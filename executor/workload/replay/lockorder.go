@@ -56,6 +56,7 @@ type span struct {
 	end, limit int64
 	line       int
 	tables     []string // "db.table"; nil: any table
+	rows       []uint64 // the rows of its one table it locks (keys.go); nil: any of them
 }
 
 // lockScan collects, per session (worker), its locking statements' spans during the scan.
@@ -100,8 +101,10 @@ type lockOrder struct {
 // leave neighbours out of order by a tick), with their places in the session.
 type ends struct {
 	all     endList
-	any     endList // those on any table
-	byTable map[string]*endList
+	any     endList             // those on any table
+	byTable map[string]*endList // on the table (group), keyed or not
+	wide    map[string]*endList // on the table, not keyed: on any of its rows
+	byRow   map[uint64]*endList // keyed, on the row
 }
 
 type endList struct {
@@ -142,32 +145,78 @@ func (l *lockScan) build(name string, sessions int, timeout time.Duration, logf 
 	}
 	lo := &lockOrder{name: name, timeout: timeout, logf: logf, spans: make([][]span, len(l.spans)), sessions: make([]ends, sessions),
 		done: make([]int, sessions), moved: make(chan struct{}), stats: stats}
+	keyed := keyedTables(l.spans, group)
 	for w := range l.spans {
 		ss := slices.Clone(l.spans[w]) // its groups are this order's
 		lo.spans[w] = ss
 		e := &lo.sessions[w]
-		e.byTable = map[string]*endList{}
+		e.byTable, e.wide, e.byRow = map[string]*endList{}, map[string]*endList{}, map[uint64]*endList{}
 		for i := range ss {
 			s := &ss[i]
+			if s.rows != nil && !keyed[s.tables[0]] {
+				s.rows = nil
+			}
 			s.tables = groups(s.tables, group)
 			e.all.add(s.end, i)
 			if s.tables == nil {
 				e.any.add(s.end, i)
 			}
 			for _, t := range s.tables {
-				if e.byTable[t] == nil {
-					e.byTable[t] = &endList{}
+				list(e.byTable, t).add(s.end, i)
+				if s.rows == nil {
+					list(e.wide, t).add(s.end, i)
 				}
-				e.byTable[t].add(s.end, i)
+			}
+			for _, r := range s.rows {
+				list(e.byRow, r).add(s.end, i)
 			}
 		}
 		e.all.sort()
 		e.any.sort()
-		for _, l := range e.byTable {
+		for _, m := range []map[string]*endList{e.byTable, e.wide} {
+			for _, l := range m {
+				l.sort()
+			}
+		}
+		for _, l := range e.byRow {
 			l.sort()
 		}
 	}
 	return lo
+}
+
+// list is m's list of k, made when there is none.
+func list[K comparable](m map[K]*endList, k K) *endList {
+	if m[k] == nil {
+		m[k] = &endList{}
+	}
+	return m[k]
+}
+
+// keyedTables are the tables whose statements may be ordered per row: each its own order
+// group among the tables the capture locks (a foreign key makes rows of one table lock rows
+// of another, which no key of the statement tells).
+func keyedTables(spans [][]span, group func(string) string) map[string]bool {
+	members := map[string]map[string]bool{}
+	for _, ss := range spans {
+		for _, s := range ss {
+			for _, t := range s.tables {
+				if g := group(t); g != "" {
+					if members[g] == nil {
+						members[g] = map[string]bool{}
+					}
+					members[g][t] = true
+				}
+			}
+		}
+	}
+	keyed := map[string]bool{}
+	for g, m := range members {
+		if len(m) == 1 && m[g] {
+			keyed[g] = true
+		}
+	}
+	return keyed
 }
 
 // groups maps a statement's tables to their order groups, nil (any table) when one of them
@@ -193,6 +242,17 @@ func (lo *lockOrder) need(a, k, b int) int {
 		return e.all.upTo(s.limit)
 	}
 	n := e.any.upTo(s.limit)
+	if s.rows != nil { // one table, keyed: its unkeyed statements and those on its rows
+		if l := e.wide[s.tables[0]]; l != nil {
+			n = max(n, l.upTo(s.limit))
+		}
+		for _, r := range s.rows {
+			if l := e.byRow[r]; l != nil {
+				n = max(n, l.upTo(s.limit))
+			}
+		}
+		return n
+	}
 	for _, t := range s.tables {
 		if l := e.byTable[t]; l != nil {
 			n = max(n, l.upTo(s.limit))
@@ -202,8 +262,9 @@ func (lo *lockOrder) need(a, k, b int) int {
 }
 
 // wait returns once the k-th locking statement of session a may start, or after the timeout
-// (logged, counted: the replay goes on); false when stop closes first.
-func (lo *lockOrder) wait(a, k int, stop <-chan struct{}, sessions []uint64) bool {
+// (logged, counted: the replay goes on); false when stop closes first. p, when not nil, shows
+// the watchdog which session it waits for.
+func (lo *lockOrder) wait(a, k int, stop <-chan struct{}, sessions []uint64, p *progress) bool {
 	if k >= len(lo.spans[a]) {
 		return true
 	}
@@ -215,7 +276,7 @@ func (lo *lockOrder) wait(a, k int, stop <-chan struct{}, sessions []uint64) boo
 		}
 		return -1
 	}
-	return lo.stats.await(&lo.mu, func() bool { return missing() < 0 }, func() chan struct{} { return lo.moved }, stop, func() {
+	return lo.stats.await(&lo.stats.byLock, &lo.mu, missing, func() chan struct{} { return lo.moved }, stop, p, func() {
 		lo.mu.Lock()
 		b, n := missing(), 0
 		if b >= 0 {
@@ -241,9 +302,14 @@ func (lo *lockOrder) finished(a int) {
 
 // String sums the locking statements up for the log.
 func (lo *lockOrder) String() string {
-	n := 0
+	n, keyed := 0, 0
 	for _, ss := range lo.spans {
 		n += len(ss)
+		for _, s := range ss {
+			if s.rows != nil {
+				keyed++
+			}
+		}
 	}
-	return fmt.Sprintf("%d locking statements kept in their captured order", n)
+	return fmt.Sprintf("%d locking statements kept in their captured order (%d of them per row, by primary key)", n, keyed)
 }

@@ -3,6 +3,7 @@ package replay
 import (
 	"cmp"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
 	"sort"
@@ -53,7 +54,10 @@ type orderScan struct {
 	ends     []int64        // by commit id
 	lines    []int
 	sessions []uint64
-	locks    lockScan // the locking statements' spans, where the source gives starts and ends
+	workers  []int        // by commit id: the session (worker) that commits it
+	locks    lockScan     // the locking statements' spans, where the source gives starts and ends
+	keys     *primaryKeys // the target's primary keys, for the locking order per row (keys.go); nil: per table
+	seed     maphash.Seed
 }
 
 // What a replayed statement is to the order (record.order): a commit's number + 1, or one of
@@ -65,7 +69,7 @@ const (
 
 func newOrderScan(f *traffic.File) *orderScan {
 	rule := traffic.NewReadOnly()
-	return &orderScan{endOrder: f.EndOrder, commits: traffic.NewCommits(rule), rule: rule, pending: map[uint64]int{}}
+	return &orderScan{endOrder: f.EndOrder, commits: traffic.NewCommits(rule), rule: rule, pending: map[uint64]int{}, seed: maphash.MakeSeed()}
 }
 
 // never is the end of a commit whose end the source does not tell: no one waits for it.
@@ -143,12 +147,16 @@ func (o *orderScan) classify(w int, s *traffic.Statement, fp string, start, end 
 			limit = start
 		}
 		tables, _ := traffic.Tables(fp, s.Schema)
-		o.locks.add(w, span{end: end, limit: limit, line: s.Line, tables: tables})
+		sp := span{end: end, limit: limit, line: s.Line, tables: tables}
+		if len(tables) == 1 {
+			sp.rows = o.rowKeys(s, tables[0])
+		}
+		o.locks.add(w, sp)
 		lock = true
 	}
 	if commit {
 		id := len(o.ends)
-		o.ends, o.lines, o.sessions = append(o.ends, key), append(o.lines, s.Line), append(o.sessions, s.Session)
+		o.ends, o.lines, o.sessions, o.workers = append(o.ends, key), append(o.lines, s.Line), append(o.sessions, s.Session), append(o.workers, w)
 		if o.clock == clockArrival {
 			o.pending[s.Session] = id
 		}
@@ -185,6 +193,7 @@ type commitOrder struct {
 	rank     []int   // commit id -> its place in ends
 	lines    []int   // by place
 	sessions []uint64
+	workers  []int // by place: the worker (replayed session) that commits it
 
 	mu       sync.Mutex
 	finished []bool
@@ -193,6 +202,8 @@ type commitOrder struct {
 	waits    atomic.Int64
 	waited   atomic.Int64 // ns
 	timeouts atomic.Int64
+	byCommit waitCount // of the waits, those for the commits (the log's breakdown)
+	byLock   waitCount // and those for the locking statements
 	locks    *lockOrder
 	released *releases // the stall watchdog's (stall.go)
 }
@@ -207,9 +218,9 @@ func (o *orderScan) build(name string, sessions int, timeout time.Duration, logf
 	}
 	slices.SortStableFunc(ids, func(a, b int) int { return cmp.Compare(o.ends[a], o.ends[b]) })
 	co := &commitOrder{name: name, timeout: timeout, logf: logf, ends: make([]int64, len(ids)), rank: make([]int, len(ids)),
-		lines: make([]int, len(ids)), sessions: make([]uint64, len(ids)), finished: make([]bool, len(ids)), moved: make(chan struct{})}
+		lines: make([]int, len(ids)), sessions: make([]uint64, len(ids)), workers: make([]int, len(ids)), finished: make([]bool, len(ids)), moved: make(chan struct{})}
 	for place, id := range ids {
-		co.rank[id], co.ends[place], co.lines[place], co.sessions[place] = place, o.ends[id], o.lines[id], o.sessions[id]
+		co.rank[id], co.ends[place], co.lines[place], co.sessions[place], co.workers[place] = place, o.ends[id], o.lines[id], o.sessions[id], o.workers[id]
 	}
 	co.released = newReleases()
 	co.locks = o.locks.build(name, sessions, timeout, logf, co, group)
@@ -217,10 +228,17 @@ func (o *orderScan) build(name string, sessions int, timeout time.Duration, logf
 }
 
 // wait returns once every commit that ended before at has happened on the target, or
-// after the timeout (logged, counted: the replay goes on); false when stop closes first.
-func (o *commitOrder) wait(at int64, stop <-chan struct{}, line int, session uint64) bool {
+// after the timeout (logged, counted: the replay goes on); false when stop closes first. p,
+// when not nil, shows the watchdog which session it waits for.
+func (o *commitOrder) wait(at int64, stop <-chan struct{}, line int, session uint64, p *progress) bool {
 	need := sort.Search(len(o.ends), func(i int) bool { return o.ends[i] >= at })
-	return o.await(&o.mu, func() bool { return o.mark >= need }, func() chan struct{} { return o.moved }, stop, func() {
+	blocker := func() int {
+		if o.mark >= need {
+			return -1
+		}
+		return o.workers[o.mark]
+	}
+	return o.await(&o.byCommit, &o.mu, blocker, func() chan struct{} { return o.moved }, stop, p, func() {
 		o.mu.Lock()
 		m := o.mark
 		o.mu.Unlock()
@@ -229,20 +247,28 @@ func (o *commitOrder) wait(at int64, stop <-chan struct{}, line int, session uin
 	})
 }
 
-// await is the wait of both orders: until ready holds (checked under mu whenever the
-// channel moved gives closes), stop closes (false), the stall watchdog releases the waits,
-// or order_timeout passes (timedOut logs the first few). Every wait is counted, and its time.
-func (o *commitOrder) await(mu *sync.Mutex, ready func() bool, moved func() chan struct{}, stop <-chan struct{}, timedOut func()) bool {
+// await is the wait of both orders: until blocker says -1 (checked under mu whenever the
+// channel moved gives closes; else it is the session waited for, shown to the watchdog in
+// p), stop closes (false), the stall watchdog releases the waits, or order_timeout passes
+// (timedOut logs the first few). Every wait is counted, and its time.
+func (o *commitOrder) await(kind *waitCount, mu *sync.Mutex, blocker func() int, moved func() chan struct{}, stop <-chan struct{}, p *progress, timedOut func()) bool {
 	mu.Lock()
-	if ready() {
+	b := blocker()
+	if b < 0 {
 		mu.Unlock()
 		return true
 	}
 	ch := moved()
 	mu.Unlock()
+	p.waitingFor(b)
 	o.waits.Add(1)
+	kind.n.Add(1)
 	t0 := time.Now()
-	defer func() { o.waited.Add(int64(time.Since(t0))) }()
+	defer func() {
+		d := int64(time.Since(t0))
+		o.waited.Add(d)
+		kind.ns.Add(d)
+	}()
 	timer := time.NewTimer(o.timeout)
 	defer timer.Stop()
 	released := o.released.current()
@@ -261,12 +287,13 @@ func (o *commitOrder) await(mu *sync.Mutex, ready func() bool, moved func() chan
 			return true
 		}
 		mu.Lock()
-		ok := ready()
+		b = blocker()
 		ch = moved()
 		mu.Unlock()
-		if ok {
+		if b < 0 {
 			return true
 		}
+		p.waitingFor(b)
 	}
 }
 
@@ -289,6 +316,13 @@ func (o *commitOrder) done(id int) {
 
 // String sums the waits up for the log.
 func (o *commitOrder) String() string {
-	return fmt.Sprintf("%d commits and %s: %d statements waited %.3fs in all, %d waits timed out",
-		len(o.ends), o.locks, o.waits.Load(), time.Duration(o.waited.Load()).Seconds(), o.timeouts.Load())
+	return fmt.Sprintf("%d commits and %s: %d statements waited %.3fs in all (%s for the commits, %s for the locking statements), %d waits timed out",
+		len(o.ends), o.locks, o.waits.Load(), time.Duration(o.waited.Load()).Seconds(), &o.byCommit, &o.byLock, o.timeouts.Load())
+}
+
+// waitCount counts one kind of wait and its time.
+type waitCount struct{ n, ns atomic.Int64 }
+
+func (c *waitCount) String() string {
+	return fmt.Sprintf("%d waited %.3fs", c.n.Load(), time.Duration(c.ns.Load()).Seconds())
 }

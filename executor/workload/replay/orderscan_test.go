@@ -175,12 +175,19 @@ func TestLockOrder(t *testing.T) {
 	lo := co.locks
 	stop := make(chan struct{})
 	sessions := []uint64{1, 2, 3, 4}
-	if !lo.wait(2, 0, stop, sessions) || co.waits.Load() != 0 {
+	if !lo.wait(2, 0, stop, sessions, nil) || co.waits.Load() != 0 {
 		t.Fatalf("the UPDATE that ended first waited (%d waits)", co.waits.Load())
 	}
 	got := make(chan bool)
-	go func() { got <- lo.wait(1, 0, stop, sessions) }()
+	p := &progress{}
+	go func() { got <- lo.wait(1, 0, stop, sessions, p) }()
 	lo.finished(0) // the INSERT
+	// What it waits for now, as the watchdog reads it: session 3's UPDATE.
+	for deadline := time.Now().Add(5 * time.Second); p.blocker.Load() != 2; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the waiting FOR UPDATE shows it waits for session %d, want 3", p.blocker.Load()+1)
+		}
+	}
 	select {
 	case <-got:
 		t.Fatal("the FOR UPDATE went before the UPDATE that ended before it had finished")
@@ -192,11 +199,105 @@ func TestLockOrder(t *testing.T) {
 	}
 	// Session 1's UPDATE needs session 2's FOR UPDATE, which has not finished: the wait times
 	// out, counted, and goes on.
-	if !lo.wait(0, 1, stop, sessions) || co.timeouts.Load() != 1 {
+	if !lo.wait(0, 1, stop, sessions, nil) || co.timeouts.Load() != 1 {
 		t.Fatalf("a wait for a statement that never finished: %d timeouts, want 1", co.timeouts.Load())
 	}
 	close(stop)
-	if lo.wait(2, 1, stop, sessions) {
+	if lo.wait(2, 1, stop, sessions, nil) {
 		t.Fatal("a wait that stop ended said go")
+	}
+}
+
+// TestLockOrderPerRow: statements that name every primary key column of their table with
+// literals are ordered against the earlier ones on their rows and the earlier unkeyed ones on
+// their table, not against other rows'; one that found fewer rows than its keys in the
+// capture (a gap lock), a table without a key and a table in a foreign key's group are
+// ordered per table.
+func TestLockOrderPerRow(t *testing.T) {
+	t0 := time.Unix(1700000000, 0)
+	type st struct {
+		session    uint64
+		start, end int64
+		rows       int64
+		text       string
+	}
+	sts := []st{
+		{1, 1, 2, -1, "BEGIN"}, {2, 1, 2, -1, "BEGIN"}, {3, 1, 2, -1, "BEGIN"}, {4, 1, 2, -1, "BEGIN"},
+		{1, 10, 20, 1, "UPDATE stock SET q = 1 WHERE s_w_id = 1 AND s_i_id = 5"},
+		{2, 12, 22, 1, "UPDATE stock SET q = 2 WHERE s_i_id = 6 AND s_w_id = 1"},                 // another row: no wait
+		{3, 14, 30, 2, "SELECT q FROM stock WHERE (s_w_id, s_i_id) IN ((1,5),(1,7)) FOR UPDATE"}, // row 5: 1's
+		{4, 15, 35, 90, "SELECT COUNT(*) FROM stock WHERE q < 10 FOR UPDATE"},                    // a range: every earlier one
+		{1, 40, 45, 0, "UPDATE stock SET q = 3 WHERE s_w_id = 1 AND s_i_id = 8"},                 // no such row: the table
+		{2, 41, 50, 0, "INSERT INTO stock (s_w_id, s_i_id, q) VALUES (1, 9, 0)"},                 // row 9: the unkeyed ones
+		{3, 42, 52, 1, "UPDATE history SET v = 1 WHERE id = 1"},                                  // no key: the table
+		{4, 43, 53, 1, "UPDATE district SET v = 1 WHERE id = 1"},                                 // in a group
+		{1, 44, 54, 1, "UPDATE warehouse SET v = 1 WHERE id = 1"},                                // in district's group
+		{2, 60, 70, 1, "UPDATE district SET v = 1 WHERE id = 2"},                                 // the group: 4's, 1's
+	}
+	o := newOrderScan(&traffic.File{})
+	o.keys = &primaryKeys{read: map[string]bool{"tpcc": true}, keys: map[string][]string{
+		"tpcc.stock": {"s_w_id", "s_i_id"}, "tpcc.district": {"id"}, "tpcc.warehouse": {"id"}}}
+	for _, s := range sts {
+		x := &traffic.Statement{Session: s.session, Schema: "tpcc", Text: s.text, RowsExamined: s.rows,
+			Start: t0.Add(time.Duration(s.start) * time.Microsecond), Duration: time.Duration(s.end-s.start) * time.Microsecond}
+		start, end := o.position(x)
+		if _, _, lock := o.classify(int(s.session-1), x, traffic.Fingerprint(x.Text), start, end); !lock && s.text != "BEGIN" {
+			t.Fatalf("%s: not in the locking order", s.text)
+		}
+	}
+	group := func(t string) string {
+		if t == "tpcc.warehouse" {
+			return "tpcc.district"
+		}
+		return t
+	}
+	lo := o.locks.build("f", 4, time.Second, t.Logf, &commitOrder{}, group)
+	for _, c := range []struct {
+		a, k int
+		want string
+	}{
+		{1, 0, "0-00"}, {2, 0, "10-0"}, {3, 0, "111-"},
+		{0, 1, "-111"}, {1, 1, "2-01"}, {2, 1, "00-0"}, {3, 1, "000-"}, {0, 2, "-002"}, {1, 2, "3-02"},
+	} {
+		s := ""
+		for b := range 4 {
+			if b == c.a {
+				s += "-"
+				continue
+			}
+			s += fmt.Sprint(lo.need(c.a, c.k, b))
+		}
+		if s != c.want {
+			t.Errorf("session %d's locking statement %d: needs %s of each session's, want %s", c.a+1, c.k, s, c.want)
+		}
+	}
+	if got := lo.String(); !strings.Contains(got, "10 locking statements") || !strings.Contains(got, "4 of them per row") {
+		t.Errorf("the log's line: %s; want 10 locking statements, 4 of them per row", got)
+	}
+}
+
+// TestClosesCycle: the stall watchdog lets the order go only when the order's waits and the
+// server's lock waits close a cycle: from a session waiting for the order, through whom it
+// waits for and the holders of the locks those wait for, back to it. A chain that ends at a
+// running session (a slow statement whose transaction will commit), at another client or in
+// a loop of lock waits alone (the server's deadlock detector's) is none.
+func TestClosesCycle(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		locks map[uint32][]uint32 // waiting connection -> lock holders
+		order map[uint32]uint32   // waiting connection -> the session it waits for
+		want  bool
+	}{
+		{"the awaited one in a lock wait on the waiter", map[uint32][]uint32{1: {2}}, map[uint32]uint32{2: 1}, true},
+		{"through another's lock wait", map[uint32][]uint32{1: {3}, 3: {4, 2}}, map[uint32]uint32{2: 1}, true},
+		{"through another order wait", map[uint32][]uint32{1: {2}}, map[uint32]uint32{2: 4, 4: 1}, true},
+		{"ends at a running session", map[uint32][]uint32{1: {3}}, map[uint32]uint32{2: 1}, false},
+		{"ends at another client", map[uint32][]uint32{1: {99}}, map[uint32]uint32{2: 1}, false},
+		{"a loop of lock waits alone", map[uint32][]uint32{1: {3}, 3: {1}}, map[uint32]uint32{2: 1}, false},
+		{"waits for a slow session", map[uint32][]uint32{}, map[uint32]uint32{2: 1}, false},
+	} {
+		if got := closesCycle(c.locks, c.order); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -100,6 +100,10 @@ func scan(r *Replay, env workload.Env, sp *spill) (*scanned, error) {
 	sc := &scanned{index: map[uint64]int{}, replay: &Fidelity{Skipped: map[string]int64{}}, timed: f.Timed, state: f.State}
 	if r.Order == "commit" {
 		sc.order = newOrderScan(f)
+		if env.Server != nil {
+			sc.order.keys = newPrimaryKeys(env.Server, env.Logf)
+			defer sc.order.keys.close()
+		}
 	}
 	rank := map[uint64]int{} // session id -> its rank by first statement in the file
 	fps := map[string]*fpScan{}
@@ -288,7 +292,7 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 	if !ok {
 		_ = w.conn.Close()
 		w.final.close()
-		w.progress.set(phaseDone, 0)
+		w.progress.set(phaseDone, 0, 0)
 		return time.Time{}, false
 	}
 	w.nth++
@@ -330,12 +334,12 @@ func (w *sessionWorker) Next(stop <-chan struct{}) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	if o := w.sh.order; o != nil && w.cur.order != orderFree {
-		w.progress.set(phaseWaiting, 0)
-		defer w.progress.set(phaseFree, 0)
-		if !o.wait(w.cur.at, stop, w.cur.line, w.sh.sessions[w.id]) {
+		w.progress.set(phaseWaiting, 0, w.cur.line)
+		defer w.progress.set(phaseFree, 0, 0)
+		if !(w.cur.lock && w.cur.order == orderWaits) && !o.wait(w.cur.at, stop, w.cur.line, w.sh.sessions[w.id], &w.progress) {
 			return time.Time{}, false
 		}
-		if w.cur.lock && !o.locks.wait(w.id, w.locks, stop, w.sh.sessions) {
+		if w.cur.lock && !o.locks.wait(w.id, w.locks, stop, w.sh.sessions, &w.progress) {
 			return time.Time{}, false
 		}
 	}
@@ -415,13 +419,13 @@ func (w *sessionWorker) Event(c *engine.Conn) (int, error) {
 	var err error
 	ordered := w.sh.order != nil
 	if ordered {
-		w.progress.set(phaseRunning, it.duration)
+		w.progress.set(phaseRunning, it.duration, it.line)
 	}
 	t0 := time.Now()
 	w.dest, n, err = c.QueryText(it.text, rows, w.dest)
 	took := time.Since(t0)
 	if ordered {
-		w.progress.set(phaseFree, 0)
+		w.progress.set(phaseFree, 0, 0)
 	}
 	w.sh.replayed.Add(1)
 	w.sh.sessionOK[w.id].Store(true)

@@ -3,11 +3,15 @@ package replay
 import (
 	"context"
 	"database/sql"
+	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 )
 
 // The captured order cannot say which of two overlapping statements took a lock first, and
@@ -41,11 +45,21 @@ type progress struct {
 	phase    atomic.Int32
 	since    atomic.Int64  // Unix ns the phase began
 	captured atomic.Int64  // the running statement's captured duration, ns; -1 unknown
+	line     atomic.Int64  // the statement's line in the file, waiting or running
+	blocker  atomic.Int32  // waiting: the session (worker) it waits for
 	id       func() uint32 // the session's connection id on the server
 }
 
-func (p *progress) set(phase int32, captured time.Duration) {
+// waitingFor says the session waits for the order on session b; nil p (a test's wait) is none.
+func (p *progress) waitingFor(b int) {
+	if p != nil {
+		p.blocker.Store(int32(b))
+	}
+}
+
+func (p *progress) set(phase int32, captured time.Duration, line int) {
 	p.captured.Store(int64(captured))
+	p.line.Store(int64(line))
 	p.since.Store(time.Now().UnixNano())
 	p.phase.Store(phase)
 }
@@ -92,30 +106,71 @@ func (r *releases) release() {
 // often would read the same stale rows for ever (it did: no lock wait, while one lasted 2 s).
 const lockWaitsFresh = 110 * time.Millisecond
 
-// lockWaitQuery lists the connections whose statement waits for a row lock.
-const lockWaitQuery = "SELECT trx_mysql_thread_id FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'"
+// lockWaitQueries list each row lock wait as the waiting connection and the connection whose
+// transaction holds the lock: INNODB_LOCK_WAITS (MariaDB, MySQL 5.7), else MySQL 8's
+// performance_schema.data_lock_waits (INNODB_LOCK_WAITS is gone there). Both need PROCESS.
+var lockWaitQueries = []string{
+	"SELECT r.trx_mysql_thread_id, b.trx_mysql_thread_id FROM information_schema.INNODB_LOCK_WAITS w JOIN information_schema.INNODB_TRX r ON r.trx_id = w.requesting_trx_id JOIN information_schema.INNODB_TRX b ON b.trx_id = w.blocking_trx_id",
+	"SELECT r.trx_mysql_thread_id, b.trx_mysql_thread_id FROM performance_schema.data_lock_waits w JOIN information_schema.INNODB_TRX r ON r.trx_id = w.REQUESTING_ENGINE_TRANSACTION_ID JOIN information_schema.INNODB_TRX b ON b.trx_id = w.BLOCKING_ENGINE_TRANSACTION_ID",
+}
 
-// lockWaits says which of ids the server has waiting for a row lock; none when it cannot
-// tell (the order then holds, and the server's lock wait timeout breaks a cycle).
-func lockWaits(ctx context.Context, db *sql.DB, ids map[uint32]bool) bool {
-	rs, err := db.QueryContext(ctx, lockWaitQuery)
+// lockWaits reads the server's row lock waits with q: waiting connection -> holders.
+func lockWaits(ctx context.Context, db *sql.DB, q string) (map[uint32][]uint32, error) {
+	rs, err := db.QueryContext(ctx, q)
 	if err != nil {
-		return false
+		return nil, err
 	}
 	defer rs.Close()
+	edges := map[uint32][]uint32{}
 	for rs.Next() {
-		var id uint32
-		if rs.Scan(&id) == nil && ids[id] {
-			return true
+		var w, h uint32
+		if err := rs.Scan(&w, &h); err != nil {
+			return nil, err
+		}
+		edges[w] = append(edges[w], h)
+	}
+	return edges, rs.Err()
+}
+
+// closesCycle says the order and the server's row locks wait on each other: from a session
+// waiting for the order, through the session it waits for (order) and on through the
+// holders of the locks those wait for (locks) and the sessions they wait for, the way leads
+// back to it. Only letting the order go ends such a cycle. A chain that ends at a session
+// that runs (a slow statement, a stall of the server: it will finish and its transaction
+// commit) or at another client's transaction is no cycle, and the order holds.
+func closesCycle(locks map[uint32][]uint32, order map[uint32]uint32) bool {
+	next := func(c uint32) []uint32 {
+		out := locks[c]
+		if b, ok := order[c]; ok {
+			out = append(out[:len(out):len(out)], b)
+		}
+		return out
+	}
+	for start, first := range order {
+		seen := map[uint32]bool{first: true}
+		todo := []uint32{first}
+		for len(todo) > 0 {
+			c := todo[len(todo)-1]
+			todo = todo[:len(todo)-1]
+			if c == start {
+				return true
+			}
+			for _, n := range next(c) {
+				if !seen[n] {
+					seen[n] = true
+					todo = append(todo, n)
+				}
+			}
 		}
 	}
 	return false
 }
 
 // watchStalls releases the order's waits whenever every session has been stuck for
-// stallGrace, at least one waiting for the order and one of those running in a lock wait
-// (locked), until stop closes. It returns how many times it did.
-func watchStalls(sessions []*progress, rel *releases, locked func(map[uint32]bool) bool, stop <-chan struct{}, logf func(string, ...any)) int64 {
+// stallGrace, at least one waiting for the order and one running, and the order's waits and
+// the server's lock waits close a cycle (cycle, given which session each waiting one waits
+// for), until stop closes. It returns how many times it did.
+func watchStalls(sessions []*progress, rel *releases, cycle func(order map[uint32]uint32) bool, stop <-chan struct{}, logf func(string, ...any)) int64 {
 	tick := time.NewTicker(stallGrace / 4)
 	defer tick.Stop()
 	var n int64
@@ -126,46 +181,72 @@ func watchStalls(sessions []*progress, rel *releases, locked func(map[uint32]boo
 			return n
 		case <-tick.C:
 		}
-		waiting, running := stalled(sessions)
-		if waiting == 0 || len(running) == 0 || time.Since(asked) < lockWaitsFresh {
+		order, running := stalled(sessions)
+		if len(order) == 0 || running == 0 || time.Since(asked) < lockWaitsFresh {
 			continue
 		}
 		asked = time.Now()
-		if !locked(running) {
+		if !cycle(order) {
 			continue
 		}
 		if n++; n <= logged {
-			logf("replay: every session has waited for the captured order or for a row lock for %s (a lock the replay took in another order than the capture): %d waiting statements go on without the order", stallGrace, waiting)
+			logf("replay: every session has waited for the captured order or for a row lock for %s, and a row lock wait leads to a session waiting for the order (a lock the replay took in another order than the capture): %d waiting statements go on without the order (%s)", stallGrace, len(order), where(sessions))
 		}
 		rel.release()
 	}
 }
 
-// stalled says how many sessions wait for the order and which run a statement past its
-// captured time, when every session not done is one or the other; 0 and nil otherwise.
-func stalled(sessions []*progress) (int, map[uint32]bool) {
+// where names each session's statement by its line, and whether it waits or runs.
+func where(sessions []*progress) string {
+	var b strings.Builder
+	for _, p := range sessions {
+		what := "waits for the order"
+		switch p.phase.Load() {
+		case phaseRunning:
+			what = "runs"
+		case phaseFree, phaseDone:
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "line %d %s", p.line.Load(), what)
+	}
+	return b.String()
+}
+
+// stalled says, when every session not done waits for the order or runs a statement past
+// its captured time, which session each waiting one waits for (connection ids) and how many
+// run; nothing otherwise.
+func stalled(sessions []*progress) (order map[uint32]uint32, running int) {
 	now := time.Now().UnixNano()
 	limit := now - int64(stallGrace)
-	waiting, running := 0, map[uint32]bool{}
+	order = map[uint32]uint32{}
 	for _, p := range sessions {
 		switch {
 		case p.phase.Load() == phaseDone:
 		case !p.stuck(now, limit):
-			return 0, nil
+			return nil, 0
+		case p.id == nil:
 		case p.phase.Load() == phaseWaiting:
-			waiting++
-		case p.id != nil:
-			running[p.id()] = true
+			if b := p.blocker.Load(); b >= 0 && int(b) < len(sessions) && sessions[b].id != nil {
+				order[p.id()] = sessions[b].id()
+			}
+		default:
+			running++
 		}
 	}
-	return waiting, running
+	return order, running
 }
 
-// lockWaitsOf is lockWaits on a connection of its own to the target, opened when first
-// asked (most replays never stall), and the close of it.
-func lockWaitsOf(ctx context.Context, cfg *mysql.Config) (func(map[uint32]bool) bool, func()) {
+// lockWaitsOf is the cycle check on a connection of its own to the target, opened when
+// first asked (most replays never stall), and the close of it. When neither query can be
+// read (no PROCESS privilege) it finds no cycle: the order holds, and the server's lock wait
+// timeout breaks one.
+func lockWaitsOf(ctx context.Context, cfg *mysql.Config) (func(order map[uint32]uint32) bool, func()) {
 	var db *sql.DB
-	ask := func(ids map[uint32]bool) bool {
+	queries := lockWaitQueries
+	ask := func(order map[uint32]uint32) bool {
 		if db == nil {
 			conn, err := mysql.NewConnector(cfg.Clone())
 			if err != nil {
@@ -174,9 +255,19 @@ func lockWaitsOf(ctx context.Context, cfg *mysql.Config) (func(map[uint32]bool) 
 			db = sql.OpenDB(conn)
 			db.SetMaxOpenConns(1)
 		}
-		qctx, cancel := context.WithTimeout(ctx, time.Second)
-		defer cancel()
-		return lockWaits(qctx, db, ids)
+		for len(queries) > 0 {
+			qctx, cancel := context.WithTimeout(ctx, time.Second)
+			edges, err := lockWaits(qctx, db, queries[0])
+			cancel()
+			if err == nil {
+				return closesCycle(edges, order)
+			}
+			if engine.Code(err) == 0 {
+				return false // no answer this time: not a reason to give the query up
+			}
+			queries = queries[1:] // the server has no such table, or refuses it: the next
+		}
+		return false
 	}
 	return ask, func() {
 		if db != nil {
