@@ -29,6 +29,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -317,7 +318,40 @@ func timingCost(rate float64, sessions int, span time.Duration, arrivals string,
 	}
 	none, orig := median(per["none"]), median(per["original"])
 	fmt.Printf("median client CPU per statement: none %.1f µs, original %.1f µs: original/none %.2f\n", none, orig, orig/none)
+	// What one wake-up costs on this machine, whoever sleeps: timing: original sleeps once per
+	// statement that is not yet due, none never does, so none + this is the floor of any pacer
+	// that sleeps (and one that spins pays more).
+	wake := sleepFloor(sessions, int(b.n)/sessions, time.Duration(float64(span)*float64(sessions)/float64(b.n)))
+	fmt.Printf("a bare sleeper on the same schedule (%d threads, no SQL): %.1f µs of CPU per wake-up; floor of original/none here: (%.1f + %.1f) / %.1f = %.2f\n",
+		sessions, wake, none, wake, none, (none+wake)/none)
 	return nil
+}
+
+// sleepFloor runs sessions threads that each sleep n times until the next multiple of gap
+// (nanosleep, as the replay's sessions do with a P of their own) and nothing else, and returns
+// the process's CPU per wake-up, in µs.
+func sleepFloor(sessions, n int, gap time.Duration) float64 {
+	cpu0 := benchrun.SelfCPU()
+	done := make(chan struct{})
+	for range sessions {
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			due := time.Now()
+			for range n {
+				due = due.Add(gap)
+				if d := time.Until(due); d > 0 {
+					ts := syscall.NsecToTimespec(int64(d))
+					_ = syscall.Nanosleep(&ts, nil)
+				}
+			}
+			done <- struct{}{}
+		}()
+	}
+	for range sessions {
+		<-done
+	}
+	return float64((benchrun.SelfCPU() - cpu0).Microseconds()) / float64(max(sessions*n, 1))
 }
 
 func median(v []float64) float64 {
