@@ -51,6 +51,10 @@ port=$QUADRANT_SANDBOX_PORT
 pw=$QUADRANT_SANDBOX_PASSWORD
 export MYSQL_PWD="$pw"
 my() { mariadb -h 127.0.0.1 -P "$port" -u root "$@"; }
+# The host's CPU time, busy and all, from /proc/stat; busy A B is the share of it busy between
+# two readings: a capture or a replay near 100% had no CPU to go faster with.
+cpustat() { awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $2+$3+$4+$5+$6+$7+$8+$9; exit}' /proc/stat; }
+busy() { echo "$1 $2" | awk '{d = $4 - $2; printf "%.0f%%", (d > 0 ? 100 * ($3 - $1) / d : 0)}'; }
 echo "sandbox on 127.0.0.1:$port; $WAREHOUSES warehouse(s), $THREADS threads, $TIME captured"
 
 if [ -n "${REUSE:-}" ]; then
@@ -76,9 +80,11 @@ else
     i=$((i + 1)); [ "$i" -lt 600 ] || { cat "$work/capture.log"; exit 1; }
     sleep 0.1
   done
+  c0=$(cpustat)
   "$work/go-tpc" tpcc -H 127.0.0.1 -P "$port" -U root -p "$pw" -D tpcc --warehouses "$WAREHOUSES" -T "$THREADS" \
     run --time "$TIME" >"$work/run.log" 2>&1 || { tail -20 "$work/run.log"; exit 1; }
   grep -E "tpmC|Summary" "$work/run.log" | tail -3 || true
+  echo "host CPU busy during the capture: $(busy "$c0" "$(cpustat)") of $(nproc) CPU(s)"
   wait "$cappid" || { cat "$work/capture.log"; exit 1; }
   cat "$work/capture.log" "$work/capture.out"
 fi
@@ -116,12 +122,14 @@ iteration:
 report: {formats: [csv], dir: "$work/results-$label"}
 YAML
   t0=$(date +%s.%N)
+  c0=$(cpustat)
   "$work/quadrant" run "$work/$label.yaml" >"$work/$label.log" 2>&1 || { echo "($label: quadrant run failed)"; tail -20 "$work/$label.log"; }
+  hostbusy=$(busy "$c0" "$(cpustat)")
   t1=$(date +%s.%N)
   csv=$(find "$work/results-$label" -name replay.csv | head -1)
-  python3 - "$label" "$opts" "$csv" "$span" "$t0" "$t1" "$work/$label.log" <<'PY'
+  python3 - "$label" "$opts" "$csv" "$span" "$t0" "$t1" "$work/$label.log" "$hostbusy" <<'PY'
 import csv, sys
-label, opts, path, span, t0, t1, log = sys.argv[1:]
+label, opts, path, span, t0, t1, log, hostbusy = sys.argv[1:]
 wall = float(t1) - float(t0)
 try:
     row = next(csv.DictReader(open(path)))
@@ -131,10 +139,10 @@ except Exception as e:
 secs = float(next(csv.DictReader(open(path.replace("replay.csv", "summary.csv"))))["duration_s"])
 n, u = int(row["statements_captured"]), int(row["errors_unlike_capture"])
 print("%s (%s): %s of %d statements, errors %s (captured %s), unlike the capture %d (%.3f%%), end state %s %s,"
-      " order waits %s (%s ms), timeouts %s, lag p99 %s ms; replay %.2f s (quadrant run %.1f s wall), captured span %s s: %.2fx" % (
+      " order waits %s (%s ms), timeouts %s, lag p99 %s ms; replay %.2f s (quadrant run %.1f s wall, host CPU busy %s), captured span %s s: %.2fx" % (
       label, opts, row["statements_replayed"], n, row["errors"], row["errors_captured"], u, 100.0 * u / max(n, 1),
       row["end_state"], row["end_state_differs"], row["order_waits"], row["order_wait_ms"], row["order_timeouts"],
-      row["lag_p99_ms"], secs, wall, span, secs / float(span) if span != "?" else 0))
+      row["lag_p99_ms"], secs, wall, hostbusy, span, secs / float(span) if span != "?" else 0))
 PY
 }
 echo "== replays (each after restoring the start)"
