@@ -25,7 +25,7 @@ func writeTablesFolder(t *testing.T, decl []measure.Table) string {
 		return r
 	}
 	for file, rec := range map[string]Record{
-		replayCSV:       row(ColIteration, "1", ColTarget, "db", "statements_captured", "40"),
+		replayCSV:        row(ColIteration, "1", ColTarget, "db", "statements_captured", "40"),
 		FingerprintsFile: row(ColIteration, "1", ColTarget, "db", ColFingerprintID, "q1", "p95_ms", "2.5"),
 		"own.csv":        row(ColIteration, "1", ColTarget, "db", "widgets", "7"),
 	} {
