@@ -1,6 +1,7 @@
 package traffic
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -261,7 +262,7 @@ func term(tk []token, i int) (factor, int, bool) {
 		f := factor{cols: cols}
 		for j += 3; j < len(tk) && tk[j].is("("); j++ {
 			vals, next, ok := tuple(tk, j)
-			if !ok || len(vals) != len(cols) || len(f.tuples) >= maxKeys || slicesHasEmpty(vals) {
+			if !ok || len(vals) != len(cols) || len(f.tuples) >= maxKeys || slices.Contains(vals, "") {
 				return factor{}, i, false
 			}
 			f.tuples = append(f.tuples, vals)
@@ -283,7 +284,7 @@ func term(tk []token, i int) (factor, int, bool) {
 			return factor{cols: []string{col}, tuples: [][]string{{literal(tk[j+1])}}}, j + 2, true
 		case j+1 < len(tk) && tk[j].word() == "in" && tk[j+1].is("("):
 			vals, next, ok := tuple(tk, j+1)
-			if !ok || slicesHasEmpty(vals) || len(vals) > maxKeys || !ends(next) {
+			if !ok || slices.Contains(vals, "") || len(vals) > maxKeys || !ends(next) {
 				return factor{}, i, false
 			}
 			f := factor{cols: []string{col}}
@@ -302,15 +303,6 @@ func term(tk []token, i int) (factor, int, bool) {
 		}
 	}
 	return factor{}, i, false
-}
-
-func slicesHasEmpty(v []string) bool {
-	for _, s := range v {
-		if s == "" {
-			return true
-		}
-	}
-	return false
 }
 
 // tuple reads ( v, v, ... ) at i: each value's canonical literal, "" for one that is not a

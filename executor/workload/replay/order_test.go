@@ -212,6 +212,37 @@ func TestCommitOrder(t *testing.T) {
 	t.Run("insert first", func(t *testing.T) { testLockRace(t, c.Primary, insertFirst, false) })
 	t.Run("insert long", func(t *testing.T) { testLockRace(t, c.Primary, insertLong, true) })
 	t.Run("table groups", func(t *testing.T) { testTableGroups(t, c.Primary) })
+	t.Run("primary keys", func(t *testing.T) { testPrimaryKeys(t, c.Primary) })
+}
+
+// testPrimaryKeys reads the keys the locking order goes per row by from the server: a
+// primary key's columns in its order; none for a table without one, with another unique
+// index or with a prefix in its key, nor for one the server does not have; a schema the
+// server cannot read gives none, and says so once.
+func testPrimaryKeys(t *testing.T, s *sandbox.Server) {
+	if err := s.Exec(context.Background(), "DROP DATABASE IF EXISTS pk", "CREATE DATABASE pk",
+		"CREATE TABLE pk.stock (i INT, w INT, q INT, PRIMARY KEY (w, i))", "CREATE TABLE pk.heap (a INT, KEY (a))",
+		"CREATE TABLE pk.uniq (id INT PRIMARY KEY, email VARCHAR(50), UNIQUE KEY (email))",
+		"CREATE TABLE pk.prefix (name VARCHAR(100), PRIMARY KEY (name(10)))"); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := mysql.ParseDSN(s.DSN(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := newPrimaryKeys(cfg, t.Logf)
+	defer keys.close()
+	got := fmt.Sprint(keys.key("pk.stock"), keys.key("pk.heap"), keys.key("pk.uniq"), keys.key("pk.prefix"), keys.key("pk.nope"))
+	if got != "[w i] [] [] [] []" {
+		t.Errorf("keys of stock, heap, uniq, prefix, nope: %s; want [w i] and none for the others", got)
+	}
+	cfg.Passwd = "wrong"
+	var logged []string
+	bad := newPrimaryKeys(cfg, func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) })
+	defer bad.close()
+	if k := fmt.Sprint(bad.key("pk.stock"), bad.key("other.t")); k != "[] []" || len(logged) != 1 || !strings.Contains(logged[0], "per table, not per row") {
+		t.Errorf("keys from a server that refuses: %s, logged %q; want none, said once", k, logged)
+	}
 }
 
 func mapsKeys(m traffic.Checksums) func(func(string) bool) {
