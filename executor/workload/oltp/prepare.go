@@ -67,7 +67,7 @@ func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, thre
 	retry := &engine.LoadRetry{Log: progress}
 	if progress != nil {
 		defer func() {
-			progress(fmt.Sprintf("%d batch(es) sent again after a deadlock or lock wait timeout", retry.Retries()))
+			progress(fmt.Sprintf("prepare: %d batch(es) sent again after a deadlock or lock wait timeout", retry.Retries()))
 		}()
 	}
 	if loaded != nil {
