@@ -125,7 +125,7 @@ func deadlockNewOrder(ctx context.Context, db *sql.DB, blocker *sql.Conn) error 
 	// The loader waits on (1, 1, 2500) once it has inserted 2101 to 2499.
 	for {
 		var n int
-		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT'").Scan(&n); err != nil {
+		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.innodb_trx WHERE trx_state = 'LOCK WAIT' AND trx_query LIKE 'INSERT INTO new_order %'").Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 {
