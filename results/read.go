@@ -74,7 +74,7 @@ type Run struct {
 // Load reads a results folder. Missing optional parts (no samples yet, a run killed
 // before its first iteration ended) give empty tables, not errors.
 func Load(dir string) (*Run, error) {
-	info, err := ReadRunInfo(dir)
+	info, err := readFolder(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +106,19 @@ func Load(dir string) (*Run, error) {
 	return r, nil
 }
 
+// readFolder reads run.json of the results folder dir, once the folder is known to hold no
+// link out (CheckFolder): run.json first, so that a folder that is none says so.
+func readFolder(dir string) (*RunInfo, error) {
+	info, err := ReadRunInfo(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckFolder(dir); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
 // readPlan reads plan.yaml ("" when the folder has none: a verify's).
 func readPlan(dir string) (string, error) {
 	plan, err := ReadFileIn(dir, PlanFile)
@@ -120,7 +133,7 @@ func readPlan(dir string) (string, error) {
 // 1 s of 200 watched columns is ~20 million cells, far more memory as strings than the
 // reports built from them need.
 func Open(dir string) (*Run, error) {
-	info, err := ReadRunInfo(dir)
+	info, err := readFolder(dir)
 	if err != nil {
 		return nil, err
 	}

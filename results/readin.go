@@ -1,6 +1,7 @@
 package results
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -158,15 +159,21 @@ func hardLink(fi fs.FileInfo) string {
 }
 
 // CheckFolder refuses (LinkError) a results folder that holds a symbolic link, a hard link
-// or anything that is not a file or a directory, anywhere in it. It is for the readers
-// that do not read through OpenIn: a rerun's plan.yaml and the data files it names are
-// read by the plan loader (spec), which knows nothing of results folders.
+// or anything that is not a file or a directory, anywhere in it. Load and Open start with
+// it, so a reader refuses such a folder whichever files it goes on to read (a report skips
+// a histogram it cannot read, which would leave a planted one unsaid); and the readers
+// that do not read through OpenIn need it: a rerun's plan.yaml and the data files it names
+// are read by the plan loader (spec), which knows nothing of results folders. A file that
+// goes while it looks (a running run's temporary file, renamed) is no matter.
 func CheckFolder(dir string) error {
 	start := dir // the folder the user named may be a link to it: WalkDir would not go in
 	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
 		start = resolved
 	}
 	return filepath.WalkDir(start, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && path != start {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
@@ -183,6 +190,9 @@ func CheckFolder(dir string) error {
 			return &LinkError{Dir: dir, File: rel, What: "not a regular file"}
 		}
 		fi, err := d.Info()
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}
