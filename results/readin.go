@@ -38,9 +38,13 @@ type LinkError struct {
 }
 
 func (e *LinkError) Error() string {
-	return fmt.Sprintf("results folder %s: %s is %s, which may lead out of the folder: it is not read. "+
+	why := "which may lead out of the folder"
+	if strings.HasPrefix(e.What, "not ") {
+		why = "which quadrant never writes"
+	}
+	return fmt.Sprintf("results folder %s: %s is %s, %s: it is not read. "+
 		"A results folder holds its own files only: replace %s with a copy of the file itself, or remove it",
-		Printable(e.Dir), Printable(e.File), e.What, Printable(e.File))
+		Printable(e.Dir), Printable(e.File), e.What, why, Printable(e.File))
 }
 
 // OpenIn opens the file rel of the results folder dir for reading, refusing (LinkError) a
