@@ -2,8 +2,8 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -408,7 +408,11 @@ func WriteJSON(path string, v any) error {
 
 // ReadRunInfo reads run.json.
 func ReadRunInfo(dir string) (*RunInfo, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	data, err := ReadFileIn(dir, RunFile)
+	var link *LinkError
+	if errors.As(err, &link) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a quadrant results folder: %w", dir, err)
 	}

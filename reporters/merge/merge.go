@@ -75,7 +75,7 @@ func Merge(dirs []string, names []string, out string, version string, kinds *spe
 	}
 	// What the plan reads (sql_file, replay) comes along, so rerun works from the merge.
 	for _, f := range plan.DataFiles() {
-		if err := w.CopyIn(f.File, f.Path); err != nil {
+		if err := copyData(w, shards[0].dir, f.File); err != nil {
 			w.Logf("warning: not copied, a rerun will need it: %v", err)
 		}
 	}
@@ -100,6 +100,17 @@ func Merge(dirs []string, names []string, out string, version string, kinds *spe
 	return o, w.Sync()
 }
 
+// copyData copies the data file rel (as the plan names it) of the leader's folder dir into
+// the merged folder, read through dir's root: a file outside the folder stays out.
+func copyData(w *results.Writer, dir, rel string) error {
+	in, err := results.OpenIn(dir, rel)
+	if err != nil {
+		return fmt.Errorf("%s (%w)", rel, err)
+	}
+	defer in.Close()
+	return w.CopyInFrom(rel, in)
+}
+
 // check loads the folders and makes sure they are one complete run: the same plan and run
 // id, shard indexes 0..N-1 each once. They come back in shard order.
 func check(dirs []string) ([]shardRun, error) {
@@ -108,6 +119,8 @@ func check(dirs []string) ([]shardRun, error) {
 	}
 	var out []shardRun
 	for _, d := range dirs {
+		// Load refuses a folder with a link anywhere (results.CheckFolder): the leader's
+		// plan.yaml and the files it names, read by spec below, are its own.
 		r, err := results.Load(d)
 		if err != nil {
 			return nil, err
@@ -304,7 +317,7 @@ func readShardLogs(shards []shardRun, target string, index int) ([]shardLog, map
 	measured := map[string]*measure.Histogram{} // by tag, warmup left out
 	var first time.Time
 	for k, s := range shards {
-		lines, err := results.ReadHistogramIntervals(results.HistogramPath(s.dir, target, index))
+		lines, err := results.ReadIterationIntervals(s.dir, target, index)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, nil, time.Time{}, err
 		}
