@@ -1,0 +1,73 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/reporters/reproduce"
+	"github.com/quadrant-bench/quadrant/results"
+)
+
+// reproductions are the verdicts of runs[1:] on the effects runs[0] states, one per later
+// run (nil where runs[0] states none: no matrix).
+func reproductions(runs []*results.Run) []*reproduce.Result {
+	var out []*reproduce.Result
+	for _, r := range runs[1:] {
+		out = append(out, reproduce.Judge(runs[0], r))
+	}
+	return out
+}
+
+// writeReproductions prints each verdict that has effects, with a blank line after.
+func writeReproductions(w io.Writer, reps []*reproduce.Result) error {
+	for _, r := range reps {
+		if r == nil {
+			continue
+		}
+		if err := r.WriteText(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// writeRecord writes r's reproduction record into each of dirs: into a rerun's folder as
+// results.ReproductionFile; into the published folder's results.ReproductionsDir (intoPublished)
+// under results.RecordName, where `quadrant report` of that folder finds it.
+func writeRecord(r *reproduce.Result, rerunDir string, intoPublished bool, w io.Writer) error {
+	rec, err := r.Record(buildVersion(), time.Now())
+	if err != nil {
+		return fmt.Errorf("reproduction record: %w", err)
+	}
+	var paths []string
+	if rerunDir != "" {
+		paths = append(paths, filepath.Join(rerunDir, results.ReproductionFile))
+	}
+	if intoPublished {
+		paths = append(paths, filepath.Join(r.Published.Dir, results.ReproductionsDir, results.RecordName(rec)))
+	}
+	for _, p := range paths {
+		if err := results.WriteReproduction(p, rec); err != nil {
+			return fmt.Errorf("reproduction record: %w", err)
+		}
+		fmt.Fprintf(w, "reproduction record: %s\n", p)
+	}
+	return nil
+}
+
+// printReproductions prints what the records in dir's reproductions/ found of each effect
+// the folder states (nothing without records).
+func printReproductions(run *results.Run, w, stderr io.Writer) error {
+	recs, warnings := results.Reproductions(run.Dir)
+	for _, warning := range warnings {
+		fmt.Fprintf(stderr, "warning: %s\n", results.Printable(warning))
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	claims, notes := reproduce.History(run, recs)
+	return reproduce.WriteHistory(w, run.Dir, recs, claims, notes)
+}
