@@ -33,9 +33,9 @@ type Reproduction struct {
 	Version string    `json:"version"` // quadrant's, of the rerun
 	Created time.Time `json:"created"`
 	// Rule says the rule's parameters in words (docs/reproduce.md).
-	Rule      string            `json:"rule"`
-	Published ReproducedFolder  `json:"published"`
-	Rerun     ReproducedFolder  `json:"rerun"`
+	Rule      string             `json:"rule"`
+	Published ReproducedFolder   `json:"published"`
+	Rerun     ReproducedFolder   `json:"rerun"`
 	Effects   []ReproducedEffect `json:"effects"`
 	// Differences are the server variables whose values differ between the two folders'
 	// targets of one name, "target.variable": [published, rerun] (at most a few dozen).
