@@ -120,7 +120,8 @@ func (e ReproducedEffect) Key() string {
 var runJSONVolatile = []string{"plan_file", "command"}
 
 // FolderIdentity is the sha256 of a folder's results: summary.csv as it is and run.json
-// without the fields that say how it was invoked (runJSONVolatile), its keys sorted.
+// without the fields that say how it was invoked (runJSONVolatile), in a canonical form
+// (compact, keys sorted).
 // The same results give the same identity wherever the folder was copied to.
 func FolderIdentity(dir string) (string, error) {
 	h := sha256.New()
@@ -156,13 +157,23 @@ func runJSONFields(dir string) (map[string]json.RawMessage, error) {
 	if err := json.Unmarshal(data, &fields); err != nil {
 		return nil, fmt.Errorf("%s: run.json: %w", dir, err)
 	}
-	for k, v := range fields { // compact, so the identity does not depend on indentation
-		var b bytes.Buffer
-		if json.Compact(&b, v) == nil {
-			fields[k] = b.Bytes()
+	for k, v := range fields { // canonical: the identity depends on no indentation or key order
+		if c, err := canonicalJSON(v); err == nil {
+			fields[k] = c
 		}
 	}
 	return fields, nil
+}
+
+// canonicalJSON is v compact, every object's keys sorted, numbers as written.
+func canonicalJSON(v json.RawMessage) (json.RawMessage, error) {
+	d := json.NewDecoder(bytes.NewReader(v))
+	d.UseNumber()
+	var x any
+	if err := d.Decode(&x); err != nil {
+		return nil, err
+	}
+	return json.Marshal(x)
 }
 
 // runJSONKnown are the top-level fields of run.json that are not the environment, or are

@@ -17,8 +17,8 @@ func Reproduces(rules []Rule) bool {
 }
 
 // EvaluateReproduction adds a check per effect the baseline states to res, for each run's
-// reproduction (runs[i] is run i+1's against the baseline, nil when the baseline has no
-// matrix): failed when not reproduced, skipped when inconclusive (too little evidence
+// reproduction (runs[i] is that of the comparison's run of index i+1, nil when the
+// baseline has no matrix): failed when not reproduced, skipped when inconclusive (too little evidence
 // fails no build), passed when reproduced. Nothing without the rule.
 func (res *Result) EvaluateReproduction(rules []Rule, runs []*reproduce.Result) {
 	if !Reproduces(rules) {
