@@ -1,0 +1,69 @@
+package reproduce_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/reporters/reproduce"
+	"github.com/quadrant-bench/quadrant/results"
+)
+
+// A folder's records say, per effect it states, what each rerun found and where it ran;
+// a record made against other results (the folder's summary changed since) is left out
+// with a note, not counted.
+func TestHistoryOfRecordedReruns(t *testing.T) {
+	pub := flushFolder(t, "published", 3, published, nil)
+	hosts := []string{"alpha", "beta", "gamma"}
+	for i, host := range hosts {
+		fx := 1.0
+		if host == "gamma" {
+			fx = 1 / 1.2 // no flush effect there
+		}
+		here := flushFolder(t, host, 3, func(threads int, flush string, repeat int) float64 {
+			v := published(threads, flush, repeat)
+			if flush == "2" {
+				v *= fx
+			}
+			return v
+		}, nil)
+		here.Info.Host = host
+		rec, err := reproduce.Judge(pub, here).Record("test", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Rerun.Environment.Host = host
+		rec.Rerun.Start = rec.Rerun.Start.Add(time.Duration(i) * time.Hour)
+		if err := results.WriteReproduction(filepath.Join(pub.Dir, results.ReproductionsDir, results.RecordName(rec)), rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := filepath.Join(pub.Dir, results.ReproductionsDir, "stale.json")
+	data, _ := os.ReadFile(filepath.Join(pub.Dir, results.ReproductionsDir, "20261130-120000-alpha.json"))
+	os.WriteFile(stale, []byte(strings.Replace(string(data), `"identity": "`, `"identity": "0000`, 1)), 0o644)
+
+	recs, warnings := results.Reproductions(pub.Dir)
+	if len(recs) != 4 || len(warnings) != 0 {
+		t.Fatalf("%d records, warnings %q", len(recs), warnings)
+	}
+	claims, notes := reproduce.History(pub, recs)
+	var b bytes.Buffer
+	if err := reproduce.WriteHistory(&b, pub.Dir, recs, claims, notes); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		"  flush_log 2 vs 1 at threads=16, tps: 2 reproduced, 1 not reproduced\n",
+		"    reproduced      on alpha (MariaDB 10.11.19), 2026-11-30 12:00: +20.0% (95% CI ",
+		"    NOT REPRODUCED  on gamma (MariaDB 10.11.19), 2026-11-30 14:00: +0.0% (95% CI ",
+		"  threads 16 vs 4 at flush_log=1, tps: 3 reproduced\n",
+		"  note: stale.json was made against other results (identity 0000",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("history lacks %q:\n%s", want, out)
+		}
+	}
+}
