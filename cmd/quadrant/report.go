@@ -16,9 +16,11 @@ import (
 )
 
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("report", "DIR...",
+	fs := newFlags("report", "DIR... [--out FILE]",
 		"Rebuilds report.html (and, when the plan asked, the per-variable files and summary.json) from a results folder\n"+
-			"alone: a colleague's folder, or one whose run was killed.", stdout, stderr)
+			"alone: a colleague's folder, or one whose run was killed. Prints each matrix axis's effect and what the\n"+
+			"folder's recorded reruns (reproductions/) found of it. Several folders of one plan: each effect across them.", stdout, stderr)
+	out := fs.String("out", "", "with several folders of one plan, also write each effect across them as an HTML page to `FILE`")
 	dirs, code, stop := parseFlags(fs, args, stdout)
 	if stop {
 		return code
@@ -45,6 +47,12 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "quadrant report: %v\n", err)
 			code = exitInvalid
 		}
+	}
+	if code == exitOK && len(dirs) > 1 {
+		code = reportAcross(dirs, *out, stdout, stderr)
+	} else if *out != "" && code == exitOK {
+		fmt.Fprintln(stderr, "quadrant report: --out draws each effect across several folders of one plan: give two folders or more")
+		code = exitInvalid
 	}
 	return code
 }

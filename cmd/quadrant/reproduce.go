@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/reporters/html"
 	"github.com/quadrant-bench/quadrant/reporters/reproduce"
 	"github.com/quadrant-bench/quadrant/results"
 )
@@ -70,4 +72,50 @@ func printReproductions(run *results.Run, w, stderr io.Writer) error {
 	}
 	claims, notes := reproduce.History(run, recs)
 	return reproduce.WriteHistory(w, run.Dir, recs, claims, notes)
+}
+
+// reportAcross prints each effect across the folders of each plan that has two or more of
+// them, and writes the page of the one plan to out when asked.
+func reportAcross(dirs []string, out string, stdout, stderr io.Writer) int {
+	var plans []string
+	byPlan := map[string][]*results.Run{}
+	for _, d := range dirs {
+		r, err := results.Open(d)
+		if err != nil {
+			fmt.Fprintf(stderr, "quadrant report: %v\n", err)
+			return exitInvalid
+		}
+		if _, ok := byPlan[r.Info.Plan]; !ok {
+			plans = append(plans, r.Info.Plan)
+		}
+		byPlan[r.Info.Plan] = append(byPlan[r.Info.Plan], r)
+	}
+	var several []string
+	for _, p := range plans {
+		if len(byPlan[p]) > 1 {
+			several = append(several, p)
+		}
+	}
+	if out != "" && len(several) != 1 {
+		fmt.Fprintf(stderr, "quadrant report: --out draws the effects of one plan across its folders; these folders are of %d plans with two folders or more (%s)\n",
+			len(several), results.Printable(strings.Join(several, ", ")))
+		return exitInvalid
+	}
+	for _, p := range several {
+		runs := byPlan[p]
+		series := reproduce.Across(runs)
+		if err := reproduce.WriteAcross(stdout, p, runs, series); err != nil {
+			fmt.Fprintf(stderr, "quadrant report: %v\n", err)
+			return exitFailed
+		}
+		if out == "" {
+			continue
+		}
+		if err := html.WriteAcross(out, p, runs, series, buildVersion()); err != nil {
+			fmt.Fprintf(stderr, "quadrant report: %v\n", err)
+			return exitFailed
+		}
+		fmt.Fprintf(stdout, "\neffects across folders: %s\n", out)
+	}
+	return exitOK
 }

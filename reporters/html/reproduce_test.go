@@ -111,3 +111,25 @@ func TestReportShowsRecordedReproductions(t *testing.T) {
 		}
 	}
 }
+
+// Several folders of one plan on one page: a chart per effect with each folder's change and
+// interval (headless Chromium).
+func TestAcrossPageRenders(t *testing.T) {
+	runs := []*results.Run{flushRun(t, 1.2, "a"), flushRun(t, 1.2, "b"), flushRun(t, 1, "c")}
+	series := reproduce.Across(runs)
+	path := filepath.Join(t.TempDir(), "across.html")
+	if err := WriteAcross(path, "flush-matrix", runs, series, "test"); err != nil {
+		t.Fatal(err)
+	}
+	dom := rendered(t, path)
+	if n := bodyAttr(t, dom, "data-charts"); n != "8" || len(series) != 8 {
+		t.Fatalf("%s charts for %d effects, want 8", n, len(series))
+	}
+	m := regexp.MustCompile(`(?s)<svg[^>]*class="across-chart"[^>]*data-effect="flush_log 2 vs 1 at threads=16" data-metric="tps" data-points="3"[^>]*>(.*?)</svg>`).FindStringSubmatch(dom)
+	if m == nil || strings.Count(m[1], `class="across-interval"`) != 3 || strings.Count(m[1], `class="across-effect"`) != 3 {
+		t.Fatalf("no chart of flush_log 2 vs 1 at threads=16, tps with 3 folders' effects and intervals")
+	}
+	if !strings.Contains(dom, "Effects of flush-matrix across 3 folders") {
+		t.Errorf("the page does not say what it shows")
+	}
+}

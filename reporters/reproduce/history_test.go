@@ -67,3 +67,26 @@ func TestHistoryOfRecordedReruns(t *testing.T) {
 		}
 	}
 }
+
+// Several folders of one plan: each effect with each folder's change, in the folders'
+// order; a folder without the effect's cells has none.
+func TestAcrossFolders(t *testing.T) {
+	a := flushFolder(t, "a", 3, published, nil)
+	b := flushFolder(t, "b", 3, func(threads int, flush string, repeat int) float64 { return published(threads, "1", repeat) }, nil)
+	series := reproduce.Across([]*results.Run{a, b})
+	if len(series) != 8 {
+		t.Fatalf("%d series, want 8", len(series))
+	}
+	var b2 bytes.Buffer
+	if err := reproduce.WriteAcross(&b2, "flush-matrix", []*results.Run{a, b}, series); err != nil {
+		t.Fatal(err)
+	}
+	out := b2.String()
+	for _, want := range []string{"effects across 2 folders of plan flush-matrix",
+		"  flush_log 2 vs 1 at threads=16, tps:\n    " + a.Dir + " (testhost, 2026-11-30 12:00): +20.0% (95% CI ",
+		"\n    " + b.Dir + " (testhost, 2026-11-30 12:00): +0.0% (95% CI "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("across lacks %q:\n%s", want, out)
+		}
+	}
+}

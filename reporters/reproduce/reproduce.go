@@ -265,3 +265,5 @@ func sign(v float64) int {
 	}
 	return 1
 }
+
+func nan() float64 { return math.NaN() }
