@@ -299,6 +299,21 @@ func WriteReproduction(path string, r *Reproduction) error {
 	return WriteJSON(path, r)
 }
 
+// RecordInto writes r into the published folder dir's ReproductionsDir under RecordName
+// and returns the path. The folder may be a stranger's: a ReproductionsDir planted as a
+// symbolic link (to /etc, say) is refused rather than written through.
+func RecordInto(dir string, r *Reproduction) (string, error) {
+	rd := filepath.Join(dir, ReproductionsDir)
+	if fi, err := os.Lstat(rd); err == nil && !fi.IsDir() {
+		return "", notOwn(rd, "not a directory (a symbolic link?)")
+	}
+	if err := os.Mkdir(rd, 0o755); err != nil && !os.IsExist(err) {
+		return "", err
+	}
+	path := filepath.Join(rd, RecordName(r))
+	return path, WriteReproduction(path, r)
+}
+
 // ReadReproduction reads one record, refusing what is not a regular file of its own (a
 // symlink out of a stranger's folder) or is larger than a record can be.
 func ReadReproduction(path string) (*Reproduction, error) {

@@ -120,3 +120,27 @@ func TestReproductionsReadBackAndRefuseLinks(t *testing.T) {
 		t.Errorf("a linked reproductions/: %d records, warnings %q", len(recs), warnings)
 	}
 }
+
+// A record goes into the folder's reproductions/, made when missing; one planted as a
+// symbolic link is refused, and nothing is written where it points.
+func TestRecordIntoRefusesAPlantedLink(t *testing.T) {
+	dir := t.TempDir()
+	r := &Reproduction{Tool: "quadrant", Rerun: ReproducedFolder{Start: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC), Environment: Environment{Host: "db7"}}}
+	path, err := RecordInto(dir, r)
+	if err != nil || path != filepath.Join(dir, ReproductionsDir, "20261201-090000-db7.json") {
+		t.Fatalf("RecordInto: %q, %v", path, err)
+	}
+	if got, err := ReadReproduction(path); err != nil || got.Rerun.Environment.Host != "db7" {
+		t.Fatalf("read back: %+v, %v", got, err)
+	}
+	stranger, elsewhere := t.TempDir(), t.TempDir()
+	if err := os.Symlink(elsewhere, filepath.Join(stranger, ReproductionsDir)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RecordInto(stranger, r); err == nil || !strings.Contains(err.Error(), "a symbolic link") {
+		t.Errorf("a planted reproductions/ link: %v, want refused", err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("written through the link: %v", entries)
+	}
+}

@@ -44,18 +44,19 @@ func writeRecord(r *reproduce.Result, rerunDir string, intoPublished bool, w io.
 	if err != nil {
 		return fmt.Errorf("reproduction record: %w", err)
 	}
-	var paths []string
 	if rerunDir != "" {
-		paths = append(paths, filepath.Join(rerunDir, results.ReproductionFile))
-	}
-	if intoPublished {
-		paths = append(paths, filepath.Join(r.Published.Dir, results.ReproductionsDir, results.RecordName(rec)))
-	}
-	for _, p := range paths {
+		p := filepath.Join(rerunDir, results.ReproductionFile)
 		if err := results.WriteReproduction(p, rec); err != nil {
 			return fmt.Errorf("reproduction record: %w", err)
 		}
 		fmt.Fprintf(w, "reproduction record: %s\n", p)
+	}
+	if intoPublished {
+		p, err := results.RecordInto(r.Published.Dir, rec)
+		if err != nil {
+			return fmt.Errorf("reproduction record: %w", err)
+		}
+		fmt.Fprintf(w, "reproduction record: %s (commit it next to the folder)\n", p)
 	}
 	return nil
 }
