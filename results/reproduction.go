@@ -254,40 +254,6 @@ func variablesDigest(vars map[string]string) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// maxDifferences bounds Reproduction.Differences: two servers of different versions differ
-// in hundreds of variables, and the record is to stay small.
-const maxDifferences = 40
-
-// VariableDifferences are the variables (before the run) whose values differ between
-// targets of one name in a and b, "target.variable": [a's, b's], at most maxDifferences in
-// name order.
-func VariableDifferences(a, b *RunInfo) map[string][2]string {
-	var keys []string
-	vals := map[string][2]string{}
-	for _, ta := range a.Targets {
-		for _, tb := range b.Targets {
-			if ta.Name != tb.Name {
-				continue
-			}
-			for k, va := range ta.VariablesBefore {
-				if vb, ok := tb.VariablesBefore[k]; ok && vb != va {
-					keys = append(keys, ta.Name+"."+k)
-					vals[ta.Name+"."+k] = [2]string{va, vb}
-				}
-			}
-		}
-	}
-	sort.Strings(keys)
-	out := map[string][2]string{}
-	for _, k := range keys[:min(len(keys), maxDifferences)] {
-		out[k] = vals[k]
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
 // RecordName is the file name of a record in a published folder's ReproductionsDir: the
 // rerun's start and host, so several reruns sit side by side and sort by time.
 func RecordName(r *Reproduction) string {

@@ -74,15 +74,6 @@ func TestEnvironmentCarriesWhatRunJSONHas(t *testing.T) {
 	}
 }
 
-func TestVariableDifferences(t *testing.T) {
-	a := &RunInfo{Targets: []TargetInfo{{Name: "db", VariablesBefore: map[string]string{"x": "1", "y": "2", "only_a": "3"}}}}
-	b := &RunInfo{Targets: []TargetInfo{{Name: "db", VariablesBefore: map[string]string{"x": "1", "y": "5"}}, {Name: "other"}}}
-	got := VariableDifferences(a, b)
-	if len(got) != 1 || got["db.y"] != [2]string{"2", "5"} {
-		t.Errorf("differences %v, want db.y 2 -> 5", got)
-	}
-}
-
 // Records are read back oldest rerun first; one that is a symlink (out of a stranger's
 // folder) or not a record is a warning and the others still count; a reproductions/ that
 // is a symlink is refused whole.

@@ -72,6 +72,7 @@ type rerunJSON struct {
 	When    string              `json:"when"` // the rerun's start, UTC
 	Here    results.EffectRange `json:"here"`
 	Why     string              `json:"why"`
+	Differs string              `json:"differs,omitempty"` // the settings that differed from the published folder's
 }
 
 // rerunsOf is, by effect key (results.ReproducedEffect.Key), what the folder's recorded
@@ -86,7 +87,7 @@ func rerunsOf(run *results.Run) map[string][]rerunJSON {
 	for _, c := range claims {
 		for _, r := range c.Reruns {
 			out[r.Effect.Key()] = append(out[r.Effect.Key()], rerunJSON{Verdict: r.Verdict, On: r.On(),
-				When: r.Record.Rerun.Start.UTC().Format("2006-01-02 15:04"), Here: r.Effect.Rerun, Why: r.Effect.Why})
+				When: r.Record.Rerun.Start.UTC().Format("2006-01-02 15:04"), Here: r.Effect.Rerun, Why: r.Effect.Why, Differs: r.Differs()})
 		}
 	}
 	return out

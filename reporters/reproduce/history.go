@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/quadrant-bench/quadrant/reporters/effects"
@@ -27,6 +28,31 @@ type Rerun struct {
 
 // On is where a rerun ran, in a few words: "dbhost (MariaDB 11.4.2)".
 func (r Rerun) On() string { return On(r.Record.Rerun.Environment) }
+
+// Differs is the server variables that differed between the published folder and the
+// rerun, a few of them: "db.innodb_buffer_pool_size 8388608 -> 134217728"; "" for none.
+func (r Rerun) Differs() string {
+	d := r.Record.Differences
+	if len(d) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(d))
+	for k := range d {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	var parts []string
+	for _, k := range names[:min(len(names), maxDiffers)] {
+		parts = append(parts, k+" "+d[k][0]+" -> "+d[k][1])
+	}
+	if len(names) > maxDiffers {
+		parts = append(parts, fmt.Sprintf("%d more", len(names)-maxDiffers))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// maxDiffers is how many differing variables a rerun's line names.
+const maxDiffers = 3
 
 // On says an environment in a few words: the host and each target's server.
 func On(env results.Environment) string {
@@ -129,7 +155,11 @@ func WriteHistory(w io.Writer, dir string, recs []*results.Reproduction, claims 
 		}
 		fmt.Fprintf(&b, "  %s, %s: %s\n", head, c.Metric, c.Tally())
 		for _, r := range c.Reruns {
-			fmt.Fprintf(&b, "    %-15s on %s, %s: %s\n", Label(r.Verdict), r.On(), r.Record.Rerun.Start.UTC().Format("2006-01-02 15:04"), rangeText(r.Effect.Rerun))
+			fmt.Fprintf(&b, "    %-15s on %s, %s: %s", Label(r.Verdict), r.On(), r.Record.Rerun.Start.UTC().Format("2006-01-02 15:04"), rangeText(r.Effect.Rerun))
+			if d := r.Differs(); d != "" {
+				fmt.Fprintf(&b, "; settings that differed: %s", d)
+			}
+			b.WriteString("\n")
 		}
 	}
 	for _, n := range notes {

@@ -31,6 +31,9 @@ func TestHistoryOfRecordedReruns(t *testing.T) {
 			return v
 		}, nil)
 		here.Info.Host = host
+		if host == "gamma" {
+			here.Info.Targets[0].VariablesBefore = map[string]string{"innodb_buffer_pool_size": "8589934592"}
+		}
 		rec, err := reproduce.Judge(pub, here).Record("test", time.Now())
 		if err != nil {
 			t.Fatal(err)
@@ -59,6 +62,7 @@ func TestHistoryOfRecordedReruns(t *testing.T) {
 		"  flush_log 2 vs 1 at threads=16, tps: 2 reproduced, 1 not reproduced\n",
 		"    reproduced      on alpha (MariaDB 10.11.19), 2026-11-30 12:00: +20.0% (95% CI ",
 		"    NOT REPRODUCED  on gamma (MariaDB 10.11.19), 2026-11-30 14:00: +0.0% (95% CI ",
+		"; settings that differed: primary.innodb_buffer_pool_size 134217728 -> 8589934592\n",
 		"  threads 16 vs 4 at flush_log=1, tps: 3 reproduced\n",
 		"  note: stale.json was made against other results (identity 0000",
 	} {

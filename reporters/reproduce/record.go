@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"sort"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
@@ -18,7 +19,7 @@ var RuleText = fmt.Sprintf("docs/reproduce.md: band ±max(%g points, %g%% of the
 // environments, quadrant's version; created is when it was made.
 func (r *Result) Record(version string, created time.Time) (*results.Reproduction, error) {
 	rec := &results.Reproduction{Tool: "quadrant", Version: version, Created: created.UTC(), Rule: RuleText,
-		Differences: results.VariableDifferences(r.Published.Info, r.Here.Info)}
+		Differences: differences(r.Published.Info, r.Here.Info)}
 	for i, run := range []*results.Run{r.Published, r.Here} {
 		f, err := folderOf(run)
 		if err != nil {
@@ -65,4 +66,35 @@ func finite(v float64) *float64 {
 		return nil
 	}
 	return &v
+}
+
+// maxDifferences bounds a record's differences: two servers of different versions differ
+// in hundreds of variables, and the record is to stay small.
+const maxDifferences = 40
+
+// differences are the settings (before the run) that differ between targets of one name
+// in a and b as compare names them, "target.variable": [a's, b's], at most maxDifferences
+// in name order.
+func differences(a, b *results.RunInfo) map[string][2]string {
+	out := map[string][2]string{}
+	var names []string
+	for _, ta := range a.Targets {
+		for _, tb := range b.Targets {
+			if ta.Name != tb.Name {
+				continue
+			}
+			for _, c := range compare.SettingsChanged(ta.VariablesBefore, tb.VariablesBefore) {
+				names = append(names, ta.Name+"."+c.Name)
+				out[ta.Name+"."+c.Name] = [2]string{c.Before, c.After}
+			}
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names[min(len(names), maxDifferences):] {
+		delete(out, n)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

@@ -98,7 +98,8 @@
         var change = r.here.change == null ? "no value" : pct(r.here.change) +
           (r.here.lo != null && r.here.hi != null ? " (95% CI " + pct(r.here.lo) + " to " + pct(r.here.hi) + ")" : "");
         inner.appendChild(el("li", { "class": "effect-rerun", "data-verdict": r.verdict,
-          text: r.verdict + " on " + r.on + ", " + r.when + ": " + change + "; " + r.why }));
+          text: r.verdict + " on " + r.on + ", " + r.when + ": " + change + "; " + r.why +
+            (r.differs ? "; settings that differed: " + r.differs : "") }));
       });
       li.appendChild(inner);
       ul.appendChild(li);

@@ -61,7 +61,7 @@
     });
     for (var i = 0; i <= 4; i++) {
       var t = lo + i * (hi - lo) / 4;
-      s.appendChild(svg("text", { x: x(t), y: H - 8, "text-anchor": "middle", "font-size": 11 }, pct(t)));
+      s.appendChild(svg("text", { x: x(t), y: H - 8, "text-anchor": i === 0 ? "start" : i === 4 ? "end" : "middle", "font-size": 11 }, pct(t)));
     }
     return s;
   }
@@ -77,7 +77,7 @@
         var item = el("div", { "class": "repro-item", "data-verdict": e.verdict, style: "margin:8px 0 14px" });
         item.appendChild(el("p", { style: "margin:2px 0" },
           el("b", { text: e.verdict.toUpperCase(), style: "color:" + colour[e.verdict] }),
-          document.createTextNode(" " + e.effect + ", " + e.metric + ": published " + range(e.published) + ", here " + range(e.here) + ". " + e.why)));
+          document.createTextNode(" " + e.effect + ", " + e.metric + ": published " + range(e.published) + ", here " + range(e.here) + "; " + e.why)));
         (e.marks || []).forEach(function (m) { item.appendChild(el("p", { "class": "note", style: "margin:0", text: "marked: " + m })); });
         item.appendChild(chart(e));
         box.appendChild(item);
