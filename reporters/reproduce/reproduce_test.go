@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -174,5 +175,39 @@ func TestMissingCellIsInconclusive(t *testing.T) {
 	}
 	if e := got["flush_log 2 vs 1 at threads=4 tps"]; e.Verdict != reproduce.Reproduced {
 		t.Errorf("threads=4: %s (%s)", e.Verdict, e.Why)
+	}
+}
+
+// Each way a cell's numbers can be other than a whole measurement is marked with the folder
+// and iteration: behind its schedule or failed with an error (not judged), failed only its
+// assertions (judged: its numbers stand).
+func TestBehindAndFailedCellsAreMarked(t *testing.T) {
+	pub := flushFolder(t, "published", 3, published, func(it *results.IterationInfo) {
+		if it.Repeat == 1 && it.Matrix[0].Value == "4" && it.Matrix[1].Value == "2" {
+			it.Behind = &results.Behind{LimitMs: 100, LagP99Ms: 450, LagP50Ms: 20, LagMaxMs: 900}
+		}
+	})
+	here := flushFolder(t, "here", 3, published, func(it *results.IterationInfo) {
+		switch {
+		case it.Repeat == 3 && it.Matrix[0].Value == "16" && it.Matrix[1].Value == "2":
+			it.Status, it.Error = results.StatusFailed, "server lost"
+		case it.Repeat == 2 && it.Matrix[0].Value == "16" && it.Matrix[1].Value == "1":
+			it.Status, it.Failed = results.StatusFailed, []string{"p99_ms < 5"}
+		}
+	})
+	got := map[string]reproduce.Effect{}
+	for _, e := range reproduce.Judge(pub, here).Effects {
+		got[e.Where()+" "+e.Metric] = e
+	}
+	for _, c := range []struct{ key, verdict, mark string }{
+		{"flush_log 2 vs 1 at threads=4 tps", reproduce.Inconclusive, "published: iteration 2 (threads=4 flush_log=2) fell behind its schedule: events started 450 ms late at p99 (limit 100 ms; median 20 ms, worst 900 ms)"},
+		{"threads 16 vs 4 at flush_log=2 tps", reproduce.Inconclusive, "here: iteration 12 (threads=16 flush_log=2) failed: server lost"},
+		{"flush_log 2 vs 1 at threads=16 tps", reproduce.Inconclusive, "here: iteration 12 (threads=16 flush_log=2) failed: server lost"},
+		{"threads 16 vs 4 at flush_log=1 tps", reproduce.Reproduced, "here: iteration 7 (threads=16 flush_log=1) failed its assertions: assertions failed: p99_ms < 5"},
+	} {
+		e := got[c.key]
+		if e.Verdict != c.verdict || !slices.Contains(e.Marks, c.mark) {
+			t.Errorf("%s: %s, marks %q: want %s marked %q", c.key, e.Verdict, e.Marks, c.verdict, c.mark)
+		}
 	}
 }
