@@ -135,7 +135,7 @@ iteration:
 		}
 	}
 	for _, d := range docs {
-		if strings.HasPrefix(d, "comparison.") || verifyOnly[d] {
+		if strings.HasPrefix(d, "comparison.") || d == results.ReproductionFile || verifyOnly[d] {
 			continue // written by rerun, or by verify, only
 		}
 		found := false

@@ -10,6 +10,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/reporters/gate"
+	"github.com/quadrant-bench/quadrant/reporters/reproduce"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -59,7 +60,7 @@ func (g *gateFlags) on() bool { return len(g.rules) > 0 }
 // metrics adds the rules' metrics to those compared.
 func (g *gateFlags) metrics(wanted []string) []string {
 	for _, r := range g.rules {
-		if !slices.Contains(wanted, r.Metric) {
+		if r.Metric != "" && !slices.Contains(wanted, r.Metric) {
 			wanted = append(wanted, r.Metric)
 		}
 	}
@@ -68,8 +69,10 @@ func (g *gateFlags) metrics(wanted []string) []string {
 
 // judge prints the gate of c on w and writes its files (intoDir: the new results folder,
 // where run and rerun put them unless the flags name others); failed says a rule failed.
-func (g *gateFlags) judge(c *compare.Comparison, w io.Writer, intoDir string) (failed bool, err error) {
+// reps are the later runs' reproductions of the first's effects, for the not-reproduced rule.
+func (g *gateFlags) judge(c *compare.Comparison, reps []*reproduce.Result, w io.Writer, intoDir string) (failed bool, err error) {
 	res := gate.Evaluate(c, g.rules)
+	res.EvaluateReproduction(g.rules, reps)
 	fmt.Fprintln(w)
 	if err := res.WriteText(w); err != nil {
 		return false, err
@@ -116,5 +119,9 @@ func (g *gateFlags) judgeFolders(baseline, dir string, w io.Writer) (failed bool
 	if err := compare.CheckMetrics(runs, wanted); err != nil {
 		return false, fmt.Errorf("--fail-on: %w", err)
 	}
-	return g.judge(compare.Compare(runs, wanted), w, dir)
+	var reps []*reproduce.Result
+	if gate.Reproduces(g.rules) {
+		reps = reproductions(runs)
+	}
+	return g.judge(compare.Compare(runs, wanted), reps, w, dir)
 }

@@ -16,9 +16,11 @@ import (
 )
 
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("report", "DIR...",
+	fs := newFlags("report", "DIR... [--out FILE]",
 		"Rebuilds report.html (and, when the plan asked, the per-variable files and summary.json) from a results folder\n"+
-			"alone: a colleague's folder, or one whose run was killed.", stdout, stderr)
+			"alone: a colleague's folder, or one whose run was killed. Prints each matrix axis's effect and what the\n"+
+			"folder's recorded reruns (reproductions/) found of it. Several folders of one plan: each effect across them.", stdout, stderr)
+	out := fs.String("out", "", "with several folders of one plan, also write each effect across them as an HTML page to `FILE`")
 	dirs, code, stop := parseFlags(fs, args, stdout)
 	if stop {
 		return code
@@ -41,10 +43,16 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 			code = exitInvalid
 			continue
 		}
-		if err := printEffects(dir, stdout); err != nil {
+		if err := printEffects(dir, stdout, stderr); err != nil {
 			fmt.Fprintf(stderr, "quadrant report: %v\n", err)
 			code = exitInvalid
 		}
+	}
+	if code == exitOK && len(dirs) > 1 {
+		code = reportAcross(dirs, *out, stdout, stderr)
+	} else if *out != "" && code == exitOK {
+		fmt.Fprintln(stderr, "quadrant report: --out draws each effect across several folders of one plan: give two folders or more")
+		code = exitInvalid
 	}
 	return code
 }
@@ -52,12 +60,17 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 // printEffects prints what each matrix axis does at each combination of the others
 // (reporters/effects), one sentence a line: the question "A vs B at each thread count"
 // answered without dividing the report's percentages by hand.
-func printEffects(dir string, w io.Writer) error {
+// The reproductions recorded next to the folder follow (reproductions/): what each rerun
+// found of each effect, and where it ran.
+func printEffects(dir string, w, stderr io.Writer) error {
 	run, err := results.Open(dir)
 	if err != nil {
 		return err
 	}
-	return effects.WriteText(w, dir, effects.Compute(run))
+	if err := effects.WriteText(w, dir, effects.Compute(run)); err != nil {
+		return err
+	}
+	return printReproductions(run, w, stderr)
 }
 
 func runCompare(args []string, stdout, stderr io.Writer) int {
@@ -66,8 +79,11 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			"and prints each metric with its change against the first folder, then what differed around the numbers:\n"+
 			"server versions, settings, the plan itself. --out also writes the comparison as one HTML page.\n"+
 			"Two verify folders (quadrant verify) are compared per fingerprint instead: newly different, fixed, still\n"+
-			"different, newly slower, plan changes. See docs/verify.md.", stdout, stderr)
+			"different, newly slower, plan changes. See docs/verify.md.\n"+
+			"When the first folder has a matrix, the comparison leads with the reproduction of each effect it states\n"+
+			"(reproduced, not reproduced, inconclusive; docs/reproduce.md).", stdout, stderr)
 	out := fs.String("out", "", "also write the comparison as an HTML page to `FILE`")
+	record := fs.Bool("record", false, "write the reproduction record of the second folder's verdicts into the first folder's reproductions/ (two folders only), where quadrant report of it shows them")
 	metrics := fs.String("metrics", "", "summary columns to compare, comma separated (default: the headline columns the folders have, such as tpcc's tpmC and tx.NAME.p90_ms, then "+strings.Join(compare.DefaultMetrics, ",")+")")
 	var g gateFlags
 	g.add(fs, false)
@@ -112,15 +128,35 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant compare: --metrics or --fail-on: %v\n", err)
 		return exitInvalid
 	}
+	if *record && len(runs) != 2 {
+		fmt.Fprintln(stderr, "quadrant compare: --record writes the second folder's reproduction of the first: give two folders")
+		return exitInvalid
+	}
 	c := compare.Compare(runs, wanted)
+	reps := reproductions(runs)
+	if err := writeReproductions(stdout, reps); err != nil {
+		fmt.Fprintf(stderr, "quadrant compare: %v\n", err)
+		return exitFailed
+	}
 	if err := c.WriteText(stdout); err != nil {
 		fmt.Fprintf(stderr, "quadrant compare: %v\n", err)
 		return exitFailed
 	}
+	if *record {
+		if reps[0] == nil {
+			fmt.Fprintf(stderr, "quadrant compare: --record: %s states no effect (no matrix axis of two values): nothing to record\n", dirs[0])
+			return exitInvalid
+		}
+		fmt.Fprintln(stdout)
+		if err := writeRecord(reps[0], "", true, stdout); err != nil {
+			fmt.Fprintf(stderr, "quadrant compare: %v\n", err)
+			return exitFailed
+		}
+	}
 	gateFailed := false
 	if g.on() {
 		var err error
-		if gateFailed, err = g.judge(c, stdout, ""); err != nil {
+		if gateFailed, err = g.judge(c, reps, stdout, ""); err != nil {
 			fmt.Fprintf(stderr, "quadrant compare: gate: %v\n", err)
 			return exitFailed
 		}
@@ -190,8 +226,10 @@ func compareChecks(dirs []string, out, metrics string, stdout, stderr io.Writer)
 
 // compareRerun compares the published folder with its rerun, prints it to w and writes it
 // into the rerun's folder (comparison.txt, comparison.html), so the answer to "did I get
-// the same numbers" travels with the folder.
-func compareRerun(published, rerun string, w io.Writer) error {
+// the same numbers" travels with the folder. The reproduction of the published effects
+// ends what w shows and leads the files; its record goes into the rerun's folder, and into
+// the published folder's reproductions/ with record (rerun --record).
+func compareRerun(published, rerun string, record bool, w io.Writer) error {
 	var runs []*results.Run
 	for _, d := range []string{published, rerun} {
 		r, err := results.Load(d)
@@ -204,20 +242,34 @@ func compareRerun(published, rerun string, w io.Writer) error {
 		runs = append(runs, r)
 	}
 	c := compare.Compare(runs, nil)
-	var text bytes.Buffer
+	reps := reproductions(runs)
+	var text, verdicts bytes.Buffer
 	if err := c.WriteText(&text); err != nil {
+		return err
+	}
+	if err := writeReproductions(&verdicts, reps); err != nil {
 		return err
 	}
 	if _, err := w.Write(text.Bytes()); err != nil {
 		return err
 	}
-	if err := results.WriteFileAtomic(filepath.Join(rerun, results.ComparisonText), text.Bytes()); err != nil {
+	fmt.Fprintln(w)
+	if _, err := w.Write(verdicts.Bytes()); err != nil {
+		return err
+	}
+	if err := results.WriteFileAtomic(filepath.Join(rerun, results.ComparisonText), append(verdicts.Bytes(), text.Bytes()...)); err != nil {
 		return err
 	}
 	page := filepath.Join(rerun, results.ComparisonPage)
 	if err := html.WriteComparison(page, c, buildVersion()); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\ncomparison: %s\n", page)
-	return nil
+	fmt.Fprintf(w, "comparison: %s\n", page)
+	if reps[0] == nil {
+		if record {
+			fmt.Fprintf(w, "no reproduction record: %s states no effect (no matrix axis of two values)\n", published)
+		}
+		return nil
+	}
+	return writeRecord(reps[0], rerun, record, w)
 }

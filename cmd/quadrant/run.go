@@ -141,10 +141,12 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 		"Runs again the plan of a results folder (its plan.yaml, with the data files it copied), for example a colleague's\n"+
 			"published run on your own server: point its targets at yours with --target. Sandbox targets start locally as before.\n"+
 			"Ends with the comparison of DIR with the new folder (quadrant compare DIR NEWDIR), printed and written into\n"+
-			"the new folder as comparison.txt and comparison.html.", stdout, stderr)
+			"the new folder as comparison.txt and comparison.html, then the reproduction of each effect DIR states\n"+
+			"(reproduced, not reproduced, inconclusive), recorded as reproduction.json (docs/reproduce.md).", stdout, stderr)
 	var req runRequest
 	var sets multiFlag
 	fs.Var(&sets, "set", "change a var of the folder's plan: `vars.NAME=VALUE` or NAME=VALUE (repeatable; the comparison names it)")
+	record := fs.Bool("record", false, "also write the reproduction record (reproduction.json, the verdict on each effect DIR states) into DIR/reproductions/, to commit next to it; quadrant report DIR shows it")
 	targets := req.flags(fs)
 	dirs, code, stop := parseFlags(fs, args, stdout)
 	if stop {
@@ -189,7 +191,7 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 			return
 		}
 		fmt.Fprintf(stdout, "\nCompared with %s:\n\n", published)
-		if err := compareRerun(published, dir, stdout); err != nil {
+		if err := compareRerun(published, dir, *record, stdout); err != nil {
 			fmt.Fprintf(stderr, "warning: comparison: %v (run it with: quadrant compare %s %s)\n", err, published, dir)
 		}
 	}

@@ -381,17 +381,28 @@ func storageText(st results.Storage) string {
 }
 
 func variableDiff(a, b map[string]string) []string {
+	var out []string
+	for _, c := range SettingsChanged(a, b) {
+		out = append(out, fmt.Sprintf("%s %s -> %s", c.Name, c.Before, c.After))
+	}
+	return out
+}
+
+// SettingsChanged are the variables whose values differ between two servers' snapshots as
+// a comparison's notes name them: without those that move by themselves or only name the
+// instance's own paths (a sandbox's directory).
+func SettingsChanged(a, b map[string]string) []results.VarChange {
 	if len(a) == 0 || len(b) == 0 {
 		return nil
 	}
 	ra, rb := instanceRoot(a), instanceRoot(b)
-	var out []string
+	var out []results.VarChange
 	for _, c := range results.DiffVariables(a, b).Changed {
 		name := strings.ToLower(c.Name)
 		if noisyVariables[name] || instanceNoise(name, c.Before, c.After, ra, rb) {
 			continue
 		}
-		out = append(out, fmt.Sprintf("%s %s -> %s", c.Name, c.Before, c.After))
+		out = append(out, c)
 	}
 	return out
 }

@@ -21,7 +21,16 @@ type Rule struct {
 	Pct    float64
 }
 
-func (r Rule) String() string { return fmt.Sprintf("%s %s %+g%%", r.Metric, r.Op, r.Pct) }
+func (r Rule) String() string {
+	if r.Op == NotReproducedRule {
+		return NotReproducedRule
+	}
+	return fmt.Sprintf("%s %s %+g%%", r.Metric, r.Op, r.Pct)
+}
+
+// NotReproducedRule is the rule that fails when an effect the baseline states is not
+// reproduced (reporters/reproduce): its Op, with no metric; see EvaluateReproduction.
+const NotReproducedRule = "not-reproduced"
 
 // Parse reads rules separated by commas: "tps < -2.5%, p95_ms > +5%".
 func Parse(s string) ([]Rule, error) {
@@ -29,6 +38,10 @@ func Parse(s string) ([]Rule, error) {
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
+			continue
+		}
+		if part == NotReproducedRule {
+			out = append(out, Rule{Op: NotReproducedRule})
 			continue
 		}
 		r, err := parseRule(part)
@@ -45,7 +58,7 @@ func Parse(s string) ([]Rule, error) {
 
 func parseRule(s string) (Rule, error) {
 	bad := func(why string) (Rule, error) {
-		return Rule{}, fmt.Errorf("--fail-on rule %q: %s; want METRIC < -PCT%% (fail when it drops further) or METRIC > +PCT%% (fail when it rises further), e.g. \"tps < -2.5%%\"", s, why)
+		return Rule{}, fmt.Errorf("--fail-on rule %q: %s; want METRIC < -PCT%% (fail when it drops further), METRIC > +PCT%% (fail when it rises further), e.g. \"tps < -2.5%%\", or %s (fail when an effect the baseline states is not reproduced)", s, why, NotReproducedRule)
 	}
 	i := strings.IndexAny(s, "<>")
 	if i <= 0 {

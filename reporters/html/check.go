@@ -170,7 +170,7 @@ func renderCheckData(w io.Writer, title, version string, data any) error {
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS + "\n" + checkJS,
+		"ReportJS": reportJS + "\n" + checkJS + "\n" + acrossJS,
 		"Data":     string(b),
 	})
 }

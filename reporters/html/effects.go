@@ -33,17 +33,25 @@ type effectMetric struct {
 	Lo     *float64 `json:"lo"`
 	Hi     *float64 `json:"hi"`
 	Text   string   `json:"text"`
+	// Reruns are what the folder's recorded reproductions (reproductions/) found of it.
+	Reruns []rerunJSON `json:"reruns,omitempty"`
 }
 
 // effectsOf is what each matrix axis does (reporters/effects); nil without a matrix.
 func effectsOf(run *results.Run) []effectLine {
 	var out []effectLine
-	for _, l := range effects.Compute(run) {
+	lines := effects.Compute(run)
+	var reruns map[string][]rerunJSON
+	if len(lines) > 0 {
+		reruns = rerunsOf(run)
+	}
+	for _, l := range lines {
 		el := effectLine{Axis: l.Axis, Value: l.Value, Base: l.Base, At: l.Where(), Sentence: l.Sentence()}
 		for _, e := range l.Effects {
 			v := e.Verdict
+			key := results.ReproducedEffect{Axis: l.Axis, Value: l.Value, Base: l.Base, At: l.At, Target: l.Target, Metric: e.Metric}.Key()
 			el.Effects = append(el.Effects, effectMetric{Metric: e.Metric, Kind: v.Kind, Change: finite(v.Change),
-				Lo: finite(v.Lo), Hi: finite(v.Hi), Text: v.Text})
+				Lo: finite(v.Lo), Hi: finite(v.Hi), Text: v.Text, Reruns: reruns[key]})
 		}
 		out = append(out, el)
 	}

@@ -264,6 +264,9 @@ type comparisonData struct {
 	// Servers and Evidence are drawn by servers.js, cell by cell.
 	Servers  *serversData         `json:"servers,omitempty"`
 	Evidence []comparisonEvidence `json:"evidence,omitempty"`
+	// Reproductions lead the page (reproduce.js): each later run's verdict on the effects
+	// the first run states.
+	Reproductions []reproductionData `json:"reproductions,omitempty"`
 }
 
 type comparisonCell struct {
@@ -278,7 +281,7 @@ type comparisonCell struct {
 func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
 	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Better: map[string]int{}, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
 		Throughput: results.Throughput(),
-		Servers:    acrossServers(c), Evidence: comparisonEvidenceOf(c)}
+		Servers:    acrossServers(c), Evidence: comparisonEvidenceOf(c), Reproductions: reproductionsOf(c)}
 	for _, m := range c.Metrics {
 		cd.Better[m] = int(c.Describe(m).Better)
 	}
@@ -334,7 +337,7 @@ func RenderComparison(w io.Writer, c *compare.Comparison, version string) error 
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS + "\n" + verdictsJS + "\n" + serversJS,
+		"ReportJS": reportJS + "\n" + verdictsJS + "\n" + serversJS + "\n" + reproduceJS,
 		"Data":     string(data),
 	})
 }

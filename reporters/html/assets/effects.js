@@ -80,6 +80,33 @@
     Q.counted();
   }
 
+  // reproductions lists, under an effect's sentence, what the folder's recorded reruns
+  // (reproductions/) found of each of its metrics: the tally, then each rerun's verdict and
+  // where it ran. null when none was recorded.
+  function reproductions(l) {
+    var ul = null;
+    l.effects.forEach(function (e) {
+      if (!e.reruns || !e.reruns.length) return;
+      ul = ul || el("ul", { "class": "effect-reproductions" });
+      var n = {};
+      e.reruns.forEach(function (r) { n[r.verdict] = (n[r.verdict] || 0) + 1; });
+      var tally = ["reproduced", "not reproduced", "inconclusive"].filter(function (v) { return n[v]; })
+        .map(function (v) { return n[v] + " " + v; }).join(", ");
+      var li = el("li", { "class": "effect-reruns", "data-metric": e.metric, text: e.metric + ", " + e.reruns.length + " reruns: " + tally });
+      var inner = el("ul");
+      e.reruns.forEach(function (r) {
+        var change = r.here.change == null ? "no value" : pct(r.here.change) +
+          (r.here.lo != null && r.here.hi != null ? " (95% CI " + pct(r.here.lo) + " to " + pct(r.here.hi) + ")" : "");
+        inner.appendChild(el("li", { "class": "effect-rerun", "data-verdict": r.verdict,
+          text: r.verdict + " on " + r.on + ", " + r.when + ": " + change + "; " + r.why +
+            (r.differs ? "; settings that differed: " + r.differs : "") }));
+      });
+      li.appendChild(inner);
+      ul.appendChild(li);
+    });
+    return ul;
+  }
+
   function effects() {
     var root = document.getElementById("report");
     var box = document.getElementById("headline");
@@ -92,7 +119,12 @@
     sec.appendChild(el("p", {}, el("b", { text: "Effect of each axis" }),
       document.createTextNode(" (each value against the axis's first, at each combination of the other axes; 95% CI by bootstrap over repeats):")));
     var ul = el("ul", { "class": "effect-sentences" });
-    E.forEach(function (l) { ul.appendChild(el("li", { text: l.sentence })); });
+    E.forEach(function (l) {
+      var li = el("li", { text: l.sentence });
+      var reruns = reproductions(l);
+      if (reruns) li.appendChild(reruns);
+      ul.appendChild(li);
+    });
     sec.appendChild(ul);
     var charts = el("div", { "class": "effect-charts", style: "display:flex;flex-wrap:wrap;gap:4px 16px" });
     sec.appendChild(charts);

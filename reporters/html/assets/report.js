@@ -715,7 +715,7 @@
   try {
     if (D.compare) { comparison(root, D.compare); rendered(); return; }
     // a verify folder's page, or two compared: check.js draws them
-    if (D.check || D.check_compare) { rendered(); return; }
+    if (D.check || D.check_compare || D.across) { rendered(); return; }
     header(root);
     if (!D.only) { headline(root); summaryTable(root); byIteration(root); }
     overTime(root);
