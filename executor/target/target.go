@@ -18,6 +18,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/executor/internal/tail"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
@@ -120,7 +121,7 @@ func hostPort(c *mysql.Config) (string, int) {
 
 // open connects with cfg and pings, so a wrong address or password fails here with a clear error.
 func open(ctx context.Context, name, redacted string, cfg *mysql.Config) (*sql.DB, error) {
-	conn, err := mysql.NewConnector(cfg)
+	conn, err := authretry.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("target %s (%s): %w", name, redacted, err)
 	}
@@ -245,7 +246,7 @@ func ConfigEnv(config []sandbox.Option) []string {
 func WaitReady(ctx context.Context, t Target, timeout time.Duration) error {
 	cfg := t.Config()
 	cfg.Timeout = 2 * time.Second
-	conn, err := mysql.NewConnector(cfg)
+	conn, err := authretry.NewConnector(cfg)
 	if err != nil {
 		return fmt.Errorf("target %s: %w", t.Name(), err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/executor/watch"
 )
 
@@ -37,7 +38,7 @@ func openConn(ctx context.Context, what, dsn string) (*conn, error) {
 	if cfg.Timeout == 0 || cfg.Timeout > dialTimeout {
 		cfg.Timeout = dialTimeout
 	}
-	connector, err := mysql.NewConnector(cfg)
+	connector, err := authretry.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", what, cfg.Addr, err)
 	}
