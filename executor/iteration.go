@@ -44,6 +44,7 @@ func (r *runner) runIteration(ctx context.Context, it *spec.Iteration, info *res
 	info.Start = time.Now().UTC()
 	info.Status = results.StatusRunning
 	info.Error, info.Failed, info.Warnings, info.Stall, info.Behind, info.Events = "", nil, nil, nil, nil, nil
+	info.WatchGaps = nil
 	r.saveInfo()
 	r.logf("iteration %d/%d%s", it.Index, len(r.plan.Iterations), describeCell(it))
 	err := x.run(ctx)
@@ -216,6 +217,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	if total != nil {
 		x.info.Events = x.marks.events(total.Start)
 	}
+	x.watchGaps()
 	if st := rows.stall.result(it.Workload.Duration, total); st != nil {
 		x.info.Stall = st
 		w := fmt.Sprintf("stalled: %s; the figures average over the stop: run the cell again (repeat: shows how often it happens)", st)
@@ -394,4 +396,22 @@ func groupWorkerErrors(err error, threads int) error {
 	}
 	total := max(threads, len(errs))
 	return &workerErrors{msg: fmt.Sprintf("%d of %d workers %s: %s", len(errs), total, what, strings.Join(parts, ", ")), errs: err}
+}
+
+// watchGaps records the samplers that missed readings during the workload in run.json and
+// says so once each among the iteration's warnings: a lost sampler connection costs those
+// cells, not the iteration (an assertion on a status column still needs its summary).
+func (x *iteration) watchGaps() {
+	gaps := x.r.watch.gaps()
+	for i := range gaps {
+		g := &gaps[i]
+		g.Error = x.r.log.redact(g.Error)
+		w := fmt.Sprintf("watch %s on %s: %d of %d readings missed in %d outage(s) (%s): those cells are empty", g.Sampler, g.Target, g.Missed, g.Ticks, g.Outages, g.Error)
+		if g.Error == "" {
+			w = fmt.Sprintf("watch %s on %s: %d of %d readings missed (the previous reading was still under way): those cells are empty", g.Sampler, g.Target, g.Missed, g.Ticks)
+		}
+		x.info.Warnings = append(x.info.Warnings, w)
+		x.r.logf("warning: iteration %d: %s", x.it.Index, w)
+	}
+	x.info.WatchGaps = gaps
 }

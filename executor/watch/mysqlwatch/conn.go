@@ -5,12 +5,18 @@ package mysqlwatch
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
 	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/executor/watch"
 )
@@ -30,6 +36,12 @@ type conn struct {
 	addr string // host:port only: DSNs carry passwords, messages must not
 }
 
+// openConn opens a sampler's connection and logs in. A connect that fails on the way (refused,
+// reset, cut mid-handshake, timed out) is tried again, waiting twice as long each time up to
+// maxBackoff, until ctx ends: the run's first readings must not hang on one lost packet.
+// Still failing then, it returns the connection anyway, with an error that is
+// watch.ErrUnavailable: database/sql connects again at a later tick. A server that answers
+// with an error (access denied, unknown database) fails at once: trying again cannot help.
 func openConn(ctx context.Context, what, dsn string) (*conn, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
@@ -46,11 +58,44 @@ func openConn(ctx context.Context, what, dsn string) (*conn, error) {
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	c := &conn{db: db, addr: cfg.Addr}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("%s %s: connect: %w", what, cfg.Addr, err)
+	for wait := firstBackoff; ; wait = min(2*wait, maxBackoff) {
+		err = db.PingContext(ctx)
+		switch {
+		case err == nil:
+			return c, nil
+		case !transient(err):
+			db.Close()
+			return nil, fmt.Errorf("%s %s: connect: %w", what, cfg.Addr, err)
+		}
+		select {
+		case <-ctx.Done():
+			return c, watch.Unavailable(what+" "+cfg.Addr+": connect", err)
+		case <-time.After(wait):
+		}
 	}
-	return c, nil
+}
+
+// The waits between a sampler's connect attempts at Start.
+const (
+	firstBackoff = 100 * time.Millisecond
+	maxBackoff   = 2 * time.Second
+)
+
+// transient tells a connection lost or never made (worth another try) from a server's
+// answer or a TLS certificate refused (not).
+func transient(err error) bool {
+	var me *mysql.MySQLError
+	var ne net.Error
+	var cve *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &me), errors.As(err, &cve):
+		return false
+	case errors.As(err, &ne), errors.Is(err, mysql.ErrInvalidConn), errors.Is(err, driver.ErrBadConn),
+		errors.Is(err, mysql.ErrMalformPkt), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, context.DeadlineExceeded):
+		return true
+	}
+	return false
 }
 
 func (c *conn) close() error {

@@ -56,6 +56,7 @@ func NewQueries(cfg QueriesConfig) (*Queries, error) {
 func (s *Queries) Start(ctx context.Context) error {
 	c, err := openConn(ctx, "query watch", s.cfg.DSN)
 	if err != nil {
+		c.close() // unavailable: the columns come from a first reading, so no later tick can give any
 		return err
 	}
 	s.conn = c
@@ -189,3 +190,6 @@ func numericType(t string) bool {
 	}
 	return false
 }
+
+// Down implements watch.Health: the source has not answered since the outage's warning.
+func (s *Queries) Down() bool { return s.outage.Down() }

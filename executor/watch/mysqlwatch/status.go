@@ -67,6 +67,7 @@ func NewStatus(cfg StatusConfig) (*Status, error) {
 func (s *Status) Start(ctx context.Context) error {
 	c, err := openConn(ctx, "status watch", s.cfg.DSN)
 	if err != nil {
+		c.close() // unavailable: the columns come from a first reading, so no later tick can give any
 		return err
 	}
 	s.conn = c
@@ -219,3 +220,6 @@ type noText struct{ err error }
 
 func (e noText) Error() string { return "" }
 func (e noText) Unwrap() error { return e.err }
+
+// Down implements watch.Health: the source has not answered since the outage's warning.
+func (s *Status) Down() bool { return s.outage.Down() }
