@@ -217,7 +217,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	if total != nil {
 		x.info.Events = x.marks.events(total.Start)
 	}
-	x.watchGaps()
+	gerr := x.watchGaps()
 	if st := rows.stall.result(it.Workload.Duration, total); st != nil {
 		x.info.Stall = st
 		w := fmt.Sprintf("stalled: %s; the figures average over the stop: run the cell again (repeat: shows how often it happens)", st)
@@ -235,8 +235,10 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 		return errInterrupted
 	case werr != nil:
 		return fmt.Errorf("workload: %w", groupWorkerErrors(werr, it.Workload.Threads))
+	case derr != nil:
+		return derr
 	}
-	return derr
+	return gerr
 }
 
 // clientBound warns when quadrant itself used 80% of a core or more while the workload ran: then the
@@ -400,9 +402,11 @@ func groupWorkerErrors(err error, threads int) error {
 
 // watchGaps records the samplers that missed readings during the workload in run.json and
 // says so once each among the iteration's warnings: a lost sampler connection costs those
-// cells, not the iteration (an assertion on a status column still needs its summary).
-func (x *iteration) watchGaps() {
+// cells, not the iteration (an assertion on a status column still needs its summary),
+// unless the plan says watch.on_error: fail, when the error returned names them.
+func (x *iteration) watchGaps() error {
 	gaps := x.r.watch.gaps()
+	var failed []string
 	for i := range gaps {
 		g := &gaps[i]
 		g.Error = x.r.log.redact(g.Error)
@@ -412,6 +416,11 @@ func (x *iteration) watchGaps() {
 		}
 		x.info.Warnings = append(x.info.Warnings, w)
 		x.r.logf("warning: iteration %d: %s", x.it.Index, w)
+		failed = append(failed, fmt.Sprintf("%s on %s (%d of %d)", g.Sampler, g.Target, g.Missed, g.Ticks))
 	}
 	x.info.WatchGaps = gaps
+	if len(failed) == 0 || x.r.plan.Watch.OnError != "fail" {
+		return nil
+	}
+	return fmt.Errorf("watch.on_error is fail and samplers missed readings: %s (watch_gaps in run.json; on_error: gap keeps such an iteration, with those cells empty)", strings.Join(failed, ", "))
 }

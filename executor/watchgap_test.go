@@ -128,3 +128,33 @@ watch:
 		t.Errorf("the log says %d samplers answered again and warns of %d with missed readings, want 2 each", back, warned)
 	}
 }
+
+// With watch.on_error: fail, the same lost sampler connection fails the iteration once its
+// workload ended, naming the sampler; the workload's rows are still all there.
+func TestSamplerGapsFailTheIterationWhenThePlanSaysSo(t *testing.T) {
+	f := &samplerFaults{t: t, cutAt: 3, healAt: 5}
+	run, out, err := runPlan(t, plantest.Sandbox("watchgapfail", "", plantest.Prepare("oltp_point_select", 1, 1000)+`
+iteration:
+  workload:
+    builtin: oltp_point_select
+    options: {tables: 1, table_size: 1000}
+    threads: 2
+    duration: 8s
+watch:
+  status: [Com_select]
+  on_error: fail
+`), nil, Options{Observer: f, watchVia: f.via})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if out.Status == results.StatusDone || len(run.Info.Iterations) != 1 {
+		t.Fatalf("outcome %+v, iterations %+v: want the iteration failed", out, run.Info.Iterations)
+	}
+	it := run.Info.Iterations[0]
+	if !strings.Contains(it.Error, "watch.on_error") || !strings.Contains(it.Error, "status on db") || len(it.WatchGaps) != 1 {
+		t.Errorf("iteration error %q, watch_gaps %+v: want the status sampler named", it.Error, it.WatchGaps)
+	}
+	if ts := run.Timeseries["db"]; ts == nil || len(ts.Rows) < 8 {
+		t.Errorf("time series of db: %v, want the 8 intervals", ts)
+	}
+}
