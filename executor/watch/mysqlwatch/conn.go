@@ -58,18 +58,29 @@ func openConn(ctx context.Context, what, dsn string) (*conn, error) {
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	c := &conn{db: db, addr: cfg.Addr}
+	err = retry(ctx, func() error { return db.PingContext(ctx) })
+	switch {
+	case err == nil:
+		return c, nil
+	case errors.Is(err, watch.ErrUnavailable):
+		return c, fmt.Errorf("%s %s: connect: %w", what, cfg.Addr, err)
+	}
+	db.Close()
+	return nil, fmt.Errorf("%s %s: connect: %w", what, cfg.Addr, err)
+}
+
+// retry runs f until it succeeds, fails for good (not transient) or ctx ends, waiting twice
+// as long after each failure up to maxBackoff; a transient failure left when ctx ends is
+// returned as watch.ErrUnavailable.
+func retry(ctx context.Context, f func() error) error {
 	for wait := firstBackoff; ; wait = min(2*wait, maxBackoff) {
-		err = db.PingContext(ctx)
-		switch {
-		case err == nil:
-			return c, nil
-		case !transient(err):
-			db.Close()
-			return nil, fmt.Errorf("%s %s: connect: %w", what, cfg.Addr, err)
+		err := f()
+		if err == nil || !transient(err) {
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return c, watch.Unavailable(what+" "+cfg.Addr+": connect", err)
+			return fmt.Errorf("%w (%w)", err, watch.ErrUnavailable)
 		case <-time.After(wait):
 		}
 	}

@@ -61,8 +61,14 @@ func (s *Queries) Start(ctx context.Context) error {
 	}
 	s.conn = c
 	for _, q := range s.cfg.Queries {
-		names, row, types, err := firstRow(ctx, c.db, q.SQL)
+		var names, types []string
+		var row map[int]string
+		err := retry(ctx, func() (err error) {
+			names, row, types, err = firstRow(ctx, c.db, q.SQL)
+			return err
+		})
 		if err != nil {
+			s.cols, s.picks = nil, nil // no columns: the executor leaves an unavailable sampler out
 			return fmt.Errorf("query watch %s: query %s: %w", c.addr, q.Name, err)
 		}
 		var pick []int

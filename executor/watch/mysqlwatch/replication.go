@@ -56,7 +56,11 @@ func (s *Replication) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, _, err := target.ReadReplicaStatus(ctx, c.db); err != nil {
+	err = retry(ctx, func() error { _, _, err := target.ReadReplicaStatus(ctx, c.db); return err })
+	if errors.Is(err, watch.ErrUnavailable) {
+		return fmt.Errorf("replication watch %s: %w", c.addr, err)
+	}
+	if err != nil {
 		return fmt.Errorf("replication watch %s: %w (the user needs REPLICATION CLIENT or SLAVE MONITOR)", c.addr, err)
 	}
 	return nil

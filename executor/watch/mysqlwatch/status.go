@@ -71,7 +71,12 @@ func (s *Status) Start(ctx context.Context) error {
 		return err
 	}
 	s.conn = c
-	names, values, at, err := readPairs(ctx, c.db, "SHOW GLOBAL STATUS")
+	var names, values []string
+	var at time.Time
+	err = retry(ctx, func() (err error) {
+		names, values, at, err = readPairs(ctx, c.db, "SHOW GLOBAL STATUS")
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("status watch %s: SHOW GLOBAL STATUS: %w", c.addr, err)
 	}
