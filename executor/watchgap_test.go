@@ -6,6 +6,7 @@ package executor
 // connections for a few ticks.
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/faulttest"
+	"github.com/quadrant-bench/quadrant/executor/watch/snmptest"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
@@ -156,5 +158,42 @@ watch:
 	}
 	if ts := run.Timeseries["db"]; ts == nil || len(ts.Rows) < 8 {
 		t.Errorf("time series of db: %v, want the 8 intervals", ts)
+	}
+}
+
+// The host sampler over SNMP loses its agent mid-run (stopped for some seconds, then started
+// again): the run goes on, the host cells of those ticks are empty, run.json counts them.
+// (The /proc host sampler has no connection to lose.)
+func TestSNMPAgentLostLosesSamplesNotTheRun(t *testing.T) {
+	agent := snmptest.Start(t)
+	sched := newSchedule(map[[2]int]func(){{1, 2}: agent.Stop, {1, 5}: func() { go agent.Start() }})
+	run, out, err := runPlan(t, fmt.Sprintf(`
+version: 1
+name: snmpgap
+targets:
+  db:
+    sandbox: {}
+    snmp: {address: "%s", version: "3", user: %s, auth_protocol: SHA, auth_password: %s, priv_protocol: AES, priv_password: %s}
+setup:
+  - workload: {builtin: oltp_point_select, action: prepare, options: {table_size: 100}}
+iteration:
+  workload: {builtin: oltp_point_select, options: {table_size: 100}, duration: 10s}
+watch:
+  snmp: [mem_total]
+`, agent.Addr, snmptest.User, snmptest.AuthPassword, snmptest.PrivPassword), nil, Options{Observer: sched})
+	requireDone(t, run, out, err, 1)
+	mem := series(t, run, "db", "host.mem_total", 1)
+	empty := 0
+	for _, v := range mem {
+		if v < 0 {
+			empty++
+		}
+	}
+	if empty == 0 || empty == len(mem) {
+		t.Errorf("host.mem_total by second %v: want some empty cells", mem)
+	}
+	gaps := run.Info.Iterations[0].WatchGaps
+	if len(gaps) != 1 || gaps[0].Target != "db" || !strings.HasPrefix(gaps[0].Sampler, "snmp ") || gaps[0].Missed < empty {
+		t.Errorf("run.json watch_gaps %+v: want the snmp sampler on db with at least the %d empty cells", gaps, empty)
 	}
 }
