@@ -59,6 +59,9 @@ type Options struct {
 	RunID          string
 	BarrierDSN     string
 	BarrierTimeout time.Duration
+	// watchVia, in tests, gives the address a target's samplers connect to instead of the
+	// target's (a fault proxy in front of the samplers only); nil: the target's.
+	watchVia func(target, addr string) string
 }
 
 // Outcome is how a run ended.
@@ -427,7 +430,7 @@ func (r *runner) open(ctx context.Context) error {
 			return err
 		}
 	}
-	if r.watch, err = openWatchers(ctx, r.plan, r.fleet, r.leader()); err != nil {
+	if r.watch, err = openWatchers(ctx, r.plan, r.fleet, r.leader(), r.opts.watchVia); err != nil {
 		if errors.Is(err, watch.ErrUnknownName) {
 			err = &PlanError{Err: err}
 		}

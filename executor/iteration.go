@@ -44,6 +44,7 @@ func (r *runner) runIteration(ctx context.Context, it *spec.Iteration, info *res
 	info.Start = time.Now().UTC()
 	info.Status = results.StatusRunning
 	info.Error, info.Failed, info.Warnings, info.Stall, info.Behind, info.Events = "", nil, nil, nil, nil, nil
+	info.WatchGaps = nil
 	r.saveInfo()
 	r.logf("iteration %d/%d%s", it.Index, len(r.plan.Iterations), describeCell(it))
 	err := x.run(ctx)
@@ -216,6 +217,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	if total != nil {
 		x.info.Events = x.marks.events(total.Start)
 	}
+	gerr := x.watchGaps()
 	if st := rows.stall.result(it.Workload.Duration, total); st != nil {
 		x.info.Stall = st
 		w := fmt.Sprintf("stalled: %s; the figures average over the stop: run the cell again (repeat: shows how often it happens)", st)
@@ -233,8 +235,10 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 		return errInterrupted
 	case werr != nil:
 		return fmt.Errorf("workload: %w", groupWorkerErrors(werr, it.Workload.Threads))
+	case derr != nil:
+		return derr
 	}
-	return derr
+	return gerr
 }
 
 // clientBound warns when quadrant itself used 80% of a core or more while the workload ran: then the
@@ -406,4 +410,29 @@ func groupWorkerErrors(err error, threads int) error {
 	}
 	total := max(threads, len(errs))
 	return &workerErrors{msg: fmt.Sprintf("%d of %d workers %s: %s", len(errs), total, what, strings.Join(parts, ", ")), errs: err}
+}
+
+// watchGaps records the samplers that missed readings during the workload in run.json and
+// says so once each among the iteration's warnings: a lost sampler connection costs those
+// cells, not the iteration (an assertion on a status column still needs its summary),
+// unless the plan says watch.on_error: fail, when the error returned names them.
+func (x *iteration) watchGaps() error {
+	gaps := x.r.watch.gaps()
+	var failed []string
+	for i := range gaps {
+		g := &gaps[i]
+		g.Error = x.r.log.redact(g.Error)
+		w := fmt.Sprintf("watch %s on %s: %d of %d readings missed in %d outage(s) (%s): those cells are empty", g.Sampler, g.Target, g.Missed, g.Ticks, g.Outages, g.Error)
+		if g.Error == "" {
+			w = fmt.Sprintf("watch %s on %s: %d of %d readings missed (the previous reading was still under way): those cells are empty", g.Sampler, g.Target, g.Missed, g.Ticks)
+		}
+		x.info.Warnings = append(x.info.Warnings, w)
+		x.r.logf("warning: iteration %d: %s", x.it.Index, w)
+		failed = append(failed, fmt.Sprintf("%s on %s (%d of %d)", g.Sampler, g.Target, g.Missed, g.Ticks))
+	}
+	x.info.WatchGaps = gaps
+	if len(failed) == 0 || x.r.plan.Watch.OnError != "fail" {
+		return nil
+	}
+	return fmt.Errorf("watch.on_error is fail and samplers missed readings: %s (watch_gaps in run.json; on_error: gap keeps such an iteration, with those cells empty)", strings.Join(failed, ", "))
 }

@@ -136,6 +136,9 @@ func (rw *rowWriter) write(t *pending) {
 		if smp.warn != nil {
 			rw.logf("warning: iteration %d: %v", rw.iteration, smp.warn)
 		}
+		if smp.note != "" {
+			rw.logf("iteration %d: %s", rw.iteration, smp.note)
+		}
 	}
 	if err := rw.histograms.Write(iv); err != nil {
 		rw.failed(err)

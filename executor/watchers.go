@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,51 @@ type sampler struct {
 	// rebase asks the sampler's next reading to start from the one before it: the warmup ended there.
 	// A flag rather than a call, because the sampler may still be reading an earlier tick.
 	rebase atomic.Bool
+	health health
+}
+
+// health is a sampler's missed readings over the current workload, and its backoff: after
+// failing ticks in a row it is asked again only after skipping 1, 3, 7... ticks (at most
+// maxSkip of backoff), so a source that is down is not hammered, and no tick waits for it.
+// ticks and missed are counted on the ticker's side too; the rest is written only by the
+// sampler's reading of a tick, which busy keeps to one at a time.
+type health struct {
+	ticks, missed atomic.Int64
+	failing       int   // failed readings in a row
+	streakFrom    int64 // missed when the current outage began
+	skip          int   // ticks still to skip before the next attempt
+	outages       int
+	firstErr      string
+}
+
+// maxSkip caps a failing sampler's backoff: it is asked again at least this often.
+const maxSkip = 5 * time.Second
+
+// failed records a reading that found the source down (err: the outage's warning, nil on later ticks).
+func (h *health) failed(err error, interval time.Duration) {
+	h.missed.Add(1)
+	if h.failing == 0 {
+		h.outages++
+		h.streakFrom = h.missed.Load() - 1
+	}
+	h.failing++
+	if err != nil && h.firstErr == "" {
+		h.firstErr = err.Error()
+	}
+	h.skip = 1<<min(h.failing-1, 16) - 1
+	if most := int(maxSkip / interval); h.skip > most {
+		h.skip = most
+	}
+}
+
+// answered records a reading that found the source up; it returns how many ticks the outage
+// that just ended missed (0 when none).
+func (h *health) answered() int64 {
+	if h.failing == 0 {
+		return 0
+	}
+	h.failing, h.skip = 0, 0
+	return h.missed.Load() - h.streakFrom
 }
 
 // watchers are every sampler of the run, opened once (so wrong credentials fail the run
@@ -44,7 +90,8 @@ type watchers struct {
 
 // openWatchers starts the samplers plan p's watch section asks for, on every target of f;
 // a shard that is not the leader samples no server (the leader's watchers are the run's).
-func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool) (*watchers, error) {
+// via, when set, gives the address the samplers of a server connect to (tests: a fault proxy).
+func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool, via func(target, addr string) string) (*watchers, error) {
 	w := &watchers{}
 	wp := p.Watch
 	snmpSeen := map[string]bool{}
@@ -53,7 +100,11 @@ func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool) (*wa
 			break // the leader's watchers are the run's: a merge takes its columns
 		}
 		s := f.servers[name]
-		dsn := s.Config().FormatDSN()
+		cfg := s.Config()
+		if via != nil {
+			cfg.Addr = via(name, cfg.Addr)
+		}
+		dsn := cfg.FormatDSN()
 		st, err := mysqlwatch.NewStatus(mysqlwatch.StatusConfig{DSN: dsn, Status: wp.Status, Counters: wp.Counters, Gauges: wp.Gauges})
 		if err != nil {
 			return nil, fmt.Errorf("watch.status: %w", err)
@@ -110,6 +161,12 @@ func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool) (*wa
 		err := sm.s.Start(sctx)
 		cancel()
 		if err != nil {
+			if errors.Is(err, watch.ErrUnavailable) && len(sm.s.Columns()) == 0 {
+				f.log.logf("warning: %s %s: %v (its columns come from a first reading: this run has none of them)", sm.target, sm.what, err)
+				sm.s.Close()
+				sm.s = nil
+				continue
+			}
 			if errors.Is(err, watch.ErrUnavailable) {
 				f.log.logf("warning: %s %s: %v (its columns stay empty until it answers)", sm.target, sm.what, err)
 				continue
@@ -125,6 +182,7 @@ func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool) (*wa
 			}
 		}
 	}
+	w.all = slices.DeleteFunc(w.all, func(sm *sampler) bool { return sm.s == nil })
 	return w, nil
 }
 
@@ -258,6 +316,9 @@ func (w *watchers) use(ctx context.Context, workload string, targets []string, l
 			continue
 		}
 		w.active = append(w.active, sm)
+		sm.health.ticks.Store(0)
+		sm.health.missed.Store(0)
+		sm.health.outages, sm.health.firstErr = 0, ""
 		bctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		if err := sm.s.Baseline(bctx); err != nil {
 			logf("warning: %s %s: baseline: %v", sm.target, sm.what, err)
@@ -272,6 +333,7 @@ type sampled struct {
 	cols   []watch.Column
 	values []float64
 	warn   error
+	note   string // a line for the log: the source answers again
 }
 
 // sample asks every active sampler for a value at once; each answers into its own slot
@@ -291,8 +353,17 @@ func (w *watchers) sample(at time.Time, interval time.Duration, measuredFrom boo
 	for i, sm := range w.active {
 		cols := sm.s.Columns()
 		out[i] = sampled{target: w.rowsOf(sm), cols: cols}
+		sm.health.ticks.Add(1)
 		if !sm.busy.CompareAndSwap(false, true) {
 			out[i].values = watch.Empty(len(cols))
+			sm.health.missed.Add(1)
+			continue
+		}
+		if sm.health.skip > 0 { // backing off a source that is down
+			sm.health.skip--
+			sm.busy.Store(false)
+			out[i].values = watch.Empty(len(cols))
+			sm.health.missed.Add(1)
 			continue
 		}
 		wg.Add(1)
@@ -318,7 +389,26 @@ func (w *watchers) sample(at time.Time, interval time.Duration, measuredFrom boo
 			if err != nil {
 				out[i].warn = fmt.Errorf("%s %s: %w", sm.target, sm.what, err)
 			}
+			if h, ok := sm.s.(watch.Health); ok && h.Down() {
+				sm.health.failed(err, interval)
+			} else if n := sm.health.answered(); n > 0 {
+				out[i].note = fmt.Sprintf("%s %s answers again, after %d tick(s) without a reading", sm.target, sm.what, n)
+			}
 		}()
+	}
+	return out
+}
+
+// gaps are the active samplers that missed readings during the workload, for run.json.
+// Called once the workload's rows are written: no reading is under way.
+func (w *watchers) gaps() []results.WatchGap {
+	var out []results.WatchGap
+	for _, sm := range w.active {
+		h := &sm.health
+		if n := h.missed.Load(); n > 0 {
+			out = append(out, results.WatchGap{Target: w.rowsOf(sm), Sampler: sm.what, Missed: int(n), Ticks: int(h.ticks.Load()),
+				Outages: h.outages, Error: h.firstErr})
+		}
 	}
 	return out
 }

@@ -20,7 +20,9 @@ func MetricsMarkdown(own []measure.Metric) []byte {
 		"`target`, `status` and `duration_s`, followed by the plan's `record_as` names. Watched columns (`status.*`, " +
 		"`repl.*`, `host.*`, `proc.*`, custom queries) follow; run.json lists them per target with their kind. Latencies are per transaction; in open loop (`rate`) they count from each " +
 		"transaction's intended start, so queueing counts, and `histograms/` also keeps the service time. An empty " +
-		"cell is a value that was not measured, never a zero.\n\n" +
+		"cell is a value that was not measured, never a zero: a watched cell is empty too when its sampler's source did " +
+		"not answer at that tick (a lost connection costs those samples, not the run; run.json's iteration `watch_gaps` " +
+		"counts them per sampler, see [results.md](results.md), and [faults.md](faults.md)).\n\n" +
 		"| column | time series | summary | meaning | compared by default | better |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, m := range measure.MetricsOf(&measure.Own{Metrics: own}) {
 		ts, sum := "—", "—"

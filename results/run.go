@@ -211,6 +211,21 @@ type IterationInfo struct {
 	// Events are moments a step marked while the workload ran (a failover drill's fault and
 	// promotion), in order: the report draws each on its over-time charts.
 	Events []Event `json:"events,omitempty"`
+	// WatchGaps are the samplers that missed readings during the measured workload (their
+	// source did not answer): those ticks' cells of their columns are empty.
+	WatchGaps []WatchGap `json:"watch_gaps,omitempty"`
+}
+
+// WatchGap is one sampler's missed readings in an iteration: a lost connection costs
+// samples (empty cells), not the run.
+type WatchGap struct {
+	Target  string `json:"target"`  // whose rows hold the sampler's columns
+	Sampler string `json:"sampler"` // "status", "replication", "queries", "snmp ADDRESS"...
+	Missed  int    `json:"missed"`  // ticks without a reading
+	Ticks   int    `json:"ticks"`   // ticks of the workload
+	// Outages are the stretches of failing ticks; Error is the first one's reason.
+	Outages int    `json:"outages"`
+	Error   string `json:"error,omitempty"`
 }
 
 // Event is a moment of an iteration's measured part a step marked: its name ("fault",

@@ -352,6 +352,7 @@ type Watch struct {
 	SNMP        SNMPMetrics   `yaml:"snmp" doc:"Another name for host, from before host metrics could come from /proc; give one of the two."`
 	Digests     *TopN         `yaml:"digests" doc:"performance_schema statement digests: the top statement classes by total time during each iteration's workload, on its target, in digests.csv. Needs performance_schema=ON (sandboxes get it)."`
 	Waits       *TopN         `yaml:"waits" doc:"performance_schema wait events: the top events by total time during each iteration's workload, on its target, in waits.csv. Needs performance_schema=ON (sandboxes get it)."`
+	OnError     string        `yaml:"on_error" default:"gap" enum:"gap,fail" doc:"What a sampler that misses readings while a workload runs (its source did not answer: a lost connection, a server or SNMP agent down) does to the iteration. gap: those ticks' cells are empty, the sampler reconnects with backoff, log.txt says when it stopped and answered again, and run.json's iteration watch_gaps counts the missed readings; fail: the same, and the iteration fails once its workload ends, naming the samplers."`
 }
 
 // TopN asks for the N largest entries of a performance_schema summary.

@@ -24,7 +24,7 @@ func openDSN(name, raw string) (*sql.DB, target.DSN, error) {
 }
 
 func openConfig(name string, cfg *mysql.Config, dsn target.DSN) (*sql.DB, target.DSN, error) {
-	conn, err := mysql.NewConnector(cfg)
+	conn, err := target.NewConnector(cfg)
 	if err != nil {
 		return nil, dsn, fmt.Errorf("--target %s: %w", name, err)
 	}

@@ -7,9 +7,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/reporters/sqlexport"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -46,7 +45,7 @@ func runExport(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	cfg.ParseTime = true
-	conn, err := mysql.NewConnector(cfg)
+	conn, err := target.NewConnector(cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant export: %v\n", err)
 		return exitInvalid

@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
@@ -228,7 +229,7 @@ func Open(dsn string) (*sql.DB, string, error) {
 		cfg.Params = map[string]string{}
 	}
 	cfg.Params["time_zone"] = "'+00:00'"
-	c, err := mysql.NewConnector(cfg)
+	c, err := authretry.NewConnector(cfg)
 	if err != nil {
 		return nil, "", fmt.Errorf("barrier: %w", err)
 	}

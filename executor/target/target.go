@@ -6,6 +6,7 @@ package target
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/executor/internal/tail"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
@@ -118,9 +120,16 @@ func hostPort(c *mysql.Config) (string, int) {
 	return h, port
 }
 
+// NewConnector is mysql.NewConnector for every connection quadrant opens to a target,
+// for packages executor/internal hides from: it logs in again when the driver misreads
+// an ed25519 challenge (see authretry).
+func NewConnector(cfg *mysql.Config) (driver.Connector, error) {
+	return authretry.NewConnector(cfg)
+}
+
 // open connects with cfg and pings, so a wrong address or password fails here with a clear error.
 func open(ctx context.Context, name, redacted string, cfg *mysql.Config) (*sql.DB, error) {
-	conn, err := mysql.NewConnector(cfg)
+	conn, err := authretry.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("target %s (%s): %w", name, redacted, err)
 	}
@@ -245,7 +254,7 @@ func ConfigEnv(config []sandbox.Option) []string {
 func WaitReady(ctx context.Context, t Target, timeout time.Duration) error {
 	cfg := t.Config()
 	cfg.Timeout = 2 * time.Second
-	conn, err := mysql.NewConnector(cfg)
+	conn, err := authretry.NewConnector(cfg)
 	if err != nil {
 		return fmt.Errorf("target %s: %w", t.Name(), err)
 	}

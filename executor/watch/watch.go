@@ -74,6 +74,14 @@ type Sampler interface {
 	Close() error
 }
 
+// Health is what a sampler with a connection of its own (a server's, an SNMP agent's) tells
+// the executor besides its samples: Down while its source does not answer, from the failing
+// tick that returned the outage's warning until a tick that read it again. The executor
+// counts the ticks of an outage as gaps and asks such a sampler less often until it answers.
+type Health interface {
+	Down() bool
+}
+
 // Empty returns n NaN values: a sample with every cell empty.
 func Empty(n int) []float64 {
 	v := make([]float64, n)

@@ -7,8 +7,7 @@ import (
 	"os/exec"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/executor/internal/tail"
 )
 
@@ -26,7 +25,7 @@ type dsnSide struct {
 func (s *dsnSide) primary() (*sql.DB, string, error) {
 	c := s.d.cfg.Clone()
 	c.Logger = quiet{}
-	conn, err := mysql.NewConnector(c)
+	conn, err := authretry.NewConnector(c)
 	if err != nil {
 		return nil, "", err
 	}

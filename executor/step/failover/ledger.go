@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
 
@@ -103,7 +104,7 @@ func (l *ledger) write(ctx context.Context) {
 			c := l.cfg.Clone()
 			c.Addr = *l.addr.Load()
 			epoch = l.epoch.Load()
-			conn, err := mysql.NewConnector(c)
+			conn, err := authretry.NewConnector(c)
 			if err != nil {
 				return
 			}

@@ -5,12 +5,19 @@ package mysqlwatch
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"syscall"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/executor/watch"
 )
 
@@ -29,6 +36,12 @@ type conn struct {
 	addr string // host:port only: DSNs carry passwords, messages must not
 }
 
+// openConn opens a sampler's connection and logs in. A connect that fails on the way (refused,
+// reset, cut mid-handshake, timed out) is tried again, waiting twice as long each time up to
+// maxBackoff, until ctx ends: the run's first readings must not hang on one lost packet.
+// Still failing then, it returns the connection anyway, with an error that is
+// watch.ErrUnavailable: database/sql connects again at a later tick. A server that answers
+// with an error (access denied, unknown database) fails at once: trying again cannot help.
 func openConn(ctx context.Context, what, dsn string) (*conn, error) {
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
@@ -37,7 +50,7 @@ func openConn(ctx context.Context, what, dsn string) (*conn, error) {
 	if cfg.Timeout == 0 || cfg.Timeout > dialTimeout {
 		cfg.Timeout = dialTimeout
 	}
-	connector, err := mysql.NewConnector(cfg)
+	connector, err := authretry.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", what, cfg.Addr, err)
 	}
@@ -45,11 +58,55 @@ func openConn(ctx context.Context, what, dsn string) (*conn, error) {
 	db.SetMaxOpenConns(1)
 	db.SetMaxIdleConns(1)
 	c := &conn{db: db, addr: cfg.Addr}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("%s %s: connect: %w", what, cfg.Addr, err)
+	err = retry(ctx, func() error { return db.PingContext(ctx) })
+	switch {
+	case err == nil:
+		return c, nil
+	case errors.Is(err, watch.ErrUnavailable):
+		return c, fmt.Errorf("%s %s: connect: %w", what, cfg.Addr, err)
 	}
-	return c, nil
+	db.Close()
+	return nil, fmt.Errorf("%s %s: connect: %w", what, cfg.Addr, err)
+}
+
+// retry runs f until it succeeds, fails for good (not transient) or ctx ends, waiting twice
+// as long after each failure up to maxBackoff; a transient failure left when ctx ends is
+// returned as watch.ErrUnavailable.
+func retry(ctx context.Context, f func() error) error {
+	for wait := firstBackoff; ; wait = min(2*wait, maxBackoff) {
+		err := f()
+		if err == nil || !transient(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (%w)", err, watch.ErrUnavailable)
+		case <-time.After(wait):
+		}
+	}
+}
+
+// The waits between a sampler's connect attempts at Start.
+const (
+	firstBackoff = 100 * time.Millisecond
+	maxBackoff   = 2 * time.Second
+)
+
+// transient tells a connection lost or never made (worth another try) from a server's
+// answer or a TLS certificate refused (not).
+func transient(err error) bool {
+	var me *mysql.MySQLError
+	var ne net.Error
+	var cve *tls.CertificateVerificationError
+	switch {
+	case errors.As(err, &me), errors.As(err, &cve):
+		return false
+	case errors.As(err, &ne), errors.Is(err, mysql.ErrInvalidConn), errors.Is(err, driver.ErrBadConn),
+		errors.Is(err, mysql.ErrMalformPkt), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET), errors.Is(err, context.DeadlineExceeded):
+		return true
+	}
+	return false
 }
 
 func (c *conn) close() error {

@@ -56,12 +56,19 @@ func NewQueries(cfg QueriesConfig) (*Queries, error) {
 func (s *Queries) Start(ctx context.Context) error {
 	c, err := openConn(ctx, "query watch", s.cfg.DSN)
 	if err != nil {
+		c.close() // unavailable: the columns come from a first reading, so no later tick can give any
 		return err
 	}
 	s.conn = c
 	for _, q := range s.cfg.Queries {
-		names, row, types, err := firstRow(ctx, c.db, q.SQL)
+		var names, types []string
+		var row map[int]string
+		err := retry(ctx, func() (err error) {
+			names, row, types, err = firstRow(ctx, c.db, q.SQL)
+			return err
+		})
 		if err != nil {
+			s.cols, s.picks = nil, nil // no columns: the executor leaves an unavailable sampler out
 			return fmt.Errorf("query watch %s: query %s: %w", c.addr, q.Name, err)
 		}
 		var pick []int
@@ -189,3 +196,6 @@ func numericType(t string) bool {
 	}
 	return false
 }
+
+// Down implements watch.Health: the source has not answered since the outage's warning.
+func (s *Queries) Down() bool { return s.outage.Down() }

@@ -50,11 +50,17 @@ func NewReplication(cfg ReplicationConfig) *Replication {
 // Start connects and checks that the user may read replica status.
 func (s *Replication) Start(ctx context.Context) error {
 	c, err := openConn(ctx, "replication watch", s.cfg.DSN)
+	if c != nil {
+		s.conn = c // also when unavailable: the columns are fixed, a later tick reconnects
+	}
 	if err != nil {
 		return err
 	}
-	s.conn = c
-	if _, _, err := target.ReadReplicaStatus(ctx, c.db); err != nil {
+	err = retry(ctx, func() error { _, _, err := target.ReadReplicaStatus(ctx, c.db); return err })
+	if errors.Is(err, watch.ErrUnavailable) {
+		return fmt.Errorf("replication watch %s: %w", c.addr, err)
+	}
+	if err != nil {
 		return fmt.Errorf("replication watch %s: %w (the user needs REPLICATION CLIENT or SLAVE MONITOR)", c.addr, err)
 	}
 	return nil
@@ -137,3 +143,6 @@ func (s *Replication) Summary() map[string]float64 {
 
 // Close implements watch.Sampler.
 func (s *Replication) Close() error { return s.conn.close() }
+
+// Down implements watch.Health: the source has not answered since the outage's warning.
+func (s *Replication) Down() bool { return s.outage.Down() }

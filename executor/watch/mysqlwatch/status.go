@@ -67,10 +67,16 @@ func NewStatus(cfg StatusConfig) (*Status, error) {
 func (s *Status) Start(ctx context.Context) error {
 	c, err := openConn(ctx, "status watch", s.cfg.DSN)
 	if err != nil {
+		c.close() // unavailable: the columns come from a first reading, so no later tick can give any
 		return err
 	}
 	s.conn = c
-	names, values, at, err := readPairs(ctx, c.db, "SHOW GLOBAL STATUS")
+	var names, values []string
+	var at time.Time
+	err = retry(ctx, func() (err error) {
+		names, values, at, err = readPairs(ctx, c.db, "SHOW GLOBAL STATUS")
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("status watch %s: SHOW GLOBAL STATUS: %w", c.addr, err)
 	}
@@ -219,3 +225,6 @@ type noText struct{ err error }
 
 func (e noText) Error() string { return "" }
 func (e noText) Unwrap() error { return e.err }
+
+// Down implements watch.Health: the source has not answered since the outage's warning.
+func (s *Status) Down() bool { return s.outage.Down() }

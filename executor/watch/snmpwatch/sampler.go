@@ -680,3 +680,6 @@ func number(p gosnmp.SnmpPDU) (float64, bool) {
 }
 
 var _ watch.Sampler = (*Sampler)(nil)
+
+// Down implements watch.Health: the source has not answered since the outage's warning.
+func (s *Sampler) Down() bool { return s.outage.Down() }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
@@ -177,7 +178,7 @@ func DialLater(cfg *mysql.Config, prepared bool) (*Conn, error) {
 			return nc, err
 		}
 	}
-	connector, err := mysql.NewConnector(cfg)
+	connector, err := authretry.NewConnector(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}

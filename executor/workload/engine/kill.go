@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 )
 
 // When the workload stops (its end, its events, an abort, or the context cancelled by an
@@ -49,7 +51,7 @@ func openControl(ctx context.Context, conns []*Conn) *control {
 }
 
 func (ctl *control) connect(ctx context.Context) error {
-	connector, err := mysql.NewConnector(ctl.cfg)
+	connector, err := authretry.NewConnector(ctl.cfg)
 	if err != nil {
 		return err
 	}
