@@ -403,7 +403,10 @@ func (r *runner) open(ctx context.Context) error {
 		return err
 	}
 	var err error
-	if r.info.Targets, err = r.fleet.describe(ctx); err != nil {
+	if r.info.ClientHost == nil {
+		r.info.ClientHost = clientHost(r.logFile)
+	}
+	if r.info.Targets, err = r.fleet.describe(ctx, r.info.ClientHost); err != nil {
 		return err
 	}
 	r.saveInfo()
