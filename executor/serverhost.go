@@ -13,7 +13,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/internal/fsinfo"
 	"github.com/quadrant-bench/quadrant/executor/internal/hostinfo"
 	"github.com/quadrant-bench/quadrant/executor/target"
-		"github.com/quadrant-bench/quadrant/executor/watch/procwatch"
+	"github.com/quadrant-bench/quadrant/executor/watch/procwatch"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -208,7 +208,9 @@ func serverStorage(name, datadir string, vars map[string]string, logf func(strin
 // server_config may turn the binary log on): each sandbox's binary log, and the datadir and
 // binary log of each dsn target whose server runs on this machine.
 func (f *fleet) storage(ctx context.Context, index int, placed []results.Storage) []results.Storage {
-	logf := func(format string, args ...any) { f.log.logf("iteration %d: "+format, append([]any{index}, args...)...) }
+	logf := func(format string, args ...any) {
+		f.log.logf("iteration %d: "+format, append([]any{index}, args...)...)
+	}
 	out := append([]results.Storage(nil), placed...)
 	for i := range out {
 		s := f.servers[out[i].Target]
