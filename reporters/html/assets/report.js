@@ -626,6 +626,12 @@
       root.appendChild(el("h2", { text: "Statement fingerprints (replayed p95 per run, change against run 1)" }));
       root.appendChild(sortableTable(C.fingerprints, "fingerprints"));
     }
+    (C.differences || []).forEach(function (d) {
+      root.appendChild(el("h2", { text: d.title }));
+      if (d.table) root.appendChild(sortableTable(d.table, "differences"));
+      else root.appendChild(el("p", { "class": "note", text: "Nothing recorded differs: settings, storage, machines, load and version." }));
+      if (d.hidden) root.appendChild(el("p", { "class": "note", text: d.hidden }));
+    });
     if (C.notes && C.notes.length) {
       root.appendChild(el("h2", { text: "Around the numbers" }));
       var ul = el("ul");
