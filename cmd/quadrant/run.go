@@ -397,6 +397,7 @@ func (req runRequest) prepare(stderr io.Writer) (prepared, int) {
 			fmt.Fprintf(stderr, "quadrant rerun: nothing was run:\n  %s\n", strings.Join(lines, "\n  "))
 			return prepared{}, exitInvalid
 		}
+		warnRerunDifferences(req, p, overrides, stderr)
 	}
 	pr := prepared{p: p, over: overridesOf(req, overrides)}
 	if pr.yaml, err = p.Redacted(); err != nil {

@@ -213,3 +213,17 @@ func HiddenText(n int) string {
 	return fmt.Sprintf("%d more settings differ as two instances or versions do: their own paths, ports and ids, performance_schema's sizes, "+
 		"variables only one server has; not listed", n)
 }
+
+// KnownBeforeRun are the ranked differences between a published run and a target described
+// before a rerun starts (its variables and version, this machine as the client): those a run
+// must measure (storage, load) and the facts the target cannot have yet are left out.
+func KnownBeforeRun(published, target *results.Run) []Difference {
+	var out []Difference
+	for _, d := range RankedDifferences(published, target) {
+		if d.Group == "storage" || d.Group == "host load" || strings.HasPrefix(d.B, "not recorded") {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}

@@ -41,12 +41,8 @@ func settingDifferences(a, b results.TargetInfo) ([]Difference, int) {
 }
 
 func has(vars map[string]string, name string) bool {
-	for k := range vars {
-		if strings.EqualFold(k, name) {
-			return true
-		}
-	}
-	return false
+	_, ok := lookupVar(vars, name)
+	return ok
 }
 
 // storageDifferences compare where a target's data and binary log were in each run (the
@@ -81,17 +77,37 @@ func storageOf(r *results.Run, target, what string) string {
 			}
 			text := storageText(st)
 			if what != "datadir" {
-				if st.Binlog == nil {
-					continue
-				}
-				text = pathStorageText(*st.Binlog)
+				text = binlogText(r, target, st)
 			}
-			if !slices.Contains(seen, text) {
+			if text != "" && !slices.Contains(seen, text) {
 				seen = append(seen, text)
 			}
 		}
 	}
 	return strings.Join(seen, ", then ")
+}
+
+// binlogText is the filesystem of an iteration's binary log; "no binary log" when the
+// server had log_bin off, "" when not recorded (a folder from before it was).
+func binlogText(r *results.Run, target string, st results.Storage) string {
+	if st.Binlog != nil {
+		return pathStorageText(*st.Binlog)
+	}
+	if t := targetNamed(r, target); t != nil {
+		if v, ok := lookupVar(t.VariablesBefore, "log_bin"); ok && strings.EqualFold(v, "OFF") {
+			return "no binary log"
+		}
+	}
+	return ""
+}
+
+func lookupVar(vars map[string]string, name string) (string, bool) {
+	for k, v := range vars {
+		if strings.EqualFold(k, name) {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 func pathStorageText(p results.PathStorage) string {
@@ -151,17 +167,21 @@ func gib(b uint64) string {
 	return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 }
 
-// versionDifferences compare the servers' flavor and version, version_comment and
-// version_compile_machine; a version that differs only by MySQL's "-log" suffix (the general
-// or binary log on) is no other server, and goes with the other differences.
+// versionDifferences compare the servers' flavor and version (the full @@version when the
+// numbers agree), version_comment and version_compile_machine; a version that differs only by
+// MySQL's "-log" suffix (the general or binary log on) is no other server, and goes with the
+// other differences.
 func versionDifferences(a, b results.TargetInfo) []Difference {
 	var out []Difference
 	va, vb := strings.TrimSpace(a.Flavor+" "+a.ServerVersion), strings.TrimSpace(b.Flavor+" "+b.ServerVersion)
+	if va == vb {
+		va, vb = versionFact(a, "version", ""), versionFact(b, "version", "")
+	}
 	switch {
-	case va == vb:
+	case va == vb || va == "" || vb == "":
 	case strings.TrimSuffix(va, "-log") == strings.TrimSuffix(vb, "-log"):
 		d := difference(Other, a.Name, "version", va, vb)
-		d.Text += " (only MySQL's -log suffix: a log is on in one, see log_bin and general_log)"
+		d.Text += " (only the -log suffix the server adds while a log is on: see log_bin and general_log)"
 		out = append(out, d)
 	default:
 		out = append(out, difference("version", a.Name, "version", va, vb))
@@ -205,11 +225,12 @@ func loadDifferences(a, b *results.Run) []Difference {
 		}
 		return fmt.Sprintf("%.1f on %d CPUs", l, cpus)
 	}
-	busy := oka && la > float64(ca) || okb && lb > float64(cb)
+	busyA, busyB := oka && la > float64(ca), okb && lb > float64(cb)
+	busy := busyA || busyB
 	apart := oka && okb && math.Abs(la/float64(ca)-lb/float64(cb)) >= 0.5
 	ta, tb := text(la, ca, oka), text(lb, cb, okb)
-	if ta == tb || !busy && !apart && oka == okb {
-		return nil // a load both runs had is said by loadNote
+	if ta == tb || !apart && busyA == busyB && oka == okb {
+		return nil // a load both runs had alike is said by loadNote
 	}
 	d := difference("host load", "", "client load average at the iterations' start", ta, tb)
 	if busy {

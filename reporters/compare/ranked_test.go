@@ -26,7 +26,7 @@ func issue44Runs(t *testing.T) (a, b *results.Run) {
 	a = load(t, 1, func(ri *results.RunInfo) {
 		ri.ClientHost = &results.HostInfo{Source: "client", CPUModel: "AMD EPYC", CPUs: 2, MemoryBytes: 4 << 30, Kernel: "Linux 6.1", Virtualization: "kvm"}
 		ti := &ri.Targets[0]
-		ti.ServerVersion, ti.Flavor = "8.0.36-log", "MySQL"
+		ti.ServerVersion, ti.Flavor = "8.0.36", "MySQL"
 		ti.VariablesBefore = vars("/tmp/q-1111", "1", "134217728", "ON", "-1", "8.0.36-log")
 		ti.ServerHost = &results.HostInfo{Source: "sandbox", CPUModel: "AMD EPYC", CPUs: 2, MemoryBytes: 4 << 30}
 		for i := range ri.Iterations {
@@ -66,7 +66,7 @@ func TestRankedDifferencesPutWhatMovesNumbersFirst(t *testing.T) {
 		"machine | client virtualization kvm -> none",
 		"host load | client load average at the iterations' start 5.6 on 2 CPUs -> 0.3 on 8 CPUs (more load than CPUs: the client competed for them, and its figures are likely lower and noisier)",
 		"other differences | target primary: lower_case_table_names 0 -> 1",
-		"other differences | target primary: version MySQL 8.0.36-log -> MySQL 8.0.36 (only MySQL's -log suffix: a log is on in one, see log_bin and general_log)",
+		"other differences | target primary: version 8.0.36-log -> 8.0.36 (only the -log suffix the server adds while a log is on: see log_bin and general_log)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("ranked differences:\n%s\n\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -131,5 +131,29 @@ func TestCompareTextShowsTheRankedDifferences(t *testing.T) {
 	}
 	if strings.Contains(out, "performance_schema_") || strings.Contains(out, "settings that differ at the start") {
 		t.Errorf("performance_schema sizes or the old settings note in the output:\n%s", out)
+	}
+}
+
+// The binary log's storage against a server without one says "no binary log", not "not
+// recorded"; two runs alike busy (19.6 and 19.7 on 2 CPUs) are no difference of load.
+func TestRankedBinlogStorageAndAlikeLoad(t *testing.T) {
+	run := func(logBin string, bl *results.PathStorage, l float64) *results.Run {
+		return load(t, 1, func(ri *results.RunInfo) {
+			ri.Targets[0].VariablesBefore = map[string]string{"log_bin": logBin}
+			for i := range ri.Iterations {
+				ri.Iterations[i].Storage = []results.Storage{{Target: "primary", DataDir: "/d", Filesystem: "ext4", Device: "/dev/vda", Mount: "/", Binlog: bl}}
+				ri.Iterations[i].HostLoad = &results.HostLoad{CPUs: 2, Start: &results.LoadAverage{Load1: l}}
+			}
+		})
+	}
+	a := run("ON", &results.PathStorage{Path: "/d", Filesystem: "ext4", Device: "/dev/vda", Mount: "/"}, 19.6)
+	b := run("OFF", nil, 19.7)
+	var got []string
+	for _, d := range RankedDifferences(a, b) {
+		got = append(got, d.Text)
+	}
+	want := "target primary: log_bin ON -> OFF\ntarget primary: binary log storage ext4 (/dev/vda at /) -> no binary log"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 }
