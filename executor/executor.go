@@ -437,6 +437,7 @@ func (r *runner) open(ctx context.Context) error {
 		return err
 	}
 	r.watch.record(r.plan, r.info.Targets)
+	r.watch.snmpMachines(ctx, r.fleet, r.info.Targets)
 	r.saveInfo()
 	return r.preflight(ctx)
 }

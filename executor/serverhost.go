@@ -14,6 +14,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/internal/hostinfo"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch/procwatch"
+	"github.com/quadrant-bench/quadrant/executor/watch/snmpwatch"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -51,7 +52,7 @@ func (f *fleet) serverHost(ctx context.Context, s *liveTarget, vars map[string]s
 		return &h, ""
 	}
 	if t := f.planTarget(s.Name()); t != nil && t.SNMP != nil {
-		return nil, "its host is watched over SNMP (" + t.SNMP.Address + "), whose machine facts quadrant does not read"
+		return nil, "its host's SNMP agent (" + t.SNMP.Address + ") was not asked yet" // snmpMachines fills it in
 	}
 	if s.hosting.Managed() {
 		return nil, "a managed server (" + s.hosting.Name() + "): its host is the provider's"
@@ -237,4 +238,34 @@ func (f *fleet) storage(ctx context.Context, index int, placed []results.Storage
 		out = append(out, serverStorage(name, filepath.Clean(vars["datadir"]), vars, logf))
 	}
 	return out
+}
+
+// snmpMachines fills in the server machine of each target watched over SNMP from its agent
+// (HOST-RESOURCES-MIB: processors, memory; sysDescr: the kernel), once its sampler started;
+// an agent that does not answer leaves the reason.
+func (w *watchers) snmpMachines(ctx context.Context, f *fleet, targets []results.TargetInfo) {
+	for i := range targets {
+		ti := &targets[i]
+		t := f.planTarget(ti.Name)
+		if t == nil || t.SNMP == nil || ti.ServerHost != nil {
+			continue
+		}
+		ti.ServerHostAbsent = "its host's SNMP agent (" + t.SNMP.Address + ") did not answer"
+		for _, sm := range w.all {
+			sn, ok := sm.s.(*snmpwatch.Sampler)
+			if !ok || sm.what != "snmp "+t.SNMP.Address {
+				continue
+			}
+			mctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			m, err := sn.Machine(mctx)
+			cancel()
+			if err != nil {
+				f.log.logFile("target %s: its machine over SNMP: %v", ti.Name, err)
+				break
+			}
+			ti.ServerHost = &results.HostInfo{Source: "snmp", Evidence: "the SNMP agent at " + t.SNMP.Address, Hostname: m.Hostname,
+				CPUModel: m.CPUModel, CPUs: m.CPUs, MemoryBytes: m.MemoryBytes, Kernel: m.Kernel}
+			ti.ServerHostAbsent = ""
+		}
+	}
 }

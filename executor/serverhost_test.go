@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/watch/snmptest"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -78,5 +80,31 @@ iteration:
 	}
 	if got, want := st["local"].DataDir, filepath.Join(a.Primary.Dir(), "data"); got != want {
 		t.Errorf("local datadir %s, want %s", got, want)
+	}
+}
+
+// A dsn target watched over SNMP has its server machine from the agent: processors, memory
+// and kernel (the agent runs here, so they are this machine's).
+func TestServerHostOverSNMP(t *testing.T) {
+	agent := snmptest.Start(t)
+	c := sandboxtest.Start(t, sandbox.Options{Name: "snmphost"})
+	run, out, err := runPlan(t, fmt.Sprintf(`
+version: 1
+name: snmp-host
+targets:
+  db:
+    dsn: "%s"
+    snmp: {address: "%s", version: "2c", community: %s}
+setup:
+  - workload: {builtin: oltp_point_select, action: prepare, options: {tables: 1, table_size: 10}}
+iteration:
+  workload: {builtin: oltp_point_select, options: {tables: 1, table_size: 10}, duration: 1s}
+watch:
+  snmp: [load1]
+`, c.Primary.DSN(""), agent.Addr, snmptest.Community), nil, Options{})
+	requireDone(t, run, out, err, 1)
+	h, client := run.Info.Targets[0].ServerHost, run.Info.ClientHost
+	if h == nil || h.Source != "snmp" || h.CPUs != runtime.NumCPU() || h.MemoryBytes != client.MemoryBytes || h.Kernel != client.Kernel || h.CPUModel == "" {
+		t.Fatalf("server_host %+v (absent: %q), client %+v", h, run.Info.Targets[0].ServerHostAbsent, client)
 	}
 }
