@@ -282,7 +282,7 @@ func differencesOf(c *compare.Comparison) []differencesData {
 	for _, rd := range c.Differences {
 		d := differencesData{Title: fmt.Sprintf("What differed, run %d vs run 1, most likely to move the numbers first", rd.Run)}
 		if len(rd.Ranked) > 0 {
-			d.Table = &dataTable{Header: []string{"rank", "group", "target", "setting or fact", "run 1", fmt.Sprintf("run %d", rd.Run)}}
+			d.Table = &dataTable{Header: []string{"rank", "group", results.ColTarget, "setting or fact", "run 1", fmt.Sprintf("run %d", rd.Run)}}
 			for _, x := range rd.Ranked {
 				target := x.Target
 				if target == "" {
