@@ -397,7 +397,6 @@ func (req runRequest) prepare(stderr io.Writer) (prepared, int) {
 			fmt.Fprintf(stderr, "quadrant rerun: nothing was run:\n  %s\n", strings.Join(lines, "\n  "))
 			return prepared{}, exitInvalid
 		}
-		warnRerunDifferences(req, p, overrides, stderr)
 	}
 	pr := prepared{p: p, over: overridesOf(req, overrides)}
 	if pr.yaml, err = p.Redacted(); err != nil {
@@ -429,6 +428,10 @@ func (req runRequest) prepare(stderr io.Writer) (prepared, int) {
 			fmt.Fprintf(stderr, "quadrant: nothing was run: %v\n", err)
 			return prepared{}, exitInvalid
 		}
+	}
+	if req.rerunOf != "" {
+		// once the folder passed every check: a refused folder connects to nothing
+		warnRerunDifferences(req, p, overrides, stderr)
 	}
 	return pr, 0
 }
