@@ -49,3 +49,33 @@ func TestComparisonPageRanksTheDifferences(t *testing.T) {
 		t.Errorf("hidden performance_schema size not counted, or listed:\n%.3000s", sec)
 	}
 }
+
+// A run's report says which machines it ran on: the client's in its details, each target's
+// server machine (or why it is not recorded) in the targets table.
+func TestReportNamesTheMachines(t *testing.T) {
+	dir := t.TempDir()
+	fixture.Folder(t, dir, 1)
+	run, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run.Info.ClientHost = &results.HostInfo{Source: "client", CPUModel: "AMD EPYC", CPUs: 2, MemoryBytes: 4 << 30, Kernel: "Linux 6.1", Virtualization: "kvm"}
+	run.Info.Targets[0].ServerHost = &results.HostInfo{Source: "sandbox", CPUModel: "AMD EPYC", CPUs: 2}
+	run.Info.Targets[1].ServerHostAbsent = "its hostname is \"db2\", not this machine's \"vm\""
+	var buf bytes.Buffer
+	if err := Render(&buf, run, "test", ""); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom := rendered(t, path)
+	for _, want := range []string{"<dd>AMD EPYC, 2 CPUs, 4.0 GiB, Linux 6.1, virtualization kvm</dd>",
+		`<td class="server-machine">AMD EPYC, 2 CPUs (sandbox)</td>`,
+		`<td class="server-machine">not recorded: its hostname is "db2", not this machine's "vm"</td>`} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("report lacks %s:\n%.4000s", want, dom)
+		}
+	}
+}
