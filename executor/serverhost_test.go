@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
@@ -106,5 +107,34 @@ watch:
 	h, client := run.Info.Targets[0].ServerHost, run.Info.ClientHost
 	if h == nil || h.Source != "snmp" || h.CPUs != runtime.NumCPU() || h.MemoryBytes != client.MemoryBytes || h.Kernel != client.Kernel || h.CPUModel == "" {
 		t.Fatalf("server_host %+v (absent: %q), client %+v", h, run.Info.Targets[0].ServerHostAbsent, client)
+	}
+}
+
+// processAge reads a process's start from its stat (the command name may hold spaces and
+// parentheses) and the boot time: the fallback that matches a server's Uptime when /proc
+// does not let quadrant read the process's working directory.
+func TestProcessAge(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "42"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// fields 3..22: state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime cstime priority nice threads itrealvalue starttime
+	stat := "42 (my (odd) d) S 1 42 42 0 -1 4194560 100 0 0 0 10 5 0 0 20 0 30 0 150000 1000 2000\n"
+	if err := os.WriteFile(filepath.Join(root, "42", "stat"), []byte(stat), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "stat"), []byte("cpu  1 2 3\nbtime 1000000\nprocesses 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// booted at 1000000, started 1500 s later (150000 ticks at 100 Hz), now 2000 s after boot
+	age, err := processAge(root, 42, time.Unix(1002000, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if age != 500 {
+		t.Errorf("age %v s, want 500", age)
+	}
+	if _, err := processAge(root, 43, time.Unix(1002000, 0)); err == nil {
+		t.Error("a missing process has an age")
 	}
 }
