@@ -406,7 +406,10 @@ func (r *runner) open(ctx context.Context) error {
 		return err
 	}
 	var err error
-	if r.info.Targets, err = r.fleet.describe(ctx); err != nil {
+	if r.info.ClientHost == nil {
+		r.info.ClientHost = clientHost(r.logFile)
+	}
+	if r.info.Targets, err = r.fleet.describe(ctx, r.info.ClientHost); err != nil {
 		return err
 	}
 	r.saveInfo()
@@ -437,6 +440,7 @@ func (r *runner) open(ctx context.Context) error {
 		return err
 	}
 	r.watch.record(r.plan, r.info.Targets)
+	r.watch.snmpMachines(ctx, r.fleet, r.info.Targets)
 	r.saveInfo()
 	return r.preflight(ctx)
 }

@@ -64,8 +64,9 @@ func (f *fleet) start(ctx context.Context, first *spec.Iteration) error {
 }
 
 // describe reads every target's global variables, which later ones are compared with,
-// and says what each target is for run.json; on an error, the targets before it.
-func (f *fleet) describe(ctx context.Context) ([]results.TargetInfo, error) {
+// and says what each target is for run.json (its server's machine where quadrant sees it:
+// client is this one); on an error, the targets before it.
+func (f *fleet) describe(ctx context.Context, client *results.HostInfo) ([]results.TargetInfo, error) {
 	var out []results.TargetInfo
 	for _, name := range f.order {
 		s := f.servers[name]
@@ -84,6 +85,14 @@ func (f *fleet) describe(ctx context.Context) ([]results.TargetInfo, error) {
 		ti.Hosting, ti.HostingEvidence = s.hosting.Provider, s.hosting.Evidence
 		if s.hosting.Managed() {
 			f.log.logf("target %s: %s (%s): settings only through %s; no shell, restart or host metrics there", name, s.hosting.Name(), s.hosting.Evidence, s.hosting.Settings())
+		}
+		ti.VersionComment, ti.VersionMachine = vars["version_comment"], vars["version_compile_machine"]
+		ti.ServerHost, ti.ServerHostAbsent = f.serverHost(ctx, s, vars, client)
+		s.local = s.sb == nil && ti.ServerHost != nil
+		if ti.ServerHost == nil {
+			f.log.logFile("target %s: its server's machine is not recorded: %s", name, ti.ServerHostAbsent)
+		} else if s.local {
+			f.log.logFile("target %s: its server runs on this machine: %s", name, ti.ServerHost.Evidence)
 		}
 		out = append(out, ti)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"time"
@@ -42,6 +43,7 @@ func (r *runner) runIteration(ctx context.Context, it *spec.Iteration, info *res
 	x := &iteration{r: r, it: it, info: info, target: r.plan.TargetOf(it), records: map[string]float64{}, marks: &marks{}}
 	x.watched = []string{x.target}
 	info.Start = time.Now().UTC()
+	info.HostLoad = &results.HostLoad{CPUs: runtime.NumCPU(), Start: hostLoad()}
 	info.Status = results.StatusRunning
 	info.Error, info.Failed, info.Warnings, info.Stall, info.Behind, info.Events = "", nil, nil, nil, nil, nil
 	info.WatchGaps = nil
@@ -95,6 +97,9 @@ func (x *iteration) end(ctx context.Context, err error) {
 	info := x.info
 	endAt := time.Now().UTC()
 	info.End = &endAt
+	if info.HostLoad != nil {
+		info.HostLoad.End = hostLoad()
+	}
 	switch {
 	case err != nil && writeFailure(ctx) != nil:
 		info.Status, info.Error = results.StatusFailed, writeFailure(ctx).Error()
@@ -151,6 +156,7 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 			return fmt.Errorf("globals: %w", err)
 		}
 	}
+	x.info.Storage = r.fleet.storage(ctx, it.Index, x.info.Storage)
 	return nil
 }
 

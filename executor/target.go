@@ -26,6 +26,9 @@ type liveTarget struct {
 	// applied is the server_config last handed to a dsn target's restart command, so
 	// the next iteration restarts only when it asks for something else.
 	applied string
+	// local says a dsn target's server runs on this machine (fleet.onThisHost): its storage
+	// is recorded per iteration as a sandbox's is.
+	local bool
 }
 
 // sandboxOptions turns a plan's my.cnf settings into sandbox options: true is the bare

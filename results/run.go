@@ -40,8 +40,11 @@ type RunInfo struct {
 	Labels       map[string]string `json:"labels,omitempty"`
 	Axes         []string          `json:"axes,omitempty"` // matrix axes in written order
 	// Order is how repeats were ordered (the plan's order and order_seed).
-	Order      *RunOrder       `json:"order,omitempty"`
-	Host       string          `json:"host"`
+	Order *RunOrder `json:"order,omitempty"`
+	Host  string    `json:"host"`
+	// ClientHost is the machine quadrant ran on (CPU, memory, kernel, virtualization); nil in
+	// folders written before it was recorded.
+	ClientHost *HostInfo       `json:"client_host,omitempty"`
 	Command    []string        `json:"command,omitempty"`
 	Start      time.Time       `json:"start"`
 	End        *time.Time      `json:"end,omitempty"`
@@ -151,6 +154,77 @@ type TargetInfo struct {
 	Watched []Column `json:"watched,omitempty"`
 	// TLS is how quadrant's connections to the target used TLS; nil for plaintext.
 	TLS *TLSInfo `json:"tls,omitempty"`
+	// VersionComment and VersionMachine are the server's version_comment ("MariaDB Server",
+	// "MySQL Community Server - GPL") and version_compile_machine (x86_64, aarch64).
+	VersionComment string `json:"version_comment,omitempty"`
+	VersionMachine string `json:"version_compile_machine,omitempty"`
+	// ServerHost is the machine the server ran on, where quadrant could see it (a sandbox, a
+	// server on this machine, an SNMP agent); nil with ServerHostAbsent saying why when not.
+	ServerHost       *HostInfo `json:"server_host,omitempty"`
+	ServerHostAbsent string    `json:"server_host_absent,omitempty"`
+}
+
+// HostInfo is a machine as a run saw it: the client quadrant ran on, or a target's server
+// host. Empty fields were not readable.
+type HostInfo struct {
+	// Source is how it was read: "client" (this machine), "sandbox" (a sandbox runs on the
+	// client), "local" (a dsn target's server found on the client: Evidence says how) or
+	// "snmp" (the target's SNMP agent).
+	Source      string `json:"source"`
+	Evidence    string `json:"evidence,omitempty"`
+	Hostname    string `json:"hostname,omitempty"`
+	CPUModel    string `json:"cpu_model,omitempty"`
+	CPUs        int    `json:"cpus,omitempty"`
+	MemoryBytes uint64 `json:"memory_bytes,omitempty"`
+	Kernel      string `json:"kernel,omitempty"` // "Linux 6.1.0-18-amd64", or an SNMP agent's sysDescr
+	// Virtualization is "none" (bare metal), a hypervisor (kvm, qemu, vmware, xen, microsoft,
+	// oracle, amazon, google, "vm" when only the CPU's hypervisor flag says so), a container
+	// (docker, podman, lxc, kubernetes, "container"), or both ("docker in kvm"); "" unknown.
+	// VirtualizationEvidence is what told.
+	Virtualization         string `json:"virtualization,omitempty"`
+	VirtualizationEvidence string `json:"virtualization_evidence,omitempty"`
+}
+
+// String is the machine in one line: "Intel Xeon E5-2680 v4, 2 CPUs, 3.8 GiB, Linux 6.1.0, kvm".
+func (h *HostInfo) String() string {
+	if h == nil {
+		return "not recorded"
+	}
+	var parts []string
+	if h.CPUModel != "" {
+		parts = append(parts, h.CPUModel)
+	}
+	if h.CPUs > 0 {
+		parts = append(parts, fmt.Sprintf("%d CPUs", h.CPUs))
+	}
+	if h.MemoryBytes > 0 {
+		parts = append(parts, fmt.Sprintf("%.1f GiB", float64(h.MemoryBytes)/(1<<30)))
+	}
+	if h.Kernel != "" {
+		parts = append(parts, h.Kernel)
+	}
+	if h.Virtualization != "" {
+		parts = append(parts, "virtualization "+h.Virtualization)
+	}
+	if len(parts) == 0 {
+		return "nothing readable"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// LoadAverage is a machine's load averages over 1, 5 and 15 minutes (/proc/loadavg).
+type LoadAverage struct {
+	Load1  float64 `json:"load1"`
+	Load5  float64 `json:"load5"`
+	Load15 float64 `json:"load15"`
+}
+
+// HostLoad is the client machine's load around one iteration: at its start (before its
+// restore and steps) and at its end, with the machine's CPU count to read it against.
+type HostLoad struct {
+	CPUs  int          `json:"cpus"`
+	Start *LoadAverage `json:"start,omitempty"`
+	End   *LoadAverage `json:"end,omitempty"`
 }
 
 // TLSInfo is a target's TLS: the mode, the files by name and fingerprint, and what the
@@ -197,8 +271,12 @@ type IterationInfo struct {
 	End       *time.Time                   `json:"end,omitempty"`
 	Variables map[string]map[string]string `json:"variables,omitempty"`
 	Warnings  []string                     `json:"warnings,omitempty"`
-	// Storage is where each sandbox target's data directory was during the iteration.
+	// Storage is where each sandbox target's data directory was during the iteration, and a
+	// dsn target's when its server runs on this machine (TargetInfo.ServerHost source "local").
 	Storage []Storage `json:"storage,omitempty"`
+	// HostLoad is the client machine's load average at the iteration's start and end; nil in
+	// folders written before it was recorded.
+	HostLoad *HostLoad `json:"host_load,omitempty"`
 	// Restore is how the targets were brought back to the end of setup before the
 	// iteration (the plan's restore:); empty for the first iteration, which starts there.
 	Restore []Restore `json:"restore,omitempty"`
@@ -356,7 +434,7 @@ func (it *IterationInfo) Why() string {
 	return it.Status
 }
 
-// Storage is the filesystem a sandbox's data directory is on: what a comparison of storage
+// Storage is the filesystem a server's data directory is on: what a comparison of storage
 // compared. Type, Device and the sizes are empty/0 when the mount table could not be read.
 type Storage struct {
 	Target     string `json:"target"`
@@ -365,6 +443,17 @@ type Storage struct {
 	Device     string `json:"device,omitempty"`     // what is mounted there: /dev/nvme0n1p2, tmpfs, host:/export
 	Mount      string `json:"mount,omitempty"`
 	FreeBytes  uint64 `json:"free_bytes,omitempty"` // at the iteration's start
+	// Binlog is the filesystem of the binary log's directory (log_bin_basename's), when
+	// binary logging is on.
+	Binlog *PathStorage `json:"binlog,omitempty"`
+}
+
+// PathStorage is the filesystem a directory other than the datadir is on.
+type PathStorage struct {
+	Path       string `json:"path"`
+	Filesystem string `json:"filesystem,omitempty"`
+	Device     string `json:"device,omitempty"`
+	Mount      string `json:"mount,omitempty"`
 }
 
 // String is the storage in one line, for reports: "/dev/shm/q/... on tmpfs (tmpfs at /dev/shm, 3.9 GiB free)".

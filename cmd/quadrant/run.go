@@ -436,6 +436,10 @@ func (req runRequest) prepare(stderr io.Writer) (prepared, int) {
 			return prepared{}, exitInvalid
 		}
 	}
+	if req.rerunOf != "" {
+		// once the folder passed every check: a refused folder connects to nothing
+		warnRerunDifferences(req, p, overrides, stderr)
+	}
 	return pr, 0
 }
 

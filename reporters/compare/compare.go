@@ -51,6 +51,9 @@ type Comparison struct {
 	Fingerprints []FingerprintChange
 	// Evidence is where the time went, per cell with any: costs, statements, waits per transaction.
 	Evidence []CellEvidence
+	// Differences are, per later run against the first, what differed around the numbers,
+	// most likely to move them first (RankedDifferences).
+	Differences []RunDifferences
 
 	series []map[string]*iterSeries // per run, "target iteration": what Overlay draws from
 }
@@ -146,6 +149,13 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 		c.Cells = append(c.Cells, cell)
 	}
 	c.Notes = append(notes(runs), hostNotes(runs)...)
+	if n := loadNote(runs); n != "" {
+		c.Notes = append(c.Notes, n)
+	}
+	for i, r := range runs[1:] {
+		ds, hidden := differences(runs[0], r)
+		c.Differences = append(c.Differences, RunDifferences{Run: i + 2, Ranked: ds, Hidden: hidden})
+	}
 	c.evidence()
 	c.Fingerprints = fingerprints(runs)
 	return c
@@ -300,21 +310,6 @@ func notes(runs []*results.Run) []string {
 			if a, b := clientSide(bt), clientSide(*ot); a != b {
 				out = append(out, fmt.Sprintf("target %s: the client's connection was %s in %s, %s in %s.", bt.Name, a, base.Dir, b, name))
 			}
-			if bt.Flavor+bt.ServerVersion != ot.Flavor+ot.ServerVersion {
-				out = append(out, fmt.Sprintf("target %s: %s %s in %s, %s %s in %s.", bt.Name,
-					bt.Flavor, bt.ServerVersion, base.Dir, ot.Flavor, ot.ServerVersion, name))
-			}
-			diff := variableDiff(bt.VariablesBefore, ot.VariablesBefore)
-			if len(diff) > 0 {
-				const show = 25
-				more := ""
-				if len(diff) > show {
-					more = fmt.Sprintf(" (and %d more)", len(diff)-show)
-					diff = diff[:show]
-				}
-				out = append(out, fmt.Sprintf("target %s: settings that differ at the start (%s -> %s): %s%s.",
-					bt.Name, base.Dir, name, strings.Join(diff, ", "), more))
-			}
 		}
 	}
 	return out
@@ -378,14 +373,6 @@ func storageText(st results.Storage) string {
 		return filepath.Dir(st.DataDir) + " (filesystem unknown)"
 	}
 	return fmt.Sprintf("%s (%s at %s)", st.Filesystem, st.Device, st.Mount)
-}
-
-func variableDiff(a, b map[string]string) []string {
-	var out []string
-	for _, c := range SettingsChanged(a, b) {
-		out = append(out, fmt.Sprintf("%s %s -> %s", c.Name, c.Before, c.After))
-	}
-	return out
 }
 
 // SettingsChanged are the variables whose values differ between two servers' snapshots as
@@ -511,6 +498,9 @@ func (c *Comparison) writeText(w io.Writer) error {
 		return err
 	}
 	if err := c.writeEvidence(w); err != nil {
+		return err
+	}
+	if err := c.writeDifferences(w); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\n"+VerdictNote)

@@ -94,14 +94,13 @@ func TestInstancePathsAndIdsAreNotSettings(t *testing.T) {
 		ri.Targets[0].VariablesBefore = vars("/tmp/quadrant-db-1730272590", "ExJBAX2bV4oR", "67108864")
 	})
 	c := Compare([]*results.Run{a, b}, []string{"tps"})
-	var settings string
-	for _, n := range c.Notes {
-		if strings.Contains(n, "settings that differ") {
-			settings = n
-		}
+	var lines []string
+	for _, d := range c.Differences[0].Ranked {
+		lines = append(lines, d.Text)
 	}
+	settings := strings.Join(lines, "\n")
 	if !strings.Contains(settings, "innodb_buffer_pool_size 134217728 -> 67108864") {
-		t.Fatalf("the buffer pool change is not reported: %q", c.Notes)
+		t.Fatalf("the buffer pool change is not reported: %q", settings)
 	}
 	// a path outside the server's own directory that really differs is still a setting
 	if !strings.Contains(settings, "innodb_tmpdir") {

@@ -11,6 +11,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"text/template"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
@@ -261,12 +262,44 @@ type comparisonData struct {
 	Fingerprints *dataTable `json:"fingerprints,omitempty"`
 	// Throughput is the metric whose verdict servers.js puts first in each cell.
 	Throughput string `json:"throughput"`
+	// Differences are, per later run, what differed around the numbers, most likely to move
+	// them first (compare.RankedDifferences), as a table with the count of hidden ones.
+	Differences []differencesData `json:"differences,omitempty"`
 	// Servers and Evidence are drawn by servers.js, cell by cell.
 	Servers  *serversData         `json:"servers,omitempty"`
 	Evidence []comparisonEvidence `json:"evidence,omitempty"`
 	// Reproductions lead the page (reproduce.js): each later run's verdict on the effects
 	// the first run states.
 	Reproductions []reproductionData `json:"reproductions,omitempty"`
+}
+
+type differencesData struct {
+	Title  string     `json:"title"`
+	Table  *dataTable `json:"table,omitempty"`
+	Hidden string     `json:"hidden,omitempty"`
+}
+
+// differencesOf lays out the comparison's ranked differences, a table per later run.
+func differencesOf(c *compare.Comparison) []differencesData {
+	var out []differencesData
+	for _, rd := range c.Differences {
+		d := differencesData{Title: fmt.Sprintf("What differed, run %d vs run 1, most likely to move the numbers first", rd.Run)}
+		if len(rd.Ranked) > 0 {
+			d.Table = &dataTable{Header: []string{"rank", "group", results.ColTarget, "setting or fact", "run 1", fmt.Sprintf("run %d", rd.Run)}}
+			for _, x := range rd.Ranked {
+				target := x.Target
+				if target == "" {
+					target = "(client)"
+				}
+				d.Table.Rows = append(d.Table.Rows, []string{strconv.Itoa(x.Rank), x.Group, target, x.Name, x.A, x.B})
+			}
+		}
+		if rd.Hidden > 0 {
+			d.Hidden = compare.HiddenText(rd.Hidden) + "."
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 type comparisonCell struct {
@@ -281,7 +314,7 @@ type comparisonCell struct {
 func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
 	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Better: map[string]int{}, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
 		Throughput: results.Throughput(),
-		Servers:    acrossServers(c), Evidence: comparisonEvidenceOf(c), Reproductions: reproductionsOf(c)}
+		Servers:    acrossServers(c), Evidence: comparisonEvidenceOf(c), Reproductions: reproductionsOf(c), Differences: differencesOf(c)}
 	for _, m := range c.Metrics {
 		cd.Better[m] = int(c.Describe(m).Better)
 	}

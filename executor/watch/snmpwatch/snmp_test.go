@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"net"
+	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -297,5 +299,29 @@ func TestDisksAndInterfacesOverV1(t *testing.T) {
 	}
 	if len(s.Summary()) != len(s.Columns()) {
 		t.Errorf("summary %v lacks columns of %v", s.Summary(), s.Columns())
+	}
+}
+
+// A real agent's host facts: its processors, memory and kernel are this machine's (snmpd runs
+// here), read over v2c and v1.
+func TestMachine(t *testing.T) {
+	a := snmptest.Start(t)
+	for _, cfg := range []Config{v2c(a), {Address: a.Addr, Version: "1"}} {
+		s := start(t, cfg)
+		m, err := s.Machine(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("v%s: %+v", cfg.Version, m)
+		if m.CPUs != runtime.NumCPU() || m.MemoryBytes == 0 || m.CPUModel == "" || strings.Contains(m.CPUModel, ": ") {
+			t.Errorf("v%s: machine %+v, want %d CPUs with a model, and memory", cfg.Version, m, runtime.NumCPU())
+		}
+		rel, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+		if want := "Linux " + strings.TrimSpace(string(rel)); m.Kernel != want {
+			t.Errorf("v%s: kernel %q, want %q (sysDescr %q)", cfg.Version, m.Kernel, want, m.Description)
+		}
+	}
+	if got := kernelOf("Hardware: x86 Family 6 Model 85 - Software: Windows"); got != "Hardware: x86 Family 6 Model 85 - Software: Windows" {
+		t.Errorf("a non-Linux sysDescr became %q", got)
 	}
 }

@@ -251,23 +251,39 @@
     failure(root);
     var meta = [
       [K.status, info.status], ["started", info.start], ["ended", info.end || "(not finished)"],
-      ["host", info.host], ["quadrant", info.version], ["plan sha256", (info.plan_sha256 || "").slice(0, 16)]
+      ["host", info.host], ["client machine", machineText(info.client_host)], ["quadrant", info.version],
+      ["plan sha256", (info.plan_sha256 || "").slice(0, 16)]
     ];
     var dl = el("dl", { "class": "meta" });
     meta.forEach(function (m) { dl.appendChild(el("dt", { text: m[0] })); dl.appendChild(el("dd", { text: m[1] || "" })); });
     root.appendChild(dl);
     var tt = el("table", { "class": "targets" }, el("tr", {}, el("th", { text: K.target }), el("th", { text: "kind" }),
       el("th", { text: "server" }), el("th", { text: "address" }), el("th", { text: "TLS" }), el("th", { text: "TLS version" }),
-      el("th", { text: "cipher" }), el("th", { text: "CA (sha256)" }), el("th", { text: "client certificate (sha256)" })));
+      el("th", { text: "cipher" }), el("th", { text: "CA (sha256)" }), el("th", { text: "client certificate (sha256)" }),
+      el("th", { text: "server machine" })));
     (info.targets || []).forEach(function (t) {
       var tls = t.tls || {};
       tt.appendChild(el("tr", { "class": "target-tls-" + (tls.mode || "none") }, el("td", { text: t.name }), el("td", { text: t.kind }),
         el("td", { text: (t.flavor || "") + " " + (t.server_version || "") }), el("td", { text: t.address || "" }),
         el("td", { "class": "tls-mode", text: tlsMode(tls) }), el("td", { text: tls.version || "-" }), el("td", { text: tls.cipher || "-" }),
-        el("td", { "class": "tls-ca", text: tlsFile(tls.ca) }), el("td", { text: tlsFile(tls.cert) })));
+        el("td", { "class": "tls-ca", text: tlsFile(tls.ca) }), el("td", { text: tlsFile(tls.cert) }),
+        el("td", { "class": "server-machine", text: t.server_host ? machineText(t.server_host) + " (" + t.server_host.source + ")" :
+          "not recorded" + (t.server_host_absent ? ": " + t.server_host_absent : "") })));
     });
     root.appendChild(el("div", { "class": "scroll" }, tt));
     storage(root);
+  }
+
+  // machineText is a machine of run.json (client_host, a target's server_host) in one line.
+  function machineText(h) {
+    if (!h) return "not recorded";
+    var parts = [];
+    if (h.cpu_model) parts.push(h.cpu_model);
+    if (h.cpus) parts.push(h.cpus + " CPUs");
+    if (h.memory_bytes) parts.push((h.memory_bytes / 1073741824).toFixed(1) + " GiB");
+    if (h.kernel) parts.push(h.kernel);
+    if (h.virtualization) parts.push("virtualization " + h.virtualization);
+    return parts.join(", ") || "nothing readable";
   }
 
   // tlsMode is how quadrant's connections used TLS: run.json has no tls for plaintext, and a
@@ -626,6 +642,12 @@
       root.appendChild(el("h2", { text: "Statement fingerprints (replayed p95 per run, change against run 1)" }));
       root.appendChild(sortableTable(C.fingerprints, "fingerprints"));
     }
+    (C.differences || []).forEach(function (d) {
+      root.appendChild(el("h2", { text: d.title }));
+      if (d.table) root.appendChild(sortableTable(d.table, "differences"));
+      else root.appendChild(el("p", { "class": "note", text: "Nothing recorded differs: settings, storage, machines, load and version." }));
+      if (d.hidden) root.appendChild(el("p", { "class": "note", text: d.hidden }));
+    });
     if (C.notes && C.notes.length) {
       root.appendChild(el("h2", { text: "Around the numbers" }));
       var ul = el("ul");
