@@ -40,6 +40,10 @@ type Reproduction struct {
 	// Differences are the server variables whose values differ between the two folders'
 	// targets of one name, "target.variable": [published, rerun] (at most a few dozen).
 	Differences map[string][2]string `json:"differences,omitempty"`
+	// Causes are the differences between the two runs most likely to move the numbers,
+	// most likely first (compare's ranked differences, one line each): where to look first
+	// when an effect did not reproduce.
+	Causes []string `json:"candidate_causes,omitempty"`
 	// File is where the record was read from (not written).
 	File string `json:"-"`
 }

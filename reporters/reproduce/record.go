@@ -19,7 +19,7 @@ var RuleText = fmt.Sprintf("docs/reproduce.md: band ±max(%g points, %g%% of the
 // environments, quadrant's version; created is when it was made.
 func (r *Result) Record(version string, created time.Time) (*results.Reproduction, error) {
 	rec := &results.Reproduction{Tool: "quadrant", Version: version, Created: created.UTC(), Rule: RuleText,
-		Differences: differences(r.Published.Info, r.Here.Info)}
+		Differences: differences(r.Published.Info, r.Here.Info), Causes: r.Causes}
 	for i, run := range []*results.Run{r.Published, r.Here} {
 		f, err := folderOf(run)
 		if err != nil {

@@ -81,7 +81,15 @@ type Effect struct {
 type Result struct {
 	Published, Here *results.Run
 	Effects         []Effect
+	// Causes are the differences between the two runs known to move the numbers, most
+	// likely first (compare.RankedDifferences), at most MaxCauses: what a "not reproduced"
+	// names as candidate causes.
+	Causes []string
 }
+
+// MaxCauses bounds the candidate causes a result names: the first few ranked differences
+// are where a DBA looks; the whole ranked list is compare's.
+const MaxCauses = 5
 
 // Count is how many effects have verdict v.
 func (r *Result) Count(v string) int {
@@ -125,6 +133,7 @@ func Judge(published, here *results.Run) *Result {
 	if len(res.Effects) == 0 {
 		return nil
 	}
+	res.Causes = compare.CandidateCauses(compare.RankedDifferences(published, here), MaxCauses)
 	return res
 }
 

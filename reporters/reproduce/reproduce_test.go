@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
 	"github.com/quadrant-bench/quadrant/reporters/reproduce"
@@ -21,9 +22,15 @@ func base(threads int, scale float64) float64 { return 1000 * math.Pow(float64(t
 // flushFolder writes a threads [4, 16] x flush_log [1, 2] folder whose cells' throughput tps gives.
 func flushFolder(t *testing.T, name string, repeats int, tps func(threads int, flush string, repeat int) float64, edit func(*results.IterationInfo)) *results.Run {
 	t.Helper()
+	return flushFolderOn(t, name, nil, repeats, tps, edit)
+}
+
+// flushFolderOn is flushFolder on a server with these variables (fixture's when nil).
+func flushFolderOn(t *testing.T, name string, vars map[string]string, repeats int, tps func(threads int, flush string, repeat int) float64, edit func(*results.IterationInfo)) *results.Run {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), name)
 	fixture.MatrixOf(t, dir, fixture.Shape{Threads: []int{4, 16}, Axis: "flush_log", Values: []string{"1", "2"}, Repeats: repeats,
-		TPS: tps, Iteration: edit})
+		TPS: tps, Iteration: edit, Variables: vars})
 	run, err := results.Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -82,16 +89,18 @@ func TestRerunAsPublishedIsReproduced(t *testing.T) {
 // An effect the published machine made (flush_log 2 was 60% slower there: its log on a
 // slow disk, say) is not reproduced where it cannot exist; the other axis's effects are.
 func TestEffectOfItsEnvironmentIsNotReproduced(t *testing.T) {
-	pub := flushFolder(t, "published", 3, func(threads int, flush string, repeat int) float64 {
-		v := published(threads, "1", repeat)
-		if flush == "2" {
-			v *= 0.4
-		}
-		return v
-	}, nil)
-	here := flushFolder(t, "here", 3, func(threads int, flush string, repeat int) float64 {
-		return published(threads, "1", 4-repeat)
-	}, nil)
+	pub := flushFolderOn(t, "published", map[string]string{"innodb_flush_method": "fsync", "innodb_buffer_pool_size": "8388608", "tmpdir": "/tmp/a"}, 3,
+		func(threads int, flush string, repeat int) float64 {
+			v := published(threads, "1", repeat)
+			if flush == "2" {
+				v *= 0.4
+			}
+			return v
+		}, nil)
+	here := flushFolderOn(t, "here", map[string]string{"innodb_flush_method": "O_DIRECT", "innodb_buffer_pool_size": "1073741824", "tmpdir": "/var/tmp/b"}, 3,
+		func(threads int, flush string, repeat int) float64 {
+			return published(threads, "1", 4-repeat)
+		}, nil)
 	r := reproduce.Judge(pub, here)
 	got := verdicts(r)
 	for _, th := range []string{"4", "16"} {
@@ -108,6 +117,21 @@ func TestEffectOfItsEnvironmentIsNotReproduced(t *testing.T) {
 	r.WriteText(&b)
 	if !strings.HasPrefix(strings.SplitN(b.String(), "\n", 3)[1], "  NOT REPRODUCED  flush_log 2 vs 1 at threads=") {
 		t.Errorf("the first verdict is not the not reproduced one:\n%s", b.String())
+	}
+	// The candidate causes: the flush method (durability) before the buffer pool, and no
+	// temporary directory among them.
+	text := b.String()
+	causes := text[strings.Index(text, "candidate causes"):]
+	flush, pool := strings.Index(causes, "innodb_flush_method"), strings.Index(causes, "innodb_buffer_pool_size")
+	if flush < 0 || pool < 0 || flush > pool || strings.Contains(causes, "tmpdir") {
+		t.Errorf("the candidate causes under a not reproduced verdict are not the flush method, then the buffer pool:\n%s", text)
+	}
+	rec, err := r.Record("test", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Causes) == 0 || !strings.Contains(rec.Causes[0], "innodb_flush_method") {
+		t.Errorf("the record's candidate causes: %q, want the flush method first", rec.Causes)
 	}
 }
 

@@ -71,6 +71,22 @@ func (r *Result) WriteText(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(&b, "reproduction: %s\n", r.Tally())
+	if r.Count(NotReproduced) > 0 {
+		writeCauses(&b, r.Causes)
+	}
 	_, err := io.WriteString(w, results.PrintableText(b.String()))
 	return err
+}
+
+// writeCauses names what differed between the runs, most likely to move the numbers first,
+// under a "not reproduced": the first places to look.
+func writeCauses(b *strings.Builder, causes []string) {
+	if len(causes) == 0 {
+		b.WriteString("candidate causes: none of the differences known to move the numbers (settings, storage, machines, load, version) was recorded between the runs\n")
+		return
+	}
+	b.WriteString("candidate causes, most likely to move the numbers first (all differences: quadrant compare):\n")
+	for _, c := range causes {
+		fmt.Fprintf(b, "  %s\n", c)
+	}
 }
