@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/loadavg"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -78,7 +79,13 @@ func (x *iteration) run(ctx context.Context) error {
 		x.watched = []string{x.target} // only the leader watches; this shard's rows carry its workload
 	}
 	x.info.Variables = r.fleet.variablesNow(ctx, x.watched)
-	if err := x.measure(ctx, s); err != nil {
+	x.info.Load = nil
+	start, cpus, hasLoad := loadavg.OneMinute()
+	err := x.measure(ctx, s)
+	if end, _, ok := loadavg.OneMinute(); hasLoad && ok {
+		x.info.Load = &results.HostLoad{Start: start, End: end, CPUs: cpus}
+	}
+	if err != nil {
 		return err
 	}
 	return r.steps.run(ctx, it.After, x.scope(spec.PhaseAfter))

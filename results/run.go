@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,6 +212,27 @@ type IterationInfo struct {
 	// Events are moments a step marked while the workload ran (a failover drill's fault and
 	// promotion), in order: the report draws each on its over-time charts.
 	Events []Event `json:"events,omitempty"`
+	// Load is the host's load around the measured workload, for compare to tell a change
+	// the host made (another job starting) from one the server made; nil in older folders.
+	Load *HostLoad `json:"load,omitempty"`
+}
+
+// HostLoad is the host's 1-minute load average (/proc/loadavg) when an iteration's measured
+// workload started and when it ended, and the CPUs quadrant could use: load/CPUs above 1
+// means runnable tasks waited for a CPU, the benchmark's among them.
+type HostLoad struct {
+	Start float64 `json:"start"`
+	End   float64 `json:"end"`
+	CPUs  int     `json:"cpus"`
+}
+
+// PerCPU is the higher of the two load averages per CPU (the 1-minute average lags, so
+// the end of an iteration shows a neighbour that started during it); NaN without CPUs.
+func (l HostLoad) PerCPU() float64 {
+	if l.CPUs <= 0 {
+		return math.NaN()
+	}
+	return max(l.Start, l.End) / float64(l.CPUs)
 }
 
 // Event is a moment of an iteration's measured part a step marked: its name ("fault",
