@@ -59,7 +59,27 @@ const (
 	WithinNoise     = "within noise"
 	NotComparable   = "not comparable"
 	NoNoiseEstimate = "no noise estimate"
+	// Inconclusive is a change whose interval leaves out 0 but comes from too few repeats
+	// (MinRepeats) to be trusted: two values give a bootstrap interval far too narrow.
+	Inconclusive = "inconclusive"
+	// Confounded is a change measured while the host's load changed between the compared
+	// iterations (ConfoundedLoad): another job may have made it, not the server.
+	Confounded = "confounded"
 )
+
+// MinRepeats is the fewest repeats whose interval a verdict trusts: with two, the
+// bootstrap's interval of the mean is the range of two values, far narrower than the
+// noise (Student's t for n=2 is 12.7, not 2).
+const MinRepeats = 3
+
+// Significant says v claims a change: better, worse, higher or lower.
+func (v Verdict) Significant() bool {
+	switch v.Kind {
+	case WithinNoise, NotComparable, NoNoiseEstimate, Inconclusive, Confounded, "":
+		return false
+	}
+	return true
+}
 
 // cellSamples are the values of a cell's summary rows (interrupted ones left out: they
 // measured part of a workload) and their iteration numbers.
@@ -71,6 +91,64 @@ type cellSamples struct {
 	// intervals are, for a cell of one iteration, each metric's measured (not warmup) values
 	// per interval, in time order: what its batch means are cut from (readSeries).
 	intervals map[string][]float64
+	// loads are the host's load per CPU of each iteration (results.HostLoad.PerCPU);
+	// noLoad says an iteration had none recorded (an older folder): no judgement then.
+	loads  []float64
+	noLoad bool
+}
+
+// iterationLoads are run.json's host loads by iteration number.
+func iterationLoads(run *results.Run) map[string]float64 {
+	out := map[string]float64{}
+	for _, it := range run.Info.Iterations {
+		if it.Load != nil && !math.IsNaN(it.Load.PerCPU()) {
+			out[strconv.Itoa(it.Index)] = it.Load.PerCPU()
+		}
+	}
+	return out
+}
+
+func (cs *cellSamples) addLoad(loads map[string]float64, iteration string) {
+	if l, ok := loads[iteration]; ok {
+		cs.loads = append(cs.loads, l)
+	} else {
+		cs.noLoad = true
+	}
+}
+
+// ConfoundedLoad is how far the host's load per CPU may differ between the two sides of a
+// verdict (each side's mean over its iterations of the higher of the 1-minute load average
+// at the workload's start and end, over the CPUs) before the verdict is Confounded: half a
+// CPU's worth of runnable tasks more on one side than the other, on the same host or not.
+const ConfoundedLoad = 0.5
+
+// loadChange says how the host's load differed between a and b when it differed by more
+// than ConfoundedLoad; "" when it did not or a side has no load recorded.
+func loadChange(a, b *cellSamples) string {
+	if a == nil || b == nil || a.noLoad || b.noLoad || len(a.loads) == 0 || len(b.loads) == 0 {
+		return ""
+	}
+	la, lb := noise.Mean(a.loads), noise.Mean(b.loads)
+	if math.Abs(la-lb) <= ConfoundedLoad {
+		return ""
+	}
+	return fmt.Sprintf("the host's load per CPU was %.2f around the first run's iterations and %.2f around this run's", la, lb)
+}
+
+// confound marks a verdict that claims a change (or would, with more repeats) Confounded
+// when the host's load changed between its two sides: a neighbour's job starting moves a
+// server's figures as much as a change of its own. A verdict within noise says it too.
+func confound(v Verdict, a, b *cellSamples) Verdict {
+	why := loadChange(a, b)
+	switch {
+	case why == "":
+	case v.Significant() || v.Kind == Inconclusive:
+		v.Kind = Confounded
+		v.Text = fmt.Sprintf("confounded: %s; %s, so the host, not the server, may have made the change", v.Text, why)
+	case v.Kind == WithinNoise:
+		v.Text += "; " + why
+	}
+	return v
 }
 
 // stats summarises one run's samples of metric m in a cell.
@@ -147,12 +225,7 @@ func verdict(col results.ColumnInfo, a, b Stats, missing string, seedKey string)
 			v.Kind, v.Change, v.Lo, v.Hi, v.Text = WithinNoise, 0, 0, 0, "the same (0 in both)"
 			return v
 		}
-		if a.Mean == 0 {
-			dir := 1.0
-			v.Kind = judge(col, dir)
-			v.Text = fmt.Sprintf("%s: 0 -> %s (no relative change from 0)", word(col, dir, v.Kind), results.FormatFloat(b.Mean))
-			return v
-		}
+		return fewRepeats(fromOrToZero(col, a, b, seedKey), a, b)
 	}
 	v.Change = noise.Change(a.Mean, b.Mean)
 	if a.Samples == nil && b.Samples == nil {
@@ -179,7 +252,7 @@ func verdict(col results.ColumnInfo, a, b Stats, missing string, seedKey string)
 	if v.Lo <= 0 && v.Hi >= 0 || math.IsNaN(v.Lo) {
 		v.Kind = WithinNoise
 		v.Text = fmt.Sprintf("within noise (±%s%%%s)", pct(math.Max(math.Abs(v.Lo), math.Abs(v.Hi))), est)
-		return v
+		return fewRepeats(v, a, b)
 	}
 	dir := 1.0
 	if v.Change < 0 {
@@ -191,7 +264,76 @@ func verdict(col results.ColumnInfo, a, b Stats, missing string, seedKey string)
 		lo, hi = hi, lo
 	}
 	v.Text = fmt.Sprintf("%s by %s%% (95%% CI %s–%s%%%s)", word(col, dir, v.Kind), pct(math.Abs(v.Change)), pct(lo), pct(hi), est)
+	return fewRepeats(v, a, b)
+}
+
+// fewRepeats turns a change drawn from fewer than MinRepeats repeats on a side into
+// Inconclusive, and says the count on a verdict within noise: its interval is too narrow
+// to stand on.
+func fewRepeats(v Verdict, a, b Stats) Verdict {
+	n := 0
+	for _, s := range []Stats{a, b} {
+		if s.Source == FromRepeats && s.N < MinRepeats && (n == 0 || s.N < n) {
+			n = s.N
+		}
+	}
+	switch {
+	case n == 0:
+		return v
+	case v.Significant():
+		v.Text = fmt.Sprintf("inconclusive: %s, but from %d repeats, too few to trust the interval (give the plan repeat: %d or more)", v.Text, n, MinRepeats)
+		v.Kind = Inconclusive
+	case v.Kind == WithinNoise:
+		v.Text += fmt.Sprintf(", from %d repeats (too few: repeat: %d or more)", n, MinRepeats)
+	}
 	return v
+}
+
+// fromOrToZero judges a metric that is 0 on one side (errors, deadlocks): there is no
+// relative change from 0, and one to 0 is -100% in every draw, an interval of 100–100%.
+// It judges the difference of the means instead, a change only when its whole 95% interval
+// is on one side of 0: one deadlock in one repeat is not a server that deadlocks.
+func fromOrToZero(col results.ColumnInfo, a, b Stats, seedKey string) Verdict {
+	v := Verdict{Change: noise.Change(a.Mean, b.Mean), Lo: math.NaN(), Hi: math.NaN()}
+	fromTo := results.FormatFloat(a.Mean) + " -> " + results.FormatFloat(b.Mean)
+	if a.Samples == nil && b.Samples == nil {
+		v.Kind, v.Text = NoNoiseEstimate, "no noise estimate: "+fromTo+" (one repeat, too few intervals)"
+		return v
+	}
+	draw := func(r *rand.Rand, s Stats) float64 {
+		if s.Samples == nil {
+			return s.Mean
+		}
+		return noise.Mean(noise.Resample(r, s.Samples)) + s.Mean - noise.Mean(s.Samples)
+	}
+	lo, hi := noise.Bootstrap(noise.NewRand(Seed, seedKey, col.Name), func(r *rand.Rand) float64 { return draw(r, b) - draw(r, a) })
+	if a.Mean != 0 { // to 0: the difference's interval in percent of the base
+		v.Lo, v.Hi = 100*lo/a.Mean, 100*hi/a.Mean
+	}
+	if math.IsNaN(lo) || lo <= 0 && hi >= 0 {
+		v.Kind = WithinNoise
+		v.Text = fmt.Sprintf("within noise: %s (the difference's 95%% CI %s to %s holds 0)", fromTo, signed(lo), signed(hi))
+		return v
+	}
+	dir := 1.0
+	if b.Mean < a.Mean {
+		dir = -1
+	}
+	v.Kind = judge(col, dir)
+	v.Text = fmt.Sprintf("%s: %s (95%% CI of the difference %s to %s)", word(col, dir, v.Kind), fromTo, signed(lo), signed(hi))
+	return v
+}
+
+// signed prints a difference with its sign, "?" when there is none.
+func signed(x float64) string {
+	if math.IsNaN(x) {
+		return "?"
+	}
+	s := results.FormatFloat(x)
+	if x >= 0 {
+		s = "+" + s
+	}
+	return s
 }
 
 // judge is Better or Worse for a change in direction dir (+1 up, -1 down) of metric col;
