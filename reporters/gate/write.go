@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// WriteText prints the gate's outcome for a terminal: one line per failed or skipped
-// check, then the tally.
+// WriteText prints the gate's outcome for a terminal: one line per check that did not
+// pass, then the tally.
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for _, c := range r.Checks {
@@ -27,12 +27,20 @@ func (r *Result) tally() string {
 		n[c.Outcome]++
 	}
 	verdict := "pass"
-	if n[Failed] > 0 {
+	switch {
+	case n[Failed] > 0:
 		verdict = "FAIL"
+	case n[Inconclusive]+n[Confounded] > 0:
+		verdict = "INCONCLUSIVE"
 	}
-	return fmt.Sprintf("%s: %d checks, %d failed, %d passed, %d skipped (a check fails only when the change is past its threshold with its whole 95%% interval)",
-		verdict, len(r.Checks), n[Failed], n[Passed], n[Skipped])
+	return fmt.Sprintf("%s: %d checks, %d failed, %d inconclusive, %d confounded, %d passed, %d skipped "+
+		"(a check fails only when the change is past its threshold with its whole 95%% interval; "+
+		"it is inconclusive when its interval reaches the threshold and is wider than it, confounded when the host's load changed)",
+		verdict, len(r.Checks), n[Failed], n[Inconclusive], n[Confounded], n[Passed], n[Skipped])
 }
+
+// outcomes in the order gate.md lists them: what a reader must act on first.
+var outcomes = []string{Failed, Inconclusive, Confounded, Skipped, Passed}
 
 // WriteMarkdown writes the summary CI systems show on a job's page (GitHub's step summary,
 // GitLab's report): the tally, then a table of every check, failures first.
@@ -47,13 +55,19 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n\n")
 	}
 	b.WriteString("| outcome | rule | cell | change | 95% CI | verdict |\n| --- | --- | --- | --- | --- | --- |\n")
-	for _, outcome := range []string{Failed, Skipped, Passed} {
+	for _, outcome := range outcomes {
 		for _, c := range r.Checks {
 			if c.Outcome != outcome {
 				continue
 			}
 			fmt.Fprintf(&b, "| %s | `%s` | %s | %+.1f%% | %+.1f%% to %+.1f%% | %s |\n",
 				c.Outcome, md(c.Rule.String()), md(c.Cell), c.Verdict.Change, c.Verdict.Lo, c.Verdict.Hi, md(c.Verdict.Text))
+		}
+	}
+	if len(r.Around) > 0 {
+		b.WriteString("\n### Around the numbers\n\nWhat differed between the runs besides the change under test, settings first: read it before trusting a failure.\n\n")
+		for _, n := range r.Around {
+			fmt.Fprintf(&b, "- %s\n", md(n))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -67,7 +81,7 @@ func md(s string) string {
 
 // JUnit XML as Jenkins, GitLab and GitHub's test reporters read it: one testsuite, one
 // testcase per check, a failure element for a failed one and skipped for one that cannot
-// be judged.
+// be judged or cannot tell (its message starts with skipped, inconclusive or confounded).
 type junitSuites struct {
 	XMLName xml.Name   `xml:"testsuites"`
 	Suites  []junitSet `xml:"testsuite"`
@@ -102,9 +116,10 @@ func (r *Result) WriteJUnit(w io.Writer) error {
 		case Failed:
 			set.Failures++
 			tc.Failure = &junitMessage{Message: c.Why}
-		case Skipped:
+		case Skipped, Inconclusive, Confounded:
+			// JUnit has no "cannot tell": a skipped case whose message says which
 			set.Skipped++
-			tc.Skipped = &junitMessage{Message: c.Why}
+			tc.Skipped = &junitMessage{Message: c.Outcome + ": " + c.Why}
 		}
 		set.Cases = append(set.Cases, tc)
 	}
