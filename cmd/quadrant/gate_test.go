@@ -16,7 +16,8 @@ import (
 
 // The CI gate, end to end: a published run, rerun on a server made slower on purpose (a
 // trigger that sleeps 10 ms on every insert) fails the gate with its Markdown and JUnit
-// files; the same rerun on the same server as it was, noise only, passes five times of five.
+// files; the same rerun on the same server as it was, noise only, passes or says it cannot
+// tell (inconclusive, exit 4) five times of five: never a failure.
 func TestGateFailsASlowerServerAndPassesNoise(t *testing.T) {
 	c := sandboxtest.Start(t, sandbox.Options{Name: "gate"})
 	db, err := c.Primary.Open()
@@ -84,8 +85,9 @@ iteration:
 		t.Fatal(err)
 	}
 	for i := range 5 {
-		if code, out, _ := rerun(); code != exitOK || !strings.Contains(out, "gate: pass") {
-			t.Fatalf("rerun %d on the same server (noise only): exit %d, want 0:\n%s", i+1, code, out)
+		code, out, _ := rerun()
+		if !(code == exitOK && strings.Contains(out, "gate: pass") || code == exitInconclusive && strings.Contains(out, "gate: INCONCLUSIVE")) {
+			t.Fatalf("rerun %d on the same server (noise only): exit %d, want 0 or 4:\n%s", i+1, code, out)
 		}
 	}
 }

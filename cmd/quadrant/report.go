@@ -117,10 +117,10 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant compare: %v\n", err)
 		return exitFailed
 	}
-	gateFailed := false
+	gateCode := exitOK
 	if g.on() {
 		var err error
-		if gateFailed, err = g.judge(c, stdout, ""); err != nil {
+		if _, gateCode, err = g.judge(c, stdout, ""); err != nil {
 			fmt.Fprintf(stderr, "quadrant compare: gate: %v\n", err)
 			return exitFailed
 		}
@@ -132,10 +132,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "\ncomparison: %s\n", *out)
 	}
-	if gateFailed {
-		return exitAssert
-	}
-	return exitOK
+	return gateCode
 }
 
 // compareChecks compares two verify folders (before and after a fix, or two servers checked

@@ -487,14 +487,14 @@ func (req runRequest) finish(ctx context.Context, dir string, code int, stdout, 
 			fmt.Fprintf(stderr, "no comparison: the run stopped before its first iteration (see %s)\n", filepath.Join(dir, results.LogFile))
 		}
 	}
-	gateFailed := false
+	gateCode := exitOK
 	if req.gate.on() && !req.shard.Sharded() && measuredAny(dir) {
-		failed, err := req.gate.judgeFolders(req.gate.baseline, dir, stdout)
+		gc, err := req.gate.judgeFolders(req.gate.baseline, dir, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "quadrant: gate against %s: %v\n", req.gate.baseline, err)
 			return exitFailed
 		}
-		gateFailed = failed
+		gateCode = gc
 	}
 	if req.metricsAddr != "" && req.metricsHold > 0 && ctx.Err() == nil {
 		fmt.Fprintf(stdout, "metrics: serving the final values for %s (Ctrl-C ends it)\n", req.metricsHold)
@@ -504,10 +504,10 @@ func (req runRequest) finish(ctx context.Context, dir string, code int, stdout, 
 		fmt.Fprintf(stdout, "holding for %s: copy the results with quadrant pack %s > %s.tgz\n", req.hold, dir, filepath.Base(dir))
 		hold(ctx, req.hold)
 	}
-	if code != exitOK || !gateFailed {
+	if code != exitOK {
 		return code
 	}
-	return exitAssert // the run passed, the gate did not
+	return gateCode // the run passed: the gate's failed, inconclusive or passed
 }
 
 // hold waits d or until ctx ends (Ctrl-C).

@@ -116,36 +116,48 @@ func (cs *cellSamples) addLoad(loads map[string]float64, iteration string) {
 	}
 }
 
-// ConfoundedLoad is how far the host's load per CPU may differ between the two sides of a
-// verdict (each side's mean over its iterations of the higher of the 1-minute load average
-// at the workload's start and end, over the CPUs) before the verdict is Confounded: half a
-// CPU's worth of runnable tasks more on one side than the other, on the same host or not.
+// ConfoundedLoad is how much busier the host may have been on one side of a verdict than
+// on the other before a change in the direction that load explains is Confounded: the
+// busier side's load per CPU (each side's mean over its iterations of the higher of the
+// 1-minute load average at the workload's start and end, over the CPUs), counted as at
+// least 1, more than 1+ConfoundedLoad times the quieter side's. The load counts the
+// benchmark's own threads, and below one per CPU every runnable task has a CPU; above it,
+// the benchmark's share of the CPUs goes as 1/load, so 1.5 times the load is a third less.
 const ConfoundedLoad = 0.5
 
 // loadChange says how the host's load differed between a and b when it differed by more
-// than ConfoundedLoad; "" when it did not or a side has no load recorded.
-func loadChange(a, b *cellSamples) string {
+// than ConfoundedLoad, and which side was the busier (+1: b, -1: a); "" when it did not or
+// a side has no load recorded.
+func loadChange(a, b *cellSamples) (string, float64) {
 	if a == nil || b == nil || a.noLoad || b.noLoad || len(a.loads) == 0 || len(b.loads) == 0 {
-		return ""
+		return "", 0
 	}
 	la, lb := noise.Mean(a.loads), noise.Mean(b.loads)
-	if math.Abs(la-lb) <= ConfoundedLoad {
-		return ""
+	busier := 1.0
+	if la > lb {
+		busier = -1
 	}
-	return fmt.Sprintf("the host's load per CPU was %.2f around the first run's iterations and %.2f around this run's", la, lb)
+	if max(1, la, lb)/max(1, min(la, lb)) <= 1+ConfoundedLoad {
+		return "", 0
+	}
+	return fmt.Sprintf("the host's load per CPU was %.2f around the first run's iterations and %.2f around this run's", la, lb), busier
 }
 
-// confound marks a verdict that claims a change (or would, with more repeats) Confounded
-// when the host's load changed between its two sides: a neighbour's job starting moves a
-// server's figures as much as a change of its own. A verdict within noise says it too.
+// confound marks a verdict Confounded when the host was much busier on one side
+// (loadChange) and the change goes the way that load explains: slower on the busier side,
+// or any change of a metric with no better direction, or one too few repeats leave open.
+// A neighbour's job moves a server's figures as much as a change of its own; a side that
+// was faster while busier is not explained by it. A verdict within noise says it too.
 func confound(v Verdict, a, b *cellSamples) Verdict {
-	why := loadChange(a, b)
+	why, busier := loadChange(a, b)
+	explained := v.Kind == Inconclusive || v.Kind == "higher" || v.Kind == "lower" ||
+		busier > 0 && v.Kind == Worse || busier < 0 && v.Kind == Better
 	switch {
 	case why == "":
-	case v.Significant() || v.Kind == Inconclusive:
+	case explained:
 		v.Kind = Confounded
 		v.Text = fmt.Sprintf("confounded: %s; %s, so the host, not the server, may have made the change", v.Text, why)
-	case v.Kind == WithinNoise:
+	default:
 		v.Text += "; " + why
 	}
 	return v

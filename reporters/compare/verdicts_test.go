@@ -67,8 +67,9 @@ func TestVerdictFromTwoRepeatsIsInconclusive(t *testing.T) {
 	}
 }
 
-// A change measured while the host's load per CPU moved by more than ConfoundedLoad
-// between the two sides is confounded, not faster; under the same load it is faster.
+// A change measured while the host was much busier on one side (ConfoundedLoad), in the
+// direction that load explains, is confounded, not faster; under the same load, or faster
+// on the busier side, it is faster.
 func TestVerdictConfoundedByHostLoad(t *testing.T) {
 	base := []float64{1000, 1010, 990}
 	fast := []float64{1500, 1510, 1490}
@@ -78,6 +79,13 @@ func TestVerdictConfoundedByHostLoad(t *testing.T) {
 	}
 	if v := verdictOf(t, "tps", oneCell("a", "tps", base, 1.8, 1.9, 2.0), oneCell("b", "tps", fast, 1.7, 2.1, 1.9)); v.Kind != Better {
 		t.Errorf("same load: %+v", v)
+	}
+	if v := verdictOf(t, "tps", oneCell("a", "tps", base, 0.3, 0.4, 0.3), oneCell("b", "tps", fast, 1.8, 1.9, 2.0)); v.Kind != Better || !strings.Contains(v.Text, "load per CPU") {
+		t.Errorf("faster while busier: %+v", v)
+	}
+	// a busy host a little busier: 8 and 9 per CPU is not 1.5 times
+	if v := verdictOf(t, "tps", oneCell("a", "tps", base, 8, 8, 8), oneCell("b", "tps", fast, 9, 9, 9)); v.Kind != Better {
+		t.Errorf("8 to 9 per CPU: %+v", v)
 	}
 	// an older folder without loads is judged as before
 	if v := verdictOf(t, "tps", oneCell("a", "tps", base), oneCell("b", "tps", fast, 0.3, 0.4, 0.3)); v.Kind != Better {
