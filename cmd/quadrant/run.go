@@ -289,6 +289,9 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
+	if w := repeatWarning(pr.p, req.gate.on()); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
 	dir, prev, code := resultsDir(req, pr.p, pr.sha, stderr)
 	if code != 0 {
 		return code
@@ -382,6 +385,9 @@ func (req runRequest) prepare(stderr io.Writer) (prepared, int) {
 		return prepared{}, exitInvalid
 	}
 	opts := spec.Options{Set: req.sets, Targets: overrides, TLS: tlsFlags}
+	if req.resume != "" {
+		opts.Order = resumedOrder(req.resume)
+	}
 	p, err := loadPlan(req.plan, req.allow.options(req.plan, opts))
 	if err == nil {
 		if errs := shard.Validate(p, req.shard.Count); len(errs) > 0 {
@@ -579,6 +585,20 @@ func dropEmptyFolder(dir string, stderr io.Writer) {
 		return
 	}
 	os.Remove(filepath.Dir(dir)) // results/NAME, when this was its only run
+}
+
+// resumedOrder is the order of repeats the run being resumed started in, which its
+// iteration numbers follow: run.json's, or sequential for a folder from before run.json
+// recorded it (the default then); "" when run.json does not read (resultsDir says why).
+func resumedOrder(dir string) string {
+	prev, err := results.ReadRunInfo(dir)
+	switch {
+	case err != nil:
+		return ""
+	case prev.Order == nil || prev.Order.Kind == "":
+		return spec.OrderSequential
+	}
+	return prev.Order.Kind
 }
 
 // resultsDir is a new folder under --out (or report.dir), or the folder being resumed

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,5 +63,39 @@ func TestValidateWithoutServerBinarySkipsTheOptionCheck(t *testing.T) {
 	code := run([]string{"validate", path}, &out, &errb)
 	if code != exitOK || strings.Count(errb.String(), "\n") != 1 || !strings.HasPrefix(errb.String(), "note: "+path+":6:16: sandbox db: option names not checked") {
 		t.Fatalf("validate: exit %d, want 0 and the basedir's note alone:\n%s%s", code, out.String(), errb.String())
+	}
+}
+
+// A plan whose cells are compared (a matrix) with fewer than 3 repeats gets a warning at
+// validate and explain, at repeat:'s line, saying what to do; 3 repeats, or one cell, none.
+func TestValidateWarnsOfTooFewRepeats(t *testing.T) {
+	dir := t.TempDir()
+	plan := func(keys string) string {
+		path := filepath.Join(dir, "r.yaml")
+		if err := os.WriteFile(path, []byte(`version: 1
+name: r
+targets: {db: {dsn: "u@tcp(127.0.0.1:3306)/x"}}
+`+keys+`iteration:
+  workload: {builtin: oltp_read_only, duration: 1s}
+`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	p := plan("matrix: {threads: [1, 2]}\nrepeat: 2\n")
+	code, _, errOut := runCLI("validate", p)
+	if code != exitOK || !strings.Contains(errOut, "r.yaml:5:9: its 2 matrix cells are compared") || !strings.Contains(errOut, "inconclusive; give the plan repeat: 3 or more") {
+		t.Errorf("validate, repeat 2: exit %d:\n%s", code, errOut)
+	}
+	if code, out, _ := runCLI("explain", p); code != exitOK || !strings.Contains(out, "warning: ") || !strings.Contains(out, "repeat: 3 or more") {
+		t.Errorf("explain, repeat 2: exit %d:\n%s", code, out)
+	}
+	if _, _, errOut := runCLI("validate", plan("matrix: {threads: [1, 2]}\n")); !strings.Contains(errOut, "repeat: 1 gives each cell one value") {
+		t.Errorf("validate, no repeat:\n%s", errOut)
+	}
+	for _, keys := range []string{"matrix: {threads: [1, 2]}\nrepeat: 3\n", "repeat: 2\n"} {
+		if _, _, errOut := runCLI("validate", plan(keys)); strings.Contains(errOut, "warning") {
+			t.Errorf("validate %q warns:\n%s", keys, errOut)
+		}
 	}
 }
