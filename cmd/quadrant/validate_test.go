@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // typoPlan has a misspelt my.cnf option in a sandbox's config and in server_config, beside
@@ -97,5 +99,26 @@ targets: {db: {dsn: "u@tcp(127.0.0.1:3306)/x"}}
 		if _, _, errOut := runCLI("validate", plan(keys)); strings.Contains(errOut, "warning") {
 			t.Errorf("validate %q warns:\n%s", keys, errOut)
 		}
+	}
+}
+
+// A resumed run keeps the order of repeats it started in, whatever the default is now: the
+// order run.json records, or sequential for a folder from before it recorded one (the
+// default then), since its iteration numbers, and the files named by them, follow it.
+func TestResumeKeepsTheOrderItStartedIn(t *testing.T) {
+	for _, c := range []struct {
+		order *results.RunOrder
+		want  string
+	}{{nil, spec.OrderSequential}, {&results.RunOrder{Kind: spec.OrderRandom, Seed: 3}, spec.OrderRandom}, {&results.RunOrder{Kind: spec.OrderInterleaved}, spec.OrderInterleaved}} {
+		dir := t.TempDir()
+		if err := results.WriteJSON(filepath.Join(dir, results.RunFile), &results.RunInfo{Plan: "p", Order: c.order}); err != nil {
+			t.Fatal(err)
+		}
+		if got := resumedOrder(dir); got != c.want {
+			t.Errorf("run.json order %+v: resumed in %q, want %q", c.order, got, c.want)
+		}
+	}
+	if got := resumedOrder(t.TempDir()); got != "" {
+		t.Errorf("no run.json: %q", got)
 	}
 }
