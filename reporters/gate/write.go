@@ -21,18 +21,27 @@ func (r *Result) WriteText(w io.Writer) error {
 	return err
 }
 
+// Verdict is the gate's word: FAIL when a check failed, INCONCLUSIVE when none did but one
+// could not tell, pass.
+func (r *Result) Verdict() string {
+	switch {
+	case r.Failed() > 0:
+		return "FAIL"
+	case r.Inconclusive() > 0:
+		return "INCONCLUSIVE"
+	}
+	return "pass"
+}
+
+// Tally is the verdict with the count of each outcome and the rule: "FAIL: 4 checks, 1 failed, ...".
+func (r *Result) Tally() string { return r.tally() }
+
 func (r *Result) tally() string {
 	n := map[string]int{}
 	for _, c := range r.Checks {
 		n[c.Outcome]++
 	}
-	verdict := "pass"
-	switch {
-	case n[Failed] > 0:
-		verdict = "FAIL"
-	case n[Inconclusive]+n[Confounded] > 0:
-		verdict = "INCONCLUSIVE"
-	}
+	verdict := r.Verdict()
 	return fmt.Sprintf("%s: %d checks, %d failed, %d inconclusive, %d confounded, %d passed, %d skipped "+
 		"(a check fails only when the change is past its threshold with its whole 95%% interval; "+
 		"it is inconclusive when its interval reaches the threshold and is wider than it, confounded when the host's load changed)",

@@ -14,6 +14,7 @@ import (
 	"text/template"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
+	"github.com/quadrant-bench/quadrant/reporters/gate"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
@@ -264,6 +265,8 @@ type comparisonData struct {
 	// Servers and Evidence are drawn by servers.js, cell by cell.
 	Servers  *serversData         `json:"servers,omitempty"`
 	Evidence []comparisonEvidence `json:"evidence,omitempty"`
+	// Gate is the CI gate's outcome when one judged the comparison, drawn by verdicts.js.
+	Gate *gateData `json:"gate,omitempty"`
 }
 
 type comparisonCell struct {
@@ -276,9 +279,15 @@ type comparisonCell struct {
 // RenderComparison writes a comparison of runs as one self-contained page: per metric, a
 // table with the change against the first run and a chart across cells.
 func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
+	return RenderComparisonGate(w, c, nil, version)
+}
+
+// RenderComparisonGate is RenderComparison with the CI gate's outcome g (nil: none) at the
+// top, above the verdicts.
+func RenderComparisonGate(w io.Writer, c *compare.Comparison, g *gate.Result, version string) error {
 	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Better: map[string]int{}, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
 		Throughput: results.Throughput(),
-		Servers:    acrossServers(c), Evidence: comparisonEvidenceOf(c)}
+		Servers:    acrossServers(c), Evidence: comparisonEvidenceOf(c), Gate: gateOf(g)}
 	for _, m := range c.Metrics {
 		cd.Better[m] = int(c.Describe(m).Better)
 	}
@@ -348,5 +357,10 @@ func cellText(v float64) string {
 
 // WriteComparison renders c to path.
 func WriteComparison(path string, c *compare.Comparison, version string) error {
-	return writeFile(path, func(w io.Writer) error { return RenderComparison(w, c, version) })
+	return WriteComparisonGate(path, c, nil, version)
+}
+
+// WriteComparisonGate renders c with the gate's outcome g to path.
+func WriteComparisonGate(path string, c *compare.Comparison, g *gate.Result, version string) error {
+	return writeFile(path, func(w io.Writer) error { return RenderComparisonGate(w, c, g, version) })
 }
