@@ -80,10 +80,12 @@ func (x *iteration) run(ctx context.Context) error {
 	}
 	x.info.Variables = r.fleet.variablesNow(ctx, x.watched)
 	x.info.Load = nil
-	start, cpus, hasLoad := loadavg.OneMinute()
+	start, hasLoad := loadavg.Read()
+	sampler := loadavg.Sample()
 	err := x.measure(ctx, s)
-	if end, _, ok := loadavg.OneMinute(); hasLoad && ok {
-		x.info.Load = &results.HostLoad{Start: start, End: end, CPUs: cpus}
+	runnable, sampled := sampler.Stop()
+	if end, ok := loadavg.Read(); hasLoad && ok && sampled {
+		x.info.Load = &results.HostLoad{Start: start.OneMinute, End: end.OneMinute, Runnable: runnable, CPUs: loadavg.CPUs()}
 	}
 	if err != nil {
 		return err

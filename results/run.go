@@ -217,20 +217,27 @@ type IterationInfo struct {
 	Load *HostLoad `json:"load,omitempty"`
 }
 
-// HostLoad is the host's 1-minute load average (/proc/loadavg) when an iteration's measured
-// workload started and when it ended, and the CPUs quadrant could use: load/CPUs above 1
-// means runnable tasks waited for a CPU, the benchmark's among them.
+// HostLoad is the host's load around an iteration's measured workload: the 1-minute load
+// average (/proc/loadavg) when it started and when it ended, the mean count of runnable
+// tasks sampled every 250 ms while it ran (the benchmark's own threads included), and the
+// CPUs quadrant could use. Above one runnable task per CPU, tasks wait for a CPU, the
+// benchmark's among them.
 type HostLoad struct {
-	Start float64 `json:"start"`
-	End   float64 `json:"end"`
-	CPUs  int     `json:"cpus"`
+	Start    float64 `json:"start"`
+	End      float64 `json:"end"`
+	Runnable float64 `json:"runnable,omitempty"`
+	CPUs     int     `json:"cpus"`
 }
 
-// PerCPU is the higher of the two load averages per CPU (the 1-minute average lags, so
-// the end of an iteration shows a neighbour that started during it); NaN without CPUs.
+// PerCPU is the load per CPU during the workload: the mean runnable tasks, or without them
+// the higher of the two 1-minute averages (which lag: the end shows a neighbour that started
+// during the iteration); NaN without CPUs.
 func (l HostLoad) PerCPU() float64 {
-	if l.CPUs <= 0 {
+	switch {
+	case l.CPUs <= 0:
 		return math.NaN()
+	case l.Runnable > 0:
+		return l.Runnable / float64(l.CPUs)
 	}
 	return max(l.Start, l.End) / float64(l.CPUs)
 }

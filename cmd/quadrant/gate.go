@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
+	"github.com/quadrant-bench/quadrant/reporters/html"
 	"github.com/quadrant-bench/quadrant/reporters/gate"
 	"github.com/quadrant-bench/quadrant/results"
 )
@@ -115,7 +116,8 @@ func gateCode(res *gate.Result) int {
 	return exitOK
 }
 
-// judgeFolders compares baseline with dir and judges the result; code as judge's.
+// judgeFolders compares baseline with dir and judges the result; code as judge's. A
+// rerun's comparison page in dir (comparison.html) is drawn again with the gate's outcome.
 func (g *gateFlags) judgeFolders(baseline, dir string, w io.Writer) (code int, err error) {
 	var runs []*results.Run
 	for _, d := range []string{baseline, dir} {
@@ -129,6 +131,16 @@ func (g *gateFlags) judgeFolders(baseline, dir string, w io.Writer) (code int, e
 	if err := compare.CheckMetrics(runs, wanted); err != nil {
 		return 0, fmt.Errorf("--fail-on: %w", err)
 	}
-	_, code, err = g.judge(compare.Compare(runs, wanted), w, dir)
-	return code, err
+	c := compare.Compare(runs, wanted)
+	res, code, err := g.judge(c, w, dir)
+	if err != nil {
+		return 0, err
+	}
+	if page := filepath.Join(dir, results.ComparisonPage); fileExists(page) {
+		if err := html.WriteComparisonGate(page, c, res, buildVersion()); err != nil {
+			return 0, err
+		}
+	}
+	return code, nil
 }
+

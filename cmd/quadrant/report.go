@@ -10,6 +10,7 @@ import (
 	"github.com/quadrant-bench/quadrant/reporters"
 	"github.com/quadrant-bench/quadrant/reporters/checks"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
+	"github.com/quadrant-bench/quadrant/reporters/gate"
 	"github.com/quadrant-bench/quadrant/reporters/effects"
 	"github.com/quadrant-bench/quadrant/reporters/html"
 	"github.com/quadrant-bench/quadrant/results"
@@ -118,15 +119,16 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		return exitFailed
 	}
 	gateCode := exitOK
+	var judged *gate.Result
 	if g.on() {
 		var err error
-		if _, gateCode, err = g.judge(c, stdout, ""); err != nil {
+		if judged, gateCode, err = g.judge(c, stdout, ""); err != nil {
 			fmt.Fprintf(stderr, "quadrant compare: gate: %v\n", err)
 			return exitFailed
 		}
 	}
 	if *out != "" {
-		if err := html.WriteComparison(*out, c, buildVersion()); err != nil {
+		if err := html.WriteComparisonGate(*out, c, judged, buildVersion()); err != nil {
 			fmt.Fprintf(stderr, "quadrant compare: %v\n", err)
 			return exitFailed
 		}

@@ -518,8 +518,9 @@ func (c *Comparison) writeText(w io.Writer) error {
 var VerdictNote = fmt.Sprintf("A value is the median of the cell's repeats; noise is their count, coefficient of variation and "+
 	"the half-width of the 95%% CI of their mean (~ when estimated from batch means of the one repeat's intervals). "+
 	"Verdicts compare means; each 95%% CI is a bootstrap over repeats (seed %d): a change whose interval holds 0 is within noise; "+
-	"one from fewer than %d repeats is inconclusive; one that went the way load explains (slower where the host was busier) "+
-	"while one side's load per CPU (at least 1) was more than %g times the other's is confounded; "+
+	"one from fewer than %d repeats is inconclusive; one the host's load explains is confounded (the host was busier on "+
+	"the worse side, its load per CPU, counted as at least 1, more than %g times the other's, and the change is within what "+
+	"that ratio accounts for: throughput down to 1/ratio, latency up by the ratio); "+
 	"a count that is 0 on one side is judged by the difference.", Seed, MinRepeats, 1+ConfoundedLoad)
 
 // NoiseText is how a run's noise reads in a table.

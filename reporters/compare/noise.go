@@ -116,50 +116,62 @@ func (cs *cellSamples) addLoad(loads map[string]float64, iteration string) {
 	}
 }
 
-// ConfoundedLoad is how much busier the host may have been on one side of a verdict than
-// on the other before a change in the direction that load explains is Confounded: the
-// busier side's load per CPU (each side's mean over its iterations of the higher of the
-// 1-minute load average at the workload's start and end, over the CPUs), counted as at
-// least 1, more than 1+ConfoundedLoad times the quieter side's. The load counts the
-// benchmark's own threads, and below one per CPU every runnable task has a CPU; above it,
-// the benchmark's share of the CPUs goes as 1/load, so 1.5 times the load is a third less.
-const ConfoundedLoad = 0.5
+// ConfoundedLoad is how much busier the host may be on one side of a verdict than on the
+// other before compare asks whether the load explains the change: the busier side's load per
+// CPU (each side's mean over its iterations of results.HostLoad.PerCPU), counted as at least
+// 1, over the quieter side's, above 1+ConfoundedLoad. Below one runnable task per CPU every
+// task has a CPU; above it, the benchmark's share of the CPUs goes as 1/load.
+const ConfoundedLoad = 0.1
 
-// loadChange says how the host's load differed between a and b when it differed by more
-// than ConfoundedLoad, and which side was the busier (+1: b, -1: a); "" when it did not or
-// a side has no load recorded.
-func loadChange(a, b *cellSamples) (string, float64) {
+// loadRatio is the busier side's load per CPU (at least 1) over the quieter side's, and which
+// side was the busier (+1: b, -1: a); 1 when a side has no load recorded.
+func loadRatio(a, b *cellSamples) (ratio, busier float64, why string) {
 	if a == nil || b == nil || a.noLoad || b.noLoad || len(a.loads) == 0 || len(b.loads) == 0 {
-		return "", 0
+		return 1, 0, ""
 	}
 	la, lb := noise.Mean(a.loads), noise.Mean(b.loads)
-	busier := 1.0
+	busier = 1
 	if la > lb {
 		busier = -1
 	}
-	if max(1, la, lb)/max(1, min(la, lb)) <= 1+ConfoundedLoad {
-		return "", 0
-	}
-	return fmt.Sprintf("the host's load per CPU was %.2f around the first run's iterations and %.2f around this run's", la, lb), busier
+	why = fmt.Sprintf("the host's load per CPU was %.2f around the first run's iterations and %.2f around this run's", la, lb)
+	return max(1, la, lb) / max(1, min(la, lb)), busier, why
 }
 
-// confound marks a verdict Confounded when the host was much busier on one side
-// (loadChange) and the change goes the way that load explains: slower on the busier side,
-// or any change of a metric with no better direction, or one too few repeats leave open.
-// A neighbour's job moves a server's figures as much as a change of its own; a side that
-// was faster while busier is not explained by it. A verdict within noise says it too.
-func confound(v Verdict, a, b *cellSamples) Verdict {
-	why, busier := loadChange(a, b)
-	explained := v.Kind == Inconclusive || v.Kind == "higher" || v.Kind == "lower" ||
-		busier > 0 && v.Kind == Worse || busier < 0 && v.Kind == Better
-	switch {
-	case why == "":
-	case explained:
-		v.Kind = Confounded
-		v.Text = fmt.Sprintf("confounded: %s; %s, so the host, not the server, may have made the change", v.Text, why)
-	default:
-		v.Text += "; " + why
+// explainable is how large a change, in percent, a load ratio explains: a figure that went
+// down (a throughput on the busier side, a latency on the quieter) to 1/ratio, one that went
+// up by the ratio.
+func explainable(change, ratio float64) float64 {
+	if change < 0 {
+		return 100 * (1 - 1/ratio)
 	}
+	return 100 * (ratio - 1)
+}
+
+// confound marks a verdict Confounded when the host was busier on one side (by more than
+// ConfoundedLoad) and the load explains the change: it went the way load moves a figure
+// (worse on the busier side, better on the quieter; either way for a metric of no better
+// direction), and the near end of its interval is within what the load ratio accounts for. A
+// neighbour's job moves a server's figures as much as a change of its own; a change larger
+// than the load explains (a server six times slower) or against it stands. A verdict the load
+// does not make confounded says the load when it differed.
+func confound(v Verdict, a, b *cellSamples) Verdict {
+	ratio, busier, why := loadRatio(a, b)
+	if ratio <= 1+ConfoundedLoad {
+		return v
+	}
+	way := v.Kind == "higher" || v.Kind == "lower" || busier > 0 && v.Kind == Worse || busier < 0 && v.Kind == Better
+	near := math.Min(math.Abs(v.Lo), math.Abs(v.Hi))
+	if math.IsNaN(v.Lo) || math.IsNaN(v.Change) { // from 0: no percent to weigh, the way decides
+		near = 0
+	}
+	if v.Significant() && way && near <= explainable(v.Change, ratio) {
+		v.Kind = Confounded
+		v.Text = fmt.Sprintf("confounded: %s; %s, which explains a change of up to %s%%, so the host, not the server, may have made it",
+			v.Text, why, pct(explainable(v.Change, ratio)))
+		return v
+	}
+	v.Text += "; " + why
 	return v
 }
 

@@ -67,9 +67,10 @@ func TestVerdictFromTwoRepeatsIsInconclusive(t *testing.T) {
 	}
 }
 
-// A change measured while the host was much busier on one side (ConfoundedLoad), in the
-// direction that load explains, is confounded, not faster; under the same load, or faster
-// on the busier side, it is faster.
+// A change the host's load explains is confounded, not faster: the host was busier on the
+// slower side by more than ConfoundedLoad, and the change is within what that ratio accounts
+// for. Under the same load, faster on the busier side, or far beyond what the load explains
+// (a server six times slower), the verdict stands and says the load.
 func TestVerdictConfoundedByHostLoad(t *testing.T) {
 	base := []float64{1000, 1010, 990}
 	fast := []float64{1500, 1510, 1490}
@@ -83,9 +84,21 @@ func TestVerdictConfoundedByHostLoad(t *testing.T) {
 	if v := verdictOf(t, "tps", oneCell("a", "tps", base, 0.3, 0.4, 0.3), oneCell("b", "tps", fast, 1.8, 1.9, 2.0)); v.Kind != Better || !strings.Contains(v.Text, "load per CPU") {
 		t.Errorf("faster while busier: %+v", v)
 	}
-	// a busy host a little busier: 8 and 9 per CPU is not 1.5 times
-	if v := verdictOf(t, "tps", oneCell("a", "tps", base, 8, 8, 8), oneCell("b", "tps", fast, 9, 9, 9)); v.Kind != Better {
-		t.Errorf("8 to 9 per CPU: %+v", v)
+	// a busy host a little busier: 9 per CPU is 12.5% more than 8, which explains 12.5%, not 50%
+	if v := verdictOf(t, "tps", oneCell("a", "tps", base, 9, 9, 9), oneCell("b", "tps", fast, 8, 8, 8)); v.Kind != Better {
+		t.Errorf("9 to 8 per CPU, 50%% faster: %+v", v)
+	}
+	// 30% busier explains a 23% drop: a 10% drop is confounded, an 83% drop is not
+	slower := []float64{900, 905, 895}
+	if v := verdictOf(t, "tps", oneCell("a", "tps", base, 2, 2, 2), oneCell("b", "tps", slower, 2.6, 2.6, 2.6)); v.Kind != Confounded || !strings.Contains(v.Text, "explains a change of up to 23%") {
+		t.Errorf("10%% slower, 30%% busier: %+v", v)
+	}
+	if v := verdictOf(t, "tps", oneCell("a", "tps", base, 2, 2, 2), oneCell("b", "tps", []float64{170, 168, 172}, 2.6, 2.6, 2.6)); v.Kind != Worse {
+		t.Errorf("six times slower, 30%% busier: %+v", v)
+	}
+	// a host with idle CPUs on both sides (below 1 per CPU) slows nothing
+	if v := verdictOf(t, "tps", oneCell("a", "tps", base, 0.2, 0.2, 0.2), oneCell("b", "tps", slower, 0.9, 0.9, 0.9)); v.Kind != Worse {
+		t.Errorf("idle CPUs: %+v", v)
 	}
 	// an older folder without loads is judged as before
 	if v := verdictOf(t, "tps", oneCell("a", "tps", base), oneCell("b", "tps", fast, 0.3, 0.4, 0.3)); v.Kind != Better {
