@@ -517,7 +517,8 @@ func (c *Comparison) writeText(w io.Writer) error {
 // VerdictNote says how to read the noise and the verdicts.
 var VerdictNote = fmt.Sprintf("A value is the median of the cell's repeats; noise is their count, coefficient of variation and "+
 	"the half-width of the 95%% CI of their mean (~ when estimated from batch means of the one repeat's intervals). "+
-	"Verdicts compare means; each 95%% CI is a bootstrap over repeats (seed %d): a change whose interval holds 0 is within noise; "+
+	"Verdicts compare means; each 95%% CI is a bootstrap over repeats (seed %d), widened to Student's t width for few of them "+
+	"(2.7 times for 3 repeats, 1.6 for 5): a change whose interval holds 0 is within noise; "+
 	"one from fewer than %d repeats is inconclusive; one the host's load explains is confounded (the host was busier on "+
 	"the worse side, its load per CPU, counted as at least 1, more than %g times the other's, and the change is within what "+
 	"that ratio accounts for: throughput down to 1/ratio, latency up by the ratio); "+

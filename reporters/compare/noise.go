@@ -194,7 +194,7 @@ func stats(cs *cellSamples, m, key string) Stats {
 		// an estimate from intervals is centred on the summary's value, which for a
 		// percentile is not the mean of the intervals' percentiles
 		shift := st.Mean - noise.Mean(st.Samples)
-		st.Lo, st.Hi = lo+shift, hi+shift
+		st.Lo, st.Hi = noise.WidenAbout(lo+shift, hi+shift, st.Mean, len(st.Samples))
 	}
 	return st
 }
@@ -266,6 +266,8 @@ func verdict(col results.ColumnInfo, a, b Stats, missing string, seedKey string)
 		return noise.Mean(noise.Resample(r, s.Samples)) + s.Mean - noise.Mean(s.Samples)
 	}
 	v.Lo, v.Hi = noise.Bootstrap(rng, func(r *rand.Rand) float64 { return noise.Change(draw(r, a), draw(r, b)) })
+	v.Lo, v.Hi = widen(v.Lo, v.Hi, v.Change, a, b)
+	v.Lo = math.Max(v.Lo, -100) // no figure here goes below 0
 	est := ""
 	if a.Source != FromRepeats || b.Source != FromRepeats {
 		est = ", estimated from intervals"
@@ -289,6 +291,22 @@ func verdict(col results.ColumnInfo, a, b Stats, missing string, seedKey string)
 	}
 	v.Text = fmt.Sprintf("%s by %s%% (95%% CI %s–%s%%%s)", word(col, dir, v.Kind), pct(math.Abs(v.Change)), pct(lo), pct(hi), est)
 	return fewRepeats(v, a, b)
+}
+
+// widen takes a bootstrap interval of a change between a and b to the width Student's t
+// gives for the side with fewer samples (noise.Widen): the percentile bootstrap of three
+// repeats is less than half as wide as their noise.
+func widen(lo, hi, est float64, a, b Stats) (float64, float64) {
+	n := 0
+	for _, s := range []Stats{a, b} {
+		if s.Samples != nil && (n == 0 || len(s.Samples) < n) {
+			n = len(s.Samples)
+		}
+	}
+	if n == 0 || math.IsNaN(lo) {
+		return lo, hi
+	}
+	return noise.WidenAbout(lo, hi, est, n)
 }
 
 // fewRepeats turns a change drawn from fewer than MinRepeats repeats on a side into
@@ -331,8 +349,9 @@ func fromOrToZero(col results.ColumnInfo, a, b Stats, seedKey string) Verdict {
 		return noise.Mean(noise.Resample(r, s.Samples)) + s.Mean - noise.Mean(s.Samples)
 	}
 	lo, hi := noise.Bootstrap(noise.NewRand(Seed, seedKey, col.Name), func(r *rand.Rand) float64 { return draw(r, b) - draw(r, a) })
+	lo, hi = widen(lo, hi, b.Mean-a.Mean, a, b)
 	if a.Mean != 0 { // to 0: the difference's interval in percent of the base
-		v.Lo, v.Hi = 100*lo/a.Mean, 100*hi/a.Mean
+		v.Lo, v.Hi = math.Max(100*lo/a.Mean, -100), 100*hi/a.Mean
 	}
 	if math.IsNaN(lo) || lo <= 0 && hi >= 0 {
 		v.Kind = WithinNoise
