@@ -23,34 +23,8 @@ import (
 // passes or says it cannot tell, never fails, and no verdict claims a change: the host's load,
 // recorded per iteration, explains it. Nothing is timed; the hog is killed at the end.
 func TestGateWithACPUHogHalfwayDoesNotFail(t *testing.T) {
-	c := sandboxtest.Start(t, sandbox.Options{Name: "hog"})
-	db, err := c.Primary.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, q := range []string{"CREATE DATABASE hog", "CREATE TABLE hog.t (id INT PRIMARY KEY, v INT)",
-		"INSERT INTO hog.t SELECT seq, seq FROM hog.seq_1_to_1000"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	plan := writePlan(t, `version: 1
-name: hog
-targets:
-  db: {dsn: "u@tcp(db1.example:3306)/hog"}
-matrix:
-  threads: [1, 2]
-repeat: 3
-iteration:
-  workload:
-    transactions:
-      - name: get
-        statements: [{sql: "SELECT v FROM hog.t WHERE id = ?", args: ["rand_int(1, 1000)"]}]
-    threads: "${{ matrix.threads }}"
-    duration: 2s
-`)
-	target := fmt.Sprintf("db=root:%s@tcp(127.0.0.1:%d)/hog", c.Password(), c.Primary.Port())
+	target := pointSelectServer(t)
+	plan := writePlan(t, pointSelectPlan("matrix:\n  threads: [1, 2]\nrepeat: 3\n", `"${{ matrix.threads }}"`))
 	base := t.TempDir()
 	if p := start(t, nil, "run", plan, "--target", target, "--out", base); p.wait(t, 5*time.Minute) != 0 {
 		t.Fatalf("the baseline:\n%s", p.out.String())
@@ -99,6 +73,77 @@ iteration:
 			}
 		}
 	}
+}
+
+// A no-change rerun of a run of two repeats on a busy host (this one's: other jobs share its
+// two CPUs) says inconclusive or within noise, never a change: two values give no interval
+// to trust. The gated run warns of the two repeats first, saying what to do.
+func TestRerunOfTwoRepeatsClaimsNoChange(t *testing.T) {
+	target := pointSelectServer(t)
+	plan := writePlan(t, pointSelectPlan("repeat: 2\n", "2"))
+	root := t.TempDir()
+	if p := start(t, nil, "run", plan, "--target", target, "--out", root); p.wait(t, 5*time.Minute) != 0 {
+		t.Fatalf("the published run:\n%s", p.out.String())
+	}
+	published := findRunDir(t, root)
+	out := t.TempDir()
+	p := start(t, nil, "rerun", published, "--target", target, "--out", out, "--fail-on", "tps < -2.5%, p95_ms > +5%")
+	code := p.wait(t, 5*time.Minute)
+	text := p.out.String()
+	if code != exitOK && code != exitInconclusive || strings.Contains(text, "FAILED:") || !strings.Contains(text, "the gate compares it with the baseline, and repeat: 2") {
+		t.Fatalf("rerun of two repeats: exit %d, want 0 or 4, no failed check, and a warning of the repeats:\n%s", code, text)
+	}
+	var runs []*results.Run
+	for _, d := range []string{published, findRunDir(t, out)} {
+		r, err := results.Open(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	for _, cell := range compare.Compare(runs, nil).Cells {
+		for m, vs := range cell.Verdicts {
+			if v := vs[1]; v.Significant() || v.Kind != compare.WithinNoise && v.Kind != compare.Inconclusive && v.Kind != compare.Confounded && v.Kind != compare.NotComparable {
+				t.Errorf("%s %s: %s (%s), want inconclusive or within noise", cell.Key, m, v.Text, v.Kind)
+			}
+		}
+	}
+}
+
+// pointSelectServer is a sandbox with a table of 1000 rows, and the --target that points a
+// plan's target db at it.
+func pointSelectServer(t *testing.T) string {
+	t.Helper()
+	c := sandboxtest.Start(t, sandbox.Options{Name: "hog"})
+	db, err := c.Primary.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{"CREATE DATABASE hog", "CREATE TABLE hog.t (id INT PRIMARY KEY, v INT)",
+		"INSERT INTO hog.t SELECT seq, seq FROM hog.seq_1_to_1000"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return fmt.Sprintf("db=root:%s@tcp(127.0.0.1:%d)/hog", c.Password(), c.Primary.Port())
+}
+
+// pointSelectPlan reads rows of pointSelectServer's table by key for 2 s, keys (matrix,
+// repeat) first.
+func pointSelectPlan(keys, threads string) string {
+	return `version: 1
+name: hog
+targets:
+  db: {dsn: "u@tcp(db1.example:3306)/hog"}
+` + keys + `iteration:
+  workload:
+    transactions:
+      - name: get
+        statements: [{sql: "SELECT v FROM hog.t WHERE id = ?", args: ["rand_int(1, 1000)"]}]
+    threads: ` + threads + `
+    duration: 2s
+`
 }
 
 // hog starts n busy loops in child processes; stop kills them (and t's cleanup, if the test
