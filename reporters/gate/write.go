@@ -74,7 +74,7 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	if len(r.Around) > 0 {
-		b.WriteString("\n### Around the numbers\n\nWhat differed between the runs besides the change under test, settings first: read it before trusting a failure.\n\n")
+		b.WriteString("\n### Around the numbers\n\nWhat differed between the runs besides the change under test: read it before trusting a failure.\n\n")
 		for _, n := range r.Around {
 			fmt.Fprintf(&b, "- %s\n", md(n))
 		}
