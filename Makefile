@@ -4,7 +4,7 @@ BIN     := bin/quadrant
 VERSION := $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: build demo test vet lint bench fuzz
+.PHONY: build demo test test-busy vet lint bench fuzz
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/quadrant
@@ -24,6 +24,14 @@ test:
 	# -timeout is per package and catches a hang: cmd/quadrant's tests took 885 s on a 2-core
 	# host at load average 20 (557 s on CI at load 5), too near 15m to be a hang's bound.
 	$(GO) test -count=1 -timeout 25m ./...
+
+# The same suite on a host kept busy by CPU hogs of its own (HOGS busy loops per core, default 2),
+# ROUNDS times in a row (default 1): make test-busy ROUNDS=3. Not part of `make test` or CI
+# (docs/testing.md).
+HOGS   ?= 2
+ROUNDS ?= 1
+test-busy:
+	GO="$(GO)" HOGS="$(HOGS)" ROUNDS="$(ROUNDS)" scripts/busy-test.sh
 
 vet:
 	$(GO) vet ./...

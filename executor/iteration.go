@@ -259,6 +259,27 @@ func (x *iteration) clientBound(summary []measure.Value, took time.Duration) {
 	}
 }
 
+// summaryRow is the iteration's summary row of target name, with the status known so far;
+// the workload's target's row has the workload's figures and the record_as values.
+func (x *iteration) summaryRow(name string) *results.SummaryRow {
+	m := x.m
+	if m == nil {
+		m = &measurement{}
+	}
+	o := &results.SummaryRow{
+		Iteration: x.it.Index, Repeat: x.it.Repeat, Matrix: matrixFields(*x.it), Target: name,
+		Status: x.info.Status, Duration: m.duration, Watched: m.summary[name],
+		NotMeasured: m.total == nil, // never started: what the samplers saw meanwhile is not the workload's
+	}
+	if name == x.target {
+		o.Total = m.total
+		for _, k := range sortedKeys(x.records) {
+			o.Records = append(o.Records, measure.Value{Name: k, Value: x.records[k]})
+		}
+	}
+	return o
+}
+
 // summarize appends the iteration's summary rows, one per watched target, once its status
 // is known (after the after steps, whose record_as metrics they carry, and the assertions).
 func (x *iteration) summarize() {
@@ -266,18 +287,9 @@ func (x *iteration) summarize() {
 	if m == nil {
 		m = &measurement{}
 	}
-	var records []measure.Value
-	for _, k := range sortedKeys(x.records) {
-		records = append(records, measure.Value{Name: k, Value: x.records[k]})
-	}
 	for _, name := range x.watched {
-		o := &results.SummaryRow{
-			Iteration: x.it.Index, Repeat: x.it.Repeat, Matrix: matrixFields(*x.it), Target: name,
-			Status: x.info.Status, Duration: m.duration, Watched: m.summary[name],
-			NotMeasured: m.total == nil, // never started: what the samplers saw meanwhile is not the workload's
-		}
+		o := x.summaryRow(name)
 		if name == x.target {
-			o.Total, o.Records = m.total, records
 			if err := x.r.out.AppendTables(x.it.Index, name, m.total); err != nil {
 				x.r.resultsFailed(err)
 			}

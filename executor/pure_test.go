@@ -38,13 +38,6 @@ func TestTypedAndBindable(t *testing.T) {
 	}
 }
 
-func TestSeenNamesOnlyTheMetricsAnAssertionUses(t *testing.T) {
-	env := map[string]any{"tps": 12.5, "p99_ms": 3.0, "p999_ms": 9.0, "status": map[string]float64{"Com_select": 7, "Com_insert": 1}}
-	if got := seen("p99_ms < 2 && status.Com_select > 10", env); got != " (p99_ms=3, status.Com_select=7)" {
-		t.Fatalf("seen = %q", got)
-	}
-}
-
 func TestPrivilegedListsEachCommandOnce(t *testing.T) {
 	p, err := spec.LoadBytes("plan.yaml", []byte(`
 version: 1

@@ -11,7 +11,7 @@ import (
 // ReadDigests reads digests.csv back: nil without error when the run watched no digests.
 func ReadDigests(dir string) ([]DigestRow, error) {
 	var out []DigestRow
-	err := readEvidence(filepath.Join(dir, DigestsFile), func(d *Data, i int) {
+	err := readEvidence(dir, DigestsFile, func(d *Data, i int) {
 		out = append(out, DigestRow{
 			Iteration: int(evInt(d, i, "iteration")), Target: d.Value(i, "target"), Rank: int(evInt(d, i, "rank")),
 			Schema: d.Value(i, "schema"), Digest: d.Value(i, "digest"), Text: d.Value(i, "digest_text"),
@@ -27,7 +27,7 @@ func ReadDigests(dir string) ([]DigestRow, error) {
 // ReadWaits reads waits.csv back: nil without error when the run watched no waits.
 func ReadWaits(dir string) ([]WaitRow, error) {
 	var out []WaitRow
-	err := readEvidence(filepath.Join(dir, WaitsFile), func(d *Data, i int) {
+	err := readEvidence(dir, WaitsFile, func(d *Data, i int) {
 		out = append(out, WaitRow{
 			Iteration: int(evInt(d, i, "iteration")), Target: d.Value(i, "target"), Rank: int(evInt(d, i, "rank")),
 			Event: d.Value(i, "event"), Count: evInt(d, i, "count"), TotalMs: evFloat(d, i, "total_ms"),
@@ -37,13 +37,17 @@ func ReadWaits(dir string) ([]WaitRow, error) {
 	return out, err
 }
 
-func readEvidence(path string, row func(d *Data, i int)) error {
-	header, rows, err := ReadTable(path)
+func readEvidence(dir, rel string, row func(d *Data, i int)) error {
+	header, rows, err := ReadTableIn(dir, rel)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
+	var link *LinkError
+	if errors.As(err, &link) {
+		return err // it says the file
+	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		return fmt.Errorf("read %s: %w", filepath.Join(dir, rel), err)
 	}
 	d := NewData(header, rows)
 	for i := range rows {

@@ -188,7 +188,7 @@ func FileName(name string) string { return safeName.ReplaceAllString(name, "_") 
 
 // Targets lists the targets that have a time series in dir, sorted.
 func Targets(dir string) ([]string, error) {
-	entries, err := os.ReadDir(filepath.Join(dir, TimeseriesDir))
+	entries, err := ReadDirIn(dir, TimeseriesDir)
 	if err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
@@ -221,16 +221,17 @@ func (w *Writer) SaveResult(name string, iteration int, columns []string, rows [
 // KeepIterations rewrites summary.csv and every time series without the rows of
 // iterations not in keep: a resumed run reruns those from the start.
 func KeepIterations(dir string, keep map[int]bool) error {
-	paths := []string{filepath.Join(dir, SummaryFile), filepath.Join(dir, DigestsFile), filepath.Join(dir, WaitsFile)}
+	rels := []string{SummaryFile, DigestsFile, WaitsFile}
 	targets, err := Targets(dir)
 	if err != nil {
 		return err
 	}
 	for _, t := range targets {
-		paths = append(paths, filepath.Join(dir, TimeseriesDir, t+".csv"))
+		rels = append(rels, filepath.Join(TimeseriesDir, t+".csv"))
 	}
-	for _, p := range paths {
-		header, rows, err := ReadTable(p)
+	for _, rel := range rels {
+		p := filepath.Join(dir, rel)
+		header, rows, err := ReadTableIn(dir, rel)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}

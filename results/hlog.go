@@ -34,7 +34,12 @@ type HistogramLog struct {
 
 // HistogramPath is where the latency histograms of one iteration on one target go.
 func HistogramPath(dir, target string, iteration int) string {
-	return filepath.Join(dir, HistogramsDir, target, fmt.Sprintf("iteration-%04d.hlog", iteration))
+	return filepath.Join(dir, histogramRel(target, iteration))
+}
+
+// histogramRel is HistogramPath inside the folder.
+func histogramRel(target string, iteration int) string {
+	return filepath.Join(HistogramsDir, target, fmt.Sprintf("iteration-%04d.hlog", iteration))
 }
 
 // OpenHistogramLog creates (or, on resume, truncates) the .hlog file of one
@@ -64,7 +69,7 @@ func (w *Writer) OpenHistogramLog(target string, iteration int, start time.Time)
 // warmup; see HistogramTag), from which any percentile of the iteration can be recomputed.
 func ReadHistograms(dir, target string, iteration int, tag string) (*measure.Histogram, error) {
 	path := HistogramPath(dir, target, iteration)
-	f, err := os.Open(path)
+	f, err := OpenIn(dir, histogramRel(target, iteration))
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package results
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -22,7 +21,18 @@ type LoggedHistogram struct {
 // ReadHistogramIntervals reads an .hlog line by line, for merging the logs of several
 // shards interval by interval (ReadHistograms adds a whole log up at once).
 func ReadHistogramIntervals(path string) ([]LoggedHistogram, error) {
-	f, err := os.Open(path)
+	return readIntervals(filepath.Dir(path), filepath.Base(path))
+}
+
+// ReadIterationIntervals is ReadHistogramIntervals of the log of one iteration x target of
+// the results folder dir, read through the folder's root (OpenIn).
+func ReadIterationIntervals(dir, target string, iteration int) ([]LoggedHistogram, error) {
+	return readIntervals(dir, histogramRel(target, iteration))
+}
+
+func readIntervals(dir, rel string) ([]LoggedHistogram, error) {
+	path := filepath.Join(dir, rel)
+	f, err := OpenIn(dir, rel)
 	if err != nil {
 		return nil, err
 	}

@@ -14,8 +14,9 @@ import (
 
 // Pack writes the results folder dir as one gzipped tar to w, its files under one
 // top-level folder named after dir: a pod's folder comes out of `kubectl exec ... quadrant
-// pack DIR > shard.tgz` with no tar in the container. Symbolic links are left out (a
-// folder has none of its own).
+// pack DIR > shard.tgz` with no tar in the container. Its files are read through the
+// folder's root (OpenIn): a symbolic link, a hard link or a device is refused (a folder
+// has none of its own), so nothing outside the folder goes into the archive.
 func Pack(dir string, w io.Writer) error {
 	if _, err := ReadRunInfo(dir); err != nil {
 		return err
@@ -23,18 +24,35 @@ func Pack(dir string, w io.Writer) error {
 	gz := gzip.NewWriter(w)
 	tw := tar.NewWriter(gz)
 	base := filepath.Base(filepath.Clean(dir))
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	walk := dir // the folder the user named may be a link to it: WalkDir would not go in
+	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
+		walk = resolved
+	}
+	err := filepath.WalkDir(walk, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.Type()&fs.ModeSymlink != 0 || !(d.IsDir() || d.Type().IsRegular()) {
-			return nil
-		}
-		rel, err := filepath.Rel(dir, path)
+		rel, err := filepath.Rel(walk, path)
 		if err != nil {
 			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return &LinkError{Dir: dir, File: rel, What: "a symbolic link"}
+		}
+		if !(d.IsDir() || d.Type().IsRegular()) {
+			return &LinkError{Dir: dir, File: rel, What: "not a regular file"}
+		}
+		var f *os.File
+		if !d.IsDir() {
+			if f, err = OpenIn(walk, rel); err != nil {
+				return err
+			}
+			defer f.Close()
 		}
 		fi, err := d.Info()
+		if f != nil {
+			fi, err = f.Stat() // the file read, whose size the header gives
+		}
 		if err != nil {
 			return err
 		}
@@ -53,12 +71,7 @@ func Pack(dir string, w io.Writer) error {
 		if d.IsDir() {
 			return nil
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		_, err = io.Copy(tw, f)
+		_, err = io.CopyN(tw, f, hdr.Size)
 		return err
 	})
 	if err != nil {

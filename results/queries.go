@@ -118,7 +118,7 @@ func (w *Writer) AppendQueries(rows []QueryRow) error {
 
 // ReadQueries reads the queries.csv of folder dir.
 func ReadQueries(dir string) ([]QueryRow, error) {
-	d, err := loadData(filepath.Join(dir, QueriesFile))
+	d, err := loadData(dir, QueriesFile)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (w *Writer) AppendQueryDetail(d QueryDetail) error {
 // ReadQueryDetails reads the query-details.jsonl of folder dir; a folder without one has
 // none (verify wrote it only when something differed, or was older).
 func ReadQueryDetails(dir string) ([]QueryDetail, error) {
-	f, err := os.Open(filepath.Join(dir, QueryDetailsFile))
+	f, err := OpenIn(dir, QueryDetailsFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

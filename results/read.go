@@ -74,13 +74,13 @@ type Run struct {
 // Load reads a results folder. Missing optional parts (no samples yet, a run killed
 // before its first iteration ended) give empty tables, not errors.
 func Load(dir string) (*Run, error) {
-	info, err := ReadRunInfo(dir)
+	info, err := readFolder(dir)
 	if err != nil {
 		return nil, err
 	}
 	r := &Run{Dir: dir, Info: info, Timeseries: map[string]*Data{}}
-	if plan, err := os.ReadFile(filepath.Join(dir, PlanFile)); err == nil {
-		r.Plan = string(plan)
+	if r.Plan, err = readPlan(dir); err != nil {
+		return nil, err
 	}
 	r.Summary, r.Stages, err = loadSummary(dir)
 	if err != nil {
@@ -91,7 +91,7 @@ func Load(dir string) (*Run, error) {
 		return nil, err
 	}
 	for _, t := range r.Targets {
-		if r.Timeseries[t], err = loadData(filepath.Join(dir, TimeseriesDir, t+".csv")); err != nil {
+		if r.Timeseries[t], err = loadData(dir, filepath.Join(TimeseriesDir, t+".csv")); err != nil {
 			return nil, err
 		}
 	}
@@ -106,18 +106,40 @@ func Load(dir string) (*Run, error) {
 	return r, nil
 }
 
+// readFolder reads run.json of the results folder dir, once the folder is known to hold no
+// link out (CheckFolder): run.json first, so that a folder that is none says so.
+func readFolder(dir string) (*RunInfo, error) {
+	info, err := ReadRunInfo(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckFolder(dir); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// readPlan reads plan.yaml ("" when the folder has none: a verify's).
+func readPlan(dir string) (string, error) {
+	plan, err := ReadFileIn(dir, PlanFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	return string(plan), err
+}
+
 // Open reads a results folder like Load but leaves the time-series rows on disk: each
 // Timeseries entry has its header and no rows, and EachRow streams them. An hour at
 // 1 s of 200 watched columns is ~20 million cells, far more memory as strings than the
 // reports built from them need.
 func Open(dir string) (*Run, error) {
-	info, err := ReadRunInfo(dir)
+	info, err := readFolder(dir)
 	if err != nil {
 		return nil, err
 	}
 	r := &Run{Dir: dir, Info: info, Timeseries: map[string]*Data{}, onDisk: true}
-	if plan, err := os.ReadFile(filepath.Join(dir, PlanFile)); err == nil {
-		r.Plan = string(plan)
+	if r.Plan, err = readPlan(dir); err != nil {
+		return nil, err
 	}
 	if r.Summary, r.Stages, err = loadSummary(dir); err != nil {
 		return nil, err
@@ -126,7 +148,7 @@ func Open(dir string) (*Run, error) {
 		return nil, err
 	}
 	for _, t := range r.Targets {
-		header, err := readHeader(filepath.Join(dir, TimeseriesDir, t+".csv"))
+		header, err := readHeader(dir, filepath.Join(TimeseriesDir, t+".csv"))
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, TimeseriesDir, t+".csv"), err)
 		}
@@ -159,8 +181,7 @@ func (r *Run) EachRow(target string, fn func(row []string) error) error {
 		}
 		return nil
 	}
-	path := filepath.Join(r.Dir, TimeseriesDir, target+".csv")
-	err := ScanTable(path, func(header, row []string) error {
+	err := ScanTableIn(r.Dir, filepath.Join(TimeseriesDir, target+".csv"), func(header, row []string) error {
 		if len(header) != len(ts.Header) {
 			// Widened since Open read the header (a run still writing): keep Open's layout.
 			row = row[:min(len(row), len(ts.Header))]
@@ -220,7 +241,7 @@ func (r *Run) renameHostColumns() {
 
 // loadSummary reads summary.csv as the iterations' rows and the stages' rows.
 func loadSummary(dir string) (iterations, stages *Data, err error) {
-	d, err := loadData(filepath.Join(dir, SummaryFile))
+	d, err := loadData(dir, SummaryFile)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -239,13 +260,18 @@ func loadSummary(dir string) (iterations, stages *Data, err error) {
 	return NewData(d.Header, its), NewData(d.Header, sts), nil
 }
 
-func loadData(path string) (*Data, error) {
-	header, rows, err := ReadTable(path)
+// loadData reads the table rel of folder dir; a missing one is empty.
+func loadData(dir, rel string) (*Data, error) {
+	header, rows, err := ReadTableIn(dir, rel)
 	if errors.Is(err, os.ErrNotExist) {
 		return NewData(nil, nil), nil
 	}
+	var link *LinkError
+	if errors.As(err, &link) {
+		return nil, err // it says the file
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", filepath.Join(dir, rel), err)
 	}
 	return NewData(header, rows), nil
 }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/results/measure"
@@ -133,25 +134,45 @@ func (o *SummaryRow) record() Record {
 	} else {
 		rec.AddFloat(ColDuration, math.Round(o.Duration.Seconds()*1000)/1000)
 	}
+	o.figures(rec.AddFloat)
+	return rec
+}
+
+// figures hands add the row's figures in column order: the metrics, record_as names, the
+// metric families, the watched columns.
+func (o *SummaryRow) figures(add func(name string, v float64)) {
 	if o.Total != nil {
 		fixed, family := measure.TotalValues(o.Total)
 		for _, v := range fixed {
-			rec.AddFloat(v.Name, v.Value)
+			add(v.Name, v.Value)
 		}
 		for _, v := range o.Records {
-			rec.AddFloat(v.Name, v.Value)
+			add(v.Name, v.Value)
 		}
 		for _, v := range family {
-			rec.AddFloat(v.Name, v.Value)
+			add(v.Name, v.Value)
 		}
 	}
 	for _, v := range o.Watched {
 		if o.NotMeasured {
 			v.Value = math.NaN()
 		}
-		rec.AddFloat(v.Name, v.Value)
+		add(v.Name, v.Value)
 	}
-	return rec
+}
+
+// Figures are the row's figures by column name, each as summary.csv will hold it (rounded
+// as its cell is written; an empty cell is absent): what the iteration's assertions are
+// judged on (spec/verdict) before the row is written, the same numbers a reader of the
+// folder, quadrant merge among them, sees.
+func (o *SummaryRow) Figures() map[string]float64 {
+	m := map[string]float64{}
+	o.figures(func(name string, v float64) {
+		if f, err := strconv.ParseFloat(FormatFloat(v), 64); err == nil {
+			m[name] = f
+		}
+	})
+	return m
 }
 
 // AppendSummary writes one row of summary.csv.

@@ -1,6 +1,8 @@
 package results
 
 import (
+	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -46,6 +48,23 @@ func TestSummaryRowNotMeasuredIsEmpty(t *testing.T) {
 	}
 	if v, ok := never["status.Com_select"]; !ok || v != "" {
 		t.Fatalf("status.Com_select of a workload that never ran: %q, want an empty cell", v)
+	}
+}
+
+// Figures are what assertions are judged on before the row is written: every figure cell
+// of it as written (rounded as the cell is), an empty cell absent, the row keys left out.
+func TestSummaryRowFiguresAreItsCells(t *testing.T) {
+	o := SummaryRow{Iteration: 1, Target: "db", Status: StatusDone, Duration: 2 * time.Second,
+		Watched: []measure.Value{{Name: "status.Com_select", Value: 1.23456789}, {Name: "host.load1", Value: math.NaN()}}}
+	got := o.Figures()
+	want := map[string]float64{"status.Com_select": 1.235}
+	if !maps.Equal(got, want) {
+		t.Fatalf("figures %v, want %v", got, want)
+	}
+	for _, c := range o.record() {
+		if v, ok := got[c.Name]; ok && FormatFloat(v) != c.Value {
+			t.Errorf("%s: figure %v, cell %q", c.Name, v, c.Value)
+		}
 	}
 }
 

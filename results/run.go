@@ -2,9 +2,9 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -437,7 +437,11 @@ func WriteJSON(path string, v any) error {
 
 // ReadRunInfo reads run.json.
 func ReadRunInfo(dir string) (*RunInfo, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	data, err := ReadFileIn(dir, RunFile)
+	var link *LinkError
+	if errors.As(err, &link) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a quadrant results folder: %w", dir, err)
 	}

@@ -89,9 +89,9 @@ func OpenTable(path string) (*Table, error) {
 	return t, nil
 }
 
-// readHeader reads a table's first line, for the readers.
-func readHeader(path string) ([]string, error) {
-	f, err := os.Open(path)
+// readHeader reads the first line of the table rel of folder dir, for the readers.
+func readHeader(dir, rel string) ([]string, error) {
+	f, err := OpenIn(dir, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -262,7 +262,14 @@ func (t *Table) Close() error {
 // ReadTable reads a whole CSV written by Table, with ScanTable's rules: a torn final line
 // is dropped, any other malformed line is an error naming the file and the line.
 func ReadTable(path string) (header []string, rows [][]string, err error) {
-	err = ScanTable(path, func(h, row []string) error {
+	return ReadTableIn(filepath.Dir(path), filepath.Base(path))
+}
+
+// ReadTableIn is ReadTable of the table rel of the results folder dir, read through the
+// folder's root (OpenIn): a link planted in the folder is refused, not followed.
+func ReadTableIn(dir, rel string) (header []string, rows [][]string, err error) {
+	path := filepath.Join(dir, rel)
+	err = ScanTableIn(dir, rel, func(h, row []string) error {
 		header = h
 		rows = append(rows, append([]string(nil), row...))
 		return nil
@@ -271,7 +278,7 @@ func ReadTable(path string) (header []string, rows [][]string, err error) {
 		return nil, nil, err
 	}
 	if header == nil {
-		header, err = readHeader(path)
+		header, err = readHeader(dir, rel)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s:1: header: %w", path, err)
 		}
@@ -294,7 +301,14 @@ func ReadTable(path string) (header []string, rows [][]string, err error) {
 // times quicker than encoding/csv. A line with a quote is read by encoding/csv, with as
 // many following lines as its quoted fields span.
 func ScanTable(path string, fn func(header, row []string) error) error {
-	f, err := os.Open(path)
+	return ScanTableIn(filepath.Dir(path), filepath.Base(path), fn)
+}
+
+// ScanTableIn is ScanTable of the table rel of the results folder dir, read through the
+// folder's root (OpenIn).
+func ScanTableIn(dir, rel string, fn func(header, row []string) error) error {
+	path := filepath.Join(dir, rel)
+	f, err := OpenIn(dir, rel)
 	if err != nil {
 		return err
 	}

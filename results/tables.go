@@ -63,7 +63,7 @@ func (r *Run) loadTables() error {
 	}
 	r.Tables = map[string]*Data{}
 	for _, t := range r.Info.Tables {
-		d, err := loadData(filepath.Join(r.Dir, filepath.Base(t.File)))
+		d, err := loadData(r.Dir, filepath.Base(t.File))
 		if err != nil {
 			return err
 		}
@@ -90,7 +90,7 @@ func (r *Run) declareOldTables() error {
 		return err // the embedded file is broken: a test reads it
 	}
 	for _, t := range old {
-		if _, err := os.Stat(filepath.Join(r.Dir, t.File)); err == nil {
+		if _, err := os.Lstat(filepath.Join(r.Dir, t.File)); err == nil { // a link is declared, then refused reading it
 			r.Info.Tables = append(r.Info.Tables, t)
 		}
 	}

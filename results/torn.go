@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+	"strings"
 )
 
 // TornLines says, one warning each, which CSV files of folder dir end in a line without
@@ -14,25 +14,33 @@ import (
 // FILE:LINE so a truncated folder is never taken for a whole one in silence.
 func TornLines(dir string) []string {
 	// Every table at the top of the folder: the shared ones and the kinds' own.
-	paths, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+	var rels []string
+	if top, err := ReadDirIn(dir, "."); err == nil {
+		for _, e := range top {
+			if strings.HasSuffix(e.Name(), ".csv") {
+				rels = append(rels, e.Name())
+			}
+		}
+	}
 	if targets, err := Targets(dir); err == nil {
 		for _, t := range targets {
-			paths = append(paths, filepath.Join(dir, TimeseriesDir, t+".csv"))
+			rels = append(rels, filepath.Join(TimeseriesDir, t+".csv"))
 		}
 	}
 	var out []string
-	for _, p := range paths {
-		if n := tornLine(p); n > 0 {
-			out = append(out, fmt.Sprintf("%s:%d: the last line has no newline (a run killed while writing it, or a copy cut short): that row is left out", p, n))
+	for _, rel := range rels {
+		if n := tornLine(dir, rel); n > 0 {
+			out = append(out, fmt.Sprintf("%s:%d: the last line has no newline (a run killed while writing it, or a copy cut short): that row is left out", filepath.Join(dir, rel), n))
 		}
 	}
 	return out
 }
 
-// tornLine is the number of path's final line when it lacks its newline, else 0. Only a
+// tornLine is the number of the final line of the file rel of folder dir when it lacks
+// its newline, else 0 (a link planted there is not read: the readers refuse it). Only a
 // torn file is read through, to count its lines.
-func tornLine(path string) int {
-	f, err := os.Open(path)
+func tornLine(dir, rel string) int {
+	f, err := OpenIn(dir, rel)
 	if err != nil {
 		return 0
 	}

@@ -35,7 +35,7 @@ func (a *allowFlags) add(fs *flag.FlagSet) {
 // folder says the plan at path is a stranger's: a results folder's plan.yaml (run.json
 // beside it), whichever command runs it.
 func folder(path string) bool {
-	_, err := os.Stat(filepath.Join(filepath.Dir(path), results.RunFile))
+	_, err := os.Lstat(filepath.Join(filepath.Dir(path), results.RunFile)) // any run.json, even a link, makes it a folder
 	return err == nil
 }
 

@@ -155,6 +155,11 @@ func runRerun(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	info, err := results.ReadRunInfo(dirs[0])
+	if err == nil {
+		// plan.yaml and the data files it names are read by the plan loader, not through
+		// results' readers: a link anywhere in the folder is refused before any is read.
+		err = results.CheckFolder(dirs[0])
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant rerun: %v\n", err)
 		return exitInvalid
@@ -570,7 +575,7 @@ func resultsRoot(req runRequest, p *spec.Plan, stderr io.Writer) string {
 // and a results/ that users commit should not fill with such folders. Its log is printed
 // instead, the part that says what happened.
 func dropEmptyFolder(dir string, stderr io.Writer) {
-	if log, err := os.ReadFile(filepath.Join(dir, results.LogFile)); err == nil {
+	if log, err := results.ReadFileIn(dir, results.LogFile); err == nil {
 		lines := strings.Split(strings.TrimRight(string(log), "\n"), "\n")
 		if len(lines) > 20 {
 			lines = lines[len(lines)-20:]
@@ -622,6 +627,9 @@ func resultsDir(req runRequest, p *spec.Plan, sha string, stderr io.Writer) (str
 		return dir, nil, 0
 	}
 	prev, err := results.ReadRunInfo(req.resume)
+	if err == nil {
+		err = results.CheckFolder(req.resume) // a link in it would be read, or written through
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "quadrant: --resume: %v\n", err)
 		return "", nil, exitInvalid

@@ -19,7 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
+	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 	"github.com/quadrant-bench/quadrant/spec/ddl"
 	"github.com/quadrant-bench/quadrant/spec/shard"
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
@@ -146,6 +146,14 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 		logf = func(string, ...any) {}
 	}
 	logf("generate: rows go in with %s", how)
+	// The threads filling one table can deadlock each other, or wait on another session's
+	// locks: such a batch is sent again, logged here, and the total said at the end.
+	// The threads log one at a time, as the rest of the fill does.
+	var logMu sync.Mutex
+	retry := &engine.LoadRetry{Log: func(msg string) { logMu.Lock(); defer logMu.Unlock(); logf("generate: %s", msg) }}
+	defer func() {
+		logf("generate: %d batch(es) sent again after a deadlock or lock wait timeout", retry.Retries())
+	}()
 
 	var done atomic.Int64
 	if o.Loaded != nil {
@@ -157,7 +165,7 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 		defer reportProgress(o.Loaded, &done, total)()
 	}
 	for i, n := range ordered {
-		if err := fillOne(ctx, db, o, &res, plans[n], ordered[i:], &done, loadData, logf); err != nil {
+		if err := fillOne(ctx, db, o, &res, plans[n], ordered[i:], &done, retry, loadData, logf); err != nil {
 			return res, err
 		}
 	}
@@ -257,7 +265,7 @@ func reportProgress(loaded func(done, total int64), done *atomic.Int64, total in
 // fillOne fills this process's part of todo[0] (planned as tp) and adds it to res; its
 // error says what is left in the table, what was filled before it and what not (the rest
 // of todo).
-func fillOne(ctx context.Context, db *sql.DB, o Options, res *Result, tp *tablePlan, todo []string, done *atomic.Int64, loadData bool, logf func(string, ...any)) error {
+func fillOne(ctx context.Context, db *sql.DB, o Options, res *Result, tp *tablePlan, todo []string, done *atomic.Int64, retry *engine.LoadRetry, loadData bool, logf func(string, ...any)) error {
 	n, rest := todo[0], todo[1:]
 	began := time.Now()
 	before := done.Load()
@@ -277,7 +285,7 @@ func fillOne(ctx context.Context, db *sql.DB, o Options, res *Result, tp *tableP
 	// (and the last adding them back) would race, so a sharded fill keeps them.
 	err := fillTable(ctx, tableFill{
 		db: db, database: res.Database, tp: tp, from: from, to: to,
-		threads: max(o.Threads, 1), done: done, send: send, deferIdx: !o.Shard.Sharded(), logf: logf,
+		threads: max(o.Threads, 1), done: done, retry: retry, send: send, deferIdx: !o.Shard.Sharded(), logf: logf,
 	})
 	if err != nil {
 		msg := fmt.Sprintf("fill %s: %v", n, err)
@@ -358,6 +366,7 @@ type tableFill struct {
 	from, to int64
 	threads  int
 	done     *atomic.Int64
+	retry    *engine.LoadRetry
 	send     fillFunc
 	deferIdx bool // drop the plain secondary indexes for the load
 	logf     func(string, ...any)
@@ -384,8 +393,9 @@ func fillTable(ctx context.Context, f tableFill) error {
 	return err
 }
 
-// fillFunc sends rows [from, to) of a table on a connection of its own: loadRange or loadDataRange.
-type fillFunc func(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64) error
+// fillFunc sends rows [from, to) of a table on a connection of its own, each batch sent
+// again after a deadlock or lock wait timeout (retry): loadRange or loadDataRange.
+type fillFunc func(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64, retry *engine.LoadRetry) error
 
 // load fills rows [f.from, f.to) of a table: f.threads take consecutive ranges of them,
 // each filled by f.send.
@@ -407,7 +417,7 @@ func load(ctx context.Context, f tableFill) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := f.send(ctx, f.db, f.database, f.tp, from, to, f.done); err != nil {
+			if err := f.send(ctx, f.db, f.database, f.tp, from, to, f.done, f.retry); err != nil {
 				once.Do(func() { first = err })
 				cancel()
 			}
@@ -434,7 +444,7 @@ var session = []string{
 }
 
 // loadRange sends its rows in multi-row INSERTs.
-func loadRange(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64) error {
+func loadRange(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64, retry *engine.LoadRetry) error {
 	var head strings.Builder
 	head.WriteString("INSERT INTO " + quoteID(database) + "." + quoteID(tp.name) + " (")
 	for i, g := range tp.gens {
@@ -455,15 +465,16 @@ func loadRange(ctx context.Context, db *sql.DB, database string, tp *tablePlan, 
 		}
 	}
 	buf := make([]byte, 0, bulkSize+4096)
-	pending := int64(0)
+	pending, sent := int64(0), from // rows in buf, the first's index
 	flush := func() error {
 		if pending == 0 {
 			return nil
 		}
-		if err := execRetrying(ctx, conn, string(buf)); err != nil {
+		if err := sendBatch(ctx, conn, retry, string(buf), tp.name, sent, sent+pending); err != nil {
 			return err
 		}
 		done.Add(pending)
+		sent += pending
 		buf, pending = buf[:0], 0
 		return nil
 	}
@@ -485,26 +496,19 @@ func loadRange(ctx context.Context, db *sql.DB, database string, tp *tablePlan, 
 	return flush()
 }
 
-// retries bounds how often one batch is sent again after a deadlock or lock wait timeout.
-const retries = 10
-
-// execRetrying sends one batch, again after InnoDB chose it as a deadlock's victim (1213) or
-// its lock wait timed out (1205): parallel INSERTs into one table take gap and insert-intention
-// locks on its indexes and can deadlock each other. The statement runs alone in autocommit, so
-// the server rolled all of it back and sending it again inserts its rows exactly once.
-func execRetrying(ctx context.Context, conn *sql.Conn, stmt string) error {
-	for attempt := 1; ; attempt++ {
+// sendBatch sends rows [from, to) of table in one statement, again after InnoDB chose it as
+// a deadlock's victim (1213) or its lock wait timed out (1205): parallel INSERTs into one
+// table deadlock each other (MariaDB takes a table lock for the first INSERT into an empty
+// table with unique_checks and foreign_key_checks off, which several threads can ask at
+// once; insert-intention locks on the gaps of its indexes do too). The statement runs alone
+// in autocommit, so the server rolled all of it back and sending it again inserts its rows
+// exactly once.
+func sendBatch(ctx context.Context, conn *sql.Conn, retry *engine.LoadRetry, stmt, table string, from, to int64) error {
+	what := fmt.Sprintf("%s rows %d to %d", table, from+1, to)
+	return retry.Batch(ctx, what, func() error {
 		_, err := conn.ExecContext(ctx, stmt)
-		var me *mysql.MySQLError
-		if err == nil || attempt == retries || !errors.As(err, &me) || me.Number != 1213 && me.Number != 1205 {
-			return err
-		}
-		select {
-		case <-time.After(time.Duration(attempt) * 10 * time.Millisecond):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+		return err
+	}, nil)
 }
 
 // sortedKeys is for messages that list a map.

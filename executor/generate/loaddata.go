@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 )
 
 // The ways rows reach the server (Options.Method).
@@ -73,7 +75,7 @@ func loadable(tp *tablePlan) error {
 // loadDataRange loads rows [from, to) of a table on its own connection, in LOAD DATA
 // statements of about loadChunk bytes each, whose file is a reader that formats the rows as
 // the server asks for them: no file, and no more of the table in memory than a read buffer.
-func loadDataRange(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64) error {
+func loadDataRange(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64, retry *engine.LoadRetry) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -103,7 +105,7 @@ func loadDataRange(ctx context.Context, db *sql.DB, database string, tp *tablePl
 	}
 	for a = from; a < to; a = b {
 		b = min(to, a+per)
-		if err := execRetrying(ctx, conn, stmt); err != nil {
+		if err := sendBatch(ctx, conn, retry, stmt, tp.name, a, b); err != nil {
 			return err
 		}
 		if rr.err != nil {

@@ -35,14 +35,14 @@ func Key(fingerprintID, target string) string { return fingerprintID + "\x00" + 
 // Is reports whether dir is the folder of a `quadrant verify`: it has queries.csv and no
 // plan.yaml (a plan run with a verify: step has both).
 func Is(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, results.PlanFile))
+	_, err := os.Lstat(filepath.Join(dir, results.PlanFile)) // a name only: nothing is read, nor followed
 	return Has(dir) && errors.Is(err, fs.ErrNotExist)
 }
 
 // Has says whether dir holds a verify's queries.csv: a verify folder, or the folder of a
 // plan run with a verify: step (which is a run folder first: Is is false for it).
 func Has(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, results.QueriesFile))
+	_, err := os.Lstat(filepath.Join(dir, results.QueriesFile))
 	return err == nil
 }
 
@@ -53,6 +53,9 @@ func Load(dir string) (*Folder, error) {
 		return nil, fmt.Errorf("%s is not a verify folder: it has no %s (quadrant verify writes one)", dir, results.QueriesFile)
 	}
 	info, err := results.ReadRunInfo(dir)
+	if err == nil {
+		err = results.CheckFolder(dir) // a link anywhere in it: refused, whichever file it is
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +65,10 @@ func Load(dir string) (*Folder, error) {
 	}
 	f := &Folder{Dir: dir, Info: info, Rows: rows, Details: map[string]results.QueryDetail{}}
 	details, err := results.ReadQueryDetails(dir)
+	var link *results.LinkError
+	if errors.As(err, &link) {
+		return nil, err // a planted link is refused, not noted
+	}
 	if err != nil {
 		// a line cut short by a crash: what came before it still shows
 		f.Notes = append(f.Notes, fmt.Sprintf("%s is damaged (%v): plans and rows after that line are not shown", results.QueryDetailsFile, err))
@@ -69,7 +76,7 @@ func Load(dir string) (*Folder, error) {
 	for _, d := range details {
 		f.Details[Key(d.FingerprintID, d.Target)] = d
 	}
-	if _, err := os.Stat(filepath.Join(dir, results.QueryDetailsFile)); errors.Is(err, fs.ErrNotExist) && f.anyDifferent() {
+	if _, err := os.Lstat(filepath.Join(dir, results.QueryDetailsFile)); errors.Is(err, fs.ErrNotExist) && f.anyDifferent() {
 		f.Notes = append(f.Notes, fmt.Sprintf("no %s in the folder (written by an older quadrant): the plans and differing rows are not shown", results.QueryDetailsFile))
 	}
 	if !f.timed() && len(rows) > 0 {

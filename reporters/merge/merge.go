@@ -4,11 +4,13 @@
 //
 // What it guarantees: counts and rates are the shards' sums per interval on their shared
 // grid; latency percentiles (the transaction's, each tx.NAME's, stmt.CLASS's and
-// connect's) come from the shards' .hlog histograms added together, which is exact (percentiles of percentiles would not be); the mean comes from the same merged
+// connect's) come from the shards' .hlog histograms added together, which is exact
+// (percentiles of percentiles would not be); the mean comes from the same merged
 // histogram; maxima are maxima of maxima; watched columns (status, host, ...) are the
-// leader's, the only shard that samples them; assertions are evaluated on the merged
-// numbers. A shard that did not finish an iteration, or an interval some shard lacks in
-// the middle of its series, marks that iteration failed, and says so.
+// leader's, the only shard that samples them; assertions are judged on the merged summary
+// row by the executor's own evaluator (spec/verdict), so a plan gets the same verdict
+// sharded or not. A shard that did not finish an iteration, or an interval some shard
+// lacks in the middle of its series, marks that iteration failed, and says so.
 package merge
 
 import (
@@ -25,6 +27,7 @@ import (
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/verdict"
 )
 
 // Outcome is what the merged folder says about the run.
@@ -72,7 +75,7 @@ func Merge(dirs []string, names []string, out string, version string, kinds *spe
 	}
 	// What the plan reads (sql_file, replay) comes along, so rerun works from the merge.
 	for _, f := range plan.DataFiles() {
-		if err := w.CopyIn(f.File, f.Path); err != nil {
+		if err := copyData(w, shards[0].dir, f.File); err != nil {
 			w.Logf("warning: not copied, a rerun will need it: %v", err)
 		}
 	}
@@ -97,6 +100,17 @@ func Merge(dirs []string, names []string, out string, version string, kinds *spe
 	return o, w.Sync()
 }
 
+// copyData copies the data file rel (as the plan names it) of the leader's folder dir into
+// the merged folder, read through dir's root: a file outside the folder stays out.
+func copyData(w *results.Writer, dir, rel string) error {
+	in, err := results.OpenIn(dir, rel)
+	if err != nil {
+		return fmt.Errorf("%s (%w)", rel, err)
+	}
+	defer in.Close()
+	return w.CopyInFrom(rel, in)
+}
+
 // check loads the folders and makes sure they are one complete run: the same plan and run
 // id, shard indexes 0..N-1 each once. They come back in shard order.
 func check(dirs []string) ([]shardRun, error) {
@@ -105,6 +119,8 @@ func check(dirs []string) ([]shardRun, error) {
 	}
 	var out []shardRun
 	for _, d := range dirs {
+		// Load refuses a folder with a link anywhere (results.CheckFolder): the leader's
+		// plan.yaml and the files it names, read by spec below, are its own.
 		r, err := results.Load(d)
 		if err != nil {
 			return nil, err
@@ -301,7 +317,7 @@ func readShardLogs(shards []shardRun, target string, index int) ([]shardLog, map
 	measured := map[string]*measure.Histogram{} // by tag, warmup left out
 	var first time.Time
 	for k, s := range shards {
-		lines, err := results.ReadHistogramIntervals(results.HistogramPath(s.dir, target, index))
+		lines, err := results.ReadIterationIntervals(s.dir, target, index)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, nil, time.Time{}, err
 		}
@@ -790,89 +806,6 @@ func (m *merged) writeSummary(w *results.Writer, status string) error {
 	return nil
 }
 
-// assertions evaluates the iteration's assert: expressions on the merged numbers, as the
-// executor does on one process's: metrics by name, tx.NAME.*, status.NAME (the leader's
-// watched increases) and record_as values.
-func assertions(p *spec.Plan, it *spec.Iteration, sum map[string]float64, leader map[string]map[string]string) []string {
-	if len(it.Assert) == 0 {
-		return nil
-	}
-	env := map[string]any{}
-	for _, name := range assertionNames(it) {
-		if v, ok := sum[name]; ok {
-			env[name] = v
-		} else {
-			env[name] = math.NaN()
-		}
-	}
-	tx := map[string]map[string]float64{} // tx.NAME.SUFFIX by name and suffix
-	status := map[string]float64{}
-	for k, v := range sum {
-		c := results.Describe(results.SummaryCSV, k)
-		switch {
-		case c.Family != nil && c.Family.Prefix == measure.TxPrefix:
-			if tx[c.FamilyKey] == nil {
-				tx[c.FamilyKey] = map[string]float64{}
-			}
-			tx[c.FamilyKey][c.Family.Suffix] = v
-		case c.Watched && strings.HasPrefix(k, results.StatusPrefix):
-			n := strings.TrimPrefix(k, results.StatusPrefix)
-			status[n] = v
-			status[strings.ToLower(n)] = v
-		}
-	}
-	if txs := it.Workload.TxNames(); len(txs) > 0 {
-		env[measure.TxPrefix] = spec.TxMetrics(txs, func(name, suffix string) float64 {
-			if v, ok := tx[name][suffix]; ok {
-				return v
-			}
-			return math.NaN()
-		})
-	}
-	env[results.StatusFamily] = status
-	for _, name := range p.RecordNames() {
-		if v, ok := sum[name]; ok {
-			env[name] = v
-		} else {
-			env[name] = math.NaN()
-		}
-	}
-	var failed []string
-	for i := range it.Assert {
-		a := &it.Assert[i]
-		ok, err := a.EvalBool(env)
-		switch {
-		case err != nil:
-			failed = append(failed, fmt.Sprintf("%s: %v", a.Source, err))
-		case !ok:
-			var seen []string
-			for _, name := range assertionNames(it) {
-				if v, ok := sum[name]; ok && strings.Contains(a.Source, name) {
-					seen = append(seen, name+"="+results.FormatFloat(v))
-				}
-			}
-			msg := a.Source + " (merged)"
-			if len(seen) > 0 {
-				msg += ": " + strings.Join(seen, ", ")
-			}
-			failed = append(failed, msg)
-		}
-	}
-	return failed
-}
-
-// assertionNames are the metrics it's assertions may name: every workload's, then its
-// workload's kind's own.
-func assertionNames(it *spec.Iteration) []string {
-	names := measure.AssertionNames()
-	if it.Workload != nil && it.Workload.Kind != nil {
-		for _, m := range it.Workload.Kind.Metrics {
-			names = append(names, m.Name)
-		}
-	}
-	return names
-}
-
 // mergedInfo is the merged folder's run.json: the leader's, with every shard listed and the
 // run's span over all of them.
 func mergedInfo(shards []shardRun, label map[string]string, version string) results.RunInfo {
@@ -950,7 +883,7 @@ func mergeOne(w *results.Writer, plan *spec.Plan, shards []shardRun, ii *results
 		ii.Status, ii.Error = results.StatusFailed, strings.Join(problems, "; ")
 		o.IterationsFailed++
 	case ii.Status == results.StatusDone && it != nil:
-		ii.Failed = assertions(plan, it, mi.summary, mi.leaderSummary)
+		ii.Failed = verdict.Failed(plan, it, mi.summary)
 		if len(ii.Failed) > 0 {
 			ii.Status = results.StatusFailed
 			o.AssertionsFailed++

@@ -62,6 +62,14 @@ func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, thre
 		size = 0 // as oltp_insert.lua: ids from prepare could collide with rand.unique()
 	}
 	var rows atomic.Int64
+	// A batch InnoDB picks as a deadlock's victim or whose lock wait times out (another
+	// session's locks: sysbench's own tables never share a loader) is sent again.
+	retry := &engine.LoadRetry{Log: progress}
+	if progress != nil {
+		defer func() {
+			progress(fmt.Sprintf("prepare: %d batch(es) sent again after a deadlock or lock wait timeout", retry.Retries()))
+		}()
+	}
 	if loaded != nil {
 		total := int64(size) * int64(owned(sh, p.Tables))
 		stop := make(chan struct{})
@@ -81,7 +89,7 @@ func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, thre
 		defer func() { loaded(rows.Load(), total) }()
 	}
 	return forEachTable(ctx, cfg, threads, p.Tables, sh, p.Rand, func(c *engine.Conn, n int, rng *sbrand.Rand) error {
-		if err := loadTable(c, p, n, size, rng, &rows); err != nil {
+		if err := loadTable(ctx, c, p, n, size, rng, retry, &rows); err != nil {
 			return fmt.Errorf("prepare sbtest%d: %w", n, err)
 		}
 		if progress != nil {
@@ -91,8 +99,9 @@ func Prepare(ctx context.Context, cfg *mysql.Config, name string, p Params, thre
 	})
 }
 
-// loadTable creates and fills one table; rows counts the rows inserted, for progress.
-func loadTable(c *engine.Conn, p Params, n, size int, rng *sbrand.Rand, rows *atomic.Int64) error {
+// loadTable creates and fills one table, each batch sent again after a deadlock or lock
+// wait timeout (retry); rows counts the rows inserted, for progress.
+func loadTable(ctx context.Context, c *engine.Conn, p Params, n, size int, rng *sbrand.Rand, retry *engine.LoadRetry, rows *atomic.Int64) error {
 	if _, err := c.ExecText(CreateTableSQL(p, n), false, nil); err != nil {
 		return err
 	}
@@ -102,15 +111,19 @@ func loadTable(c *engine.Conn, p Params, n, size int, rng *sbrand.Rand, rows *at
 	}
 	buf := make([]byte, 0, bulkSize+1024)
 	pending := int64(0) // rows in buf
+	sent := int64(0)    // rows before buf
 	flush := func() error {
 		if len(buf) <= len(head) {
 			return nil
 		}
-		_, err := c.ExecText(string(buf), false, nil)
+		stmt := string(buf)
+		what := fmt.Sprintf("sbtest%d rows %d to %d", n, sent+1, sent+pending)
+		err := retry.Batch(ctx, what, func() error { _, err := c.ExecText(stmt, false, nil); return err }, c.Rollback)
 		buf = buf[:0]
 		if err == nil {
 			rows.Add(pending)
 		}
+		sent += pending
 		pending = 0
 		return err
 	}

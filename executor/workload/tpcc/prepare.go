@@ -130,12 +130,15 @@ func prepare(ctx context.Context, t *tpcc, logf func(string)) error {
 	}
 	jobs, owned := loadJobs(t.p.Warehouses, sh)
 	start := time.Now()
+	retry := &engine.LoadRetry{Log: logf}
 	var loadedWh atomic.Int64
 	loaded := func(w int) {
 		n := loadedWh.Add(1)
 		log("tpcc prepare: warehouse %d loaded (%d of %d, %s)", w, n, owned, time.Since(start).Round(time.Second))
 	}
-	if err := loadAll(ctx, cfg, jobs, min(threads, cap(jobs)), t.p.LoadBatch, loaded); err != nil {
+	err = loadAll(ctx, cfg, jobs, min(threads, cap(jobs)), t.p.LoadBatch, retry, loaded)
+	log("tpcc prepare: %d batch(es) sent again after a deadlock or lock wait timeout", retry.Retries())
+	if err != nil {
 		return fmt.Errorf("tpcc prepare: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -188,9 +191,10 @@ func loadJobs(warehouses int, sh shard.Shard) (chan int, int) {
 	return jobs, owned
 }
 
-// loadAll runs the jobs on loaders connections, each with its own connection; the first
-// failure stops the others at their next job. loaded is called after each warehouse.
-func loadAll(ctx context.Context, cfg *mysql.Config, jobs <-chan int, loaders, batch int, loaded func(w int)) error {
+// loadAll runs the jobs on loaders connections, each with its own connection; a batch
+// that deadlocks or times out on a lock is sent again (retry), and the first failure stops
+// the others at their next job. loaded is called after each warehouse.
+func loadAll(ctx context.Context, cfg *mysql.Config, jobs <-chan int, loaders, batch int, retry *engine.LoadRetry, loaded func(w int)) error {
 	var (
 		wg     sync.WaitGroup
 		mu     sync.Mutex
@@ -201,7 +205,7 @@ func loadAll(ctx context.Context, cfg *mysql.Config, jobs <-chan int, loaders, b
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := runLoader(ctx, cfg, i, batch, jobs, &failed, loaded); err != nil {
+			if err := runLoader(ctx, cfg, i, batch, jobs, &failed, retry, loaded); err != nil {
 				failed.Store(true)
 				mu.Lock()
 				errs = append(errs, err)
@@ -215,17 +219,18 @@ func loadAll(ctx context.Context, cfg *mysql.Config, jobs <-chan int, loaders, b
 
 // runLoader is loader i: it takes jobs until there are none, one has failed (failed) or
 // ctx is done.
-func runLoader(ctx context.Context, cfg *mysql.Config, i, batch int, jobs <-chan int, failed *atomic.Bool, loaded func(w int)) error {
+func runLoader(ctx context.Context, cfg *mysql.Config, i, batch int, jobs <-chan int, failed *atomic.Bool, retry *engine.LoadRetry, loaded func(w int)) error {
 	lc, err := engine.Dial(ctx, cfg, false)
 	if err != nil {
 		return fmt.Errorf("loader %d: %w", i+1, err)
 	}
 	defer lc.Close()
-	if err := exec(lc, "SET SESSION unique_checks = 0, foreign_key_checks = 0"); err != nil {
-		return fmt.Errorf("loader %d: %w", i+1, err)
-	}
+	// The tables have no secondary index and no foreign key while they load, so neither
+	// check costs anything; and with both off, MariaDB (10.6 on) takes a table lock for the
+	// first INSERT into an empty table (its bulk insert), on which loaders starting the same
+	// table at once deadlock each other. Both checks stay on.
 	g := newRng(uint64(time.Now().UnixNano()) + uint64(i)*7919)
-	l := &loader{c: lc, g: g, batch: batch}
+	l := &loader{ctx: ctx, c: lc, g: g, batch: batch, retry: retry}
 	for job := range jobs {
 		if failed.Load() || ctx.Err() != nil {
 			return nil
@@ -268,17 +273,24 @@ func addKeys(c *engine.Conn, p Params) error {
 	return nil
 }
 
-// loader writes rows as multi-row INSERTs of up to batch rows.
+// loader writes rows as multi-row INSERTs of up to batch rows, each sent again after a
+// deadlock or lock wait timeout (retry).
 type loader struct {
+	ctx   context.Context
 	c     *engine.Conn
 	g     *rng
 	batch int
+	retry *engine.LoadRetry
 	buf   []byte
 	rows  int
 	head  string
+	what  string // the rows begin started, for messages: "stock of warehouse 3"
+	sent  int    // rows of what sent before this batch
 }
 
-func (l *loader) begin(head string) { l.head, l.buf, l.rows = head, append(l.buf[:0], head...), 0 }
+func (l *loader) begin(head, what string) {
+	l.head, l.buf, l.rows, l.what, l.sent = head, append(l.buf[:0], head...), 0, what, 0
+}
 
 // row starts a row's values; the caller appends them and calls end.
 func (l *loader) row() {
@@ -301,7 +313,12 @@ func (l *loader) flush() error {
 	if l.rows == 0 {
 		return nil
 	}
-	err := exec(l.c, string(l.buf))
+	what := fmt.Sprintf("%s, rows %d to %d", l.what, l.sent+1, l.sent+l.rows)
+	stmt := string(l.buf)
+	// Alone in autocommit, a batch that failed left nothing behind; the ROLLBACK only
+	// makes sure of it.
+	err := l.retry.Batch(l.ctx, what, func() error { return exec(l.c, stmt) }, l.c.Rollback)
+	l.sent += l.rows
 	l.buf, l.rows = append(l.buf[:0], l.head...), 0
 	return err
 }
@@ -324,7 +341,7 @@ func (l *loader) last() { l.buf = l.buf[:len(l.buf)-1] }
 
 func (l *loader) items(from, to int) error {
 	g := l.g
-	l.begin("INSERT INTO item (i_id, i_im_id, i_name, i_price, i_data) VALUES ")
+	l.begin("INSERT INTO item (i_id, i_im_id, i_name, i_price, i_data) VALUES ", fmt.Sprintf("item %d to %d", from, to))
 	for i := from; i <= to; i++ {
 		l.row()
 		l.int(i)
@@ -351,7 +368,7 @@ func (l *loader) address() {
 
 func (l *loader) warehouse(w int) error {
 	g := l.g
-	l.begin("INSERT INTO warehouse VALUES ")
+	l.begin("INSERT INTO warehouse VALUES ", "warehouse of warehouse "+strconv.Itoa(w))
 	l.row()
 	l.int(w)
 	l.str(g.astring(6, 10))
@@ -365,7 +382,7 @@ func (l *loader) warehouse(w int) error {
 	if err := l.flush(); err != nil {
 		return err
 	}
-	l.begin("INSERT INTO district VALUES ")
+	l.begin("INSERT INTO district VALUES ", "district of warehouse "+strconv.Itoa(w))
 	for d := 1; d <= districtsPerWarehouse; d++ {
 		l.row()
 		l.int(d)
@@ -399,7 +416,7 @@ func (l *loader) warehouse(w int) error {
 
 func (l *loader) stock(w int) error {
 	g := l.g
-	l.begin("INSERT INTO stock VALUES ")
+	l.begin("INSERT INTO stock VALUES ", "stock of warehouse "+strconv.Itoa(w))
 	for i := 1; i <= items; i++ {
 		l.row()
 		l.int(i)
@@ -420,7 +437,7 @@ func (l *loader) stock(w int) error {
 
 func (l *loader) customers(w, d int) error {
 	g := l.g
-	l.begin("INSERT INTO customer VALUES ")
+	l.begin("INSERT INTO customer VALUES ", fmt.Sprintf("customer of warehouse %d district %d", w, d))
 	for c := 1; c <= customersPerDistrict; c++ {
 		l.row()
 		l.int(c)
@@ -454,7 +471,7 @@ func (l *loader) customers(w, d int) error {
 	if err := l.flush(); err != nil {
 		return err
 	}
-	l.begin("INSERT INTO history VALUES ")
+	l.begin("INSERT INTO history VALUES ", fmt.Sprintf("history of warehouse %d district %d", w, d))
 	for c := 1; c <= customersPerDistrict; c++ {
 		l.row()
 		l.int(c)
@@ -481,7 +498,7 @@ func (l *loader) orders(w, d int) error {
 	}
 	g.r.Shuffle(len(perm), func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
 	counts := make([]int, ordersPerDistrict+1)
-	l.begin("INSERT INTO orders VALUES ")
+	l.begin("INSERT INTO orders VALUES ", fmt.Sprintf("orders of warehouse %d district %d", w, d))
 	for o := 1; o <= ordersPerDistrict; o++ {
 		counts[o] = g.between(5, 15)
 		l.row()
@@ -505,7 +522,7 @@ func (l *loader) orders(w, d int) error {
 	if err := l.flush(); err != nil {
 		return err
 	}
-	l.begin("INSERT INTO order_line VALUES ")
+	l.begin("INSERT INTO order_line VALUES ", fmt.Sprintf("order_line of warehouse %d district %d", w, d))
 	for o := 1; o <= ordersPerDistrict; o++ {
 		for n := 1; n <= counts[o]; n++ {
 			l.row()
@@ -531,7 +548,7 @@ func (l *loader) orders(w, d int) error {
 	if err := l.flush(); err != nil {
 		return err
 	}
-	l.begin("INSERT INTO new_order VALUES ")
+	l.begin("INSERT INTO new_order VALUES ", fmt.Sprintf("new_order of warehouse %d district %d", w, d))
 	for o := firstNewOrder; o <= ordersPerDistrict; o++ {
 		l.row()
 		l.int(o)
