@@ -62,8 +62,9 @@ const (
 	// Inconclusive is a change whose interval leaves out 0 but comes from too few repeats
 	// (MinRepeats) to be trusted: two values give a bootstrap interval far too narrow.
 	Inconclusive = "inconclusive"
-	// Confounded is a change measured while the host's load changed between the compared
-	// iterations (ConfoundedLoad): another job may have made it, not the server.
+	// Confounded is a change the host's load explains: the host was busier on the worse
+	// side by more than ConfoundedLoad, enough to account for it (confound). Another job
+	// may have made it, not the server.
 	Confounded = "confounded"
 )
 
