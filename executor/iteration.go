@@ -79,13 +79,13 @@ func (x *iteration) run(ctx context.Context) error {
 		x.watched = []string{x.target} // only the leader watches; this shard's rows carry its workload
 	}
 	x.info.Variables = r.fleet.variablesNow(ctx, x.watched)
-	x.info.Load = nil
+	x.info.LoadDuring = nil
 	start, hasLoad := loadavg.Read()
 	sampler := loadavg.Sample()
 	err := x.measure(ctx, s)
 	runnable, sampled := sampler.Stop()
 	if end, ok := loadavg.Read(); hasLoad && ok && sampled {
-		x.info.Load = &results.HostLoad{Start: start.OneMinute, End: end.OneMinute, Runnable: runnable, CPUs: loadavg.CPUs()}
+		x.info.LoadDuring = &results.LoadDuring{Start: start.OneMinute, End: end.OneMinute, Runnable: runnable, CPUs: loadavg.CPUs()}
 	}
 	if err != nil {
 		return err

@@ -212,17 +212,17 @@ type IterationInfo struct {
 	// Events are moments a step marked while the workload ran (a failover drill's fault and
 	// promotion), in order: the report draws each on its over-time charts.
 	Events []Event `json:"events,omitempty"`
-	// Load is the host's load around the measured workload, for compare to tell a change
+	// LoadDuring is the host's load during the measured workload, for compare to tell a change
 	// the host made (another job starting) from one the server made; nil in older folders.
-	Load *HostLoad `json:"load,omitempty"`
+	LoadDuring *LoadDuring `json:"load_during,omitempty"`
 }
 
-// HostLoad is the host's load around an iteration's measured workload: the 1-minute load
+// LoadDuring is the host's load around an iteration's measured workload: the 1-minute load
 // average (/proc/loadavg) when it started and when it ended, the mean count of runnable
 // tasks sampled every 250 ms while it ran (the benchmark's own threads included), and the
 // CPUs quadrant could use. Above one runnable task per CPU, tasks wait for a CPU, the
 // benchmark's among them.
-type HostLoad struct {
+type LoadDuring struct {
 	Start    float64 `json:"start"`
 	End      float64 `json:"end"`
 	Runnable float64 `json:"runnable,omitempty"`
@@ -232,7 +232,7 @@ type HostLoad struct {
 // PerCPU is the load per CPU during the workload: the mean runnable tasks, or without them
 // the higher of the two 1-minute averages (which lag: the end shows a neighbour that started
 // during the iteration); NaN without CPUs.
-func (l HostLoad) PerCPU() float64 {
+func (l LoadDuring) PerCPU() float64 {
 	switch {
 	case l.CPUs <= 0:
 		return math.NaN()

@@ -92,7 +92,7 @@ type cellSamples struct {
 	// intervals are, for a cell of one iteration, each metric's measured (not warmup) values
 	// per interval, in time order: what its batch means are cut from (readSeries).
 	intervals map[string][]float64
-	// loads are the host's load per CPU of each iteration (results.HostLoad.PerCPU);
+	// loads are the host's load per CPU of each iteration (results.LoadDuring.PerCPU);
 	// noLoad says an iteration had none recorded (an older folder): no judgement then.
 	loads  []float64
 	noLoad bool
@@ -102,8 +102,8 @@ type cellSamples struct {
 func iterationLoads(run *results.Run) map[string]float64 {
 	out := map[string]float64{}
 	for _, it := range run.Info.Iterations {
-		if it.Load != nil && !math.IsNaN(it.Load.PerCPU()) {
-			out[strconv.Itoa(it.Index)] = it.Load.PerCPU()
+		if it.LoadDuring != nil && !math.IsNaN(it.LoadDuring.PerCPU()) {
+			out[strconv.Itoa(it.Index)] = it.LoadDuring.PerCPU()
 		}
 	}
 	return out
@@ -119,7 +119,7 @@ func (cs *cellSamples) addLoad(loads map[string]float64, iteration string) {
 
 // ConfoundedLoad is how much busier the host may be on one side of a verdict than on the
 // other before compare asks whether the load explains the change: the busier side's load per
-// CPU (each side's mean over its iterations of results.HostLoad.PerCPU), counted as at least
+// CPU (each side's mean over its iterations of results.LoadDuring.PerCPU), counted as at least
 // 1, over the quieter side's, above 1+ConfoundedLoad. Below one runnable task per CPU every
 // task has a CPU; above it, the benchmark's share of the CPUs goes as 1/load.
 const ConfoundedLoad = 0.1

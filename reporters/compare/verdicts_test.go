@@ -18,7 +18,7 @@ func oneCell(dir, m string, values []float64, load ...float64) *results.Run {
 		rows = append(rows, []string{fmt.Sprint(i + 1), fmt.Sprint(i + 1), "db", "done", results.FormatFloat(v)})
 		it := results.IterationInfo{Index: i + 1, Repeat: i + 1, Status: "done"}
 		if i < len(load) {
-			it.Load = &results.HostLoad{Start: 2 * load[i], End: 2 * load[i], CPUs: 2}
+			it.LoadDuring = &results.LoadDuring{Start: 2 * load[i], End: 2 * load[i], CPUs: 2}
 		}
 		info.Iterations = append(info.Iterations, it)
 	}

@@ -1,5 +1,5 @@
 // Package loadavg reads the host's load, which run.json records around each iteration's
-// measured workload (results.HostLoad) so that compare can tell a change the host made from
+// measured workload (results.LoadDuring) so that compare can tell a change the host made from
 // one the server made: the 1-minute load average at the workload's start and end, and the
 // mean count of runnable tasks sampled while it ran, which the 1-minute average (it moves by
 // a sixtieth a second) only catches up with a minute later.
