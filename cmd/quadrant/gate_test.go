@@ -72,8 +72,12 @@ iteration:
 		t.Fatalf("rerun on the slower server: exit %d, want 1 with the failed rule:\n%s", code, out)
 	}
 	md, _ := os.ReadFile(filepath.Join(dir, results.GateMarkdown))
-	if !strings.Contains(string(md), "| failed | `tps < -25%` |") {
-		t.Errorf("%s does not list the failed check:\n%s", results.GateMarkdown, md)
+	if !strings.Contains(string(md), "| failed | `tps < -25%` |") || !strings.Contains(string(md), "### Around the numbers") {
+		t.Errorf("%s does not list the failed check and what differed around the numbers:\n%s", results.GateMarkdown, md)
+	}
+	// the rerun's comparison page carries the gate's outcome (verdicts.js draws it at the top)
+	if page, _ := os.ReadFile(filepath.Join(dir, results.ComparisonPage)); !strings.Contains(string(page), `"gate":{"verdict":"FAIL"`) {
+		t.Errorf("%s lacks the gate's outcome", results.ComparisonPage)
 	}
 	var junit junitReport
 	data, _ := os.ReadFile(filepath.Join(dir, results.GateJUnit))
