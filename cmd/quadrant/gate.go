@@ -9,8 +9,8 @@ import (
 	"slices"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
-	"github.com/quadrant-bench/quadrant/reporters/html"
 	"github.com/quadrant-bench/quadrant/reporters/gate"
+	"github.com/quadrant-bench/quadrant/reporters/html"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -143,4 +143,3 @@ func (g *gateFlags) judgeFolders(baseline, dir string, w io.Writer) (code int, e
 	}
 	return code, nil
 }
-

@@ -10,8 +10,8 @@ import (
 	"github.com/quadrant-bench/quadrant/reporters"
 	"github.com/quadrant-bench/quadrant/reporters/checks"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
-	"github.com/quadrant-bench/quadrant/reporters/gate"
 	"github.com/quadrant-bench/quadrant/reporters/effects"
+	"github.com/quadrant-bench/quadrant/reporters/gate"
 	"github.com/quadrant-bench/quadrant/reporters/html"
 	"github.com/quadrant-bench/quadrant/results"
 )
