@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/loadavg"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -43,7 +43,6 @@ func (r *runner) runIteration(ctx context.Context, it *spec.Iteration, info *res
 	x := &iteration{r: r, it: it, info: info, target: r.plan.TargetOf(it), records: map[string]float64{}, marks: &marks{}}
 	x.watched = []string{x.target}
 	info.Start = time.Now().UTC()
-	info.HostLoad = &results.HostLoad{CPUs: runtime.NumCPU(), Start: hostLoad()}
 	info.Status = results.StatusRunning
 	info.Error, info.Failed, info.Warnings, info.Stall, info.Behind, info.Events = "", nil, nil, nil, nil, nil
 	info.WatchGaps = nil
@@ -81,7 +80,18 @@ func (x *iteration) run(ctx context.Context) error {
 		x.watched = []string{x.target} // only the leader watches; this shard's rows carry its workload
 	}
 	x.info.Variables = r.fleet.variablesNow(ctx, x.watched)
-	if err := x.measure(ctx, s); err != nil {
+	x.info.HostLoad = nil
+	start := hostLoad()
+	sampler := loadavg.Sample()
+	err := x.measure(ctx, s)
+	runnable, sampled := sampler.Stop()
+	if end := hostLoad(); start != nil && end != nil {
+		x.info.HostLoad = &results.HostLoad{CPUs: loadavg.CPUs(), Start: start, End: end}
+		if sampled {
+			x.info.HostLoad.Runnable = runnable
+		}
+	}
+	if err != nil {
 		return err
 	}
 	return r.steps.run(ctx, it.After, x.scope(spec.PhaseAfter))
@@ -97,9 +107,6 @@ func (x *iteration) end(ctx context.Context, err error) {
 	info := x.info
 	endAt := time.Now().UTC()
 	info.End = &endAt
-	if info.HostLoad != nil {
-		info.HostLoad.End = hostLoad()
-	}
 	switch {
 	case err != nil && writeFailure(ctx) != nil:
 		info.Status, info.Error = results.StatusFailed, writeFailure(ctx).Error()

@@ -284,6 +284,7 @@ targets:
 matrix:
   flush: [fsync, O_DSYNC]
 repeat: 2
+order: sequential
 iteration:
   server_config: {innodb_flush_method: "${{ matrix.flush }}"}
   workload: {builtin: oltp_point_select, options: {table_size: 100}, duration: 1s}

@@ -38,6 +38,7 @@ name: storage
 matrix:
   storage: [%s, %s]
 repeat: 2
+order: sequential
 targets:
   db:
     sandbox:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -219,12 +220,33 @@ type LoadAverage struct {
 	Load15 float64 `json:"load15"`
 }
 
-// HostLoad is the client machine's load around one iteration: at its start (before its
-// restore and steps) and at its end, with the machine's CPU count to read it against.
+// HostLoad is the client machine's load around an iteration's measured workload, for
+// compare to tell a change the host made (another job starting) from one the server made:
+// the load averages when the workload started and when it ended, the mean count of runnable
+// tasks sampled every 250 ms while it ran (the benchmark's own threads included: the
+// 1-minute average moves by a sixtieth a second and shows a neighbour that started during a
+// short iteration only a minute later), and the CPUs quadrant could use. Above one runnable
+// task per CPU, tasks wait for a CPU, the benchmark's among them.
 type HostLoad struct {
-	CPUs  int          `json:"cpus"`
-	Start *LoadAverage `json:"start,omitempty"`
-	End   *LoadAverage `json:"end,omitempty"`
+	CPUs     int          `json:"cpus"`
+	Start    *LoadAverage `json:"start,omitempty"`
+	End      *LoadAverage `json:"end,omitempty"`
+	Runnable float64      `json:"runnable,omitempty"`
+}
+
+// PerCPU is the load per CPU during the workload: the mean runnable tasks, or without them
+// the higher of the two 1-minute averages (which lag: the end shows a neighbour that started
+// during the iteration); NaN without CPUs or readings.
+func (l HostLoad) PerCPU() float64 {
+	switch {
+	case l.CPUs <= 0:
+		return math.NaN()
+	case l.Runnable > 0:
+		return l.Runnable / float64(l.CPUs)
+	case l.Start == nil || l.End == nil:
+		return math.NaN()
+	}
+	return max(l.Start.Load1, l.End.Load1) / float64(l.CPUs)
 }
 
 // TLSInfo is a target's TLS: the mode, the files by name and fingerprint, and what the
@@ -274,8 +296,8 @@ type IterationInfo struct {
 	// Storage is where each sandbox target's data directory was during the iteration, and a
 	// dsn target's when its server runs on this machine (TargetInfo.ServerHost source "local").
 	Storage []Storage `json:"storage,omitempty"`
-	// HostLoad is the client machine's load average at the iteration's start and end; nil in
-	// folders written before it was recorded.
+	// HostLoad is the client machine's load around the measured workload; nil in folders
+	// written before it was recorded.
 	HostLoad *HostLoad `json:"host_load,omitempty"`
 	// Restore is how the targets were brought back to the end of setup before the
 	// iteration (the plan's restore:); empty for the first iteration, which starts there.

@@ -211,13 +211,22 @@ reads plans, so it is always what ` + "`quadrant validate`" + ` accepts. Editors
 
 Cells run in the order the axes are written, **last axis fastest**; ` + "`exclude`" + ` entries remove every cell they match
 (an entry that matches nothing is an error), ` + "`include`" + ` entries are extra cells appended at the end (each gives every axis).
-With ` + "`repeat:`" + `, ` + "`order:`" + ` says how the runs of the cells follow each other: ` + "`sequential`" + ` (the default) runs one
+With ` + "`repeat:`" + `, ` + "`order:`" + ` says how the runs of the cells follow each other: ` + "`interleaved`" + ` (the default) runs one
+of every cell, then the next (A B A B), so that drift over time (a warming cache, another job starting on the host)
+falls on every cell alike and ` + "`quadrant compare`" + `'s confidence intervals mean what they say; ` + "`sequential`" + ` runs one
 cell's repeats back to back (cell 1 run 1, cell 1 run 2, cell 2 run 1, ...: they share the server configuration, so no
-restart between them); ` + "`interleaved`" + ` runs one of every cell, then the next (A B A B), so that drift over time falls
-on every cell alike and ` + "`quadrant compare`" + `'s confidence intervals mean what they say; ` + "`random`" + ` shuffles them with
-` + "`order_seed`" + `. Iteration numbers follow execution order; ` + "`repeat`" + ` counts each cell's runs in time; run.json
-records the order and the seed; ` + "`quadrant explain`" + ` lists the order and the restarts it costs. An axis may be an
-expression giving a list: ` + "`threads: ${{ vars.threads }}`" + `.
+restart between them); ` + "`random`" + ` shuffles them with ` + "`order_seed`" + `. Iteration numbers follow execution order;
+` + "`repeat`" + ` counts each cell's runs in time, whatever the order, and names each iteration's files by its number; run.json
+records the order and the seed; ` + "`quadrant explain`" + ` lists the order and the restarts it costs. Give ` + "`repeat: 3`" + ` or
+more to a plan whose cells are compared (a matrix, ` + "`compare`" + `, ` + "`--fail-on`" + `): with fewer, ` + "`compare`" + ` calls every
+change inconclusive, and ` + "`validate`" + ` and ` + "`explain`" + ` warn. An axis may be an expression giving a list:
+` + "`threads: ${{ vars.threads }}`" + `.
+
+**Changed default.** ` + "`order:`" + ` defaulted to ` + "`sequential`" + ` before; a plan that does not write it now runs its repeats
+interleaved (A B A B instead of A A B B). Comparisons line cells up by their matrix values, not their iteration numbers,
+so an older folder still compares with a new run; ` + "`run --resume`" + ` of a run started before the change keeps the order it
+started in (run.json records it; a folder without it ran sequential). Write ` + "`order: sequential`" + ` to keep a cell's
+repeats together, e.g. when cells differ in ` + "`server_config`" + ` and each restart is costly.
 
 ## Secrets
 

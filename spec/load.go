@@ -48,6 +48,10 @@ type Options struct {
 	// tell (no server binary here), and then nothing is checked. spec runs nothing:
 	// cmd/quadrant wires it to executor/sandbox, which asks the binary.
 	ServerOptions func(flavor, basedir string) (server string, names []string)
+	// Order, when set, is the order of repeats of a plan that does not write order: (the
+	// default's): a resumed run keeps the order it started in, even from a version of
+	// quadrant whose default was another.
+	Order string
 }
 
 // Addr is a target's network address.
@@ -116,6 +120,9 @@ func load(src *source, opts Options) (*Plan, error) {
 	if mn, _ := mapGet(root, "matrix"); mn != nil {
 		sc.where, sc.cache = "matrix:", nil
 		d.decode(mn, reflect.ValueOf(&p.Matrix).Elem(), "matrix")
+	}
+	if opts.Order != "" && !p.Src.Has("order") {
+		p.Order = opts.Order // a resumed run keeps the order it started in
 	}
 	in, _ := mapGet(root, "iteration")
 	if in == nil {

@@ -64,6 +64,7 @@ matrix:
   exclude: [{threads: 8, flush: O_DSYNC}]
   include: [{flush: O_DIRECT, threads: 128}]
 repeat: 2
+order: sequential
 iteration:
   workload: {builtin: oltp_read_write, duration: 1s, threads: "${{ matrix.threads }}"}
 `, Options{})

@@ -8,13 +8,17 @@ import (
 
 func orderOf(t *testing.T, order string, seed int) string {
 	t.Helper()
-	p := mustLoad(t, basePlan+fmt.Sprintf(`matrix: {threads: [1, 2]}
+	return orderWith(t, fmt.Sprintf("order: %s\norder_seed: %d\n", order, seed), Options{})
+}
+
+// orderWith is the order of a 2-cell plan of 3 repeats with the keys given, as "A1 B1 ...".
+func orderWith(t *testing.T, keys string, opts Options) string {
+	t.Helper()
+	p := mustLoad(t, basePlan+`matrix: {threads: [1, 2]}
 repeat: 3
-order: %s
-order_seed: %d
-iteration:
+`+keys+`iteration:
   workload: {builtin: oltp_point_select, threads: "${{ matrix.threads }}", duration: 1s}
-`, order, seed), Options{})
+`, opts)
 	var s []string
 	for i, it := range p.Iterations {
 		if it.Index != i+1 {
@@ -50,5 +54,20 @@ func TestOrderOfRepeats(t *testing.T) {
 	}
 	if msg := loadErr(t, basePlan+"order: shuffled\niteration: {workload: {builtin: oltp_point_select, duration: 1s}}\n", Options{}); !strings.Contains(msg, "plan.yaml:5:8") || !strings.Contains(msg, "interleaved") {
 		t.Errorf("a bad order: %s", msg)
+	}
+}
+
+// The repeats of compared cells alternate unless the plan says otherwise, so that a drift
+// of the host falls on every cell alike; a resumed run keeps the order it started in
+// (Options.Order), which a plan's own order: overrides.
+func TestRepeatsAlternateByDefault(t *testing.T) {
+	if got := orderWith(t, "", Options{}); got != "A1 B1 A2 B2 A3 B3" {
+		t.Errorf("default: %s", got)
+	}
+	if got := orderWith(t, "", Options{Order: OrderSequential}); got != "A1 A2 A3 B1 B2 B3" {
+		t.Errorf("a resumed sequential run: %s", got)
+	}
+	if got := orderWith(t, "order: interleaved\n", Options{Order: OrderSequential}); got != "A1 B1 A2 B2 A3 B3" {
+		t.Errorf("the plan's own order: %s", got)
 	}
 }

@@ -119,6 +119,9 @@ func (e *explainer) header() {
 		}
 	}
 	e.printf("\n")
+	if w := repeatWarning(p, false); w != "" {
+		e.printf("  %s\n", w)
+	}
 	if len(axes) > 0 {
 		e.printf("  axes: %s", strings.Join(axes, ", "))
 		if len(p.Matrix.Exclude) > 0 {

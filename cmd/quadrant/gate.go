@@ -10,6 +10,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/reporters/gate"
+	"github.com/quadrant-bench/quadrant/reporters/html"
 	"github.com/quadrant-bench/quadrant/reporters/reproduce"
 	"github.com/quadrant-bench/quadrant/results"
 )
@@ -22,7 +23,7 @@ type gateFlags struct {
 }
 
 func (g *gateFlags) add(fs *flag.FlagSet, runs bool) {
-	fs.StringVar(&g.failOn, "fail-on", "", "exit 1 when a change is past a threshold with its whole 95% interval (noise never fails): `RULES` such as \"tps < -2.5%, p95_ms > +5%\" (docs/ci.md)")
+	fs.StringVar(&g.failOn, "fail-on", "", "exit 1 when a change is past a threshold with its whole 95% interval, 4 when a check cannot tell (inconclusive, confounded): `RULES` such as \"tps < -2.5%, p95_ms > +5%\" (docs/ci.md)")
 	fs.StringVar(&g.markdown, "markdown", "", "with --fail-on, write the gate's summary as Markdown to `FILE`")
 	fs.StringVar(&g.junit, "junit", "", "with --fail-on, write the gate's checks as JUnit XML to `FILE`")
 	if runs {
@@ -68,14 +69,16 @@ func (g *gateFlags) metrics(wanted []string) []string {
 }
 
 // judge prints the gate of c on w and writes its files (intoDir: the new results folder,
-// where run and rerun put them unless the flags name others); failed says a rule failed.
-// reps are the later runs' reproductions of the first's effects, for the not-reproduced rule.
-func (g *gateFlags) judge(c *compare.Comparison, reps []*reproduce.Result, w io.Writer, intoDir string) (failed bool, err error) {
-	res := gate.Evaluate(c, g.rules)
+// where run and rerun put them unless the flags name others); code is the gate's exit
+// code: exitAssert when a rule failed, exitInconclusive when none did but a check could
+// not tell, exitOK. reps are the later runs' reproductions of the first's effects, for the
+// not-reproduced rule.
+func (g *gateFlags) judge(c *compare.Comparison, reps []*reproduce.Result, w io.Writer, intoDir string) (res *gate.Result, code int, err error) {
+	res = gate.Evaluate(c, g.rules)
 	res.EvaluateReproduction(g.rules, reps)
 	fmt.Fprintln(w)
 	if err := res.WriteText(w); err != nil {
-		return false, err
+		return nil, 0, err
 	}
 	md, junit := g.markdown, g.junit
 	if intoDir != "" {
@@ -95,33 +98,55 @@ func (g *gateFlags) judge(c *compare.Comparison, reps []*reproduce.Result, w io.
 		}
 		var b bytes.Buffer
 		if err := f.write(&b); err != nil {
-			return false, err
+			return nil, 0, err
 		}
 		if err := results.WriteFileAtomic(f.path, b.Bytes()); err != nil {
-			return false, err
+			return nil, 0, err
 		}
 		fmt.Fprintf(w, "gate: %s\n", f.path)
 	}
-	return res.Failed() > 0, nil
+	return res, gateCode(res), nil
 }
 
-// judgeFolders compares baseline with dir and judges the result.
-func (g *gateFlags) judgeFolders(baseline, dir string, w io.Writer) (failed bool, err error) {
+// gateCode is the exit code of a gate's result.
+func gateCode(res *gate.Result) int {
+	switch {
+	case res.Failed() > 0:
+		return exitAssert
+	case res.Inconclusive() > 0:
+		return exitInconclusive
+	}
+	return exitOK
+}
+
+// judgeFolders compares baseline with dir and judges the result; code as judge's. A
+// rerun's comparison page in dir (comparison.html) is drawn again with the gate's outcome.
+func (g *gateFlags) judgeFolders(baseline, dir string, w io.Writer) (code int, err error) {
 	var runs []*results.Run
 	for _, d := range []string{baseline, dir} {
 		r, err := results.Open(d)
 		if err != nil {
-			return false, err
+			return 0, err
 		}
 		runs = append(runs, r)
 	}
 	wanted := g.metrics(compare.Defaults(runs))
 	if err := compare.CheckMetrics(runs, wanted); err != nil {
-		return false, fmt.Errorf("--fail-on: %w", err)
+		return 0, fmt.Errorf("--fail-on: %w", err)
 	}
 	var reps []*reproduce.Result
 	if gate.Reproduces(g.rules) {
 		reps = reproductions(runs)
 	}
-	return g.judge(compare.Compare(runs, wanted), reps, w, dir)
+	c := compare.Compare(runs, wanted)
+	res, code, err := g.judge(c, reps, w, dir)
+	if err != nil {
+		return 0, err
+	}
+	if page := filepath.Join(dir, results.ComparisonPage); fileExists(page) {
+		if err := html.WriteComparisonGate(page, c, res, buildVersion()); err != nil {
+			return 0, err
+		}
+	}
+	return code, nil
 }

@@ -13,11 +13,14 @@ import (
 
 // Exit codes of the contract.
 const (
-	exitOK       = 0
-	exitAssert   = 1
-	exitInvalid  = 2
-	exitFailed   = 3
-	exitSignaled = 130
+	exitOK      = 0
+	exitAssert  = 1
+	exitInvalid = 2
+	exitFailed  = 3
+	// exitInconclusive: the gate (--fail-on) could not tell, no check failed and the run
+	// passed: an interval wider than its threshold, too few repeats, the host's load changed.
+	exitInconclusive = 4
+	exitSignaled     = 130
 )
 
 // command is one subcommand. Other files of this package add theirs to the table in commands.

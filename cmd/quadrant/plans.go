@@ -15,6 +15,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
@@ -74,6 +75,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		basedirNotes(stderr, p)
+		if w := repeatWarning(p, false); w != "" {
+			fmt.Fprintln(stderr, w)
+		}
 		if !*quiet {
 			fmt.Fprintf(stdout, "%s: ok (%s, %d iteration%s)\n", path, p.Name, len(p.Iterations), plural(len(p.Iterations)))
 		}
@@ -331,4 +335,23 @@ func withSchemaURL(data []byte) []byte {
 		first = "# yaml-language-server: $schema=" + spec.SchemaURL
 	}
 	return []byte(first + "\n" + rest)
+}
+
+// repeatWarning says, of a plan whose cells are compared with each other (a matrix) or with
+// another run's (gated: --baseline, --fail-on), that fewer than compare.MinRepeats repeats
+// cannot give the interval compare and the gate judge by, and what to do; "" otherwise.
+func repeatWarning(p *spec.Plan, gated bool) string {
+	repeat, cells := max(p.Repeat, 1), len(p.Matrix.Cells())
+	if repeat >= compare.MinRepeats || cells < 2 && !gated {
+		return ""
+	}
+	what := fmt.Sprintf("its %d matrix cells are compared with each other", cells)
+	if gated {
+		what = "the gate compares it with the baseline"
+	}
+	why := ("repeat: 2 gives each cell two values, too few for a 95% interval: compare and the gate call every change from them inconclusive")
+	if repeat == 1 {
+		why = "repeat: 1 gives each cell one value: its noise is estimated from that one run's intervals, blind to the drift between runs"
+	}
+	return fmt.Sprintf("warning: %s: %s, and %s; give the plan repeat: %d or more", p.Src.At("repeat"), what, why, compare.MinRepeats)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/quadrant-bench/quadrant/reporters/checks"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/reporters/effects"
+	"github.com/quadrant-bench/quadrant/reporters/gate"
 	"github.com/quadrant-bench/quadrant/reporters/html"
 	"github.com/quadrant-bench/quadrant/results"
 )
@@ -153,25 +154,23 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 			return exitFailed
 		}
 	}
-	gateFailed := false
+	gateCode := exitOK
+	var judged *gate.Result
 	if g.on() {
 		var err error
-		if gateFailed, err = g.judge(c, reps, stdout, ""); err != nil {
+		if judged, gateCode, err = g.judge(c, reps, stdout, ""); err != nil {
 			fmt.Fprintf(stderr, "quadrant compare: gate: %v\n", err)
 			return exitFailed
 		}
 	}
 	if *out != "" {
-		if err := html.WriteComparison(*out, c, buildVersion()); err != nil {
+		if err := html.WriteComparisonGate(*out, c, judged, buildVersion()); err != nil {
 			fmt.Fprintf(stderr, "quadrant compare: %v\n", err)
 			return exitFailed
 		}
 		fmt.Fprintf(stdout, "\ncomparison: %s\n", *out)
 	}
-	if gateFailed {
-		return exitAssert
-	}
-	return exitOK
+	return gateCode
 }
 
 // compareChecks compares two verify folders (before and after a fix, or two servers checked

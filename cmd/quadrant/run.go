@@ -296,6 +296,9 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
+	if w := repeatWarning(pr.p, req.gate.on()); w != "" {
+		fmt.Fprintln(stderr, w)
+	}
 	dir, prev, code := resultsDir(req, pr.p, pr.sha, stderr)
 	if code != 0 {
 		return code
@@ -389,6 +392,9 @@ func (req runRequest) prepare(stderr io.Writer) (prepared, int) {
 		return prepared{}, exitInvalid
 	}
 	opts := spec.Options{Set: req.sets, Targets: overrides, TLS: tlsFlags}
+	if req.resume != "" {
+		opts.Order = resumedOrder(req.resume)
+	}
 	p, err := loadPlan(req.plan, req.allow.options(req.plan, opts))
 	if err == nil {
 		if errs := shard.Validate(p, req.shard.Count); len(errs) > 0 {
@@ -498,14 +504,14 @@ func (req runRequest) finish(ctx context.Context, dir string, code int, stdout, 
 			fmt.Fprintf(stderr, "no comparison: the run stopped before its first iteration (see %s)\n", filepath.Join(dir, results.LogFile))
 		}
 	}
-	gateFailed := false
+	gateCode := exitOK
 	if req.gate.on() && !req.shard.Sharded() && measuredAny(dir) {
-		failed, err := req.gate.judgeFolders(req.gate.baseline, dir, stdout)
+		gc, err := req.gate.judgeFolders(req.gate.baseline, dir, stdout)
 		if err != nil {
 			fmt.Fprintf(stderr, "quadrant: gate against %s: %v\n", req.gate.baseline, err)
 			return exitFailed
 		}
-		gateFailed = failed
+		gateCode = gc
 	}
 	if req.metricsAddr != "" && req.metricsHold > 0 && ctx.Err() == nil {
 		fmt.Fprintf(stdout, "metrics: serving the final values for %s (Ctrl-C ends it)\n", req.metricsHold)
@@ -515,10 +521,10 @@ func (req runRequest) finish(ctx context.Context, dir string, code int, stdout, 
 		fmt.Fprintf(stdout, "holding for %s: copy the results with quadrant pack %s > %s.tgz\n", req.hold, dir, filepath.Base(dir))
 		hold(ctx, req.hold)
 	}
-	if code != exitOK || !gateFailed {
+	if code != exitOK {
 		return code
 	}
-	return exitAssert // the run passed, the gate did not
+	return gateCode // the run passed: the gate's failed, inconclusive or passed
 }
 
 // hold waits d or until ctx ends (Ctrl-C).
@@ -590,6 +596,20 @@ func dropEmptyFolder(dir string, stderr io.Writer) {
 		return
 	}
 	os.Remove(filepath.Dir(dir)) // results/NAME, when this was its only run
+}
+
+// resumedOrder is the order of repeats the run being resumed started in, which its
+// iteration numbers follow: run.json's, or sequential for a folder from before run.json
+// recorded it (the default then); "" when run.json does not read (resultsDir says why).
+func resumedOrder(dir string) string {
+	prev, err := results.ReadRunInfo(dir)
+	switch {
+	case err != nil:
+		return ""
+	case prev.Order == nil || prev.Order.Kind == "":
+		return spec.OrderSequential
+	}
+	return prev.Order.Kind
 }
 
 // resultsDir is a new folder under --out (or report.dir), or the folder being resumed

@@ -90,6 +90,7 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 	for ri, run := range runs {
 		groups := map[string]*cellSamples{}
 		S := run.Summary
+		loads := iterationLoads(run)
 		for i := range S.Rows {
 			key := cellKey(run, i)
 			g, ok := groups[key]
@@ -106,6 +107,7 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 				continue
 			}
 			g.iterations = append(g.iterations, S.Value(i, results.ColIteration))
+			g.addLoad(loads, S.Value(i, results.ColIteration))
 			for _, m := range metrics {
 				if v, ok := S.Float(i, m); ok {
 					g.values[m] = append(g.values[m], v)
@@ -142,8 +144,8 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 					cell.Verdicts[m] = append(cell.Verdicts[m], Verdict{})
 					continue
 				}
-				cell.Verdicts[m] = append(cell.Verdicts[m],
-					verdict(c.Describe(m), cell.Stats[m][0], st, missing(perRun, 0, ri, key), key))
+				v := verdict(c.Describe(m), cell.Stats[m][0], st, missing(perRun, 0, ri, key), key)
+				cell.Verdicts[m] = append(cell.Verdicts[m], confound(v, perRun[0][key], g))
 			}
 		}
 		c.Cells = append(c.Cells, cell)
@@ -516,7 +518,12 @@ func (c *Comparison) writeText(w io.Writer) error {
 // VerdictNote says how to read the noise and the verdicts.
 var VerdictNote = fmt.Sprintf("A value is the median of the cell's repeats; noise is their count, coefficient of variation and "+
 	"the half-width of the 95%% CI of their mean (~ when estimated from batch means of the one repeat's intervals). "+
-	"Verdicts compare means; each 95%% CI is a bootstrap over repeats (seed %d): a change whose interval holds 0 is within noise.", Seed)
+	"Verdicts compare means; each 95%% CI is a bootstrap over repeats (seed %d), widened to Student's t width for few of them "+
+	"(2.7 times for 3 repeats, 1.6 for 5): a change whose interval holds 0 is within noise; "+
+	"one from fewer than %d repeats is inconclusive; one the host's load explains is confounded (the host was busier on "+
+	"the worse side, its load per CPU, counted as at least 1, more than %g times the other's, and the change is within what "+
+	"that ratio accounts for: throughput down to 1/ratio, latency up by the ratio); "+
+	"a count that is 0 on one side is judged by the difference.", Seed, MinRepeats, 1+ConfoundedLoad)
 
 // NoiseText is how a run's noise reads in a table.
 func NoiseText(st Stats) string { return fmtNoise(st) }

@@ -59,7 +59,28 @@ const (
 	WithinNoise     = "within noise"
 	NotComparable   = "not comparable"
 	NoNoiseEstimate = "no noise estimate"
+	// Inconclusive is a change whose interval leaves out 0 but comes from too few repeats
+	// (MinRepeats) to be trusted: two values give a bootstrap interval far too narrow.
+	Inconclusive = "inconclusive"
+	// Confounded is a change the host's load explains: the host was busier on the worse
+	// side by more than ConfoundedLoad, enough to account for it (confound). Another job
+	// may have made it, not the server.
+	Confounded = "confounded"
 )
+
+// MinRepeats is the fewest repeats whose interval a verdict trusts: with two, the
+// bootstrap's interval of the mean is the range of two values, far narrower than the
+// noise (Student's t for n=2 is 12.7, not 2).
+const MinRepeats = 3
+
+// Significant says v claims a change: better, worse, higher or lower.
+func (v Verdict) Significant() bool {
+	switch v.Kind {
+	case WithinNoise, NotComparable, NoNoiseEstimate, Inconclusive, Confounded, "":
+		return false
+	}
+	return true
+}
 
 // cellSamples are the values of a cell's summary rows (interrupted ones left out: they
 // measured part of a workload) and their iteration numbers.
@@ -71,6 +92,88 @@ type cellSamples struct {
 	// intervals are, for a cell of one iteration, each metric's measured (not warmup) values
 	// per interval, in time order: what its batch means are cut from (readSeries).
 	intervals map[string][]float64
+	// loads are the host's load per CPU of each iteration (results.HostLoad.PerCPU);
+	// noLoad says an iteration had none recorded (an older folder): no judgement then.
+	loads  []float64
+	noLoad bool
+}
+
+// iterationLoads are run.json's host loads by iteration number.
+func iterationLoads(run *results.Run) map[string]float64 {
+	out := map[string]float64{}
+	for _, it := range run.Info.Iterations {
+		if it.HostLoad != nil && !math.IsNaN(it.HostLoad.PerCPU()) {
+			out[strconv.Itoa(it.Index)] = it.HostLoad.PerCPU()
+		}
+	}
+	return out
+}
+
+func (cs *cellSamples) addLoad(loads map[string]float64, iteration string) {
+	if l, ok := loads[iteration]; ok {
+		cs.loads = append(cs.loads, l)
+	} else {
+		cs.noLoad = true
+	}
+}
+
+// ConfoundedLoad is how much busier the host may be on one side of a verdict than on the
+// other before compare asks whether the load explains the change: the busier side's load per
+// CPU (each side's mean over its iterations of results.HostLoad.PerCPU), counted as at least
+// 1, over the quieter side's, above 1+ConfoundedLoad. Below one runnable task per CPU every
+// task has a CPU; above it, the benchmark's share of the CPUs goes as 1/load.
+const ConfoundedLoad = 0.1
+
+// loadRatio is the busier side's load per CPU (at least 1) over the quieter side's, and which
+// side was the busier (+1: b, -1: a); 1 when a side has no load recorded.
+func loadRatio(a, b *cellSamples) (ratio, busier float64, why string) {
+	if a == nil || b == nil || a.noLoad || b.noLoad || len(a.loads) == 0 || len(b.loads) == 0 {
+		return 1, 0, ""
+	}
+	la, lb := noise.Mean(a.loads), noise.Mean(b.loads)
+	busier = 1
+	if la > lb {
+		busier = -1
+	}
+	why = fmt.Sprintf("the host's load per CPU was %.2f around the first run's iterations and %.2f around this run's", la, lb)
+	return max(1, la, lb) / max(1, min(la, lb)), busier, why
+}
+
+// explainable is how large a change, in percent, a load ratio explains: a figure that went
+// down (a throughput on the busier side, a latency on the quieter) to 1/ratio, one that went
+// up by the ratio.
+func explainable(change, ratio float64) float64 {
+	if change < 0 {
+		return 100 * (1 - 1/ratio)
+	}
+	return 100 * (ratio - 1)
+}
+
+// confound marks a verdict Confounded when the host was busier on one side (by more than
+// ConfoundedLoad) and the load explains the change: it went the way load moves a figure
+// (worse on the busier side, better on the quieter; either way for a metric of no better
+// direction), and the near end of its interval is within what the load ratio accounts for. A
+// neighbour's job moves a server's figures as much as a change of its own; a change larger
+// than the load explains (a server six times slower) or against it stands. A verdict the load
+// does not make confounded says the load when it differed.
+func confound(v Verdict, a, b *cellSamples) Verdict {
+	ratio, busier, why := loadRatio(a, b)
+	if ratio <= 1+ConfoundedLoad {
+		return v
+	}
+	way := v.Kind == "higher" || v.Kind == "lower" || busier > 0 && v.Kind == Worse || busier < 0 && v.Kind == Better
+	near := math.Min(math.Abs(v.Lo), math.Abs(v.Hi))
+	if math.IsNaN(v.Lo) || math.IsNaN(v.Change) { // from 0: no percent to weigh, the way decides
+		near = 0
+	}
+	if v.Significant() && way && near <= explainable(v.Change, ratio) {
+		v.Kind = Confounded
+		v.Text = fmt.Sprintf("confounded: %s; %s, which explains a change of up to %s%%, so the host, not the server, may have made it",
+			v.Text, why, pct(explainable(v.Change, ratio)))
+		return v
+	}
+	v.Text += "; " + why
+	return v
 }
 
 // stats summarises one run's samples of metric m in a cell.
@@ -92,7 +195,7 @@ func stats(cs *cellSamples, m, key string) Stats {
 		// an estimate from intervals is centred on the summary's value, which for a
 		// percentile is not the mean of the intervals' percentiles
 		shift := st.Mean - noise.Mean(st.Samples)
-		st.Lo, st.Hi = lo+shift, hi+shift
+		st.Lo, st.Hi = noise.WidenAbout(lo+shift, hi+shift, st.Mean, len(st.Samples))
 	}
 	return st
 }
@@ -147,12 +250,7 @@ func verdict(col results.ColumnInfo, a, b Stats, missing string, seedKey string)
 			v.Kind, v.Change, v.Lo, v.Hi, v.Text = WithinNoise, 0, 0, 0, "the same (0 in both)"
 			return v
 		}
-		if a.Mean == 0 {
-			dir := 1.0
-			v.Kind = judge(col, dir)
-			v.Text = fmt.Sprintf("%s: 0 -> %s (no relative change from 0)", word(col, dir, v.Kind), results.FormatFloat(b.Mean))
-			return v
-		}
+		return fewRepeats(fromOrToZero(col, a, b, seedKey), a, b)
 	}
 	v.Change = noise.Change(a.Mean, b.Mean)
 	if a.Samples == nil && b.Samples == nil {
@@ -169,6 +267,8 @@ func verdict(col results.ColumnInfo, a, b Stats, missing string, seedKey string)
 		return noise.Mean(noise.Resample(r, s.Samples)) + s.Mean - noise.Mean(s.Samples)
 	}
 	v.Lo, v.Hi = noise.Bootstrap(rng, func(r *rand.Rand) float64 { return noise.Change(draw(r, a), draw(r, b)) })
+	v.Lo, v.Hi = widen(v.Lo, v.Hi, v.Change, a, b)
+	v.Lo = math.Max(v.Lo, -100) // no figure here goes below 0
 	est := ""
 	if a.Source != FromRepeats || b.Source != FromRepeats {
 		est = ", estimated from intervals"
@@ -179,7 +279,7 @@ func verdict(col results.ColumnInfo, a, b Stats, missing string, seedKey string)
 	if v.Lo <= 0 && v.Hi >= 0 || math.IsNaN(v.Lo) {
 		v.Kind = WithinNoise
 		v.Text = fmt.Sprintf("within noise (±%s%%%s)", pct(math.Max(math.Abs(v.Lo), math.Abs(v.Hi))), est)
-		return v
+		return fewRepeats(v, a, b)
 	}
 	dir := 1.0
 	if v.Change < 0 {
@@ -191,7 +291,93 @@ func verdict(col results.ColumnInfo, a, b Stats, missing string, seedKey string)
 		lo, hi = hi, lo
 	}
 	v.Text = fmt.Sprintf("%s by %s%% (95%% CI %s–%s%%%s)", word(col, dir, v.Kind), pct(math.Abs(v.Change)), pct(lo), pct(hi), est)
+	return fewRepeats(v, a, b)
+}
+
+// widen takes a bootstrap interval of a change between a and b to the width Student's t
+// gives for the side with fewer samples (noise.Widen): the percentile bootstrap of three
+// repeats is less than half as wide as their noise.
+func widen(lo, hi, est float64, a, b Stats) (float64, float64) {
+	n := 0
+	for _, s := range []Stats{a, b} {
+		if s.Samples != nil && (n == 0 || len(s.Samples) < n) {
+			n = len(s.Samples)
+		}
+	}
+	if n == 0 || math.IsNaN(lo) {
+		return lo, hi
+	}
+	return noise.WidenAbout(lo, hi, est, n)
+}
+
+// fewRepeats turns a change drawn from fewer than MinRepeats repeats on a side into
+// Inconclusive, and says the count on a verdict within noise: its interval is too narrow
+// to stand on.
+func fewRepeats(v Verdict, a, b Stats) Verdict {
+	n := 0
+	for _, s := range []Stats{a, b} {
+		if s.Source == FromRepeats && s.N < MinRepeats && (n == 0 || s.N < n) {
+			n = s.N
+		}
+	}
+	switch {
+	case n == 0:
+		return v
+	case v.Significant():
+		v.Text = fmt.Sprintf("inconclusive: %s, but from %d repeats, too few to trust the interval (give the plan repeat: %d or more)", v.Text, n, MinRepeats)
+		v.Kind = Inconclusive
+	case v.Kind == WithinNoise:
+		v.Text += fmt.Sprintf(", from %d repeats (too few: repeat: %d or more)", n, MinRepeats)
+	}
 	return v
+}
+
+// fromOrToZero judges a metric that is 0 on one side (errors, deadlocks): there is no
+// relative change from 0, and one to 0 is -100% in every draw, an interval of 100–100%.
+// It judges the difference of the means instead, a change only when its whole 95% interval
+// is on one side of 0: one deadlock in one repeat is not a server that deadlocks.
+func fromOrToZero(col results.ColumnInfo, a, b Stats, seedKey string) Verdict {
+	v := Verdict{Change: noise.Change(a.Mean, b.Mean), Lo: math.NaN(), Hi: math.NaN()}
+	fromTo := results.FormatFloat(a.Mean) + " -> " + results.FormatFloat(b.Mean)
+	if a.Samples == nil && b.Samples == nil {
+		v.Kind, v.Text = NoNoiseEstimate, "no noise estimate: "+fromTo+" (one repeat, too few intervals)"
+		return v
+	}
+	draw := func(r *rand.Rand, s Stats) float64 {
+		if s.Samples == nil {
+			return s.Mean
+		}
+		return noise.Mean(noise.Resample(r, s.Samples)) + s.Mean - noise.Mean(s.Samples)
+	}
+	lo, hi := noise.Bootstrap(noise.NewRand(Seed, seedKey, col.Name), func(r *rand.Rand) float64 { return draw(r, b) - draw(r, a) })
+	lo, hi = widen(lo, hi, b.Mean-a.Mean, a, b)
+	if a.Mean != 0 { // to 0: the difference's interval in percent of the base
+		v.Lo, v.Hi = math.Max(100*lo/a.Mean, -100), 100*hi/a.Mean
+	}
+	if math.IsNaN(lo) || lo <= 0 && hi >= 0 {
+		v.Kind = WithinNoise
+		v.Text = fmt.Sprintf("within noise: %s (the difference's 95%% CI %s to %s holds 0)", fromTo, signed(lo), signed(hi))
+		return v
+	}
+	dir := 1.0
+	if b.Mean < a.Mean {
+		dir = -1
+	}
+	v.Kind = judge(col, dir)
+	v.Text = fmt.Sprintf("%s: %s (95%% CI of the difference %s to %s)", word(col, dir, v.Kind), fromTo, signed(lo), signed(hi))
+	return v
+}
+
+// signed prints a difference with its sign, "?" when there is none.
+func signed(x float64) string {
+	if math.IsNaN(x) {
+		return "?"
+	}
+	s := results.FormatFloat(x)
+	if x >= 0 {
+		s = "+" + s
+	}
+	return s
 }
 
 // judge is Better or Worse for a change in direction dir (+1 up, -1 down) of metric col;

@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// WriteText prints the gate's outcome for a terminal: one line per failed or skipped
-// check, then the tally.
+// WriteText prints the gate's outcome for a terminal: one line per check that did not
+// pass, then the tally.
 func (r *Result) WriteText(w io.Writer) error {
 	var b strings.Builder
 	for _, c := range r.Checks {
@@ -21,18 +21,35 @@ func (r *Result) WriteText(w io.Writer) error {
 	return err
 }
 
+// Verdict is the gate's word: FAIL when a check failed, INCONCLUSIVE when none did but one
+// could not tell, pass.
+func (r *Result) Verdict() string {
+	switch {
+	case r.Failed() > 0:
+		return "FAIL"
+	case r.Inconclusive() > 0:
+		return "INCONCLUSIVE"
+	}
+	return "pass"
+}
+
+// Tally is the verdict with the count of each outcome and the rule: "FAIL: 4 checks, 1 failed, ...".
+func (r *Result) Tally() string { return r.tally() }
+
 func (r *Result) tally() string {
 	n := map[string]int{}
 	for _, c := range r.Checks {
 		n[c.Outcome]++
 	}
-	verdict := "pass"
-	if n[Failed] > 0 {
-		verdict = "FAIL"
-	}
-	return fmt.Sprintf("%s: %d checks, %d failed, %d passed, %d skipped (a check fails only when the change is past its threshold with its whole 95%% interval)",
-		verdict, len(r.Checks), n[Failed], n[Passed], n[Skipped])
+	verdict := r.Verdict()
+	return fmt.Sprintf("%s: %d checks, %d failed, %d inconclusive, %d confounded, %d passed, %d skipped "+
+		"(a check fails only when the change is past its threshold with its whole 95%% interval; "+
+		"it is inconclusive when its interval reaches the threshold and is wider than it, confounded when the host's load changed)",
+		verdict, len(r.Checks), n[Failed], n[Inconclusive], n[Confounded], n[Passed], n[Skipped])
 }
+
+// outcomes in the order gate.md lists them: what a reader must act on first.
+var outcomes = []string{Failed, Inconclusive, Confounded, Skipped, Passed}
 
 // WriteMarkdown writes the summary CI systems show on a job's page (GitHub's step summary,
 // GitLab's report): the tally, then a table of every check, failures first.
@@ -47,13 +64,19 @@ func (r *Result) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n\n")
 	}
 	b.WriteString("| outcome | rule | cell | change | 95% CI | verdict |\n| --- | --- | --- | --- | --- | --- |\n")
-	for _, outcome := range []string{Failed, Skipped, Passed} {
+	for _, outcome := range outcomes {
 		for _, c := range r.Checks {
 			if c.Outcome != outcome {
 				continue
 			}
 			fmt.Fprintf(&b, "| %s | `%s` | %s | %+.1f%% | %+.1f%% to %+.1f%% | %s |\n",
 				c.Outcome, md(c.Rule.String()), md(c.Cell), c.Verdict.Change, c.Verdict.Lo, c.Verdict.Hi, md(c.Verdict.Text))
+		}
+	}
+	if len(r.Around) > 0 {
+		b.WriteString("\n### Around the numbers\n\nWhat differed between the runs besides the change under test: read it before trusting a failure.\n\n")
+		for _, n := range r.Around {
+			fmt.Fprintf(&b, "- %s\n", md(n))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -67,7 +90,7 @@ func md(s string) string {
 
 // JUnit XML as Jenkins, GitLab and GitHub's test reporters read it: one testsuite, one
 // testcase per check, a failure element for a failed one and skipped for one that cannot
-// be judged.
+// be judged or cannot tell (its message starts with skipped, inconclusive or confounded).
 type junitSuites struct {
 	XMLName xml.Name   `xml:"testsuites"`
 	Suites  []junitSet `xml:"testsuite"`
@@ -102,9 +125,10 @@ func (r *Result) WriteJUnit(w io.Writer) error {
 		case Failed:
 			set.Failures++
 			tc.Failure = &junitMessage{Message: c.Why}
-		case Skipped:
+		case Skipped, Inconclusive, Confounded:
+			// JUnit has no "cannot tell": a skipped case whose message says which
 			set.Skipped++
-			tc.Skipped = &junitMessage{Message: c.Why}
+			tc.Skipped = &junitMessage{Message: c.Outcome + ": " + c.Why}
 		}
 		set.Cases = append(set.Cases, tc)
 	}

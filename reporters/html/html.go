@@ -15,6 +15,7 @@ import (
 	"text/template"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
+	"github.com/quadrant-bench/quadrant/reporters/gate"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
@@ -271,6 +272,8 @@ type comparisonData struct {
 	// Reproductions lead the page (reproduce.js): each later run's verdict on the effects
 	// the first run states.
 	Reproductions []reproductionData `json:"reproductions,omitempty"`
+	// Gate is the CI gate's outcome when one judged the comparison, drawn by verdicts.js.
+	Gate *gateData `json:"gate,omitempty"`
 }
 
 type differencesData struct {
@@ -312,9 +315,15 @@ type comparisonCell struct {
 // RenderComparison writes a comparison of runs as one self-contained page: per metric, a
 // table with the change against the first run and a chart across cells.
 func RenderComparison(w io.Writer, c *compare.Comparison, version string) error {
+	return RenderComparisonGate(w, c, nil, version)
+}
+
+// RenderComparisonGate is RenderComparison with the CI gate's outcome g (nil: none) at the
+// top, above the verdicts.
+func RenderComparisonGate(w io.Writer, c *compare.Comparison, g *gate.Result, version string) error {
 	cd := comparisonData{Metrics: c.Metrics, Notes: c.Notes, Better: map[string]int{}, Verdicts: comparisonVerdicts(c), VerdictNote: compare.VerdictNote,
 		Throughput: results.Throughput(),
-		Servers:    acrossServers(c), Evidence: comparisonEvidenceOf(c), Reproductions: reproductionsOf(c), Differences: differencesOf(c)}
+		Servers:    acrossServers(c), Evidence: comparisonEvidenceOf(c), Reproductions: reproductionsOf(c), Differences: differencesOf(c), Gate: gateOf(g)}
 	for _, m := range c.Metrics {
 		cd.Better[m] = int(c.Describe(m).Better)
 	}
@@ -384,5 +393,10 @@ func cellText(v float64) string {
 
 // WriteComparison renders c to path.
 func WriteComparison(path string, c *compare.Comparison, version string) error {
-	return writeFile(path, func(w io.Writer) error { return RenderComparison(w, c, version) })
+	return WriteComparisonGate(path, c, nil, version)
+}
+
+// WriteComparisonGate renders c with the gate's outcome g to path.
+func WriteComparisonGate(path string, c *compare.Comparison, g *gate.Result, version string) error {
+	return writeFile(path, func(w io.Writer) error { return RenderComparisonGate(w, c, g, version) })
 }

@@ -4,6 +4,7 @@ import (
 	_ "embed"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
+	"github.com/quadrant-bench/quadrant/reporters/gate"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -44,4 +45,35 @@ func comparisonVerdicts(c *compare.Comparison) []verdictRow {
 		}
 	}
 	return out
+}
+
+// gateData is the CI gate's outcome on a comparison page (compare --fail-on --out, a rerun's
+// comparison.html with --fail-on): its verdict and tally, and every check that did not pass.
+type gateData struct {
+	Verdict string      `json:"verdict"`
+	Tally   string      `json:"tally"`
+	Checks  []gateCheck `json:"checks"`
+}
+
+type gateCheck struct {
+	Outcome string `json:"outcome"`
+	Rule    string `json:"rule"`
+	Cell    string `json:"cell"`
+	Why     string `json:"why"`
+}
+
+// gateOf lays out r for verdicts.js, the checks that did not pass in gate.md's order.
+func gateOf(r *gate.Result) *gateData {
+	if r == nil {
+		return nil
+	}
+	g := &gateData{Verdict: r.Verdict(), Tally: r.Tally(), Checks: []gateCheck{}}
+	for _, outcome := range []string{gate.Failed, gate.Inconclusive, gate.Confounded, gate.Skipped} {
+		for _, c := range r.Checks {
+			if c.Outcome == outcome {
+				g.Checks = append(g.Checks, gateCheck{Outcome: c.Outcome, Rule: c.Rule.String(), Cell: c.Cell, Why: c.Why})
+			}
+		}
+	}
+	return g
 }

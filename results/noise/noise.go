@@ -127,3 +127,36 @@ func Percentile(v []float64, q float64) float64 {
 	k := int(math.Ceil(q/100*float64(len(s)))) - 1
 	return s[min(max(k, 0), len(s)-1)]
 }
+
+// tQuantile is Student's t 97.5th percentile by degrees of freedom (1 to 30).
+var tQuantile = [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+	2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042}
+
+// Widen is the factor that takes a percentile bootstrap interval of a mean of n values to
+// the width Student's t gives: t(n-1)·sqrt(n/(n-1))/1.96, the expanded percentile interval
+// (Hesterberg, "What teachers should know about the bootstrap", 2015). The bootstrap of a
+// few values is far too narrow: it resamples the spread of the values it has, shrunk by
+// sqrt((n-1)/n), and uses the normal's 1.96 where t's tails are much heavier; with 3 values
+// its "95%" interval is under half as wide as it should be. 2.69 for 3 values, 1.58 for 5,
+// 1.22 for 10, 1 from about 100; NaN below 2.
+func Widen(n int) float64 {
+	switch {
+	case n < 2:
+		return math.NaN()
+	case n-1 <= len(tQuantile):
+		return tQuantile[n-2] * math.Sqrt(float64(n)/float64(n-1)) / 1.959964
+	}
+	// beyond 30: t's quantile by its first-order expansion, z(1 + (1+z²)/(4 df))
+	df := float64(n - 1)
+	return (1 + (1+1.959964*1.959964)/(4*df)) * math.Sqrt(float64(n)/df)
+}
+
+// WidenAbout widens the interval lo..hi about est by Widen(n), each side by its own
+// distance, so a skewed interval stays skewed.
+func WidenAbout(lo, hi, est float64, n int) (float64, float64) {
+	k := Widen(n)
+	if math.IsNaN(k) || math.IsNaN(est) {
+		return lo, hi
+	}
+	return est - k*(est-lo), est + k*(hi-est)
+}

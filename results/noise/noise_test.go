@@ -53,3 +53,22 @@ func TestChangeCI(t *testing.T) {
 		t.Errorf("one value on a side: CI from %v, want NaN", lo)
 	}
 }
+
+// The expanded interval's factor: t's width over the bootstrap's, about 2.7 for 3 values,
+// falling towards 1 as values come.
+func TestWiden(t *testing.T) {
+	for _, c := range []struct {
+		n      int
+		lo, hi float64
+	}{{3, 2.6, 2.8}, {5, 1.5, 1.65}, {10, 1.18, 1.25}, {31, 1.04, 1.1}, {200, 1.0, 1.02}} {
+		if k := Widen(c.n); k < c.lo || k > c.hi {
+			t.Errorf("Widen(%d) = %v, want %v..%v", c.n, k, c.lo, c.hi)
+		}
+	}
+	if lo, hi := WidenAbout(8, 14, 10, 3); math.Abs(lo-(10-2*Widen(3))) > 1e-9 || math.Abs(hi-(10+4*Widen(3))) > 1e-9 {
+		t.Errorf("WidenAbout: %v %v", lo, hi)
+	}
+	if !math.IsNaN(Widen(1)) {
+		t.Error("one value widened")
+	}
+}
