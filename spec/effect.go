@@ -23,6 +23,9 @@ const (
 	WritesFile EffectKind = "writes"
 	// Connects talks to a network address that is not a target's server (an SNMP agent).
 	Connects EffectKind = "connects"
+	// ReadsEnv reads an environment variable of the user's (Effect.Env) that a results
+	// folder's plan was not given (--allow-env): a secret, as often as not.
+	ReadsEnv EffectKind = "reads the environment"
 )
 
 // Effect is one thing a plan would do that the trust check must allow, where the plan
@@ -39,6 +42,8 @@ type Effect struct {
 	Dir bool
 	// Addr is the host:port Connects reaches.
 	Addr string
+	// Env is the variable ReadsEnv reads.
+	Env string
 }
 
 func (e Effect) String() string {
@@ -57,6 +62,7 @@ func (p *Plan) Effects() []Effect {
 		}
 	}
 	add(p.files...)
+	add(p.envRead...)
 	for _, t := range p.Targets {
 		add(t.effects()...)
 	}

@@ -39,6 +39,17 @@ func folder(path string) bool {
 	return err == nil
 }
 
+// planOf is the plan file a command line names: a results folder stands for its plan.yaml,
+// as rerun takes it, so explain and validate read what rerun would run.
+func planOf(arg string) string {
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		if _, err := os.Stat(filepath.Join(arg, results.RunFile)); err == nil {
+			return filepath.Join(arg, results.PlanFile)
+		}
+	}
+	return arg
+}
+
 // options are the load options these allowances give the plan at path.
 func (a *allowFlags) options(path string, opts spec.Options) spec.Options {
 	opts.Folder = folder(path)

@@ -59,7 +59,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	code = exitOK
 	for _, path := range plans {
-		p, err := loadPlan(path, spec.Options{Set: sets, Targets: overrides})
+		p, err := loadPlan(planOf(path), spec.Options{Set: sets, Targets: overrides})
 		if err == nil {
 			if errs := shard.Validate(p, *shards); len(errs) > 0 {
 				err = errs.Tidy()
@@ -127,8 +127,8 @@ func plural(n int) string {
 }
 
 func runExplain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("explain", "PLAN [--set K=V]... [--target NAME=DSN]...",
-		"Shows, without running anything, every iteration with its matrix values and every step in execution order:\n"+
+	fs := newFlags("explain", "PLAN|DIR [--set K=V]... [--target NAME=DSN]...",
+		"Shows, without running anything (of a results folder DIR: the plan rerun DIR runs), every iteration with its matrix values and every step in execution order:\n"+
 			"each SQL statement, each shell command, each privileged action (flagged \"needs --allow-shell\"),\nand an estimate of how long the run takes. With --target NAME=DSN it connects to that server, and to no\nother, and lists what of the plan the DSN's account lacks the privileges for.", stdout, stderr)
 	var sets, targets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
@@ -148,7 +148,8 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant explain: %v\n", err)
 		return exitInvalid
 	}
-	p, err := loadPlan(plans[0], allow.options(plans[0], spec.Options{Set: sets, Targets: overrides}))
+	path := planOf(plans[0])
+	p, err := loadPlan(path, allow.options(path, spec.Options{Set: sets, Targets: overrides}))
 	if err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid
@@ -159,7 +160,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	explain(stdout, p)
-	explainTrust(stdout, p, allow.allow(plans[0], ""))
+	explainTrust(stdout, p, allow.allow(path, ""))
 	explainAccounts(stdout, stderr, p, overrides)
 	return exitOK
 }

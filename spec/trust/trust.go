@@ -100,6 +100,9 @@ func judge(e spec.Effect, roots confine.Roots, a Allow) (Item, bool) {
 			return Item{Effect: e, Why: fmt.Sprintf("%s %s %s, outside the plan's folder", e.What, e.Kind, where),
 				Flag: "--allow-path " + suggestDir(e.Dir, real)}, true
 		}
+	case spec.ReadsEnv:
+		// spec records only what --allow-env did not pass
+		return Item{Effect: e, Why: e.What + ", which a results folder's plan gets only where you allow it", Flag: "--allow-env " + e.Env}, true
 	case spec.Connects:
 		if a.Folder && !slices.Contains(a.Addresses, e.Addr) {
 			return Item{Effect: e, Why: e.What + ", an address you did not name", Flag: "--allow-address " + e.Addr}, true
