@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/preflight"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
+	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -161,7 +164,9 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	}
 	explain(stdout, p)
 	explainTrust(stdout, p, allow.allow(path, ""))
-	explainAccounts(stdout, stderr, p, overrides)
+	if explainAccounts(stdout, stderr, p, overrides) {
+		return exitInvalid // the run would stop before setup, as run exits for it
+	}
 	return exitOK
 }
 
@@ -180,49 +185,99 @@ func explainTrust(w io.Writer, p *spec.Plan, a trust.Allow) {
 }
 
 // explainAccounts connects to the targets given with --target, and only to them (explain
-// otherwise touches no server), and lists what of the plan their accounts cannot do, as the
-// run's pre-flight would refuse it.
-func explainAccounts(stdout, stderr io.Writer, p *spec.Plan, overrides map[string]string) {
+// otherwise touches no server), and lists what of the plan their accounts cannot do and the
+// status names they do not have, as the run's pre-flight would refuse them; true when it
+// would.
+func explainAccounts(stdout, stderr io.Writer, p *spec.Plan, overrides map[string]string) (stops bool) {
 	for _, t := range p.Targets {
 		if _, ok := overrides[t.Name]; !ok || t.DSN == "" {
 			continue
 		}
-		lacks, account, err := accountLacks(p, t)
+		c, err := checkTarget(p, t)
 		if err != nil {
 			fmt.Fprintf(stderr, "quadrant explain: privileges of target %s not checked: %v\n", t.Name, err)
 			continue
 		}
-		if len(lacks) == 0 {
-			fmt.Fprintf(stdout, "\nPrivileges on %s (as %s): the account has all this plan needs.\n", t.Name, account)
+		if len(c.lacks) == 0 && len(c.unknown) == 0 {
+			fmt.Fprintf(stdout, "\nPrivileges on %s (as %s): the account has all this plan needs.\n", t.Name, c.account)
 			continue
 		}
-		fmt.Fprintf(stdout, "\nPrivileges on %s (as %s): the run would stop before setup; the account lacks:\n", t.Name, account)
-		for _, l := range lacks {
-			fmt.Fprintf(stdout, "  %s\n", l)
+		stops = true
+		fmt.Fprintf(stdout, "\nOn %s (as %s): the run would stop before setup:\n", t.Name, c.account)
+		if len(c.lacks) > 0 {
+			fmt.Fprintf(stdout, "  the account lacks:\n")
+			for _, l := range c.lacks {
+				fmt.Fprintf(stdout, "    %s\n", l)
+			}
+		}
+		if len(c.unknown) > 0 {
+			fmt.Fprintf(stdout, "  %s: watch.status names what this server does not have: %s\n", p.Watch.Src.At("status"), strings.Join(c.unknown, ", "))
 		}
 	}
+	return stops
 }
 
-func accountLacks(p *spec.Plan, t spec.Target) ([]string, string, error) {
+// targetCheck is what explain finds on a dsn target before the run would: what its account
+// lacks, the watch.status names it does not have.
+type targetCheck struct {
+	account        string
+	lacks, unknown []string
+}
+
+func checkTarget(p *spec.Plan, t spec.Target) (targetCheck, error) {
 	t.Restart = "" // explain runs no command
 	dt, err := executor.DSNTarget(t, p.Roots())
 	if err != nil {
-		return nil, "", err
+		return targetCheck{}, err
 	}
 	defer dt.Release()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	db, err := dt.Open(ctx)
 	if err != nil {
-		return nil, "", err
+		return targetCheck{}, err
 	}
 	defer db.Close()
 	info, err := target.Probe(ctx, db)
 	if err != nil {
-		return nil, "", err
+		return targetCheck{}, err
 	}
 	ac, err := preflight.CheckAccount(ctx, p, t.Name, db, info, dt.Config().DBName)
-	return ac.Lacks, ac.Account, err
+	if err != nil {
+		return targetCheck{}, err
+	}
+	c := targetCheck{account: ac.Account, lacks: ac.Lacks}
+	if watched(p, t.Name) && len(p.Watch.Status) > 0 {
+		names, err := statusNames(ctx, db)
+		if err != nil {
+			return c, err
+		}
+		c.unknown = mysqlwatch.UnknownStatus(p.Watch.Status, names)
+	}
+	return c, nil
+}
+
+// watched is whether watch samples target name: the plan's watch.targets, or every target.
+func watched(p *spec.Plan, name string) bool {
+	return len(p.Watch.Targets) == 0 || slices.Contains(p.Watch.Targets, name)
+}
+
+// statusNames are the names of SHOW GLOBAL STATUS.
+func statusNames(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n, v sql.RawBytes
+		if err := rows.Scan(&n, &v); err != nil {
+			return nil, err
+		}
+		names = append(names, string(n))
+	}
+	return names, rows.Err()
 }
 
 func runSchema(args []string, stdout, stderr io.Writer) int {
