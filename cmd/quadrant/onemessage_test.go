@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -48,5 +50,43 @@ iteration:
 	p = start(t, env, "explain", filepath.Join(dir, "plan.yaml"), "--allow-env", "QPW_UNSET_SECRET", "--allow-env", "QPW_SET_SECRET")
 	if code := p.wait(t, time.Minute); code != 2 || !strings.Contains(p.out.String(), "QPW_UNSET_SECRET is not set") {
 		t.Fatalf("explain with --allow-env of an unset variable: exit %d, want 2 saying it is not set:\n%s", code, p.out.String())
+	}
+}
+
+// The README's storage-axis example puts sandboxes outside the plan's folder: it says the
+// --allow-path each directory needs, which a run of it is refused without.
+func TestReadmeStorageAxisSaysAllowPath(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, storage, _ := strings.Cut(string(readme), "**The storage under test.**")
+	storage, _, _ = strings.Cut(storage, "\n\n")
+	m := regexp.MustCompile("`matrix: \\{storage: \\[([^]]+)\\]\\}`").FindStringSubmatch(storage)
+	if m == nil {
+		t.Fatalf("no storage axis example in:\n%s", storage)
+	}
+	// the example's directories, made here so that the plan validates
+	var dirs []string
+	for _, d := range strings.Split(m[1], ",") {
+		dirs = append(dirs, strings.TrimSpace(d))
+	}
+	base := t.TempDir()
+	plan := plantest.Sandbox("storage", `{dir: "${{ matrix.storage }}"}`, `
+matrix:
+  storage: [`+filepath.Join(base, "a")+`, `+filepath.Join(base, "b")+`]
+iteration:
+  workload: {builtin: oltp_point_select, duration: 1s}
+`)
+	os.Mkdir(filepath.Join(base, "a"), 0o755)
+	os.Mkdir(filepath.Join(base, "b"), 0o755)
+	code, stdout, stderr := runCLI("explain", writePlan(t, plan))
+	if code != 0 || !strings.Contains(stdout, "--allow-path "+filepath.Join(base, "a")) {
+		t.Fatalf("explain of the storage axis: exit %d, does not ask for --allow-path:\n%s%s", code, stdout, stderr)
+	}
+	for _, d := range dirs {
+		if !strings.Contains(storage, "--allow-path "+d) {
+			t.Errorf("README's storage axis example does not say it needs --allow-path %s:\n%s", d, storage)
+		}
 	}
 }
