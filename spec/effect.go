@@ -26,6 +26,11 @@ const (
 	// ReadsEnv reads an environment variable of the user's (Effect.Env) that a results
 	// folder's plan was not given (--allow-env): a secret, as often as not.
 	ReadsEnv EffectKind = "reads the environment"
+	// ChangesServer is SQL that acts on a target's server beyond the plan's own databases:
+	// settings for every session, accounts and grants, plugins, replication, shutdown, the
+	// server host's files (sqltext.Own.ServerChanges). A stranger's plan does it only where
+	// the user allows (--allow-server-changes).
+	ChangesServer EffectKind = "changes the server"
 )
 
 // Effect is one thing a plan would do that the trust check must allow, where the plan

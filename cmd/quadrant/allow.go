@@ -17,6 +17,9 @@ import (
 // (docs/security.md): run, rerun and explain take them.
 type allowFlags struct {
 	shell bool
+	// server lets a results folder's SQL change its targets' servers beyond its own
+	// databases (--allow-server-changes).
+	server bool
 	paths multiFlag
 	addrs multiFlag
 	env   multiFlag
@@ -26,6 +29,7 @@ type allowFlags struct {
 
 func (a *allowFlags) add(fs *flag.FlagSet) {
 	fs.BoolVar(&a.shell, "allow-shell", false, "let the plan run code on this host: shell steps, drop_caches, restart commands, sysbench Lua scripts, server binaries of a sandbox's basedir")
+	fs.BoolVar(&a.server, "allow-server-changes", false, "let a results folder's SQL change the servers beyond its own databases: SET GLOBAL/PERSIST, users and grants, plugins, replication, SHUTDOWN, files of the server's host (a SET GLOBAL is restored at the end)")
 	fs.Var(&a.paths, "allow-path", "let the plan read and write files under `DIR` besides its own folder (repeatable)")
 	fs.Var(&a.addrs, "allow-address", "let a results folder's plan connect to `HOST:PORT` besides its targets, e.g. an SNMP agent (repeatable)")
 	fs.Var(&a.copyLimit, "copy-limit", "copy a data file the plan reads (sql_file, replay, schema) into the results folder only up to `SIZE` (e.g. 4G; 0: no limit)")
@@ -60,7 +64,7 @@ func (a *allowFlags) options(path string, opts spec.Options) spec.Options {
 
 // allow is what trust.Check is given for the plan at path, writing its results under out.
 func (a *allowFlags) allow(path, out string) trust.Allow {
-	return trust.Allow{Shell: a.shell, Paths: a.paths, Results: out, Addresses: a.addrs, Folder: folder(path)}
+	return trust.Allow{Shell: a.shell, Paths: a.paths, Results: out, Addresses: a.addrs, ServerChanges: a.server, Folder: folder(path)}
 }
 
 // onlyCode says every refused effect is code to run, which a terminal may allow with a yes.

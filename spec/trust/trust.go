@@ -27,6 +27,9 @@ type Allow struct {
 	// Addresses are host:port the plan may connect to besides its targets
 	// (--allow-address, repeatable); a stranger's folder only.
 	Addresses []string
+	// ServerChanges lets a stranger's plan run SQL that changes its targets' servers beyond
+	// its own databases (--allow-server-changes).
+	ServerChanges bool
 	// Folder says the plan is a stranger's (a results folder being rerun): its addresses
 	// need Addresses. The user's own plan, run with run, may talk to what it names.
 	Folder bool
@@ -103,6 +106,10 @@ func judge(e spec.Effect, roots confine.Roots, a Allow) (Item, bool) {
 	case spec.ReadsEnv:
 		// spec records only what --allow-env did not pass
 		return Item{Effect: e, Why: e.What + ", which a results folder's plan gets only where you allow it", Flag: "--allow-env " + e.Env}, true
+	case spec.ChangesServer:
+		if a.Folder && !a.ServerChanges {
+			return Item{Effect: e, Why: e.What + ", beyond the plan's own databases", Flag: "--allow-server-changes"}, true
+		}
 	case spec.Connects:
 		if a.Folder && !slices.Contains(a.Addresses, e.Addr) {
 			return Item{Effect: e, Why: e.What + ", an address you did not name", Flag: "--allow-address " + e.Addr}, true
