@@ -20,9 +20,9 @@ type allowFlags struct {
 	// server lets a results folder's SQL change its targets' servers beyond its own
 	// databases (--allow-server-changes).
 	server bool
-	paths multiFlag
-	addrs multiFlag
-	env   multiFlag
+	paths  multiFlag
+	addrs  multiFlag
+	env    multiFlag
 	// copyLimit bounds the data files copied into the results folder (--copy-limit).
 	copyLimit sizeFlag
 }
