@@ -341,6 +341,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 		if err := r.globals.restore(ctx, r.logFile); err != nil {
 			r.logf("warning: %v", err)
 		}
+		r.fleet.dropCreated(ctx)
 		for i := range r.info.Targets {
 			ti := &r.info.Targets[i]
 			if s := r.fleet.servers[ti.Name]; s != nil {

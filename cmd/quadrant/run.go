@@ -572,9 +572,9 @@ func dropEmptyFolder(dir string, stderr io.Writer) {
 		for i, l := range lines {
 			lines[i] = results.Printable(l)
 		}
-		fmt.Fprintf(stderr, "%s is removed: the run measured nothing, so no results folder is kept. The end of its log:\n  %s\n", dir, strings.Join(lines, "\n  "))
+		fmt.Fprintf(stderr, "%s is removed: nothing was measured, so no results folder is kept. The end of its log:\n  %s\n", dir, strings.Join(lines, "\n  "))
 	} else {
-		fmt.Fprintf(stderr, "%s is removed: the run measured nothing, so no results folder is kept\n", dir)
+		fmt.Fprintf(stderr, "%s is removed: nothing was measured, so no results folder is kept\n", dir)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		fmt.Fprintf(stderr, "warning: remove %s: %v\n", dir, err)

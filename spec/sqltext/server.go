@@ -320,9 +320,11 @@ func (o *Own) ddl(t []token) []string {
 			}
 		}
 		name := strings.ToLower(nameOf(t, j))
-		if w0 == "CREATE" && !ifExists && !replace {
-			o.own(&o.dbs, name)
-			return nil
+		if w0 == "CREATE" && !replace {
+			if !ifExists {
+				o.own(&o.dbs, name) // it failed had it been there
+			}
+			return nil // a new database, or nothing done to one there
 		}
 		if o.dbs[name] && !replace {
 			return nil
