@@ -10,7 +10,7 @@ import (
 	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
 
-// A folder's SQL that changes the user's server beyond the plan's own databases (here SET
+// A folder's SQL that changes the user's server (a --target DSN) beyond the plan's own databases (here SET
 // GLOBAL general_log and max_connections, as a trial's folder did) is an effect explain lists
 // and rerun refuses without --allow-server-changes; allowed, the run puts both back at its end,
 // as it puts back globals:.
@@ -30,7 +30,12 @@ teardown:
 	dir := hostileFolder(t, plan, map[string]string{})
 	target := "db=" + c.Primary.DSN("")
 
+	// on the folder's own sandbox, what its SQL changes goes with the sandbox
 	p := start(t, nil, "explain", dir)
+	if code := p.wait(t, time.Minute); code != 0 || strings.Contains(p.out.String(), "--allow-server-changes") {
+		t.Fatalf("explain on the folder's sandbox: exit %d, lists the sandbox's own settings as the user's server's:\n%s", code, p.out.String())
+	}
+	p = start(t, nil, "explain", dir, "--target", target)
 	code := p.wait(t, time.Minute)
 	text := p.out.String()
 	if code != 0 || !strings.Contains(text, "SET GLOBAL general_log") || !strings.Contains(text, "SET GLOBAL max_connections") || !strings.Contains(text, "[--allow-server-changes]") {

@@ -14,8 +14,12 @@ import (
 const maxEffects = 5
 
 // effects are what a sql: step's statements do to the server beyond the plan's own
-// databases (sqltext.Own.ServerChanges), after the plan's SQL before it.
+// databases (sqltext.Own.ServerChanges), after the plan's SQL before it; on the user's
+// servers only (a sandbox's changes go with it).
 func effects(p *spec.Plan, ps spec.PlacedStep) []spec.Effect {
+	if !p.UsersServer(ps.Target) {
+		return nil
+	}
 	own := OwnBefore(p, ps.Step)
 	c := Changes{At: ps.Step.Src.At("sql"), What: "sql" + on(ps.Step)}
 	for _, st := range Of(ps.Step).Statements {

@@ -60,12 +60,12 @@ func check(c *spec.Check, s *spec.Step) {
 }
 
 // effects are what the file's statements do to the server beyond the plan's own
-// databases. A file outside the plan's folder is not read (the trust check refuses it
+// databases, on the user's servers (a sandbox's changes go with it). A file outside the plan's folder is not read (the trust check refuses it
 // already); one the check cannot open (setup writes it) is a change it cannot rule out.
 func effects(p *spec.Plan, ps spec.PlacedStep) []spec.Effect {
 	b := Of(ps.Step)
 	c := &sqlstep.Changes{At: ps.Step.Src.At("sql_file"), What: "sql_file " + b.File}
-	if b.Path == "" || !p.Roots().Inside(b.Path) {
+	if b.Path == "" || !p.Roots().Inside(b.Path) || !p.UsersServer(ps.Target) {
 		return nil
 	}
 	f, err := p.Roots().Open(b.Path)
