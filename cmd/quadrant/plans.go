@@ -164,7 +164,7 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 	}
 	explain(stdout, p)
 	explainTrust(stdout, p, allow.allow(path, ""))
-	if explainAccounts(stdout, stderr, p, overrides) {
+	if explainAccounts(stdout, stderr, p, overrides, false) {
 		return exitInvalid // the run would stop before setup, as run exits for it
 	}
 	return exitOK
@@ -187,8 +187,8 @@ func explainTrust(w io.Writer, p *spec.Plan, a trust.Allow) {
 // explainAccounts connects to the targets given with --target, and only to them (explain
 // otherwise touches no server), and lists what of the plan their accounts cannot do and the
 // status names they do not have, as the run's pre-flight would refuse them; true when it
-// would.
-func explainAccounts(stdout, stderr io.Writer, p *spec.Plan, overrides map[string]string) (stops bool) {
+// would. onlyStops leaves out the targets that pass (a refusal's addendum).
+func explainAccounts(stdout, stderr io.Writer, p *spec.Plan, overrides map[string]string, onlyStops bool) (stops bool) {
 	for _, t := range p.Targets {
 		if _, ok := overrides[t.Name]; !ok || t.DSN == "" {
 			continue
@@ -199,6 +199,9 @@ func explainAccounts(stdout, stderr io.Writer, p *spec.Plan, overrides map[strin
 			continue
 		}
 		if len(c.lacks) == 0 && len(c.unknown) == 0 {
+			if onlyStops {
+				continue
+			}
 			fmt.Fprintf(stdout, "\nPrivileges on %s (as %s): the account has all this plan needs.\n", t.Name, c.account)
 			continue
 		}

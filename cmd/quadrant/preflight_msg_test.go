@@ -74,4 +74,28 @@ iteration:
 	if left, _ := filepath.Glob(filepath.Join(root, "*", "*")); len(left) > 0 {
 		t.Errorf("a run that measured nothing left %v", left)
 	}
+
+	// The trust check's refusal comes first, before any server is touched; what the servers
+	// the user named would refuse next is in the same message.
+	withShell := writePlan(t, strings.Replace(readFile(t, plan), "iteration:\n", "setup:\n  - shell: \"true\"\niteration:\n", 1))
+	p = start(t, nil, "run", withShell, "--target", "db="+dsn, "--out", root)
+	code = p.wait(t, 2*time.Minute)
+	text = p.out.String()
+	if code != 2 || !strings.Contains(text, "--allow-shell") || !closest.MatchString(text) {
+		t.Fatalf("run refused by the trust check: exit %d, want 2 with the server's findings too:\n%s", code, text)
+	}
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("the trust check's refusal does not say %q too:\n%s", w, text)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -415,6 +415,10 @@ func (req runRequest) prepare(stderr io.Writer) (prepared, int) {
 		// folder gets only what the command line allows.
 		if pr.allow.Folder || !onlyCode(ref) || !isTerminal(os.Stdin) || !confirm(stderr, ref.Items) {
 			printRefusal(stderr, ref, req.plan)
+			// What the servers the user named would refuse next belongs in the same
+			// message: asking them touches nothing of theirs (sandboxes cannot be asked
+			// before they start).
+			explainAccounts(stderr, io.Discard, p, overrides, true)
 			return prepared{}, exitInvalid
 		}
 		pr.allow.Shell = true
