@@ -81,6 +81,26 @@ func (f *fleet) dropCreated(ctx context.Context) {
 	f.created = nil
 }
 
+// willCreate records, for a results folder's run, what its prepare will make on s in
+// schema, to drop at the end: the database when the server has none (the prepare creates
+// it), else the tables, none of which is there (the pre-flight checked).
+func (f *fleet) willCreate(ctx context.Context, s *liveTarget, schema string, tables []string) {
+	if slices.ContainsFunc(f.created, func(c createdDB) bool { return c.target == s.Name() && c.name == schema }) {
+		return
+	}
+	var n int
+	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = ?", schema).Scan(&n); err != nil {
+		f.log.logf("warning: target %s: whether database %s exists: %v (what the prepare makes there stays after the run)", s.Name(), schema, err)
+		return
+	}
+	c := createdDB{target: s.Name(), name: schema, tables: tables}
+	if n == 0 {
+		c.tables = nil
+		f.log.logf("target %s: database %s, which the prepare creates, is dropped when the run ends", s.Name(), schema)
+	}
+	f.created = append(f.created, c)
+}
+
 // what is what c made, as a user reads it.
 func (c createdDB) what() string {
 	if len(c.tables) > 0 {
@@ -157,8 +177,8 @@ func (r *runner) existingTables(ctx context.Context) []string {
 			continue
 		}
 		if len(there) == 0 {
-			if r.opts.Allow.Folder && !slices.ContainsFunc(r.fleet.created, func(c createdDB) bool { return c.target == pw.Target && c.name == schema }) {
-				r.fleet.created = append(r.fleet.created, createdDB{target: pw.Target, name: schema, tables: tables})
+			if r.opts.Allow.Folder {
+				r.fleet.willCreate(ctx, s, schema, tables)
 			}
 			continue
 		}

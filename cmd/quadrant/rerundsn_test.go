@@ -71,4 +71,15 @@ iteration:
 	if err := db.QueryRow("SELECT GROUP_CONCAT(table_name) FROM information_schema.tables WHERE table_schema = 'rerundb'").Scan(&tables); err != nil || tables != "keepme" {
 		t.Fatalf("tables of rerundb after the rerun: %q (%v), want the user's keepme alone", tables, err)
 	}
+
+	// A DSN naming no database: the prepare makes sysbench's sbtest, which the rerun
+	// takes away with its tables.
+	p = start(t, nil, "rerun", dir, "--target", "db="+c.Primary.DSN(""), "--out", t.TempDir())
+	if code := p.wait(t, 3*time.Minute); code != 0 {
+		t.Fatalf("rerun on a DSN without a database: exit %d:\n%s", code, p.out.String())
+	}
+	var n int
+	if err := db.QueryRow("SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name = 'sbtest'").Scan(&n); err != nil || n != 0 {
+		t.Fatalf("sbtest after the rerun: %d (%v), want none as before it", n, err)
+	}
 }
