@@ -344,6 +344,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 		if err := r.globals.restore(ctx, r.logFile); err != nil {
 			r.logf("warning: %v", err)
 		}
+		r.fleet.dropCreated(ctx)
 		for i := range r.info.Targets {
 			ti := &r.info.Targets[i]
 			if s := r.fleet.servers[ti.Name]; s != nil {
@@ -425,19 +426,25 @@ func (r *runner) open(ctx context.Context) error {
 		r.plan, r.fleet.plan = bound, bound
 		r.log.setPlan(bound)
 	}
-	if err := r.checkPrivileges(ctx); err != nil {
-		return err
-	}
+	// What the accounts lack and the status names the servers do not have are both the
+	// plan's to fix: one message says them all, so the user does not learn them a run at a time.
+	privErr := r.checkPrivileges(ctx)
 	if r.opts.RunID != "" || r.opts.Shard.Sharded() {
-		if err := r.openBarrier(ctx); err != nil {
+		if err := errors.Join(privErr, r.openBarrier(ctx)); err != nil {
 			return err
 		}
 	}
 	if r.watch, err = openWatchers(ctx, r.plan, r.fleet, r.leader(), r.opts.watchVia); err != nil {
 		if errors.Is(err, watch.ErrUnknownName) {
+			if privErr != nil {
+				err = fmt.Errorf("%w\n  %w", privErr.(*PlanError).Err, err)
+			}
 			err = &PlanError{Err: err}
 		}
 		return err
+	}
+	if privErr != nil {
+		return privErr // finish closes the watchers
 	}
 	r.watch.record(r.plan, r.info.Targets)
 	r.watch.snmpMachines(ctx, r.fleet, r.info.Targets)

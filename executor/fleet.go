@@ -35,11 +35,16 @@ type fleet struct {
 	clusters []*sandbox.Cluster
 	fronts   map[string]*front.Front      // by target: the addresses that follow a primary (fronts.go)
 	vars     map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
+	// createDBs lets the fleet create the database a dsn target's DSN names when the server
+	// has none (not for a shard: the others would lose it when one drops it); created are
+	// those it made, dropped when the run ends (createdb.go).
+	createDBs bool
+	created   []createdDB
 }
 
 func newFleet(p *spec.Plan, log *runLog, obs Observer, o Options) *fleet {
 	return &fleet{plan: p, log: log, obs: obs, sandboxDir: o.SandboxDir, keep: o.KeepSandboxes, runAs: o.SandboxRunAs,
-		servers: map[string]*liveTarget{}}
+		servers: map[string]*liveTarget{}, createDBs: !o.Shard.Sharded() && o.RunID == ""}
 }
 
 // start starts every sandbox (replicas included), in its directory of iteration first,
@@ -179,6 +184,12 @@ func (f *fleet) connect(ctx context.Context, s *liveTarget) error {
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	db, err := s.Open(cctx)
+	if err != nil && unknownDatabase(err) && s.sb == nil && f.createDBs {
+		if cerr := f.createDatabase(cctx, s); cerr != nil {
+			return cerr
+		}
+		db, err = s.Open(cctx)
+	}
 	if err != nil {
 		return fmt.Errorf("cannot connect: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -69,6 +70,42 @@ func (g *globals) set(ctx context.Context, s *liveTarget, name string, value any
 		g.mu.Unlock()
 	}
 	return nil
+}
+
+// keep reads the values of names on s that the run has not changed yet, before a statement
+// of the plan's own SQL sets them (SET GLOBAL in a sql: step, a sql_file); the returned func
+// keeps them for restore once the statement succeeded, as set keeps its own. A name the
+// server cannot read is left to the statement, which fails on it the same way.
+func (g *globals) keep(ctx context.Context, s *liveTarget, names []string) func() {
+	cur := map[string]sql.NullString{}
+	var order []string
+	for _, name := range names {
+		g.mu.Lock()
+		_, saved := g.original[s][name]
+		g.mu.Unlock()
+		if saved || !identifier.MatchString(name) || slices.Contains(order, name) {
+			continue
+		}
+		var v sql.NullString
+		if err := s.db.QueryRowContext(ctx, "SELECT @@GLOBAL."+name).Scan(&v); err != nil {
+			continue
+		}
+		cur[name] = v
+		order = append(order, name)
+	}
+	return func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for _, name := range order {
+			if g.original[s] == nil {
+				g.original[s] = map[string]sql.NullString{}
+			}
+			if _, ok := g.original[s][name]; !ok {
+				g.original[s][name] = cur[name]
+				g.order[s] = append(g.order[s], name)
+			}
+		}
+	}
 }
 
 // restore puts back every value changed by set, last changed first. It goes on after an

@@ -113,8 +113,13 @@ func (r *runner) checkPrivileges(ctx context.Context) error {
 			lines = append(lines, fmt.Sprintf("the account %s on target %s lacks what these plan lines need:\n    %s", res.Account, name, strings.Join(res.Lacks, "\n    ")))
 		}
 	}
-	if len(lines) == 0 {
+	tables := r.existingTables(ctx)
+	if len(lines) == 0 && len(tables) == 0 {
 		return nil
 	}
-	return &PlanError{Err: fmt.Errorf("pre-flight: nothing was run: %s\n  grant them to the account (GRANT ... ON ... TO ...), use an account that has them, or take those lines out of the plan", strings.Join(lines, "\n  "))}
+	var parts []string
+	if len(lines) > 0 {
+		parts = append(parts, strings.Join(lines, "\n  ")+"\n  grant them to the account (GRANT ... ON ... TO ...), use an account that has them, or take those lines out of the plan")
+	}
+	return &PlanError{Err: fmt.Errorf("pre-flight: nothing was run: %s", strings.Join(append(parts, tables...), "\n  "))}
 }

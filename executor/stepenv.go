@@ -63,6 +63,14 @@ func (sg stepGlobals) Set(ctx context.Context, t step.Target, name string, value
 	return sg.g.set(ctx, s, name, value)
 }
 
+func (sg stepGlobals) Keep(ctx context.Context, t step.Target, names []string) func() {
+	s, err := live(t)
+	if err != nil {
+		return func() {}
+	}
+	return sg.g.keep(ctx, s, names)
+}
+
 // stepRestarter restarts through the fleet.
 type stepRestarter struct{ f *fleet }
 

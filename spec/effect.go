@@ -23,6 +23,14 @@ const (
 	WritesFile EffectKind = "writes"
 	// Connects talks to a network address that is not a target's server (an SNMP agent).
 	Connects EffectKind = "connects"
+	// ReadsEnv reads an environment variable of the user's (Effect.Env) that a results
+	// folder's plan was not given (--allow-env): a secret, as often as not.
+	ReadsEnv EffectKind = "reads the environment"
+	// ChangesServer is SQL that acts on a target's server beyond the plan's own databases:
+	// settings for every session, accounts and grants, plugins, replication, shutdown, the
+	// server host's files (sqltext.Own.ServerChanges). A stranger's plan does it only where
+	// the user allows (--allow-server-changes).
+	ChangesServer EffectKind = "changes the server"
 )
 
 // Effect is one thing a plan would do that the trust check must allow, where the plan
@@ -39,6 +47,8 @@ type Effect struct {
 	Dir bool
 	// Addr is the host:port Connects reaches.
 	Addr string
+	// Env is the variable ReadsEnv reads.
+	Env string
 }
 
 func (e Effect) String() string {
@@ -57,6 +67,7 @@ func (p *Plan) Effects() []Effect {
 		}
 	}
 	add(p.files...)
+	add(p.envRead...)
 	for _, t := range p.Targets {
 		add(t.effects()...)
 	}
@@ -108,6 +119,25 @@ func (p *Plan) serverConfigEffects() []Effect {
 		}
 	}
 	return out
+}
+
+// UsersServer says target name is a server of the user's (a dsn target, one --target
+// pointed at a DSN), not a sandbox quadrant starts and throws away, nor a sandbox's replica:
+// what SQL changes on a sandbox's server goes with it. An unknown name counts as the user's.
+func (p *Plan) UsersServer(name string) bool {
+	for _, t := range p.Targets {
+		if t.Name == name {
+			return t.Sandbox == nil
+		}
+		if t.Sandbox != nil {
+			for r := 1; r <= t.Sandbox.Replicas; r++ {
+				if ReplicaName(t.Name, r) == name {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // restartCommand is the restart: command of dsn target name, "" for a sandbox or none.

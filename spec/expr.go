@@ -18,18 +18,23 @@ import (
 
 // scope is what ${{ }} may see at a place of the plan.
 type scope struct {
-	where     string         // "vars:", "targets:", "matrix:", "iteration:", "the plan" (for messages)
-	vars      map[string]any // nil: not available yet
-	varNames  []string
-	env       map[string]string
-	envUsed   map[string]bool
-	withheld  map[string]bool // set but not passed to a stranger's plan (Options.Folder)
-	axes      []string        // nil: outside iteration:
-	matrix    map[string]any
-	iteration map[string]any
-	targets   map[string]any // nil: not available (inside targets:)
-	unbound   map[string]bool
-	cache     map[string]any
+	where    string         // "vars:", "targets:", "matrix:", "iteration:", "the plan" (for messages)
+	vars     map[string]any // nil: not available yet
+	varNames []string
+	env      map[string]string
+	envUsed  map[string]bool
+	withheld map[string]bool // set but not passed to a stranger's plan (Options.Folder)
+	// refusedEnv, for a stranger's plan (withheld not nil), collects the variables it reads
+	// that the user did not pass (--allow-env), with where: one line each of the trust
+	// check's refusal, beside the plan's other effects, rather than a load error of its own.
+	refusedEnv map[string]Pos
+	allowEnv   []string // --allow-env: a stranger's plan reads these, set or not
+	axes       []string // nil: outside iteration:
+	matrix     map[string]any
+	iteration  map[string]any
+	targets    map[string]any // nil: not available (inside targets:)
+	unbound    map[string]bool
+	cache      map[string]any
 }
 
 // values returns the expression environment of the scope.
@@ -357,8 +362,12 @@ func (d *decoder) checkEnv(name string, p Pos, s *scope, defaulted bool) {
 		if s.envUsed != nil {
 			s.envUsed[name] = true
 		}
-	} else if s.withheld[name] && !defaulted {
-		d.errs.add(p, "env.%s: a results folder's plan reads your environment only where you allow it: it would get the value of %s; read what it does with it (quadrant explain), then add --allow-env %s", name, name, name)
+	} else if s.withheld != nil && !defaulted && !contains(s.allowEnv, name) {
+		// A stranger's plan: whether the variable is set here or not, what it needs is the
+		// user's --allow-env, never an "export it" that hands a secret to the plan.
+		if _, seen := s.refusedEnv[name]; !seen && s.refusedEnv != nil {
+			s.refusedEnv[name] = p
+		}
 	} else if !defaulted {
 		d.errs.add(p, "environment variable %s is not set; export it, or give a default: ${{ env.%s ?? \"value\" }}", name, name)
 	}

@@ -88,6 +88,10 @@ type Kind struct {
 	// (spec/trust refuses them unless the user allows): a script it runs is RunsCode. The
 	// files it reads through Check.Input are declared already; nil: nothing more.
 	Effects func(w *Workload) []Effect
+	// Creates, if set, are the tables the workload creates (a prepare's), in the DSN's
+	// database or else defaultSchema: on a dsn target the run refuses, before setup, to
+	// create them where they exist already (another run's data, the user's).
+	Creates func(w *Workload) (tables []string, defaultSchema string)
 	// Impl is what runs workloads of this kind, for the executor; spec never looks inside.
 	Impl any
 	// Explain are lines explain prints under the workload (a custom mix's statements, a

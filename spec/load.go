@@ -98,6 +98,9 @@ func load(src *source, opts Options) (*Plan, error) {
 	}
 	env, withheld := passedEnv(env, opts)
 	sc := &scope{where: "vars:", env: env, envUsed: p.envUsed, withheld: withheld, unbound: map[string]bool{}}
+	if withheld != nil {
+		sc.refusedEnv, sc.allowEnv = map[string]Pos{}, opts.AllowEnv
+	}
 	d := &decoder{t: t, errs: errs, scope: sc, fsys: opts.FS, kinds: opts.Kinds}
 
 	d.vars(root, opts.Set, p)
@@ -138,10 +141,33 @@ func load(src *source, opts Options) (*Plan, error) {
 	p.loaded, p.opts = src, opts
 	t.root = root
 	validate(d, p)
+	p.envEffects(sc.refusedEnv, errs)
 	if err := errs.result(t.files); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// envEffects turns the environment variables a stranger's plan reads without --allow-env
+// into effects the trust check refuses with everything else; a plan that does not load
+// says them among its errors instead, so that no run of the command hides one.
+func (p *Plan) envEffects(refused map[string]Pos, errs *errorList) {
+	names := make([]string, 0, len(refused))
+	for name := range refused {
+		names = append(names, name)
+	}
+	sortStrings(names)
+	for _, name := range names {
+		e := Effect{Kind: ReadsEnv, Pos: refused[name], Env: name,
+			What: fmt.Sprintf("env.%s reads your environment variable %s", name, name)}
+		p.envRead = append(p.envRead, e)
+	}
+	if len(errs.errs) == 0 {
+		return
+	}
+	for _, e := range p.envRead {
+		errs.add(e.Pos, "env.%s: a results folder's plan reads your environment only where you allow it: it would get the value of %s; read what it does with it (quadrant explain), then add --allow-env %s", e.Env, e.Env, e.Env)
+	}
 }
 
 // passedEnv is the environment a plan sees: all of env for the user's own plan; for a

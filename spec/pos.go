@@ -114,6 +114,20 @@ func (l *errorList) result(files []string) error {
 // spelling check every part of quadrant uses for names (kinds' options, status variables).
 func Suggest(word string, candidates []string) string { return suggest(word, candidates) }
 
+// Closest is the candidate nearest to word however far it is ("" for none): where the
+// candidates are all a server has (its status variables), the nearest of them tells the user
+// what to look for even when no spelling is close.
+func Closest(word string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(word), strings.ToLower(c))
+		if d < bestD || (d == bestD && c < best) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
 // suggest returns ` did you mean "X"?` for the closest candidate, or "".
 func suggest(word string, candidates []string) string {
 	best, bestD := "", 1<<30

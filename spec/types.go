@@ -63,6 +63,7 @@ type Plan struct {
 	envUsed    map[string]bool
 	overridden map[string]bool // vars given with --set
 	files      []Effect        // the files the plan names, as validation resolved them
+	envRead    []Effect        // a stranger's plan's environment variables the user did not pass
 }
 
 // Vars are the plan's variables in written order, after --set overrides.

@@ -17,15 +17,19 @@ import (
 // (docs/security.md): run, rerun and explain take them.
 type allowFlags struct {
 	shell bool
-	paths multiFlag
-	addrs multiFlag
-	env   multiFlag
+	// server lets a results folder's SQL change its targets' servers beyond its own
+	// databases (--allow-server-changes).
+	server bool
+	paths  multiFlag
+	addrs  multiFlag
+	env    multiFlag
 	// copyLimit bounds the data files copied into the results folder (--copy-limit).
 	copyLimit sizeFlag
 }
 
 func (a *allowFlags) add(fs *flag.FlagSet) {
 	fs.BoolVar(&a.shell, "allow-shell", false, "let the plan run code on this host: shell steps, drop_caches, restart commands, sysbench Lua scripts, server binaries of a sandbox's basedir")
+	fs.BoolVar(&a.server, "allow-server-changes", false, "let a results folder's SQL change the servers beyond its own databases: SET GLOBAL/PERSIST, users and grants, plugins, replication, SHUTDOWN, files of the server's host (a SET GLOBAL is restored at the end)")
 	fs.Var(&a.paths, "allow-path", "let the plan read and write files under `DIR` besides its own folder (repeatable)")
 	fs.Var(&a.addrs, "allow-address", "let a results folder's plan connect to `HOST:PORT` besides its targets, e.g. an SNMP agent (repeatable)")
 	fs.Var(&a.copyLimit, "copy-limit", "copy a data file the plan reads (sql_file, replay, schema) into the results folder only up to `SIZE` (e.g. 4G; 0: no limit)")
@@ -39,6 +43,17 @@ func folder(path string) bool {
 	return err == nil
 }
 
+// planOf is the plan file a command line names: a results folder stands for its plan.yaml,
+// as rerun takes it, so explain and validate read what rerun would run.
+func planOf(arg string) string {
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		if _, err := os.Stat(filepath.Join(arg, results.RunFile)); err == nil {
+			return filepath.Join(arg, results.PlanFile)
+		}
+	}
+	return arg
+}
+
 // options are the load options these allowances give the plan at path.
 func (a *allowFlags) options(path string, opts spec.Options) spec.Options {
 	opts.Folder = folder(path)
@@ -49,7 +64,7 @@ func (a *allowFlags) options(path string, opts spec.Options) spec.Options {
 
 // allow is what trust.Check is given for the plan at path, writing its results under out.
 func (a *allowFlags) allow(path, out string) trust.Allow {
-	return trust.Allow{Shell: a.shell, Paths: a.paths, Results: out, Addresses: a.addrs, Folder: folder(path)}
+	return trust.Allow{Shell: a.shell, Paths: a.paths, Results: out, Addresses: a.addrs, ServerChanges: a.server, Folder: folder(path)}
 }
 
 // onlyCode says every refused effect is code to run, which a terminal may allow with a yes.

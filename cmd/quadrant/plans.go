@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/preflight"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
+	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/results"
@@ -60,7 +63,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	code = exitOK
 	for _, path := range plans {
-		p, err := loadPlan(path, spec.Options{Set: sets, Targets: overrides})
+		p, err := loadPlan(planOf(path), spec.Options{Set: sets, Targets: overrides})
 		if err == nil {
 			if errs := shard.Validate(p, *shards); len(errs) > 0 {
 				err = errs.Tidy()
@@ -131,8 +134,8 @@ func plural(n int) string {
 }
 
 func runExplain(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("explain", "PLAN [--set K=V]... [--target NAME=DSN]...",
-		"Shows, without running anything, every iteration with its matrix values and every step in execution order:\n"+
+	fs := newFlags("explain", "PLAN|DIR [--set K=V]... [--target NAME=DSN]...",
+		"Shows, without running anything (of a results folder DIR: the plan rerun DIR runs), every iteration with its matrix values and every step in execution order:\n"+
 			"each SQL statement, each shell command, each privileged action (flagged \"needs --allow-shell\"),\nand an estimate of how long the run takes. With --target NAME=DSN it connects to that server, and to no\nother, and lists what of the plan the DSN's account lacks the privileges for.", stdout, stderr)
 	var sets, targets multiFlag
 	fs.Var(&sets, "set", "override a var: `vars.NAME=VALUE` or NAME=VALUE (repeatable)")
@@ -152,7 +155,8 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant explain: %v\n", err)
 		return exitInvalid
 	}
-	p, err := loadPlan(plans[0], allow.options(plans[0], spec.Options{Set: sets, Targets: overrides}))
+	path := planOf(plans[0])
+	p, err := loadPlan(path, allow.options(path, spec.Options{Set: sets, Targets: overrides}))
 	if err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid
@@ -163,8 +167,10 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		return exitInvalid
 	}
 	explain(stdout, p)
-	explainTrust(stdout, p, allow.allow(plans[0], ""))
-	explainAccounts(stdout, stderr, p, overrides)
+	explainTrust(stdout, p, allow.allow(path, ""))
+	if explainAccounts(stdout, stderr, p, overrides, false) {
+		return exitInvalid // the run would stop before setup, as run exits for it
+	}
 	return exitOK
 }
 
@@ -183,49 +189,102 @@ func explainTrust(w io.Writer, p *spec.Plan, a trust.Allow) {
 }
 
 // explainAccounts connects to the targets given with --target, and only to them (explain
-// otherwise touches no server), and lists what of the plan their accounts cannot do, as the
-// run's pre-flight would refuse it.
-func explainAccounts(stdout, stderr io.Writer, p *spec.Plan, overrides map[string]string) {
+// otherwise touches no server), and lists what of the plan their accounts cannot do and the
+// status names they do not have, as the run's pre-flight would refuse them; true when it
+// would. onlyStops leaves out the targets that pass (a refusal's addendum).
+func explainAccounts(stdout, stderr io.Writer, p *spec.Plan, overrides map[string]string, onlyStops bool) (stops bool) {
 	for _, t := range p.Targets {
 		if _, ok := overrides[t.Name]; !ok || t.DSN == "" {
 			continue
 		}
-		lacks, account, err := accountLacks(p, t)
+		c, err := checkTarget(p, t)
 		if err != nil {
 			fmt.Fprintf(stderr, "quadrant explain: privileges of target %s not checked: %v\n", t.Name, err)
 			continue
 		}
-		if len(lacks) == 0 {
-			fmt.Fprintf(stdout, "\nPrivileges on %s (as %s): the account has all this plan needs.\n", t.Name, account)
+		if len(c.lacks) == 0 && len(c.unknown) == 0 {
+			if onlyStops {
+				continue
+			}
+			fmt.Fprintf(stdout, "\nPrivileges on %s (as %s): the account has all this plan needs.\n", t.Name, c.account)
 			continue
 		}
-		fmt.Fprintf(stdout, "\nPrivileges on %s (as %s): the run would stop before setup; the account lacks:\n", t.Name, account)
-		for _, l := range lacks {
-			fmt.Fprintf(stdout, "  %s\n", l)
+		stops = true
+		fmt.Fprintf(stdout, "\nOn %s (as %s): the run would stop before setup:\n", t.Name, c.account)
+		if len(c.lacks) > 0 {
+			fmt.Fprintf(stdout, "  the account lacks:\n")
+			for _, l := range c.lacks {
+				fmt.Fprintf(stdout, "    %s\n", l)
+			}
+		}
+		if len(c.unknown) > 0 {
+			fmt.Fprintf(stdout, "  %s: watch.status names what this server does not have: %s\n", p.Watch.Src.At("status"), strings.Join(c.unknown, ", "))
 		}
 	}
+	return stops
 }
 
-func accountLacks(p *spec.Plan, t spec.Target) ([]string, string, error) {
+// targetCheck is what explain finds on a dsn target before the run would: what its account
+// lacks, the watch.status names it does not have.
+type targetCheck struct {
+	account        string
+	lacks, unknown []string
+}
+
+func checkTarget(p *spec.Plan, t spec.Target) (targetCheck, error) {
 	t.Restart = "" // explain runs no command
 	dt, err := executor.DSNTarget(t, p.Roots())
 	if err != nil {
-		return nil, "", err
+		return targetCheck{}, err
 	}
 	defer dt.Release()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	db, err := dt.Open(ctx)
 	if err != nil {
-		return nil, "", err
+		return targetCheck{}, err
 	}
 	defer db.Close()
 	info, err := target.Probe(ctx, db)
 	if err != nil {
-		return nil, "", err
+		return targetCheck{}, err
 	}
 	ac, err := preflight.CheckAccount(ctx, p, t.Name, db, info, dt.Config().DBName)
-	return ac.Lacks, ac.Account, err
+	if err != nil {
+		return targetCheck{}, err
+	}
+	c := targetCheck{account: ac.Account, lacks: ac.Lacks}
+	if watched(p, t.Name) && len(p.Watch.Status) > 0 {
+		names, err := statusNames(ctx, db)
+		if err != nil {
+			return c, err
+		}
+		c.unknown = mysqlwatch.UnknownStatus(p.Watch.Status, names)
+	}
+	return c, nil
+}
+
+// watched is whether watch samples target name: the plan's watch.targets, or every target.
+func watched(p *spec.Plan, name string) bool {
+	return len(p.Watch.Targets) == 0 || slices.Contains(p.Watch.Targets, name)
+}
+
+// statusNames are the names of SHOW GLOBAL STATUS.
+func statusNames(ctx context.Context, db *sql.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, "SHOW GLOBAL STATUS")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var names []string
+	for rows.Next() {
+		var n, v sql.RawBytes
+		if err := rows.Scan(&n, &v); err != nil {
+			return nil, err
+		}
+		names = append(names, string(n))
+	}
+	return names, rows.Err()
 }
 
 func runSchema(args []string, stdout, stderr io.Writer) int {

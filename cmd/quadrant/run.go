@@ -428,6 +428,10 @@ func (req runRequest) prepare(stderr io.Writer) (prepared, int) {
 		// folder gets only what the command line allows.
 		if pr.allow.Folder || !onlyCode(ref) || !isTerminal(os.Stdin) || !confirm(stderr, ref.Items) {
 			printRefusal(stderr, ref, req.plan)
+			// What the servers the user named would refuse next belongs in the same
+			// message: asking them touches nothing of theirs (sandboxes cannot be asked
+			// before they start).
+			explainAccounts(stderr, io.Discard, p, overrides, true)
 			return prepared{}, exitInvalid
 		}
 		pr.allow.Shell = true
@@ -589,7 +593,9 @@ func dropEmptyFolder(dir string, stderr io.Writer) {
 		for i, l := range lines {
 			lines[i] = results.Printable(l)
 		}
-		fmt.Fprintf(stderr, "No results folder is kept: nothing was measured. The end of its log:\n  %s\n", strings.Join(lines, "\n  "))
+		fmt.Fprintf(stderr, "%s is removed: nothing was measured, so no results folder is kept. The end of its log:\n  %s\n", dir, strings.Join(lines, "\n  "))
+	} else {
+		fmt.Fprintf(stderr, "%s is removed: nothing was measured, so no results folder is kept\n", dir)
 	}
 	if err := os.RemoveAll(dir); err != nil {
 		fmt.Fprintf(stderr, "warning: remove %s: %v\n", dir, err)

@@ -103,6 +103,10 @@ type Targets interface {
 // Globals sets global variables the run restores when it ends.
 type Globals interface {
 	Set(ctx context.Context, t Target, name string, value any) error
+	// Keep reads names' global values on t before the plan's own SQL sets them (SET
+	// GLOBAL in a sql: step); calling the func returned, once the statement succeeded,
+	// has the run restore them at its end as it restores Set's.
+	Keep(ctx context.Context, t Target, names []string) func()
 }
 
 // Restarter restarts a target's server, with config's my.cnf options for a sandbox.

@@ -27,6 +27,9 @@ type Allow struct {
 	// Addresses are host:port the plan may connect to besides its targets
 	// (--allow-address, repeatable); a stranger's folder only.
 	Addresses []string
+	// ServerChanges lets a stranger's plan run SQL that changes its targets' servers beyond
+	// its own databases (--allow-server-changes).
+	ServerChanges bool
 	// Folder says the plan is a stranger's (a results folder being rerun): its addresses
 	// need Addresses. The user's own plan, run with run, may talk to what it names.
 	Folder bool
@@ -99,6 +102,13 @@ func judge(e spec.Effect, roots confine.Roots, a Allow) (Item, bool) {
 			}
 			return Item{Effect: e, Why: fmt.Sprintf("%s %s %s, outside the plan's folder", e.What, e.Kind, where),
 				Flag: "--allow-path " + suggestDir(e.Dir, real)}, true
+		}
+	case spec.ReadsEnv:
+		// spec records only what --allow-env did not pass
+		return Item{Effect: e, Why: e.What + ", which a results folder's plan gets only where you allow it", Flag: "--allow-env " + e.Env}, true
+	case spec.ChangesServer:
+		if a.Folder && !a.ServerChanges {
+			return Item{Effect: e, Why: e.What + ", beyond the plan's own databases", Flag: "--allow-server-changes"}, true
 		}
 	case spec.Connects:
 		if a.Folder && !slices.Contains(a.Addresses, e.Addr) {

@@ -28,17 +28,20 @@ func TestRefusedJudgesEachKind(t *testing.T) {
 		{Kind: spec.ReadsFile, Pos: at(3), What: "sql_file shadowlink.sql", Path: link},
 		{Kind: spec.WritesFile, Pos: at(4), What: "capture out", Path: filepath.Join(outside, "out.qcap")},
 		{Kind: spec.Connects, Pos: at(5), What: "snmp", Addr: "127.0.0.1:1161"},
+		{Kind: spec.ChangesServer, Pos: at(6), What: "sql on db: SET GLOBAL general_log"},
+		{Kind: spec.ReadsEnv, Pos: at(7), What: "env.AWS_SECRET_ACCESS_KEY", Env: "AWS_SECRET_ACCESS_KEY"},
 	}
 	cases := []struct {
 		name  string
 		allow Allow
 		want  []string // the flags refused, in order
 	}{
-		{"own plan, nothing allowed", Allow{}, []string{"--allow-shell", "--allow-path " + outside, "--allow-path " + outside}},
-		{"a folder, nothing allowed", Allow{Folder: true}, []string{"--allow-shell", "--allow-path " + outside, "--allow-path " + outside, "--allow-address 127.0.0.1:1161"}},
-		{"everything allowed", Allow{Folder: true, Shell: true, Paths: []string{outside}, Addresses: []string{"127.0.0.1:1161"}}, nil},
-		{"the results folder is writable", Allow{Shell: true, Results: outside}, nil},
-		{"another address", Allow{Folder: true, Shell: true, Paths: []string{outside}, Addresses: []string{"127.0.0.1:161"}}, []string{"--allow-address 127.0.0.1:1161"}},
+		// spec records a ReadsEnv only for a variable --allow-env did not pass: it is always refused
+		{"own plan, nothing allowed", Allow{}, []string{"--allow-shell", "--allow-path " + outside, "--allow-path " + outside, "--allow-env AWS_SECRET_ACCESS_KEY"}},
+		{"a folder, nothing allowed", Allow{Folder: true}, []string{"--allow-shell", "--allow-path " + outside, "--allow-path " + outside, "--allow-address 127.0.0.1:1161", "--allow-server-changes", "--allow-env AWS_SECRET_ACCESS_KEY"}},
+		{"everything allowed", Allow{Folder: true, Shell: true, Paths: []string{outside}, Addresses: []string{"127.0.0.1:1161"}, ServerChanges: true}, []string{"--allow-env AWS_SECRET_ACCESS_KEY"}},
+		{"the results folder is writable", Allow{Shell: true, Results: outside}, []string{"--allow-env AWS_SECRET_ACCESS_KEY"}},
+		{"another address", Allow{Folder: true, Shell: true, Paths: []string{outside}, Addresses: []string{"127.0.0.1:161"}, ServerChanges: true}, []string{"--allow-address 127.0.0.1:1161", "--allow-env AWS_SECRET_ACCESS_KEY"}},
 	}
 	for _, c := range cases {
 		items := Refused(effects, dir, c.allow)

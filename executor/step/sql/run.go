@@ -13,6 +13,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/step"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
 // Statements yields one statement at a time (and its line in a file, 0 otherwise); io.EOF
@@ -73,7 +74,15 @@ func Run(ctx context.Context, st *spec.Step, env step.Env, next Statements, q Qu
 			return err
 		}
 		env.LogFile("sql on %s: %s", t.Name(), q.Quote(stmt, 500))
+		kept := func() {}
+		if names := sqltext.SetGlobals(stmt); len(names) > 0 && env.Globals != nil {
+			// the server is left as the run found it, as globals: leave it
+			kept = env.Globals.Keep(ctx, t, names)
+		}
 		cols, rows, err := Query(ctx, conn, stmt)
+		if err == nil {
+			kept()
+		}
 		err = q.err(err)
 		if err != nil {
 			if code := mysqlCode(err); code != 0 && slices.Contains(st.IgnoreErrors, code) {

@@ -11,11 +11,15 @@ import (
 	"github.com/quadrant-bench/quadrant/spec/sqltext"
 )
 
+// key is the plan key of the step kind.
+const key = "sql"
+
 // Kind is the sql step kind.
 var Kind = spec.StepKind{
-	Key: "sql", DocType: "string", Doc: "Statements separated by ';' run on the step's target.",
+	Key: key, DocType: "string", Doc: "Statements separated by ';' run on the step's target.",
 	Body: func() any { return new(Body) }, Target: true, Keys: []string{"ignore_errors", "save_as", "timeout"},
 	Check:   check,
+	Effects: effects,
 	Explain: explain,
 	Impl:    step.Func(run),
 }

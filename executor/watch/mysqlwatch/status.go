@@ -106,13 +106,9 @@ func (s *Status) Start(ctx context.Context) error {
 		if !found && explicit && !watch.IsLiteral(p) {
 			s.unmatched = append(s.unmatched, s.orig[pi])
 		}
-		if !found && explicit && watch.IsLiteral(p) {
-			m := strconv.Quote(s.orig[pi])
-			if sg := spec.Suggest(s.orig[pi], names); sg != "" {
-				m += " (" + strings.TrimPrefix(sg, "; ") + ")"
-			}
-			missing = append(missing, m)
-		}
+	}
+	if explicit {
+		missing = UnknownStatus(s.orig, names)
 	}
 	if len(missing) > 0 {
 		// every unknown name at once: fixing them one run at a time wastes a sandbox start each
@@ -123,6 +119,37 @@ func (s *Status) Start(ctx context.Context) error {
 	s.gauges = watch.Empty(len(s.cols))
 	s.observe(pairsMap(names, values), at)
 	return nil
+}
+
+// UnknownStatus lists, each quoted with the server's closest name, the literal names of
+// status (watch.status as written) that are none of names (SHOW GLOBAL STATUS's): what a
+// run refuses before setup, and explain with --target says beforehand.
+func UnknownStatus(status, names []string) []string {
+	var out []string
+	for _, p := range status {
+		p = strings.TrimSpace(p)
+		if !watch.IsLiteral(p) {
+			continue
+		}
+		found := false
+		for _, n := range names {
+			if strings.EqualFold(n, p) {
+				found = true
+				break
+			}
+		}
+		if found {
+			continue
+		}
+		m := strconv.Quote(p)
+		if sg := spec.Suggest(p, names); sg != "" {
+			m += " (" + strings.TrimPrefix(sg, "; ") + ")"
+		} else if c := spec.Closest(p, names); c != "" {
+			m += fmt.Sprintf(" (not close to any name of this server's; the closest is %q)", c)
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // Unmatched are the globs of watch.status that matched no status variable of the server

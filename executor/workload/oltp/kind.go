@@ -3,6 +3,7 @@ package oltp
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ var Kind = workload.Kind{
 		Statements:    statements,
 		Estimate:      estimate,
 		Privileges:    privileges,
+		Creates:       creates,
 	},
 	New:      newBuiltin,
 	Prepared: prepared,
@@ -87,6 +89,27 @@ func estimate(w *spec.Workload) (spec.Estimate, bool) {
 	}
 	rows, bytes := LoadSize(Script(w), p)
 	return spec.Estimate{Rows: rows, Bytes: bytes, Threads: max(1, min(w.Threads, p.Tables))}, rows > 0
+}
+
+// creates are the tables a prepare makes: sbtest1..sbtestN (bulk_insert: one per thread),
+// in the DSN's database, else sbtest.
+func creates(w *spec.Workload) ([]string, string) {
+	if w.Action != "prepare" {
+		return nil, ""
+	}
+	p, err := ParseParams(Script(w), workload.Settings(workload.Options(w)))
+	if err != nil {
+		return nil, ""
+	}
+	n := p.Tables
+	if Script(w) == "bulk_insert" {
+		n = w.Threads
+	}
+	var out []string
+	for i := 1; i <= n; i++ {
+		out = append(out, "sbtest"+strconv.Itoa(i))
+	}
+	return out, "sbtest"
 }
 
 // prepared is how many server-side prepared statements one worker keeps (as the sysbench
