@@ -44,14 +44,23 @@ func folder(path string) bool {
 }
 
 // planOf is the plan file a command line names: a results folder stands for its plan.yaml,
-// as rerun takes it, so explain and validate read what rerun would run.
-func planOf(arg string) string {
+// as rerun takes it, so explain and validate read what rerun would run. A results folder's
+// plan (named by the folder or by its plan.yaml) is refused, as rerun refuses it, when the
+// folder holds a link that may lead out of it: the plan loader would follow it and quote
+// the linked file's lines in its errors.
+func planOf(arg string) (string, error) {
+	path := arg
 	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
-		if _, err := os.Stat(filepath.Join(arg, results.RunFile)); err == nil {
-			return filepath.Join(arg, results.PlanFile)
+		if _, err := os.Lstat(filepath.Join(arg, results.RunFile)); err == nil {
+			path = filepath.Join(arg, results.PlanFile)
 		}
 	}
-	return arg
+	if folder(path) {
+		if err := results.CheckFolder(filepath.Dir(path)); err != nil {
+			return "", err
+		}
+	}
+	return path, nil
 }
 
 // options are the load options these allowances give the plan at path.

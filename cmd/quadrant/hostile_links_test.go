@@ -250,3 +250,25 @@ func TestResumeRefusesALinkOut(t *testing.T) {
 		}
 	}
 }
+
+// explain and validate take a results folder as rerun does (or its plan.yaml named), and
+// refuse it as rerun does: the plan loader would follow a linked plan.yaml and quote the
+// victim's lines in its errors.
+func TestExplainAndValidateRefuseALinkOut(t *testing.T) {
+	for _, l := range links {
+		for _, cmd := range []string{"explain", "validate"} {
+			for _, named := range []string{"folder", "plan.yaml"} {
+				t.Run(l.name+"/"+cmd+"/"+named, func(t *testing.T) {
+					dir := strangerFolder(t)
+					secret := plantLink(t, dir, "plan.yaml", l)
+					arg := dir
+					if named == "plan.yaml" {
+						arg = filepath.Join(dir, "plan.yaml")
+					}
+					code, stdout, stderr := runCLI(cmd, arg)
+					assertRefused(t, code, stdout, stderr, "plan.yaml", l, secret, dir)
+				})
+			}
+		}
+	}
+}

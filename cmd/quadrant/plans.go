@@ -63,7 +63,11 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	code = exitOK
 	for _, path := range plans {
-		p, err := loadPlan(planOf(path), spec.Options{Set: sets, Targets: overrides})
+		var p *spec.Plan
+		file, err := planOf(path)
+		if err == nil {
+			p, err = loadPlan(file, spec.Options{Set: sets, Targets: overrides})
+		}
 		if err == nil {
 			if errs := shard.Validate(p, *shards); len(errs) > 0 {
 				err = errs.Tidy()
@@ -155,7 +159,11 @@ func runExplain(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant explain: %v\n", err)
 		return exitInvalid
 	}
-	path := planOf(plans[0])
+	path, err := planOf(plans[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "quadrant explain: %v\n", err)
+		return exitInvalid
+	}
 	p, err := loadPlan(path, allow.options(path, spec.Options{Set: sets, Targets: overrides}))
 	if err != nil {
 		printLoadError(stderr, err)
