@@ -1,8 +1,9 @@
-// Package loadavg reads the host's load, which run.json records around each iteration's
-// measured workload (results.HostLoad) so that compare can tell a change the host made from
-// one the server made: the 1-minute load average at the workload's start and end, and the
-// mean count of runnable tasks sampled while it ran, which the 1-minute average (it moves by
-// a sixtieth a second) only catches up with a minute later.
+// Package loadavg samples the host's runnable tasks while an iteration's measured workload
+// runs, for run.json's host_load (results.HostLoad: the load averages at its start and end
+// come from executor/internal/hostinfo) so that compare can tell a change the host made from
+// one the server made: their mean shows a neighbour that started during a short iteration,
+// which the 1-minute average (it moves by a sixtieth a second) only catches up with a
+// minute later.
 package loadavg
 
 import (
