@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -41,7 +42,7 @@ func (f *fleet) createDatabase(ctx context.Context, s *liveTarget) error {
 	cfg := s.Config().Clone()
 	name := cfg.DBName
 	cfg.DBName = ""
-	conn, err := mysql.NewConnector(cfg)
+	conn, err := authretry.NewConnector(cfg)
 	if err != nil {
 		return err
 	}

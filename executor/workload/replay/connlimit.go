@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 )
 
 // span widens a session's captured span [first start, last end] (µs) by one statement.
@@ -58,7 +60,7 @@ func (sc *scanned) connectionsNeeded(original bool) int {
 // connections than the server allows: a 100k-session capture once opened one per session,
 // met 72,145 errors 1040 and aborted after 34 s at 1.2 GB.
 func checkConnections(ctx context.Context, cfg *mysql.Config, file string, sessions, need int) error {
-	conn, err := mysql.NewConnector(cfg.Clone())
+	conn, err := authretry.NewConnector(cfg.Clone())
 	if err != nil {
 		return nil // the replay's own connections say what is wrong
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 )
 
@@ -69,7 +70,7 @@ func (p *primaryKeys) key(table string) []string {
 
 func (p *primaryKeys) readSchema(schema string) error {
 	if p.db == nil {
-		conn, err := mysql.NewConnector(p.cfg.Clone())
+		conn, err := authretry.NewConnector(p.cfg.Clone())
 		if err != nil {
 			return err
 		}

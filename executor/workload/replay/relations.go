@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 )
 
 // What a statement locks beyond the tables it names, read from the target's schema for the
@@ -31,7 +33,7 @@ func tableGroups(ctx context.Context, cfg *mysql.Config, schemas []string, logf 
 	if len(schemas) == 0 {
 		return all
 	}
-	conn, err := mysql.NewConnector(cfg.Clone())
+	conn, err := authretry.NewConnector(cfg.Clone())
 	if err != nil {
 		logf("replay: the target's foreign keys, views and triggers not read (%v): the locking statements are kept in one order over all tables", err)
 		return all

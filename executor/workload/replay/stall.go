@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
 )
 
@@ -248,7 +249,7 @@ func lockWaitsOf(ctx context.Context, cfg *mysql.Config) (func(order map[uint32]
 	queries := lockWaitQueries
 	ask := func(order map[uint32]uint32) bool {
 		if db == nil {
-			conn, err := mysql.NewConnector(cfg.Clone())
+			conn, err := authretry.NewConnector(cfg.Clone())
 			if err != nil {
 				return false
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
 	"github.com/quadrant-bench/quadrant/executor/traffic"
 	"github.com/quadrant-bench/quadrant/executor/workload"
 )
@@ -27,7 +28,7 @@ const (
 
 // checksums reads the target's checksums of tables; the tables not read in time are apart.
 func checksums(ctx context.Context, cfg *mysql.Config, tables []string) (traffic.Checksums, []string, error) {
-	conn, err := mysql.NewConnector(cfg.Clone())
+	conn, err := authretry.NewConnector(cfg.Clone())
 	if err != nil {
 		return nil, nil, err
 	}
