@@ -345,8 +345,16 @@ func TestExplainShowsSandboxDirMoves(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	if strings.Count(out, "sandbox db: data under "+a) != 1 || strings.Count(out, "sandbox db: moves to "+b) != 1 || strings.Contains(out, "moves to "+a) {
-		t.Errorf("explain does not show one start on %s and one move to %s:\n%s", a, b, out)
+	// The repeats interleave (a b a b, the default order): one start, then a move each time.
+	if strings.Count(out, "sandbox db: data under "+a) != 1 || strings.Count(out, "sandbox db: moves to "+b) != 2 || strings.Count(out, "moves to "+a) != 1 {
+		t.Errorf("explain does not show one start on %s, then moves to %s, %s and %s:\n%s", a, b, a, b, out)
+	}
+	// In order: sequential the data moves once, when the cell changes.
+	if err := os.WriteFile(f, []byte(plan+"order: sequential\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, out, _ = runCLI("explain", f); strings.Count(out, "sandbox db: data under "+a) != 1 || strings.Count(out, "sandbox db: moves to "+b) != 1 || strings.Contains(out, "moves to "+a) {
+		t.Errorf("order: sequential: explain does not show one start on %s and one move to %s:\n%s", a, b, out)
 	}
 }
 

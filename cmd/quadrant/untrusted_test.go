@@ -187,8 +187,15 @@ iteration:
 	absent(t, bashrc, "the capture wrote outside the folder")
 	os.Remove(link)
 	os.Symlink(secret, link)
-	// explain lists a stranger's statements, but not those of a file that leads out of its folder.
+	// explain refuses a folder holding a link as rerun does, reading nothing of it.
 	code, stdout, stderr := runCLI("explain", filepath.Join(dir, "plan.yaml"))
+	if code != exitInvalid || strings.Contains(stdout+stderr, "victim") || !strings.Contains(stderr, "shadowlink.sql is a symbolic link") {
+		t.Fatalf("explain of a folder with a link: exit %d, want 2 naming the link and nothing of its file:\n%s%s", code, stdout, stderr)
+	}
+	os.Remove(link)
+	os.WriteFile(link, []byte("SELECT 1;\n"), 0o644)
+	// explain lists a stranger's statements, but not those of a file outside its folder.
+	code, stdout, stderr = runCLI("explain", filepath.Join(dir, "plan.yaml"))
 	if code != 0 || strings.Contains(stdout+stderr, "victim") || !strings.Contains(stdout, "outside the plan's folder: explain does not read it") {
 		t.Fatalf("explain: exit %d, read or printed the file outside the folder:\n%s%s", code, stdout, stderr)
 	}
