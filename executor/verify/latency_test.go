@@ -182,7 +182,7 @@ func TestVerifyLatencyAndWrites(t *testing.T) {
 	// loaded host's scheduler then serves later for its next statement too. Among the whole
 	// suite it came out +47% beside the scan's +603%, -11% beside +897% (CI, load 5) and
 	// +398% beside +408% (two suites at once under CPU hogs, load 11). How the verdict of an
-	// unchanged statement holds up beside a regressed one is bench/verifybench's to measure.
+	// unchanged statement holds up beside a regressed one is for a benchmark to measure.
 	t.Logf("primary key lookup beside the scan: %s, %+.0f%% (%.0f..%.0f) beside %+.0f%%", pk.Latency, pk.Change, pk.ChangeLo, pk.ChangeHi, lookup.Change)
 	if strings.Contains(log, WritesWarning) {
 		t.Errorf("log.txt warns of writes without --writes:\n%s", log)
