@@ -129,7 +129,7 @@ var runJSONVolatile = []string{"plan_file", "command"}
 // The same results give the same identity wherever the folder was copied to.
 func FolderIdentity(dir string) (string, error) {
 	h := sha256.New()
-	sum, err := os.ReadFile(filepath.Join(dir, SummaryFile))
+	sum, err := ReadFileIn(dir, SummaryFile)
 	if err != nil {
 		return "", fmt.Errorf("identity of %s: %w", dir, err)
 	}
@@ -153,7 +153,7 @@ func FolderIdentity(dir string) (string, error) {
 
 // runJSONFields is run.json's top-level fields, their values as written.
 func runJSONFields(dir string) (map[string]json.RawMessage, error) {
-	data, err := os.ReadFile(filepath.Join(dir, RunFile))
+	data, err := ReadFileIn(dir, RunFile)
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a quadrant results folder: %w", dir, err)
 	}
