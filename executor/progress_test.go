@@ -112,8 +112,10 @@ iteration:
 	}
 }
 
-// A wait on a replica that is behind (delayed replication: it applies each event 3 s
-// late) shows its lag as it changes, then ends when the replica has caught up.
+// A wait on a replica that is behind (delayed replication: it applies each event 8 s
+// late) shows its lag as it changes, then ends when the replica has caught up. The delay is
+// long because a busy host can start the wait seconds after the event reached the replica:
+// with 3 s, CI's wait saw only "2" before the event was applied.
 func TestWaitShowsReplicaLagChanging(t *testing.T) {
 	obs := &works{}
 	run, out, err := runPlan(t, `
@@ -122,7 +124,7 @@ name: lag
 targets: {db: {sandbox: {replicas: 1}}}
 setup:
   - sql: "CREATE DATABASE IF NOT EXISTS sbtest"
-  - {target: db_replica1, sql: "STOP SLAVE; CHANGE MASTER TO MASTER_DELAY = 3; START SLAVE"}
+  - {target: db_replica1, sql: "STOP SLAVE; CHANGE MASTER TO MASTER_DELAY = 8; START SLAVE"}
   - sql: "CREATE TABLE sbtest.lagged (id INT PRIMARY KEY)"
   - target: db_replica1
     wait:
