@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/internal/authretry"
@@ -20,6 +22,7 @@ type dsnSide struct {
 	d       *drill
 	name    string
 	command string
+	logFile func(string, ...any) // log.txt only; nil: the drill's log
 }
 
 func (s *dsnSide) primary() (*sql.DB, string, error) {
@@ -45,19 +48,47 @@ func (s *dsnSide) prepare(ctx context.Context) error {
 
 func (s *dsnSide) atFault(context.Context, *ledger, map[string]float64) {}
 
-// failover runs the promote command, bounded by recover_timeout; its output is in the
-// error when it fails.
+// failover runs the promote command, bounded by recover_timeout; the fault counts from its
+// start. Its output goes to log.txt, and into the error when it fails. The output is a file,
+// not a pipe: the drill waits for the command's sh to exit, never for a process the command
+// left running that still holds its output.
 func (s *dsnSide) failover(ctx context.Context, _ map[string]float64) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.d.b.RecoverTimeout)
+	cctx, cancel := context.WithTimeout(ctx, s.d.b.RecoverTimeout)
 	defer cancel()
 	s.d.logf("promote: %s", s.command)
-	cmd := exec.CommandContext(ctx, "sh", "-c", s.command)
-	cmd.WaitDelay = 5 * time.Second
-	out, err := cmd.CombinedOutput()
+	f, err := os.CreateTemp("", "quadrant-promote-*.out")
 	if err != nil {
+		return "", fmt.Errorf("failover: a file for the promote command's output: %w", err)
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	cmd := exec.CommandContext(cctx, "sh", "-c", s.command)
+	cmd.Stdout, cmd.Stderr = f, f
+	began := time.Now()
+	err = cmd.Run()
+	took := time.Since(began)
+	out, _ := os.ReadFile(f.Name())
+	s.logOutput(strings.TrimRight(string(out), "\n"))
+	switch {
+	case err != nil && cctx.Err() != nil && ctx.Err() == nil:
+		return "", fmt.Errorf("failover: the promote command %q did not return within recover_timeout %s: its sh was killed (the processes it started were not)\n%s", s.command, s.d.b.RecoverTimeout, tail.Lines(string(out), 15))
+	case err != nil:
 		return "", fmt.Errorf("failover: the promote command %q failed: %v\n%s", s.command, err, tail.Lines(string(out), 15))
 	}
+	s.d.logf("promote command returned after %.3fs", took.Seconds())
 	return "", nil
+}
+
+// logOutput writes the promote command's output to log.txt (the console has its line).
+func (s *dsnSide) logOutput(out string) {
+	if strings.TrimSpace(out) == "" {
+		out = "(no output)"
+	}
+	logf := s.logFile
+	if logf == nil {
+		logf = s.d.logf
+	}
+	logf("promote output:\n%s", out)
 }
 
 func (s *dsnSide) restore() error { return nil } // the user's servers are the user's

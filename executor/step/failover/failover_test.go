@@ -2,6 +2,10 @@ package failover
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -109,14 +113,25 @@ func TestDrill(t *testing.T) {
 	})
 	t.Run("dsn promote command", func(t *testing.T) {
 		// A command that moves nothing: the target's address is the primary still, and no
-		// acknowledged id may be missing from it.
-		d := dsn(t, "true")
+		// acknowledged id may be missing from it. It leaves a process running that holds
+		// its output (not detached): the drill goes on once the command's sh has exited,
+		// and what it printed is in log.txt.
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		d := dsn(t, "sleep 600 & echo $! > "+pidFile+"; echo moved nothing")
+		var logged []string
+		d.side.(*dsnSide).logFile = func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }
 		m, err := d.run(ctx)
+		if pid, _ := os.ReadFile(pidFile); len(pid) > 0 {
+			exec.Command("kill", strings.TrimSpace(string(pid))).Run()
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		if m[MetricAcked] == 0 || m[MetricAckedLost] != 0 {
 			t.Errorf("metrics %v", m)
+		}
+		if !slices.Contains(logged, "promote output:\nmoved nothing") {
+			t.Errorf("log.txt: %q, want the promote command's output", logged)
 		}
 	})
 }
