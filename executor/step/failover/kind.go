@@ -36,7 +36,7 @@ type Promote struct {
 const (
 	MetricTPSBefore      = "failover_tps_before"      // the workload's write commits per second on the primary during the lead (MariaDB's Binlog_commits)
 	MetricUnavailable    = "failover_unavailable_s"   // fault to the first write commit on the new primary
-	MetricAcked          = "failover_acked"           // ledger ids acknowledged before the fault
+	MetricAcked          = "failover_acked"           // ledger ids acknowledged before the promotion (a sandbox's primary acknowledges none after the fault)
 	MetricAckedLost      = "failover_acked_lost"      // acknowledged ids the new primary lacks
 	MetricUnackedPresent = "failover_unacked_present" // ids the new primary has that no client saw acknowledged
 	MetricLagSeconds     = "failover_lag_s"           // the replica's Seconds_Behind_Master just before the fault
@@ -129,7 +129,7 @@ func (runner) Metrics() []measure.Metric {
 		m(MetricTPSBefore, "the workload's write commits per second on the primary before the fault (MariaDB's Binlog_commits, the ledger's own left out)", measure.PerSecond, measure.Higher, true),
 		m(MetricUnavailable, "seconds from the fault to the first write commit on the new primary", "s", measure.Lower, true),
 		m(MetricAckedLost, "ledger ids the clients saw committed that the new primary lacks", measure.Count, measure.Lower, true),
-		m(MetricAcked, "ledger ids acknowledged before the fault", measure.Count, measure.Higher, false),
+		m(MetricAcked, "ledger ids acknowledged before the promotion: before the fault on a sandbox, before the promote command returned on a dsn target", measure.Count, measure.Higher, false),
 		m(MetricUnackedPresent, "ledger ids on the new primary whose commit no client saw acknowledged", measure.Count, measure.Lower, false),
 		m(MetricLagSeconds, "the replicas' Seconds_Behind_Master just before the fault (the worst)", "s", measure.Lower, false),
 		m(MetricLagRows, "acknowledged ledger rows a replica had not applied just before the fault (the worst)", measure.Count, measure.Lower, false),
