@@ -23,13 +23,13 @@ type Failover struct {
 	Writers        int           `yaml:"writers" default:"2" min:"1" doc:"Connections writing the ledger (one autocommit INSERT of a new id each), through the target's front address when the run keeps one."`
 	CatchupTimeout time.Duration `yaml:"catchup_timeout" default:"60s" doc:"How long the chosen replica may take to apply its relay log before it is promoted; past it the step fails and the servers are left running."`
 	RecoverTimeout time.Duration `yaml:"recover_timeout" default:"60s" doc:"How long the step waits after the promotion for the first write commit on the new primary (and, on a dsn target, how long the promote command may run)."`
-	Promote        *Promote      `yaml:"promote" doc:"dsn targets: the user's own command that fails the primary and promotes a replica (the target's address must follow the new primary: a VIP, a proxy). Needs --allow-shell. A sandbox is failed and promoted by quadrant."`
+	Promote        *Promote      `yaml:"promote" doc:"dsn targets: the user's own command that fails the primary and promotes a replica; the target's address is the user's proxy or VIP, which the command moves to the new primary before it returns. The fault counts from the command's start. Needs --allow-shell. A sandbox is failed and promoted by quadrant. See docs/failover.md, Own servers."`
 }
 
 // Promote is a dsn target's failover done by the user's command.
 type Promote struct {
 	Src   spec.Source `yaml:"-"`
-	Shell string      `yaml:"shell,required" doc:"Run with sh -c: it fails the primary and promotes another server; a non-zero exit fails the step."`
+	Shell string      `yaml:"shell,required" doc:"Run with sh -c: it fails the primary and promotes another server; a non-zero exit fails the step. Its output goes to log.txt; a process it leaves running must be detached (setsid, its output to a file)."`
 }
 
 // The iteration metrics a drill records (summary.csv columns, names for assert).
@@ -54,7 +54,7 @@ var Metrics = []string{MetricTPSBefore, MetricUnavailable, MetricAcked, MetricAc
 // Kind is the failover step kind.
 var Kind = spec.StepKind{
 	Key:     "failover",
-	Doc:     "A failover drill on the step's target, a sandbox with replicas: a ledger of ids written to the primary, the primary failed (fault), the most advanced replica promoted once it has applied its relay log, and what it cost and lost recorded as iteration metrics (" + strings.Join(Metrics, ", ") + "). Usually a during: step at the middle of the measured span. See docs/failover.md.",
+	Doc:     "A failover drill on the step's target, a sandbox with replicas (or a dsn target with promote:, your own servers): a ledger of ids written to the primary, the primary failed (fault), the most advanced replica promoted once it has applied its relay log, and what it cost and lost recorded as iteration metrics (" + strings.Join(Metrics, ", ") + "). Usually a during: step at the middle of the measured span. See docs/failover.md.",
 	Body:    func() any { return new(Failover) },
 	Target:  true,
 	Keys:    []string{"timeout"},
