@@ -68,7 +68,7 @@ kill -9 %[3]d
 		"front=--no-defaults --host=127.0.0.1 --port="+front[strings.LastIndex(front, ":")+1:]+" --user=bench --password=bench",
 		"haproxy_socket="+filepath.Join(dir, "haproxy.sock"),
 		"script="+script,
-		"threads=2", "duration=40s", "at=3s", "lead=1s")
+		"threads=2", "duration=60s", "at=3s", "lead=1s") // time for the promotion on a loaded host
 	if it := run.Info.Iterations[0]; it.Status != results.StatusDone {
 		t.Fatalf("the drill: %s (%s)", it.Status, it.Error)
 	}
@@ -89,7 +89,7 @@ kill -9 %[3]d
 	case <-time.After(2 * time.Minute): // a guard against a hang, not a timing
 		t.Fatal("the fault's kill -9 left the old primary running")
 	}
-	primary.start(t)
+	primary.start(t, false)
 	onOld, onNew := primary.ledger(t), replica.ledger(t)
 	var missing int
 	for id := range onOld {
@@ -128,20 +128,26 @@ func startOwnServer(t *testing.T, dir, name string, id int) *ownServer {
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("mariadb-install-db for %s: %v\n%s", name, err, tail.Lines(string(out), 15))
 	}
-	s.start(t)
+	s.start(t, true)
 	s.exec(t, "SET sql_log_bin = 0",
 		"CREATE USER bench@'127.0.0.1' IDENTIFIED BY 'bench'", "GRANT ALL ON *.* TO bench@'127.0.0.1'",
 		"CREATE USER repl@'127.0.0.1' IDENTIFIED BY 'repl'", "GRANT REPLICATION SLAVE ON *.* TO repl@'127.0.0.1'")
 	return s
 }
 
-// start starts mariadbd on the server's datadir (again, after a kill: crash recovery) and
-// waits until it answers; it is killed when the test ends.
-func (s *ownServer) start(t *testing.T) {
+// start starts mariadbd on the server's datadir and waits until it answers; it is killed
+// when the test ends. Started again after a kill (crash recovery) it is only read, through
+// its socket: no port that another process may have taken meanwhile.
+func (s *ownServer) start(t *testing.T, network bool) {
 	t.Helper()
-	args := []string{"--no-defaults", "--datadir=" + s.dir, "--socket=" + s.socket, "--port=" + strconv.Itoa(s.port),
-		"--bind-address=127.0.0.1", "--skip-name-resolve", "--server-id=" + strconv.Itoa(s.id), "--log-bin=binlog",
-		"--log-error=" + s.dir + ".err", "--pid-file=" + s.dir + ".pid", "--innodb-buffer-pool-size=32M"}
+	args := []string{"--no-defaults", "--datadir=" + s.dir, "--socket=" + s.socket, "--skip-name-resolve",
+		"--server-id=" + strconv.Itoa(s.id), "--log-bin=binlog", "--log-error=" + s.dir + ".err", "--pid-file=" + s.dir + ".pid",
+		"--innodb-buffer-pool-size=32M"}
+	if network {
+		args = append(args, "--port="+strconv.Itoa(s.port), "--bind-address=127.0.0.1")
+	} else {
+		args = append(args, "--skip-networking")
+	}
 	if os.Getuid() == 0 {
 		args = append(args, "--user=root") // mariadbd refuses root unless told
 	}
@@ -157,6 +163,7 @@ func (s *ownServer) start(t *testing.T) {
 		<-done
 	})
 	db := s.open(t)
+	defer db.Close()
 	deadline := time.Now().Add(5 * time.Minute) // a loaded host: no bound but a hang's
 	for db.Ping() != nil {
 		select {
@@ -171,7 +178,8 @@ func (s *ownServer) start(t *testing.T) {
 	}
 }
 
-// open is a pool to the server as root, through its socket, closed when the test ends.
+// open is a pool to the server as root, through its socket, for the caller to close (before
+// the server is killed: a pool closed after writes to a dead socket).
 func (s *ownServer) open(t *testing.T) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("mysql", "root@unix("+s.socket+")/")
@@ -179,13 +187,13 @@ func (s *ownServer) open(t *testing.T) *sql.DB {
 		t.Fatal(err)
 	}
 	db.SetMaxOpenConns(1) // SET sql_log_bin is the session's
-	t.Cleanup(func() { db.Close() })
 	return db
 }
 
 func (s *ownServer) exec(t *testing.T, stmts ...string) {
 	t.Helper()
 	db := s.open(t)
+	defer db.Close()
 	for _, q := range stmts {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %s: %v", s.name, q, err)
@@ -197,7 +205,9 @@ func (s *ownServer) exec(t *testing.T, stmts ...string) {
 // ones after it are the new primary's own.
 func (s *ownServer) ledger(t *testing.T) map[int64]bool {
 	t.Helper()
-	rows, err := s.open(t).Query("SELECT id FROM quadrant_drill.ledger WHERE epoch = 0")
+	db := s.open(t)
+	defer db.Close()
+	rows, err := db.Query("SELECT id FROM quadrant_drill.ledger WHERE epoch = 0")
 	if err != nil {
 		t.Fatalf("the ledger on %s: %v", s.name, err)
 	}
