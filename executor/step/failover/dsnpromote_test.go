@@ -83,6 +83,9 @@ kill -9 %[3]d
 	if !strings.Contains(string(log), "promote: the address in front leads to the new primary") {
 		t.Errorf("log.txt lacks the promote command's output")
 	}
+	if strings.Contains(string(log), "still leads to") {
+		t.Errorf("log.txt warns that the address did not move, but it did")
+	}
 
 	select {
 	case <-primary.done:

@@ -23,6 +23,10 @@ type dsnSide struct {
 	name    string
 	command string
 	logFile func(string, ...any) // log.txt only; nil: the drill's log
+	// before is the server the address led to before the fault ("" unknown); returned says
+	// the promote command returned without an error.
+	before   string
+	returned bool
 }
 
 func (s *dsnSide) primary() (*sql.DB, string, error) {
@@ -43,6 +47,7 @@ func (s *dsnSide) prepare(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
+	s.before = serverOf(ctx, db)
 	return createLedger(ctx, db, s.name)
 }
 
@@ -76,6 +81,7 @@ func (s *dsnSide) failover(ctx context.Context, _ map[string]float64) (string, e
 		return "", fmt.Errorf("failover: the promote command %q failed: %v\n%s", s.command, err, tail.Lines(string(out), 15))
 	}
 	s.d.logf("promote command returned after %.3fs", took.Seconds())
+	s.returned = true
 	return "", nil
 }
 
@@ -91,4 +97,31 @@ func (s *dsnSide) logOutput(out string) {
 	logf("promote output:\n%s", out)
 }
 
-func (s *dsnSide) restore() error { return nil } // the user's servers are the user's
+// restore leaves the user's servers as they are. After a promote command that returned, it
+// says when the address still leads to the server it led to before the fault: the count was
+// then that server's (a command that returned before it moved the address, or moved nothing).
+func (s *dsnSide) restore() error {
+	if !s.returned || s.before == "" {
+		return nil
+	}
+	db, _, err := s.primary()
+	if err != nil {
+		return nil
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if now := serverOf(ctx, db); now == s.before {
+		s.d.logf("warning: after the promote command the address %s still leads to %s, the server it led to before the fault: the first commit and the count are that server's; the command must return only once the address leads to the new primary (docs/failover.md, Own servers)", s.addr(), now)
+	}
+	return nil
+}
+
+// serverOf names the server db reaches ("" when it does not answer).
+func serverOf(ctx context.Context, db *sql.DB) string {
+	var id string
+	if db.QueryRowContext(ctx, "SELECT CONCAT('server_id ', @@server_id, ' (', @@hostname, ':', @@port, ')')").Scan(&id) != nil {
+		return ""
+	}
+	return id
+}

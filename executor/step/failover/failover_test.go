@@ -118,8 +118,9 @@ func TestDrill(t *testing.T) {
 		// and what it printed is in log.txt.
 		pidFile := filepath.Join(t.TempDir(), "pid")
 		d := dsn(t, "sleep 600 & echo $! > "+pidFile+"; echo moved nothing")
-		var logged []string
+		var logged, console []string
 		d.side.(*dsnSide).logFile = func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }
+		d.logf = func(f string, a ...any) { console = append(console, fmt.Sprintf(f, a...)) }
 		m, err := d.run(ctx)
 		if pid, _ := os.ReadFile(pidFile); len(pid) > 0 {
 			exec.Command("kill", strings.TrimSpace(string(pid))).Run()
@@ -132,6 +133,11 @@ func TestDrill(t *testing.T) {
 		}
 		if !slices.Contains(logged, "promote output:\nmoved nothing") {
 			t.Errorf("log.txt: %q, want the promote command's output", logged)
+		}
+		// The address leads to the server it led to before: the count is that server's, and
+		// the log says so.
+		if !slices.ContainsFunc(console, func(l string) bool { return strings.Contains(l, "still leads to server_id") }) {
+			t.Errorf("log: %q, want a warning that the address did not move", console)
 		}
 	})
 }
