@@ -86,6 +86,9 @@ kill -9 %[3]d
 	if strings.Contains(string(log), "still leads to") {
 		t.Errorf("log.txt warns that the address did not move, but it did")
 	}
+	if !strings.Contains(string(log), "the ledger's writers met the fault (their first failed write)") {
+		t.Errorf("log.txt does not say when the writers met the fault")
+	}
 
 	select {
 	case <-primary.done:

@@ -27,6 +27,7 @@ type dsnSide struct {
 	// the promote command returned without an error.
 	before   string
 	returned bool
+	ledger   *ledger // the drill's, from the fault on
 }
 
 func (s *dsnSide) primary() (*sql.DB, string, error) {
@@ -51,7 +52,7 @@ func (s *dsnSide) prepare(ctx context.Context) error {
 	return createLedger(ctx, db, s.name)
 }
 
-func (s *dsnSide) atFault(context.Context, *ledger, map[string]float64) {}
+func (s *dsnSide) atFault(_ context.Context, l *ledger, _ map[string]float64) { s.ledger = l }
 
 // failover runs the promote command, bounded by recover_timeout; the fault counts from its
 // start. Its output goes to log.txt, and into the error when it fails. The output is a file,
@@ -70,8 +71,16 @@ func (s *dsnSide) failover(ctx context.Context, _ map[string]float64) (string, e
 	cmd := exec.CommandContext(cctx, "sh", "-c", s.command)
 	cmd.Stdout, cmd.Stderr = f, f
 	began := time.Now()
+	stop := make(chan struct{})
+	failed := firstFailure(s.ledger, stop)
 	err = cmd.Run()
 	took := time.Since(began)
+	close(stop)
+	if at, ok := <-failed; ok {
+		s.d.logf("the ledger's writers met the fault (their first failed write) %.3fs after the promote command started", at.Sub(began).Seconds())
+	} else {
+		s.d.logf("no ledger write failed while the promote command ran")
+	}
 	out, _ := os.ReadFile(f.Name())
 	s.logOutput(strings.TrimRight(string(out), "\n"))
 	switch {
@@ -83,6 +92,40 @@ func (s *dsnSide) failover(ctx context.Context, _ map[string]float64) (string, e
 	s.d.logf("promote command returned after %.3fs", took.Seconds())
 	s.returned = true
 	return "", nil
+}
+
+// firstFailure is when the ledger's first write failed after now, before stop is closed
+// (nothing, the channel closed, when none did): the moment the clients met the fault, which a
+// promote command's preamble (an ssh login) puts after its start.
+func firstFailure(l *ledger, stop <-chan struct{}) <-chan time.Time {
+	out := make(chan time.Time, 1)
+	if l == nil {
+		close(out)
+		return out
+	}
+	errs := func() int {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.errs
+	}
+	before := errs()
+	go func() {
+		defer close(out)
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case now := <-tick.C:
+				if errs() > before {
+					out <- now
+					return
+				}
+			}
+		}
+	}()
+	return out
 }
 
 // logOutput writes the promote command's output to log.txt (the console has its line).

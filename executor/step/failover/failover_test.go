@@ -139,6 +139,9 @@ func TestDrill(t *testing.T) {
 		if !slices.ContainsFunc(console, func(l string) bool { return strings.Contains(l, "still leads to server_id") }) {
 			t.Errorf("log: %q, want a warning that the address did not move", console)
 		}
+		if !slices.Contains(console, "no ledger write failed while the promote command ran") {
+			t.Errorf("log: %q, want the note that no write failed", console)
+		}
 	})
 }
 
