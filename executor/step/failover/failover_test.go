@@ -111,6 +111,14 @@ func TestDrill(t *testing.T) {
 			t.Errorf("server not left running: %v", err)
 		}
 	})
+	t.Run("dsn promote command past recover_timeout", func(t *testing.T) {
+		d := dsn(t, "echo waiting for the orchestrator; sleep 5")
+		d.b.RecoverTimeout = time.Second
+		_, err := d.run(ctx)
+		if err == nil || !strings.Contains(err.Error(), "did not return within recover_timeout 1s: its sh was killed") || !strings.Contains(err.Error(), "waiting for the orchestrator") {
+			t.Fatalf("want the command's timeout and its output, got %v", err)
+		}
+	})
 	t.Run("dsn promote command", func(t *testing.T) {
 		// A command that moves nothing: the target's address is the primary still, and no
 		// acknowledged id may be missing from it. It leaves a process running that holds
