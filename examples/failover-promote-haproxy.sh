@@ -16,8 +16,9 @@
 #   BACKEND         the HAProxy backend (default mariadb)
 #   OLD, NEW        its servers: the primary's (default primary) and the replica's (default
 #                   replica, `disabled` in haproxy.cfg until it is promoted)
-#   WAIT            seconds the replica may take to apply its relay log, and the address to
-#                   reach it (default 60; keep it under the step's recover_timeout)
+#   WAIT            seconds the replica may take to apply its relay log, and again the address
+#                   to lead to it (default 60; the step's recover_timeout, 120s in the example,
+#                   bounds the whole command)
 # Needs the mariadb client and socat. Everything it does is in its output, which quadrant
 # writes to log.txt. It starts no background process (one that it started would have to be
 # detached: setsid, its output to a file, </dev/null).
