@@ -14,10 +14,17 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/trust"
 )
 
 // runPlan runs plan (a file in a new folder) and loads its results folder.
 func runPlan(t *testing.T, plan string, set ...string) *results.Run {
+	t.Helper()
+	return runAllowed(t, plan, trust.Allow{}, set...)
+}
+
+// runAllowed is runPlan with what the command line would allow (--allow-shell).
+func runAllowed(t *testing.T, plan string, allow trust.Allow, set ...string) *results.Run {
 	t.Helper()
 	sandboxtest.SkipShort(t)
 	dir := t.TempDir()
@@ -37,7 +44,7 @@ func runPlan(t *testing.T, plan string, set ...string) *results.Run {
 	yaml, _ := p.Redacted()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	_, runErr := executor.Run(ctx, p, w, executor.Options{PlanYAML: yaml, Version: "test", SandboxDir: sandboxtest.Dir(t)})
+	_, runErr := executor.Run(ctx, p, w, executor.Options{PlanYAML: yaml, Version: "test", SandboxDir: sandboxtest.Dir(t), Allow: allow})
 	w.Close()
 	if log, err := os.ReadFile(filepath.Join(out, results.LogFile)); err == nil {
 		t.Logf("log.txt:\n%s", log)
