@@ -434,6 +434,13 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			c.T = Tally{}
 			var err error
 			tx, err = w.Event(c)
+			if err != nil && err != ErrDone && err != ErrRollback && r.killed[id].Load() {
+				// quadrant killed a statement of this event at the stop (kill.go): the event
+				// is not measured, none of its statements either, so every BEGIN counted
+				// belongs to a transaction that committed, rolled back or failed.
+				c.Laps = c.Laps[:0]
+				return
+			}
 			rec.Statements(c.T.Reads, c.T.Writes, c.T.Other, tx)
 			if len(c.Laps) > 0 {
 				rec.Laps(c.Laps)
@@ -448,9 +455,6 @@ func (r *run) work(ctx context.Context, id int, w Worker, c *Conn) {
 			if err == ErrRollback {
 				rolledBack = true
 				break
-			}
-			if r.killed[id].Load() {
-				return // quadrant killed the statement at the stop (kill.go): not the workload's error
 			}
 			if !r.handle(ctx, id, rec, c, tx, err) || r.Stopped() {
 				return
