@@ -78,6 +78,10 @@ func (rw *rowWriter) interval(iv *measure.Interval) {
 func (rw *rowWriter) close() {
 	close(rw.queue)
 	<-rw.done
+	if !rw.downAt.IsZero() {
+		rw.logf("iteration %d: %s still unreachable when the workload ended (%d errors since about %s)",
+			rw.iteration, rw.target, rw.downErr, rw.downAt.UTC().Format("15:04:05.000"))
+	}
 }
 
 func (rw *rowWriter) loop() {
@@ -146,9 +150,12 @@ func (rw *rowWriter) write(t *pending) {
 }
 
 // downtime logs the window in which the workload's target was unreachable: from the first
-// interval with errors no server answered (engine.Lost) to the first one that completed
-// transactions without any (to the report interval's precision). An interval of nothing but
-// server errors (a replay whose every session gets 1049) is a server answering, not down.
+// interval with errors no server answered (engine.Lost) to the first later one that
+// completed transactions (to the report interval's precision), whether or not its
+// reconnecting workers met more refusals before the server came back: on a busy host a
+// restart can end in the iteration's last interval, which holds both. An interval of
+// nothing but server errors (a replay whose every session gets 1049) is a server
+// answering, not down.
 func (rw *rowWriter) downtime(iv *measure.Interval) {
 	var lost int64
 	for code, n := range iv.ErrorsByCode {
@@ -157,15 +164,16 @@ func (rw *rowWriter) downtime(iv *measure.Interval) {
 		}
 	}
 	switch {
-	case lost > 0:
-		if rw.downAt.IsZero() {
-			rw.downAt = iv.Start
-			rw.logf("iteration %d: %s unreachable from about %s (errors by code %v)", rw.iteration, rw.target, iv.Start.UTC().Format("15:04:05.000"), iv.ErrorsByCode)
-		}
-		rw.downErr += iv.Errors
+	case lost > 0 && rw.downAt.IsZero():
+		rw.downAt = iv.Start
+		rw.downErr = iv.Errors
+		rw.logf("iteration %d: %s unreachable from about %s (errors by code %v)", rw.iteration, rw.target, iv.Start.UTC().Format("15:04:05.000"), iv.ErrorsByCode)
 	case iv.Events > 0 && !rw.downAt.IsZero():
+		rw.downErr += iv.Errors
 		rw.logf("iteration %d: %s answering again at about %s, after at most %.1fs (%d errors in the window)",
 			rw.iteration, rw.target, iv.End.UTC().Format("15:04:05.000"), iv.End.Sub(rw.downAt).Seconds(), rw.downErr)
 		rw.downAt, rw.downErr = time.Time{}, 0
+	case lost > 0:
+		rw.downErr += iv.Errors
 	}
 }
