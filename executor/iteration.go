@@ -215,6 +215,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 		werr = r.meet(ctx, fmt.Sprintf("iteration %d end", it.Index))
 	}
 	x.evidenceAfter(ctx, s, ev)
+	r.watch.settle(ctx, r.logf)
 	x.m = &measurement{total: total, summary: r.watch.summaries(), duration: time.Since(began)}
 	x.clientBound(x.m.summary[x.target], time.Since(began))
 	for name, cm := range rows.costs {

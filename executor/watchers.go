@@ -32,6 +32,9 @@ type sampler struct {
 	// A flag rather than a call, because the sampler may still be reading an earlier tick.
 	rebase atomic.Bool
 	health health
+	// read is the last tick (health.ticks' count) whose reading the sampler completed: one
+	// below ticks when the workload's last tick found it still reading or backing off.
+	read atomic.Int64
 }
 
 // health is a sampler's missed readings over the current workload, and its backoff: after
@@ -319,6 +322,7 @@ func (w *watchers) use(ctx context.Context, workload string, targets []string, l
 		sm.health.ticks.Store(0)
 		sm.health.missed.Store(0)
 		sm.health.outages, sm.health.firstErr = 0, ""
+		sm.read.Store(0)
 		bctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		if err := sm.s.Baseline(bctx); err != nil {
 			logf("warning: %s %s: baseline: %v", sm.target, sm.what, err)
@@ -353,7 +357,7 @@ func (w *watchers) sample(at time.Time, interval time.Duration, measuredFrom boo
 	for i, sm := range w.active {
 		cols := sm.s.Columns()
 		out[i] = sampled{target: w.rowsOf(sm), cols: cols}
-		sm.health.ticks.Add(1)
+		tick := sm.health.ticks.Add(1)
 		if !sm.busy.CompareAndSwap(false, true) {
 			out[i].values = watch.Empty(len(cols))
 			sm.health.missed.Add(1)
@@ -388,6 +392,8 @@ func (w *watchers) sample(at time.Time, interval time.Duration, measuredFrom boo
 			}
 			if err != nil {
 				out[i].warn = fmt.Errorf("%s %s: %w", sm.target, sm.what, err)
+			} else {
+				sm.read.Store(tick)
 			}
 			if h, ok := sm.s.(watch.Health); ok && h.Down() {
 				sm.health.failed(err, interval)
@@ -411,6 +417,25 @@ func (w *watchers) gaps() []results.WatchGap {
 		}
 	}
 	return out
+}
+
+// settle reads once more, after the workload, each active sampler whose reading of the
+// workload's last tick did not happen (the one before was still under way, or it was backing
+// off a source that failed): its counters' increases would otherwise end at an earlier tick
+// and leave out the workload's last work (a busy host's summary counted 299 of 300 inserts).
+// Its time-series row stays empty; the summary covers the whole workload and the moments
+// until this reading. Called once the rows are written: no reading is under way.
+func (w *watchers) settle(ctx context.Context, logf func(string, ...any)) {
+	for _, sm := range w.active {
+		if sm.health.ticks.Load() == 0 || sm.read.Load() == sm.health.ticks.Load() {
+			continue
+		}
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if _, err := sm.s.Sample(rctx, time.Now()); err != nil {
+			logf("warning: %s %s: the reading after the workload's last tick failed, its summary ends at an earlier reading: %v", sm.target, sm.what, err)
+		}
+		cancel()
+	}
 }
 
 // summaries are, per target, every active sampler's summary (counter increases, gauges'
