@@ -66,7 +66,9 @@ func TestReproductionOfAnEffectEndToEnd(t *testing.T) {
 		t.Fatalf("rerun as published: exit %d\n%s", code, p.out.String())
 	}
 	out := p.out.String()
-	if !strings.Contains(out, "\n  reproduced      span 148000 vs 12000, tps: published -7") || !strings.Contains(out, "reproduction record: "+published+"/reproductions/") {
+	// The published effect is about -70% on a quiet host, -65% at a load of 17 per CPU: the
+	// verdict is asserted, not the figure.
+	if !regexp.MustCompile(`\n  reproduced      span 148000 vs 12000, tps: published -[4-9]\d\.\d%`).MatchString(out) || !strings.Contains(out, "reproduction record: "+published+"/reproductions/") {
 		t.Errorf("rerun as published: the tps effect is not said reproduced, or not recorded:\n%s", out)
 	}
 	if _, err := os.Stat(filepath.Join(findRunDir(t, asPublished), results.ReproductionFile)); err != nil {
@@ -79,7 +81,7 @@ func TestReproductionOfAnEffectEndToEnd(t *testing.T) {
 		"--out", elsewhere, "--record", "--fail-on", "not-reproduced")
 	code := p.wait(t, 3*time.Minute)
 	out = p.out.String()
-	if code != exitAssert || !strings.Contains(out, "\n  NOT REPRODUCED  span 148000 vs 12000, tps: published -7") ||
+	if code != exitAssert || !regexp.MustCompile(`\n  NOT REPRODUCED  span 148000 vs 12000, tps: published -[4-9]\d\.\d%`).MatchString(out) ||
 		!strings.Contains(out, "FAILED: not-reproduced, span 148000 vs 12000, tps: not reproduced") {
 		t.Errorf("rerun where the effect cannot exist: exit %d, want %d with the tps effect not reproduced and the gate failed:\n%s", code, exitAssert, out)
 	}
