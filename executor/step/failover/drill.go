@@ -49,6 +49,7 @@ func (runner) Run(ctx context.Context, st *spec.Step, env step.Env) error {
 			}
 		}
 	}
+	d.keepIDs(env, m)
 	return err
 }
 
@@ -83,8 +84,9 @@ type drill struct {
 	// beforeFault, in tests, runs once the ledger has acknowledged ids, just before the
 	// fault: a test plants a loss there.
 	beforeFault func(ctx context.Context, l *ledger) error
-	// lost are the acknowledged ids the new primary lacked, once counted.
-	lost []int64
+	// lost are the acknowledged ids the new primary lacked, once counted; acked those
+	// acknowledged before the fault (the folder keeps both: ids.go).
+	lost, acked []int64
 }
 
 // run is the drill's timeline: ledger, fault, promotion, first write, count. The metrics
@@ -104,7 +106,8 @@ func (d *drill) run(ctx context.Context) (map[string]float64, error) {
 	addr, err := d.side.failover(ctx, m)
 	// Until the promotion, not the fault: a dsn target's primary takes writes until the
 	// user's command has failed it (a sandbox's, killed or cut off, none after the fault).
-	m[MetricAcked] = float64(len(l.ackedBefore(time.Now())))
+	d.acked = l.ackedBefore(time.Now())
+	m[MetricAcked] = float64(len(d.acked))
 	if err != nil {
 		return m, errors.Join(err, d.side.restore())
 	}

@@ -3,8 +3,10 @@ package failover_test
 import (
 	"context"
 	"os"
+	"maps"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -131,6 +133,7 @@ iteration:
 			t.Errorf("headline %v lacks %s", run.Headline(), m)
 		}
 	}
+	checkIDs(t, run)
 	// The workload wrote on the new primary: its last interval committed.
 	ts := run.Timeseries["db"]
 	if ts == nil || len(ts.Rows) == 0 {
@@ -201,5 +204,38 @@ func TestTemplateSemisyncLosesNoAcknowledgedCommit(t *testing.T) {
 	}
 	if seen != 3 {
 		t.Errorf("%d summary rows of primary, want 3 (one per repeat)", seen)
+	}
+}
+
+// checkIDs: the folder keeps the ids behind each iteration's acknowledged and lost counts
+// (ids/METRIC-iteration-N.txt), as many as summary.csv says, and run.json marks what a drill
+// came to (Outcome) and which count is a loss (Loss), for the console and the report.
+func checkIDs(t *testing.T, run *results.Run) {
+	t.Helper()
+	for i := range run.Summary.Rows {
+		if run.Summary.Value(i, results.ColTarget) != "db" {
+			continue
+		}
+		it, _ := strconv.Atoi(run.Summary.Value(i, results.ColIteration))
+		for _, m := range []string{failover.MetricAcked, failover.MetricAckedLost} {
+			want, _ := run.Summary.Float(i, m)
+			rs, err := results.ReadIDs(run.Dir, m, it)
+			if err != nil || float64(results.CountIDs(rs)) != want {
+				t.Errorf("iteration %d: %s file: %d ids (%v), summary.csv says %v", it, m, results.CountIDs(rs), err, want)
+			}
+		}
+	}
+	marked := map[string]string{}
+	for _, mi := range run.Info.Metrics {
+		if mi.Outcome {
+			marked[mi.Name] += "outcome"
+		}
+		if mi.Loss {
+			marked[mi.Name] += "+loss"
+		}
+	}
+	want := map[string]string{failover.MetricUnavailable: "outcome", failover.MetricAckedLost: "outcome+loss", failover.MetricRecovery: "outcome"}
+	if !maps.Equal(marked, want) {
+		t.Errorf("run.json marks %v, want %v", marked, want)
 	}
 }
