@@ -39,8 +39,9 @@ func (runner) Run(ctx context.Context, st *spec.Step, env step.Env) error {
 	}
 	m, err := d.run(ctx)
 	if err != nil && ctx.Err() != nil {
-		// The executor drops a during: step's error once the workload has ended: say it here.
-		env.Logf("%s: cut short (%v) before it counted: the workload ended first; give the drill more time after its at:", env.Where, ctx.Err())
+		// The executor drops a during: step's error once the workload has ended: say it here,
+		// as a warning, which a piped console shows too (its figures are missing then).
+		env.Logf("warning: %s: cut short (%v) before it counted: the workload ended first, so its figures are missing; give the drill more time after its at: (a later at:, a longer duration)", env.Where, ctx.Err())
 	}
 	if env.Record != nil && m != nil {
 		for _, name := range Metrics {
