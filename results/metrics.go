@@ -19,9 +19,9 @@ type MetricInfo struct {
 	Compare    bool `json:"compare,omitempty"`
 	Chart      bool `json:"chart,omitempty"`
 	// Outcome and Loss are a step's records: what the step came to, and the count of what an
-	// iteration lost (measure.Metric's).
-	Outcome bool `json:"outcome,omitempty"`
-	Loss    bool `json:"loss,omitempty"`
+	// iteration lost with what losing means (measure.Metric's).
+	Outcome bool   `json:"outcome,omitempty"`
+	Loss    string `json:"loss,omitempty"`
 }
 
 // DescribeMetric is m as run.json describes it.

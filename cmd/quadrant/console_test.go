@@ -148,7 +148,7 @@ func TestConsoleEndLineShowsTheStepsOutcomes(t *testing.T) {
 	total.Summarize()
 	p := executor.Progress{Measured: true, Iteration: 1, Of: 6, Cell: "mode=async", Figures: []executor.Figure{
 		{Metric: measure.Metric{Name: "drill_rate_before"}, Value: 2800},
-		{Metric: measure.Metric{Name: "drill_lost", Outcome: true, Loss: true}, Value: 12},
+		{Metric: measure.Metric{Name: "drill_lost", Outcome: true, Loss: "lost some"}, Value: 12},
 		{Metric: measure.Metric{Name: "drill_unavailable_s", Outcome: true}, Value: 0.537},
 		{Metric: measure.Metric{Name: "drill_recovery_s", Outcome: true}, Value: math.NaN()},
 	}}

@@ -50,9 +50,10 @@ type Metric struct {
 	// drill's acknowledged commits lost, seconds without a write, recovery): the console's
 	// end of an iteration shows it, and the report's table of the step's figures per cell.
 	Outcome bool
-	// Loss marks a count of what an iteration lost (a drill's acknowledged commits): above 0,
-	// the iteration lost something, and the report says in how many repeats of each cell.
-	Loss bool
+	// Loss, when set, marks a count of what an iteration lost (a drill's acknowledged
+	// commits) and says what an iteration whose count is above 0 did ("lost acknowledged
+	// commits"): the report says in how many repeats of each cell it did so.
+	Loss string
 }
 
 // Kind says how a column's values are to be read.

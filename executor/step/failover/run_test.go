@@ -2,8 +2,8 @@ package failover_test
 
 import (
 	"context"
-	"os"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -230,11 +230,11 @@ func checkIDs(t *testing.T, run *results.Run) {
 		if mi.Outcome {
 			marked[mi.Name] += "outcome"
 		}
-		if mi.Loss {
-			marked[mi.Name] += "+loss"
+		if mi.Loss != "" {
+			marked[mi.Name] += "+" + mi.Loss
 		}
 	}
-	want := map[string]string{failover.MetricUnavailable: "outcome", failover.MetricAckedLost: "outcome+loss", failover.MetricRecovery: "outcome"}
+	want := map[string]string{failover.MetricUnavailable: "outcome", failover.MetricAckedLost: "outcome+lost acknowledged commits", failover.MetricRecovery: "outcome"}
 	if !maps.Equal(marked, want) {
 		t.Errorf("run.json marks %v, want %v", marked, want)
 	}
