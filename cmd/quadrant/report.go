@@ -11,9 +11,9 @@ import (
 	"github.com/quadrant-bench/quadrant/reporters/checks"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
 	"github.com/quadrant-bench/quadrant/reporters/effects"
-	"github.com/quadrant-bench/quadrant/reporters/outcomes"
 	"github.com/quadrant-bench/quadrant/reporters/gate"
 	"github.com/quadrant-bench/quadrant/reporters/html"
+	"github.com/quadrant-bench/quadrant/reporters/outcomes"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
