@@ -20,7 +20,7 @@ func sentences(axes []string, cells []Cell, m results.MetricInfo) []string {
 	var out []string
 	if len(axes) == 0 {
 		for _, c := range cells {
-			out = append(out, strings.TrimPrefix(where(nil, c.Target, len(targets))+" ", " ")+m.Loss+" in "+tally(c, m.Name))
+			out = append(out, strings.TrimPrefix(where(nil, c.Target, len(targets))+" ", " ")+m.Loss+" in "+c.Tally(m.Name))
 		}
 		return out
 	}
@@ -42,9 +42,9 @@ func sentences(axes []string, cells []Cell, m results.MetricInfo) []string {
 			for j, c := range g {
 				v := c.Matrix[ai].Value
 				if j == 0 {
-					parts = append(parts, axis+"="+v+" "+m.Loss+" in "+tally(c, m.Name))
+					parts = append(parts, axis+"="+v+" "+m.Loss+" in "+c.Tally(m.Name))
 				} else {
-					parts = append(parts, v+" in "+tally(c, m.Name))
+					parts = append(parts, v+" in "+c.Tally(m.Name))
 				}
 			}
 			s := strings.Join(parts, "; ")
@@ -57,9 +57,9 @@ func sentences(axes []string, cells []Cell, m results.MetricInfo) []string {
 	return out
 }
 
-// tally is "3 of 3 repeats, 12-40" (the counts above 0, their smallest and largest), "0 of
-// 3 repeats", and how many repeats have no count.
-func tally(c Cell, metric string) string {
+// Tally is, of a count of losses, "3 of 3 repeats, 12-40" (the counts above 0, their
+// smallest and largest), "0 of 3 repeats", and how many repeats have no count.
+func (c Cell) Tally(metric string) string {
 	lost, of, missing, lo, hi := c.Lost(metric)
 	s := strconv.Itoa(lost) + " of " + strconv.Itoa(of) + " repeats"
 	if of == 1 {
