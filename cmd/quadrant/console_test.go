@@ -163,3 +163,17 @@ func TestConsoleEndLineShowsTheStepsOutcomes(t *testing.T) {
 		t.Errorf("an iteration whose workload never ran: %q", out.String())
 	}
 }
+
+// A second Ctrl-C with --keep says where each kept sandbox is, as the end of a run does: it
+// is outside the results folder, and only log.txt said so.
+func TestExitNowSaysWhereKeptSandboxesAre(t *testing.T) {
+	got := exitNowText("/r/run1", true, []string{"/tmp/quadrant-1/db"})
+	want := "exiting now; sandboxes die with quadrant, and what was measured is in /r/run1\n" +
+		"sandbox kept in /tmp/quadrant-1/db\n(kept sandboxes are outside the results folder, their servers stopped: remove them when done)\n"
+	if got != want {
+		t.Errorf("with --keep:\n%q\nwant\n%q", got, want)
+	}
+	if got := exitNowText("/r/run1", false, []string{"/tmp/quadrant-1/db"}); strings.Contains(got, "kept") {
+		t.Errorf("without --keep: %q", got)
+	}
+}
