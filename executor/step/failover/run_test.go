@@ -142,6 +142,24 @@ iteration:
 	if n, ok := ts.Float(len(ts.Rows)-1, "tps"); !ok || n == 0 {
 		t.Errorf("last interval: %v tps, want some: the workload did not follow the primary", n)
 	}
+	checkSamplersFollow(t, run)
+}
+
+// checkSamplersFollow: the target's watched columns follow its primary as the workload does:
+// each iteration's last interval on db counts the inserts of the workload, now on the promoted
+// replica (the old primary, partitioned or switched away from, has none).
+func checkSamplersFollow(t *testing.T, run *results.Run) {
+	t.Helper()
+	ts := run.Timeseries["db"]
+	last := map[string]int{}
+	for i := range ts.Rows {
+		last[ts.Value(i, results.ColIteration)] = i
+	}
+	for it, i := range last {
+		if n, ok := ts.Float(i, "status.Com_insert"); !ok || n <= 0 {
+			t.Errorf("iteration %s: db's last interval has status.Com_insert %q: its samplers read the old primary, not the one the workload writes to", it, ts.Value(i, "status.Com_insert"))
+		}
+	}
 }
 
 // checkEvents: each iteration's run.json marks the fault, the promotion and the first commit,
