@@ -19,12 +19,7 @@ func (f *fleet) watchConfig(s *liveTarget) *mysql.Config {
 }
 
 // frontOf is target name's front, nil when it has none.
-func (f *fleet) frontOf(name string) *front.Front {
-	if fr := f.fronts[name]; fr != nil {
-		return fr
-	}
-	return nil
-}
+func (f *fleet) frontOf(name string) *front.Front { return f.fronts[name] }
 
 // followedPid is the pid of the server target name's front points at (0: none, a pause),
 // else of the target's own server.
