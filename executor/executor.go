@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/barrier"
-	"github.com/quadrant-bench/quadrant/executor/step"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
@@ -229,9 +228,7 @@ func newRunInfo(p *spec.Plan, o Options) *results.RunInfo {
 	// The step kinds' (a failover drill's figures).
 	for ps := range p.Steps() {
 		if k := ps.Step.Kind; k != nil {
-			if d, ok := k.Impl.(step.Described); ok {
-				ri.AddMetrics(d.Metrics())
-			}
+			ri.AddMetrics(k.Metrics)
 		}
 	}
 	prev := map[int]results.IterationInfo{}

@@ -56,7 +56,7 @@ func (r *runner) runIteration(ctx context.Context, it *spec.Iteration, info *res
 			total = x.m.total
 		}
 		o.IterationEnded(Progress{Measured: total != nil, Iteration: it.Index, Of: len(r.plan.Iterations),
-			Cell: strings.TrimPrefix(describeCell(it), ": "), Target: x.target}, *info, total)
+			Cell: strings.TrimPrefix(describeCell(it), ": "), Target: x.target, Figures: x.figures()}, *info, total)
 	}
 	return info.Status
 }

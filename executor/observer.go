@@ -96,6 +96,9 @@ type Progress struct {
 	Target        string        // the workload's target
 	Length        time.Duration // the workload's duration (0 when bounded by events only)
 	Left          time.Duration // workload time left in the run after this iteration
+	// Figures are, at an iteration's end (IterationObserver), the metrics its steps recorded,
+	// described by their kinds (a drill's acknowledged commits lost); nil on an interval.
+	Figures []Figure
 	// Stages are the workload's load shape as the plan gives it (nil without): the level of
 	// the Interval's Stage.
 	Stages []spec.Stage

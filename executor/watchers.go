@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/front"
 	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/executor/watch/hostwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
@@ -35,6 +36,11 @@ type sampler struct {
 	// read is the last tick (health.ticks' count) whose reading the sampler completed: one
 	// below ticks when the workload's last tick found it still reading or backing off.
 	read atomic.Int64
+	// front is the front the sampler reads its target through (nil: none), upstream where
+	// it pointed at the last reading, moved that it switched since (follow.go).
+	front    *front.Front
+	upstream string
+	moved    atomic.Bool
 }
 
 // health is a sampler's missed readings over the current workload, and its backoff: after
@@ -103,7 +109,8 @@ func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool, via 
 			break // the leader's watchers are the run's: a merge takes its columns
 		}
 		s := f.servers[name]
-		cfg := s.Config()
+		cfg := f.watchConfig(s)
+		fr := f.frontOf(name)
 		if via != nil {
 			cfg.Addr = via(name, cfg.Addr)
 		}
@@ -112,7 +119,7 @@ func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool, via 
 		if err != nil {
 			return nil, fmt.Errorf("watch.status: %w", err)
 		}
-		w.all = append(w.all, &sampler{target: name, what: "status", s: st})
+		w.all = append(w.all, &sampler{target: name, what: "status", s: st, front: fr})
 		if len(wp.Queries) > 0 {
 			var qs []mysqlwatch.Query
 			for _, q := range wp.Queries {
@@ -122,13 +129,13 @@ func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool, via 
 			if err != nil {
 				return nil, fmt.Errorf("watch.queries: %w", err)
 			}
-			w.all = append(w.all, &sampler{target: name, what: "queries", s: q})
+			w.all = append(w.all, &sampler{target: name, what: "queries", s: q, front: fr})
 		}
 		if wp.Replication && f.isReplica(name) {
 			w.all = append(w.all, &sampler{target: name, what: "replication", s: mysqlwatch.NewReplication(mysqlwatch.ReplicationConfig{DSN: dsn})})
 		}
 		if ps := procSampler(f, name, s); ps != nil && !s.hosting.Managed() {
-			w.all = append(w.all, &sampler{target: name, what: "process", s: ps})
+			w.all = append(w.all, &sampler{target: name, what: "process", s: ps, front: fr})
 		}
 		if t := f.planTarget(name); s.hosting.Managed() && (wp.WantsHost() || t != nil && (t.Pid > 0 || t.PidFile != "")) && (t == nil || t.SNMP == nil) {
 			f.log.logf("target %s is %s: its host.* and proc.* columns are left out: they come from /proc of the machine a server runs on or from an SNMP agent there, and a managed server offers neither (its provider's monitoring has them)", name, s.hosting.Name())
@@ -194,7 +201,7 @@ func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool, via 
 func procSampler(f *fleet, name string, s *liveTarget) *procwatch.Sampler {
 	if s.sb != nil {
 		sb := s.sb
-		return procwatch.New(procwatch.Config{What: "sandbox " + name, Pid: func() (int, error) { return sb.Pid(), nil }})
+		return procwatch.New(procwatch.Config{What: "sandbox " + name, Pid: f.followedPid(name, sb.Pid)})
 	}
 	t := f.planTarget(name)
 	switch {
@@ -323,6 +330,10 @@ func (w *watchers) use(ctx context.Context, workload string, targets []string, l
 		sm.health.missed.Store(0)
 		sm.health.outages, sm.health.firstErr = 0, ""
 		sm.read.Store(0)
+		if sm.front != nil {
+			sm.upstream = sm.front.Upstream() // the baseline reads where it points now
+			sm.moved.Store(false)
+		}
 		bctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		if err := sm.s.Baseline(bctx); err != nil {
 			logf("warning: %s %s: baseline: %v", sm.target, sm.what, err)
@@ -354,6 +365,7 @@ func (w *watchers) sample(at time.Time, interval time.Duration, measuredFrom boo
 	if interval <= 0 {
 		interval = time.Second
 	}
+	w.followFronts()
 	for i, sm := range w.active {
 		cols := sm.s.Columns()
 		out[i] = sampled{target: w.rowsOf(sm), cols: cols}
@@ -382,6 +394,7 @@ func (w *watchers) sample(at time.Time, interval time.Duration, measuredFrom boo
 			}()
 			ctx, cancel := context.WithTimeout(context.Background(), interval*9/10)
 			defer cancel()
+			moveIfSwitched(sm)
 			if sm.rebase.CompareAndSwap(true, false) {
 				sm.s.Rebase()
 			}

@@ -18,12 +18,17 @@ type MetricInfo struct {
 	Headline   bool `json:"headline,omitempty"`
 	Compare    bool `json:"compare,omitempty"`
 	Chart      bool `json:"chart,omitempty"`
+	// Outcome and Loss are a step's records: what the step came to, and the count of what an
+	// iteration lost with what losing means (measure.Metric's).
+	Outcome bool   `json:"outcome,omitempty"`
+	Loss    string `json:"loss,omitempty"`
 }
 
 // DescribeMetric is m as run.json describes it.
 func DescribeMetric(m measure.Metric) MetricInfo {
 	return MetricInfo{Name: m.Name, Doc: m.Doc, Kind: m.Kind, IntervalUnit: m.IntervalUnit, TotalUnit: m.TotalUnit, Better: m.Better,
-		Timeseries: m.Interval != nil, Summary: m.Total != nil, Headline: m.Headline, Compare: m.Compare, Chart: m.Chart}
+		Timeseries: m.Interval != nil, Summary: m.Total != nil, Headline: m.Headline, Compare: m.Compare, Chart: m.Chart,
+		Outcome: m.Outcome, Loss: m.Loss}
 }
 
 // AddMetrics adds the descriptions of ms that info lacks (by name).
@@ -46,7 +51,7 @@ func (info *RunInfo) metric(name string) (*measure.Metric, bool) {
 			continue
 		}
 		m := &measure.Metric{Name: mi.Name, Doc: mi.Doc, Kind: mi.Kind, IntervalUnit: mi.IntervalUnit, TotalUnit: mi.TotalUnit,
-			Better: mi.Better, Headline: mi.Headline, Compare: mi.Compare, Chart: mi.Chart}
+			Better: mi.Better, Headline: mi.Headline, Compare: mi.Compare, Chart: mi.Chart, Outcome: mi.Outcome, Loss: mi.Loss}
 		return m, true
 	}
 	return nil, false

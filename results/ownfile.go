@@ -42,7 +42,7 @@ func notOwn(path, what string) error {
 }
 
 // folderDirs are the subdirectories a run writes into.
-var folderDirs = []string{TimeseriesDir, HistogramsDir, VariablesDir, SavedDir}
+var folderDirs = []string{TimeseriesDir, HistogramsDir, VariablesDir, SavedDir, IDsDir}
 
 // checkOwnDirs refuses a folder whose subdirectories are symlinks: a resumed folder's
 // histograms -> /etc would put the run's new files there.

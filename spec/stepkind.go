@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // StepKind is what a plan knows of one kind of step, as Kind is of a workload: its key,
@@ -86,6 +88,10 @@ type StepKind struct {
 	// Records are the iteration metrics a step of this kind records besides RecordAs (a
 	// drill's several figures), which assertions may name; nil none.
 	Records func(s *Step) []string
+	// Metrics describe what Records names (a doc, a unit, which way is better, which is
+	// what the step came to, Outcome, and which counts a loss, Loss): run.json carries them,
+	// so the console, the report and compare read the figures without the kind.
+	Metrics []measure.Metric
 	// Privileges are what a step needs of the account it runs as on its target (the one
 	// OwnTarget names, else the step's), beyond the plan's own SQL: the pre-flight refuses,
 	// before setup touches anything, a run whose dsn target's account lacks one

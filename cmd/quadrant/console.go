@@ -76,7 +76,8 @@ func (c *console) Interval(t executor.Progress) {
 
 // IterationEnded prints what an iteration came to, on stdout after its interval lines: its
 // status and its headline figures (the metric table's: tpcc's tpmC and each transaction's
-// p90), or for a workload without any the figures the report charts first (tps, p95).
+// p90), or for a workload without any the figures the report charts first (tps, p95), then
+// what its steps came to (Progress.Figures their kinds mark Outcome: a drill's losses).
 func (c *console) IterationEnded(p executor.Progress, info results.IterationInfo, total *measure.Total) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -93,6 +94,7 @@ func endLine(p executor.Progress, info results.IterationInfo, total *measure.Tot
 	}
 	fmt.Fprintf(&b, ": %s", info.Status)
 	if total == nil {
+		writeOutcomes(&b, p.Figures)
 		return b.String()
 	}
 	fixed, family := measure.TotalValues(total)
@@ -107,6 +109,7 @@ func endLine(p executor.Progress, info results.IterationInfo, total *measure.Tot
 	for _, v := range figures {
 		fmt.Fprintf(&b, " · %s %s", v.Name, figureText(v.Value))
 	}
+	writeOutcomes(&b, p.Figures)
 	if info.Stall != nil {
 		fmt.Fprintf(&b, " · STALLED: %s", info.Stall)
 	}
@@ -114,6 +117,20 @@ func endLine(p executor.Progress, info results.IterationInfo, total *measure.Tot
 		fmt.Fprintf(&b, " · BEHIND SCHEDULE: %s", info.Behind)
 	}
 	return b.String()
+}
+
+// writeOutcomes adds what the iteration's steps came to, as their kinds mark it (a drill's
+// acknowledged commits lost, seconds without a write, recovery): "-" for one not recorded.
+func writeOutcomes(b *strings.Builder, figures []executor.Figure) {
+	for _, f := range figures {
+		switch {
+		case !f.Outcome:
+		case f.Value == math.Trunc(f.Value): // a count: 12, not 12.00
+			fmt.Fprintf(b, " · %s %.0f", f.Name, f.Value)
+		default:
+			fmt.Fprintf(b, " · %s %s", f.Name, figureText(f.Value))
+		}
+	}
 }
 
 // figureText is a figure short enough for a line: whole numbers from 100 up, else two decimals.

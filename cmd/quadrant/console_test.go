@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +132,48 @@ func TestConsoleEndLineLeadsWithTheHeadline(t *testing.T) {
 	end.IterationEnded(executor.Progress{Iteration: 1, Of: 3}, results.IterationInfo{Index: 1, Status: results.StatusFailed}, nil)
 	if out.String() != "iteration 1/3: failed\n" {
 		t.Errorf("a workload that never ran: %q", out.String())
+	}
+}
+
+// A step's figures its kind marks as what it came to (a drill's acknowledged commits lost,
+// seconds without a write, recovery) end the iteration's line, after the workload's; one the
+// step did not record (a drill cut short) shows as "-", and the others stay in summary.csv.
+func TestConsoleEndLineShowsTheStepsOutcomes(t *testing.T) {
+	var out bytes.Buffer
+	c := &console{out: &out, err: &out}
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	total := &measure.Total{Start: start, End: start.Add(10 * time.Second)}
+	total.Events, total.Latency = 27590, measure.NewHistogram()
+	total.Latency.RecordUS(3920)
+	total.Summarize()
+	p := executor.Progress{Measured: true, Iteration: 1, Of: 6, Cell: "mode=async", Figures: []executor.Figure{
+		{Metric: measure.Metric{Name: "drill_rate_before"}, Value: 2800},
+		{Metric: measure.Metric{Name: "drill_lost", Outcome: true, Loss: "lost some"}, Value: 12},
+		{Metric: measure.Metric{Name: "drill_unavailable_s", Outcome: true}, Value: 0.537},
+		{Metric: measure.Metric{Name: "drill_recovery_s", Outcome: true}, Value: math.NaN()},
+	}}
+	c.IterationEnded(p, results.IterationInfo{Index: 1, Status: results.StatusDone}, total)
+	want := fmt.Sprintf("iteration 1/6 mode=async: done · tps 2759 · p95_ms %.2f · drill_lost 12 · drill_unavailable_s 0.54 · drill_recovery_s -\n", measure.Ms(total.Lat.P95))
+	if out.String() != want {
+		t.Errorf("end line\n%q, want\n%q", out.String(), want)
+	}
+	out.Reset()
+	c.IterationEnded(executor.Progress{Iteration: 2, Of: 6, Figures: p.Figures[1:2]}, results.IterationInfo{Index: 2, Status: results.StatusFailed}, nil)
+	if out.String() != "iteration 2/6: failed · drill_lost 12\n" {
+		t.Errorf("an iteration whose workload never ran: %q", out.String())
+	}
+}
+
+// A second Ctrl-C with --keep says where each kept sandbox is, as the end of a run does: it
+// is outside the results folder, and only log.txt said so.
+func TestExitNowSaysWhereKeptSandboxesAre(t *testing.T) {
+	got := exitNowText("/r/run1", true, []string{"/tmp/quadrant-1/db"})
+	want := "exiting now; sandboxes die with quadrant, and what was measured is in /r/run1\n" +
+		"sandbox kept in /tmp/quadrant-1/db\n(kept sandboxes are outside the results folder, their servers stopped: remove them when done)\n"
+	if got != want {
+		t.Errorf("with --keep:\n%q\nwant\n%q", got, want)
+	}
+	if got := exitNowText("/r/run1", false, []string{"/tmp/quadrant-1/db"}); strings.Contains(got, "kept") {
+		t.Errorf("without --keep: %q", got)
 	}
 }

@@ -59,10 +59,30 @@ func TestAStepKindIsOnePackage(t *testing.T) {
 	yaml, _ := p.Redacted()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	_, runErr := executor.Run(ctx, p, w, executor.Options{PlanYAML: yaml, Version: "test", SandboxDir: sandboxtest.Dir(t)})
+	var con bytes.Buffer
+	_, runErr := executor.Run(ctx, p, w, executor.Options{PlanYAML: yaml, Version: "test", SandboxDir: sandboxtest.Dir(t),
+		Observer: &console{out: &con, err: &con}})
 	w.Close()
 	if runErr != nil {
 		t.Fatalf("run: %v", runErr)
+	}
+	// What the kind records, as it describes it: run.json carries the description, and the
+	// console's end of each iteration shows it, knowing no step kind.
+	run, err := results.Load(folder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	described := false
+	for _, m := range run.Info.Metrics {
+		described = described || m.Name == echo.Length && m.Outcome
+	}
+	if !described {
+		t.Errorf("run.json describes no outcome %s: %+v", echo.Length, run.Info.Metrics)
+	}
+	for _, want := range []string{"iteration 1/2 n=1: done", "· echo_length 17\n"} {
+		if !strings.Contains(con.String(), want) {
+			t.Errorf("the console has no %q:\n%s", want, con.String())
+		}
 	}
 	log, err := os.ReadFile(filepath.Join(folder, results.LogFile))
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/quadrant-bench/quadrant/reporters/effects"
 	"github.com/quadrant-bench/quadrant/reporters/gate"
 	"github.com/quadrant-bench/quadrant/reporters/html"
+	"github.com/quadrant-bench/quadrant/reporters/outcomes"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -66,6 +67,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 func printEffects(dir string, w, stderr io.Writer) error {
 	run, err := results.Open(dir)
 	if err != nil {
+		return err
+	}
+	// What the steps came to leads (a drill plan's losses per cell), then the effects.
+	if err := outcomes.WriteText(w, outcomes.Of(run)); err != nil {
 		return err
 	}
 	if err := effects.WriteText(w, dir, effects.Compute(run)); err != nil {

@@ -346,9 +346,7 @@ func execute(req runRequest, stdout, stderr io.Writer) int {
 	outcome, runErr := executor.Run(ctx, pr.p, w, eo)
 	con.done()
 	if req.keep {
-		for _, d := range con.sandboxDirs() {
-			fmt.Fprintf(stdout, "sandbox kept in %s\n", d)
-		}
+		fmt.Fprint(stdout, keptText(con.sandboxDirs()))
 	}
 	if err := w.Close(); err != nil {
 		fmt.Fprintf(stderr, "warning: close results: %v\n", err)
@@ -467,9 +465,10 @@ func onInterrupt(cancel func(), stderr io.Writer, dir string, keep bool, con *co
 		fmt.Fprintln(stderr, "\ninterrupted: stopping the workload, then teardown, restoring globals and writing the report (Ctrl-C again to exit at once)")
 		cancel()
 		if _, ok := <-sigs; ok {
-			fmt.Fprintln(stderr, "exiting now; sandboxes die with quadrant, and what was measured is in "+dir)
+			dirs := con.sandboxDirs()
+			fmt.Fprint(stderr, exitNowText(dir, keep, dirs))
 			if !keep {
-				for _, d := range con.sandboxDirs() {
+				for _, d := range dirs {
 					os.RemoveAll(d)
 				}
 			}
@@ -477,6 +476,29 @@ func onInterrupt(cancel func(), stderr io.Writer, dir string, keep bool, con *co
 		}
 	}()
 	return func() { signal.Stop(sigs) }
+}
+
+// exitNowText is what a second Ctrl-C says as quadrant exits at once: where the results
+// are and, with --keep, where each sandbox's data stays (outside the results folder).
+func exitNowText(dir string, keep bool, sandboxes []string) string {
+	text := "exiting now; sandboxes die with quadrant, and what was measured is in " + dir + "\n"
+	if keep {
+		text += keptText(sandboxes)
+	}
+	return text
+}
+
+// keptText says where each sandbox --keep kept is, a line each ("sandbox kept in DIR"):
+// outside the results folder, where only log.txt would say otherwise.
+func keptText(sandboxes []string) string {
+	var b strings.Builder
+	for _, d := range sandboxes {
+		fmt.Fprintf(&b, "sandbox kept in %s\n", d)
+	}
+	if len(sandboxes) > 0 {
+		b.WriteString("(kept sandboxes are outside the results folder, their servers stopped: remove them when done)\n")
+	}
+	return b.String()
 }
 
 // writeReports writes the folder's reports and ends its log with them: a log that says

@@ -141,13 +141,6 @@ type Runner interface {
 	Run(ctx context.Context, st *spec.Step, env Env) error
 }
 
-// Described is a Runner whose steps record iteration metrics of their own
-// (spec.StepKind.Records) and describes them: run.json carries the descriptions (unit, which
-// way is better, headline), so the report and compare read the columns without the kind.
-type Described interface {
-	Metrics() []measure.Metric
-}
-
 // Func is a Runner that is a function.
 type Func func(ctx context.Context, st *spec.Step, env Env) error
 

@@ -47,6 +47,12 @@ func (c *Rate) Observe(v float64, t time.Time) float64 {
 	return d / dt
 }
 
+// Moved says the readings come from another source from now on under the same name (a
+// front that followed a cluster's primary to the promoted replica): the next reading is a new
+// starting point, neither a rate nor an increase, since what the new source counted before
+// is none of this run's; the increase so far stays.
+func (c *Rate) Moved() { c.have = false }
+
 // Rebase makes the last reading the starting point of Increase.
 func (c *Rate) Rebase() { c.increase = 0 }
 

@@ -74,6 +74,14 @@ type Sampler interface {
 	Close() error
 }
 
+// Mover is a Sampler whose source may become another server under the same address (a target
+// read through the front the run keeps before a cluster, which a failover points at the
+// promoted replica): Moved, called as Rebase is, between two Samples, says it did, so
+// counters start anew from the next reading rather than subtract one server's from another's.
+type Mover interface {
+	Moved()
+}
+
 // Health is what a sampler with a connection of its own (a server's, an SNMP agent's) tells
 // the executor besides its samples: Down while its source does not answer, from the failing
 // tick that returned the outage's warning until a tick that read it again. The executor

@@ -161,3 +161,23 @@ func TestRateRestart(t *testing.T) {
 		t.Fatalf("increase %v", r.Increase())
 	}
 }
+
+// A counter read through a front that moved to another server: the first reading of the new
+// server gives no rate and adds nothing (neither its count since it started nor the drop or
+// rise from the old server's), and the increase so far stays.
+func TestRateMovedStartsAnew(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	var r Rate
+	r.Observe(1000, t0)
+	r.Observe(1500, t0.Add(time.Second)) // +500 on the old primary
+	r.Moved()
+	if v := r.Observe(90000, t0.Add(2*time.Second)); !math.IsNaN(v) {
+		t.Fatalf("first reading of the new server gave rate %v, want empty", v)
+	}
+	if v := r.Observe(90200, t0.Add(3*time.Second)); v != 200 {
+		t.Fatalf("rate on the new server = %v, want 200/s", v)
+	}
+	if got := r.Increase(); got != 700 {
+		t.Fatalf("increase = %v, want 500 on the old server + 200 on the new", got)
+	}
+}

@@ -71,6 +71,9 @@ type pageData struct {
 	// Effects are what each matrix axis does at each combination of the others, drawn by
 	// effects.js in the headline.
 	Effects []effectLine `json:"effects,omitempty"`
+	// Outcomes are what the steps came to per cell (a drill plan's losses), drawn by
+	// outcomes.js at the top.
+	Outcomes *outcomesData `json:"outcomes,omitempty"`
 	// Failed says why each iteration that did not pass failed ("failed: REASON"), by
 	// iteration: the charts draw those apart.
 	Failed map[string]string `json:"failed,omitempty"`
@@ -190,6 +193,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		d.Matrix = matrixCharts(run)
 		d.Headline = headlineOf(run)
 		d.Effects = effectsOf(run)
+		d.Outcomes = outcomesOf(run)
 		ev, err := whereTimeWent(run)
 		if err != nil {
 			ev = &evidenceData{Error: err.Error()}
@@ -209,7 +213,7 @@ func render(w io.Writer, run *results.Run, version, only string, all map[string]
 		"Version":  gohtml.EscapeString(version),
 		"UPlotCSS": uplotCSS,
 		"UPlotJS":  uplotJS,
-		"ReportJS": reportJS + "\n" + axesJS + "\n" + effectsJS + "\n" + evidenceJS,
+		"ReportJS": reportJS + "\n" + axesJS + "\n" + effectsJS + "\n" + evidenceJS + "\n" + outcomesJS,
 		"Data":     string(data),
 	})
 }

@@ -46,6 +46,14 @@ type Metric struct {
 	// RowKey marks a column that places its row rather than measures it (warmup): readers
 	// neither chart nor compare it, and a merge takes any shard's value.
 	RowKey bool
+	// Outcome marks an iteration metric a step records that says what the step came to (a
+	// drill's acknowledged commits lost, seconds without a write, recovery): the console's
+	// end of an iteration shows it, and the report's table of the step's figures per cell.
+	Outcome bool
+	// Loss, when set, marks a count of what an iteration lost (a drill's acknowledged
+	// commits) and says what an iteration whose count is above 0 did ("lost acknowledged
+	// commits"): the report says in how many repeats of each cell it did so.
+	Loss string
 }
 
 // Kind says how a column's values are to be read.

@@ -39,8 +39,9 @@ func (runner) Run(ctx context.Context, st *spec.Step, env step.Env) error {
 	}
 	m, err := d.run(ctx)
 	if err != nil && ctx.Err() != nil {
-		// The executor drops a during: step's error once the workload has ended: say it here.
-		env.Logf("%s: cut short (%v) before it counted: the workload ended first; give the drill more time after its at:", env.Where, ctx.Err())
+		// The executor drops a during: step's error once the workload has ended: say it here,
+		// as a warning, which a piped console shows too (its figures are missing then).
+		env.Logf("warning: %s: cut short (%v) before it counted: the workload ended first, so its figures are missing; give the drill more time after its at: (a later at:, a longer duration)", env.Where, ctx.Err())
 	}
 	if env.Record != nil && m != nil {
 		for _, name := range Metrics {
@@ -49,6 +50,7 @@ func (runner) Run(ctx context.Context, st *spec.Step, env step.Env) error {
 			}
 		}
 	}
+	d.keepIDs(env, m)
 	return err
 }
 
@@ -83,8 +85,9 @@ type drill struct {
 	// beforeFault, in tests, runs once the ledger has acknowledged ids, just before the
 	// fault: a test plants a loss there.
 	beforeFault func(ctx context.Context, l *ledger) error
-	// lost are the acknowledged ids the new primary lacked, once counted.
-	lost []int64
+	// lost are the acknowledged ids the new primary lacked, once counted; acked those
+	// acknowledged before the fault (the folder keeps both: ids.go).
+	lost, acked []int64
 }
 
 // run is the drill's timeline: ledger, fault, promotion, first write, count. The metrics
@@ -104,7 +107,8 @@ func (d *drill) run(ctx context.Context) (map[string]float64, error) {
 	addr, err := d.side.failover(ctx, m)
 	// Until the promotion, not the fault: a dsn target's primary takes writes until the
 	// user's command has failed it (a sandbox's, killed or cut off, none after the fault).
-	m[MetricAcked] = float64(len(l.ackedBefore(time.Now())))
+	d.acked = l.ackedBefore(time.Now())
+	m[MetricAcked] = float64(len(d.acked))
 	if err != nil {
 		return m, errors.Join(err, d.side.restore())
 	}

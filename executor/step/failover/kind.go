@@ -62,6 +62,7 @@ var Kind = spec.StepKind{
 	Check:   check,
 	Effects: effects,
 	Records: func(*spec.Step) []string { return Metrics },
+	Metrics: described(),
 	Explain: explain,
 	Impl:    runner{},
 }

@@ -2,9 +2,11 @@ package failover_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -131,6 +133,7 @@ iteration:
 			t.Errorf("headline %v lacks %s", run.Headline(), m)
 		}
 	}
+	checkIDs(t, run)
 	// The workload wrote on the new primary: its last interval committed.
 	ts := run.Timeseries["db"]
 	if ts == nil || len(ts.Rows) == 0 {
@@ -138,6 +141,24 @@ iteration:
 	}
 	if n, ok := ts.Float(len(ts.Rows)-1, "tps"); !ok || n == 0 {
 		t.Errorf("last interval: %v tps, want some: the workload did not follow the primary", n)
+	}
+	checkSamplersFollow(t, run)
+}
+
+// checkSamplersFollow: the target's watched columns follow its primary as the workload does:
+// each iteration's last interval on db counts the inserts of the workload, now on the promoted
+// replica (the old primary, partitioned or switched away from, has none).
+func checkSamplersFollow(t *testing.T, run *results.Run) {
+	t.Helper()
+	ts := run.Timeseries["db"]
+	last := map[string]int{}
+	for i := range ts.Rows {
+		last[ts.Value(i, results.ColIteration)] = i
+	}
+	for it, i := range last {
+		if n, ok := ts.Float(i, "status.Com_insert"); !ok || n <= 0 {
+			t.Errorf("iteration %s: db's last interval has status.Com_insert %q: its samplers read the old primary, not the one the workload writes to", it, ts.Value(i, "status.Com_insert"))
+		}
 	}
 }
 
@@ -201,5 +222,38 @@ func TestTemplateSemisyncLosesNoAcknowledgedCommit(t *testing.T) {
 	}
 	if seen != 3 {
 		t.Errorf("%d summary rows of primary, want 3 (one per repeat)", seen)
+	}
+}
+
+// checkIDs: the folder keeps the ids behind each iteration's acknowledged and lost counts
+// (ids/METRIC-iteration-N.txt), as many as summary.csv says, and run.json marks what a drill
+// came to (Outcome) and which count is a loss (Loss), for the console and the report.
+func checkIDs(t *testing.T, run *results.Run) {
+	t.Helper()
+	for i := range run.Summary.Rows {
+		if run.Summary.Value(i, results.ColTarget) != "db" {
+			continue
+		}
+		it, _ := strconv.Atoi(run.Summary.Value(i, results.ColIteration))
+		for _, m := range []string{failover.MetricAcked, failover.MetricAckedLost} {
+			want, _ := run.Summary.Float(i, m)
+			rs, err := results.ReadIDs(run.Dir, m, it)
+			if err != nil || float64(results.CountIDs(rs)) != want {
+				t.Errorf("iteration %d: %s file: %d ids (%v), summary.csv says %v", it, m, results.CountIDs(rs), err, want)
+			}
+		}
+	}
+	marked := map[string]string{}
+	for _, mi := range run.Info.Metrics {
+		if mi.Outcome {
+			marked[mi.Name] += "outcome"
+		}
+		if mi.Loss != "" {
+			marked[mi.Name] += "+" + mi.Loss
+		}
+	}
+	want := map[string]string{failover.MetricUnavailable: "outcome", failover.MetricAckedLost: "outcome+lost acknowledged commits", failover.MetricRecovery: "outcome"}
+	if !maps.Equal(marked, want) {
+		t.Errorf("run.json marks %v, want %v", marked, want)
 	}
 }

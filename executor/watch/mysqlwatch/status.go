@@ -174,6 +174,13 @@ func (s *Status) Rebase() {
 	s.finishRebase()
 }
 
+// Moved implements watch.Mover: the counters' next readings, another server's, start anew.
+func (s *Status) Moved() {
+	for i := range s.rates {
+		s.rates[i].Moved()
+	}
+}
+
 // Sample implements watch.Sampler.
 func (s *Status) Sample(ctx context.Context, at time.Time) (watch.Sample, error) {
 	if s.conn == nil {

@@ -97,40 +97,72 @@
     };
   }
 
-  // eventMarks draws a solid vertical line at each event an iteration's step marked (a
-  // failover drill's fault and promotion) with its name and iteration; data-event-marks says
-  // how many it drew and data-event-labels which, for tests.
-  function eventMarks(box, events) {
+  // eventMarks draws a vertical line at each event an iteration's step marked (a failover
+  // drill's fault, promotion and first commit), coloured and dashed by the event's name and
+  // with no label on the chart: a label per line piled up unreadably (three events in each of
+  // six iterations are 18). eventLegend names each kind under the chart, with when it
+  // happened, and hovering near a line names its events and iterations. data-event-marks says
+  // how many lines it drew, for tests.
+  function eventMarks(box, events, kinds, hover) {
     return {
       hooks: {
         draw: [function (u) {
-          var ctx = u.ctx, n = 0, drawn = [], r = uPlot.pxRatio;
+          var ctx = u.ctx, n = 0, r = uPlot.pxRatio;
           ctx.save();
-          ctx.strokeStyle = EVENT;
-          ctx.fillStyle = EVENT;
-          ctx.font = Math.round(11 * r) + "px system-ui, sans-serif";
           ctx.lineWidth = 1.5 * r;
-          events.forEach(function (e, i) {
+          events.forEach(function (e) {
             var px = u.valToPos(e.at_s, "x", true);
             if (!(px >= u.bbox.left && px <= u.bbox.left + u.bbox.width)) return;
+            var k = kinds[e.name];
+            ctx.strokeStyle = k.colour;
+            ctx.setLineDash(k.dash.map(function (d) { return d * r; }));
             ctx.beginPath();
             ctx.moveTo(px, u.bbox.top);
             ctx.lineTo(px, u.bbox.top + u.bbox.height);
             ctx.stroke();
-            var label = e.name + " (" + iterLabel(e.iteration) + ")";
-            // staggered from the bottom up, so that marks close together keep their labels apart
-            ctx.fillText(label, px + 3 * r, u.bbox.top + u.bbox.height - (4 + 13 * (i % 4)) * r);
-            drawn.push(label);
             n++;
           });
           ctx.restore();
           box.setAttribute("data-event-marks", String(n));
-          box.setAttribute("data-event-labels", drawn.join(" | "));
+        }],
+        setCursor: [function (u) {
+          var x = u.cursor.left;
+          var near = x == null || x < 0 ? [] : events.filter(function (e) { return Math.abs(u.valToPos(e.at_s, "x") - x) <= 4; });
+          hover.textContent = near.map(function (e) { return e.name + " at " + secs(e.at_s) + " s (" + iterLabel(e.iteration) + ")"; }).join("; ");
         }]
       }
     };
   }
-  var EVENT = "#8a4b00";
+  var EVENT_COLOURS = ["#8a4b00", "#6a1b9a", "#00695c", "#ad1457", "#37474f"], EVENT_DASHES = [[], [6, 3], [2, 3], [8, 3, 2, 3]];
+
+  // secs is a moment in seconds to the hundredth, no trailing zeros: 5.4, 12.25.
+  function secs(v) { return String(Math.round(v * 100) / 100); }
+
+  // eventKinds gives each event name, in the order they first happen, its colour and dash.
+  function eventKinds(events) {
+    var kinds = {}, n = 0;
+    events.forEach(function (e) {
+      if (kinds[e.name]) return;
+      kinds[e.name] = { colour: EVENT_COLOURS[n % EVENT_COLOURS.length], dash: EVENT_DASHES[n % EVENT_DASHES.length], at: [], its: {} };
+      n++;
+    });
+    events.forEach(function (e) { kinds[e.name].at.push(e.at_s); kinds[e.name].its[e.iteration] = 1; });
+    return kinds;
+  }
+
+  // eventLegend is one line per kind of event under a chart, its line's colour and dash
+  // before its name and when it happened: "failover fault: at 4.9-5.3 s in 6 iterations".
+  function eventLegend(kinds) {
+    var box = el("div", { "class": "event-legend" });
+    Object.keys(kinds).forEach(function (name) {
+      var k = kinds[name], lo = Math.min.apply(null, k.at), hi = Math.max.apply(null, k.at), its = Object.keys(k.its).length;
+      var when = "at " + secs(lo) + (hi > lo ? "-" + secs(hi) : "") + " s" + (its > 1 ? " in " + its + " iterations" : " (" + iterLabel(Number(Object.keys(k.its)[0])) + ")");
+      var swatch = el("span", { "class": "event-swatch" });
+      swatch.style.borderLeft = "3px " + (k.dash.length ? "dashed " : "solid ") + k.colour;
+      box.appendChild(el("span", { "class": "event-kind" }, swatch, el("b", { text: name }), document.createTextNode(": " + when)));
+    });
+    return box;
+  }
 
   // failedMarks draws a red cross on each point of the given x (iterations that failed) and
   // says how many in data-failed-marks: a failed iteration's figure is a part, not a result.
@@ -198,12 +230,22 @@
         ((opt.labels || []).length ? " (" + opt.labels.join("; ") + ")" : ""));
     }
     if (opt.failedXs && opt.failedXs.length) plugins.push(failedMarks(box, opt.failedXs));
-    if (opt.events && opt.events.length) plugins.push(eventMarks(box, opt.events));
+    var kinds = null, hover = null;
+    if (opt.events && opt.events.length) {
+      kinds = eventKinds(opt.events);
+      hover = el("div", { "class": "event-hover" });
+      plugins.push(eventMarks(box, opt.events, kinds, hover));
+      box.setAttribute("data-event-kinds", Object.keys(kinds).join(" | "));
+    }
     if (plugins.length) opts.plugins = plugins;
     if (failed) box.setAttribute("data-failed-series", String(failed));
     var data = withGaps(xs, series.map(function (s) { return s.values; }));
     if (data.gaps) box.setAttribute("data-gaps", String(data.gaps));
     new uPlot(opts, data.columns, box);
+    if (kinds) {
+      box.appendChild(eventLegend(kinds));
+      box.appendChild(hover);
+    }
     state.charts++;
     return box;
   }

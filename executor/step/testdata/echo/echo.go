@@ -1,5 +1,6 @@
 // Package echo is a whole step kind in one file, kept as test data: `echo: TEXT` logs its
-// text. Registered only by a test (spec.Kinds.WithSteps), it shows that a step kind is one
+// text and, in an iteration, records its length (echo_length), which it describes as what the
+// step came to. Registered only by a test (spec.Kinds.WithSteps), it shows that a step kind is one
 // package: its key, body, check, explain lines and runner are its declaration.
 package echo
 
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/quadrant-bench/quadrant/executor/step"
+	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -24,10 +26,18 @@ var Kind = spec.StepKind{
 	Explain: func(s *spec.Step, _ spec.Explainer) spec.Explanation {
 		return spec.Explanation{Line: "echo: logs " + text(s)}
 	},
+	Records: func(*spec.Step) []string { return []string{Length} },
+	Metrics: []measure.Metric{{Name: Length, Doc: "echo: the length of the text logged", Kind: measure.Gauge, TotalUnit: measure.Count, Outcome: true}},
 	Impl: step.Func(func(_ context.Context, s *spec.Step, env step.Env) error {
 		env.Logf("%s: %s", env.Where, text(s))
+		if env.Record != nil {
+			env.Record(Length, float64(len(text(s))))
+		}
 		return nil
 	}),
 }
+
+// Length is the iteration metric an echo step records: its text's length.
+const Length = "echo_length"
 
 func text(s *spec.Step) string { return *spec.StepBody[*string](s) }
