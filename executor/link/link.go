@@ -44,12 +44,13 @@ type Stats struct {
 	Connections int64         // connections accepted and carried to the upstream
 	Open        int64         // connections carried now
 	Lost        int64         // chunks delayed by a retransmission timeout (Shape.Loss)
+	Held        int64         // bytes read and not yet delivered, now
 	Dropped     int64         // bytes held when their connection was cut: never delivered
 	DownFor     time.Duration // time the link was down, the current cut included
 }
 
 type counters struct {
-	up, down, conns, open, lost, dropped atomic.Int64
+	up, down, conns, open, lost, held, dropped atomic.Int64
 }
 
 // Listen opens a link on a free port of 127.0.0.1 to upstream (host:port), shaped by s.
@@ -142,7 +143,7 @@ func (l *Link) Stats() Stats {
 	return Stats{
 		BytesUp: l.stats.up.Load(), BytesDown: l.stats.down.Load(),
 		Connections: l.stats.conns.Load(), Open: l.stats.open.Load(),
-		Lost: l.stats.lost.Load(), Dropped: l.stats.dropped.Load(), DownFor: down,
+		Lost: l.stats.lost.Load(), Held: l.stats.held.Load(), Dropped: l.stats.dropped.Load(), DownFor: down,
 	}
 }
 

@@ -50,10 +50,17 @@ func (l *Link) newPipe(c *conn, src, dst net.Conn, delivered *atomic.Int64) *pip
 // run carries the direction until its source ends or the connection is cut; what it
 // still held then is lost.
 func (p *pipe) run() {
-	go p.read()
-	p.write()
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		p.read()
+	}()
+	p.write() // returns after the reader's last chunk, or once the connection is cut
+	<-read
 	p.mu.Lock()
 	p.l.stats.dropped.Add(int64(p.held))
+	p.l.stats.held.Add(-int64(p.held))
+	p.held = 0
 	p.mu.Unlock()
 }
 
@@ -107,6 +114,7 @@ func (p *pipe) push(c chunk) {
 	p.mu.Lock()
 	p.q = append(p.q, c)
 	p.held += len(c.data)
+	p.l.stats.held.Add(int64(len(c.data)))
 	p.mu.Unlock()
 	signal(p.wake)
 }
@@ -135,6 +143,7 @@ func (p *pipe) write() {
 		p.mu.Lock()
 		p.q = p.q[1:]
 		p.held -= len(c.data)
+		p.l.stats.held.Add(-int64(len(c.data)))
 		p.mu.Unlock()
 		signal(p.space)
 	}
