@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -284,14 +286,16 @@ func RecordInto(dir string, r *Reproduction) (string, error) {
 	return path, WriteReproduction(path, r)
 }
 
-// ReadReproduction reads one record, refusing what is not a regular file of its own (a
-// symlink out of a stranger's folder) or is larger than a record can be.
-func ReadReproduction(path string) (*Reproduction, error) {
-	f, err := openOwn(path, os.O_RDONLY)
+// readReproduction reads the record rel of the folder dir through the folder's root (OpenIn:
+// a symbolic or hard link out of a stranger's folder is refused), and no larger than a
+// record can be.
+func readReproduction(dir, rel string) (*Reproduction, error) {
+	f, err := OpenIn(dir, rel)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	path := filepath.Join(dir, rel)
 	data, err := io.ReadAll(io.LimitReader(f, maxReproductionBytes+1))
 	if err != nil {
 		return nil, err
@@ -309,24 +313,20 @@ func ReadReproduction(path string) (*Reproduction, error) {
 
 // Reproductions reads the records in dir's ReproductionsDir, oldest rerun first; a record
 // that cannot be read is a warning, not an error: the folder's own results stand without it.
+// The directory and each record are read through the folder's root, as every reader does.
 func Reproductions(dir string) (recs []*Reproduction, warnings []string) {
-	rd := filepath.Join(dir, ReproductionsDir)
-	fi, err := os.Lstat(rd)
+	entries, err := ReadDirIn(dir, ReproductionsDir)
 	switch {
-	case err != nil:
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	case !fi.IsDir():
-		return nil, []string{notOwn(rd, "not a directory (a symbolic link?)").Error()}
-	}
-	entries, err := os.ReadDir(rd)
-	if err != nil {
+	case err != nil:
 		return nil, []string{err.Error()}
 	}
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		r, err := ReadReproduction(filepath.Join(rd, e.Name()))
+		r, err := readReproduction(dir, filepath.Join(ReproductionsDir, e.Name()))
 		if err != nil {
 			warnings = append(warnings, err.Error())
 			continue

@@ -94,12 +94,16 @@ func TestReproductionsReadBackAndRefuseLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(rd, "zz-bad.json"), []byte("not json"), 0o644)
+	// a hard link to a file outside the folder: the same secret under a name of the folder's
+	if err := os.Link(secret, filepath.Join(rd, "zz-hard.json")); err != nil {
+		t.Fatal(err)
+	}
 	recs, warnings := Reproductions(dir)
 	if len(recs) != 2 || recs[0].Rerun.Environment.Host != "early" || recs[1].Rerun.Environment.Host != "late" {
 		t.Fatalf("records %+v, want early then late", recs)
 	}
-	if !strings.HasSuffix(recs[0].File, "-early.json") || len(warnings) != 2 ||
-		!strings.Contains(strings.Join(warnings, "\n"), "zz-link.json is a symbolic link") || !strings.Contains(strings.Join(warnings, "\n"), "zz-bad.json: not a reproduction record") {
+	if !strings.HasSuffix(recs[0].File, "-early.json") || len(warnings) != 3 ||
+		!strings.Contains(strings.Join(warnings, "\n"), "zz-link.json is a symbolic link") || !strings.Contains(strings.Join(warnings, "\n"), "zz-hard.json") || !strings.Contains(strings.Join(warnings, "\n"), "zz-bad.json: not a reproduction record") {
 		t.Errorf("file %q, warnings %q: want the link and the bad file said", recs[0].File, warnings)
 	}
 
@@ -121,8 +125,8 @@ func TestRecordIntoRefusesAPlantedLink(t *testing.T) {
 	if err != nil || path != filepath.Join(dir, ReproductionsDir, "20261201-090000-db7.json") {
 		t.Fatalf("RecordInto: %q, %v", path, err)
 	}
-	if got, err := ReadReproduction(path); err != nil || got.Rerun.Environment.Host != "db7" {
-		t.Fatalf("read back: %+v, %v", got, err)
+	if got, warnings := Reproductions(dir); len(got) != 1 || got[0].Rerun.Environment.Host != "db7" || got[0].File != path || len(warnings) != 0 {
+		t.Fatalf("read back: %+v, %q", got, warnings)
 	}
 	stranger, elsewhere := t.TempDir(), t.TempDir()
 	if err := os.Symlink(elsewhere, filepath.Join(stranger, ReproductionsDir)); err != nil {

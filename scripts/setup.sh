@@ -3,12 +3,13 @@
 # safe to run on every `make demo` / `make test`.
 #   scripts/setup.sh          MariaDB server and client, sysbench, net-snmp (snmpd, snmp)
 #   scripts/setup.sh --test   the same plus Chromium (headless checks of the HTML report), tmux (a real terminal for the live progress lines),
-#                             staticcheck and deadcode (Go tools, into $(go env GOPATH)/bin)
+#                             HAProxy and socat (the proxy and its runtime API client of the failover drill on one's own servers,
+#                             examples/failover-own-servers.yaml), staticcheck and deadcode (Go tools, into $(go env GOPATH)/bin)
 set -euo pipefail
 
 packages=(mariadb-server mariadb-client sysbench snmpd snmp)
 if [[ "${1:-}" == "--test" ]]; then
-  packages+=(chromium tmux)
+  packages+=(chromium tmux haproxy socat)
 fi
 
 if ! command -v go >/dev/null 2>&1; then
@@ -56,8 +57,9 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 
 echo "setup: installing ${missing[*]}"
-# The Debian mariadb-server package starts a system server; Quadrant never uses it
-# (sandboxes run their own mariadbd on private ports), so keep the package from starting it.
+# The Debian mariadb-server and haproxy packages start system services; Quadrant never uses
+# them (sandboxes run their own mariadbd on private ports, the tests their own haproxy), so
+# keep the packages from starting them.
 policy=/usr/sbin/policy-rc.d
 added_policy=0
 if [[ ! -e $policy ]]; then

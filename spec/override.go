@@ -41,7 +41,9 @@ func (t *nodeTree) overrideTargets(root *yaml.Node, targets map[string]string, e
 		}
 		if sb, _ := mapGet(node, "sandbox"); sb != nil {
 			if r, _ := mapGet(resolveAlias(sb), "replicas"); r != nil && r.Value != "0" {
-				errs.add(at, "target %q is a sandbox with replicas that the plan uses; --target can only replace a target without replicas", name)
+				errs.add(at, "target %q is a sandbox with replicas that the plan uses; --target can only replace a target without replicas. "+
+					"For a failover drill on your own primary and replica, make the target a dsn: the address in front of your primary (a proxy or a VIP you run) "+
+					"and give the failover: step promote: {shell: YOUR_COMMAND} (--allow-shell): docs/failover.md, \"Own servers\", and examples/failover-own-servers.yaml", name)
 				continue
 			}
 		}

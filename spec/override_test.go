@@ -93,3 +93,14 @@ func TestOverrideDropsTheFoldersProcess(t *testing.T) {
 		t.Errorf("notes %q", n)
 	}
 }
+
+// A sandbox with replicas cannot become one --target server; the refusal names the way to
+// drill one's own primary and replica (a dsn target with promote:).
+func TestOverrideRefusesASandboxWithReplicas(t *testing.T) {
+	msg := loadErr(t, overridePlan(`    sandbox: {replicas: 1}`), Options{Targets: map[string]string{"prod": "me:pw@tcp(mine:3306)/"}})
+	for _, want := range []string{"--target prod", "can only replace a target without replicas", "promote: {shell: YOUR_COMMAND}", "docs/failover.md, \"Own servers\""} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the refusal lacks %q: %s", want, msg)
+		}
+	}
+}

@@ -454,23 +454,18 @@ func loadRange(ctx context.Context, db *sql.DB, database string, tp *tablePlan, 
 		head.WriteString(quoteID(g.col.name))
 	}
 	head.WriteString(") VALUES ")
-	conn, err := db.Conn(ctx)
+	conn, err := loadConn(ctx, db)
 	if err != nil {
 		return err
 	}
-	defer discard(conn)
-	for _, s := range session {
-		if _, err := conn.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
-		}
-	}
+	defer func() { discard(conn) }()
 	buf := make([]byte, 0, bulkSize+4096)
 	pending, sent := int64(0), from // rows in buf, the first's index
 	flush := func() error {
 		if pending == 0 {
 			return nil
 		}
-		if err := sendBatch(ctx, conn, retry, string(buf), tp.name, sent, sent+pending); err != nil {
+		if err := sendBatch(ctx, db, &conn, retry, string(buf), tp.name, sent, sent+pending); err != nil {
 			return err
 		}
 		done.Add(pending)
@@ -496,19 +491,44 @@ func loadRange(ctx context.Context, db *sql.DB, database string, tp *tablePlan, 
 	return flush()
 }
 
-// sendBatch sends rows [from, to) of table in one statement, again after InnoDB chose it as
-// a deadlock's victim (1213) or its lock wait timed out (1205): parallel INSERTs into one
-// table deadlock each other (MariaDB takes a table lock for the first INSERT into an empty
-// table with unique_checks and foreign_key_checks off, which several threads can ask at
-// once; insert-intention locks on the gaps of its indexes do too). The statement runs alone
-// in autocommit, so the server rolled all of it back and sending it again inserts its rows
-// exactly once.
-func sendBatch(ctx context.Context, conn *sql.Conn, retry *engine.LoadRetry, stmt, table string, from, to int64) error {
+// sendBatch sends rows [from, to) of table in one statement on *conn, again after InnoDB
+// chose it as a deadlock's victim (1213) or its lock wait timed out (1205): parallel INSERTs
+// into one table deadlock each other (MariaDB takes a table lock for the first INSERT into an
+// empty table with unique_checks and foreign_key_checks off, which several threads can ask
+// at once; insert-intention locks on the gaps of its indexes do too). The statement runs
+// alone in autocommit, so the server rolled all of it back and sending it again inserts its
+// rows exactly once. The batch goes again on a new connection: the driver discards one
+// whose LOAD DATA LOCAL failed (since v1.10.2, so that its unread results cannot reach a
+// later statement), and a new one costs nothing beside a retry's backoff.
+func sendBatch(ctx context.Context, db *sql.DB, conn **sql.Conn, retry *engine.LoadRetry, stmt, table string, from, to int64) error {
 	what := fmt.Sprintf("%s rows %d to %d", table, from+1, to)
 	return retry.Batch(ctx, what, func() error {
-		_, err := conn.ExecContext(ctx, stmt)
+		_, err := (*conn).ExecContext(ctx, stmt)
 		return err
-	}, nil)
+	}, func() error {
+		discard(*conn)
+		c, err := loadConn(ctx, db)
+		if err != nil {
+			return err
+		}
+		*conn = c
+		return nil
+	})
+}
+
+// loadConn is a connection of its own for a loader, its session set for the load.
+func loadConn(ctx context.Context, db *sql.DB) (*sql.Conn, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range session {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			discard(conn)
+			return nil, fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return conn, nil
 }
 
 // sortedKeys is for messages that list a map.

@@ -76,16 +76,11 @@ func loadable(tp *tablePlan) error {
 // statements of about loadChunk bytes each, whose file is a reader that formats the rows as
 // the server asks for them: no file, and no more of the table in memory than a read buffer.
 func loadDataRange(ctx context.Context, db *sql.DB, database string, tp *tablePlan, from, to int64, done *atomic.Int64, retry *engine.LoadRetry) error {
-	conn, err := db.Conn(ctx)
+	conn, err := loadConn(ctx, db)
 	if err != nil {
 		return err
 	}
-	defer discard(conn)
-	for _, s := range session {
-		if _, err := conn.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("%s: %w", s, err)
-		}
-	}
+	defer func() { discard(conn) }()
 	// The file is read in the connection's character set, as an INSERT's text would be.
 	var charset string
 	if err := conn.QueryRowContext(ctx, "SELECT @@character_set_client").Scan(&charset); err != nil {
@@ -105,7 +100,7 @@ func loadDataRange(ctx context.Context, db *sql.DB, database string, tp *tablePl
 	}
 	for a = from; a < to; a = b {
 		b = min(to, a+per)
-		if err := sendBatch(ctx, conn, retry, stmt, tp.name, a, b); err != nil {
+		if err := sendBatch(ctx, db, &conn, retry, stmt, tp.name, a, b); err != nil {
 			return err
 		}
 		if rr.err != nil {

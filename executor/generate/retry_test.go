@@ -3,15 +3,13 @@ package generate_test
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/generate"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/workload/engine/retrylog"
 )
 
 // A fill at 4 threads whose batches wait on another session's lock past
@@ -40,27 +38,13 @@ func TestFillRetriesALockWaitTimeout(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			var mu sync.Mutex
-			var logged []string
-			retried := make(chan struct{})
+			log := retrylog.New(t, nil)
 			o := generate.Options{Database: "g", Seed: 1, Threads: 4, Method: method, Tables: []generate.Table{{Name: "t", Rows: 20000}},
-				Logf: func(f string, args ...any) {
-					msg := fmt.Sprintf(f, args...)
-					mu.Lock()
-					defer mu.Unlock()
-					logged = append(logged, msg)
-					if strings.Contains(msg, "sending the batch again") {
-						select {
-						case <-retried:
-						default:
-							close(retried)
-						}
-					}
-				}}
+				Logf: func(f string, args ...any) { log.Add(fmt.Sprintf(f, args...)) }}
 			filled := make(chan error, 1)
 			go func() { _, err := generate.Run(ctx, db, o); filled <- err }()
 			select {
-			case <-retried:
+			case <-log.Retried():
 			case err := <-filled:
 				t.Fatalf("the fill ended while the table was locked: %v", err)
 			}
@@ -70,15 +54,7 @@ func TestFillRetriesALockWaitTimeout(t *testing.T) {
 			if err := <-filled; err != nil {
 				t.Fatalf("fill: %v", err)
 			}
-			mu.Lock()
-			all := strings.Join(logged, "\n")
-			mu.Unlock()
-			if !regexp.MustCompile(`generate: t rows \d+ to \d+: lock wait timeout \(1205\), sending the batch again \(retry 1 of 9\)`).MatchString(all) {
-				t.Errorf("no retry logged:\n%s", all)
-			}
-			if m := regexp.MustCompile(`generate: (\d+) batch\(es\) sent again after a deadlock or lock wait timeout`).FindStringSubmatch(all); m == nil || m[1] == "0" {
-				t.Errorf("the fill's log does not count its retries (at least 1):\n%s", all)
-			}
+			log.Check(t, `generate: t rows \d+ to \d+: lock wait timeout \(1205\), sending the batch again \(retry 1 of 9\)`, "generate: ")
 			if n := count(t, db, "SELECT COUNT(DISTINCT id) FROM g.t"); n != 20000 || count(t, db, "SELECT COUNT(*) FROM g.t") != n {
 				t.Errorf("g.t holds %d distinct ids, want 20000 rows each once", n)
 			}

@@ -7,6 +7,7 @@ package hostinfo
 import (
 	"bufio"
 	"fmt"
+	"github.com/quadrant-bench/quadrant/executor/internal/loadavg"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -149,23 +150,15 @@ func kernel(root string) (string, error) {
 	return strings.TrimSpace(string(typ)) + " " + strings.TrimSpace(string(rel)), nil
 }
 
-// LoadAverage is /proc/loadavg under root.
+// LoadAverage is /proc/loadavg under root, read by loadavg's parser.
 func LoadAverage(root string) (results.LoadAverage, error) {
-	var l results.LoadAverage
-	path := filepath.Join(root, "proc/loadavg")
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(filepath.Join(root, "proc/loadavg"))
 	if err != nil {
-		return l, err
+		return results.LoadAverage{}, err
 	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return l, fmt.Errorf("%s: unexpected %q", path, b)
+	r, err := loadavg.Parse(string(b))
+	if err != nil {
+		return results.LoadAverage{}, err
 	}
-	vals := []*float64{&l.Load1, &l.Load5, &l.Load15}
-	for i, p := range vals {
-		if *p, err = strconv.ParseFloat(f[i], 64); err != nil {
-			return l, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	return l, nil
+	return results.LoadAverage{Load1: r.Load1, Load5: r.Load5, Load15: r.Load15}, nil
 }

@@ -22,10 +22,11 @@ const path = "/proc/loadavg"
 // Every is how often a Sampler reads the runnable tasks.
 const Every = 250 * time.Millisecond
 
-// Reading is one read of /proc/loadavg: the 1-minute load average and the tasks runnable now.
+// Reading is one read of /proc/loadavg: the load averages over 1, 5 and 15 minutes and the
+// tasks runnable now.
 type Reading struct {
-	OneMinute float64
-	Runnable  int
+	Load1, Load5, Load15 float64
+	Runnable             int
 }
 
 // Read reads /proc/loadavg; false where there is none (not Linux): nothing is recorded then.
@@ -34,30 +35,36 @@ func Read() (Reading, bool) {
 	if err != nil {
 		return Reading{}, false
 	}
-	r, err := parse(string(b))
+	r, err := Parse(string(b))
 	return r, err == nil
 }
 
 // CPUs are the CPUs this process may use: what the load is divided by.
 func CPUs() int { return runtime.NumCPU() }
 
-// parse reads "0.52 0.58 0.59 3/467 12345": the 1-minute average and the runnable tasks
-// (quadrant's own reading thread among them).
-func parse(s string) (Reading, error) {
+// Parse reads "0.52 0.58 0.59 3/467 12345": the three load averages and the runnable tasks
+// (quadrant's own reading thread among them). The one parser of the file, which
+// executor/internal/hostinfo reads under a recorded root too.
+func Parse(s string) (Reading, error) {
 	f := strings.Fields(s)
 	if len(f) < 4 {
 		return Reading{}, fmt.Errorf("%s: %q has fewer than 4 fields", path, s)
 	}
-	v, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || v < 0 {
-		return Reading{}, fmt.Errorf("%s: %q is not a load average", path, f[0])
+	var r Reading
+	for i, p := range []*float64{&r.Load1, &r.Load5, &r.Load15} {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil || v < 0 {
+			return Reading{}, fmt.Errorf("%s: %q is not a load average", path, f[i])
+		}
+		*p = v
 	}
 	run, _, _ := strings.Cut(f[3], "/")
 	n, err := strconv.Atoi(run)
 	if err != nil || n < 0 {
 		return Reading{}, fmt.Errorf("%s: %q is not runnable/total tasks", path, f[3])
 	}
-	return Reading{OneMinute: v, Runnable: n}, nil
+	r.Runnable = n
+	return r, nil
 }
 
 // Sampler reads the runnable tasks every Every until Stop, for their mean.

@@ -32,7 +32,8 @@ func (runner) Run(ctx context.Context, st *spec.Step, env step.Env) error {
 	case c != nil && len(c.Replicas) > 0:
 		d.side = &sandboxSide{d: d, c: c}
 	case c == nil && b.Promote != nil:
-		d.side = &dsnSide{d: d, name: st.Target, command: b.Promote.Shell}
+		logFile := func(f string, a ...any) { env.LogFile("%s: "+f, append([]any{env.Where}, a...)...) }
+		d.side = &dsnSide{d: d, name: st.Target, command: b.Promote.Shell, logFile: logFile}
 	default:
 		return fmt.Errorf("failover: target %s is no sandbox with replicas, nor a dsn target with a promote command", st.Target)
 	}
@@ -103,7 +104,9 @@ func (d *drill) run(ctx context.Context) (map[string]float64, error) {
 	faultAt := time.Now()
 	d.marked(EventFault, faultAt)
 	addr, err := d.side.failover(ctx, m)
-	m[MetricAcked] = float64(len(l.ackedBefore(faultAt)))
+	// Until the promotion, not the fault: a dsn target's primary takes writes until the
+	// user's command has failed it (a sandbox's, killed or cut off, none after the fault).
+	m[MetricAcked] = float64(len(l.ackedBefore(time.Now())))
 	if err != nil {
 		return m, errors.Join(err, d.side.restore())
 	}

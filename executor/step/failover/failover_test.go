@@ -2,6 +2,10 @@ package failover
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,16 +111,44 @@ func TestDrill(t *testing.T) {
 			t.Errorf("server not left running: %v", err)
 		}
 	})
+	t.Run("dsn promote command past recover_timeout", func(t *testing.T) {
+		d := dsn(t, "echo waiting for the orchestrator; sleep 5")
+		d.b.RecoverTimeout = time.Second
+		_, err := d.run(ctx)
+		if err == nil || !strings.Contains(err.Error(), "did not return within recover_timeout 1s: its sh was killed") || !strings.Contains(err.Error(), "waiting for the orchestrator") {
+			t.Fatalf("want the command's timeout and its output, got %v", err)
+		}
+	})
 	t.Run("dsn promote command", func(t *testing.T) {
 		// A command that moves nothing: the target's address is the primary still, and no
-		// acknowledged id may be missing from it.
-		d := dsn(t, "true")
+		// acknowledged id may be missing from it. It leaves a process running that holds
+		// its output (not detached): the drill goes on once the command's sh has exited,
+		// and what it printed is in log.txt.
+		pidFile := filepath.Join(t.TempDir(), "pid")
+		d := dsn(t, "sleep 600 & echo $! > "+pidFile+"; echo moved nothing")
+		var logged, console []string
+		d.side.(*dsnSide).logFile = func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }
+		d.logf = func(f string, a ...any) { console = append(console, fmt.Sprintf(f, a...)) }
 		m, err := d.run(ctx)
+		if pid, _ := os.ReadFile(pidFile); len(pid) > 0 {
+			exec.Command("kill", strings.TrimSpace(string(pid))).Run()
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
 		if m[MetricAcked] == 0 || m[MetricAckedLost] != 0 {
 			t.Errorf("metrics %v", m)
+		}
+		if !slices.Contains(logged, "promote output:\nmoved nothing") {
+			t.Errorf("log.txt: %q, want the promote command's output", logged)
+		}
+		// The address leads to the server it led to before: the count is that server's, and
+		// the log says so.
+		if !slices.ContainsFunc(console, func(l string) bool { return strings.Contains(l, "still leads to server_id") }) {
+			t.Errorf("log: %q, want a warning that the address did not move", console)
+		}
+		if !slices.Contains(console, "no ledger write failed while the promote command ran") {
+			t.Errorf("log: %q, want the note that no write failed", console)
 		}
 	})
 }

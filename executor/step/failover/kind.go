@@ -24,20 +24,20 @@ type Failover struct {
 	CatchupTimeout time.Duration `yaml:"catchup_timeout" default:"60s" doc:"How long the chosen replica may take to apply its relay log before it is promoted; past it the step fails and the servers are left running."`
 	RecoverTimeout time.Duration `yaml:"recover_timeout" default:"60s" doc:"How long the step waits after the promotion for the first write commit on the new primary (and, on a dsn target, how long the promote command may run)."`
 	Link           *LinkFault    `yaml:"link" doc:"A fault on the replication link before and through the primary's: cut (a blackhole) or slowed (delay, rtt, jitter, bandwidth), starting before the fault. The replicas replicate through a link of the drill's from its start (MariaDB sandboxes). See docs/failover.md."`
-	Promote        *Promote      `yaml:"promote" doc:"dsn targets: the user's own command that fails the primary and promotes a replica (the target's address must follow the new primary: a VIP, a proxy). Needs --allow-shell. A sandbox is failed and promoted by quadrant."`
+	Promote        *Promote      `yaml:"promote" doc:"dsn targets: the user's own command that fails the primary and promotes a replica; the target's address is the user's proxy or VIP, which the command moves to the new primary before it returns. The fault counts from the command's start. Needs --allow-shell. A sandbox is failed and promoted by quadrant. See docs/failover.md, Own servers."`
 }
 
 // Promote is a dsn target's failover done by the user's command.
 type Promote struct {
 	Src   spec.Source `yaml:"-"`
-	Shell string      `yaml:"shell,required" doc:"Run with sh -c: it fails the primary and promotes another server; a non-zero exit fails the step."`
+	Shell string      `yaml:"shell,required" doc:"Run with sh -c: it fails the primary and promotes another server; a non-zero exit fails the step. Its output goes to log.txt; a process it leaves running must be detached (setsid, its output to a file)."`
 }
 
 // The iteration metrics a drill records (summary.csv columns, names for assert).
 const (
 	MetricTPSBefore      = "failover_tps_before"      // the workload's write commits per second on the primary during the lead (MariaDB's Binlog_commits)
 	MetricUnavailable    = "failover_unavailable_s"   // fault to the first write commit on the new primary
-	MetricAcked          = "failover_acked"           // ledger ids acknowledged before the fault
+	MetricAcked          = "failover_acked"           // ledger ids acknowledged before the promotion (a sandbox's primary acknowledges none after the fault)
 	MetricAckedLost      = "failover_acked_lost"      // acknowledged ids the new primary lacks
 	MetricUnackedPresent = "failover_unacked_present" // ids the new primary has that no client saw acknowledged
 	MetricLagSeconds     = "failover_lag_s"           // the replica's Seconds_Behind_Master just before the fault
@@ -55,7 +55,7 @@ var Metrics = []string{MetricTPSBefore, MetricUnavailable, MetricAcked, MetricAc
 // Kind is the failover step kind.
 var Kind = spec.StepKind{
 	Key:     "failover",
-	Doc:     "A failover drill on the step's target, a sandbox with replicas: a ledger of ids written to the primary, the primary failed (fault), the most advanced replica promoted once it has applied its relay log, and what it cost and lost recorded as iteration metrics (" + strings.Join(Metrics, ", ") + "). Usually a during: step at the middle of the measured span. See docs/failover.md.",
+	Doc:     "A failover drill on the step's target, a sandbox with replicas (or a dsn target with promote:, your own servers): a ledger of ids written to the primary, the primary failed (fault), the most advanced replica promoted once it has applied its relay log, and what it cost and lost recorded as iteration metrics (" + strings.Join(Metrics, ", ") + "). Usually a during: step at the middle of the measured span. See docs/failover.md.",
 	Body:    func() any { return new(Failover) },
 	Target:  true,
 	Keys:    []string{"timeout"},
@@ -136,7 +136,7 @@ func (runner) Metrics() []measure.Metric {
 		m(MetricTPSBefore, "the workload's write commits per second on the primary before the fault (MariaDB's Binlog_commits, the ledger's own left out)", measure.PerSecond, measure.Higher, true),
 		m(MetricUnavailable, "seconds from the fault to the first write commit on the new primary", "s", measure.Lower, true),
 		m(MetricAckedLost, "ledger ids the clients saw committed that the new primary lacks", measure.Count, measure.Lower, true),
-		m(MetricAcked, "ledger ids acknowledged before the fault", measure.Count, measure.Higher, false),
+		m(MetricAcked, "ledger ids acknowledged before the promotion: before the fault on a sandbox, before the promote command returned on a dsn target", measure.Count, measure.Higher, false),
 		m(MetricUnackedPresent, "ledger ids on the new primary whose commit no client saw acknowledged", measure.Count, measure.Lower, false),
 		m(MetricLagSeconds, "the replicas' Seconds_Behind_Master just before the fault (the worst)", "s", measure.Lower, false),
 		m(MetricLagRows, "acknowledged ledger rows a replica had not applied just before the fault (the worst)", measure.Count, measure.Lower, false),

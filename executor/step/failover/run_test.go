@@ -14,16 +14,29 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/trust"
 )
 
 // runPlan runs plan (a file in a new folder) and loads its results folder.
 func runPlan(t *testing.T, plan string, set ...string) *results.Run {
 	t.Helper()
-	return runPlanWithin(t, 5*time.Minute, plan, set...)
+	return runWithin(t, 5*time.Minute, plan, trust.Allow{}, set...)
 }
 
 // runPlanWithin is runPlan for a plan that may take up to limit.
 func runPlanWithin(t *testing.T, limit time.Duration, plan string, set ...string) *results.Run {
+	t.Helper()
+	return runWithin(t, limit, plan, trust.Allow{}, set...)
+}
+
+// runAllowed is runPlan with what the command line would allow (--allow-shell).
+func runAllowed(t *testing.T, plan string, allow trust.Allow, set ...string) *results.Run {
+	t.Helper()
+	return runWithin(t, 5*time.Minute, plan, allow, set...)
+}
+
+// runWithin runs plan with what allow allows, for up to limit.
+func runWithin(t *testing.T, limit time.Duration, plan string, allow trust.Allow, set ...string) *results.Run {
 	t.Helper()
 	sandboxtest.SkipShort(t)
 	dir := t.TempDir()
@@ -43,7 +56,7 @@ func runPlanWithin(t *testing.T, limit time.Duration, plan string, set ...string
 	yaml, _ := p.Redacted()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	_, runErr := executor.Run(ctx, p, w, executor.Options{PlanYAML: yaml, Version: "test", SandboxDir: sandboxtest.Dir(t)})
+	_, runErr := executor.Run(ctx, p, w, executor.Options{PlanYAML: yaml, Version: "test", SandboxDir: sandboxtest.Dir(t), Allow: allow})
 	w.Close()
 	if log, err := os.ReadFile(filepath.Join(out, results.LogFile)); err == nil {
 		t.Logf("log.txt:\n%s", log)

@@ -4,9 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"regexp"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +11,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/workload/engine/retrylog"
 	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
 	"github.com/quadrant-bench/quadrant/spec/shard"
 )
@@ -35,24 +33,9 @@ func TestPrepareRetriesALockWaitTimeout(t *testing.T) {
 	}
 	p := oltp.DefaultParams()
 	p.Tables, p.TableSize = 2, 200000
-	var mu sync.Mutex
-	var logged []string
-	retried := make(chan struct{})
-	progress := func(msg string) {
-		mu.Lock()
-		defer mu.Unlock()
-		logged = append(logged, msg)
-		if strings.Contains(msg, "sending the batch again") {
-			select {
-			case <-retried:
-			default:
-				close(retried)
-			}
-		}
-		t.Log(msg)
-	}
+	log := retrylog.New(t, nil)
 	prepared := make(chan error, 1)
-	go func() { prepared <- oltp.Prepare(ctx, cfg, "oltp_read_write", p, 2, shard.Shard{}, progress, nil) }()
+	go func() { prepared <- oltp.Prepare(ctx, cfg, "oltp_read_write", p, 2, shard.Shard{}, log.Add, nil) }()
 
 	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
 	blocker, err := db.Conn(ctx)
@@ -64,7 +47,7 @@ func TestPrepareRetriesALockWaitTimeout(t *testing.T) {
 		t.Error(err)
 	} else {
 		select {
-		case <-retried:
+		case <-log.Retried():
 		case err := <-prepared:
 			t.Fatalf("prepare ended while sbtest1 was locked: %v", err)
 		}
@@ -75,15 +58,7 @@ func TestPrepareRetriesALockWaitTimeout(t *testing.T) {
 	if err := <-prepared; err != nil {
 		t.Fatalf("prepare: %v", err)
 	}
-	mu.Lock()
-	all := strings.Join(logged, "\n")
-	mu.Unlock()
-	if !regexp.MustCompile(`sbtest1 rows \d+ to \d+: lock wait timeout \(1205\), sending the batch again \(retry 1 of 9\)`).MatchString(all) {
-		t.Errorf("no retry of sbtest1's batch logged:\n%s", all)
-	}
-	if m := regexp.MustCompile(`(\d+) batch\(es\) sent again after a deadlock or lock wait timeout`).FindStringSubmatch(all); m == nil || m[1] == "0" {
-		t.Errorf("the prepare's log does not count its retries (at least 1):\n%s", all)
-	}
+	log.Check(t, `sbtest1 rows \d+ to \d+: lock wait timeout \(1205\), sending the batch again \(retry 1 of 9\)`, "")
 	for _, table := range []string{"sbtest1", "sbtest2"} {
 		var n, distinct int
 		if err := db.QueryRowContext(ctx, "SELECT COUNT(*), COUNT(DISTINCT id) FROM sbtest."+table).Scan(&n, &distinct); err != nil || n != p.TableSize || distinct != n {

@@ -4,9 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/executor/workload"
+	"github.com/quadrant-bench/quadrant/executor/workload/engine/retrylog"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -37,19 +36,8 @@ func TestPrepareRetriesABlockedBatch(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
-	var mu sync.Mutex
-	var logged []string
-	retried := make(chan struct{})
-	var once sync.Once
-	env := workload.Env{Server: dsnConfig(t, c.Primary.DSN("tpcc")), Log: func(msg string) {
-		mu.Lock()
-		logged = append(logged, msg)
-		mu.Unlock()
-		t.Log(msg)
-		if strings.HasPrefix(msg, "new_order of warehouse 1 district 1,") && strings.Contains(msg, "sending the batch again") {
-			once.Do(func() { close(retried) })
-		}
-	}}
+	log := retrylog.New(t, func(line string) bool { return strings.HasPrefix(line, "new_order of warehouse 1 district 1,") })
+	env := workload.Env{Server: dsnConfig(t, c.Primary.DSN("tpcc")), Log: log.Add}
 	one := spec.Settings{{Name: "warehouses", Value: 1}}
 	prepared := make(chan error, 1)
 	go func() {
@@ -61,7 +49,7 @@ func TestPrepareRetriesABlockedBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer blocker.Close()
-	if err := holdNewOrder(ctx, db, blocker, retried); err != nil {
+	if err := holdNewOrder(ctx, db, blocker, log.Retried()); err != nil {
 		t.Error(err)
 	}
 	if _, err := blocker.ExecContext(ctx, "ROLLBACK"); err != nil {
@@ -71,16 +59,7 @@ func TestPrepareRetriesABlockedBatch(t *testing.T) {
 		t.Fatalf("prepare: %v", err)
 	}
 
-	mu.Lock()
-	all := strings.Join(logged, "\n")
-	mu.Unlock()
-	if !regexp.MustCompile(`new_order of warehouse 1 district 1, rows 1 to 900: (deadlock \(1213\)|lock wait timeout \(1205\)), sending the batch again \(retry 1 of 9\)`).MatchString(all) {
-		t.Errorf("no retry of new_order's batch logged:\n%s", all)
-	}
-	m := regexp.MustCompile(`tpcc prepare: (\d+) batch\(es\) sent again after a deadlock or lock wait timeout`).FindStringSubmatch(all)
-	if m == nil || m[1] == "0" {
-		t.Errorf("the prepare's log does not count its retries (at least 1):\n%s", all)
-	}
+	log.Check(t, `new_order of warehouse 1 district 1, rows 1 to 900: (deadlock \(1213\)|lock wait timeout \(1205\)), sending the batch again \(retry 1 of 9\)`, "tpcc prepare: ")
 	for table, want := range map[string]int{"item": 100000, "stock": 100000, "customer": 30000, "history": 30000, "orders": 30000, "new_order": 9000} {
 		var n int
 		if err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM tpcc."+table).Scan(&n); err != nil || n != want {
