@@ -52,6 +52,9 @@ func (s *dsnSide) prepare(ctx context.Context) error {
 	return createLedger(ctx, db, s.name)
 }
 
+// linkFault: check refuses link: on a dsn target (its network is the user's).
+func (s *dsnSide) linkFault(*LinkFault) {}
+
 func (s *dsnSide) atFault(_ context.Context, l *ledger, _ map[string]float64) { s.ledger = l }
 
 // failover runs the promote command, bounded by recover_timeout; the fault counts from its

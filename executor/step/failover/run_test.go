@@ -22,11 +22,23 @@ import (
 // runPlan runs plan (a file in a new folder) and loads its results folder.
 func runPlan(t *testing.T, plan string, set ...string) *results.Run {
 	t.Helper()
-	return runAllowed(t, plan, trust.Allow{}, set...)
+	return runWithin(t, 5*time.Minute, plan, trust.Allow{}, set...)
+}
+
+// runPlanWithin is runPlan for a plan that may take up to limit.
+func runPlanWithin(t *testing.T, limit time.Duration, plan string, set ...string) *results.Run {
+	t.Helper()
+	return runWithin(t, limit, plan, trust.Allow{}, set...)
 }
 
 // runAllowed is runPlan with what the command line would allow (--allow-shell).
 func runAllowed(t *testing.T, plan string, allow trust.Allow, set ...string) *results.Run {
+	t.Helper()
+	return runWithin(t, 5*time.Minute, plan, allow, set...)
+}
+
+// runWithin runs plan with what allow allows, for up to limit.
+func runWithin(t *testing.T, limit time.Duration, plan string, allow trust.Allow, set ...string) *results.Run {
 	t.Helper()
 	sandboxtest.SkipShort(t)
 	dir := t.TempDir()
@@ -44,7 +56,7 @@ func runAllowed(t *testing.T, plan string, allow trust.Allow, set ...string) *re
 		t.Fatal(err)
 	}
 	yaml, _ := p.Redacted()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	_, runErr := executor.Run(ctx, p, w, executor.Options{PlanYAML: yaml, Version: "test", SandboxDir: sandboxtest.Dir(t), Allow: allow})
 	w.Close()
@@ -69,8 +81,10 @@ func runAllowed(t *testing.T, plan string, allow trust.Allow, set ...string) *re
 // goes on on the promoted replica after a partition (its connections reconnect, counted),
 // and the drill's figures are summary.csv columns the plan's assertions read. The second
 // iteration, a switchover, starts from the cluster restore: put back (the replica
-// replicating from the primary directly again) and the front on its primary again. A kill
-// runs in the template's test.
+// replicating from the primary directly again) and the front on its primary again; the
+// third cuts the primary off from its replica only, the clients following the front to the
+// promoted one. A kill runs in the template's test, a kill behind a cut link in
+// TestLinkCutBeforeAKill.
 func TestDrillDuringAWorkload(t *testing.T) {
 	run := runPlan(t, `version: 1
 name: drill
@@ -79,7 +93,7 @@ targets:
 setup:
   - sql: "CREATE DATABASE IF NOT EXISTS bench; CREATE TABLE bench.t (id BIGINT PRIMARY KEY)"
 matrix:
-  fault: [partition, switchover]
+  fault: [partition, switchover, partition_replicas]
 iteration:
   restore: setup
   workload:
