@@ -131,7 +131,7 @@ func (x *iteration) end(ctx context.Context, err error) {
 
 // prepare moves the sandboxes (sandbox.dir), restores the targets (restore:), applies the
 // iteration's server_config (a sandbox restarts only when its effective config changes)
-// and its globals.
+// and its globals, and shapes and probes the sandboxes' links (sandbox.links).
 func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 	r, it := x.r, x.it
 	if !r.leader() {
@@ -164,6 +164,7 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 		}
 	}
 	x.info.Storage = r.fleet.storage(ctx, it.Index, x.info.Storage)
+	x.info.Links = r.fleet.shapeLinks(ctx, it)
 	return nil
 }
 

@@ -1,0 +1,63 @@
+package results
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Link is one link of a sandbox (its plan's sandbox.links) during an iteration: a proxy of
+// quadrant's on loopback between two of its parts, as configured and as measured.
+type Link struct {
+	Target string `json:"target"` // the sandbox target (its primary)
+	// From and To are its ends: "client" and the primary's target name, or the primary's
+	// and a replica's (the replica's IO thread connects through it).
+	From       string    `json:"from"`
+	To         string    `json:"to"`
+	Configured LinkShape `json:"configured"`
+	// Measured is the probe before the iteration: pings through the link to the server
+	// behind it; nil when the probe failed (ProbeError says why).
+	Measured   *LinkProbe `json:"measured,omitempty"`
+	ProbeError string     `json:"probe_error,omitempty"`
+}
+
+// LinkShape is what a link adds, as the plan set it.
+type LinkShape struct {
+	RTTMs     float64 `json:"rtt_ms"`                          // round trip added: twice the one-way delay
+	JitterMs  float64 `json:"jitter_ms,omitempty"`             // each direction's delay varies within ± this
+	Bandwidth float64 `json:"bandwidth_bytes_per_s,omitempty"` // each direction; 0 unlimited
+	Loss      float64 `json:"loss,omitempty"`                  // fraction of writes held for a retransmission timeout
+}
+
+// LinkProbe is a link's round trip as measured: COM_PINGs through it to the server behind
+// it, and the same pings to that server directly (what loopback and the server cost
+// without the link).
+type LinkProbe struct {
+	Probes         int     `json:"probes"`
+	RTTMsP50       float64 `json:"rtt_ms_p50"`
+	RTTMsP99       float64 `json:"rtt_ms_p99"`
+	DirectRTTMsP50 float64 `json:"direct_rtt_ms_p50"`
+}
+
+// Name is the link as a DBA says it: "client -> primary", "primary -> primary_replica1".
+func (l Link) Name() string { return l.From + " -> " + l.To }
+
+// String is the shape in the plan's words: "rtt 2ms, jitter 0.1ms, 1Gbit, loss 0.1%".
+func (s LinkShape) String() string {
+	parts := []string{"rtt " + strconv.FormatFloat(s.RTTMs, 'f', -1, 64) + "ms"}
+	if s.JitterMs > 0 {
+		parts = append(parts, "jitter "+strconv.FormatFloat(s.JitterMs, 'f', -1, 64)+"ms")
+	}
+	if s.Bandwidth > 0 {
+		parts = append(parts, fmt.Sprintf("%sMbit", strconv.FormatFloat(s.Bandwidth*8/1e6, 'g', 4, 64)))
+	}
+	if s.Loss > 0 {
+		parts = append(parts, "loss "+strconv.FormatFloat(s.Loss*100, 'g', 4, 64)+"%")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// String is the probe as the log says it: "rtt p50 2.13ms, p99 2.41ms (direct 0.08ms, 20 pings)".
+func (p LinkProbe) String() string {
+	return fmt.Sprintf("rtt p50 %.3gms, p99 %.3gms (direct %.3gms, %d pings)", p.RTTMsP50, p.RTTMsP99, p.DirectRTTMsP50, p.Probes)
+}
