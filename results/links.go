@@ -49,7 +49,7 @@ func (s LinkShape) String() string {
 		parts = append(parts, "jitter "+strconv.FormatFloat(s.JitterMs, 'f', -1, 64)+"ms")
 	}
 	if s.Bandwidth > 0 {
-		parts = append(parts, fmt.Sprintf("%sMbit", strconv.FormatFloat(s.Bandwidth*8/1e6, 'g', 4, 64)))
+		parts = append(parts, bits(s.Bandwidth*8))
 	}
 	if s.Loss > 0 {
 		parts = append(parts, "loss "+strconv.FormatFloat(s.Loss*100, 'g', 4, 64)+"%")
@@ -60,4 +60,17 @@ func (s LinkShape) String() string {
 // String is the probe as the log says it: "rtt p50 2.13ms, p99 2.41ms (direct 0.08ms, 20 pings)".
 func (p LinkProbe) String() string {
 	return fmt.Sprintf("rtt p50 %.3gms, p99 %.3gms (direct %.3gms, %d pings)", p.RTTMsP50, p.RTTMsP99, p.DirectRTTMsP50, p.Probes)
+}
+
+// bits writes a rate in bits per second in the largest unit it is at least one of: 1Gbit, 100Mbit.
+func bits(b float64) string {
+	for _, u := range []struct {
+		name string
+		f    float64
+	}{{"Gbit", 1e9}, {"Mbit", 1e6}, {"kbit", 1e3}} {
+		if b >= u.f {
+			return strconv.FormatFloat(b/u.f, 'g', 4, 64) + u.name
+		}
+	}
+	return strconv.FormatFloat(b, 'g', 4, 64) + "bit"
 }
