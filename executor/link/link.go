@@ -31,6 +31,7 @@ type Link struct {
 	downFor   time.Duration // time held down before downSince
 	upAt      time.Time     // when the link last came up: held bytes are sent again from then
 	conns     map[*conn]struct{}
+	zero      atomic.Bool // the shape adds nothing (read without the lock on every chunk)
 	closed    bool
 
 	stats counters
@@ -44,12 +45,15 @@ type Stats struct {
 	Connections int64         // connections accepted and carried to the upstream
 	Open        int64         // connections carried now
 	Lost        int64         // chunks delayed by a retransmission timeout (Shape.Loss)
+	Held        int64         // bytes read and not yet delivered, now
 	Dropped     int64         // bytes held when their connection was cut: never delivered
+	Waited      int64         // chunks that waited for their time (the rest were due when read, or late)
+	Late        time.Duration // how much later than their time those were delivered, in all: the timers' error
 	DownFor     time.Duration // time the link was down, the current cut included
 }
 
 type counters struct {
-	up, down, conns, open, lost, dropped atomic.Int64
+	up, down, conns, open, lost, held, dropped, waited, late atomic.Int64
 }
 
 // Listen opens a link on a free port of 127.0.0.1 to upstream (host:port), shaped by s.
@@ -93,6 +97,7 @@ func (l *Link) Set(s Shape) {
 		l.downSince, l.upAt = time.Time{}, now
 	}
 	l.shape = s
+	l.zero.Store(s.zero())
 	close(l.changed)
 	l.changed = make(chan struct{})
 }
@@ -142,7 +147,8 @@ func (l *Link) Stats() Stats {
 	return Stats{
 		BytesUp: l.stats.up.Load(), BytesDown: l.stats.down.Load(),
 		Connections: l.stats.conns.Load(), Open: l.stats.open.Load(),
-		Lost: l.stats.lost.Load(), Dropped: l.stats.dropped.Load(), DownFor: down,
+		Lost: l.stats.lost.Load(), Held: l.stats.held.Load(), Dropped: l.stats.dropped.Load(), DownFor: down,
+		Waited: l.stats.waited.Load(), Late: time.Duration(l.stats.late.Load()),
 	}
 }
 

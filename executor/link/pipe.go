@@ -14,6 +14,7 @@ import (
 // read and applied by the shape at the time it is delivered.
 type chunk struct {
 	data   []byte
+	buf    *[]byte // the pooled buffer data is in, given back once delivered
 	readAt time.Time
 	jitter float64 // -1..1, times Shape.Jitter
 	loss   float64 // 0..1: lost when below Shape.Loss
@@ -35,7 +36,10 @@ type pipe struct {
 	space chan struct{} // a chunk was delivered
 	rnd   *rand.Rand
 
-	lastRelease, lastTxEnd time.Time // the writer's: the previous chunk's
+	// wmu is held by whoever delivers: the writer, or the reader writing a chunk through at
+	// once when the shape is zero and nothing waits (a link that adds nothing costs least).
+	wmu                    sync.Mutex
+	lastRelease, lastTxEnd time.Time // the previous chunk's, under wmu
 	timer                  *time.Timer
 }
 
@@ -50,10 +54,17 @@ func (l *Link) newPipe(c *conn, src, dst net.Conn, delivered *atomic.Int64) *pip
 // run carries the direction until its source ends or the connection is cut; what it
 // still held then is lost.
 func (p *pipe) run() {
-	go p.read()
-	p.write()
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		p.read()
+	}()
+	p.write() // returns after the reader's last chunk, or once the connection is cut
+	<-read
 	p.mu.Lock()
 	p.l.stats.dropped.Add(int64(p.held))
+	p.l.stats.held.Add(-int64(p.held))
+	p.held = 0
 	p.mu.Unlock()
 }
 
@@ -71,17 +82,47 @@ func (p *pipe) read() {
 		if !ok {
 			return
 		}
-		buf := make([]byte, s.readSize())
-		n, err := p.src.Read(buf)
+		buf := buffers.Get().(*[]byte)
+		n, err := p.src.Read((*buf)[:s.readSize()])
 		now := time.Now()
-		if n > 0 {
-			p.push(chunk{data: buf[:n], readAt: now, jitter: 2*p.rnd.Float64() - 1, loss: p.rnd.Float64()})
+		switch through, ok := p.through((*buf)[:n], now); {
+		case !ok:
+			return
+		case through:
+			buffers.Put(buf)
+		case n > 0:
+			p.push(chunk{data: (*buf)[:n], buf: buf, readAt: now, jitter: 2*p.rnd.Float64() - 1, loss: p.rnd.Float64()})
 		}
 		if err != nil {
 			p.push(chunk{end: err, readAt: now})
 			return
 		}
 	}
+}
+
+// buffers are the chunks' memory: a read takes at most readSize's most.
+var buffers = sync.Pool{New: func() any { b := make([]byte, maxRead); return &b }}
+
+// through delivers b at once when the link adds nothing now and nothing is queued or
+// being delivered before it: whether it did, and false for ok when the write failed.
+func (p *pipe) through(b []byte, now time.Time) (through, ok bool) {
+	if len(b) == 0 || !p.l.zero.Load() || !p.wmu.TryLock() {
+		return false, true
+	}
+	defer p.wmu.Unlock()
+	p.mu.Lock()
+	waiting := len(p.q) > 0
+	p.mu.Unlock()
+	if waiting {
+		return false, true
+	}
+	p.lastRelease, p.lastTxEnd = now, now
+	p.delivered.Add(int64(len(b)))
+	if _, err := p.dst.Write(b); err != nil {
+		p.c.cut()
+		return true, false
+	}
+	return true, true
 }
 
 // readable waits until the link is up and the window has room; false once cut.
@@ -107,6 +148,7 @@ func (p *pipe) push(c chunk) {
 	p.mu.Lock()
 	p.q = append(p.q, c)
 	p.held += len(c.data)
+	p.l.stats.held.Add(int64(len(c.data)))
 	p.mu.Unlock()
 	signal(p.wake)
 }
@@ -124,20 +166,33 @@ func (p *pipe) write() {
 			p.finish(c.end)
 			return
 		}
-		if !p.await(c) {
+		if !p.deliver(c) {
 			return
 		}
-		p.delivered.Add(int64(len(c.data))) // before the write, so a reader of what arrived sees it counted
-		if _, err := p.dst.Write(c.data); err != nil {
-			p.c.cut()
-			return
-		}
-		p.mu.Lock()
-		p.q = p.q[1:]
-		p.held -= len(c.data)
-		p.mu.Unlock()
-		signal(p.space)
 	}
+}
+
+// deliver writes chunk c at its time and takes it off the queue; false once cut.
+func (p *pipe) deliver(c chunk) bool {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if !p.await(c) {
+		return false
+	}
+	p.delivered.Add(int64(len(c.data))) // before the write, so a reader of what arrived sees it counted
+	if _, err := p.dst.Write(c.data); err != nil {
+		p.c.cut()
+		return false
+	}
+	p.mu.Lock()
+	p.q[0] = chunk{}
+	p.q = p.q[1:]
+	p.held -= len(c.data)
+	p.l.stats.held.Add(-int64(len(c.data)))
+	p.mu.Unlock()
+	buffers.Put(c.buf)
+	signal(p.space)
+	return true
 }
 
 // next is the oldest chunk not delivered, waiting for one; false once cut.
@@ -184,6 +239,7 @@ func (p *pipe) await(c chunk) bool {
 			}
 		}
 		release, txEnd, lost := p.release(c, s, upAt)
+		waits := time.Now().Before(release)
 		if p.sleepUntil(release, changed) {
 			select {
 			case <-p.c.done:
@@ -191,6 +247,10 @@ func (p *pipe) await(c chunk) bool {
 			default:
 				continue // reshaped meanwhile
 			}
+		}
+		if waits {
+			p.l.stats.waited.Add(1)
+			p.l.stats.late.Add(int64(time.Since(release)))
 		}
 		p.lastRelease, p.lastTxEnd = release, txEnd
 		if lost {

@@ -75,11 +75,18 @@ func (s Shape) window() int {
 // readSize is the most one read takes: about a millisecond of the bandwidth, so a slow
 // link paces in small steps.
 func (s Shape) readSize() int {
-	const most, least = 32 << 10, 1460
+	const least = 1460
 	if s.Bandwidth == 0 {
-		return most
+		return maxRead
 	}
-	return int(min(max(s.Bandwidth/1000, least), most))
+	return int(min(max(s.Bandwidth/1000, least), maxRead))
+}
+
+const maxRead = 64 << 10
+
+// zero is whether the shape adds nothing: bytes go through as they are read.
+func (s Shape) zero() bool {
+	return s.Delay == 0 && s.Jitter == 0 && s.Bandwidth == 0 && s.Loss == 0 && !s.Down
 }
 
 // serialization is how long n bytes take at the bandwidth.
