@@ -10,7 +10,9 @@ import (
 // A sandbox's links put the round trip of production between its parts: with a 40 ms
 // replica link, a semi-synchronous commit waits at least 40 ms (plus the client link's
 // 4 ms), an asynchronous one at least the client's 4 ms; run.json has each link as
-// configured and as measured. Lower bounds only: a busy host makes everything slower.
+// configured and as measured. The semi-sync iteration comes after a restore (the datadirs
+// put back, the servers restarted): the replica still replicates through its link. Lower
+// bounds only: a busy host makes everything slower.
 func TestLinksSemisyncPaysTheRoundTrip(t *testing.T) {
 	const n = 30
 	run, out, err := runPlan(t, plantest.Sandbox("links", `{replicas: 1, links: {client: {rtt: 4ms}, replicas: {rtt: "${{ matrix.rtt }}"}}}`, `setup:
@@ -19,6 +21,7 @@ matrix:
   rtt: [40ms]
   replication: [async, semisync]
 iteration:
+  restore: setup
   globals:
     rpl_semi_sync_master_enabled: "${{ matrix.replication == 'semisync' ? 'ON' : 'OFF' }}"
     rpl_semi_sync_master_timeout: 30000
