@@ -83,8 +83,10 @@ func (x *iteration) run(ctx context.Context) error {
 	x.info.HostLoad = nil
 	start := hostLoad()
 	sampler := loadavg.Sample()
+	links := r.fleet.markLinks()
 	err := x.measure(ctx, s)
 	runnable, sampled := sampler.Stop()
+	r.fleet.linkUsage(it.Index, x.info.Links, links)
 	if end := hostLoad(); start != nil && end != nil {
 		x.info.HostLoad = &results.HostLoad{CPUs: loadavg.CPUs(), Start: start, End: end}
 		if sampled {

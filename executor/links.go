@@ -110,6 +110,60 @@ func (f *fleet) shapeLink(ctx context.Context, index int, l *link.Link, s spec.L
 	return rec
 }
 
+// linkMark is every link's counters at a moment, by its record's index in an iteration's
+// links (shapeLinks' order).
+type linkMark []link.Stats
+
+// each is every link in shapeLinks' order.
+func (f *fleet) each() []*link.Link {
+	var out []*link.Link
+	for _, c := range f.clusters {
+		n := f.links[c.Name()]
+		if n == nil {
+			continue
+		}
+		if n.client != nil {
+			out = append(out, n.client)
+		}
+		for _, r := range c.Replicas {
+			if l := n.replicas[r.Name()]; l != nil {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
+// markLinks reads every link's counters before a measured workload.
+func (f *fleet) markLinks() linkMark {
+	var m linkMark
+	for _, l := range f.each() {
+		m = append(m, l.Stats())
+	}
+	return m
+}
+
+// linkUsage adds to an iteration's links what each carried since mark, and how late its
+// timers were: the part of a commit's wait the shape did not ask for.
+func (f *fleet) linkUsage(index int, recs []results.Link, mark linkMark) {
+	links := f.each()
+	if len(links) != len(recs) || len(mark) != len(recs) {
+		return // a link without a shape this iteration (cannot happen: every iteration has the same)
+	}
+	for i, l := range links {
+		now, was := l.Stats(), mark[i]
+		u := &results.LinkUsage{BytesUp: now.BytesUp - was.BytesUp, BytesDown: now.BytesDown - was.BytesDown,
+			Delayed: now.Waited - was.Waited, Lost: now.Lost - was.Lost, Dropped: now.Dropped - was.Dropped}
+		if u.Delayed > 0 {
+			u.LateMsMean = ms(now.Late-was.Late) / float64(u.Delayed)
+		}
+		recs[i].Workload = u
+		if u.LateMsMean > 0.1 {
+			f.log.logf("iteration %d: link %s: its chunks came %.2f ms late on average while the workload ran (the proxy's timers on a busy host), each way", index, recs[i].Name(), u.LateMsMean)
+		}
+	}
+}
+
 // probeLink pings the server behind the link at addr through it, and the server at cfg
 // directly, probes times each on one connection (logged in before the count starts).
 func probeLink(ctx context.Context, cfg *mysql.Config, addr string) (results.LinkProbe, error) {

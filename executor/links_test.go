@@ -82,6 +82,8 @@ func checkLinks(t *testing.T, it results.IterationInfo) {
 			t.Errorf("iteration %d: link %s not measured: %s", it.Index, l.Name(), l.ProbeError)
 		case l.Measured.RTTMsP50 < rtt || l.Measured.Probes != probes:
 			t.Errorf("iteration %d: link %s measured %+v, want a round trip of at least %v ms over %d pings", it.Index, l.Name(), *l.Measured, rtt, probes)
+		case l.Workload == nil || l.Workload.BytesDown == 0 || l.Workload.BytesUp == 0 || l.Workload.Delayed == 0:
+			t.Errorf("iteration %d: link %s carried %+v during the workload, want bytes both ways, delayed", it.Index, l.Name(), l.Workload)
 		}
 	}
 }

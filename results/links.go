@@ -19,6 +19,22 @@ type Link struct {
 	// behind it; nil when the probe failed (ProbeError says why).
 	Measured   *LinkProbe `json:"measured,omitempty"`
 	ProbeError string     `json:"probe_error,omitempty"`
+	// Workload is what the link carried while the iteration's measured workload ran, and how
+	// far its timers were from its shape meanwhile; nil when the workload did not run.
+	Workload *LinkUsage `json:"workload,omitempty"`
+}
+
+// LinkUsage is what a link carried during a measured workload.
+type LinkUsage struct {
+	BytesUp   int64 `json:"bytes_up"`   // from the client end (the replica's IO thread: its acknowledgements)
+	BytesDown int64 `json:"bytes_down"` // to the client end (the binary log, to a replica)
+	Delayed   int64 `json:"delayed"`    // chunks (what one read returned) that waited for their time
+	// LateMsMean is how much later than its shape said the delayed chunks were delivered, on
+	// average, in each direction: the proxy's timers on a busy host. It adds to the round
+	// trip the link imposed twice over (once each way).
+	LateMsMean float64 `json:"late_ms_mean"`
+	Lost       int64   `json:"lost,omitempty"`    // chunks held for a retransmission timeout (loss)
+	Dropped    int64   `json:"dropped,omitempty"` // bytes lost when a connection through it was cut
 }
 
 // LinkShape is what a link adds, as the plan set it.
