@@ -87,3 +87,46 @@ func checkLinks(t *testing.T, it results.IterationInfo) {
 		}
 	}
 }
+
+// With a client link, the link is the target's front: a failover drill switches it to the
+// promoted replica and the workload follows (its connections cut, reconnected, committing
+// again on the new primary through the link); the next iteration starts from restore: with
+// the link back on the primary, the replica replicating through its own link again.
+func TestLinksClientLinkIsTheFront(t *testing.T) {
+	run, out, err := runPlan(t, plantest.Sandbox("linkfront", `{replicas: 1, links: {client: {rtt: 2ms}, replicas: {rtt: 2ms}}}`, `setup:
+  - sql: "CREATE DATABASE IF NOT EXISTS bench; CREATE TABLE bench.t (id BIGINT PRIMARY KEY)"
+repeat: 2
+iteration:
+  restore: setup
+  workload:
+    transactions:
+      - name: ins
+        statements: [{sql: "INSERT IGNORE INTO bench.t VALUES (?)", args: ["seq()"]}]
+    threads: 2
+    duration: 8s
+    on_error: {reconnect: [2013, 2006, 2003]}
+  during:
+    - at: 1s
+      failover: {fault: switchover, lead: 500ms, writers: 1}
+  assert:
+    - "failover_acked > 0 && failover_acked_lost == 0 && reconnects > 0"
+`), nil, Options{})
+	requireDone(t, run, out, err, 2)
+	for _, it := range run.Info.Iterations {
+		for _, l := range it.Links {
+			if l.Measured == nil || l.Measured.RTTMsP50 < 2 || l.Workload == nil || l.Workload.BytesDown == 0 {
+				t.Errorf("iteration %d: link %s measured %+v, carried %+v", it.Index, l.Name(), l.Measured, l.Workload)
+			}
+		}
+		if len(it.Links) != 2 {
+			t.Errorf("iteration %d: links %+v", it.Index, it.Links)
+		}
+	}
+	ts := run.Timeseries["db"]
+	if ts == nil || len(ts.Rows) == 0 {
+		t.Fatal("no time series for db")
+	}
+	if n, ok := ts.Float(len(ts.Rows)-1, "tps"); !ok || n == 0 {
+		t.Errorf("last interval: %v tps: the workload did not follow the primary through the link", n)
+	}
+}
