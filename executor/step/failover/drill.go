@@ -60,6 +60,8 @@ type side interface {
 	addr() string
 	// prepare makes the ledger table and waits until the replicas have it.
 	prepare(ctx context.Context) error
+	// linkFault cuts or slows the replication link (link:), before the fault.
+	linkFault(f *LinkFault)
 	// atFault measures, just before the fault, the replicas' lag.
 	atFault(ctx context.Context, l *ledger, m map[string]float64)
 	// failover fails the primary and promotes another; the new primary's address ("" : the
@@ -140,7 +142,7 @@ func (d *drill) lead(ctx context.Context, m map[string]float64) (*ledger, error)
 	l.addr.Store(&addr)
 	began, commits0 := time.Now(), d.binlogCommits(ctx)
 	l.start(ctx)
-	if err := sleep(ctx, d.b.Lead); err != nil {
+	if err := d.wait(ctx); err != nil {
 		return l, err
 	}
 	if n := d.binlogCommits(ctx); commits0 >= 0 && n >= 0 {
@@ -154,6 +156,21 @@ func (d *drill) lead(ctx context.Context, m map[string]float64) (*ledger, error)
 		}
 	}
 	return l, nil
+}
+
+// wait is the lead's time: the link fault, when the drill has one, starts link.before
+// before its end.
+func (d *drill) wait(ctx context.Context) error {
+	f := d.b.Link
+	if f == nil {
+		return sleep(ctx, d.b.Lead)
+	}
+	if err := sleep(ctx, d.b.Lead-f.Before); err != nil {
+		return err
+	}
+	d.side.linkFault(f)
+	d.marked(EventLinkFault, time.Now())
+	return sleep(ctx, f.Before)
 }
 
 // settle waits for the first write commit on the new primary, stops the ledger and counts
@@ -183,6 +200,7 @@ func (d *drill) settle(ctx context.Context, l *ledger, faultAt time.Time, m map[
 
 // The moments a drill marks on the report's over-time charts (run.json's events).
 const (
+	EventLinkFault   = "failover link fault"   // the replication link cut or slowed (link:)
 	EventFault       = "failover fault"        // the primary failed (or, switchover, was cut off)
 	EventPromoted    = "failover promoted"     // a replica is the primary, the front points at it
 	EventFirstCommit = "failover first commit" // the first write commit on the new primary

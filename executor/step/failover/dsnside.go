@@ -43,6 +43,9 @@ func (s *dsnSide) prepare(ctx context.Context) error {
 	return createLedger(ctx, db, s.name)
 }
 
+// linkFault: check refuses link: on a dsn target (its network is the user's).
+func (s *dsnSide) linkFault(*LinkFault) {}
+
 func (s *dsnSide) atFault(context.Context, *ledger, map[string]float64) {}
 
 // failover runs the promote command, bounded by recover_timeout; its output is in the

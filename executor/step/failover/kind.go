@@ -18,11 +18,12 @@ import (
 // Failover is a `failover:` step.
 type Failover struct {
 	Src            spec.Source   `yaml:"-"`
-	Fault          string        `yaml:"fault" default:"kill" enum:"kill,shutdown,switchover,partition" doc:"How the primary fails: kill sends SIGKILL to its server (a crash: what it had not sent its replicas is not on them), shutdown stops it cleanly (SHUTDOWN: it sends its replicas what it has before it exits), switchover is a planned one: the front stops passing connections, the replicas catch up with all the primary wrote (MariaDB's MASTER_GTID_WAIT, at most catchup_timeout), and the primary stays up, out of the cluster; partition cuts the primary off from its clients and its replicas (which replicate through a proxy of the drill's from its start; MariaDB) while it runs on: what the replicas had not received is lost as after a crash, but the old primary has it."`
+	Fault          string        `yaml:"fault" default:"kill" enum:"kill,shutdown,switchover,partition,partition_replicas" doc:"How the primary fails: kill sends SIGKILL to its server (a crash: what it had not sent its replicas is not on them), shutdown stops it cleanly (SHUTDOWN: it sends its replicas what it has before it exits), switchover is a planned one: the front stops passing connections, the replicas catch up with all the primary wrote (MariaDB's MASTER_GTID_WAIT, at most catchup_timeout), and the primary stays up, out of the cluster; partition cuts the primary off from its clients and its replicas (which replicate through a proxy of the drill's from its start; MariaDB) while it runs on: what the replicas had not received is lost as after a crash, but the old primary has it; partition_replicas cuts the primary off from its replicas only (the replication link; MariaDB): its clients write on to it until the front moves to the promoted replica, so what they commit meanwhile is lost unless semi-sync holds their commits."`
 	Lead           time.Duration `yaml:"lead" default:"2s" doc:"How long the drill's ledger writers commit on the primary before the fault: the acknowledged commits at stake."`
 	Writers        int           `yaml:"writers" default:"2" min:"1" doc:"Connections writing the ledger (one autocommit INSERT of a new id each), through the target's front address when the run keeps one."`
 	CatchupTimeout time.Duration `yaml:"catchup_timeout" default:"60s" doc:"How long the chosen replica may take to apply its relay log before it is promoted; past it the step fails and the servers are left running."`
 	RecoverTimeout time.Duration `yaml:"recover_timeout" default:"60s" doc:"How long the step waits after the promotion for the first write commit on the new primary (and, on a dsn target, how long the promote command may run)."`
+	Link           *LinkFault    `yaml:"link" doc:"A fault on the replication link before and through the primary's: cut (a blackhole) or slowed (delay, rtt, jitter, bandwidth), starting before the fault. The replicas replicate through a link of the drill's from its start (MariaDB sandboxes). See docs/failover.md."`
 	Promote        *Promote      `yaml:"promote" doc:"dsn targets: the user's own command that fails the primary and promotes a replica (the target's address must follow the new primary: a VIP, a proxy). Needs --allow-shell. A sandbox is failed and promoted by quadrant."`
 }
 
@@ -79,6 +80,9 @@ func explain(s *spec.Step, _ spec.Explainer) spec.Explanation {
 		return x
 	}
 	x.Line = fmt.Sprintf("failover drill on %s: %s of the primary after %s of ledger writes, then the most advanced replica promoted", s.Target, b.Fault, b.Lead)
+	if b.Link != nil {
+		x.Line += "; replication link " + b.Link.String()
+	}
 	return x
 }
 
@@ -98,6 +102,8 @@ func check(c *spec.Check, s *spec.Step) {
 		c.Errorf(at, "failover on %s, a replica: a drill fails a primary over; give it the primary's target (%s)", s.Target, t.Name)
 	case t.Sandbox == nil && b.Promote == nil:
 		c.Errorf(at, "failover on %s, a dsn target: quadrant cannot kill or promote its servers; give the step promote: {shell: YOUR_COMMAND} (--allow-shell), or drill a sandbox target with replicas (sandbox: {replicas: 1})", s.Target)
+	case t.Sandbox == nil && b.Link != nil:
+		c.Errorf(b.Src.At("link"), "link applies to sandbox targets only: quadrant cannot reach between your servers; cut or slow their network from your promote command, or drill a sandbox target")
 	case t.Sandbox == nil && b.Src.Has("fault"):
 		c.Errorf(b.Src.At("fault"), "fault does not apply to a dsn target: its promote command fails the primary; remove fault")
 	case t.Sandbox != nil && b.Promote != nil:
@@ -105,6 +111,7 @@ func check(c *spec.Check, s *spec.Step) {
 	case t.Sandbox != nil && t.Sandbox.Replicas == 0:
 		c.Errorf(at, "failover on %s, a sandbox without replicas: there is no replica to promote; give it sandbox: {replicas: 1} or more", s.Target)
 	}
+	checkLink(c, b)
 	if b.Promote != nil && strings.TrimSpace(b.Promote.Shell) == "" {
 		c.Errorf(b.Promote.Src.At("shell"), "promote.shell is empty; give the command that promotes a replica")
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,10 +21,31 @@ type replicaState struct {
 	sqlRunning         string
 	sqlError           string
 	behind             string // Seconds_Behind_Master, "" when NULL
+	masterPort         int    // the port of 127.0.0.1 it replicates from
+	// MariaDB: the GTIDs of the last whole transactions received (Gtid_IO_Pos) and applied
+	// (gtid_slave_pos); "" when the server has none to tell.
+	gtidReceived, gtidApplied string
 }
 
-// caughtUp says the SQL thread applied all the IO thread received.
-func (r replicaState) caughtUp() bool { return r.readFile == r.execFile && r.readPos == r.execPos }
+// caughtUp says the SQL thread applied all the IO thread received, or (MariaDB) every whole
+// transaction it received: a network cut mid-transaction leaves the start of one in the
+// relay log whose rest never comes, and applied positions never reach the read ones.
+func (r replicaState) caughtUp() bool {
+	if r.readFile == r.execFile && r.readPos == r.execPos {
+		return true
+	}
+	return r.gtidReceived != "" && sameGTIDs(r.gtidReceived, r.gtidApplied)
+}
+
+// sameGTIDs says two GTID lists ("0-1-42,1-1-7") name the same positions, in any order.
+func sameGTIDs(a, b string) bool {
+	norm := func(s string) string {
+		parts := strings.Split(strings.ReplaceAll(s, " ", ""), ",")
+		slices.Sort(parts)
+		return strings.Join(parts, ",")
+	}
+	return norm(a) == norm(b)
+}
 
 // ahead says r received more of the primary's binlog than o.
 func (r replicaState) ahead(o replicaState) bool {
@@ -59,6 +81,12 @@ func stateOf(ctx context.Context, r *sandbox.Server) (replicaState, error) {
 		ioRunning: g("Slave_IO_Running", "Replica_IO_Running"), sqlRunning: g("Slave_SQL_Running", "Replica_SQL_Running"), sqlError: g("Last_SQL_Error"), behind: g("Seconds_Behind_Master", "Seconds_Behind_Source")}
 	st.readPos, _ = strconv.ParseInt(g("Read_Master_Log_Pos", "Read_Source_Log_Pos"), 10, 64)
 	st.execPos, _ = strconv.ParseInt(g("Exec_Master_Log_Pos", "Exec_Source_Log_Pos"), 10, 64)
+	st.masterPort, _ = strconv.Atoi(g("Master_Port", "Source_Port"))
+	if st.gtidReceived = g("Gtid_IO_Pos"); st.gtidReceived != "" {
+		if err := db.QueryRowContext(ctx, "SELECT @@GLOBAL.gtid_slave_pos").Scan(&st.gtidApplied); err != nil {
+			st.gtidReceived = "" // positions alone, then
+		}
+	}
 	return st, nil
 }
 
@@ -158,8 +186,12 @@ func measureLag(ctx context.Context, p *sandbox.Server, replicas []*sandbox.Serv
 	return out
 }
 
-// binlogEnd is where the primary's binary log ends ("" when it cannot tell).
+// binlogEnd is where the primary's binary log ends ("" when it cannot tell). It waits
+// briefly: while a semi-synchronous commit waits for a replica's acknowledgement (a cut
+// link), SHOW MASTER STATUS waits behind it on MariaDB, as long as the commit does.
 func binlogEnd(ctx context.Context, p *sandbox.Server) (string, int64) {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
 	db, err := p.Open()
 	if err != nil {
 		return "", 0

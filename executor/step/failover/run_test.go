@@ -19,6 +19,12 @@ import (
 // runPlan runs plan (a file in a new folder) and loads its results folder.
 func runPlan(t *testing.T, plan string, set ...string) *results.Run {
 	t.Helper()
+	return runPlanWithin(t, 5*time.Minute, plan, set...)
+}
+
+// runPlanWithin is runPlan for a plan that may take up to limit.
+func runPlanWithin(t *testing.T, limit time.Duration, plan string, set ...string) *results.Run {
+	t.Helper()
 	sandboxtest.SkipShort(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "plan.yaml")
@@ -35,7 +41,7 @@ func runPlan(t *testing.T, plan string, set ...string) *results.Run {
 		t.Fatal(err)
 	}
 	yaml, _ := p.Redacted()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	_, runErr := executor.Run(ctx, p, w, executor.Options{PlanYAML: yaml, Version: "test", SandboxDir: sandboxtest.Dir(t)})
 	w.Close()
@@ -60,8 +66,10 @@ func runPlan(t *testing.T, plan string, set ...string) *results.Run {
 // goes on on the promoted replica after a partition (its connections reconnect, counted),
 // and the drill's figures are summary.csv columns the plan's assertions read. The second
 // iteration, a switchover, starts from the cluster restore: put back (the replica
-// replicating from the primary directly again) and the front on its primary again. A kill
-// runs in the template's test.
+// replicating from the primary directly again) and the front on its primary again; the
+// third cuts the primary off from its replica only, the clients following the front to the
+// promoted one. A kill runs in the template's test, a kill behind a cut link in
+// TestLinkCutBeforeAKill.
 func TestDrillDuringAWorkload(t *testing.T) {
 	run := runPlan(t, `version: 1
 name: drill
@@ -70,7 +78,7 @@ targets:
 setup:
   - sql: "CREATE DATABASE IF NOT EXISTS bench; CREATE TABLE bench.t (id BIGINT PRIMARY KEY)"
 matrix:
-  fault: [partition, switchover]
+  fault: [partition, switchover, partition_replicas]
 iteration:
   restore: setup
   workload:

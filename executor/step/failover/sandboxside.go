@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/executor/front"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
 
@@ -20,8 +19,9 @@ type sandboxSide struct {
 	c   *sandbox.Cluster
 	old *sandbox.Server // the primary the drill fails
 	now *sandbox.Server // the primary of the moment
-	// repl is the front the replicas replicate through during a partition drill (partition.go).
-	repl *front.Front
+	// repl are the links the replicas replicate through in a partition drill or one with a
+	// link fault (partition.go).
+	repl []replLink
 }
 
 func (s *sandboxSide) primary() (*sql.DB, string, error) {
@@ -42,7 +42,7 @@ func (s *sandboxSide) prepare(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
-	if s.d.b.Fault == "partition" {
+	if s.d.b.detours() {
 		if err := s.detour(ctx); err != nil {
 			return err
 		}
@@ -56,13 +56,19 @@ func (s *sandboxSide) atFault(ctx context.Context, l *ledger, m map[string]float
 	if lag.bytes >= 0 {
 		m[MetricLagBytes] = float64(lag.bytes)
 	}
-	s.d.logf("replica lag just before the fault: %.0fs, %d acknowledged ledger rows not applied, %d bytes of binary log not received", lag.seconds, lag.rows, lag.bytes)
+	bytes := fmt.Sprintf("%d bytes", lag.bytes)
+	if lag.bytes < 0 {
+		bytes = "unknown bytes (the primary did not say where its binary log ends within 3s, as when a semi-sync commit waiting for its acknowledgement holds SHOW MASTER STATUS, or the replica reads another file of it)"
+	}
+	s.d.logf("replica lag just before the fault: %.0fs, %d acknowledged ledger rows not applied, %s of binary log not received", lag.seconds, lag.rows, bytes)
 }
 
 func (s *sandboxSide) failover(ctx context.Context, m map[string]float64) (string, error) {
 	switch s.d.b.Fault {
 	case "partition":
-		s.partition()
+		s.partition(true)
+	case "partition_replicas":
+		s.partition(false)
 	case "switchover":
 		if err := s.pause(ctx); err != nil {
 			return "", err
@@ -74,6 +80,9 @@ func (s *sandboxSide) failover(ctx context.Context, m map[string]float64) (strin
 	default:
 		if err := s.old.Kill(); err != nil {
 			return "", fmt.Errorf("failover: kill -9 of %s: %w", s.old.Name(), err)
+		}
+		if s.d.b.Link != nil {
+			s.cutLinks()
 		}
 	}
 	s.d.logf("%s of %s", s.d.b.Fault, s.old.Name())
