@@ -163,15 +163,17 @@ func (l *Loss) decodeNode(d *decoder, n *yaml.Node, name string) {
 var bandwidthRe = regexp.MustCompile(`^([0-9]+(?:\.[0-9]+)?)\s*([A-Za-z]*)(/s)?$`)
 
 // bandwidthUnits are bytes per second per unit, in the words a DBA writes: bits (network
-// gear's) and bytes (a disk's), decimal as network rates are.
+// gear's, decimal as tc writes them) and bytes (a disk's: decimal MB, binary MiB), the
+// units a failover drill's link: takes too (executor/link.ParseRate), and 50MB without /s.
 var bandwidthUnits = map[string]float64{
 	"bit": 1.0 / 8, "kbit": 1e3 / 8, "mbit": 1e6 / 8, "gbit": 1e9 / 8,
 	"bps": 1.0 / 8, "kbps": 1e3 / 8, "mbps": 1e6 / 8, "gbps": 1e9 / 8,
 	"b": 1, "kb": 1e3, "mb": 1e6, "gb": 1e9,
+	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30,
 }
 
 // ParseBandwidth reads a bandwidth into bytes per second: 100Mbit, 1Gbit, 1Gbps, 50MB,
-// 50MB/s; 0 is no limit.
+// 50MB/s, 64KiB/s; 0 is no limit.
 func ParseBandwidth(v any) (float64, error) {
 	const help = "write it as a DBA does: 100Mbit, 1Gbit, 10Gbit (bits per second) or 50MB (bytes per second)"
 	switch x := v.(type) {

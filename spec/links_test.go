@@ -85,7 +85,7 @@ func sandboxLinks(links string) string {
 }
 
 func TestParseBandwidth(t *testing.T) {
-	for in, want := range map[string]float64{"100Mbit": 12.5e6, "1Gbit": 125e6, "1gbps": 125e6, "10Gbit/s": 1.25e9, "50MB": 50e6, "50MB/s": 50e6, "0": 0, "64kbit": 8000} {
+	for in, want := range map[string]float64{"100Mbit": 12.5e6, "1Gbit": 125e6, "1gbps": 125e6, "10Gbit/s": 1.25e9, "50MB": 50e6, "50MB/s": 50e6, "0": 0, "64kbit": 8000, "64KiB/s": 65536, "100 Mbit/s": 12.5e6, "12.5MB/s": 12.5e6} {
 		if got, err := ParseBandwidth(in); err != nil || got != want {
 			t.Errorf("%s: %v %v, want %v", in, got, err, want)
 		}

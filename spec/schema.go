@@ -169,7 +169,7 @@ func (Links) jsonSchema() map[string]any {
 }
 func (Bandwidth) jsonSchema() map[string]any {
 	return map[string]any{"anyOf": []any{map[string]any{"const": 0},
-		map[string]any{"type": "string", "pattern": `^[0-9]+(\.[0-9]+)?\s*([kMG]?(bit|bps)|[kKMG]?B)(/s)?$`}, exprRef()}}
+		map[string]any{"type": "string", "pattern": `^[0-9]+(\.[0-9]+)?\s*([kKmMgG]?([bB]it|[bB]ps)|[kKmMgG]?[iI]?[bB])(/s)?$`}, exprRef()}}
 }
 func (Loss) jsonSchema() map[string]any {
 	return map[string]any{"anyOf": []any{map[string]any{"const": 0},
