@@ -42,7 +42,7 @@ func (f *LinkFault) shape() link.Shape {
 // String says what the fault does to the link, for the log.
 func (f *LinkFault) String() string {
 	if f.Cut {
-		return fmt.Sprintf("cut %s before the fault", f.Before)
+		return fmt.Sprintf("cut from %s before the fault", f.Before)
 	}
 	var parts []string
 	s := f.shape()
@@ -55,7 +55,7 @@ func (f *LinkFault) String() string {
 	if f.Bandwidth != "" {
 		parts = append(parts, f.Bandwidth)
 	}
-	return fmt.Sprintf("slowed to %s %s before the fault", strings.Join(parts, ", "), f.Before)
+	return fmt.Sprintf("slowed (%s) from %s before the fault", strings.Join(parts, ", "), f.Before)
 }
 
 // checkLink refuses a link fault that does nothing, contradicts itself or does not fit
