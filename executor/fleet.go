@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/executor/front"
 	"github.com/quadrant-bench/quadrant/executor/internal/fsinfo"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
@@ -33,7 +32,8 @@ type fleet struct {
 	servers  map[string]*liveTarget
 	order    []string // target names, plan order (replicas after their primary)
 	clusters []*sandbox.Cluster
-	fronts   map[string]*front.Front      // by target: the addresses that follow a primary (fronts.go)
+	fronts   map[string]frontProxy        // by target: the addresses that follow a primary (fronts.go)
+	links    map[string]*sandboxNet       // by sandbox target: its links (links.go)
 	vars     map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
 	// createDBs lets the fleet create the database a dsn target's DSN names when the server
 	// has none (not for a shard: the others would lose it when one drops it); created are
@@ -127,18 +127,23 @@ func (f *fleet) startSandbox(ctx context.Context, t spec.Target, first *spec.Ite
 		}
 	}
 	f.log.logf("starting sandbox %s (%s, %d replicas, %s)", t.Name, sb.Flavor, sb.Replicas, sb.Replication)
+	var links spec.SandboxLinks
+	if first != nil {
+		links = first.Links[t.Name] // which links there are: every iteration has the same
+	}
 	c, err := sandbox.Start(ctx, sandbox.Options{
 		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
 		Replication: sb.Replication, Dir: dir, Keep: f.keep, TLS: sb.TLS == "on",
 		RunAs: runAs, Logf: f.log.logFile, Working: f.working(t.Name),
 		ConfigPaths: true, // the trust check allowed the paths the config names (spec/trust)
+		Via:         f.via(t.Name, links),
 	})
 	if err != nil {
 		return fmt.Errorf("target %s: %w", t.Name, err)
 	}
 	f.log.addSecret(c.Password())
 	f.clusters = append(f.clusters, c)
-	if err := f.openFront(t.Name, c); err != nil {
+	if err := f.openFront(t.Name, c, links.Client != nil); err != nil {
 		return err
 	}
 	f.obs.SandboxStarted(c.Dir())
@@ -274,6 +279,7 @@ func (f *fleet) exited(index int, s *liveTarget) {
 // stop closes the connection pools and stops the sandboxes.
 func (f *fleet) stop(ctx context.Context) {
 	f.closeFronts()
+	f.closeLinks()
 	for _, s := range f.servers {
 		s.db.Close()
 		if r, ok := s.Target.(interface{ Release() }); ok {

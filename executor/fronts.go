@@ -8,6 +8,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/quadrant-bench/quadrant/executor/front"
+	"github.com/quadrant-bench/quadrant/executor/link"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
 
@@ -16,20 +17,47 @@ import (
 // it, the step switches it to the promoted replica, and each iteration starts with it on
 // the cluster's own primary again (restore: has put the cluster back).
 
-// openFront opens target name's front when a step of the plan moves its primary.
-func (f *fleet) openFront(name string, c *sandbox.Cluster) error {
-	if !slices.Contains(f.plan.Fronted(), name) {
+// frontProxy is a target's front: a front.Front, or its client link (links.go), which
+// follows the primary as a front does and is shaped as well: one proxy in front of the
+// primary, never two.
+type frontProxy interface {
+	Addr() string
+	Upstream() string
+	Switch(upstream string)
+	Close() error
+}
+
+// openFront opens target name's front when a step of the plan moves its primary, or when
+// its sandbox links the client to it (client: of sandbox.links, then the front is that
+// link).
+func (f *fleet) openFront(name string, c *sandbox.Cluster, client bool) error {
+	moved := slices.Contains(f.plan.Fronted(), name)
+	if !moved && !client {
 		return nil
 	}
-	fr, err := front.Listen(serverAddr(c.Primary))
-	if err != nil {
-		return err
+	var fr frontProxy
+	if client {
+		l, err := link.Listen(serverAddr(c.Primary), link.Shape{})
+		if err != nil {
+			return err
+		}
+		f.netOf(name).client = l
+		fr = l
+		f.log.logf("target %s: workloads connect through link %s (client -> primary)", name, l.Addr())
+	} else {
+		ff, err := front.Listen(serverAddr(c.Primary))
+		if err != nil {
+			return err
+		}
+		fr = ff
 	}
 	if f.fronts == nil {
-		f.fronts = map[string]*front.Front{}
+		f.fronts = map[string]frontProxy{}
 	}
 	f.fronts[name] = fr
-	f.log.logf("target %s: workloads connect through %s, which follows its primary", name, fr.Addr())
+	if moved {
+		f.log.logf("target %s: workloads connect through %s, which follows its primary", name, fr.Addr())
+	}
 	return nil
 }
 

@@ -83,8 +83,10 @@ func (x *iteration) run(ctx context.Context) error {
 	x.info.HostLoad = nil
 	start := hostLoad()
 	sampler := loadavg.Sample()
+	links := r.fleet.markLinks()
 	err := x.measure(ctx, s)
 	runnable, sampled := sampler.Stop()
+	r.fleet.linkUsage(it.Index, x.info.Links, links)
 	if end := hostLoad(); start != nil && end != nil {
 		x.info.HostLoad = &results.HostLoad{CPUs: loadavg.CPUs(), Start: start, End: end}
 		if sampled {
@@ -131,7 +133,7 @@ func (x *iteration) end(ctx context.Context, err error) {
 
 // prepare moves the sandboxes (sandbox.dir), restores the targets (restore:), applies the
 // iteration's server_config (a sandbox restarts only when its effective config changes)
-// and its globals.
+// and its globals, and shapes and probes the sandboxes' links (sandbox.links).
 func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 	r, it := x.r, x.it
 	if !r.leader() {
@@ -164,6 +166,7 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 		}
 	}
 	x.info.Storage = r.fleet.storage(ctx, it.Index, x.info.Storage)
+	x.info.Links = r.fleet.shapeLinks(ctx, it)
 	return nil
 }
 

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/executor/front"
 	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/executor/watch/hostwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
@@ -38,7 +37,7 @@ type sampler struct {
 	read atomic.Int64
 	// front is the front the sampler reads its target through (nil: none), upstream where
 	// it pointed at the last reading, moved that it switched since (follow.go).
-	front    *front.Front
+	front    frontProxy
 	upstream string
 	moved    atomic.Bool
 }

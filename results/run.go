@@ -296,6 +296,10 @@ type IterationInfo struct {
 	// Storage is where each sandbox target's data directory was during the iteration, and a
 	// dsn target's when its server runs on this machine (TargetInfo.ServerHost source "local").
 	Storage []Storage `json:"storage,omitempty"`
+	// Links are the network between each sandbox's parts during the iteration
+	// (sandbox.links): each link as configured and as a probe measured it before the
+	// iteration; empty when the plan has none.
+	Links []Link `json:"links,omitempty"`
 	// HostLoad is the client machine's load around the measured workload; nil in folders
 	// written before it was recorded.
 	HostLoad *HostLoad `json:"host_load,omitempty"`

@@ -131,7 +131,7 @@ func load(src *source, opts Options) (*Plan, error) {
 	if in == nil {
 		errs.add(t.pos(root), "missing required key \"iteration\" in the plan; it says what each run does, e.g. iteration: {workload: {builtin: oltp_read_only, duration: 60s}}")
 	} else {
-		d.iterations(in, p, sandboxDirNodes(root, p))
+		d.iterations(in, p, sandboxDirNodes(root, p), linksNodes(root, p))
 	}
 	for name := range sc.unbound {
 		p.Unbound = append(p.Unbound, name)
@@ -399,7 +399,7 @@ func (d *decoder) sandboxDirs(p *Plan, it *Iteration, nodes map[string]*yaml.Nod
 }
 
 // iterations expands the matrix and decodes `iteration:` once per cell and repeat.
-func (d *decoder) iterations(in *yaml.Node, p *Plan, dirs map[string]*yaml.Node) {
+func (d *decoder) iterations(in *yaml.Node, p *Plan, dirs, links map[string]*yaml.Node) {
 	repeat := max(p.Repeat, 1)
 	if n := p.Matrix.size() * repeat; n > MaxIterations || n < 0 || repeat > MaxIterations {
 		d.errs.add(p.Src.Pos, "the plan expands to more than %d iterations (matrix cells x repeat); split it into several plans", MaxIterations)
@@ -425,7 +425,7 @@ func (d *decoder) iterations(in *yaml.Node, p *Plan, dirs map[string]*yaml.Node)
 	}
 	sc := d.scope
 	defer func() { d.scope = sc }()
-	dirFailed := map[string]bool{}
+	dirFailed, linksFailed := map[string]bool{}, map[string]bool{}
 	for i, run := range runOrder(p.Order, p.OrderSeed, len(cells), repeat) {
 		index, ci, r := i+1, run.cell, run.repeat
 		cell := cells[ci]
@@ -443,6 +443,7 @@ func (d *decoder) iterations(in *yaml.Node, p *Plan, dirs map[string]*yaml.Node)
 		it.env, it.scope = isc.values(), &isc
 		it.Index, it.Cell, it.Repeat, it.Matrix = index, ci+1, r, cell
 		d.sandboxDirs(p, &it, dirs, dirFailed)
+		d.sandboxLinks(p, &it, links, linksFailed)
 		p.Iterations = append(p.Iterations, it)
 	}
 }

@@ -46,6 +46,9 @@ func (t *nodeTree) overrideTargets(root *yaml.Node, targets map[string]string, e
 					"and give the failover: step promote: {shell: YOUR_COMMAND} (--allow-shell): docs/failover.md, \"Own servers\", and examples/failover-own-servers.yaml", name)
 				continue
 			}
+			if l, _ := mapGet(resolveAlias(sb), "links"); l != nil {
+				t.notes = append(t.notes, fmt.Sprintf("target %s: --target points it at your server, so the plan's sandbox links: (the network quadrant put between the client and the sandbox) are dropped: the network to your server is the real one", name))
+			}
 		}
 		dsn, apkr := CutDSNParam(targets[name], apkrParam)
 		if pw := dsnPassword(dsn); pw != "" {

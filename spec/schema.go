@@ -29,7 +29,7 @@ type schemaer interface {
 // kinds' bodies, which follow the registry (docTypes).
 var (
 	planTypes = []reflect.Type{
-		reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(SNMP{}),
+		reflect.TypeOf(Plan{}), reflect.TypeOf(Target{}), reflect.TypeOf(Sandbox{}), reflect.TypeOf(Links{}), reflect.TypeOf(Link{}), reflect.TypeOf(SNMP{}),
 		reflect.TypeOf(Iteration{}), reflect.TypeOf(Restore{}), stepType,
 	}
 	laterTypes = []reflect.Type{
@@ -159,6 +159,21 @@ func (SNMPMetrics) jsonSchema() map[string]any {
 		map[string]any{"type": "array", "items": map[string]any{"enum": toAny(SNMPMetricNames())}},
 		map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string", "pattern": `^\.?[0-9]+(\.[0-9]+)+$`}},
 	}}
+}
+
+func (Links) jsonSchema() map[string]any {
+	link := map[string]any{"$ref": "#/$defs/link"}
+	return map[string]any{"type": "object", "additionalProperties": false,
+		"properties":        map[string]any{"client": link, "replicas": link},
+		"patternProperties": map[string]any{replicaKey.String(): link}}
+}
+func (Bandwidth) jsonSchema() map[string]any {
+	return map[string]any{"anyOf": []any{map[string]any{"const": 0},
+		map[string]any{"type": "string", "pattern": `^[0-9]+(\.[0-9]+)?\s*([kKmMgG]?([bB]it|[bB]ps)|[kKmMgG]?[iI]?[bB])(/s)?$`}, exprRef()}}
+}
+func (Loss) jsonSchema() map[string]any {
+	return map[string]any{"anyOf": []any{map[string]any{"const": 0},
+		map[string]any{"type": "string", "pattern": `^[0-9]+(\.[0-9]+)?\s*%$`}, exprRef()}}
 }
 
 func durationSchema() map[string]any {

@@ -97,6 +97,7 @@ type Target struct {
 	Sandbox *Sandbox `yaml:"sandbox" doc:"A throwaway local server started by quadrant. Exactly one of dsn and sandbox."`
 	SNMP    *SNMP    `yaml:"snmp" doc:"Host metrics of the machine this target runs on."`
 	PidFile string   `yaml:"pid_file" doc:"dsn targets on this machine: the server's pid file (its pid-file option), read at each sample, so the server's own CPU, context switches and I/O are measured from /proc (proc.* and cost.* columns). Sandboxes are measured without it."`
+	Links   Refused  `yaml:"links,skip" doc:"Not here: links are a sandbox's (sandbox.links), between parts quadrant starts. Between servers of your own, the network is the real one: shape it on the hosts (tc qdisc netem, where the kernel has it) or put a proxy such as toxiproxy in front and name its address in the dsn; run.json records each target's address."`
 	Pid     int      `yaml:"pid" min:"1" doc:"dsn targets on this machine: the server's process id, when there is no pid file to read. Prefer pid_file: a restarted server gets a new pid."`
 	Restart string   `yaml:"restart" doc:"Shell command run by restart steps and by server_config changes on a dsn target (needs --allow-shell). Quadrant does not own that server's my.cnf: the options to apply reach the command as QUADRANT_MY_CNF (a [mysqld] section) and QUADRANT_CONFIG_<OPTION>=VALUE."`
 	TLS     *TLS     `yaml:"tls" doc:"dsn targets: how every connection quadrant opens to the server (steps, workloads, samplers) uses TLS, in the mysql client's --ssl-mode words, with the provider's CA. Instead of the DSN's tls= parameter, which cannot name a CA file. A sandbox has tls: on instead."`
@@ -119,6 +120,7 @@ type Sandbox struct {
 	RunAs       string   `yaml:"run_as" doc:"OS user the server runs as when quadrant runs as root (default mysql, the user the server package creates; never root). Without root the server runs as quadrant's own user."`
 	TLS         string   `yaml:"tls" default:"off" enum:"on,off" doc:"on: quadrant makes a CA and a certificate for each server (ECDSA P-256, for 127.0.0.1 and localhost, valid for a week) in the sandbox's directory, starts the server with ssl_ca/ssl_cert/ssl_key and require_secure_transport=ON (plaintext TCP refused; replicas replicate over TLS), and every connection quadrant opens verifies the server against that CA (verify-identity); shell steps' QUADRANT_TARGET_<NAME>_CNF and QUADRANT_TARGET_<NAME>_CA point at it. The sandbox owns these settings: config, server_config and restart steps cannot change them. To compare TLS with plaintext, give the plan two sandbox targets, one with tls: on, and make the target the matrix axis (iteration: target: \"${{ matrix.target }}\")."`
 	Dir         string   `yaml:"dir,skip" doc:"The parent of the sandbox's data directories: the storage under test (default: the system temp dir, $TMPDIR or /tmp). An existing, writable directory, relative to the plan. Expressions may use matrix.* and iteration.*: dir: \"${{ matrix.storage }}\" makes storage a matrix axis, and the sandbox moves there (data included, one restart) when the value changes."`
+	Links       *Links   `yaml:"links,skip" doc:"The network between the sandbox's parts, as in production: client (quadrant to the primary), replicas (the primary to every replica) and NAME_replicaN (one replica), each with rtt or delay, jitter, bandwidth and loss. Each link is a proxy of quadrant's on 127.0.0.1 (TCP only; see docs/network.md). Values may use matrix.* and iteration.*: rtt: \"${{ matrix.rtt }}\" makes the round trip a matrix axis, set before each iteration and probed (run.json's links: configured and measured). Without links: every part talks over loopback directly."`
 }
 
 // TLS is how quadrant's connections to a dsn target use TLS.
@@ -186,6 +188,9 @@ type Iteration struct {
 	// SandboxDirs is each sandbox target's sandbox.dir as this iteration resolves it (absolute),
 	// by target name; a sandbox without dir: is not in it.
 	SandboxDirs map[string]string `yaml:"-"`
+	// Links is each sandbox target's links as this iteration resolves them (sandbox.links),
+	// by target name; a sandbox without links: is not in it.
+	Links map[string]SandboxLinks `yaml:"-"`
 
 	Target       string    `yaml:"target" doc:"Default target of this iteration's steps and workload (optional with one target)."`
 	Restore      *Restore  `yaml:"restore" doc:"setup: every iteration starts from the data as setup left it. Before each iteration but the first (which starts from setup's end as it is), each sandbox is stopped, its datadir put back from a copy taken when setup ended, and started; a dsn target is brought back by the plan's own restore steps. See restore."`

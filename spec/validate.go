@@ -147,6 +147,13 @@ func (v *validator) target(t *Target) {
 	case t.Src.Has("dsn") && t.Sandbox != nil:
 		v.errorf(t.Src.At("sandbox"), "target %s has both dsn: and sandbox:; keep one", t.Name)
 	}
+	if t.Src.Has("links") {
+		if t.Sandbox != nil {
+			v.errorf(t.Src.At("links"), "target %s: links: go under sandbox: (sandbox: {replicas: 1, links: {replicas: {rtt: 2ms}}})", t.Name)
+		} else {
+			v.errorf(t.Src.At("links"), "target %s: links: are for sandboxes, whose parts quadrant starts and connects; between servers of your own the network is the real one: shape it on the hosts (tc qdisc netem) or put a proxy such as toxiproxy in front and name its address in dsn:, or remove links:", t.Name)
+		}
+	}
 	if t.Sandbox != nil {
 		if t.Restart != "" {
 			v.errorf(t.Src.At("restart"), "target %s is a sandbox, which quadrant restarts itself; remove restart:", t.Name)

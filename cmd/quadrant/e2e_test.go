@@ -454,7 +454,7 @@ func TestExamplesRun(t *testing.T) {
 		{"skewed-access", []string{"--set", "table_size=1000", "--set", "duration=1s", "--set", "threads=2"}, checkSkewedAccess},
 		// The templates the examples do not extend.
 		{"builtin:sysbench-oltp", []string{"--set", "table_size=1000", "--set", "tables=1", "--set", "threads=[2]", "--set", "duration=1s", "--set", "warmup=0s"}, nil},
-		{"builtin:semisync-replay", []string{"--set", "rows=300"}, nil},
+		{"builtin:semisync-replay", []string{"--set", "rows=300", "--set", "rtt=[0ms, 20ms]"}, checkSemisyncRTT},
 		{"nfs-replica-attach", []string{"--set", "table_size=1000", "--set", "duration=4s", "--set", "attach_at=2s",
 			"--set", "binlog_dirs=[" + binlogDir + "/a, " + binlogDir + "/b]", "--allow-shell", "--allow-path", binlogDir}, checkReplicaAttach},
 		// The example replaces the template's setup: the template's own runs here too.
@@ -677,6 +677,42 @@ func summaryRows(run *results.Run, target string) []int {
 		}
 	}
 	return idx
+}
+
+// The template's round trip between primary and replica (sandbox.links) is paid by every
+// semi-synchronous commit: at 20 ms its commit p50 is at least 20 ms (a lower bound only);
+// run.json has the link of every iteration as configured and as measured.
+func checkSemisyncRTT(t *testing.T, run *results.Run) {
+	matrix := map[string]map[string]string{}
+	for _, it := range run.Info.Iterations {
+		m := map[string]string{}
+		for _, f := range it.Matrix {
+			m[f.Name] = f.Value
+		}
+		matrix[strconv.Itoa(it.Index)] = m
+		if len(it.Links) != 1 || it.Links[0].Name() != "primary -> primary_replica1" || it.Links[0].Measured == nil {
+			t.Errorf("iteration %d: links %+v, want primary -> primary_replica1, measured", it.Index, it.Links)
+			continue
+		}
+		l := it.Links[0]
+		if want := map[string]float64{"0ms": 0, "20ms": 20}[m["rtt"]]; l.Configured.RTTMs != want || l.Measured.RTTMsP50 < want {
+			t.Errorf("iteration %d (rtt %s): link configured %+v, measured %+v", it.Index, m["rtt"], l.Configured, *l.Measured)
+		}
+	}
+	checked := 0
+	for _, i := range summaryRows(run, "primary") {
+		m := matrix[run.Summary.Value(i, "iteration")]
+		if m["rtt"] != "20ms" || m["replication"] != "semisync" {
+			continue
+		}
+		checked++
+		if p50, ok := run.Summary.Float(i, "p50_ms"); !ok || p50 < 20 {
+			t.Errorf("semi-sync at a 20 ms round trip: commit p50 %q ms, want at least 20", run.Summary.Value(i, "p50_ms"))
+		}
+	}
+	if checked == 0 {
+		t.Errorf("no semi-sync iteration at rtt 20ms among %v", matrix)
+	}
 }
 
 // The marker table ends the wait: every iteration records how long the replica took.

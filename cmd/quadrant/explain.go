@@ -80,6 +80,9 @@ func (e *explainer) header() {
 			if len(t.Sandbox.Config) > 0 {
 				e.printf("  %-20s my.cnf: %s\n", "", t.Sandbox.Config.String())
 			}
+			if t.Sandbox.Links != nil {
+				e.printf("  %-20s links: %s (proxies of quadrant's on 127.0.0.1, shaped per iteration; docs/network.md)\n", "", linkNames(t))
+			}
 		default:
 			e.printf("  %-20s %s\n", t.Name, spec.RedactDSN(t.DSN))
 			if t.TLS != nil {
@@ -196,6 +199,7 @@ func (e *explainer) iteration(it *spec.Iteration, prevConfig map[string]string) 
 		}
 		prevConfig[key] = dir
 	}
+	e.links(it, prevConfig)
 	e.restore(it)
 	if len(it.ServerConfig) > 0 {
 		cfg := it.ServerConfig.String()

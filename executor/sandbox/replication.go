@@ -39,15 +39,16 @@ func semisyncOptions(b Binary, primary bool) []Option {
 	}
 }
 
-// attachReplica points r at primary and starts replication as replUser over TCP on 127.0.0.1.
+// attachReplica points r at primary, reached at port of 127.0.0.1 (the primary's own, or a
+// link's in front of it), and starts replication as replUser.
 // MariaDB uses GTIDs (slave_pos, empty on a fresh copy of the template, so it reads every binlog of
 // the primary); MySQL uses the primary's current binlog position, taken before anything was written.
-func attachReplica(ctx context.Context, primary, r *Server) error {
+func attachReplica(ctx context.Context, primary, r *Server, port int) error {
 	b := primary.bin
 	var stmts []string
 	if b.Flavor == FlavorMariaDB {
 		stmts = []string{
-			fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1", primary.Port(), replUser, r.repl),
+			fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1", port, replUser, r.repl),
 			"START SLAVE",
 		}
 	} else {
@@ -57,12 +58,12 @@ func attachReplica(ctx context.Context, primary, r *Server) error {
 		}
 		if b.AtLeast(8, 0, 23) {
 			stmts = []string{
-				fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, SOURCE_USER='%s', SOURCE_PASSWORD='%s', SOURCE_LOG_FILE='%s', SOURCE_LOG_POS=%d, SOURCE_CONNECT_RETRY=1, GET_SOURCE_PUBLIC_KEY=1", primary.Port(), replUser, r.repl, file, pos),
+				fmt.Sprintf("CHANGE REPLICATION SOURCE TO SOURCE_HOST='127.0.0.1', SOURCE_PORT=%d, SOURCE_USER='%s', SOURCE_PASSWORD='%s', SOURCE_LOG_FILE='%s', SOURCE_LOG_POS=%d, SOURCE_CONNECT_RETRY=1, GET_SOURCE_PUBLIC_KEY=1", port, replUser, r.repl, file, pos),
 				"START REPLICA",
 			}
 		} else {
 			stmts = []string{
-				fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_LOG_FILE='%s', MASTER_LOG_POS=%d, MASTER_CONNECT_RETRY=1, GET_MASTER_PUBLIC_KEY=1", primary.Port(), replUser, r.repl, file, pos),
+				fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=%d, MASTER_USER='%s', MASTER_PASSWORD='%s', MASTER_LOG_FILE='%s', MASTER_LOG_POS=%d, MASTER_CONNECT_RETRY=1, GET_MASTER_PUBLIC_KEY=1", port, replUser, r.repl, file, pos),
 				"START SLAVE",
 			}
 		}

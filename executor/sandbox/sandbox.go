@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -43,6 +44,11 @@ type Options struct {
 	// RunAs must be empty or that user.
 	RunAs string
 	Logf  func(format string, args ...any)
+	// Via, if set, is the address (127.0.0.1:port) replica reaches its primary at, given the
+	// primary's own: a link of the caller's in between (the network of sandbox.links). ""
+	// is the primary's own. The replica's CHANGE MASTER keeps it, so replication goes
+	// through it across restarts and restores; a failover drill's Repoint does not.
+	Via func(replica, primary string) (string, error)
 	// Working, if set, is told what a long first start is doing (building the template
 	// datadir: seconds to a minute), and "" when that is done; the lines also go to Logf.
 	Working func(what string)
@@ -218,7 +224,7 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err := startServers(ctx, c.Servers(), o.Config); err != nil {
 		return fail(err)
 	}
-	if err := c.replicate(ctx, semisync); err != nil {
+	if err := c.replicate(ctx, semisync, o.Via); err != nil {
 		return fail(err)
 	}
 	for _, s := range c.Servers() {
@@ -303,9 +309,21 @@ func startServers(ctx context.Context, servers []*Server, config []Option) error
 
 // replicate attaches the replicas to the primary and waits until they replicate (and, with
 // semisync, until the primary sees them all as semisync clients).
-func (c *Cluster) replicate(ctx context.Context, semisync bool) error {
+func (c *Cluster) replicate(ctx context.Context, semisync bool, via func(replica, primary string) (string, error)) error {
 	for _, r := range c.Replicas {
-		if err := attachReplica(ctx, c.Primary, r); err != nil {
+		port := c.Primary.Port()
+		if via != nil {
+			addr, err := via(r.Name(), net.JoinHostPort(c.Primary.Host(), strconv.Itoa(port)))
+			if err != nil {
+				return fmt.Errorf("%s's path to its primary: %w", r.Name(), err)
+			}
+			if addr != "" {
+				if port, err = viaPort(addr); err != nil {
+					return fmt.Errorf("%s's path to its primary: %w", r.Name(), err)
+				}
+			}
+		}
+		if err := attachReplica(ctx, c.Primary, r, port); err != nil {
 			return err
 		}
 	}
@@ -318,6 +336,20 @@ func (c *Cluster) replicate(ctx context.Context, semisync bool) error {
 		return waitSemisyncClients(ctx, c.Primary, len(c.Replicas))
 	}
 	return nil
+}
+
+// viaPort is the port of a Via address, which must be on 127.0.0.1: the replication
+// account may log in from there only.
+func viaPort(addr string) (int, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return 0, err
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || host != "127.0.0.1" || port <= 0 {
+		return 0, fmt.Errorf("%s: want 127.0.0.1:PORT", addr)
+	}
+	return port, nil
 }
 
 // prepareServerDir lays out a server's directory, all of it the server user's alone (mode 0700):

@@ -30,7 +30,7 @@ type Difference struct {
 // Groups of differences in rank order: those known to move the numbers, then Other.
 var Groups = []string{
 	"durability and flushing", "buffer pool and logs", "binary logging", "I/O capacity",
-	"threads and concurrency", "server features", "storage", "machine", "host load", "version", Other,
+	"threads and concurrency", "server features", "storage", "network", "machine", "host load", "version", Other,
 }
 
 // Other is the group of differences not known to move the numbers.
@@ -91,7 +91,8 @@ func hiddenVariable(name string) bool {
 
 // RankedDifferences are what differed between runs a and b around the numbers, most likely
 // to move them first: per target of a (by name, as b names them too), the settings at the
-// start in rank order, the storage of its data and binary log, its server's machine, its
+// start in rank order, the storage of its data and binary log, the links of its sandbox
+// (the network between its parts, as configured), its server's machine, its
 // version; the client machines; the client's load against its CPUs. Differences not known to
 // move numbers come last (Other); the hidden ones (Hidden) are not listed.
 func RankedDifferences(a, b *results.Run) []Difference {
@@ -118,6 +119,7 @@ func differences(a, b *results.Run) ([]Difference, int) {
 		ds, h := settingDifferences(ta, *tb)
 		out, hidden = append(out, ds...), hidden+h
 		out = append(out, storageDifferences(ta.Name, a, b)...)
+		out = append(out, linkDifferences(ta.Name, a, b)...)
 		out = append(out, hostDifferences(ta.Name, "server", ta.ServerHost, tb.ServerHost, ta.ServerHostAbsent, tb.ServerHostAbsent)...)
 		out = append(out, versionDifferences(ta, *tb)...)
 	}

@@ -59,6 +59,48 @@ func storageDifferences(target string, a, b *results.Run) []Difference {
 	return out
 }
 
+// linkDifferences compare the links of a sandbox target (sandbox.links) as each run
+// configured them, link by link (its shapes over the iterations, distinct, in order): a
+// round trip added between the primary and a replica moves a semi-synchronous commit by as
+// much.
+func linkDifferences(target string, a, b *results.Run) []Difference {
+	sa, sb := linksOf(a, target), linksOf(b, target)
+	var names []string
+	for _, m := range []map[string][]string{sa, sb} {
+		for name := range m {
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
+		}
+	}
+	slices.Sort(names)
+	var out []Difference
+	for _, name := range names {
+		la, lb := strings.Join(sa[name], ", then "), strings.Join(sb[name], ", then ")
+		if la != lb {
+			out = append(out, difference("network", target, "link "+name, la, lb))
+		}
+	}
+	return out
+}
+
+// linksOf is each link of target's sandbox in run r, by name ("primary -> primary_replica1"),
+// with its distinct configured shapes in order.
+func linksOf(r *results.Run, target string) map[string][]string {
+	out := map[string][]string{}
+	for _, it := range r.Info.Iterations {
+		for _, l := range it.Links {
+			if l.Target != target {
+				continue
+			}
+			if text := l.Configured.String(); !slices.Contains(out[l.Name()], text) {
+				out[l.Name()] = append(out[l.Name()], text)
+			}
+		}
+	}
+	return out
+}
+
 func recorded(s string) string {
 	if s == "" {
 		return "not recorded"

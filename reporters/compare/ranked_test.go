@@ -157,3 +157,40 @@ func TestRankedBinlogStorageAndAlikeLoad(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
 	}
 }
+
+// A sandbox whose replica link had another round trip is a likely cause, in the network
+// group after storage; a run without links has "(none)" there; the same links are no
+// difference.
+func TestRankedLinkDifferences(t *testing.T) {
+	run := func(rtt float64) *results.Run {
+		return load(t, 1, func(ri *results.RunInfo) {
+			for i := range ri.Iterations {
+				ri.Iterations[i].Links = []results.Link{
+					{Target: "primary", From: "client", To: "primary", Configured: results.LinkShape{RTTMs: 0.5}},
+					{Target: "primary", From: "primary", To: "primary_replica1", Configured: results.LinkShape{RTTMs: rtt, Bandwidth: 125e6}},
+				}
+			}
+		})
+	}
+	var got []string
+	for _, d := range RankedDifferences(run(2), run(10)) {
+		got = append(got, d.Group+" | "+d.Text)
+	}
+	want := "network | target primary: link primary -> primary_replica1 rtt 2ms, 1Gbit -> rtt 10ms, 1Gbit"
+	if strings.Join(got, "\n") != want {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+	if causes := CandidateCauses(RankedDifferences(run(2), run(10)), 3); len(causes) != 1 || !strings.HasPrefix(causes[0], "network: ") {
+		t.Errorf("candidate causes %q", causes)
+	}
+	if ds := RankedDifferences(run(10), run(10)); len(ds) != 0 {
+		t.Errorf("equal links differ: %+v", ds)
+	}
+	got = nil
+	for _, d := range RankedDifferences(run(2), load(t, 1, nil)) {
+		got = append(got, d.Text)
+	}
+	if want := "target primary: link client -> primary rtt 0.5ms -> (none)\ntarget primary: link primary -> primary_replica1 rtt 2ms, 1Gbit -> (none)"; strings.Join(got, "\n") != want {
+		t.Errorf("against a run without links:\n%s\nwant:\n%s", strings.Join(got, "\n"), want)
+	}
+}
