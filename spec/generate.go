@@ -10,6 +10,7 @@ import (
 	"github.com/expr-lang/expr/parser"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/quadrant-bench/quadrant/spec/ddl"
 	"github.com/quadrant-bench/quadrant/spec/pattern"
 )
 
@@ -26,6 +27,9 @@ type Generate struct {
 
 	// SchemaPath is Schema resolved against the plan's directory.
 	SchemaPath string `yaml:"-"`
+	// Server is how validate reads the schema file's executable comments: the step's target's
+	// sandbox flavor when the plan names one, else AnyServer.
+	Server ddl.Server `yaml:"-"`
 }
 
 // GenerateTables are a generate step's tables in written order.
@@ -232,6 +236,21 @@ func (*Generate) sections() []reflect.Type {
 // Check checks g as the generate step kind's Check (spec.StepKind.Check): its schema
 // file, its tables against it, its columns' settings.
 func (g *Generate) Check(c *Check) { g.validate(c.v) }
+
+// CheckOn checks g as the body of a step on target (its name, resolved by validate), whose
+// sandbox flavor says how the schema file's executable comments are read.
+func (g *Generate) CheckOn(c *Check, target string) {
+	g.Server = ddl.AnyServer
+	if t := c.v.targets[target]; t != nil && t.Sandbox != nil {
+		switch t.Sandbox.Flavor {
+		case "mariadb":
+			g.Server = ddl.MariaDB
+		case "mysql":
+			g.Server = ddl.MySQL
+		}
+	}
+	g.validate(c.v)
+}
 
 func (g *Generate) validate(v *validator) {
 	if g.Schema != "" {

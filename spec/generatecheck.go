@@ -27,7 +27,7 @@ func (g *Generate) checkSchema(v *validator) {
 	if err != nil || data == nil {
 		return // v.path said the file is missing; a file too big to read is left to the run
 	}
-	s := ddl.Parse(string(data))
+	s := ddl.ParseFor(string(data), g.Server)
 	c := &schemaCheck{v: v, g: g, s: s, file: g.Schema, db: g.Database, rows: map[string]int64{}, read: map[string]*ddl.Table{}}
 	if c.db == "" {
 		c.db = s.Database
@@ -42,6 +42,7 @@ func (g *Generate) checkSchema(v *validator) {
 		if dt := c.read[t.Name]; dt != nil {
 			c.columns(t, dt)
 			c.uniques(t, dt)
+			c.widths(t, dt)
 			c.perParent(t, dt)
 			c.exprs(t, dt)
 			c.rowSample(t, dt)
@@ -589,4 +590,41 @@ func columnNames(dt *ddl.Table) []string {
 		out[i] = col.Name
 	}
 	return out
+}
+
+// expected is about how many rows table name gets: its rows, or for a per_parent table its
+// parent's times the middle count, as explain says.
+func (c *schemaCheck) expected(name string, depth int) int64 {
+	for i := range c.g.Tables {
+		t := &c.g.Tables[i]
+		if t.Name != name {
+			continue
+		}
+		dt := c.read[name]
+		if t.PerParent == nil || dt == nil || depth > len(c.g.Tables) {
+			return t.Rows
+		}
+		lo, hi := t.PerParent.Range()
+		return c.expected(perParentParent(t, dt), depth+1) * (lo + hi) / 2
+	}
+	return 0
+}
+
+// widths refuses an auto-increment column too narrow for the rows: generate numbers them
+// 1..N, and the load would stop at the type's largest value with the table part-filled (a
+// foreign key column has its parent's type, as InnoDB requires). A per_parent table is
+// checked at about its expected rows.
+func (c *schemaCheck) widths(t *GenerateTable, dt *ddl.Table) {
+	rows, at := t.Rows, t.Src.At("rows")
+	if t.PerParent != nil {
+		rows, at = c.expected(t.Name, 0), t.Src.At("per_parent")
+	}
+	for _, col := range dt.Columns {
+		if !col.AutoIncrement || col.Generated {
+			continue
+		}
+		if why := ddl.AutoIncrementFits(t.Name+"."+col.Name, col.TypeText, col.Type, col.Unsigned, rows, t.PerParent != nil); why != "" {
+			c.v.errorf(at, "%s (%s)", why, c.at(col.Pos))
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,7 +54,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *validate {
-		return validateGenerate(*settings, stdout, stderr)
+		return validateGenerate(*settings, rows, stdout, stderr)
 	}
 	if len(targets) != 1 {
 		return fail(exitInvalid, "give the server to fill with one --target NAME=DSN, e.g. --target db='app:secret@tcp(127.0.0.1:3306)/shop'")
@@ -196,12 +197,27 @@ func generatePreflight(ctx context.Context, g *spec.Generate, name string, db *s
 
 // validateGenerate checks a settings file as a plan's generate: step is checked, against its
 // schema file when it names one, and says what it would fill; nothing connects.
-func validateGenerate(settings string, stdout, stderr io.Writer) int {
+func validateGenerate(settings string, rows []string, stdout, stderr io.Writer) int {
 	if settings == "" {
 		fmt.Fprintln(stderr, "quadrant generate: --validate checks a settings file: give --settings FILE")
 		return exitInvalid
 	}
-	g, err := spec.LoadGenerate(settings)
+	g, err := spec.LoadGenerateWith(settings, func(g *spec.Generate) error {
+		for _, r := range rows { // before the checks, which count the rows asked
+			if err := setRows(g, r); err != nil {
+				return err
+			}
+			// a problem with these rows is the flag's: it says so where a file says file:line:col
+			t := &g.Tables[slices.IndexFunc(g.Tables, func(t spec.GenerateTable) bool { return t.Name == strings.TrimSpace(strings.SplitN(r, "=", 2)[0]) })]
+			at := spec.Pos{File: "--rows " + r}
+			if t.Src.Keys == nil {
+				t.Src = spec.Source{Pos: at, Keys: map[string]spec.Pos{}}
+			}
+			t.Src.Keys["rows"] = at
+			delete(t.Src.Keys, "per_parent")
+		}
+		return nil
+	})
 	if err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid
@@ -211,12 +227,12 @@ func validateGenerate(settings string, stdout, stderr io.Writer) int {
 		checked = "against " + g.Schema
 	}
 	fmt.Fprintf(stdout, "%s: valid (%s)\n", settings, checked)
-	rows := stepgenerate.ExpectedRows(g, stepgenerate.ParentsOf(g.SchemaPath))
+	expected := stepgenerate.ExpectedRows(g, stepgenerate.ParentsOf(g.SchemaPath))
 	for _, t := range g.Tables {
-		how := fmt.Sprintf("%d rows", rows[t.Name])
+		how := fmt.Sprintf("%d rows", expected[t.Name])
 		if pp := t.PerParent; pp != nil {
 			lo, hi := pp.Range()
-			how = fmt.Sprintf("%d to %d per parent row, about %d rows", lo, hi, rows[t.Name])
+			how = fmt.Sprintf("%d to %d per parent row, about %d rows", lo, hi, expected[t.Name])
 		}
 		fmt.Fprintf(stdout, "  %s: %s\n", t.Name, how)
 	}

@@ -106,6 +106,9 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 	if err := pl.assignRoles(); err != nil {
 		return nil, err
 	}
+	if err := pl.checkWidths(); err != nil {
+		return nil, err
+	}
 	if err := pl.planPicks(); err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ import (
 var Kind = spec.StepKind{
 	Key: "generate", Doc: "Fill the user's own tables with generated rows, foreign, primary and unique keys kept (see docs/generate.md).",
 	Body: func() any { return new(spec.Generate) }, Target: true, Keys: []string{"timeout"},
-	Check: func(c *spec.Check, s *spec.Step) { Of(s).Check(c) },
+	Check: func(c *spec.Check, s *spec.Step) { Of(s).CheckOn(c, s.Target) },
 	Reads: reads,
 	// every shard fills its part of each table's rows
 	Splits:     func(*spec.Step) bool { return true },
