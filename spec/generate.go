@@ -23,10 +23,12 @@ type Generate struct {
 	Seed     int64          `yaml:"seed" default:"1" doc:"The same seed, schema and settings give the same rows, whatever threads is."`
 	Threads  int            `yaml:"threads" default:"1" min:"1" doc:"Connections loading each table, each a range of its rows."`
 	Tables   GenerateTables `yaml:"tables,required" doc:"The tables to fill, by name, and how (see generate_table). Filled parents first, in the order of their foreign keys."`
+	After    string         `yaml:"after" doc:"A SQL file (relative to the plan) run on one connection once every table is filled, in the database filled: add back a foreign key dropped to break a cycle, or anything else that must come after the rows."`
 	Method   string         `yaml:"method" default:"auto" enum:"auto,insert,load_data" doc:"How rows reach the server: load_data streams them with LOAD DATA LOCAL INFILE (no file is written; the server's local_infile must be ON), insert sends multi-row INSERTs, auto uses LOAD DATA where local_infile is ON and INSERTs elsewhere, and logs which. The rows are the same either way."`
 
-	// SchemaPath is Schema resolved against the plan's directory.
+	// SchemaPath is Schema resolved against the plan's directory, AfterPath After.
 	SchemaPath string `yaml:"-"`
+	AfterPath  string `yaml:"-"`
 	// Server is how validate reads the schema file's executable comments: the step's target's
 	// sandbox flavor when the plan names one, else AnyServer.
 	Server ddl.Server `yaml:"-"`
@@ -255,6 +257,9 @@ func (g *Generate) CheckOn(c *Check, target string) {
 func (g *Generate) validate(v *validator) {
 	if g.Schema != "" {
 		g.SchemaPath = v.path(g.Schema, g.Src.At("schema"), "generate schema")
+	}
+	if g.After != "" {
+		g.AfterPath = v.path(g.After, g.Src.At("after"), "generate after")
 	}
 	for i := range g.Tables { // before the schema's checks, which count the values
 		for j := range g.Tables[i].Columns {

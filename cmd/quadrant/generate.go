@@ -25,12 +25,13 @@ import (
 )
 
 func runGenerate(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("generate", "--target NAME=DSN [--schema FILE] (--rows TABLE=N... | --settings FILE) [--database DB] [--seed N] [--threads N] | --settings FILE --validate",
+	fs := newFlags("generate", "--target NAME=DSN [--schema FILE] (--rows TABLE=N... | --settings FILE) [--after FILE] [--database DB] [--seed N] [--threads N] | --settings FILE --validate",
 		"Does what a plan's generate: step does, outside a plan: runs the schema file (if given), then fills the tables\n"+
 			"with generated rows, keys included, parents first (see docs/generate.md). --rows TABLE=N is the simple case;\n"+
 			"--settings FILE is a YAML file with the keys of a generate: step (schema, database, seed, threads, tables with\n"+
 			"their columns), checked as a plan is, with file:line:col. Flags override the file: --rows sets a table's rows (or\n"+
-			"adds the table), --schema, --database, --seed and --threads replace its values. Tables must be empty.\n"+
+			"adds the table), --schema, --after, --database, --seed and --threads replace its values. Tables must be empty.\n"+
+			"--after FILE runs SQL once every table is filled: add back a foreign key dropped to break a cycle.\n"+
 			"--settings FILE --validate checks the file (against its schema file's CREATE TABLEs) and writes nothing.\n"+
 			"The account's grants are checked first (CREATE for the schema, SELECT and INSERT on each table...).\n"+
 			"Progress shows on stderr; the last line on stdout says tables, rows, rows/s and time. A failure says which\n"+
@@ -42,6 +43,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&rows, "rows", "fill `TABLE=N` with N rows (repeatable)")
 	settings := fs.String("settings", "", "a YAML `FILE` with the body of a generate: step (its schema: relative to the file)")
 	schema := fs.String("schema", "", "a `FILE` of CREATE TABLE statements run first (DELIMITER aware); end it with USE db")
+	after := fs.String("after", "", "a SQL `FILE` run once every table is filled, in the database filled (add back a foreign key dropped to break a cycle)")
 	database := fs.String("database", "", "the `DB` whose tables are filled (default: the schema's last USE, else the DSN's)")
 	seed := fs.Int64("seed", 1, "the same seed, schema and settings give the same rows")
 	threads := fs.Int("threads", 1, "connections loading each table, each a range of its rows")
@@ -61,7 +63,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	g, err := generateSettings(*settings, generateFlags{set: set, schema: *schema, database: *database, seed: *seed, threads: *threads, rows: rows})
+	g, err := generateSettings(*settings, generateFlags{set: set, schema: *schema, after: *after, database: *database, seed: *seed, threads: *threads, rows: rows})
 	var le settingsLoadError
 	if errors.As(err, &le) {
 		printLoadError(stderr, le.err)
@@ -243,7 +245,8 @@ func validateGenerate(settings string, rows []string, stdout, stderr io.Writer) 
 // given.
 type generateFlags struct {
 	set              map[string]bool
-	schema, database string
+	schema, after    string
+	database         string
 	seed             int64
 	threads          int
 	rows             []string
@@ -269,6 +272,12 @@ func generateSettings(file string, f generateFlags) (*spec.Generate, error) {
 			return nil, fmt.Errorf("--schema: %v", err)
 		}
 		g.Schema, g.SchemaPath = f.schema, f.schema
+	}
+	if f.set["after"] {
+		if _, err := os.Stat(f.after); err != nil {
+			return nil, fmt.Errorf("--after: %v", err)
+		}
+		g.After, g.AfterPath = f.after, f.after
 	}
 	if f.set["database"] {
 		g.Database = f.database

@@ -281,7 +281,7 @@ func Order(names []string, parents func(string) []string) (order, cycle []string
 
 // CycleMessage says why a cycle of foreign keys stops generate, and what to do.
 func CycleMessage(cycle []string) string {
-	return fmt.Sprintf("the foreign keys of %s form a cycle (%s): generate fills parents before children and cannot order them; drop one of these foreign keys before generating (ALTER TABLE ... DROP FOREIGN KEY) and add it back after", cycle[0], strings.Join(cycle, " -> "))
+	return fmt.Sprintf("the foreign keys of %s form a cycle (%s): generate fills parents before children and cannot order them; drop one of these foreign keys before generating (leave it out of the schema file, or ALTER TABLE ... DROP FOREIGN KEY) and add it back once the rows are in with after: FILE (ALTER TABLE ... ADD FOREIGN KEY ...; quadrant generate --after FILE)", cycle[0], strings.Join(cycle, " -> "))
 }
 
 // UnlistedParent says that foreign key cols of table references parent, which the step

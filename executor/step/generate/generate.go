@@ -101,12 +101,16 @@ func run(ctx context.Context, st *spec.Step, env step.Env) error {
 	return nil
 }
 
-// reads are the schema file and the columns' values_file: copied into the results folder.
+// reads are the schema file, the after file and the columns' values_file: copied into the
+// results folder.
 func reads(s *spec.Step) []spec.DataFile {
 	g := Of(s)
 	var out []spec.DataFile
 	if g.Schema != "" {
 		out = append(out, spec.DataFile{File: g.Schema, Path: g.SchemaPath})
+	}
+	if g.After != "" {
+		out = append(out, spec.DataFile{File: g.After, Path: g.AfterPath})
 	}
 	for _, t := range g.Tables {
 		for _, c := range t.Columns {
