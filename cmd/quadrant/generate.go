@@ -244,12 +244,12 @@ func validateGenerate(settings string, rows []string, stdout, stderr io.Writer) 
 // generateFlags are the flags that override a settings file's values; set says which were
 // given.
 type generateFlags struct {
-	set              map[string]bool
-	schema, after    string
-	database         string
-	seed             int64
-	threads          int
-	rows             []string
+	set           map[string]bool
+	schema, after string
+	database      string
+	seed          int64
+	threads       int
+	rows          []string
 }
 
 // settingsLoadError is a settings file's load error, which the caller prints as a plan's.
