@@ -235,12 +235,9 @@ func (*Generate) sections() []reflect.Type {
 	return []reflect.Type{reflect.TypeOf(GenerateTable{}), reflect.TypeOf(GenerateColumn{}), reflect.TypeOf(GenerateRowSample{})}
 }
 
-// Check checks g as the generate step kind's Check (spec.StepKind.Check): its schema
-// file, its tables against it, its columns' settings.
-func (g *Generate) Check(c *Check) { g.validate(c.v) }
-
-// CheckOn checks g as the body of a step on target (its name, resolved by validate), whose
-// sandbox flavor says how the schema file's executable comments are read.
+// CheckOn checks g as the generate step kind's Check (spec.StepKind.Check) of a step on
+// target (its name, resolved by validate): its schema file, read as the target's sandbox
+// flavor reads executable comments, its tables against it, its columns' settings.
 func (g *Generate) CheckOn(c *Check, target string) {
 	g.Server = ddl.AnyServer
 	if t := c.v.targets[target]; t != nil && t.Sandbox != nil {
