@@ -228,3 +228,20 @@ func TestGenerateValidateRows(t *testing.T) {
 		t.Errorf("a bad --rows at --validate: exit %d: %s", code, errOut)
 	}
 }
+
+// --after FILE sets the settings' after file (relative to the current directory), as
+// --schema does; one that does not exist is bad input.
+func TestGenerateAfterFlag(t *testing.T) {
+	dir := t.TempDir()
+	after := filepath.Join(dir, "after.sql")
+	if err := os.WriteFile(after, []byte("SELECT 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := generateSettings("", generateFlags{set: map[string]bool{"after": true}, after: after, rows: []string{"t=1"}})
+	if err != nil || g.After != after || g.AfterPath != after {
+		t.Fatalf("--after: %+v, %v", g, err)
+	}
+	if _, err := generateSettings("", generateFlags{set: map[string]bool{"after": true}, after: filepath.Join(dir, "nosuch.sql"), rows: []string{"t=1"}}); err == nil || !strings.Contains(err.Error(), "--after:") {
+		t.Errorf("a missing --after file: %v", err)
+	}
+}

@@ -66,6 +66,9 @@ func explain(s *spec.Step, _ spec.Explainer) spec.Explanation {
 	}
 	note += fmt.Sprintf("; time at %dk rows/s per thread, as bench/generatebench measured on a 2-core machine)", generateRate/1000)
 	x.More = append(x.More, note)
+	if g.After != "" {
+		x.More = append(x.More, "then runs "+g.AfterPath+" once every table is filled")
+	}
 	return x
 }
 
