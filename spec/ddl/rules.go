@@ -317,7 +317,7 @@ func AutoIncrementFits(where, typeText, typ string, unsigned bool, rows int64, a
 	}
 	n := fmt.Sprintf("the %d rows", rows)
 	if about {
-		n = fmt.Sprintf("about %d rows (per_parent: the parent's rows times the middle count)", rows)
+		n = fmt.Sprintf("at least about %d rows (per_parent: the parent's rows times the mean count, less 3 standard deviations)", rows)
 	}
 	return fmt.Sprintf("%s is AUTO_INCREMENT, so generate numbers %s 1, 2, 3..., and %s holds at most %d; widen it (%s) or lower rows", where, n, typeText, hi, wider(rows))
 }
