@@ -88,6 +88,7 @@ func TestDefaults(t *testing.T) {
 		{"SELECT COUNT(DISTINCT email) FROM store.customer", func(n int64) bool { return n >= 9900 }, "at least 9900 distinct emails of 10000"},
 		{"SELECT COUNT(*) FROM store.staff WHERE email NOT REGEXP BINARY '^[a-z]+[.][a-z]+[0-9]+@example[.]com$'", func(n int64) bool { return n == 0 }, "unique emails like first.last12@example.com"},
 		{"SELECT TIMESTAMPDIFF(DAY, MIN(rental_date), MAX(rental_date)) FROM store.rental", func(n int64) bool { return n >= 300 }, "rental dates over at least 300 days"},
+		{"SELECT CAST(AVG(DAYOFYEAR(rental_date)) AS SIGNED) FROM store.rental", func(n int64) bool { return n >= 160 && n <= 205 }, "rental dates even over the year: their mean day of the year 160 to 205"},
 		{"SELECT COUNT(DISTINCT first_name, last_name) FROM store.actor", func(n int64) bool { return n == 200 }, "200 distinct actors from a sample of 200"},
 		{"SELECT COUNT(*) FROM store.actor a LEFT JOIN store.real_actor r USING (first_name, last_name) WHERE r.id IS NULL", func(n int64) bool { return n == 0 }, "every actor a sample row"},
 		{"SELECT COUNT(DISTINCT last_name) FROM store.actor_last", func(n int64) bool { return n == 200 }, "200 distinct last names from a sample of 200"},

@@ -476,6 +476,9 @@ func (pl *planner) lineBase(c *column, s Settings, where string) (valueGen, erro
 	if err != nil {
 		return nil, fmt.Errorf("%s numbers the rows of each parent (it completes a key with a foreign key): %w", where, err)
 	}
+	if spreads(c) {
+		return spreadLines(lay, g), nil
+	}
 	return func(dst []byte, row int64, r *stream) []byte { _, l := lay.at(row); return g(dst, uint64(l), r) }, nil
 }
 

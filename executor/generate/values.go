@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -457,6 +458,30 @@ func spreadTimes(typ string, s Settings, n int64, from time.Time, unit time.Dura
 		return from, 1
 	}
 	return from, max(int64(to.Sub(from)/unit+1)/n, 1)
+}
+
+// spreads says a line column's values spread over a range (dates and datetimes: see
+// spreadTimes) rather than count 1, 2, 3.
+func spreads(c *column) bool {
+	switch c.dataType {
+	case "date", "datetime", "timestamp":
+		return true
+	}
+	return false
+}
+
+// spreadLines gives each parent's lines slots spread over all lay.most of them: line l of a
+// parent with n lines takes the slot at the middle of its n-th of them, (2l+1)*most/(2n),
+// increasing in l by at least one, so still distinct. A parent with few rows then has dates
+// over the whole range, not only its start.
+func spreadLines(lay *layout, g func(dst []byte, k uint64, r *stream) []byte) valueGen {
+	return func(dst []byte, row int64, r *stream) []byte {
+		p, l := lay.at(row)
+		n := lay.start[p+1] - lay.start[p]
+		hi, lo := bits.Mul64(uint64(2*l+1), uint64(lay.most))
+		slot, _ := bits.Div64(hi, lo, uint64(2*n)) // l < n: the quotient fits
+		return g(dst, slot, r)
+	}
 }
 
 func upTo(s Settings) string {
