@@ -122,6 +122,7 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 			return nil, err
 		}
 	}
+	pl.deriveEmail()
 	return pl.tp, pl.checkExprCycle(deps)
 }
 

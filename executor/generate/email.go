@@ -1,0 +1,63 @@
+package generate
+
+import (
+	"strconv"
+	"strings"
+)
+
+// deriveEmail makes a free email column of a table that also has free name columns from
+// the row's own names: first.last, the row's number, @example.com (mary.smith42@example.com).
+// The number makes it unique whatever the names (its digits follow a letter) and, in a table
+// keyed by auto-increment, it is the row's id. Only a column without settings, long enough,
+// beside first and last name columns that get names by default (without settings either).
+func (pl *planner) deriveEmail() {
+	var email, first, last *colPlan
+	for _, cp := range pl.tp.gens {
+		c := cp.col
+		if _, set := pl.t.Columns[c.name]; set || pl.roles[c.name] != free || !isString(c) {
+			continue
+		}
+		if _, inFK := pl.fkOf[c.name]; inFK {
+			continue
+		}
+		switch strings.Join(defaultPatterns(c.table, c.name), " ") {
+		case "{email}":
+			email = cp
+		case "{first_name}":
+			first = cp
+		case "{last_name}":
+			last = cp
+		}
+	}
+	if email == nil || first == nil || last == nil {
+		return
+	}
+	const domain = "@example.com"
+	digits := len(strconv.FormatInt(max(pl.tp.rows, 1), 10))
+	if int64(longest(firstNames)+1+longest(lastNames)+digits+len(domain)) > email.col.charLen || int64(longest(firstNames)) > first.col.charLen || int64(longest(lastNames)) > last.col.charLen {
+		return // a column too short for some name: it did not get names
+	}
+	email.base = func(dst []byte, row int64, _ *stream) []byte {
+		dst = appendName(dst, first, row, false)
+		dst = appendName(append(dst[:len(dst)-1], '.'), last, row, true) // drop the closing quote
+		dst = strconv.AppendInt(dst[:len(dst)-1], row+1, 10)
+		return append(append(dst, domain...), '\'')
+	}
+}
+
+// appendName appends name column cp's value at row, in lower case, as a quoted literal
+// (the names have no quote), without its opening quote when it continues an open one.
+func appendName(dst []byte, cp *colPlan, row int64, continues bool) []byte {
+	at := len(dst)
+	dst = cp.emit(dst, row)
+	if continues {
+		copy(dst[at:], dst[at+1:])
+		dst = dst[:len(dst)-1]
+	}
+	for i := at; i < len(dst); i++ {
+		if c := dst[i]; c >= 'A' && c <= 'Z' {
+			dst[i] = c + 'a' - 'A'
+		}
+	}
+	return dst
+}
