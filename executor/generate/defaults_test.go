@@ -22,6 +22,8 @@ CREATE TABLE film (film_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY
 CREATE TABLE customer (customer_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, first_name VARCHAR(45) NOT NULL,
 	last_name VARCHAR(45) NOT NULL, email VARCHAR(50));
 CREATE TABLE staff (staff_id TINYINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, email VARCHAR(50) NOT NULL UNIQUE);
+CREATE TABLE member (member_id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, first_name VARCHAR(45) NOT NULL, last_name VARCHAR(45) NOT NULL,
+	email VARCHAR(60) NOT NULL, UNIQUE KEY (email));
 CREATE TABLE inventory (inventory_id MEDIUMINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, film_id SMALLINT UNSIGNED NOT NULL,
 	FOREIGN KEY (film_id) REFERENCES film (film_id));
 CREATE TABLE rental (rental_id INT NOT NULL AUTO_INCREMENT PRIMARY KEY, rental_date DATETIME NOT NULL,
@@ -48,7 +50,7 @@ func TestDefaults(t *testing.T) {
 	}
 	ddl := storeSQL + "INSERT INTO real_actor VALUES " + strings.Join(real, ", ") + ";\n"
 	_, err := generate.Run(context.Background(), db, generate.Options{Schema: schema(t, ddl), Seed: 1, Threads: 2, Tables: []generate.Table{
-		{Name: "category", Rows: 16}, {Name: "film", Rows: 1000}, {Name: "customer", Rows: 10000}, {Name: "staff", Rows: 200},
+		{Name: "category", Rows: 16}, {Name: "film", Rows: 1000}, {Name: "customer", Rows: 10000}, {Name: "staff", Rows: 200}, {Name: "member", Rows: 3000},
 		{Name: "inventory", Rows: 4000}, {Name: "rental", Rows: 16000},
 		{Name: "actor", Rows: 200, RowSample: &generate.RowSample{Table: "real_actor", Columns: []string{"first_name", "last_name"}}},
 		{Name: "actor_last", Rows: 200, Columns: map[string]generate.Settings{"last_name": {FromSample: "real_actor"}}},
@@ -87,6 +89,7 @@ func TestDefaults(t *testing.T) {
 		{"SELECT COUNT(DISTINCT first_name, last_name) FROM store.customer", func(n int64) bool { return n >= 9500 }, "at least 9500 distinct full names of 10000"},
 		{"SELECT COUNT(DISTINCT email) FROM store.customer", func(n int64) bool { return n == 10000 }, "10000 distinct emails of 10000"},
 		{"SELECT COUNT(*) FROM store.customer WHERE email <> CONCAT(LOWER(first_name), '.', LOWER(last_name), customer_id, '@example.com')", func(n int64) bool { return n == 0 }, "every email the row's own names and id"},
+		{"SELECT COUNT(*) FROM store.member WHERE email <> CONCAT(LOWER(first_name), '.', LOWER(last_name), member_id, '@example.com')", func(n int64) bool { return n == 0 }, "every unique email beside names the row's own names and id"},
 		{"SELECT COUNT(*) FROM store.staff WHERE email NOT REGEXP BINARY '^[a-z]+[.][a-z]+[0-9]+@example[.]com$'", func(n int64) bool { return n == 0 }, "unique emails like first.last12@example.com"},
 		{"SELECT TIMESTAMPDIFF(DAY, MIN(rental_date), MAX(rental_date)) FROM store.rental", func(n int64) bool { return n >= 300 }, "rental dates over at least 300 days"},
 		{"SELECT CAST(AVG(DAYOFYEAR(rental_date)) AS SIGNED) FROM store.rental", func(n int64) bool { return n >= 160 && n <= 205 }, "rental dates even over the year: their mean day of the year 160 to 205"},

@@ -5,28 +5,35 @@ import (
 	"strings"
 )
 
-// deriveEmail makes a free email column of a table that also has free name columns from
-// the row's own names: first.last, the row's number, @example.com (mary.smith42@example.com).
-// The number makes it unique whatever the names (its digits follow a letter) and, in a table
-// keyed by auto-increment, it is the row's id. Only a column without settings, long enough,
-// beside first and last name columns that get names by default (without settings either).
+// deriveEmail makes the email column of a table that also has name columns from the row's
+// own names: first.last, the row's number, @example.com (mary.smith42@example.com). The
+// number makes it unique whatever the names (its digits follow a letter), so a unique email
+// column takes it too, and in a table keyed by auto-increment it is the row's id. Only an
+// email without settings, long enough, beside first and last name columns that get names by
+// default (no settings, no key).
 func (pl *planner) deriveEmail() {
 	var email, first, last *colPlan
 	for _, cp := range pl.tp.gens {
 		c := cp.col
-		if _, set := pl.t.Columns[c.name]; set || pl.roles[c.name] != free || !isString(c) {
-			continue
-		}
-		if _, inFK := pl.fkOf[c.name]; inFK {
+		role := pl.roles[c.name]
+		_, set := pl.t.Columns[c.name]
+		_, inFK := pl.fkOf[c.name]
+		if set || inFK || !isString(c) {
 			continue
 		}
 		switch strings.Join(defaultPatterns(c.table, c.name), " ") {
 		case "{email}":
-			email = cp
+			if role == free || role == unique { // unique: the row's number makes it so
+				email = cp
+			}
 		case "{first_name}":
-			first = cp
+			if role == free {
+				first = cp
+			}
 		case "{last_name}":
-			last = cp
+			if role == free {
+				last = cp
+			}
 		}
 	}
 	if email == nil || first == nil || last == nil {
