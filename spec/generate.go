@@ -10,6 +10,7 @@ import (
 	"github.com/expr-lang/expr/parser"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/quadrant-bench/quadrant/spec/ddl"
 	"github.com/quadrant-bench/quadrant/spec/pattern"
 )
 
@@ -22,10 +23,15 @@ type Generate struct {
 	Seed     int64          `yaml:"seed" default:"1" doc:"The same seed, schema and settings give the same rows, whatever threads is."`
 	Threads  int            `yaml:"threads" default:"1" min:"1" doc:"Connections loading each table, each a range of its rows."`
 	Tables   GenerateTables `yaml:"tables,required" doc:"The tables to fill, by name, and how (see generate_table). Filled parents first, in the order of their foreign keys."`
+	After    string         `yaml:"after" doc:"A SQL file (relative to the plan) run on one connection once every table is filled, in the database filled: add back a foreign key dropped to break a cycle, or anything else that must come after the rows."`
 	Method   string         `yaml:"method" default:"auto" enum:"auto,insert,load_data" doc:"How rows reach the server: load_data streams them with LOAD DATA LOCAL INFILE (no file is written; the server's local_infile must be ON), insert sends multi-row INSERTs, auto uses LOAD DATA where local_infile is ON and INSERTs elsewhere, and logs which. The rows are the same either way."`
 
-	// SchemaPath is Schema resolved against the plan's directory.
+	// SchemaPath is Schema resolved against the plan's directory, AfterPath After.
 	SchemaPath string `yaml:"-"`
+	AfterPath  string `yaml:"-"`
+	// Server is how validate reads the schema file's executable comments: the step's target's
+	// sandbox flavor when the plan names one, else AnyServer.
+	Server ddl.Server `yaml:"-"`
 }
 
 // GenerateTables are a generate step's tables in written order.
@@ -229,13 +235,28 @@ func (*Generate) sections() []reflect.Type {
 	return []reflect.Type{reflect.TypeOf(GenerateTable{}), reflect.TypeOf(GenerateColumn{}), reflect.TypeOf(GenerateRowSample{})}
 }
 
-// Check checks g as the generate step kind's Check (spec.StepKind.Check): its schema
-// file, its tables against it, its columns' settings.
-func (g *Generate) Check(c *Check) { g.validate(c.v) }
+// CheckOn checks g as the generate step kind's Check (spec.StepKind.Check) of a step on
+// target (its name, resolved by validate): its schema file, read as the target's sandbox
+// flavor reads executable comments, its tables against it, its columns' settings.
+func (g *Generate) CheckOn(c *Check, target string) {
+	g.Server = ddl.AnyServer
+	if t := c.v.targets[target]; t != nil && t.Sandbox != nil {
+		switch t.Sandbox.Flavor {
+		case "mariadb":
+			g.Server = ddl.MariaDB
+		case "mysql":
+			g.Server = ddl.MySQL
+		}
+	}
+	g.validate(c.v)
+}
 
 func (g *Generate) validate(v *validator) {
 	if g.Schema != "" {
 		g.SchemaPath = v.path(g.Schema, g.Src.At("schema"), "generate schema")
+	}
+	if g.After != "" {
+		g.AfterPath = v.path(g.After, g.Src.At("after"), "generate after")
 	}
 	for i := range g.Tables { // before the schema's checks, which count the values
 		for j := range g.Tables[i].Columns {

@@ -27,7 +27,7 @@ func (g *Generate) checkSchema(v *validator) {
 	if err != nil || data == nil {
 		return // v.path said the file is missing; a file too big to read is left to the run
 	}
-	s := ddl.Parse(string(data))
+	s := ddl.ParseFor(string(data), g.Server)
 	c := &schemaCheck{v: v, g: g, s: s, file: g.Schema, db: g.Database, rows: map[string]int64{}, read: map[string]*ddl.Table{}}
 	if c.db == "" {
 		c.db = s.Database
@@ -42,6 +42,7 @@ func (g *Generate) checkSchema(v *validator) {
 		if dt := c.read[t.Name]; dt != nil {
 			c.columns(t, dt)
 			c.uniques(t, dt)
+			c.widths(t, dt)
 			c.perParent(t, dt)
 			c.exprs(t, dt)
 			c.rowSample(t, dt)
@@ -589,4 +590,70 @@ func columnNames(dt *ddl.Table) []string {
 		out[i] = col.Name
 	}
 	return out
+}
+
+// expected is about how many rows table name gets: its rows, or for a per_parent table its
+// parent's times the mean count.
+func (c *schemaCheck) expected(name string, depth int) float64 {
+	for i := range c.g.Tables {
+		t := &c.g.Tables[i]
+		if t.Name != name {
+			continue
+		}
+		dt := c.read[name]
+		if t.PerParent == nil || dt == nil || depth > len(c.g.Tables) {
+			return float64(t.Rows)
+		}
+		mean, _ := countMoments(t.PerParent)
+		return c.expected(perParentParent(t, dt), depth+1) * mean
+	}
+	return 0
+}
+
+// countMoments are the mean and variance of one parent row's count of a per_parent table,
+// by its distribution: uniform between min and max, normal around the middle (a sixth of
+// the span for a standard deviation), zipf a rank k of 1..n with weight 1/k (min-1+k).
+func countMoments(pp *GeneratePerParent) (mean, variance float64) {
+	lo, hi := pp.Range()
+	n := float64(hi - lo + 1)
+	switch pp.Distribution {
+	case "zipf":
+		h := 0.5772156649 + math.Log(n) + 1/(2*n) // the harmonic number H(n)
+		if n <= 1e6 {
+			h = 0
+			for k := 1.0; k <= n; k++ {
+				h += 1 / k
+			}
+		}
+		m := n / h
+		return float64(lo) - 1 + m, n*(n+1)/2/h - m*m
+	case "normal":
+		return float64(lo+hi) / 2, n * n / 36
+	}
+	return float64(lo+hi) / 2, (n*n - 1) / 12
+}
+
+// widths refuses an auto-increment column too narrow for the rows: generate numbers them
+// 1..N, and the load would stop at the type's largest value with the table part-filled (a
+// foreign key column has its parent's type, as InnoDB requires). A per_parent table is
+// refused when its rows exceed the type even 3 standard deviations below their mean (the
+// sum of the parent rows' counts), so that a plan that may fit is left to the run, which
+// knows the counts and checks before any row.
+func (c *schemaCheck) widths(t *GenerateTable, dt *ddl.Table) {
+	rows, at := t.Rows, t.Src.At("rows")
+	if pp := t.PerParent; pp != nil {
+		at = t.Src.At("per_parent")
+		mean := c.expected(t.Name, 0)
+		_, variance := countMoments(pp)
+		parents := c.expected(perParentParent(t, dt), 0)
+		rows = int64(math.Floor(mean - 3*math.Sqrt(parents*variance)))
+	}
+	for _, col := range dt.Columns {
+		if !col.AutoIncrement || col.Generated {
+			continue
+		}
+		if why := ddl.AutoIncrementFits(t.Name+"."+col.Name, col.TypeText, col.Type, col.Unsigned, rows, t.PerParent != nil); why != "" {
+			c.v.errorf(at, "%s (%s)", why, c.at(col.Pos))
+		}
+	}
 }

@@ -44,3 +44,39 @@ func TestLoadGenerate(t *testing.T) {
 		t.Errorf("an empty file: %v", err)
 	}
 }
+
+// after: is relative to the file, must exist, and asks the privileges its statements take
+// (ALTER, and REFERENCES where the server checks it) at its own line.
+func TestGenerateAfter(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"s.sql":     "CREATE DATABASE s; USE s;\nCREATE TABLE t (id INT PRIMARY KEY, u_id INT);\nCREATE TABLE u (id INT PRIMARY KEY, t_id INT, FOREIGN KEY (t_id) REFERENCES t (id));\n",
+		"after.sql": "ALTER TABLE t ADD FOREIGN KEY (u_id) REFERENCES u (id);\n",
+		"ok.yaml":   "schema: s.sql\nafter: after.sql\ntables:\n  t: {rows: 10}\n  u: {rows: 10}\n",
+		"bad.yaml":  "schema: s.sql\nafter: nosuch.sql\ntables:\n  t: {rows: 10}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := LoadGenerate(filepath.Join(dir, "ok.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.AfterPath != filepath.Join(dir, "after.sql") {
+		t.Errorf("after resolves to %q", g.AfterPath)
+	}
+	var after *AccountNeed
+	for _, n := range g.Privileges(AccountServer{ChecksReferences: true}) {
+		if n.What == "generate after" {
+			after = &n
+		}
+	}
+	if after == nil || after.Pos.Line != 2 || len(after.Any) != 1 || len(after.Any[0]) != 2 || after.Any[0][0].Names[0] != "ALTER" || after.Any[0][1].Names[0] != "REFERENCES" || after.Any[0][0].DB != "s" {
+		t.Errorf("the after file's privileges: %+v", after)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if _, err := LoadGenerate(bad); err == nil || !strings.Contains(err.Error(), bad+":2:8: generate after nosuch.sql: file") {
+		t.Errorf("a missing after file: %v", err)
+	}
+}

@@ -1,6 +1,10 @@
 package spec
 
-import "github.com/quadrant-bench/quadrant/spec/ddl"
+import (
+	"slices"
+
+	"github.com/quadrant-bench/quadrant/spec/ddl"
+)
 
 // schemaPrivs are what a schema file's statements take, by their first words
 // (ddl.SchemaFile.Verbs). USE, SET and the like take nothing.
@@ -60,6 +64,21 @@ func (g *Generate) Privileges(srv AccountServer) (needs []AccountNeed) {
 	}
 	if len(schema) > 0 {
 		needs = append(needs, AccountNeed{Pos: g.Src.At("schema"), What: "generate schema", Why: "run the statements of " + g.Schema, Any: [][]Privilege{schema}})
+	}
+	if g.AfterPath != "" {
+		af, _ := ddl.ReadSchemaFile(g.AfterPath, nil)
+		var after []Privilege
+		for _, v := range af.Verbs {
+			if name := schemaPrivs[v]; name != "" && !slices.ContainsFunc(after, func(p Privilege) bool { return p.Names[0] == name }) {
+				after = append(after, Privilege{Names: []string{name}, DB: db})
+			}
+		}
+		if af.ForeignKeys && srv.ChecksReferences {
+			after = append(after, Privilege{Names: []string{"REFERENCES"}, DB: db})
+		}
+		if len(after) > 0 {
+			needs = append(needs, AccountNeed{Pos: g.Src.At("after"), What: "generate after", Why: "run the statements of " + g.After, Any: [][]Privilege{after}})
+		}
 	}
 	for _, t := range g.Tables {
 		needs = append(needs, AccountNeed{Pos: t.Src.Pos, What: "generate " + t.Name, Why: "check it is empty, then insert its rows", Any: [][]Privilege{{

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,12 +25,13 @@ import (
 )
 
 func runGenerate(args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("generate", "--target NAME=DSN [--schema FILE] (--rows TABLE=N... | --settings FILE) [--database DB] [--seed N] [--threads N] | --settings FILE --validate",
+	fs := newFlags("generate", "--target NAME=DSN [--schema FILE] (--rows TABLE=N... | --settings FILE) [--after FILE] [--database DB] [--seed N] [--threads N] | --settings FILE --validate",
 		"Does what a plan's generate: step does, outside a plan: runs the schema file (if given), then fills the tables\n"+
 			"with generated rows, keys included, parents first (see docs/generate.md). --rows TABLE=N is the simple case;\n"+
 			"--settings FILE is a YAML file with the keys of a generate: step (schema, database, seed, threads, tables with\n"+
 			"their columns), checked as a plan is, with file:line:col. Flags override the file: --rows sets a table's rows (or\n"+
-			"adds the table), --schema, --database, --seed and --threads replace its values. Tables must be empty.\n"+
+			"adds the table), --schema, --after, --database, --seed and --threads replace its values. Tables must be empty.\n"+
+			"--after FILE runs SQL once every table is filled: add back a foreign key dropped to break a cycle.\n"+
 			"--settings FILE --validate checks the file (against its schema file's CREATE TABLEs) and writes nothing.\n"+
 			"The account's grants are checked first (CREATE for the schema, SELECT and INSERT on each table...).\n"+
 			"Progress shows on stderr; the last line on stdout says tables, rows, rows/s and time. A failure says which\n"+
@@ -41,6 +43,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&rows, "rows", "fill `TABLE=N` with N rows (repeatable)")
 	settings := fs.String("settings", "", "a YAML `FILE` with the body of a generate: step (its schema: relative to the file)")
 	schema := fs.String("schema", "", "a `FILE` of CREATE TABLE statements run first (DELIMITER aware); end it with USE db")
+	after := fs.String("after", "", "a SQL `FILE` run once every table is filled, in the database filled (add back a foreign key dropped to break a cycle)")
 	database := fs.String("database", "", "the `DB` whose tables are filled (default: the schema's last USE, else the DSN's)")
 	seed := fs.Int64("seed", 1, "the same seed, schema and settings give the same rows")
 	threads := fs.Int("threads", 1, "connections loading each table, each a range of its rows")
@@ -53,14 +56,14 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *validate {
-		return validateGenerate(*settings, stdout, stderr)
+		return validateGenerate(*settings, rows, stdout, stderr)
 	}
 	if len(targets) != 1 {
 		return fail(exitInvalid, "give the server to fill with one --target NAME=DSN, e.g. --target db='app:secret@tcp(127.0.0.1:3306)/shop'")
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	g, err := generateSettings(*settings, generateFlags{set: set, schema: *schema, database: *database, seed: *seed, threads: *threads, rows: rows})
+	g, err := generateSettings(*settings, generateFlags{set: set, schema: *schema, after: *after, database: *database, seed: *seed, threads: *threads, rows: rows})
 	var le settingsLoadError
 	if errors.As(err, &le) {
 		printLoadError(stderr, le.err)
@@ -196,12 +199,27 @@ func generatePreflight(ctx context.Context, g *spec.Generate, name string, db *s
 
 // validateGenerate checks a settings file as a plan's generate: step is checked, against its
 // schema file when it names one, and says what it would fill; nothing connects.
-func validateGenerate(settings string, stdout, stderr io.Writer) int {
+func validateGenerate(settings string, rows []string, stdout, stderr io.Writer) int {
 	if settings == "" {
 		fmt.Fprintln(stderr, "quadrant generate: --validate checks a settings file: give --settings FILE")
 		return exitInvalid
 	}
-	g, err := spec.LoadGenerate(settings)
+	g, err := spec.LoadGenerateWith(settings, func(g *spec.Generate) error {
+		for _, r := range rows { // before the checks, which count the rows asked
+			if err := setRows(g, r); err != nil {
+				return err
+			}
+			// a problem with these rows is the flag's: it says so where a file says file:line:col
+			t := &g.Tables[slices.IndexFunc(g.Tables, func(t spec.GenerateTable) bool { return t.Name == strings.TrimSpace(strings.SplitN(r, "=", 2)[0]) })]
+			at := spec.Pos{File: "--rows " + r}
+			if t.Src.Keys == nil {
+				t.Src = spec.Source{Pos: at, Keys: map[string]spec.Pos{}}
+			}
+			t.Src.Keys["rows"] = at
+			delete(t.Src.Keys, "per_parent")
+		}
+		return nil
+	})
 	if err != nil {
 		printLoadError(stderr, err)
 		return exitInvalid
@@ -211,12 +229,12 @@ func validateGenerate(settings string, stdout, stderr io.Writer) int {
 		checked = "against " + g.Schema
 	}
 	fmt.Fprintf(stdout, "%s: valid (%s)\n", settings, checked)
-	rows := stepgenerate.ExpectedRows(g, stepgenerate.ParentsOf(g.SchemaPath))
+	expected := stepgenerate.ExpectedRows(g, stepgenerate.ParentsOf(g.SchemaPath))
 	for _, t := range g.Tables {
-		how := fmt.Sprintf("%d rows", rows[t.Name])
+		how := fmt.Sprintf("%d rows", expected[t.Name])
 		if pp := t.PerParent; pp != nil {
 			lo, hi := pp.Range()
-			how = fmt.Sprintf("%d to %d per parent row, about %d rows", lo, hi, rows[t.Name])
+			how = fmt.Sprintf("%d to %d per parent row, about %d rows", lo, hi, expected[t.Name])
 		}
 		fmt.Fprintf(stdout, "  %s: %s\n", t.Name, how)
 	}
@@ -226,11 +244,12 @@ func validateGenerate(settings string, stdout, stderr io.Writer) int {
 // generateFlags are the flags that override a settings file's values; set says which were
 // given.
 type generateFlags struct {
-	set              map[string]bool
-	schema, database string
-	seed             int64
-	threads          int
-	rows             []string
+	set           map[string]bool
+	schema, after string
+	database      string
+	seed          int64
+	threads       int
+	rows          []string
 }
 
 // settingsLoadError is a settings file's load error, which the caller prints as a plan's.
@@ -253,6 +272,12 @@ func generateSettings(file string, f generateFlags) (*spec.Generate, error) {
 			return nil, fmt.Errorf("--schema: %v", err)
 		}
 		g.Schema, g.SchemaPath = f.schema, f.schema
+	}
+	if f.set["after"] {
+		if _, err := os.Stat(f.after); err != nil {
+			return nil, fmt.Errorf("--after: %v", err)
+		}
+		g.After, g.AfterPath = f.after, f.after
 	}
 	if f.set["database"] {
 		g.Database = f.database

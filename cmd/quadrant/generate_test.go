@@ -194,3 +194,54 @@ tables:
 		}
 	}
 }
+
+// --rows is honoured with --validate (issue 47: it was ignored, so a SMALLINT auto-increment
+// at 70,000 rows passed): the checks count the rows the flags ask, a table the file does not
+// list included.
+func TestGenerateValidateRows(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"s.sql":  "CREATE DATABASE s; USE s;\nCREATE TABLE actor (actor_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, name VARCHAR(45));\nCREATE TABLE category (category_id TINYINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY);\n",
+		"g.yaml": "schema: s.sql\ntables:\n  actor: {rows: 200}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, "g.yaml")
+	if code, out, errOut := runCLI("generate", "--settings", file, "--validate"); code != exitOK || !strings.Contains(out, "actor: 200 rows") {
+		t.Fatalf("exit %d: %s%s", code, out, errOut)
+	}
+	code, out, errOut := runCLI("generate", "--settings", file, "--validate", "--rows", "actor=70000", "--rows", "category=300")
+	if code != exitInvalid {
+		t.Fatalf("exit %d, want %d: %s%s", code, exitInvalid, out, errOut)
+	}
+	for _, want := range []string{
+		"--rows actor=70000: actor.actor_id is AUTO_INCREMENT, so generate numbers the 70000 rows",
+		"--rows category=300: category.category_id is AUTO_INCREMENT, so generate numbers the 300 rows 1, 2, 3..., and tinyint unsigned holds at most 255",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("--validate --rows lacks %q:\n%s", want, errOut)
+		}
+	}
+	if code, _, errOut := runCLI("generate", "--settings", file, "--validate", "--rows", "actor=x"); code != exitInvalid || !strings.Contains(errOut, `--rows "actor=x"`) {
+		t.Errorf("a bad --rows at --validate: exit %d: %s", code, errOut)
+	}
+}
+
+// --after FILE sets the settings' after file (relative to the current directory), as
+// --schema does; one that does not exist is bad input.
+func TestGenerateAfterFlag(t *testing.T) {
+	dir := t.TempDir()
+	after := filepath.Join(dir, "after.sql")
+	if err := os.WriteFile(after, []byte("SELECT 1;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := generateSettings("", generateFlags{set: map[string]bool{"after": true}, after: after, rows: []string{"t=1"}})
+	if err != nil || g.After != after || g.AfterPath != after {
+		t.Fatalf("--after: %+v, %v", g, err)
+	}
+	if _, err := generateSettings("", generateFlags{set: map[string]bool{"after": true}, after: filepath.Join(dir, "nosuch.sql"), rows: []string{"t=1"}}); err == nil || !strings.Contains(err.Error(), "--after:") {
+		t.Errorf("a missing --after file: %v", err)
+	}
+}

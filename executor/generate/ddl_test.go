@@ -60,7 +60,7 @@ CREATE TABLE a4 LIKE a3;
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := ddl.Parse(string(data))
+			s := ddl.ParseFor(string(data), ddl.MariaDB) // the sandbox is MariaDB
 			var names []string
 			for _, dt := range s.Tables {
 				if dt.Unread {

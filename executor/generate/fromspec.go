@@ -4,7 +4,7 @@ import "github.com/quadrant-bench/quadrant/spec"
 
 // FromSpec is what a generate: step (or quadrant generate's settings) asks for, as Options.
 func FromSpec(g *spec.Generate) Options {
-	o := Options{Schema: g.SchemaPath, Database: g.Database, Seed: g.Seed, Threads: g.Threads, Method: g.Method}
+	o := Options{Schema: g.SchemaPath, After: g.AfterPath, Database: g.Database, Seed: g.Seed, Threads: g.Threads, Method: g.Method}
 	for _, t := range g.Tables {
 		gt := Table{Name: t.Name, Rows: t.Rows, Columns: map[string]Settings{}}
 		if pp := t.PerParent; pp != nil {

@@ -29,6 +29,10 @@ import (
 type Options struct {
 	// Schema is a file of DDL run first ("" for none).
 	Schema string
+	// After is a file of SQL run once every table is filled, in the database filled ("" for
+	// none): a foreign key dropped to break a cycle is added back there. A sharded run's
+	// leader runs it once all shards filled their parts.
+	After string
 	// Open opens Schema (the plan's roots' Open, so a symlink swapped in after validation
 	// leads nowhere); nil is os.Open.
 	Open func(path string) (*os.File, error)
@@ -169,7 +173,30 @@ func Run(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 			return res, err
 		}
 	}
-	return res, meet("filled")
+	if err := meet("filled"); err != nil {
+		return res, err
+	}
+	if o.After != "" && o.Shard.Leader() {
+		return res, runAfter(ctx, db, o, res, logf)
+	}
+	return res, nil
+}
+
+// runAfter runs o.After on a connection of its own, in the database filled.
+func runAfter(ctx context.Context, db *sql.DB, o Options, res Result, logf func(string, ...any)) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("after: connect: %w", err)
+	}
+	defer discard(conn)
+	if _, err := conn.ExecContext(ctx, "USE "+quoteID(res.Database)); err != nil {
+		return fmt.Errorf("after: %w", err)
+	}
+	if err := runSchema(ctx, conn, o.After, o.Open); err != nil {
+		return fmt.Errorf("every table is filled (%s), but %w", strings.Join(res.Filled, ", "), err)
+	}
+	logf("generate: ran %s after the rows", o.After)
+	return nil
 }
 
 // fillDatabase is the database to fill: the step's, else the schema file's (read here by

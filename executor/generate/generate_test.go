@@ -196,6 +196,16 @@ func TestErrors(t *testing.T) {
 		{name: "a setting its column cannot take", db: "c7", ddl: `CREATE TABLE n (id INT PRIMARY KEY, at DATE NOT NULL);`,
 			tables: []generate.Table{{Name: "n", Rows: 10, Columns: map[string]generate.Settings{"at": {Length: 4}}}},
 			want:   []string{"n.at: length applies to strings, and date is not one"}},
+		// issue 47: validate and the run said nothing, the load stopped at 255 / 65535
+		{name: "too small an auto-increment", db: "c9", ddl: `CREATE TABLE a (id INT PRIMARY KEY);
+			CREATE TABLE category (category_id TINYINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, a_id INT, FOREIGN KEY (a_id) REFERENCES a (id));`,
+			tables: []generate.Table{{Name: "a", Rows: 10}, {Name: "category", Rows: 300}},
+			want:   []string{"category.category_id is AUTO_INCREMENT", "300 rows", "tinyint(3) unsigned holds at most 255", "SMALLINT UNSIGNED"}},
+		{name: "a per_parent auto-increment too small", db: "c10", ddl: `CREATE TABLE customer (id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY);
+			CREATE TABLE payment (payment_id SMALLINT UNSIGNED NOT NULL AUTO_INCREMENT PRIMARY KEY, customer_id SMALLINT UNSIGNED NOT NULL,
+				FOREIGN KEY (customer_id) REFERENCES customer (id));`,
+			tables: []generate.Table{{Name: "customer", Rows: 6000}, {Name: "payment", PerParent: &generate.PerParent{Min: 16, Max: 37}}},
+			want:   []string{"payment.payment_id is AUTO_INCREMENT", "smallint(5) unsigned holds at most 65535"}},
 		// n counts the rows 0, 1, 2... (sequential): rows 0..~1900 fit the first INSERT (a
 		// row is ~270 bytes, a batch 512 KB) and pass the check; the second holds n 3001.
 		// One thread, so the first batch is in before the failure.

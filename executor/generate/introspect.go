@@ -12,6 +12,7 @@ import (
 
 // column is one column as information_schema describes it once the DDL ran.
 type column struct {
+	table      string // its table's name: a default can follow it (a name in customers is a person's)
 	name       string
 	dataType   string // int, varchar, enum... (lower case)
 	columnType string // int(10) unsigned, enum('a','b')...
@@ -97,6 +98,7 @@ func readColumns(ctx context.Context, q *sql.Conn, db string, out map[string]*ta
 		if !wanted {
 			continue
 		}
+		c.table = tn
 		if t == nil {
 			t = &tableInfo{name: tn}
 			out[tn] = t

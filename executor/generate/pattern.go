@@ -3,6 +3,7 @@ package generate
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -50,7 +51,9 @@ var generators = map[string]named{
 		dst = strconv.AppendUint(dst, 1+r.intn(999), 10)
 		return append(append(append(append(dst, ' '), pick(streets, r)...), ' '), pick(streetKinds, r)...)
 	}},
-	"word": {longest(words), func(dst []byte, _ uint64, r *stream) []byte { return append(dst, pick(words, r)...) }},
+	"word":     {longest(words), func(dst []byte, _ uint64, r *stream) []byte { return append(dst, pick(words, r)...) }},
+	"category": {longest(nouns), appendCategory},
+	"title":    {titleLongest(), appendTitle},
 	// 555-0100 to 555-0199 are the numbers North America keeps for fiction: none is anyone's
 	"phone": {len("+1 999 555-0199"), func(dst []byte, _ uint64, r *stream) []byte {
 		dst = strconv.AppendUint(append(dst, "+1 "...), 200+r.intn(800), 10)
@@ -86,6 +89,53 @@ var generators = map[string]named{
 		return dst
 	}},
 	"row": {0, func(dst []byte, row uint64, _ *stream) []byte { return strconv.AppendUint(dst, row+1, 10) }},
+}
+
+// appendCategory writes a capitalised noun: a category, genre or tag. The first rows of a
+// table take distinct ones (a stride through the list), as a table of categories lists
+// each once; the rows past the list's length draw.
+func appendCategory(dst []byte, row uint64, r *stream) []byte {
+	n := uint64(len(nouns))
+	if row < n {
+		return appendTitled(dst, nouns[(row*categoryStride+7)%n])
+	}
+	return appendTitled(dst, pick(nouns, r))
+}
+
+// categoryStride is prime to len(nouns) (TestCategoryStride), so that rows 0..n-1 take
+// every noun once, in an order that is not the list's.
+const categoryStride = 101
+
+// appendTitle writes a title: "The Silent Harbor", "Golden Lantern" or "Harbor of the
+// Moon", each word capitalised: about 68,000 of them, so that a thousand films rarely
+// share one (TestDefaults: 992 distinct of 1,000).
+func appendTitle(dst []byte, _ uint64, r *stream) []byte {
+	switch r.intn(3) {
+	case 0:
+		dst = appendTitled(append(dst, "The "...), pick(adjectives, r))
+		return appendTitled(append(dst, ' '), pick(nouns, r))
+	case 1:
+		dst = appendTitled(dst, pick(adjectives, r))
+		return appendTitled(append(dst, ' '), pick(nouns, r))
+	}
+	dst = appendTitled(dst, pick(nouns, r))
+	return appendTitled(append(dst, " of the "...), pick(nouns, r))
+}
+
+func titleLongest() int {
+	return max(len("The ")+longest(adjectives)+1+longest(nouns), 2*longest(nouns)+len(" of the "))
+}
+
+// appendTitled writes w with its first letter in upper case.
+func appendTitled(dst []byte, w string) []byte {
+	if w == "" {
+		return dst
+	}
+	c := w[0]
+	if c >= 'a' && c <= 'z' {
+		c -= 'a' - 'A'
+	}
+	return append(append(dst, c), w[1:]...)
 }
 
 // appendEmail writes first.last@domain, in one address of three with a number after the
@@ -273,26 +323,65 @@ func rowDelimited(parts []pattern.Part, i int) error {
 	return nil
 }
 
-// defaultPatterns make the strings of a column named like what people put in one look real
+// byName make the strings of a column named like what people put in one look real
 // (when the column is long enough for the pattern); longest names first, as they match more
 // precisely.
-var defaultPatterns = []struct{ suffix, pattern string }{
+var byName = []struct{ suffix, pattern string }{
 	{"first_name", "{first_name}"}, {"firstname", "{first_name}"},
 	{"last_name", "{last_name}"}, {"lastname", "{last_name}"}, {"surname", "{last_name}"},
 	{"full_name", "{name}"}, {"email", "{email}"}, {"city", "{city}"}, {"country", "{country}"},
 	{"phone", "{phone}"}, {"street", "{street}"}, {"address", "{street}"},
+	{"title", "{title}"}, {"category", "{category}"}, {"genre", "{category}"}, {"tag", "{category}"},
+	{"label", "{category}"}, {"kind", "{category}"},
 }
 
-// defaultPattern is the pattern of a free string column by its name, or "".
-func defaultPattern(name string) string {
-	n := strings.ToLower(name)
-	if n == "name" {
-		return "{name}"
-	}
-	for _, d := range defaultPatterns {
-		if n == d.suffix || strings.HasSuffix(n, "_"+d.suffix) {
-			return d.pattern
+// Tables whose rows are people (a name there is a person's), and tables of categories (a
+// name there is a word), by a word their names contain: customers, film_category,
+// staff_members...
+var (
+	personTables   = []string{"customer", "actor", "staff", "employee", "user", "person", "people", "author", "member", "contact", "client", "student", "patient", "player", "artist", "teacher", "driver", "guest", "owner", "manager", "passenger", "subscriber", "worker", "candidate", "applicant", "volunteer", "doctor", "instructor", "writer", "director"}
+	categoryTables = []string{"categor", "genre", "tag", "type", "kind", "language", "label", "class", "group", "status", "role", "department", "region", "brand", "topic"}
+	// names that are not things to title: a login, a host, a file...
+	plainNames = []string{"user", "login", "host", "file", "db", "schema", "table", "column", "server", "path", "key", "code", "short", "display", "nick", "screen"}
+)
+
+func containsAny(s string, words []string) bool {
+	for _, w := range words {
+		if strings.Contains(s, w) {
+			return true
 		}
 	}
-	return ""
+	return false
+}
+
+// defaultPatterns is the patterns to try, in order, for a free string column by its name
+// and its table's (the first the column is long enough for), or nil. A name is a person's
+// in a table of people, a word in a table of categories, else a title; so is COLUMN_name
+// by what COLUMN names (customer_name, category_name, product_name).
+func defaultPatterns(table, name string) []string {
+	n, tb := strings.ToLower(name), strings.ToLower(table)
+	if n == "name" {
+		n = tb + "_name"
+	}
+	if what, ok := strings.CutSuffix(n, "name"); ok && n != "name" && !containsAny(n, []string{"first", "last", "sur", "full"}) {
+		what = strings.TrimSuffix(what, "_")
+		switch {
+		case slices.Contains(plainNames, what):
+			return nil
+		case containsAny(what, personTables):
+			return []string{"{name}"}
+		case containsAny(what, categoryTables):
+			return []string{"{category}"}
+		}
+		return []string{"{title}", "{category}"}
+	}
+	for _, d := range byName {
+		if n == d.suffix || strings.HasSuffix(n, "_"+d.suffix) {
+			if d.pattern == "{title}" {
+				return []string{"{title}", "{category}"}
+			}
+			return []string{d.pattern}
+		}
+	}
+	return nil
 }

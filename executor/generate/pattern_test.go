@@ -161,11 +161,36 @@ func TestPatternUnique(t *testing.T) {
 	}
 }
 
+// TestDefaultPattern: a column's default follows its name and its table's (issue 47: a
+// category's name came out as "Nora Bernard").
 func TestDefaultPattern(t *testing.T) {
-	for name, want := range map[string]string{"email": "{email}", "billing_city": "{city}", "Name": "{name}", "product_name": "",
-		"last_name": "{last_name}", "phone": "{phone}", "title": "", "emails": ""} {
-		if got := defaultPattern(name); got != want {
-			t.Errorf("defaultPattern(%s) = %q, want %q", name, got, want)
+	for _, c := range []struct{ table, name, want string }{
+		{"customer", "email", "{email}"}, {"shop", "billing_city", "{city}"}, {"customers", "Name", "{name}"},
+		{"actor", "name", "{name}"}, {"category", "name", "{category}"}, {"film_category", "name", "{category}"},
+		{"language", "name", "{category}"}, {"film", "name", "{title} {category}"}, {"orders", "product_name", "{title} {category}"},
+		{"orders", "customer_name", "{name}"}, {"x", "category_name", "{category}"}, {"x", "user_name", ""}, {"x", "username", ""},
+		{"x", "last_name", "{last_name}"}, {"x", "phone", "{phone}"}, {"film", "title", "{title} {category}"}, {"x", "job_title", "{title} {category}"},
+		{"film", "genre", "{category}"}, {"x", "category", "{category}"}, {"x", "emails", ""}, {"x", "description", ""},
+	} {
+		if got := strings.Join(defaultPatterns(c.table, c.name), " "); got != c.want {
+			t.Errorf("defaultPatterns(%s, %s) = %q, want %q", c.table, c.name, got, c.want)
+		}
+	}
+}
+
+// TestCategoryStride: the first len(nouns) rows of {category} take every noun once.
+func TestCategoryStride(t *testing.T) {
+	got := values(t, varchar(20), "{category}", int64(len(nouns)), 1)
+	seen := map[string]bool{}
+	for _, v := range got {
+		seen[v] = true
+	}
+	if len(seen) != len(nouns) {
+		t.Errorf("%d rows of {category} took %d distinct nouns, want each once", len(nouns), len(seen))
+	}
+	for _, v := range values(t, varchar(40), "{title}", 20, 2) {
+		if !regexp.MustCompile(`^[A-Z][a-z]+( [A-Z][a-z]+| of the [A-Z][a-z]+)+$`).MatchString(v) {
+			t.Errorf("{title} made %q", v)
 		}
 	}
 }

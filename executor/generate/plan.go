@@ -106,6 +106,9 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 	if err := pl.assignRoles(); err != nil {
 		return nil, err
 	}
+	if err := pl.checkWidths(); err != nil {
+		return nil, err
+	}
 	if err := pl.planPicks(); err != nil {
 		return nil, err
 	}
@@ -119,6 +122,7 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 			return nil, err
 		}
 	}
+	pl.deriveEmail()
 	return pl.tp, pl.checkExprCycle(deps)
 }
 
@@ -472,6 +476,9 @@ func (pl *planner) lineBase(c *column, s Settings, where string) (valueGen, erro
 	g, err := uniqueGen(c, s, lay.most)
 	if err != nil {
 		return nil, fmt.Errorf("%s numbers the rows of each parent (it completes a key with a foreign key): %w", where, err)
+	}
+	if spreads(c) {
+		return spreadLines(lay, g), nil
 	}
 	return func(dst []byte, row int64, r *stream) []byte { _, l := lay.at(row); return g(dst, uint64(l), r) }, nil
 }

@@ -23,6 +23,24 @@ type sample struct {
 	from    string // where the distribution came from, for the log
 	buckets []bucket
 	nulls   float64 // share of the rows that are NULL
+	// counted is set when the weights are counts of sampled rows (not a histogram's shares):
+	// the rows are then dealt as cards, without replacement (see deck)
+	counted bool
+	key     uint64 // of the deck's shuffles: seed, table and column
+}
+
+// deck deals [0, n) to rows as shuffled decks: rows 0..n-1 take each card once, the next n
+// each once again in another order, and so on. A sample of n rows drawn this way keeps its
+// counts exactly and repeats no row before it used them all (drawn with replacement, 200
+// names of 200 gave 122 distinct).
+type deck struct {
+	n   uint64
+	key uint64
+}
+
+func (d deck) at(row int64) uint64 {
+	pass := uint64(row) / d.n
+	return newPerm(d.n, d.key+pass*0x9e3779b97f4a7c15).at(uint64(row) % d.n)
 }
 
 // bucket is one value (lo == hi or point) or a range [lo, hi], with its weight.
@@ -83,6 +101,7 @@ func samples(ctx context.Context, q *sql.Conn, db string, seed int64, tables []T
 				// a copy: the map is the caller's
 				out[i].Columns, copied = maps.Clone(t.Columns), true
 			}
+			smp.key = hashName(strconv.FormatInt(seed, 10), t.Name, name, "deck")
 			s.sample = smp
 			out[i].Columns[name] = s
 		}
@@ -146,7 +165,7 @@ func sampleRows(ctx context.Context, q *sql.Conn, db, table, col string, seed in
 		}
 		counts[v[0].String]++
 	}
-	smp := &sample{from: how, nulls: nulls / float64(len(got))}
+	smp := &sample{from: how, nulls: nulls / float64(len(got)), counted: true}
 	for v, w := range counts {
 		smp.buckets = append(smp.buckets, bucket{lo: v, hi: v, point: true, weight: w})
 	}
@@ -471,11 +490,18 @@ func (s *sample) gen(c *column) (valueGen, error) {
 	}
 	between := rangeGen(c)
 	bs := s.buckets
-	return func(dst []byte, _ int64, r *stream) []byte {
+	var cards *deck
+	if s.counted && total >= 1 {
+		cards = &deck{n: uint64(total), key: s.key}
+	}
+	return func(dst []byte, row int64, r *stream) []byte {
 		if nulls > 0 && r.float() < nulls {
 			return append(dst, "NULL"...)
 		}
 		x := r.float() * total
+		if cards != nil {
+			x = float64(cards.at(row)) + 0.5 // the card's row of the sample
+		}
 		b := bs[min(sort.SearchFloat64s(cum, x), len(bs)-1)]
 		if b.point || between == nil {
 			return appendQuoted(dst, b.lo)
@@ -594,12 +620,11 @@ func (rs *rowSample) gen(c *column) (valueGen, error) {
 	if (isString(c) || isBinary(c)) && int64(longest) > c.charLen {
 		return nil, fmt.Errorf("from_sample: %s has values up to %d characters long, and %s holds %d; widen the column", rs.source, longest, c.columnType, c.charLen)
 	}
-	rows, col, key := rs.rows, rs.col, rs.key
-	n := uint64(len(rows))
+	rows, col := rs.rows, rs.col
+	// the group's deck, not the column's: every column picks the same row
+	cards := deck{n: uint64(len(rows)), key: rs.key}
 	return func(dst []byte, row int64, _ *stream) []byte {
-		// a stream of the group's, not the column's: every column picks the same row
-		r := newStream(key, row)
-		v := rows[r.intn(n)][col]
+		v := rows[cards.at(row)][col]
 		if !v.Valid {
 			return append(dst, "NULL"...)
 		}

@@ -1,6 +1,7 @@
 package ddl
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -34,21 +35,59 @@ type statement struct {
 	toks []token
 	// broken is set when the text ended inside a quote or comment: the statement is not read.
 	broken bool
+	// varies is set when a versioned comment in it is read differently by MariaDB and MySQL,
+	// and the server is not known (AnyServer).
+	varies bool
+}
+
+// Server is the server whose reading of executable comments a schema file gets: both run
+// /*! ... */ and /*!NNNNN ... */ up to version 5.7 (NNNNN < 50700); MariaDB skips
+// /*!50700 ... */ to /*!99999 ... */ (MySQL 5.7 and 8 syntax it may not know, such as
+// /*!80003 SRID 0 */ or a /*!50705 ... GEOMETRY */ column) and runs /*M! ... */ and
+// six-digit versions (its own, 100500 and up), which MySQL skips as ordinary comments
+// (MySQL 8.0 reads five digits).
+type Server int
+
+const (
+	// AnyServer is a server not known when the file is read: a statement with a comment the
+	// two servers read differently leaves the tables it creates or alters unread, to the
+	// run, which checks what the server made of it.
+	AnyServer Server = iota
+	MariaDB
+	MySQL
+)
+
+// runs says whether the server runs an executable comment (/*M! when mariaOnly) of version
+// (0 when none), and whether MariaDB and MySQL differ on it. A version above the server's
+// own is taken as not above it (the file is written for the server it runs on).
+func (srv Server) runs(mariaOnly bool, version int) (runs, varies bool) {
+	maria := mariaOnly || version < 50700 || version > 99999
+	mysql := !mariaOnly && version <= 99999
+	switch srv {
+	case MariaDB:
+		return maria, false
+	case MySQL:
+		return mysql, false
+	}
+	return true, maria != mysql
 }
 
 // lexer cuts a script into statements as the mysql client does: DELIMITER lines, quotes,
-// -- # /* */ comments dropped, and /*! */ /*M! */ executable comments read as SQL (the server
-// runs them; mysqldump wraps table options and more in them).
+// -- # /* */ comments dropped, and /*! */ /*M! */ executable comments read as SQL where the
+// server runs them (mysqldump wraps table options and more in them), dropped where it
+// does not (see Server).
 type lexer struct {
 	src       string
 	i         int
 	line, col int
 	delim     string
 	inExec    bool // inside an executable comment: its closing */ is dropped
+	srv       Server
+	varies    bool // the statement has a comment MariaDB and MySQL read differently
 }
 
-func lexStatements(src string) []statement {
-	lx := &lexer{src: src, line: 1, col: 1, delim: ";"}
+func lexStatements(src string, srv Server) []statement {
+	lx := &lexer{src: src, line: 1, col: 1, delim: ";", srv: srv}
 	var out []statement
 	for {
 		st, more := lx.statement()
@@ -77,8 +116,9 @@ func (lx *lexer) advance(n int) {
 func (lx *lexer) rest() string { return lx.src[lx.i:] }
 
 // statement reads the next statement; more is false at the end of the text.
-func (lx *lexer) statement() (statement, bool) {
-	var st statement
+func (lx *lexer) statement() (st statement, more bool) {
+	lx.varies = false
+	defer func() { st.varies = lx.varies }()
 	for {
 		lx.skipBlank()
 		if lx.i >= len(lx.src) {
@@ -121,8 +161,21 @@ func (lx *lexer) skipBlank() {
 			if r[2] == 'M' {
 				n = 4
 			}
-			for n < len(r) && r[n] >= '0' && r[n] <= '9' {
+			d := n
+			for n < len(r) && n-d < 6 && r[n] >= '0' && r[n] <= '9' {
 				n++
+			}
+			version, _ := strconv.Atoi(r[d:n])
+			runs, varies := lx.srv.runs(r[2] == 'M', version)
+			lx.varies = lx.varies || varies
+			if !runs {
+				end := strings.Index(r[2:], "*/")
+				if end < 0 {
+					lx.advance(len(r))
+					return
+				}
+				lx.advance(end + 4)
+				continue
 			}
 			lx.advance(n)
 			lx.inExec = true

@@ -79,18 +79,47 @@ func (s *Schema) Table(db, name string) *Table {
 	return maybe
 }
 
-// Parse reads a schema file's text.
-func Parse(src string) *Schema {
+// Parse reads a schema file's text for a server not known (AnyServer).
+func Parse(src string) *Schema { return ParseFor(src, AnyServer) }
+
+// ParseFor reads a schema file's text as server srv reads its executable comments.
+func ParseFor(src string, srv Server) *Schema {
 	s := &Schema{Whole: true}
-	for _, st := range lexStatements(src) {
+	for _, st := range lexStatements(src, srv) {
 		if st.broken {
 			s.Whole = false
 			continue
 		}
+		before := len(s.Tables)
 		p := &parser{toks: st.toks, s: s}
 		p.statement()
+		if st.varies {
+			s.unread(st.toks, before)
+		}
 	}
 	return s
+}
+
+// unread leaves to the run the tables a statement read differently by MariaDB and MySQL
+// creates (those after the first before) or alters.
+func (s *Schema) unread(toks []token, before int) {
+	for _, t := range s.Tables[before:] {
+		t.Unread = true
+	}
+	for i := 0; i+1 < len(toks); i++ {
+		if !toks[i].is("table") && !toks[i].is("on") {
+			continue
+		}
+		name := toks[i+1].text
+		if i+3 < len(toks) && toks[i+2].text == "." {
+			name = toks[i+3].text
+		}
+		for _, t := range s.Tables {
+			if t.Name == name {
+				t.Unread = true
+			}
+		}
+	}
 }
 
 type parser struct {

@@ -42,17 +42,17 @@ func describe(s *Schema) string {
 	return b.String()
 }
 
-func parseFile(t *testing.T, path string) *Schema {
+func parseFile(t *testing.T, path string, srv Server) *Schema {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Parse(string(data))
+	return ParseFor(string(data), srv)
 }
 
 func TestParseDump(t *testing.T) {
-	got := describe(parseFile(t, "testdata/dump.sql"))
+	got := describe(parseFile(t, "testdata/dump.sql", MySQL))
 	want := `database "other" whole=true
 table shop.customers 16:14
   id int [int unsigned] 17:3 len=0 p=0,0 notnull autoinc unsigned
@@ -119,7 +119,7 @@ table shop.altered 84:14 unread
 // with foreign keys to tables created later, version comments, a trigger in DELIMITER ;;, a
 // view's stand-in, MariaDB's JSON as a checked LONGTEXT, UUID and INET6.
 func TestParseMariaDBDump(t *testing.T) {
-	got := describe(parseFile(t, "testdata/mariadb-dump.sql"))
+	got := describe(parseFile(t, "testdata/mariadb-dump.sql", MariaDB))
 	want := `database "k" whole=true
 table k.memberships 35:14
   person_id bigint [bigint(20)] 36:3 len=0 p=0,0 notnull
@@ -182,7 +182,7 @@ table k.we` + "`" + `ird 257:14
 }
 
 func TestParseShop(t *testing.T) {
-	s := parseFile(t, "../../examples/shop.sql")
+	s := parseFile(t, "../../examples/shop.sql", AnyServer)
 	if s.Database != "shop" || !s.Whole {
 		t.Errorf("database %q whole=%v, want shop and whole", s.Database, s.Whole)
 	}
@@ -269,5 +269,37 @@ func TestParseStatements(t *testing.T) {
 				t.Errorf("got %q, want %q\n%s", got, c.want, describe(s))
 			}
 		})
+	}
+}
+
+// TestVersionedComments: /*!NNNNN */ as each server reads it (issue 47: a /*!50705 GEOMETRY
+// column read as SQL, though MariaDB skips it).
+func TestVersionedComments(t *testing.T) {
+	src := "CREATE TABLE a (id INT PRIMARY KEY, /*!50705 location GEOMETRY NOT NULL, */ /*!50003 n INT, */ /*M!100301 m INT, */ /*!100500 six INT, */ z INT) /*!80016 DEFAULT ENCRYPTION='N' */;\n" +
+		"CREATE TABLE b (id INT PRIMARY KEY) /*!40101 ENGINE=InnoDB */;\n"
+	for _, c := range []struct {
+		srv    Server
+		cols   string
+		unread bool
+	}{
+		{MariaDB, "id n m six z", false},
+		{MySQL, "id location n z", false},
+		{AnyServer, "", true},
+	} {
+		s := ParseFor(src, c.srv)
+		a, b := s.Table("", "a"), s.Table("", "b")
+		if a == nil || b == nil || b.Unread || a.Unread != c.unread {
+			t.Fatalf("server %d: tables %+v %+v, want a unread %v, b read", c.srv, a, b, c.unread)
+		}
+		if c.unread {
+			continue
+		}
+		var names []string
+		for _, col := range a.Columns {
+			names = append(names, col.Name)
+		}
+		if got := strings.Join(names, " "); got != c.cols {
+			t.Errorf("server %d reads columns %q, want %q", c.srv, got, c.cols)
+		}
 	}
 }

@@ -281,7 +281,7 @@ func Order(names []string, parents func(string) []string) (order, cycle []string
 
 // CycleMessage says why a cycle of foreign keys stops generate, and what to do.
 func CycleMessage(cycle []string) string {
-	return fmt.Sprintf("the foreign keys of %s form a cycle (%s): generate fills parents before children and cannot order them; drop one of these foreign keys before generating (ALTER TABLE ... DROP FOREIGN KEY) and add it back after", cycle[0], strings.Join(cycle, " -> "))
+	return fmt.Sprintf("the foreign keys of %s form a cycle (%s): generate fills parents before children and cannot order them; drop one of these foreign keys before generating (leave it out of the schema file, or ALTER TABLE ... DROP FOREIGN KEY) and add it back once the rows are in with after: FILE (ALTER TABLE ... ADD FOREIGN KEY ...; quadrant generate --after FILE)", cycle[0], strings.Join(cycle, " -> "))
 }
 
 // UnlistedParent says that foreign key cols of table references parent, which the step
@@ -303,4 +303,34 @@ func Repeated(values []string) (a, b string, found bool) {
 		seen[k] = v
 	}
 	return "", "", false
+}
+
+// AutoIncrementFits says, when it does not, that an auto-increment column of type typ
+// (unsigned or not) cannot number rows rows: generate gives it 1..rows, as the server's
+// counter would, so the load would stop at the type's largest value ("Out of range value")
+// with the table part-filled. why is "" when it fits.
+// about says rows is an estimate (a per_parent table's).
+func AutoIncrementFits(where, typeText, typ string, unsigned bool, rows int64, about bool) (why string) {
+	_, hi, ok := IntRange(typ, unsigned)
+	if !ok || rows <= hi {
+		return ""
+	}
+	n := fmt.Sprintf("the %d rows", rows)
+	if about {
+		n = fmt.Sprintf("at least about %d rows (per_parent: the parent's rows times the mean count, less 3 standard deviations)", rows)
+	}
+	return fmt.Sprintf("%s is AUTO_INCREMENT, so generate numbers %s 1, 2, 3..., and %s holds at most %d; widen it (%s) or lower rows", where, n, typeText, hi, wider(rows))
+}
+
+// wider names the narrowest integer type that holds n.
+func wider(n int64) string {
+	for _, t := range []struct {
+		name string
+		typ  string
+	}{{"SMALLINT UNSIGNED", "smallint"}, {"MEDIUMINT UNSIGNED", "mediumint"}, {"INT UNSIGNED", "int"}} {
+		if _, hi, _ := IntRange(t.typ, true); n <= hi {
+			return t.name + " holds " + strconv.FormatInt(hi, 10)
+		}
+	}
+	return "BIGINT"
 }

@@ -47,6 +47,8 @@ var Names = map[string]string{
 	"country":    "a country",
 	"street":     "a house number and a street (12 Oak Street)",
 	"word":       "an English word",
+	"category":   "a capitalised noun, for a category, genre or tag (Harbor, Lantern...); the first rows of a table take distinct ones",
+	"title":      "a title-like phrase: The Silent Harbor, Golden Lantern, Harbor of the Moon",
 	"phone":      "a phone number, 555-0100 to 555-0199 style (+1 ddd 555-01dd)",
 	"uuid":       "a random UUID (version 4 format)",
 	"ipv4":       "an IPv4 address",

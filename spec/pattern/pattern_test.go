@@ -46,7 +46,7 @@ func TestParseErrors(t *testing.T) {
 		"{2}":        "at character 1: a count {n} must follow",
 		"[a]{3,1}":   "at character 4: count {3,1} has its larger number first; write {1,3}",
 		"[a]{x}":     "at character 5: unknown generator {x}",
-		"a{emial}":   "at character 3: unknown generator {emial}; known: city, country, email,",
+		"a{emial}":   "at character 3: unknown generator {emial}; known: category, city, country, email,",
 		"{email}{2}": "at character 8: a count applies to a character class or a character, not to {email}",
 		"a}":         "at character 2: unmatched }",
 		"[a]{99999}": "above 10000",

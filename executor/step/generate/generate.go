@@ -18,7 +18,7 @@ import (
 var Kind = spec.StepKind{
 	Key: "generate", Doc: "Fill the user's own tables with generated rows, foreign, primary and unique keys kept (see docs/generate.md).",
 	Body: func() any { return new(spec.Generate) }, Target: true, Keys: []string{"timeout"},
-	Check: func(c *spec.Check, s *spec.Step) { Of(s).Check(c) },
+	Check: func(c *spec.Check, s *spec.Step) { Of(s).CheckOn(c, s.Target) },
 	Reads: reads,
 	// every shard fills its part of each table's rows
 	Splits:     func(*spec.Step) bool { return true },
@@ -66,6 +66,9 @@ func explain(s *spec.Step, _ spec.Explainer) spec.Explanation {
 	}
 	note += fmt.Sprintf("; time at %dk rows/s per thread, as bench/generatebench measured on a 2-core machine)", generateRate/1000)
 	x.More = append(x.More, note)
+	if g.After != "" {
+		x.More = append(x.More, "then runs "+g.AfterPath+" once every table is filled")
+	}
 	return x
 }
 
@@ -101,12 +104,16 @@ func run(ctx context.Context, st *spec.Step, env step.Env) error {
 	return nil
 }
 
-// reads are the schema file and the columns' values_file: copied into the results folder.
+// reads are the schema file, the after file and the columns' values_file: copied into the
+// results folder.
 func reads(s *spec.Step) []spec.DataFile {
 	g := Of(s)
 	var out []spec.DataFile
 	if g.Schema != "" {
 		out = append(out, spec.DataFile{File: g.Schema, Path: g.SchemaPath})
+	}
+	if g.After != "" {
+		out = append(out, spec.DataFile{File: g.After, Path: g.AfterPath})
 	}
 	for _, t := range g.Tables {
 		for _, c := range t.Columns {
