@@ -265,6 +265,7 @@ func (g *Generate) validate(v *validator) {
 		t := &g.Tables[i]
 		t.checkRows(v, g)
 		t.checkRowSample(v)
+		t.checkLayout(v)
 		for j := range t.Columns {
 			t.Columns[j].check(v, t.Name)
 		}
