@@ -121,6 +121,13 @@ func TestShop(t *testing.T) {
 			t.Errorf("status %s is %.1f%% of the orders, want %.0f%% ± 3", status, got, want)
 		}
 	}
+	// orders (an auto-increment key, a customer drawn row by row) go in in placed_at's order
+	if corr := correlation(t, db, "shop.orders", "id", "placed_at"); corr < 0.8 {
+		t.Errorf("orders' id-time correlation is %.3f, want >= 0.8 (rows in time order)", corr)
+	} else {
+		t.Logf("orders: id-time correlation %.3f; a customer's orders span %.2f blocks of 250 ids (%.2f orders each)", corr,
+			blocks(t, db, "shop.orders", "id", "customer_id"), number(t, db, "SELECT AVG(n) FROM (SELECT COUNT(*) n FROM shop.orders GROUP BY customer_id) t"))
+	}
 	lines := count(t, db, "SELECT MAX(line) FROM shop.order_items")
 	if lines < 2 {
 		t.Errorf("order lines go up to %d, want a per-order sequence", lines)

@@ -222,3 +222,42 @@ func TestNoOverlap(t *testing.T) {
 		t.Errorf("rental laid out by copy: id-time correlation %.3f, want >= 0.8", corr)
 	}
 }
+
+// salaryOverlaps counts the pairs of one employee's salaries (or departments) whose dates overlap.
+func salaryOverlaps(t *testing.T, db *sql.DB, table string) int64 {
+	return count(t, db, "SELECT COUNT(*) FROM employees."+table+" a JOIN employees."+table+
+		" b ON a.emp_no = b.emp_no AND (a.from_date < b.from_date OR a.from_date = b.from_date AND a.to_date < b.to_date) AND b.from_date < a.to_date")
+}
+
+// TestNoOverlapOfSalaries: the employees shape, whose salaries (emp_no, from_date) and
+// departments (emp_no, dept_no) are laid out by employee, overlap as its settings make them,
+// and never with no_overlap on each.
+func TestNoOverlapOfSalaries(t *testing.T) {
+	c := sandboxtest.Start(t, sandbox.Options{Name: "gensalaries"})
+	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
+	run(t, db, employees(t, 5, 2))
+	salaries, depts := salaryOverlaps(t, db, "salaries"), salaryOverlaps(t, db, "dept_emp")
+	if _, err := db.Exec("DROP DATABASE employees"); err != nil {
+		t.Fatal(err)
+	}
+	o := employees(t, 5, 2)
+	for i := range o.Tables {
+		if tb := &o.Tables[i]; tb.Name == "salaries" || tb.Name == "dept_emp" {
+			tb.NoOverlap = &generate.NoOverlap{Entity: "emp_no", From: "from_date", To: "to_date"}
+		}
+	}
+	run(t, db, o)
+	t.Logf("overlapping pairs of one employee's salaries: %d without no_overlap, %d with; departments: %d, %d",
+		salaries, salaryOverlaps(t, db, "salaries"), depts, salaryOverlaps(t, db, "dept_emp"))
+	if salaries == 0 || depts == 0 {
+		t.Fatalf("the employees settings give no overlapping salaries (%d) or departments (%d): the test cannot tell", salaries, depts)
+	}
+	for _, tn := range []string{"salaries", "dept_emp"} {
+		if n := salaryOverlaps(t, db, tn); n != 0 {
+			t.Errorf("%d pairs of one employee's %s overlap with no_overlap, want 0", n, tn)
+		}
+		if n := count(t, db, "SELECT COUNT(*) FROM employees."+tn+" WHERE to_date < from_date"); n != 0 {
+			t.Errorf("%d rows of %s end before they start", n, tn)
+		}
+	}
+}
