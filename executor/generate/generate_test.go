@@ -222,6 +222,11 @@ func TestErrors(t *testing.T) {
 			CREATE TABLE r (id INT AUTO_INCREMENT PRIMARY KEY, c_id INT NOT NULL, at DATETIME NOT NULL, back DATETIME, FOREIGN KEY (c_id) REFERENCES c (id));`,
 			tables: []generate.Table{{Name: "c", Rows: 5}, {Name: "r", Rows: 10, NoOverlap: &generate.NoOverlap{Entity: "c_id", From: "at", To: "back"}}},
 			want:   []string{"r: no_overlap: the rows of one c_id are found through the table's layout", "per_parent: {parent: TABLE}"}},
+		{name: "no_overlap whose start is made from its end", db: "c25", ddl: `CREATE TABLE c (id INT AUTO_INCREMENT PRIMARY KEY);
+			CREATE TABLE r (id INT AUTO_INCREMENT PRIMARY KEY, c_id INT NOT NULL, at DATETIME NOT NULL, back DATETIME, FOREIGN KEY (c_id) REFERENCES c (id));`,
+			tables: []generate.Table{{Name: "c", Rows: 5}, {Name: "r", PerParent: &generate.PerParent{Max: 3}, NoOverlap: &generate.NoOverlap{Entity: "c_id", From: "at", To: "back"},
+				Columns: map[string]generate.Settings{"at": {Expr: "back - days(1)"}}}},
+			want: []string{"r: no_overlap: from: at is made from back (expr)"}},
 		{name: "a setting its column cannot take", db: "c7", ddl: `CREATE TABLE n (id INT PRIMARY KEY, at DATE NOT NULL);`,
 			tables: []generate.Table{{Name: "n", Rows: 10, Columns: map[string]generate.Settings{"at": {Length: 4}}}},
 			want:   []string{"n.at: length applies to strings, and date is not one"}},

@@ -14,8 +14,9 @@ import (
 // through the table's layout (per_parent, or a key that starts with the entity's foreign key),
 // so a row reads its siblings' starts: O(rows of the entity) per row, no memory held.
 
-// planNoOverlap wraps the to column of a table with no_overlap.
-func (pl *planner) planNoOverlap() error {
+// planNoOverlap wraps the to column of a table with no_overlap; deps are what its expr columns
+// read.
+func (pl *planner) planNoOverlap(deps map[string][]string) error {
 	no, ti := pl.t.NoOverlap, pl.ti
 	if no == nil {
 		return nil
@@ -40,6 +41,9 @@ func (pl *planner) planNoOverlap() error {
 	}
 	if no.From == no.To {
 		return fmt.Errorf("%s: from and to are both %s; name the column where an interval ends as to", what, no.From)
+	}
+	if reads(deps, no.From, no.To, map[string]bool{}) {
+		return fmt.Errorf("%s: from: %s is made from %s (expr), and %s is cut at the next %s: make %s from %s instead", what, no.From, no.To, no.To, no.From, no.To, no.From)
 	}
 	if _, inFK := pl.fkOf[no.To]; inFK || pl.roles[no.To] != free {
 		return fmt.Errorf("%s: to: %s is in a key generate builds, which a cut would break; name another column", what, no.To)
@@ -119,4 +123,18 @@ func appendTime(dst []byte, c *column, t time.Time) []byte {
 		return appendQuoted(dst, t.Format("2006-01-02"))
 	}
 	return appendQuoted(dst, t.Format("2006-01-02 15:04:05"))
+}
+
+// reads says expr column col reads column target, itself or through other expr columns.
+func reads(deps map[string][]string, col, target string, seen map[string]bool) bool {
+	if seen[col] {
+		return false
+	}
+	seen[col] = true
+	for _, d := range deps[col] {
+		if d == target || reads(deps, d, target, seen) {
+			return true
+		}
+	}
+	return false
 }

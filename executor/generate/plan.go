@@ -126,7 +126,7 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 			return nil, err
 		}
 	}
-	if err := pl.planNoOverlap(); err != nil {
+	if err := pl.planNoOverlap(deps); err != nil {
 		return nil, err
 	}
 	return pl.tp, pl.checkExprCycle(deps)
