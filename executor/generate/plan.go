@@ -402,8 +402,7 @@ func (pl *planner) exprRow() exprRow {
 		}
 		er.parentType = spec.ParentType(er.parentCols)
 		if fi == pl.layoutFK {
-			lay := pl.lay
-			er.lineOf = func(row int64) int64 { _, l := lay.at(row); return l }
+			er.lineOf = pl.lay.timeLine
 		}
 	}
 	return er

@@ -30,6 +30,7 @@ func rentals(seed int64, threads int, rentalTime string) generate.Options {
 			Columns: map[string]generate.Settings{
 				"rental_date": {Min: "2024-01-01", Max: "2024-12-31 23:59:59"},
 				"return_date": {Expr: "rental_date + days(uniform(1, 10))", NullFraction: 0.02},
+				"pad":         {Expr: `"line " + string(line)`},
 			}},
 		{Name: "payment", PerParent: &generate.PerParent{Parent: "rental", Min: 1, Max: 1}, Columns: map[string]generate.Settings{
 			"customer_id":  {Expr: "parent.customer_id"},
@@ -121,6 +122,9 @@ func TestRowsInTimeOrder(t *testing.T) {
 		"SELECT COUNT(*) - COUNT(DISTINCT rental_date, inventory_id, customer_id) FROM rentals.rental":                          0,
 		"SELECT COUNT(*) FROM rentals.payment": rows,
 		"SELECT COUNT(*) FROM rentals.rental WHERE rental_date < '2024-01-01' OR rental_date > '2024-12-31 23:59:59'": 0,
+		// expr's line numbers a customer's rentals in time order
+		`SELECT COUNT(*) FROM rentals.rental r WHERE pad <> CONCAT('line ', (SELECT COUNT(*) FROM rentals.rental b
+			WHERE b.customer_id = r.customer_id AND b.rental_id < r.rental_id))`: 0,
 	} {
 		if got := count(t, db, q); got != want {
 			t.Errorf("%s = %d, want %d", q, got, want)

@@ -24,8 +24,9 @@ import (
 // production's insert order is. A merge would need a heap over the parents and a pass from
 // the first row to reach any row; the permutation gives any row in O(1) and no memory beyond
 // the layout's counts, so threads and shards start anywhere and a child table's row can read
-// its parent row (payment.customer_id from its rental) wherever it is. A parent's rows are
-// numbered (line) in slot order, not time order; no_overlap orders them by time itself.
+// its parent row (payment.customer_id from its rental) wherever it is. A parent's rows keep
+// their slot's number where a key numbers them (line columns: any order keeps them distinct);
+// expr's line counts the parent's rows before it, so it follows time (timeLine).
 
 // TimeNone as a table's Time keeps its rows parent by parent.
 const TimeNone = "none"
@@ -121,6 +122,23 @@ func (l *layout) rowOf(p, line int64) int64 {
 		return int64(l.scatter.inv(uint64(slot)))
 	}
 	return slot
+}
+
+// timeLine is row's number among its parent's rows from 0, in row order: in a scattered layout,
+// where rows go in in time order, the parent's rows before it (a cost of the parent's count);
+// otherwise its line.
+func (l *layout) timeLine(row int64) int64 {
+	p, line := l.at(row)
+	if l.scatter == nil {
+		return line
+	}
+	n := int64(0)
+	for k := range l.count(p) {
+		if l.rowOf(p, k) < row {
+			n++
+		}
+	}
+	return n
 }
 
 // count is how many rows parent p has.

@@ -58,4 +58,13 @@ func TestScatteredLayout(t *testing.T) {
 			t.Fatalf("parent %d has %d rows, its count is %d", p, seen[p], l.count(p))
 		}
 	}
+	// expr's line numbers each parent's rows 0, 1, 2... in row (time) order
+	next := make([]int64, 200)
+	for row := range rows {
+		p, _ := l.at(row)
+		if got := l.timeLine(row); got != next[p] {
+			t.Fatalf("row %d is parent %d's row number %d in row order, timeLine says %d", row, p, next[p], got)
+		}
+		next[p]++
+	}
 }
