@@ -46,6 +46,7 @@ func (g *Generate) checkSchema(v *validator) {
 			c.perParent(t, dt)
 			c.exprs(t, dt)
 			c.rowSample(t, dt)
+			c.layout(t, dt)
 		}
 	}
 	c.foreignKeys()
@@ -169,6 +170,7 @@ func (c *schemaCheck) columns(t *GenerateTable, dt *ddl.Table) {
 			c.v.errorf(gc.Src.Pos, "table %s has no column %s (%s creates it with %s)%s", t.Name, gc.Name, c.at(dt.Pos), strings.Join(names, ", "), suggest(gc.Name, names))
 			continue
 		}
+		c.foreignValues(t, dt, gc, col)
 		for _, p := range ddl.Problems(t.Name+"."+col.Name, col, role(dt, col), settings(gc)) {
 			pos := gc.Src.Pos
 			if p.Option != "" && gc.Src.Has(p.Option) {
@@ -502,7 +504,10 @@ func (c *schemaCheck) exprs(t *GenerateTable, dt *ddl.Table) {
 		if gc.Expr.Source == "" || col == nil {
 			continue
 		}
-		if r := role(dt, col); r != ddl.Free {
+		if r := role(dt, col); r == ddl.Foreign {
+			c.foreignExpr(t, dt, gc, col)
+			continue
+		} else if r != ddl.Free {
 			c.v.errorf(gc.Src.At("expr"), "%s.%s is part of a key generate builds (auto-increment, unique or foreign), which expr cannot keep; remove expr (%s)", t.Name, col.Name, c.at(col.Pos))
 			continue
 		}

@@ -15,6 +15,12 @@ func generatePlan(extra, tables string) string {
 		"iteration:\n  workload: {transactions: [{name: a, statements: [{sql: SELECT 1}]}], duration: 1s}\n")
 }
 
+// rentalSchema is a customer c, its rentals r (an auto-increment key, a time, a return) and a
+// payment per rental whose c_id should be its rental's.
+const rentalSchema = "CREATE TABLE c (id INT AUTO_INCREMENT PRIMARY KEY);\n" +
+	"CREATE TABLE r (id INT AUTO_INCREMENT PRIMARY KEY, c_id INT NOT NULL, n INT, at DATETIME NOT NULL, back DATETIME, FOREIGN KEY (c_id) REFERENCES c (id));\n" +
+	"CREATE TABLE pay (id INT AUTO_INCREMENT PRIMARY KEY, r_id INT, c_id INT, at DATETIME NOT NULL, FOREIGN KEY (r_id) REFERENCES r (id), FOREIGN KEY (c_id) REFERENCES c (id), UNIQUE KEY (at));\n"
+
 // TestGenerateSchemaChecks: what validate says (or must not say) about a generate: step
 // from its schema file; the errors' positions are checked by the bad plan generate-schema.
 func TestGenerateSchemaChecks(t *testing.T) {
@@ -50,7 +56,7 @@ func TestGenerateSchemaChecks(t *testing.T) {
 			[]string{"plan.yaml:9:19: t.d is in key PRIMARY (d) of t, so each of the 20 rows needs its own value, and date holds 10 values; widen the column or lower rows (schema.sql:1)"}},
 		{"max on a foreign key", "CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE k (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES p (id));\n", "",
 			"        p: {rows: 10}\n        k: {rows: 10, columns: {p_id: {max: 5}}}\n",
-			[]string{"plan.yaml:10:45: k.p_id is part of a key generate builds (auto-increment or foreign), so values and min/max do not apply; remove them (schema.sql:2)"}},
+			[]string{"plan.yaml:10:45: k.p_id is a foreign key, whose values are its parent's keys, so min/max do not apply; remove them (values: can list parent keys) (schema.sql:2)"}},
 		{"values on a unique column", "CREATE TABLE t (code VARCHAR(10) NOT NULL UNIQUE);\n", "", "        t: {rows: 10, columns: {code: {values: [a, b]}}}\n",
 			[]string{"plan.yaml:9:48: t.code is in key code (code) of t, so each of the 10 rows needs its own value, and values lists 2; list at least 10 (each is used once) or lower rows (schema.sql:1)"}},
 		{"a from_sample column the table does not have", "CREATE TABLE t (id INT PRIMARY KEY, city VARCHAR(9), zip CHAR(5));\nCREATE TABLE src (city VARCHAR(9), zip CHAR(5));\n", "",
@@ -81,17 +87,31 @@ func TestGenerateSchemaChecks(t *testing.T) {
 		{"values file beside values", "CREATE TABLE t (code VARCHAR(10) NOT NULL);\n", "", "        t: {rows: 10, columns: {code: {values_file: names.txt, values: [a]}}}\n",
 			[]string{"plan.yaml:9:53: t.code has both values and values_file; keep one"}},
 		{"values on a foreign key", "CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE k (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES p (id));\n", "",
-			"        p: {rows: 10}\n        k: {rows: 10, columns: {p_id: {values: [1, 2]}}}\n",
-			[]string{"plan.yaml:10:48: k.p_id is part of a key generate builds (auto-increment or foreign), so values and min/max do not apply; remove them (schema.sql:2)"}},
-		{"a parent not listed", "CREATE TABLE p (id INT PRIMARY KEY);\nCREATE TABLE k (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES p (id));\n", "", "        k: {rows: 10}\n",
-			[]string{"plan.yaml:9:12: k.p_id references p, which is not in tables:; generate takes foreign keys from the rows it makes: add p: {rows: N} to tables: (schema.sql:2)"}},
-		{"a cycle dropped before the step is none", "CREATE TABLE a (id INT PRIMARY KEY, b_id INT);\nCREATE TABLE b (id INT PRIMARY KEY, a_id INT, FOREIGN KEY (a_id) REFERENCES a (id));\nALTER TABLE a ADD FOREIGN KEY (b_id) REFERENCES b (id);\nALTER TABLE a DROP FOREIGN KEY a_ibfk_1;\n", "",
-			"        a: {rows: 10}\n        b: {rows: 10}\n", nil},
-		{"a key with part of a foreign key is left to the run", "CREATE TABLE p (a CHAR(1), b INT, PRIMARY KEY (a, b));\nCREATE TABLE k (a CHAR(1), b INT, x TINYINT, PRIMARY KEY (a, x), FOREIGN KEY (a, b) REFERENCES p (a, b));\n", "",
-			"        p: {rows: 1000}\n        k: {rows: 5000}\n", nil},
-		{"a key of types generate cannot make unique is left to the run", "CREATE TABLE k (a TIME, b YEAR, PRIMARY KEY (a, b));\n", "", "        k: {rows: 10}\n", nil},
-		{"a table that references itself", "CREATE TABLE e (id INT PRIMARY KEY, boss INT, FOREIGN KEY (boss) REFERENCES e (id));\n", "", "        e: {rows: 10}\n",
-			[]string{"plan.yaml:9:12: the foreign keys of e form a cycle (e -> e)"}},
+			"        p: {rows: 10}\n        k: {rows: 10, columns: {p_id: {values: [1, 2]}}}\n", nil},
+		{"values on a foreign key to an auto-increment beyond its rows", "CREATE TABLE p (id INT AUTO_INCREMENT PRIMARY KEY);\nCREATE TABLE k (id INT PRIMARY KEY, p_id INT, FOREIGN KEY (p_id) REFERENCES p (id));\n", "",
+			"        p: {rows: 6}\n        k: {rows: 10, columns: {p_id: {values: [1, 7]}}}\n",
+			[]string{`plan.yaml:10:48: k.p_id: values lists "7", which is not the id of a row of p (they are 1 to 6); list keys of its rows (schema.sql:2)`}},
+		{"a foreign key that follows its parent row", rentalSchema, "",
+			"        c: {rows: 10}\n        r: {per_parent: {max: 3}}\n        pay: {per_parent: {parent: r, count: 1}, columns: {c_id: {expr: parent.c_id}}}\n", nil},
+		{"a foreign key that follows a column that is no key", rentalSchema, "",
+			"        c: {rows: 10}\n        r: {per_parent: {max: 3}}\n        pay: {per_parent: {parent: r, count: 1}, columns: {c_id: {expr: parent.n}}}\n",
+			[]string{`plan.yaml:11:73: pay.c_id: expr "parent.n": r.n is not a foreign key to c (id), so its values need not be keys of c; follow a column of r that references c (schema.sql:2)`}},
+		{"a foreign key with an expression", rentalSchema, "",
+			"        c: {rows: 10}\n        r: {per_parent: {max: 3}}\n        pay: {per_parent: {parent: r, count: 1}, columns: {c_id: {expr: parent.c_id + 1}}}\n",
+			[]string{"plan.yaml:11:73: pay.c_id is part of a key generate builds (auto-increment, unique or foreign), which expr cannot keep; on a foreign key column expr can only be parent.COLUMN, a column of the parent row that references the same table; remove expr (schema.sql:3)"}},
+		{"time and no_overlap", rentalSchema, "",
+			"        c: {rows: 10}\n        r: {per_parent: {max: 3}, time: at, no_overlap: {entity: c_id, from: at, to: back}}\n        pay: {rows: 10, time: at}\n", nil},
+		{"time on a column that cannot carry it", rentalSchema, "",
+			"        c: {rows: 10}\n        r: {per_parent: {max: 3}, time: at, columns: {at: {distribution: zipf}}}\n        pay: {rows: 10, time: r_id}\n",
+			[]string{"plan.yaml:10:74: r.at carries the table's time (time: at): rows in time order spread their times uniformly over min..max; remove distribution",
+				"plan.yaml:11:31: pay: time: r_id is int, not a DATE, DATETIME or TIMESTAMP (schema.sql:3)"}},
+		{"no_overlap that cannot hold", rentalSchema, "",
+			"        c: {rows: 10}\n        r: {rows: 30, no_overlap: {entity: n, from: at, to: at}}\n        pay: {rows: 10, no_overlap: {entity: c_id, from: at, to: at}}\n",
+			[]string{"plan.yaml:10:61: r: no_overlap from and to are both at; to is the column where an interval ends",
+				"plan.yaml:10:44: r: no_overlap entity: n is not a foreign key of r; name the foreign key column of the entity whose intervals must not overlap (schema.sql:2)",
+				"plan.yaml:11:46: pay: no_overlap entity: the rows of one c_id are found through the table's layout, and pay has none by c; give per_parent: {parent: c} (schema.sql:3)",
+				"plan.yaml:11:66: pay: no_overlap to: at is in a key generate builds, which a cut would break; name another column (schema.sql:3)",
+				"plan.yaml:11:66: pay: no_overlap from and to are both at; to is the column where an interval ends"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			fsys := fstest.MapFS{"schema.sql": {Data: []byte(c.schema)}, "plan.yaml": {Data: []byte(generatePlan(c.extra, c.tables))},

@@ -131,6 +131,7 @@ func ParentType(cols []ExprColumn) reflect.Type {
 // ExprUses is what an expression names: the row's columns and its parent's.
 type ExprUses struct {
 	Columns, Parent []string
+	Line            bool // it reads line
 }
 
 // CompileGenerateExpr compiles the expr of column col (of type typ) of a table with columns
@@ -171,6 +172,7 @@ func CompileGenerateExpr(src string, col ExprColumn, cols, parentCols []ExprColu
 				uses.Parent = append(uses.Parent, prop.Value)
 			}
 		case *ast.IdentifierNode:
+			uses.Line = uses.Line || x.Value == "line" && !callees[n]
 			switch {
 			case bad != nil || x.Value == "parent" || x.Value == "line" || callees[n] && slices.Contains(exprFuncs, x.Value):
 			case callees[n]:

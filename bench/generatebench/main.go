@@ -6,7 +6,11 @@
 // With -employees N, the rounds also fill the employees sample schema
 // (executor/generate/testdata/employees.yaml, run from the repository's root) scaled to N
 // employees: six tables, composite keys, per-parent counts and expr dates, its rows/s
-// counted over all its tables.
+// counted over all its tables. With -rentals N, it then fills a store's rentals
+// (executor/generate/testdata/rentals.sql, sakila's shape) with N customers of 10 to 40 rentals,
+// alternately in time order and customer by customer (time: none): rows/s of each, and the
+// peak Go heap of each at N/10 and N customers (time order adds nothing: the permutation holds
+// no rows; both hold the per_parent layouts' count per parent row).
 package main
 
 import (
@@ -49,14 +53,15 @@ func main() {
 	method := flag.String("method", generate.MethodAuto, "generate's methods, comma-separated: auto, insert, load_data (e.g. load_data,insert weighs both in the same rounds)")
 	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the generate runs to this file")
 	employees := flag.Int64("employees", 0, "also fill the employees schema with this many employees in each round (0: not)")
+	rentals := flag.Int64("rentals", 0, "then fill the rentals schema with this many customers, in time order and not (0: not)")
 	flag.Parse()
-	if err := run(*rows, *threads, *pairs, *method, *cpuprofile, *employees); err != nil {
+	if err := run(*rows, *threads, *pairs, *method, *cpuprofile, *employees, *rentals); err != nil {
 		fmt.Fprintln(os.Stderr, "generatebench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(rows int64, threads, pairs int, method, cpuprofile string, employees int64) error {
+func run(rows int64, threads, pairs int, method, cpuprofile string, employees, rentals int64) error {
 	ctx := context.Background()
 	c, stop, err := sandbox.StartTemp(ctx, "generatebench-", sandbox.Options{Name: "gen", Config: []sandbox.Option{
 		{Name: "innodb_buffer_pool_size", Value: "512M"}, {Name: "innodb_flush_log_at_trx_commit", Value: "2"},
@@ -242,6 +247,82 @@ func run(rows int64, threads, pairs int, method, cpuprofile string, employees in
 				return err
 			}
 			fmt.Printf("generate of the employees schema %8d employees (%d rows): peak Go heap in use %.1f MiB\n", n, rows, float64(r.heap)/(1<<20))
+		}
+	}
+	if rentals > 0 {
+		return rentalsBench(ctx, db, c.Primary.Pid(), rentals, threads, pairs)
+	}
+	return nil
+}
+
+// rentalsOptions fills testdata/rentals.sql with n customers of 10 to 40 rentals each (rental's
+// time rentalTime: "" found, none customer by customer) and a payment per rental.
+func rentalsOptions(n int64, threads int, rentalTime string) generate.Options {
+	return generate.Options{Schema: "executor/generate/testdata/rentals.sql", Seed: 1, Threads: threads, Logf: func(string, ...any) {}, Tables: []generate.Table{
+		{Name: "language", Rows: 6},
+		{Name: "film", Rows: 1000, Columns: map[string]generate.Settings{"language_id": {Values: []string{"1"}}}},
+		{Name: "customer", Rows: n},
+		{Name: "inventory", Rows: 4000},
+		{Name: "rental", PerParent: &generate.PerParent{Parent: "customer", Min: 10, Max: 40}, Time: rentalTime,
+			Columns: map[string]generate.Settings{"rental_date": {Min: "2024-01-01", Max: "2024-12-31 23:59:59"}}},
+		{Name: "payment", PerParent: &generate.PerParent{Parent: "rental", Min: 1, Max: 1}, Columns: map[string]generate.Settings{
+			"customer_id": {Expr: "parent.customer_id"}, "amount": {Min: "0.99", Max: "11.99"}}},
+	}}
+}
+
+// rentalsBench fills the rentals schema in time order and customer by customer, alternated
+// pairs times (rows/s of each), then in time order at n/10 and n customers (peak Go heap).
+func rentalsBench(ctx context.Context, db *sql.DB, pid int, n int64, threads, pairs int) error {
+	fill := func(n int64, rentalTime string) (measured, int64, error) {
+		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS rentals"); err != nil {
+			return measured{}, 0, err
+		}
+		runtime.GC()
+		peak, done := benchrun.HeapPeak()
+		srv0, self0 := benchrun.ProcessCPU(pid), benchrun.SelfCPU()
+		t0 := time.Now()
+		res, err := generate.Run(ctx, db, rentalsOptions(n, threads, rentalTime))
+		m := measured{took: time.Since(t0), server: benchrun.ProcessCPU(pid) - srv0, client: benchrun.SelfCPU() - self0}
+		close(done)
+		m.heap = <-peak
+		return m, res.Rows, err
+	}
+	rates := map[string][]float64{}
+	for i := 0; i < pairs; i++ {
+		order := []string{"time", generate.TimeNone}
+		if i%2 == 1 {
+			order[0], order[1] = order[1], order[0]
+		}
+		for _, who := range order {
+			rentalTime := who
+			if who == "time" {
+				rentalTime = ""
+			}
+			m, rows, err := fill(n, rentalTime)
+			if err != nil {
+				return err
+			}
+			rate := float64(rows) / m.took.Seconds()
+			fmt.Printf("round %d rentals, %-4s %8d rows in %6.2fs: %8.0f rows/s; CPU per row: server %.2f µs, client %.2f µs\n", i+1, who, rows, m.took.Seconds(), rate,
+				float64(m.server.Microseconds())/float64(rows), float64(m.client.Microseconds())/float64(rows))
+			rates[who] = append(rates[who], rate)
+		}
+	}
+	if pairs > 0 {
+		fmt.Printf("medians: rentals (%d customers) in time order %.0f rows/s, customer by customer %.0f rows/s\n", n, median(rates["time"]), median(rates[generate.TimeNone]))
+	}
+	// per_parent layouts hold a count per parent row (payment's: one per rental), time order or not
+	for _, c := range []int64{max(n/10, 1), n} {
+		for _, who := range []string{"time", generate.TimeNone} {
+			rentalTime := who
+			if who == "time" {
+				rentalTime = ""
+			}
+			m, rows, err := fill(c, rentalTime)
+			if err != nil {
+				return err
+			}
+			fmt.Printf("generate of the rentals schema, %-4s %8d customers (%d rows): peak Go heap in use %.1f MiB\n", who, c, rows, float64(m.heap)/(1<<20))
 		}
 	}
 	return nil

@@ -93,7 +93,10 @@ func exprGen(c *column, src string, er exprRow, cols []spec.ExprColumn) (valueGe
 		defer pool.Put(sc)
 		sc.r = r
 		env := sc.env
-		env["line"] = er.lineOf(row)
+		env["line"] = int64(0)
+		if uses.Line {
+			env["line"] = er.lineOf(row)
+		}
 		for _, n := range uses.Columns {
 			v, err := er.tp.byName[n].value(row)
 			if err != nil {

@@ -6,7 +6,10 @@ import "github.com/quadrant-bench/quadrant/spec"
 func FromSpec(g *spec.Generate) Options {
 	o := Options{Schema: g.SchemaPath, After: g.AfterPath, Database: g.Database, Seed: g.Seed, Threads: g.Threads, Method: g.Method}
 	for _, t := range g.Tables {
-		gt := Table{Name: t.Name, Rows: t.Rows, Columns: map[string]Settings{}}
+		gt := Table{Name: t.Name, Rows: t.Rows, Columns: map[string]Settings{}, Time: t.Time}
+		if no := t.NoOverlap; no != nil {
+			gt.NoOverlap = &NoOverlap{Entity: no.Entity, From: no.From, To: no.To}
+		}
 		if pp := t.PerParent; pp != nil {
 			lo, hi := pp.Range()
 			gt.PerParent = &PerParent{Parent: pp.Parent, Min: lo, Max: hi, Distribution: pp.Distribution}

@@ -74,6 +74,16 @@ type Table struct {
 	Columns   map[string]Settings
 	// RowSample, when set, draws some columns together from rows of real data.
 	RowSample *RowSample
+	// Time is the column that carries the rows' time ("" found, TimeNone none): see timeorder.go.
+	Time string
+	// NoOverlap, when set, keeps the intervals of one entity's rows apart.
+	NoOverlap *NoOverlap
+}
+
+// NoOverlap says the intervals [From, To) of the rows with one value of Entity (a foreign key
+// column) never overlap.
+type NoOverlap struct {
+	Entity, From, To string
 }
 
 // RowSample draws Columns together from one row of Table (TABLE or DB.TABLE, on the target)

@@ -121,6 +121,13 @@ func TestShop(t *testing.T) {
 			t.Errorf("status %s is %.1f%% of the orders, want %.0f%% ± 3", status, got, want)
 		}
 	}
+	// orders (an auto-increment key, a customer drawn row by row) go in in placed_at's order
+	if corr := correlation(t, db, "shop.orders", "id", "placed_at"); corr < 0.8 {
+		t.Errorf("orders' id-time correlation is %.3f, want >= 0.8 (rows in time order)", corr)
+	} else {
+		t.Logf("orders: id-time correlation %.3f; a customer's orders span %.2f blocks of 250 ids (%.2f orders each)", corr,
+			blocks(t, db, "shop.orders", "id", "customer_id"), number(t, db, "SELECT AVG(n) FROM (SELECT COUNT(*) n FROM shop.orders GROUP BY customer_id) t"))
+	}
 	lines := count(t, db, "SELECT MAX(line) FROM shop.order_items")
 	if lines < 2 {
 		t.Errorf("order lines go up to %d, want a per-order sequence", lines)
@@ -193,6 +200,33 @@ func TestErrors(t *testing.T) {
 		{name: "too small a key", db: "c6", ddl: `CREATE TABLE tiny (id TINYINT UNSIGNED PRIMARY KEY);`,
 			tables: []generate.Table{{Name: "tiny", Rows: 300}},
 			want:   []string{"tiny.id", "cannot hold 300 distinct values"}},
+		{name: "a listed foreign key beyond the parent's rows", db: "c20", ddl: `CREATE TABLE p (id INT AUTO_INCREMENT PRIMARY KEY);
+			CREATE TABLE k (id INT AUTO_INCREMENT PRIMARY KEY, p_id INT NOT NULL, FOREIGN KEY (p_id) REFERENCES p (id));`,
+			tables: []generate.Table{{Name: "p", Rows: 6}, {Name: "k", Rows: 10, Columns: map[string]generate.Settings{"p_id": {Values: []string{"1", "9"}}}}},
+			want:   []string{`k.p_id: values lists "9", which is not the id of a row of p (they are 1 to 6)`}},
+		{name: "a listed foreign key no parent row has", db: "c21", ddl: `CREATE TABLE p (code CHAR(4) PRIMARY KEY);
+			CREATE TABLE k (id INT AUTO_INCREMENT PRIMARY KEY, code CHAR(4) NOT NULL, FOREIGN KEY (code) REFERENCES p (code));`,
+			tables: []generate.Table{{Name: "p", Rows: 5}, {Name: "k", Rows: 10, Columns: map[string]generate.Settings{"code": {Values: []string{"zzzz"}}}}},
+			want:   []string{"k.code: values lists zzzz, which no row of p has as code"}},
+		{name: "a foreign key that follows a column that is no key", db: "c22", ddl: `CREATE TABLE c (id INT AUTO_INCREMENT PRIMARY KEY);
+			CREATE TABLE r (id INT AUTO_INCREMENT PRIMARY KEY, c_id INT NOT NULL, n INT NOT NULL, FOREIGN KEY (c_id) REFERENCES c (id));
+			CREATE TABLE pay (id INT AUTO_INCREMENT PRIMARY KEY, r_id INT NOT NULL, c_id INT NOT NULL, FOREIGN KEY (r_id) REFERENCES r (id), FOREIGN KEY (c_id) REFERENCES c (id));`,
+			tables: []generate.Table{{Name: "c", Rows: 5}, {Name: "r", Rows: 10}, {Name: "pay", PerParent: &generate.PerParent{Parent: "r", Min: 1, Max: 1},
+				Columns: map[string]generate.Settings{"c_id": {Expr: "parent.n"}}}},
+			want: []string{`pay.c_id: expr "parent.n": r.n is not a foreign key to c (id)`}},
+		{name: "time without a surrogate key", db: "c23", ddl: `CREATE TABLE p (id INT PRIMARY KEY);
+			CREATE TABLE k (p_id INT NOT NULL, at DATETIME NOT NULL, PRIMARY KEY (p_id, at), FOREIGN KEY (p_id) REFERENCES p (id));`,
+			tables: []generate.Table{{Name: "p", Rows: 5}, {Name: "k", Rows: 10, Time: "at"}},
+			want:   []string{"k: time: at puts the rows in time order so that ids follow it, which needs a primary key of one auto-increment column"}},
+		{name: "no_overlap of an entity the rows are not laid out by", db: "c24", ddl: `CREATE TABLE c (id INT AUTO_INCREMENT PRIMARY KEY);
+			CREATE TABLE r (id INT AUTO_INCREMENT PRIMARY KEY, c_id INT NOT NULL, at DATETIME NOT NULL, back DATETIME, FOREIGN KEY (c_id) REFERENCES c (id));`,
+			tables: []generate.Table{{Name: "c", Rows: 5}, {Name: "r", Rows: 10, NoOverlap: &generate.NoOverlap{Entity: "c_id", From: "at", To: "back"}}},
+			want:   []string{"r: no_overlap: the rows of one c_id are found through the table's layout", "per_parent: {parent: TABLE}"}},
+		{name: "no_overlap whose start is made from its end", db: "c25", ddl: `CREATE TABLE c (id INT AUTO_INCREMENT PRIMARY KEY);
+			CREATE TABLE r (id INT AUTO_INCREMENT PRIMARY KEY, c_id INT NOT NULL, at DATETIME NOT NULL, back DATETIME, FOREIGN KEY (c_id) REFERENCES c (id));`,
+			tables: []generate.Table{{Name: "c", Rows: 5}, {Name: "r", PerParent: &generate.PerParent{Max: 3}, NoOverlap: &generate.NoOverlap{Entity: "c_id", From: "at", To: "back"},
+				Columns: map[string]generate.Settings{"at": {Expr: "back - days(1)"}}}},
+			want: []string{"r: no_overlap: from: at is made from back (expr)"}},
 		{name: "a setting its column cannot take", db: "c7", ddl: `CREATE TABLE n (id INT PRIMARY KEY, at DATE NOT NULL);`,
 			tables: []generate.Table{{Name: "n", Rows: 10, Columns: map[string]generate.Settings{"at": {Length: 4}}}},
 			want:   []string{"n.at: length applies to strings, and date is not one"}},

@@ -37,6 +37,7 @@ type tablePlan struct {
 	rows   int64
 	gens   []*colPlan // the inserted columns, in table order
 	byName map[string]*colPlan
+	info   *tableInfo
 
 	failed atomic.Pointer[error] // the first value an expr column could not make
 }
@@ -67,9 +68,15 @@ func (tp *tablePlan) appendRow(dst []byte, row int64) []byte {
 type layout struct {
 	start []int64 // start[p] is the first row of parent row p; start[M] the row count
 	most  int64   // the most rows one parent got
+	// scatter, when set, puts row i at slot scatter.at(i) of the layout above: the rows go in
+	// in time order, each parent's spread over the table (timeorder.go)
+	scatter *perm
 }
 
 func (l *layout) at(row int64) (parent, line int64) {
+	if l.scatter != nil {
+		row = int64(l.scatter.at(uint64(row)))
+	}
 	p := sort.Search(len(l.start)-1, func(i int) bool { return l.start[i+1] > row })
 	return int64(p), row - l.start[p]
 }
@@ -99,7 +106,7 @@ const (
 func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan) (*tablePlan, error) {
 	pl := &planner{seed: strconv.FormatInt(seed, 10), ti: ti, t: t, parents: parents, roles: map[string]role{}, fkOf: map[string]int{},
 		modes: make([]fkMode, len(ti.fks)), layoutFK: -1, lineFK: -1, picks: make([]fkPick, len(ti.fks)),
-		tp: &tablePlan{name: ti.name, rows: t.Rows, byName: map[string]*colPlan{}}}
+		tp: &tablePlan{name: ti.name, rows: t.Rows, byName: map[string]*colPlan{}, info: ti}}
 	if err := pl.checkColumns(); err != nil {
 		return nil, err
 	}
@@ -121,6 +128,9 @@ func planTable(seed int64, ti *tableInfo, t Table, parents map[string]*tablePlan
 		if err := pl.planColumn(c, er, deps); err != nil {
 			return nil, err
 		}
+	}
+	if err := pl.planNoOverlap(deps); err != nil {
+		return nil, err
 	}
 	pl.deriveEmail()
 	return pl.tp, pl.checkExprCycle(deps)
@@ -144,6 +154,8 @@ type planner struct {
 	perParent        *layout // the layout of a table given per_parent, from its parent's counts
 	picks            []fkPick
 	lay              *layout
+	timeCol          string // the column whose order the rows go in ("" none)
+	timeDistinct     bool   // its range has a step for each row, so no two rows share a time
 }
 
 // fkPick is how a foreign key picks a parent row per child row; every column of the key then
@@ -200,6 +212,10 @@ func (pl *planner) assignRoles() error {
 		pl.tp.rows = pl.t.Rows
 		pl.layoutFK, pl.modes[fi] = fi, fkLayout
 	}
+	var err error
+	if pl.timeCol, pl.timeDistinct, err = pl.timeColumn(); err != nil {
+		return err
+	}
 	for _, k := range ti.uniques {
 		if err := pl.keyRole(k); err != nil {
 			return err
@@ -214,6 +230,9 @@ func (pl *planner) keyRole(k key) error {
 	ti, roles, modes := pl.ti, pl.roles, pl.modes
 	if slices.ContainsFunc(k.cols, func(c string) bool { return roles[c] == autoInc || roles[c] == unique }) {
 		return nil
+	}
+	if keep, err := pl.keyByTime(k); keep || err != nil {
+		return err
 	}
 	var fksIn []int
 	for i, f := range ti.fks {
@@ -368,6 +387,9 @@ func (pl *planner) planLayout(i int, p *tablePlan) error {
 			return fmt.Errorf("table %s: %w", ti.name, err)
 		}
 	}
+	if pl.timeCol != "" {
+		pl.lay = pl.lay.scattered(pl.hash("time order"))
+	}
 	lay := pl.lay
 	pl.picks[i].pick = func(row int64) (int64, bool) { p, _ := lay.at(row); return p, true }
 	return nil
@@ -384,8 +406,7 @@ func (pl *planner) exprRow() exprRow {
 		}
 		er.parentType = spec.ParentType(er.parentCols)
 		if fi == pl.layoutFK {
-			lay := pl.lay
-			er.lineOf = func(row int64) int64 { _, l := lay.at(row); return l }
+			er.lineOf = pl.lay.timeLine
 		}
 	}
 	return er
@@ -399,6 +420,9 @@ func (pl *planner) planColumn(c *column, er exprRow, deps map[string][]string) e
 	cp := &colPlan{col: c, key: pl.hash(c.name), null: s.NullFraction}
 	fi, inFK := pl.fkOf[c.name]
 	role := pl.roles[c.name]
+	if inFK && (s.Expr != "" || len(s.Values) > 0) {
+		return pl.planFKSettings(cp, s, fi, er)
+	}
 	if s.Expr != "" {
 		if role == autoInc || role == unique || inFK {
 			return fmt.Errorf("tables: %s.%s is part of a key generate builds (auto-increment, unique or foreign), which expr cannot keep; remove expr", ti.name, c.name)
@@ -449,6 +473,10 @@ func (pl *planner) planColumn(c *column, er exprRow, deps map[string][]string) e
 		cp.base, err = pl.uniqueBase(c, s, cp.key, where)
 	case role == line:
 		cp.base, err = pl.lineBase(c, s, where)
+	case c.name == pl.timeCol:
+		if cp.base, err = orderedTimeGen(c, s, t.Rows); err != nil {
+			err = fmt.Errorf("tables: %s: %w", where, err)
+		}
 	default:
 		cp.base, err = freeBase(c, s, t.Rows, where)
 	}

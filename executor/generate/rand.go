@@ -117,3 +117,19 @@ func (p perm) at(i uint64) uint64 {
 		}
 	}
 }
+
+// inv is at's inverse: the i whose at is x. The walk back from x passes the points at
+// passed (all outside [0, n)) and stops at the first inside, which is where at began.
+func (p perm) inv(x uint64) uint64 {
+	mask := uint64(1)<<p.half - 1
+	for {
+		l, r := x>>p.half, x&mask
+		for k := len(p.keys) - 1; k >= 0; k-- {
+			l, r = r^(mix(l^p.keys[k])&mask), l
+		}
+		x = l<<p.half | r
+		if x < p.n {
+			return x
+		}
+	}
+}

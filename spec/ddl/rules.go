@@ -78,14 +78,18 @@ func Problems(where string, c *Column, r Role, s Settings) []Problem {
 	if r != Free {
 		opt := ""
 		switch {
-		case s.Values > 0 && r != Unique && r != Line:
+		case s.Values > 0 && r != Unique && r != Line && r != Foreign: // a foreign key's are checked keys
 			opt = "values"
 		case s.Min != "" && r != Unique && r != Line:
 			opt = "min"
 		case s.Max != "" && r != Unique && r != Line:
 			opt = "max"
 		}
-		if opt != "" {
+		switch {
+		case opt != "" && r == Foreign:
+			add(opt, "%s is a foreign key, whose values are its parent's keys, so min/max do not apply; remove them (values: can list parent keys)", where)
+			return out
+		case opt != "":
 			add(opt, "%s is part of a key generate builds (auto-increment or foreign), so values and min/max do not apply; remove them", where)
 			return out
 		}
