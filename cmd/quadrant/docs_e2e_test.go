@@ -135,8 +135,8 @@ iteration:
 		}
 	}
 	for _, d := range docs {
-		if strings.HasPrefix(d, "comparison.") || d == results.ReproductionFile || verifyOnly[d] {
-			continue // written by rerun, or by verify, only
+		if strings.HasPrefix(d, "comparison.") || d == results.ReproductionFile || verifyOnly[d] || strings.HasPrefix(d, results.IDsDir+"/") {
+			continue // written by rerun, by verify, or by a step that keeps the ids behind its counts (a drill), only
 		}
 		found := false
 		for _, f := range files {
