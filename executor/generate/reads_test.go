@@ -69,9 +69,9 @@ func readsPerLookup(t *testing.T, db *sql.DB, table string, customers int64, n i
 // shaped as production (the test draws each rental a time and inserts them in its order, ids
 // following time), within 25%; the layout customer by customer (time: none) reads far fewer.
 func TestPhysicalReadsAsProduction(t *testing.T) {
-	c := sandboxtest.Start(t, sandbox.Options{Name: "genreads", Config: []sandbox.Option{{Name: "innodb_buffer_pool_size", Value: "16M"}}})
+	c := sandboxtest.Start(t, sandbox.Options{Name: "genreads", Config: []sandbox.Option{{Name: "innodb_buffer_pool_size", Value: "8M"}}})
 	db := sandboxtest.DB(t, c.Primary.DSN(""), 2)
-	const customers = 16000
+	const customers = 8000
 	run(t, db, readsPlan(t, "bycustomer", customers, generate.TimeNone))
 	run(t, db, readsPlan(t, "bytime", customers, ""))
 	// production's shape: the same rentals, each at a time of its own, inserted in time order
@@ -89,7 +89,7 @@ func TestPhysicalReadsAsProduction(t *testing.T) {
 	if size < 4*pool {
 		t.Fatalf("the rentals take %d bytes, less than 4 times the buffer pool's %d", size, pool)
 	}
-	const n = 2000
+	const n = 1000
 	production := readsPerLookup(t, db, "bycustomer.production", customers, n)
 	byTime := readsPerLookup(t, db, "bytime.rental", customers, n)
 	byCustomer := readsPerLookup(t, db, "bycustomer.rental", customers, n)

@@ -15,7 +15,9 @@ import (
 // back) loses none, its commits held until the replica acknowledges them. Three drills
 // each; losses are lower bounds only (a drill that commits nothing during the cut would
 // lose nothing: the host is slow, not the code wrong, so async must lose in 2 of 3). The
-// plan is docs/failover.md's: the template, its drill given a link fault.
+// plan is docs/failover.md's: the template, its drill given a link fault. Its semi-sync half
+// is also the template's own claim (its assertion fails an iteration that loses an
+// acknowledged commit) under a harsher fault than a bare kill.
 func TestLinkCutBeforeAKill(t *testing.T) {
 	run := runPlanWithin(t, 15*time.Minute, `version: 1
 name: linkcut

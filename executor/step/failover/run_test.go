@@ -205,40 +205,6 @@ func checkEvents(t *testing.T, run *results.Run) {
 	}
 }
 
-// The template's claim: under semi-synchronous replication waiting AFTER_SYNC, a kill -9 of
-// the primary loses no acknowledged commit, in every repeat (its assertion fails an
-// iteration that loses one, and the run with it).
-func TestTemplateSemisyncLosesNoAcknowledgedCommit(t *testing.T) {
-	plan, err := os.ReadFile("../../../templates/failover-drill.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := runPlan(t, string(plan), "replication=[semisync]", "repeat=3", "duration=8s", "at=1s", "lead=500ms", "threads=2")
-	for i, it := range run.Info.Iterations {
-		if it.Status != results.StatusDone {
-			t.Errorf("iteration %d: %s (%s)", i+1, it.Status, it.Error)
-		}
-	}
-	seen := 0
-	for i := range run.Summary.Rows {
-		if run.Summary.Value(i, results.ColTarget) != "primary" {
-			continue
-		}
-		seen++
-		acked, _ := run.Summary.Float(i, "failover_acked")
-		lost, ok := run.Summary.Float(i, "failover_acked_lost")
-		if !ok || lost != 0 || acked == 0 {
-			t.Errorf("row %d: %v of %v acknowledged ids lost under semi-sync AFTER_SYNC", i+1, run.Summary.Value(i, "failover_acked_lost"), acked)
-		}
-		t.Logf("row %d: tps before %s, unavailable %ss, acked %v, lost %v, unacked present %s, lag rows %s", i+1,
-			run.Summary.Value(i, "failover_tps_before"), run.Summary.Value(i, "failover_unavailable_s"), acked, lost,
-			run.Summary.Value(i, "failover_unacked_present"), run.Summary.Value(i, "failover_lag_rows"))
-	}
-	if seen != 3 {
-		t.Errorf("%d summary rows of primary, want 3 (one per repeat)", seen)
-	}
-}
-
 // checkIDs: the folder keeps the ids behind each iteration's acknowledged and lost counts
 // (ids/METRIC-iteration-N.txt), as many as summary.csv says, and run.json marks what a drill
 // came to (Outcome) and which count is a loss (Loss), for the console and the report.
