@@ -2,6 +2,7 @@ package executor
 
 import (
 	"testing"
+	"time"
 
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec/plantest"
@@ -53,11 +54,22 @@ watch:
 			}
 		}
 	}
-	if p50[0] < 4 {
-		t.Errorf("async commit p50 %.3f ms through a 4 ms client link, want at least 4", p50[0])
+	// The links' delays as set: calibration lowers a delay by what the proxy itself adds (its
+	// timers, its hops), never below half; a link never delivers before its time.
+	set := func(it int, name string) float64 {
+		for _, l := range run.Info.Iterations[it].Links {
+			if l.Name() == name {
+				return setRTT(l)
+			}
+		}
+		t.Fatalf("iteration %d has no link %s", it+1, name)
+		return 0
 	}
-	if p50[1] < 44 {
-		t.Errorf("semisync commit p50 %.3f ms with a 40 ms replica link and a 4 ms client link, want at least 44", p50[1])
+	if client := set(0, "client -> db"); p50[0] < client {
+		t.Errorf("async commit p50 %.3f ms through a 4 ms client link (set to %.3f), want at least that", p50[0], client)
+	}
+	if both := set(1, "client -> db") + set(1, "db -> db_replica1"); p50[1] < both {
+		t.Errorf("semisync commit p50 %.3f ms with a 40 ms replica link and a 4 ms client link (set to %.3f together), want at least that", p50[1], both)
 	}
 	t.Logf("commit p50: async %.2f ms, semisync %.2f ms", p50[0], p50[1])
 	for _, it := range run.Info.Iterations {
@@ -80,8 +92,10 @@ func checkLinks(t *testing.T, it results.IterationInfo) {
 			t.Errorf("iteration %d: link %s configured %+v, want rtt %v ms", it.Index, l.Name(), l.Configured, rtt)
 		case l.Measured == nil:
 			t.Errorf("iteration %d: link %s not measured: %s", it.Index, l.Name(), l.ProbeError)
-		case l.Measured.RTTMsP50 < rtt || l.Measured.Probes != probes:
-			t.Errorf("iteration %d: link %s measured %+v, want a round trip of at least %v ms over %d pings", it.Index, l.Name(), *l.Measured, rtt, probes)
+		case setRTT(l) < rtt/2 || setRTT(l) > rtt:
+			t.Errorf("iteration %d: link %s calibrated to a round trip of %v ms, want between half its configured %v and all of it", it.Index, l.Name(), setRTT(l), rtt)
+		case l.Measured.RTTMsP50 < setRTT(l) || l.Measured.Probes != probes:
+			t.Errorf("iteration %d: link %s measured %+v, want a round trip of at least its %v ms over %d pings", it.Index, l.Name(), *l.Measured, setRTT(l), probes)
 		case l.Workload == nil || l.Workload.BytesDown == 0 || l.Workload.BytesUp == 0 || l.Workload.Delayed == 0:
 			t.Errorf("iteration %d: link %s carried %+v during the workload, want bytes both ways, delayed", it.Index, l.Name(), l.Workload)
 		}
@@ -114,7 +128,7 @@ iteration:
 	requireDone(t, run, out, err, 2)
 	for _, it := range run.Info.Iterations {
 		for _, l := range it.Links {
-			if l.Measured == nil || l.Measured.RTTMsP50 < 2 || l.Workload == nil || l.Workload.BytesDown == 0 {
+			if l.Measured == nil || l.Measured.RTTMsP50 < setRTT(l) || l.Workload == nil || l.Workload.BytesDown == 0 {
 				t.Errorf("iteration %d: link %s measured %+v, carried %+v", it.Index, l.Name(), l.Measured, l.Workload)
 			}
 		}
@@ -128,5 +142,36 @@ iteration:
 	}
 	if n, ok := ts.Float(len(ts.Rows)-1, "tps"); !ok || n == 0 {
 		t.Errorf("last interval: %v tps: the workload did not follow the primary through the link", n)
+	}
+}
+
+// setRTT is the round trip a link's delay was set to: the configured one unless calibration
+// lowered it.
+func setRTT(l results.Link) float64 {
+	if l.SetRTTMs > 0 {
+		return l.SetRTTMs
+	}
+	return l.Configured.RTTMs
+}
+
+// Calibration lowers a link's delay by the excess its probe measured over the configured
+// round trip (above the direct one), never below half, and leaves a link within 50 µs alone.
+func TestCalibratedDelay(t *testing.T) {
+	ms := func(f float64) time.Duration { return time.Duration(f * float64(time.Millisecond)) }
+	for _, c := range []struct {
+		delay           time.Duration
+		through, direct float64
+		want            time.Duration
+	}{
+		{ms(1), 2.44, 0.06, ms(1) - ms(0.19)}, // a quiet host: 0.38 ms too much
+		{ms(1), 2.08, 0.05, ms(1)},            // within 50 µs
+		{ms(1), 1.90, 0.05, ms(1)},            // under: never raised
+		{ms(1), 6.00, 0.06, ms(0.5)},          // a busy moment: at most half taken away
+		{ms(20), 40.9, 0.1, ms(20) - ms(0.4)},
+	} {
+		got := calibrated(c.delay, results.LinkProbe{RTTMsP50: c.through, DirectRTTMsP50: c.direct})
+		if d := got - c.want; d < -time.Microsecond || d > time.Microsecond {
+			t.Errorf("delay %v, through %v ms, direct %v ms: calibrated to %v, want %v", c.delay, c.through, c.direct, got, c.want)
+		}
 	}
 }

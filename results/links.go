@@ -15,6 +15,10 @@ type Link struct {
 	From       string    `json:"from"`
 	To         string    `json:"to"`
 	Configured LinkShape `json:"configured"`
+	// SetRTTMs is the round trip the link's delay was set to when calibration lowered it
+	// (0: as configured): the proxy's own timers and hops make up the rest, so that the
+	// round trip through it is the configured one above the direct one.
+	SetRTTMs float64 `json:"set_rtt_ms,omitempty"`
 	// Measured is the probe before the iteration: pings through the link to the server
 	// behind it; nil when the probe failed (ProbeError says why).
 	Measured   *LinkProbe `json:"measured,omitempty"`
