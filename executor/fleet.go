@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/internal/fsinfo"
+	"github.com/quadrant-bench/quadrant/executor/link"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
@@ -32,7 +33,7 @@ type fleet struct {
 	servers  map[string]*liveTarget
 	order    []string // target names, plan order (replicas after their primary)
 	clusters []*sandbox.Cluster
-	fronts   map[string]frontProxy        // by target: the addresses that follow a primary (fronts.go)
+	fronts   map[string]*link.Link        // by target: the addresses that follow a primary (fronts.go)
 	links    map[string]*sandboxNet       // by sandbox target: its links (links.go)
 	vars     map[string]map[string]string // SHOW GLOBAL VARIABLES at the start, per target
 	// createDBs lets the fleet create the database a dsn target's DSN names when the server

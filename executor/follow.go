@@ -3,6 +3,7 @@ package executor
 import (
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/link"
 	"github.com/quadrant-bench/quadrant/executor/watch"
 )
 
@@ -18,7 +19,7 @@ func (f *fleet) watchConfig(s *liveTarget) *mysql.Config {
 }
 
 // frontOf is target name's front, nil when it has none.
-func (f *fleet) frontOf(name string) frontProxy { return f.fronts[name] }
+func (f *fleet) frontOf(name string) *link.Link { return f.fronts[name] }
 
 // followedPid is the pid of the server target name's front points at (0: none, a pause),
 // else of the target's own server.

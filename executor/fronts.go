@@ -7,7 +7,6 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
-	"github.com/quadrant-bench/quadrant/executor/front"
 	"github.com/quadrant-bench/quadrant/executor/link"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 )
@@ -17,16 +16,6 @@ import (
 // it, the step switches it to the promoted replica, and each iteration starts with it on
 // the cluster's own primary again (restore: has put the cluster back).
 
-// frontProxy is a target's front: a front.Front, or its client link (links.go), which
-// follows the primary as a front does and is shaped as well: one proxy in front of the
-// primary, never two.
-type frontProxy interface {
-	Addr() string
-	Upstream() string
-	Switch(upstream string)
-	Close() error
-}
-
 // openFront opens target name's front when a step of the plan moves its primary, or when
 // its sandbox links the client to it (client: of sandbox.links, then the front is that
 // link).
@@ -35,24 +24,18 @@ func (f *fleet) openFront(name string, c *sandbox.Cluster, client bool) error {
 	if !moved && !client {
 		return nil
 	}
-	var fr frontProxy
+	// A front is a link: shaped when the sandbox links the client to its primary, carrying
+	// bytes as they come otherwise (a zero shape writes through).
+	fr, err := link.Listen(serverAddr(c.Primary), link.Shape{})
+	if err != nil {
+		return err
+	}
 	if client {
-		l, err := link.Listen(serverAddr(c.Primary), link.Shape{})
-		if err != nil {
-			return err
-		}
-		f.netOf(name).client = l
-		fr = l
-		f.log.logf("target %s: workloads connect through link %s (client -> primary)", name, l.Addr())
-	} else {
-		ff, err := front.Listen(serverAddr(c.Primary))
-		if err != nil {
-			return err
-		}
-		fr = ff
+		f.netOf(name).client = fr
+		f.log.logf("target %s: workloads connect through link %s (client -> primary)", name, fr.Addr())
 	}
 	if f.fronts == nil {
-		f.fronts = map[string]frontProxy{}
+		f.fronts = map[string]*link.Link{}
 	}
 	f.fronts[name] = fr
 	if moved {

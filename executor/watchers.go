@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/link"
 	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/executor/watch/hostwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
@@ -37,7 +38,7 @@ type sampler struct {
 	read atomic.Int64
 	// front is the front the sampler reads its target through (nil: none), upstream where
 	// it pointed at the last reading, moved that it switched since (follow.go).
-	front    frontProxy
+	front    *link.Link
 	upstream string
 	moved    atomic.Bool
 }

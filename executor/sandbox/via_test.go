@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/quadrant-bench/quadrant/executor/front"
+	"github.com/quadrant-bench/quadrant/executor/link"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 )
@@ -16,12 +16,12 @@ import (
 // replica's and the primary's restarts (the replica's own configuration keeps the port).
 func TestReplicaReplicatesVia(t *testing.T) {
 	t.Parallel()
-	var proxy *front.Front
+	var proxy *link.Link
 	var asked []string
 	c := sandboxtest.Start(t, sandbox.Options{Name: "via", Replicas: 1, Via: func(replica, primary string) (string, error) {
 		asked = append(asked, replica+" "+primary)
 		var err error
-		proxy, err = front.Listen(primary)
+		proxy, err = link.Listen(primary, link.Shape{})
 		return proxy.Addr(), err
 	}})
 	t.Cleanup(func() { proxy.Close() })
