@@ -19,24 +19,9 @@ func TestCheckRefusesTargetsWithoutReplicas(t *testing.T) {
 		{"db: {dsn: 'u:p@tcp(127.0.0.1:3306)/'}", "{promote: {shell: ./promote.sh}}", ""},
 		{"db: {sandbox: {replicas: 1}}", "{fault: kill}", ""},
 	} {
-		plan := `version: 1
-name: drill
-targets:
-  ` + tc.targets + `
-iteration:
-  workload:
-    builtin: oltp_point_select
-    duration: 4s
-  during:
-    - at: 1s
-      failover: ` + tc.step + `
-`
-		p, err := spec.LoadBytes("plan.yaml", []byte(plan), spec.Options{Kinds: kinds.Registry()})
+		p, err := loadDrill(tc.targets, tc.step)
 		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: %v", tc.targets, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%s: want %q, got %v", tc.targets, tc.want, err)
+		case !wantErr(t, tc.targets, tc.want, err):
 		case err == nil && strings.Contains(tc.step, "promote"):
 			// The user's command is code the trust check refuses without --allow-shell.
 			r := trust.Check(p, trust.Allow{})
@@ -48,4 +33,37 @@ iteration:
 			}
 		}
 	}
+}
+
+// loadDrill loads a plan whose one iteration runs a failover step (body step, at
+// plan.yaml:11) on targets, for validation's messages.
+func loadDrill(targets, step string) (*spec.Plan, error) {
+	plan := `version: 1
+name: drill
+targets:
+  ` + targets + `
+iteration:
+  workload:
+    builtin: oltp_point_select
+    duration: 4s
+  during:
+    - at: 1s
+      failover: ` + step + `
+`
+	return spec.LoadBytes("plan.yaml", []byte(plan), spec.Options{Kinds: kinds.Registry()})
+}
+
+// wantErr reports a load's error that is not what want says ("": none, else a part of its
+// message); true when it is.
+func wantErr(t *testing.T, what, want string, err error) bool {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s: %v", what, err)
+		return false
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("%s: want %q, got %v", what, want, err)
+		return false
+	}
+	return true
 }

@@ -1,12 +1,6 @@
 package failover_test
 
-import (
-	"strings"
-	"testing"
-
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
-	"github.com/quadrant-bench/quadrant/spec"
-)
+import "testing"
 
 // validate refuses, at the key's position, a link fault that does nothing, contradicts
 // itself, does not parse or does not fit the lead.
@@ -26,24 +20,7 @@ func TestCheckLinkFault(t *testing.T) {
 		{"db: {dsn: 'u:p@tcp(127.0.0.1:3306)/'}", "{lead: 5s, link: {cut: true, before: 3s}, promote: {shell: ./p.sh}}", "plan.yaml:11:34: link applies to sandbox targets only"},
 		{"db: {sandbox: {replicas: 1}}", "{fault: isolate}", "plan.yaml:11:25: fault must be one of"},
 	} {
-		plan := `version: 1
-name: drill
-targets:
-  ` + tc.targets + `
-iteration:
-  workload:
-    builtin: oltp_point_select
-    duration: 4s
-  during:
-    - at: 1s
-      failover: ` + tc.step + `
-`
-		_, err := spec.LoadBytes("plan.yaml", []byte(plan), spec.Options{Kinds: kinds.Registry()})
-		switch {
-		case tc.want == "" && err != nil:
-			t.Errorf("%s: %v", tc.step, err)
-		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
-			t.Errorf("%s: want %q, got %v", tc.step, tc.want, err)
-		}
+		_, err := loadDrill(tc.targets, tc.step)
+		wantErr(t, tc.step, tc.want, err)
 	}
 }
