@@ -519,7 +519,24 @@ func (s *Server) Stop(ctx context.Context) error {
 	return s.stopLocked(ctx)
 }
 
-func (s *Server) stopLocked(ctx context.Context) error {
+// StopForReplicas shuts a primary down as a DBA does before a planned failover: on MariaDB
+// with SHUTDOWN WAIT FOR ALL SLAVES (10.4.4+), which kills the binary log dump threads only
+// after every client thread and exits once the last event went to every connected replica.
+// A plain SHUTDOWN kills dump threads among the clients in any order, so a commit
+// acknowledged during the shutdown can be on no replica (a drill lost one on a busy host).
+// MySQL has no such option: its plain SHUTDOWN.
+func (s *Server) StopForReplicas(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.bin.Flavor == FlavorMariaDB && s.bin.AtLeast(10, 4, 4) {
+		return s.stopWith(ctx, "SHUTDOWN WAIT FOR ALL SLAVES")
+	}
+	return s.stopLocked(ctx)
+}
+
+func (s *Server) stopLocked(ctx context.Context) error { return s.stopWith(ctx, "SHUTDOWN") }
+
+func (s *Server) stopWith(ctx context.Context, shutdown string) error {
 	p := s.proc
 	if p == nil || p.done() {
 		s.proc = nil
@@ -527,7 +544,7 @@ func (s *Server) stopLocked(ctx context.Context) error {
 	}
 	defer func() { s.proc = nil }()
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	err := s.Exec(sctx, "SHUTDOWN")
+	err := s.Exec(sctx, shutdown)
 	cancel()
 	if err == nil && waitExit(ctx, p, shutdownWait) {
 		return nil

@@ -74,7 +74,7 @@ func (s *sandboxSide) failover(ctx context.Context, m map[string]float64) (strin
 			return "", err
 		}
 	case "shutdown":
-		if err := s.old.Stop(ctx); err != nil {
+		if err := s.old.StopForReplicas(ctx); err != nil {
 			return "", fmt.Errorf("failover: shutdown of %s: %w", s.old.Name(), err)
 		}
 	default:
