@@ -11,6 +11,7 @@ import (
 
 	gen "github.com/quadrant-bench/quadrant/executor/generate"
 	"github.com/quadrant-bench/quadrant/executor/step"
+	sqlstep "github.com/quadrant-bench/quadrant/executor/step/sql"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -18,8 +19,9 @@ import (
 var Kind = spec.StepKind{
 	Key: "generate", Doc: "Fill the user's own tables with generated rows, foreign, primary and unique keys kept (see docs/generate.md).",
 	Body: func() any { return new(spec.Generate) }, Target: true, Keys: []string{"timeout"},
-	Check: func(c *spec.Check, s *spec.Step) { Of(s).CheckOn(c, s.Target) },
-	Reads: reads,
+	Check:   func(c *spec.Check, s *spec.Step) { Of(s).CheckOn(c, s.Target) },
+	Effects: effects,
+	Reads:   reads,
 	// every shard fills its part of each table's rows
 	Splits:     func(*spec.Step) bool { return true },
 	Explain:    explain,
@@ -123,4 +125,12 @@ func reads(s *spec.Step) []spec.DataFile {
 		}
 	}
 	return out
+}
+
+// effects: the after: file is SQL the step runs once the tables are filled, which may do to
+// the server what a sql_file could (a foreign key added back, or a GRANT in a stranger's
+// folder): judged as sql_file's statements are.
+func effects(p *spec.Plan, ps spec.PlacedStep) []spec.Effect {
+	g := Of(ps.Step)
+	return sqlstep.PathEffects(p, ps, g.Src.At("after"), "generate after "+g.After, g.AfterPath)
 }

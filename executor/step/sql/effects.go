@@ -102,3 +102,21 @@ func FileEffects(own *sqltext.Own, r io.Reader, c *Changes) []spec.Effect {
 	}
 	return c.Effects()
 }
+
+// PathEffects are the server changes of the plan's SQL file at path, which step ps runs
+// (what names it, at its key's position), on the user's servers only. A file outside the
+// plan's roots is not read (the trust check refuses its read already); one the check cannot
+// open (setup writes it) is a change it cannot rule out.
+func PathEffects(p *spec.Plan, ps spec.PlacedStep, at spec.Pos, what, path string) []spec.Effect {
+	if path == "" || !p.Roots().Inside(path) || !p.UsersServer(ps.Target) {
+		return nil
+	}
+	c := &Changes{At: at, What: what}
+	f, err := p.Roots().Open(path)
+	if err != nil {
+		c.Add([]string{fmt.Sprintf("statements the check cannot read now (%v)", err)}, 0)
+		return c.Effects()
+	}
+	defer f.Close()
+	return FileEffects(OwnBefore(p, ps.Step), f, c)
+}

@@ -60,21 +60,10 @@ func check(c *spec.Check, s *spec.Step) {
 }
 
 // effects are what the file's statements do to the server beyond the plan's own
-// databases, on the user's servers (a sandbox's changes go with it). A file outside the plan's folder is not read (the trust check refuses it
-// already); one the check cannot open (setup writes it) is a change it cannot rule out.
+// databases, on the user's servers (a sandbox's changes go with it).
 func effects(p *spec.Plan, ps spec.PlacedStep) []spec.Effect {
 	b := Of(ps.Step)
-	c := &sqlstep.Changes{At: ps.Step.Src.At("sql_file"), What: "sql_file " + b.File}
-	if b.Path == "" || !p.Roots().Inside(b.Path) || !p.UsersServer(ps.Target) {
-		return nil
-	}
-	f, err := p.Roots().Open(b.Path)
-	if err != nil {
-		c.Add([]string{fmt.Sprintf("statements the check cannot read now (%v)", err)}, 0)
-		return c.Effects()
-	}
-	defer f.Close()
-	return sqlstep.FileEffects(sqlstep.OwnBefore(p, ps.Step), f, c)
+	return sqlstep.PathEffects(p, ps, ps.Step.Src.At("sql_file"), "sql_file "+b.File, b.Path)
 }
 
 func explain(s *spec.Step, x spec.Explainer) spec.Explanation {
