@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 )
 
 // TestImportRules keeps the data flowing one way: spec knows nothing of running a plan,
@@ -79,11 +79,11 @@ func under(pkg, dir string) bool {
 
 // TestKindsOwnTheirNames keeps every workload kind's knowledge in its own package: the
 // shared layers (spec, results, reporters, the executor's top level, the loop, verify and
-// the CLI) import no kind's package, only the registry (executor/workload/kinds), and no
+// the CLI) import no kind's package, only the registry (executor/kinds), and no
 // identifier or string of theirs names a kind's own concept. It reads the Go files with
 // go/parser, so a constant, an alias or a field does not get a kind's name past it: the
-// words are the kinds' own (their packages, names and metrics, from kinds.All) and
-// kindWords. A kind added is one package and one line in kinds.All.
+// words are the kinds' own (their packages, names and metrics, from kinds.Workloads) and
+// kindWords. A kind added is one package and one line in kinds.Workloads.
 func TestKindsOwnTheirNames(t *testing.T) {
 	words, pkgs := kindVocabulary(t)
 	fset := token.NewFileSet()
@@ -114,8 +114,8 @@ func TestKindsOwnTheirNames(t *testing.T) {
 	}
 	for pkg, imports := range listImports(t, "./cmd/...") {
 		for _, d := range imports {
-			if under(d, "executor/workload") && d != mod+"/executor/workload/kinds" {
-				t.Errorf("%s imports %s: the CLI (its tests too) reaches the kinds only through executor/workload/kinds", pkg, d)
+			if under(d, "executor/workload") {
+				t.Errorf("%s imports %s: the CLI (its tests too) reaches the workload kinds only through executor/kinds", pkg, d)
 			}
 		}
 	}
@@ -137,7 +137,7 @@ var kindWords = []string{"neworder", "warehouse", "tpm"}
 var sharedWords = []string{"builtin", "transactions"}
 
 // kindVocabulary is what names a kind: the words (lower case, no underscores) of each kind's
-// package, name, values and metrics in kinds.All, and kindWords; and the kinds' import paths.
+// package, name, values and metrics in kinds.Workloads, and kindWords; and the kinds' import paths.
 func kindVocabulary(t *testing.T) (words []string, pkgs map[string]bool) {
 	t.Helper()
 	pkgs = map[string]bool{}
@@ -147,7 +147,7 @@ func kindVocabulary(t *testing.T) (words []string, pkgs map[string]bool) {
 			words = append(words, w)
 		}
 	}
-	for _, k := range kinds.All {
+	for _, k := range kinds.Workloads {
 		fn := runtime.FuncForPC(reflect.ValueOf(k.New).Pointer()).Name()
 		// fn is PKG.New or PKG.init.func1: the package ends at the first dot after the last slash
 		pkg := fn[:strings.LastIndex(fn, "/")+strings.Index(fn[strings.LastIndex(fn, "/"):], ".")]
@@ -168,7 +168,7 @@ func kindVocabulary(t *testing.T) (words []string, pkgs map[string]bool) {
 		add(w)
 	}
 	if len(pkgs) < 5 || !slices.Contains(words, "tpcc") {
-		t.Fatalf("kinds.All gave packages %v and words %v", pkgs, words)
+		t.Fatalf("kinds.Workloads gave packages %v and words %v", pkgs, words)
 	}
 	return words, pkgs
 }
@@ -206,7 +206,7 @@ func kindLeaks(fset *token.FileSet, f *ast.File, words []string, pkgs map[string
 	at := func(n ast.Node) string { return fset.Position(n.Pos()).String() }
 	for _, im := range f.Imports {
 		if p, _ := strconv.Unquote(im.Path.Value); pkgs[p] {
-			out = append(out, leak{p, fmt.Sprintf("%s imports the workload kind %s: ask the registry (executor/workload/kinds) or the kind's declaration", at(im), p)})
+			out = append(out, leak{p, fmt.Sprintf("%s imports the workload kind %s: ask the registry (executor/kinds) or the kind's declaration", at(im), p)})
 		}
 	}
 	ast.Inspect(f, func(n ast.Node) bool {

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/barrier"
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"

@@ -171,7 +171,7 @@ func (ks *Kinds) WithSteps(sks ...*StepKind) (*Kinds, error) {
 }
 
 // Steps lists the step kinds in registration order (the executor's are
-// executor/step/steps.All).
+// executor/kinds.Steps).
 func (ks *Kinds) Steps() []*StepKind {
 	if ks == nil {
 		return nil

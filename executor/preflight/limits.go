@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"github.com/quadrant-bench/quadrant/executor/target"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/executor/kinds"
+	"github.com/quadrant-bench/quadrant/executor/kinds/testdata/noop"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds/testdata/noop"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/templates"
 )
@@ -20,7 +20,7 @@ var testEnv = map[string]string{"HOME": "/home/dba", "BENCH_PASSWORD": "s3cret-p
 // TestBadPlans loads every plan of spec/testdata/bad with the real kinds and compares all its
 // errors, with positions, to the golden NAME.err next to it.
 func TestBadPlans(t *testing.T) {
-	t.Chdir("../../../spec") // the golden files name the plans as spec's tests did
+	t.Chdir("../../spec") // the golden files name the plans as spec's tests did
 	files, err := filepath.Glob("testdata/bad/*.yaml")
 	if err != nil || len(files) < 30 {
 		t.Fatalf("want at least 30 bad plans, found %d (%v)", len(files), err)
@@ -41,7 +41,7 @@ func TestBadPlans(t *testing.T) {
 			}
 			want, err := os.ReadFile(golden)
 			if err != nil {
-				t.Fatalf("no golden file: %v (run go test ./executor/workload/kinds -run TestBadPlans -update and review it)", err)
+				t.Fatalf("no golden file: %v (run go test ./executor/kinds -run TestBadPlans -update and review it)", err)
 			}
 			if got != string(want) {
 				t.Errorf("errors of %s differ\n got:\n%s\nwant:\n%s", f, got, want)
@@ -63,12 +63,12 @@ func TestTemplatesAndExamplesValidate(t *testing.T) {
 			t.Errorf("template %s: %v", name, err)
 		}
 	}
-	examples, _ := filepath.Glob("../../../examples/*.yaml")
+	examples, _ := filepath.Glob("../../examples/*.yaml")
 	if len(examples) < 7 {
 		t.Fatalf("found %d examples", len(examples))
 	}
 	all := append([]string(nil), examples...)
-	tpl, _ := filepath.Glob("../../../templates/*.yaml")
+	tpl, _ := filepath.Glob("../../templates/*.yaml")
 	all = append(all, tpl...)
 	for _, f := range all {
 		if _, err := spec.Load(f, spec.Options{Env: testEnv, Kinds: kinds.Registry()}); err != nil {
@@ -85,7 +85,7 @@ func TestTemplatesAndExamplesValidate(t *testing.T) {
 // executor does twice per run (before and after sandboxes get their ports).
 func BenchmarkLoadExample(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		if _, err := spec.Load("../../../examples/semisync-replay.yaml", spec.Options{Env: testEnv, Kinds: kinds.Registry()}); err != nil {
+		if _, err := spec.Load("../../examples/semisync-replay.yaml", spec.Options{Env: testEnv, Kinds: kinds.Registry()}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,13 +5,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // TestGeneratedDocs fails when docs/plan.schema.json, docs/plan-reference.md or
-// docs/metrics.md differ from what the plan's and the kinds' types and metrics generate. Regenerate with: go generate ./executor/workload/kinds.
+// docs/metrics.md differ from what the plan's and the kinds' types and metrics generate. Regenerate with: go generate ./executor/kinds.
 func TestGeneratedDocs(t *testing.T) {
 	schema := spec.JSONSchema(kinds.Registry())
 	var v map[string]any
@@ -25,9 +25,9 @@ func TestGeneratedDocs(t *testing.T) {
 		}
 	}
 	for file, want := range map[string][]byte{
-		"../../../docs/plan.schema.json":  schema,
-		"../../../docs/plan-reference.md": spec.MarkdownReference(kinds.Registry()),
-		"../../../docs/metrics.md":        results.MetricsMarkdown(kinds.Metrics()),
+		"../../docs/plan.schema.json":  schema,
+		"../../docs/plan-reference.md": spec.MarkdownReference(kinds.Registry()),
+		"../../docs/metrics.md":        results.MetricsMarkdown(kinds.Metrics()),
 	} {
 		if *update {
 			if err := os.WriteFile(file, want, 0o644); err != nil {
@@ -37,10 +37,10 @@ func TestGeneratedDocs(t *testing.T) {
 		}
 		got, err := os.ReadFile(file)
 		if err != nil {
-			t.Fatalf("%v (generate it: go generate ./executor/workload/kinds)", err)
+			t.Fatalf("%v (generate it: go generate ./executor/kinds)", err)
 		}
 		if string(got) != string(want) {
-			t.Errorf("%s is out of date with the plan types; run go generate ./executor/workload/kinds and commit it", file)
+			t.Errorf("%s is out of date with the plan types; run go generate ./executor/kinds and commit it", file)
 		}
 	}
 }

@@ -1,6 +1,4 @@
-// Package steps registers every built-in step kind: a new kind is a package under
-// executor/step that declares its spec.StepKind (Impl a step.Runner), and one line in All.
-package steps
+package kinds
 
 import (
 	"github.com/quadrant-bench/quadrant/executor/step/capture"
@@ -19,9 +17,10 @@ import (
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// All are the built-in step kinds, in the order the plan reference lists them; each call
-// gives fresh copies, which a registry may change.
-func All() []*spec.StepKind {
+// Steps are the built-in step kinds, in the order the plan reference lists them; each call
+// gives fresh copies, which a registry may change. A new step kind is a package under
+// executor/step that declares its spec.StepKind (Impl a step.Runner), and one line here.
+func Steps() []*spec.StepKind {
 	list := []spec.StepKind{
 		sql.Kind,
 		sqlfile.Kind,

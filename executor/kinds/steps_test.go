@@ -1,4 +1,4 @@
-package steps_test
+package kinds_test
 
 import (
 	"go/ast"
@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quadrant-bench/quadrant/executor/step/steps"
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -35,7 +35,7 @@ func TestNoStepKindSwitchOutsideTheRegistry(t *testing.T) {
 	bodies, keys := map[bodyType]bool{}, map[string]bool{}
 	own := map[string]string{} // body type's package -> the kind's package
 	workload := reflect.TypeOf(spec.Workload{})
-	for _, k := range steps.All() {
+	for _, k := range kinds.Steps() {
 		keys[k.Key] = true
 		bt := reflect.TypeOf(k.Body())
 		for bt.Kind() == reflect.Pointer {
@@ -48,14 +48,15 @@ func TestNoStepKindSwitchOutsideTheRegistry(t *testing.T) {
 		own[reflect.TypeOf(k.Impl).PkgPath()] = k.Key
 	}
 	found := map[string][]string{}
-	root := "../../.."
+	root := "../.."
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
 		}
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
-		if strings.Contains(rel, "testdata") || strings.HasPrefix(rel, "executor/step/") && rel != "executor/step/step.go" {
+		if strings.Contains(rel, "testdata") || strings.HasPrefix(rel, "executor/kinds/") ||
+			strings.HasPrefix(rel, "executor/step/") && rel != "executor/step/step.go" {
 			return nil // a kind's own package, or the registry
 		}
 		fset := token.NewFileSet()

@@ -1,14 +1,19 @@
 //go:generate go test -run=TestGeneratedDocs -update .
 
-// Package kinds registers every workload kind: a new kind is a package under
-// executor/workload that declares its workload.Kind, and one line in All.
+// Package kinds is the one registry of the kinds of every layer: the workload kinds
+// (Workloads, this file) and the step kinds (Steps, steps.go), which Registry hands to
+// spec when it loads a plan and which generate the plan reference. A new kind is a package
+// that declares itself (a workload.Kind under executor/workload, a spec.StepKind under
+// executor/step) and one line here. testdata/noop and testdata/echo are a whole kind of
+// each layer in one file, run end to end by this package's tests.
+//
+// Samplers: see executor/watch.
 package kinds
 
 import (
 	"context"
 	"fmt"
 
-	"github.com/quadrant-bench/quadrant/executor/step/steps"
 	"github.com/quadrant-bench/quadrant/executor/workload"
 	"github.com/quadrant-bench/quadrant/executor/workload/custom"
 	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
@@ -19,8 +24,8 @@ import (
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// All are the workload kinds, in the order the plan reference lists them.
-var All = []*workload.Kind{
+// Workloads are the workload kinds, in the order the plan reference lists them.
+var Workloads = []*workload.Kind{
 	&oltp.Kind,
 	&tpcc.Kind,
 	&custom.Kind,
@@ -28,18 +33,17 @@ var All = []*workload.Kind{
 	&sysbench.Kind,
 }
 
-// Metrics are the kinds' own metrics, in the order of All (docs/metrics.md lists them).
+// Metrics are the workload kinds' own metrics, in the order of Workloads (docs/metrics.md lists them).
 func Metrics() []measure.Metric {
 	var out []measure.Metric
-	for _, k := range All {
+	for _, k := range Workloads {
 		out = append(out, k.Metrics...)
 	}
 	return out
 }
 
 // Registry is what spec asks of the kinds when it loads a plan (spec.Options.Kinds), and
-// what generates the plan reference: the workload kinds and the step kinds
-// (executor/step/steps).
+// what generates the plan reference: the workload kinds and the step kinds (Steps).
 func Registry() *spec.Kinds { return With() }
 
 // With is the registry of every kind and extra ones (a test's own kind): each plan
@@ -47,7 +51,7 @@ func Registry() *spec.Kinds { return With() }
 // it has never heard of.
 func With(extra ...*workload.Kind) *spec.Kinds {
 	var specs []*spec.Kind
-	for _, k := range append(append([]*workload.Kind(nil), All...), extra...) {
+	for _, k := range append(append([]*workload.Kind(nil), Workloads...), extra...) {
 		sk := k.Spec
 		sk.Impl = k
 		sk.Metrics = nil
@@ -58,7 +62,7 @@ func With(extra ...*workload.Kind) *spec.Kinds {
 	}
 	ks, err := spec.NewKinds(specs...)
 	if err == nil {
-		ks, err = ks.WithSteps(steps.All()...)
+		ks, err = ks.WithSteps(Steps()...)
 	}
 	if err != nil {
 		panic(err) // two kinds claim one name: a programming error every test meets
@@ -73,7 +77,7 @@ func Of(w *spec.Workload) (*workload.Kind, error) {
 		if k, ok := w.Kind.Impl.(*workload.Kind); ok {
 			return k, nil
 		}
-		for _, k := range All {
+		for _, k := range Workloads {
 			if w.Kind == &k.Spec || w.Kind.Name == k.Spec.Name {
 				return k, nil
 			}
