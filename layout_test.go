@@ -43,6 +43,9 @@ func TestImportRules(t *testing.T) {
 	for _, r := range rules {
 		deps := listDeps(t, "./"+r.from+"/...")
 		for pkg, imports := range deps {
+			if r.from == "spec" && r.forbidden == "executor" && specsOwnCorpus(pkg) {
+				continue // checked below: the registry alone
+			}
 			for _, d := range imports {
 				if under(d, r.forbidden) {
 					t.Errorf("%s imports %s: %s must not depend on %s", pkg, d, r.from, r.forbidden)
@@ -50,6 +53,37 @@ func TestImportRules(t *testing.T) {
 			}
 		}
 	}
+	// spec's external tests (package spec_test) load spec's own corpus of plans with the real
+	// kinds: of the executor they import the registry alone, never what runs a plan.
+	for pkg, imports := range listXTestImports(t, "./spec/...") {
+		for _, d := range imports {
+			if under(d, "executor") && d != mod+"/executor/kinds" {
+				t.Errorf("%s's external tests import %s: spec's tests may import only the registry (executor/kinds) of the executor", pkg, d)
+			}
+		}
+	}
+}
+
+// specsOwnCorpus is whether pkg (as go list -test names it) is the external test package of
+// spec or its test binary, which depend on the executor through executor/kinds alone.
+func specsOwnCorpus(pkg string) bool {
+	return pkg == mod+"/spec_test" || pkg == mod+"/spec.test"
+}
+
+// listXTestImports maps every package matched by pattern to its external tests' direct imports.
+func listXTestImports(t *testing.T, pattern string) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .XTestImports " "}}`, pattern).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pattern, err)
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			m[f[0]] = f[1:]
+		}
+	}
+	return m
 }
 
 const mod = "github.com/quadrant-bench/quadrant"

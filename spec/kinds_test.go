@@ -7,8 +7,8 @@ import (
 
 // testKinds stand in for the executor's workload kinds (which spec's tests cannot import):
 // each takes its key and keeps the value as plain YAML values, with the settings spec asks
-// of a kind. The real kinds' rules are tested with the real registry in
-// executor/kinds.
+// of a kind. The real kinds' rules are tested with the real registry by the corpus
+// of testdata/bad (badplans_test.go, an external test package).
 func testKinds() *Kinds {
 	plain := func() any { return new(any) }
 	ks, err := NewKinds(
