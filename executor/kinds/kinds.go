@@ -15,20 +15,20 @@ import (
 	"fmt"
 
 	"github.com/quadrant-bench/quadrant/executor/workload"
-	"github.com/quadrant-bench/quadrant/executor/workload/custom"
-	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
+	"github.com/quadrant-bench/quadrant/executor/workload/builtin"
 	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/executor/workload/sysbench"
 	"github.com/quadrant-bench/quadrant/executor/workload/tpcc"
+	"github.com/quadrant-bench/quadrant/executor/workload/transactions"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // Workloads are the workload kinds, in the order the plan reference lists them.
 var Workloads = []*workload.Kind{
-	&oltp.Kind,
+	&builtin.Kind,
 	&tpcc.Kind,
-	&custom.Kind,
+	&transactions.Kind,
 	&replay.Kind,
 	&sysbench.Kind,
 }

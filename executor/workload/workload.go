@@ -4,8 +4,9 @@
 // report interval (the engine's own ticker: the clock watchers sample on) and returns the
 // measure.Total of the measured part.
 //
-// The kinds live in sub-packages (oltp, custom, replay, sysbench) and are registered in
-// package kinds, which is what the executor and `quadrant validate` use.
+// The kinds live in sub-packages named as the plan names them (builtin, transactions,
+// replay, sysbench, tpcc) and are registered in executor/kinds, which is what the executor
+// and `quadrant validate` use.
 package workload
 
 import (

@@ -1,6 +1,6 @@
-// Package custom runs a weighted mix of user-written transactions whose
-// statement arguments are expr-lang expressions evaluated per execution.
-package custom
+// Package transactions is the transactions: workload kind: a weighted mix of user-written
+// transactions whose statement arguments are expr-lang expressions evaluated per execution.
+package transactions
 
 import (
 	"database/sql/driver"

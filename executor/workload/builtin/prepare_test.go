@@ -1,4 +1,4 @@
-package oltp_test
+package builtin_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+	"github.com/quadrant-bench/quadrant/executor/workload/builtin"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine/retrylog"
-	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
 	"github.com/quadrant-bench/quadrant/spec/shard"
 )
 
@@ -31,11 +31,11 @@ func TestPrepareRetriesALockWaitTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := oltp.DefaultParams()
+	p := builtin.DefaultParams()
 	p.Tables, p.TableSize = 2, 200000
 	log := retrylog.New(t, nil)
 	prepared := make(chan error, 1)
-	go func() { prepared <- oltp.Prepare(ctx, cfg, "oltp_read_write", p, 2, shard.Shard{}, log.Add, nil) }()
+	go func() { prepared <- builtin.Prepare(ctx, cfg, "oltp_read_write", p, 2, shard.Shard{}, log.Add, nil) }()
 
 	db := sandboxtest.DB(t, c.Primary.DSN(""), 0)
 	blocker, err := db.Conn(ctx)

@@ -1,8 +1,8 @@
-// Package oltp implements sysbench 1.0.20's OLTP Lua scripts (oltp_*.lua,
-// select_random_*.lua, bulk_insert.lua) natively: same schema, data format,
-// statements, option names and defaults, so tables prepared here run under
-// sysbench and the other way round.
-package oltp
+// Package builtin is the builtin: workload kind (but builtin: tpcc, executor/workload/tpcc):
+// it implements sysbench 1.0.20's OLTP Lua scripts (oltp_*.lua, select_random_*.lua,
+// bulk_insert.lua) natively: same schema, data format, statements, option names and
+// defaults, so tables prepared here run under sysbench and the other way round.
+package builtin
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package oltp
+package builtin
 
 import (
 	"context"
