@@ -33,6 +33,8 @@ var Workloads = []*workload.Kind{
 	&sysbench.Kind,
 }
 
+// Samplers: see executor/watch. (The sampler kinds' list joins Workloads and Steps here.)
+
 // Metrics are the workload kinds' own metrics, in the order of Workloads (docs/metrics.md lists them).
 func Metrics() []measure.Metric {
 	var out []measure.Metric
