@@ -290,21 +290,26 @@ type Workload struct {
 	Src Source `yaml:"-"`
 	// Kind is the workload's kind, as Options.Kinds decoded it; Body is what its key's
 	// value decoded into (the kind's own type: Body[T]), Options what options: did (OptionsOf[T]).
-	Kind            *Kind         `yaml:"-"`
-	Body            any           `yaml:"-"`
-	Options         any           `yaml:"options,skip" doc:"The kind's own options (see the kind): the builtin scripts' sysbench options, tpcc's warehouses and mix."`
-	Action          string        `yaml:"action" default:"run" enum:"run,prepare,cleanup,check" doc:"run, or what the kind has besides: prepare (create and load its tables), cleanup (drop them), check (verify its data's consistency, failing the step naming each broken condition)."`
-	Threads         int           `yaml:"threads" default:"1" min:"1" doc:"Concurrent connections."`
-	Duration        time.Duration `yaml:"duration" doc:"How long the measured part runs. A run needs duration or events (or both: whichever comes first), unless its kind ends by itself."`
-	Events          int64         `yaml:"events" min:"0" doc:"Stop after this many transactions."`
-	Warmup          time.Duration `yaml:"warmup" doc:"Run this long before measuring; not counted."`
-	Rate            float64       `yaml:"rate" default:"0" min:"0" doc:"Transactions per second for the whole workload; 0 = as fast as possible (closed loop)."`
-	ReportInterval  time.Duration `yaml:"report_interval" default:"1s" doc:"Interval of the per-second time series."`
-	OnError         OnError       `yaml:"on_error" doc:"What errors do to a transaction."`
-	Stages          []Stage       `yaml:"stages" doc:"A load shape (kinds that run on quadrant's own loop): the measured part as consecutive stages, all {duration, threads} (closed loop) or all {duration, rate} (open loop, threads serving the rate); the stages' durations add up to the workload's duration. The time series gets a stage column and summary.csv one row per stage (its stage column set) besides the iteration's."`
-	Ramp            string        `yaml:"ramp" default:"step" enum:"step,linear" doc:"With stages: step jumps to each stage's level at its start; linear moves from the previous stage's level to its own over the stage (the first stage holds its level)."`
-	Connect         string        `yaml:"connect" default:"persistent" enum:"persistent,per_transaction" doc:"Kinds that run on quadrant's own loop: persistent keeps each thread's connection; per_transaction opens a new one for every transaction (statements prepared again on it), timed apart as connect_ms and not in the transaction's latency."`
-	IdleConnections int           `yaml:"idle_connections" min:"0" doc:"Extra connections that log in before the workload starts and stay idle until it ends (thread pools, max_connections); kinds that run on quadrant's own loop."`
+	Kind *Kind `yaml:"-"`
+	Body any   `yaml:"-"`
+	// Names are what an expression may name at the workload's place in the plan (vars, env,
+	// matrix and iteration in an iteration, target), as spec checked its expressions against
+	// them: what a kind that evaluates expressions as it runs (transactions' args) gives them.
+	// nil for a workload built in Go.
+	Names           map[string]any `yaml:"-"`
+	Options         any            `yaml:"options,skip" doc:"The kind's own options (see the kind): the builtin scripts' sysbench options, tpcc's warehouses and mix."`
+	Action          string         `yaml:"action" default:"run" enum:"run,prepare,cleanup,check" doc:"run, or what the kind has besides: prepare (create and load its tables), cleanup (drop them), check (verify its data's consistency, failing the step naming each broken condition)."`
+	Threads         int            `yaml:"threads" default:"1" min:"1" doc:"Concurrent connections."`
+	Duration        time.Duration  `yaml:"duration" doc:"How long the measured part runs. A run needs duration or events (or both: whichever comes first), unless its kind ends by itself."`
+	Events          int64          `yaml:"events" min:"0" doc:"Stop after this many transactions."`
+	Warmup          time.Duration  `yaml:"warmup" doc:"Run this long before measuring; not counted."`
+	Rate            float64        `yaml:"rate" default:"0" min:"0" doc:"Transactions per second for the whole workload; 0 = as fast as possible (closed loop)."`
+	ReportInterval  time.Duration  `yaml:"report_interval" default:"1s" doc:"Interval of the per-second time series."`
+	OnError         OnError        `yaml:"on_error" doc:"What errors do to a transaction."`
+	Stages          []Stage        `yaml:"stages" doc:"A load shape (kinds that run on quadrant's own loop): the measured part as consecutive stages, all {duration, threads} (closed loop) or all {duration, rate} (open loop, threads serving the rate); the stages' durations add up to the workload's duration. The time series gets a stage column and summary.csv one row per stage (its stage column set) besides the iteration's."`
+	Ramp            string         `yaml:"ramp" default:"step" enum:"step,linear" doc:"With stages: step jumps to each stage's level at its start; linear moves from the previous stage's level to its own over the stage (the first stage holds its level)."`
+	Connect         string         `yaml:"connect" default:"persistent" enum:"persistent,per_transaction" doc:"Kinds that run on quadrant's own loop: persistent keeps each thread's connection; per_transaction opens a new one for every transaction (statements prepared again on it), timed apart as connect_ms and not in the transaction's latency."`
+	IdleConnections int            `yaml:"idle_connections" min:"0" doc:"Extra connections that log in before the workload starts and stay idle until it ends (thread pools, max_connections); kinds that run on quadrant's own loop."`
 }
 
 // Stage is one level of a load shape: threads or a rate, for a duration.

@@ -845,6 +845,7 @@ func (v *validator) userPath(name string, at Pos, what string) string {
 }
 
 func (v *validator) workload(w *Workload) {
+	w.Names = v.d.scope.values()
 	k := w.Kind
 	if k == nil {
 		if !v.kindWritten(w) {

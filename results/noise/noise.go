@@ -40,23 +40,31 @@ func Median(v []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-// CV is the sample standard deviation over the mean.
-func CV(v []float64) float64 {
-	m := Mean(v)
+// Variance is the sample variance of v (over n-1); NaN for fewer than 2 values.
+func Variance(v []float64) float64 {
 	if len(v) < 2 {
 		return math.NaN()
 	}
+	m := Mean(v)
 	ss := 0.0
 	for _, x := range v {
 		ss += (x - m) * (x - m)
 	}
-	if ss == 0 {
+	return ss / float64(len(v)-1)
+}
+
+// CV is the sample standard deviation over the mean.
+func CV(v []float64) float64 {
+	vr := Variance(v)
+	switch {
+	case math.IsNaN(vr):
+		return math.NaN()
+	case vr == 0:
 		return 0 // all alike, zeros included
-	}
-	if m == 0 {
+	case Mean(v) == 0:
 		return math.NaN()
 	}
-	return math.Sqrt(ss/float64(len(v)-1)) / math.Abs(m)
+	return math.Sqrt(vr) / math.Abs(Mean(v))
 }
 
 // Change is the relative change of v against base, in percent (NaN when undefined).
@@ -140,15 +148,42 @@ var tQuantile = [...]float64{12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2
 // its "95%" interval is under half as wide as it should be. 2.69 for 3 values, 1.58 for 5,
 // 1.22 for 10, 1 from about 100; NaN below 2.
 func Widen(n int) float64 {
-	switch {
-	case n < 2:
+	if n < 2 {
 		return math.NaN()
-	case n-1 <= len(tQuantile):
-		return tQuantile[n-2] * math.Sqrt(float64(n)/float64(n-1)) / 1.959964
+	}
+	return T95(float64(n-1)) * math.Sqrt(float64(n)/float64(n-1)) / 1.959964
+}
+
+// T95 is Student's t 97.5th percentile for df degrees of freedom, df rounded down (a
+// Welch-Satterthwaite df is fractional; rounding down widens); NaN below 1.
+func T95(df float64) float64 {
+	d := int(df)
+	switch {
+	case d < 1:
+		return math.NaN()
+	case d <= len(tQuantile):
+		return tQuantile[d-1]
 	}
 	// beyond 30: t's quantile by its first-order expansion, z(1 + (1+z²)/(4 df))
-	df := float64(n - 1)
-	return (1 + (1+1.959964*1.959964)/(4*df)) * math.Sqrt(float64(n)/df)
+	return 1.959964 * (1 + (1+1.959964*1.959964)/(4*float64(d)))
+}
+
+// WelchDF is the Welch-Satterthwaite degrees of freedom of a sum of independent means'
+// variances: parts[i] is one mean's variance (its values' variance over their count) and
+// n[i] its count. NaN when every part is 0 or a count is below 2.
+func WelchDF(parts []float64, n []int) float64 {
+	var sum, den float64
+	for i, v := range parts {
+		if n[i] < 2 {
+			return math.NaN()
+		}
+		sum += v
+		den += v * v / float64(n[i]-1)
+	}
+	if den == 0 {
+		return math.NaN()
+	}
+	return sum * sum / den
 }
 
 // WidenAbout widens the interval lo..hi about est by Widen(n), each side by its own

@@ -72,3 +72,22 @@ func TestWiden(t *testing.T) {
 		t.Error("one value widened")
 	}
 }
+
+// Four equally noisy means of 3 values give the sum 8 degrees of freedom; one that dominates
+// gives its own 2; t follows (4.303 at 2, 2.306 at 8, rounded down between).
+func TestWelchDFAndT95(t *testing.T) {
+	if df := WelchDF([]float64{1, 1, 1, 1}, []int{3, 3, 3, 3}); math.Abs(df-8) > 1e-9 {
+		t.Errorf("equal parts: df %v, want 8", df)
+	}
+	if df := WelchDF([]float64{100, 1e-9, 1e-9, 1e-9}, []int{3, 3, 3, 3}); math.Abs(df-2) > 1e-3 {
+		t.Errorf("one part dominates: df %v, want 2", df)
+	}
+	for _, c := range []struct{ df, want float64 }{{2, 4.303}, {8, 2.306}, {8.9, 2.306}, {0.5, math.NaN()}} {
+		if got := T95(c.df); !(got == c.want || math.IsNaN(got) && math.IsNaN(c.want)) {
+			t.Errorf("T95(%v) = %v, want %v", c.df, got, c.want)
+		}
+	}
+	if math.Abs(Widen(3)-2.69) > 0.01 {
+		t.Errorf("Widen(3) = %v, want 2.69 as before", Widen(3))
+	}
+}

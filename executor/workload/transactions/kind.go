@@ -31,7 +31,8 @@ type mixWorkload struct {
 	env workload.Env
 }
 
-// newMix compiles the args against the generator functions bound per worker; spec has
+// newMix compiles the args against the generator functions bound per worker and the names
+// spec checked them against (vars, matrix, iteration, ...: spec.Workload.Names); spec has
 // compiled each one already against the same signatures (spec.Generators), for its
 // positions in the plan.
 func newMix(w *spec.Workload, env workload.Env) (workload.Workload, error) {
@@ -47,7 +48,11 @@ func newMix(w *spec.Workload, env workload.Env) (workload.Workload, error) {
 		}
 		txs = append(txs, ct)
 	}
-	mix, err := Compile(txs, env.Vars)
+	names := w.Names
+	if names == nil { // a workload built in Go: its vars only
+		names = map[string]any{"vars": env.Vars}
+	}
+	mix, err := Compile(txs, names)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,7 @@ func (PlanTransaction) PlanDoc() string { return "One weighted transaction of a 
 type PlanStatement struct {
 	Src  spec.Source `yaml:"-" name:"statement" def:"tx_statement"`
 	SQL  string      `yaml:"sql,required" doc:"The statement, with ? placeholders."`
-	Args []spec.Expr `yaml:"args" doc:"One expression per placeholder, evaluated per execution (rand_int(1, vars.rows), ...)."`
+	Args []spec.Expr `yaml:"args" doc:"One expression per placeholder, evaluated per execution over the generator functions and the names an expression has at its place (vars, matrix and iteration in an iteration, env, target): rand_int(1, vars.rows), rand_int(1, matrix.span), ..."`
 }
 
 // PlanDoc is the statement's section of the plan reference.

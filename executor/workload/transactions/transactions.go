@@ -35,7 +35,7 @@ type Mix struct {
 	txs    []Transaction
 	progs  [][][]*vm.Program // [tx][stmt][arg]
 	cum    []int             // cumulative weights
-	vars   map[string]any
+	names  map[string]any    // the roots args may name (vars, matrix, ...)
 	seq    *atomic.Int64
 	randOp sbrand.Options
 	// Shard spreads seq() over shards: shard K of N counts K+1, K+1+N, ... so that the
@@ -46,22 +46,20 @@ type Mix struct {
 // Functions available to args expressions.
 var Functions = []string{"rand_int", "rand_uniform", "rand_gauss", "rand_special", "rand_zipf", "rand_string", "seq", "thread_id"}
 
-// Compile checks and compiles every argument once.
-func Compile(txs []Transaction, vars map[string]any) (*Mix, error) {
-	if vars == nil {
-		vars = map[string]any{}
-	}
-	m := &Mix{txs: txs, vars: vars, seq: &atomic.Int64{}, randOp: sbrand.DefaultOptions()}
+// Compile checks and compiles every argument once, over names: the roots an argument may
+// name besides the generator functions (vars, matrix, iteration, env, target, each a map).
+func Compile(txs []Transaction, names map[string]any) (*Mix, error) {
+	m := &Mix{txs: txs, names: names, seq: &atomic.Int64{}, randOp: sbrand.DefaultOptions()}
 	env := m.env(newFuncs(m, 0))
 	var errs []error
 	total := 0
-	names := map[string]bool{}
+	seen := map[string]bool{}
 	for ti, tx := range txs {
 		where := fmt.Sprintf("transactions[%d] (%s)", ti, tx.Name)
-		if tx.Name == "" || names[tx.Name] {
+		if tx.Name == "" || seen[tx.Name] {
 			errs = append(errs, fmt.Errorf("%s: name must be set and unique", where))
 		}
-		names[tx.Name] = true
+		seen[tx.Name] = true
 		w := tx.Weight
 		if w == 0 {
 			w = 1
@@ -108,8 +106,11 @@ func (m *Mix) Names() []string {
 }
 
 func (m *Mix) env(f *funcs) map[string]any {
-	return map[string]any{
-		"vars":         m.vars,
+	env := map[string]any{"vars": map[string]any{}}
+	for k, v := range m.names {
+		env[k] = v
+	}
+	for k, v := range map[string]any{
 		"rand_int":     f.randInt,
 		"rand_uniform": f.randInt,
 		"rand_gauss":   f.randGauss,
@@ -118,7 +119,10 @@ func (m *Mix) env(f *funcs) map[string]any {
 		"rand_string":  f.randString,
 		"seq":          f.seqNext,
 		"thread_id":    f.threadID,
+	} {
+		env[k] = v
 	}
+	return env
 }
 
 // Worker runs the mix on one connection.

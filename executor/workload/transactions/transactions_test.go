@@ -26,7 +26,7 @@ func TestCompileReportsAllErrors(t *testing.T) {
 func TestGeneratorFunctions(t *testing.T) {
 	args := []string{`rand_int(5, 9)`, `rand_uniform(-3, 3)`, `rand_gauss(1, 100)`, `rand_special(1, 1000)`,
 		`rand_zipf(1, 50, 1.2)`, `rand_string("###-@@@")`, `seq()`, `thread_id()`, `vars.rows * 2`}
-	m, err := Compile([]Transaction{{Name: "t", Statements: []Statement{{SQL: "x", Args: args}}}}, map[string]any{"rows": 21})
+	m, err := Compile([]Transaction{{Name: "t", Statements: []Statement{{SQL: "x", Args: args}}}}, map[string]any{"vars": map[string]any{"rows": 21}})
 	if err != nil {
 		t.Fatal(err)
 	}
