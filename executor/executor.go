@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/barrier"
+	"github.com/quadrant-bench/quadrant/executor/collect"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
@@ -86,11 +87,11 @@ type runner struct {
 	opts  Options
 	obs   Observer
 	fleet *fleet
-	// servers is the fleet's, for preflight.go and shards.go.
-	servers  map[string]*liveTarget
+	// targets is the fleet's (by name), for preflight.go and shards.go.
+	targets  map[string]*liveTarget
 	globals  *globals
 	steps    *stepRunner
-	watch    *watchers
+	watch    *collect.Watchers
 	barrier  *barrier.Barrier // sharded runs only
 	restore  *restorer        // after setup: what iterations' restore: put back
 	prepares int              // split prepares run so far: they name their meeting points
@@ -120,7 +121,7 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	}
 	r.log = &runLog{out: out, obs: r.obs, plan: p}
 	r.fleet = newFleet(p, r.log, r.obs, o)
-	r.servers = r.fleet.servers
+	r.targets = r.fleet.targets
 	r.steps = &stepRunner{fleet: r.fleet, log: r.log, globals: r.globals, out: out, runs: r.shardRuns, workload: r.runWorkload, shard: o.Shard, meet: r.meet}
 	r.ctx = ctx
 	r.info = newRunInfo(p, o)
@@ -262,6 +263,12 @@ func (r *runner) saveInfo() {
 	}
 }
 
+// collectRun is what the collection (package collect) gets of the run: its results folder
+// and its log.
+func (r *runner) collectRun() collect.Run {
+	return collect.Run{Out: r.out, Logf: r.logf, LogFile: r.logFile, Redact: r.log.redact, Failed: r.resultsFailed}
+}
+
 // logf, logFile and track are the run log's, for the parts that have the runner.
 func (r *runner) logf(format string, args ...any)    { r.log.logf(format, args...) }
 func (r *runner) logFile(format string, args ...any) { r.log.logFile(format, args...) }
@@ -327,7 +334,7 @@ func (r *runner) iterations(ctx context.Context, out *Outcome) {
 // finish runs teardown, restores globals, records the final variables and stops the
 // sandboxes. It runs on a fresh context: an interrupted run still cleans up.
 func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
-	if len(r.fleet.servers) > 0 {
+	if len(r.fleet.targets) > 0 {
 		r.logFile("teardown: %d step(s)", len(r.plan.Teardown))
 		if err := r.steps.run(ctx, r.plan.Teardown, stepScope{phase: spec.PhaseTeardown, target: r.plan.DefaultTarget()}); err != nil {
 			r.logf("teardown: %v", err)
@@ -344,7 +351,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 		r.fleet.dropCreated(ctx)
 		for i := range r.info.Targets {
 			ti := &r.info.Targets[i]
-			if s := r.fleet.servers[ti.Name]; s != nil {
+			if s := r.fleet.targets[ti.Name]; s != nil {
 				if vars, err := target.Variables(ctx, s.db); err == nil {
 					ti.VariablesAfter = vars
 				}
@@ -352,7 +359,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 		}
 	}
 	if r.watch != nil {
-		r.watch.close()
+		r.watch.Close()
 	}
 	r.closeBarrier(ctx)
 	r.fleet.stop(ctx)
@@ -413,7 +420,7 @@ func (r *runner) open(ctx context.Context) error {
 	r.saveInfo()
 	if len(r.plan.Unbound) > 0 {
 		addrs := map[string]spec.Addr{}
-		for name, s := range r.fleet.servers {
+		for name, s := range r.fleet.targets {
 			addrs[name] = spec.Addr{Host: s.Host(), Port: s.Port()}
 		}
 		bound, err := r.plan.Bind(addrs)
@@ -431,7 +438,7 @@ func (r *runner) open(ctx context.Context) error {
 			return err
 		}
 	}
-	if r.watch, err = openWatchers(ctx, r.plan, r.fleet, r.leader(), r.opts.watchVia); err != nil {
+	if r.watch, err = collect.Open(ctx, r.plan, r.fleet.collected(r.opts.watchVia), r.leader(), r.collectRun()); err != nil {
 		if errors.Is(err, watch.ErrUnknownName) {
 			if privErr != nil {
 				err = fmt.Errorf("%w\n  %w", privErr.(*PlanError).Err, err)
@@ -443,8 +450,8 @@ func (r *runner) open(ctx context.Context) error {
 	if privErr != nil {
 		return privErr // finish closes the watchers
 	}
-	r.watch.record(r.plan, r.info.Targets)
-	r.watch.snmpMachines(ctx, r.fleet, r.info.Targets)
+	r.watch.Record(r.plan, r.info.Targets)
+	r.watch.SNMPMachines(ctx, r.info.Targets)
 	r.saveInfo()
 	return r.preflight(ctx)
 }
