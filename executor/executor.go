@@ -16,6 +16,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/collect"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
+	"github.com/quadrant-bench/quadrant/executor/watch/samplers"
 	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -59,6 +60,9 @@ type Options struct {
 	RunID          string
 	BarrierDSN     string
 	BarrierTimeout time.Duration
+	// Samplers are the samplers a run may open (nil: executor/watch/samplers.All()); a test
+	// adds its own with samplers.With.
+	Samplers []*watch.SamplerKind
 	// watchVia, in tests, gives the address a target's samplers connect to instead of the
 	// target's (a fault proxy in front of the samplers only); nil: the target's.
 	watchVia func(target, addr string) string
@@ -92,6 +96,7 @@ type runner struct {
 	globals  *globals
 	steps    *stepRunner
 	watch    *collect.Watchers
+	collect  collect.Run      // what the collection gets of the run: its results folder and log
 	barrier  *barrier.Barrier // sharded runs only
 	restore  *restorer        // after setup: what iterations' restore: put back
 	prepares int              // split prepares run so far: they name their meeting points
@@ -113,6 +118,9 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	if o.StopTimeout <= 0 {
 		o.StopTimeout = 2 * time.Minute
 	}
+	if o.Samplers == nil {
+		o.Samplers = samplers.All()
+	}
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	r := &runner{plan: p, out: out, opts: o, obs: o.Observer, globals: newGlobals(), stopRun: stopRun}
@@ -120,6 +128,7 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		r.obs = quiet{}
 	}
 	r.log = &runLog{out: out, obs: r.obs, plan: p}
+	r.collect = collect.Run{Out: out, Logf: r.logf, LogFile: r.logFile, Redact: r.log.redact, Failed: r.resultsFailed}
 	r.fleet = newFleet(p, r.log, r.obs, o)
 	r.targets = r.fleet.targets
 	r.steps = &stepRunner{fleet: r.fleet, log: r.log, globals: r.globals, out: out, runs: r.shardRuns, workload: r.runWorkload, shard: o.Shard, meet: r.meet}
@@ -261,12 +270,6 @@ func (r *runner) saveInfo() {
 	if err := r.out.WriteRunInfo(r.info); err != nil {
 		r.logf("warning: write run.json: %v", err)
 	}
-}
-
-// collectRun is what the collection (package collect) gets of the run: its results folder
-// and its log.
-func (r *runner) collectRun() collect.Run {
-	return collect.Run{Out: r.out, Logf: r.logf, LogFile: r.logFile, Redact: r.log.redact, Failed: r.resultsFailed}
 }
 
 // logf, logFile and track are the run log's, for the parts that have the runner.
@@ -438,7 +441,7 @@ func (r *runner) open(ctx context.Context) error {
 			return err
 		}
 	}
-	if r.watch, err = collect.Open(ctx, r.plan, r.fleet.collected(r.opts.watchVia), r.leader(), r.collectRun()); err != nil {
+	if r.watch, err = collect.Open(ctx, r.plan, r.fleet.collected(r.opts.watchVia), r.leader(), r.collect, r.opts.Samplers); err != nil {
 		if errors.Is(err, watch.ErrUnknownName) {
 			if privErr != nil {
 				err = fmt.Errorf("%w\n  %w", privErr.(*PlanError).Err, err)

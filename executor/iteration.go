@@ -195,7 +195,7 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	})
 	var ev *collect.Evidence
 	if r.leader() { // a sharded run's evidence is the leader's, as its watchers are
-		ev = collect.StartEvidence(ctx, r.collectRun(), &r.plan.Watch, it.Index, r.watch.Target(s.Name()))
+		ev = collect.StartEvidence(ctx, r.collect, &r.plan.Watch, it.Index, r.watch.Target(s.Name()))
 	}
 	var during *duringSteps
 	var ready func(context.Context) error

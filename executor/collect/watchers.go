@@ -13,10 +13,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/link"
 	"github.com/quadrant-bench/quadrant/executor/watch"
-	"github.com/quadrant-bench/quadrant/executor/watch/hostwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
-	"github.com/quadrant-bench/quadrant/executor/watch/procwatch"
-	"github.com/quadrant-bench/quadrant/executor/watch/snmpwatch"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -25,9 +22,11 @@ import (
 // sampler is one watch.Sampler with the target whose rows it fills. busy keeps a slow
 // source (a dead SNMP agent) from being asked again before it answered.
 type sampler struct {
-	target string // "" for the client and local host samplers: their rows are the workload's target's
+	kind   *watch.SamplerKind
+	target string // "" for the run's samplers (the client, the local host): their rows are the workload's target's
 	local  bool   // a sampler of this machine: only for a workload target on it
 	what   string
+	conns  int // connections it holds open on its target's server during a workload
 	s      watch.Sampler
 	busy   atomic.Bool
 	// rebase asks the sampler's next reading to start from the one before it: the warmup ended there.
@@ -100,78 +99,72 @@ type Watchers struct {
 	run      Run
 }
 
-// Open starts the samplers plan p's watch section asks for, on every one of targets; a
-// shard that is not the leader samples no server (the leader's watchers are the run's).
-func Open(ctx context.Context, p *spec.Plan, targets []Target, leader bool, run Run) (*Watchers, error) {
+// Open starts the samplers of kinds that plan p's watch section asks for, each per-target
+// kind on every one of targets and each per-run kind once; a shard that is not the leader
+// samples no server (the leader's watchers are the run's).
+func Open(ctx context.Context, p *spec.Plan, targets []Target, leader bool, run Run, kinds []*watch.SamplerKind) (*Watchers, error) {
 	w := &Watchers{known: targets, run: run}
-	wp := p.Watch
-	snmpSeen := map[string]bool{}
-	for _, t := range targets {
+	seen := map[string]bool{}
+	env := watch.Env{Targets: targets, Logf: run.Logf, Once: func(key string) bool {
+		first := !seen[key]
+		seen[key] = true
+		return first
+	}}
+	for i := range targets {
 		if !leader {
 			break // the leader's watchers are the run's: a merge takes its columns
 		}
-		name, fr := t.Name, t.Front
-		dsn := t.Config.FormatDSN()
-		st, err := mysqlwatch.NewStatus(mysqlwatch.StatusConfig{DSN: dsn, Status: wp.Status, Counters: wp.Counters, Gauges: wp.Gauges})
-		if err != nil {
-			return nil, fmt.Errorf("watch.status: %w", err)
-		}
-		w.all = append(w.all, &sampler{target: name, what: "status", s: st, front: fr})
-		if len(wp.Queries) > 0 {
-			var qs []mysqlwatch.Query
-			for _, q := range wp.Queries {
-				qs = append(qs, mysqlwatch.Query{Name: q.Name, SQL: q.SQL})
+		for _, k := range kinds {
+			if !k.PerRun {
+				if err := w.open(k, &p.Watch, &targets[i], env); err != nil {
+					return nil, err
+				}
 			}
-			q, err := mysqlwatch.NewQueries(mysqlwatch.QueriesConfig{DSN: dsn, Queries: qs})
-			if err != nil {
-				return nil, fmt.Errorf("watch.queries: %w", err)
-			}
-			w.all = append(w.all, &sampler{target: name, what: "queries", s: q, front: fr})
-		}
-		if wp.Replication && t.Replica {
-			w.all = append(w.all, &sampler{target: name, what: "replication", s: mysqlwatch.NewReplication(mysqlwatch.ReplicationConfig{DSN: dsn})})
-		}
-		if ps := procSampler(t); ps != nil && !t.Hosting.Managed() {
-			w.all = append(w.all, &sampler{target: name, what: "process", s: ps, front: fr})
-		}
-		if pt := t.Plan; t.Hosting.Managed() && (wp.WantsHost() || pt != nil && (pt.Pid > 0 || pt.PidFile != "")) && (pt == nil || pt.SNMP == nil) {
-			run.Logf("target %s is %s: its host.* and proc.* columns are left out: they come from /proc of the machine a server runs on or from an SNMP agent there, and a managed server offers neither (its provider's monitoring has them)", name, t.Hosting.Name())
-		}
-		if pt := t.Plan; pt != nil && pt.SNMP != nil && !snmpSeen[pt.SNMP.Address] {
-			snmpSeen[pt.SNMP.Address] = true // one agent per host, however many servers run there
-			sn, err := snmpwatch.New(snmpConfig(pt.SNMP, wp.HostMetrics()))
-			if err != nil {
-				return nil, fmt.Errorf("target %s: snmp: %w", name, err)
-			}
-			w.all = append(w.all, &sampler{target: name, what: "snmp " + pt.SNMP.Address, s: sn})
 		}
 	}
-	w.all = append(w.all, &sampler{what: "client", s: procwatch.NewClient()})
 	w.local = map[string]bool{}
 	for _, t := range targets {
 		w.local[t.Name] = t.Local
 	}
-	if wp.WantsHost() {
-		hs, err := localHost(targets, wp.HostMetrics(), run.Logf)
-		if err != nil {
-			return nil, fmt.Errorf("watch.host: %w", err)
-		}
-		if hs != nil {
-			w.all = append(w.all, &sampler{what: "host /proc", s: hs, local: true})
+	for _, k := range kinds {
+		if k.PerRun {
+			if err := w.open(k, &p.Watch, nil, env); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := checkEvidence(ctx, p, targets); err != nil {
 		return nil, err
 	}
-	if err := w.start(ctx); err != nil {
+	if err := w.start(ctx, env); err != nil {
 		return nil, err
 	}
 	return w, nil
 }
 
+// open adds kind k's sampler of target t (nil: the run's) when it applies there.
+func (w *Watchers) open(k *watch.SamplerKind, wp *spec.Watch, t *Target, env watch.Env) error {
+	o, err := k.Open(wp, t, env)
+	if err != nil || o == nil {
+		return err
+	}
+	sm := &sampler{kind: k, what: k.Name, s: o.Sampler, local: o.Local, conns: o.Conns}
+	if o.What != "" {
+		sm.what = o.What
+	}
+	if t != nil {
+		sm.target = t.Name
+		if o.Follows {
+			sm.front = t.Front
+		}
+	}
+	w.all = append(w.all, sm)
+	return nil
+}
+
 // start starts every sampler: one whose source is unavailable is left out when its
 // columns come from a first reading, kept (its columns empty until it answers) otherwise.
-func (w *Watchers) start(ctx context.Context) error {
+func (w *Watchers) start(ctx context.Context, env watch.Env) error {
 	for _, sm := range w.all {
 		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		err := sm.s.Start(sctx)
@@ -190,12 +183,9 @@ func (w *Watchers) start(ctx context.Context) error {
 			w.Close()
 			return fmt.Errorf("watch %s on %s: %w", sm.what, sm.target, err)
 		}
-		if st, ok := sm.s.(*mysqlwatch.Status); ok {
+		if sm.kind != nil && sm.kind.Started != nil {
 			t := w.Target(sm.target)
-			for _, g := range st.Unmatched() {
-				w.run.Logf("warning: watch.status: %q matches no status variable of target %s (%s %s): it gives no column; see SHOW GLOBAL STATUS LIKE for what this server has",
-					g, sm.target, t.Flavor, t.Version)
-			}
+			sm.kind.Started(sm.s, &t, env)
 		}
 	}
 	w.all = slices.DeleteFunc(w.all, func(sm *sampler) bool { return sm.s == nil })
@@ -210,50 +200,6 @@ func (w *Watchers) Target(name string) Target {
 		}
 	}
 	return Target{}
-}
-
-// procSampler reads the server process of a target on this machine: a sandbox's, or a dsn target's given by
-// pid or pid_file; nil when quadrant cannot know the process.
-func procSampler(t Target) *procwatch.Sampler {
-	if t.SandboxPid != nil {
-		return procwatch.New(procwatch.Config{What: "sandbox " + t.Name, Pid: t.SandboxPid})
-	}
-	pt := t.Plan
-	switch {
-	case pt == nil || t.Replica:
-		return nil
-	case pt.PidFile != "":
-		file := pt.PidFile
-		return procwatch.New(procwatch.Config{What: "pid_file " + file, Pid: func() (int, error) { return procwatch.ReadPidFile(file) }})
-	case pt.Pid > 0:
-		pid := pt.Pid
-		return procwatch.New(procwatch.Config{What: fmt.Sprintf("pid %d", pid), Pid: func() (int, error) { return pid, nil }})
-	}
-	return nil
-}
-
-// localHost is the /proc host sampler for targets on this machine, when the run has any without an snmp
-// agent: one for the machine, on the workload's target's rows. Custom OIDs are SNMP's alone.
-func localHost(targets []Target, metrics spec.SNMPMetrics, logf func(string, ...any)) (*hostwatch.Sampler, error) {
-	local := false
-	for _, t := range targets {
-		local = local || t.Local
-	}
-	if !local {
-		return nil, nil
-	}
-	var names []string
-	for _, m := range metrics {
-		if m.OID != "" {
-			logf("watch.host: %s is an OID, read only over SNMP: targets on this machine without snmp: have no column for it", m.Name)
-			continue
-		}
-		names = append(names, m.Name)
-	}
-	if len(metrics) > 0 && len(names) == 0 {
-		return nil, nil
-	}
-	return hostwatch.New(names, "")
 }
 
 // checkEvidence fails the run before setup when plan p asks for digests or waits and a workload's target
@@ -296,7 +242,7 @@ func (w *Watchers) SNMPMachines(ctx context.Context, targets []results.TargetInf
 		}
 		ti.ServerHostAbsent = "its host's SNMP agent (" + t.SNMP.Address + ") did not answer"
 		for _, sm := range w.all {
-			sn, ok := sm.s.(*snmpwatch.Sampler)
+			sn, ok := sm.s.(watch.MachineReader)
 			if !ok || sm.what != "snmp "+t.SNMP.Address {
 				continue
 			}
@@ -344,17 +290,6 @@ func workloadTarget(p *spec.Plan, name string) bool {
 		}
 	}
 	return false
-}
-
-func snmpConfig(t *spec.SNMP, metrics spec.SNMPMetrics) snmpwatch.Config {
-	c := snmpwatch.Config{
-		Address: t.Address, Version: t.Version, Community: t.Community, User: t.User,
-		AuthProtocol: t.AuthProtocol, AuthPassword: t.AuthPassword, PrivProtocol: t.PrivProtocol, PrivPassword: t.PrivPassword,
-	}
-	for _, m := range metrics {
-		c.Metrics = append(c.Metrics, snmpwatch.Metric{Name: m.Name, OID: m.OID})
-	}
-	return c
 }
 
 // Use selects the samplers of targets for the next workload and baselines them.
@@ -539,8 +474,8 @@ func (w *Watchers) Summaries() map[string][]measure.Value {
 func (w *Watchers) Conns(name string) int {
 	n := 0
 	for _, sm := range w.all {
-		if sm.target == name && (sm.what == "status" || sm.what == "queries" || sm.what == "replication") {
-			n++
+		if sm.target == name {
+			n += sm.conns
 		}
 	}
 	return n
