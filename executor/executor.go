@@ -441,7 +441,7 @@ func (r *runner) open(ctx context.Context) error {
 			return err
 		}
 	}
-	if r.watch, err = collect.Open(ctx, r.plan, r.fleet.collected(r.opts.watchVia), r.leader(), r.collect, r.opts.Samplers); err != nil {
+	if r.watch, err = collect.Open(ctx, r.plan, r.fleet.watchTargets(r.opts.watchVia), r.leader(), r.collect, r.opts.Samplers); err != nil {
 		if errors.Is(err, watch.ErrUnknownName) {
 			if privErr != nil {
 				err = fmt.Errorf("%w\n  %w", privErr.(*PlanError).Err, err)

@@ -360,9 +360,9 @@ func (f *fleet) onThisMachine(name string) bool {
 	return false
 }
 
-// collected are the targets as the collection sees them (collect.Target), in plan order;
+// watchTargets are the targets as the collection sees them (collect.Target), in plan order;
 // via, when set, gives the address a target's samplers connect to (tests: a fault proxy).
-func (f *fleet) collected(via func(target, addr string) string) []collect.Target {
+func (f *fleet) watchTargets(via func(target, addr string) string) []collect.Target {
 	var out []collect.Target
 	for _, name := range f.order {
 		s := f.targets[name]
