@@ -1,4 +1,4 @@
-package executor
+package collect
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ func TestDowntimeWindow(t *testing.T) {
 			Stats: measure.Stats{Counts: measure.Counts{Events: events, Errors: errs}, ErrorsByCode: codes}}
 	}
 	var log []string
-	rw := &rowWriter{rowInputs: rowInputs{iteration: 1, target: "db", logf: func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) }}}
+	rw := &Rows{RowInputs: RowInputs{Iteration: 1, Target: "db", Logf: func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) }}}
 	for i, x := range []*measure.Interval{
 		iv(0, 500, nil),
 		iv(1, 120, map[int]int64{2013: 2}), // the restart: the window opens
@@ -40,7 +40,7 @@ func TestDowntimeWindow(t *testing.T) {
 	}
 	rw.queue, rw.done = make(chan *pending), make(chan struct{})
 	close(rw.done)
-	rw.close()
+	rw.Close()
 	if last := log[len(log)-1]; last != "iteration 1: db still unreachable when the workload ended (4 errors since about 10:27:11.000)" {
 		t.Errorf("the open window at the end: %q", last)
 	}

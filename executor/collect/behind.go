@@ -1,4 +1,4 @@
-package executor
+package collect
 
 import (
 	"fmt"
@@ -48,7 +48,7 @@ func (b *behindWatch) result(total *measure.Total) *results.Behind {
 		LagMaxMs: measure.Ms(h.Max()), FromS: b.from.Seconds()}
 }
 
-// behindWarning is the iteration's warning of its lag.
-func behindWarning(b *results.Behind) string {
+// BehindWarning is the iteration's warning of its lag.
+func BehindWarning(b *results.Behind) string {
 	return fmt.Sprintf("%s; its latency counts from the schedule, but the load was slower than planned: a client short of CPU, or events held up by slower ones before them on their connection", b)
 }

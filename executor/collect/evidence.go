@@ -1,4 +1,4 @@
-package executor
+package collect
 
 import (
 	"context"
@@ -8,10 +8,17 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// evidence is the performance_schema snapshot taken as an iteration's workload starts.
-type evidence struct {
+// Evidence is the performance_schema snapshot taken as an iteration's workload starts, on
+// its target, and what the end's is compared with.
+type Evidence struct {
+	run       Run
+	watch     *spec.Watch
+	iteration int
+	target    Target
+
 	digests  map[string]mysqlwatch.DigestStats
 	waits    map[string]mysqlwatch.WaitStats
 	executes float64 // prepared statement executions, which MariaDB does not digest
@@ -22,43 +29,46 @@ type evidence struct {
 // its rows go when their connections close, before the end's snapshot.
 const preparedPollEvery = time.Second
 
-// evidenceBefore snapshots digests and waits on the workload's target, when the plan asks for them. A failed
-// read is a warning: the iteration's measurements do not depend on it.
-func (x *iteration) evidenceBefore(ctx context.Context, s *liveTarget) *evidence {
-	wp := x.r.plan.Watch
-	if wp.Digests == nil && wp.Waits == nil || !x.r.leader() {
-		return nil // a sharded run's evidence is the leader's, as its watchers are
+// StartEvidence snapshots digests and waits on iteration's workload's target t, when watch
+// wp asks for them (nil when it asks for neither). A failed read is a warning: the
+// iteration's measurements do not depend on it.
+func StartEvidence(ctx context.Context, run Run, wp *spec.Watch, iteration int, t Target) *Evidence {
+	if wp.Digests == nil && wp.Waits == nil {
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	ev := &evidence{}
+	ev := &Evidence{run: run, watch: wp, iteration: iteration, target: t}
+	db, name, logf, index := t.DB, t.Name, run.Logf, iteration
 	var err error
 	if wp.Digests != nil {
-		if ev.digests, err = mysqlwatch.Digests(ctx, s.db); err != nil {
-			x.r.logf("warning: iteration %d: %s: digests at the start: %v (no digests.csv rows for this iteration)", x.it.Index, s.Name(), err)
+		if ev.digests, err = mysqlwatch.Digests(ctx, db); err != nil {
+			logf("warning: iteration %d: %s: digests at the start: %v (no digests.csv rows for this iteration)", index, name, err)
 		}
-		ev.executes, _ = mysqlwatch.PreparedExecutions(ctx, s.db)
+		ev.executes, _ = mysqlwatch.PreparedExecutions(ctx, db)
 		// MySQL 8 digests COM_STMT_EXECUTE itself: polling there would count executions twice.
-		if ev.digests != nil && strings.Contains(s.info.Flavor, "MariaDB") {
-			if ev.prepared, err = mysqlwatch.StartPreparedPoll(context.WithoutCancel(ctx), s.db, preparedPollEvery); err != nil {
-				x.r.logf("warning: iteration %d: %s: prepared statements: %v (digests.csv will not have them)", x.it.Index, s.Name(), err)
+		if ev.digests != nil && strings.Contains(ev.target.Flavor, "MariaDB") {
+			if ev.prepared, err = mysqlwatch.StartPreparedPoll(context.WithoutCancel(ctx), db, preparedPollEvery); err != nil {
+				logf("warning: iteration %d: %s: prepared statements: %v (digests.csv will not have them)", index, name, err)
 			}
 		}
 	}
 	if wp.Waits != nil {
-		if ev.waits, err = mysqlwatch.Waits(ctx, s.db); err != nil {
-			x.r.logf("warning: iteration %d: %s: waits at the start: %v (no waits.csv rows for this iteration)", x.it.Index, s.Name(), err)
+		if ev.waits, err = mysqlwatch.Waits(ctx, db); err != nil {
+			logf("warning: iteration %d: %s: waits at the start: %v (no waits.csv rows for this iteration)", index, name, err)
 		}
 	}
 	return ev
 }
 
-// evidenceAfter snapshots again and writes the top digests and waits over the workload. The span includes
+// Finish snapshots again and writes the top digests and waits over the workload. The span includes
 // the warmup: performance_schema cannot be read at the warmup's end without a pause in the load.
-func (x *iteration) evidenceAfter(ctx context.Context, s *liveTarget, ev *evidence) {
+// A nil Evidence does nothing.
+func (ev *Evidence) Finish(ctx context.Context) {
 	if ev == nil {
 		return
 	}
+	db, name, logf, index := ev.target.DB, ev.target.Name, ev.run.Logf, ev.iteration
 	// The run's context may be cancelled (an interrupt): what was measured is still worth keeping.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
@@ -67,41 +77,41 @@ func (x *iteration) evidenceAfter(ctx context.Context, s *liveTarget, ev *eviden
 			ev.prepared.Stop(ctx)
 		}
 	}()
-	wp := x.r.plan.Watch
+	wp := ev.watch
 	if ev.digests != nil {
-		after, err := mysqlwatch.Digests(ctx, s.db)
+		after, err := mysqlwatch.Digests(ctx, db)
 		if err != nil {
-			x.r.logf("warning: iteration %d: %s: digests at the end: %v", x.it.Index, s.Name(), err)
+			logf("warning: iteration %d: %s: digests at the end: %v", index, name, err)
 		} else {
-			x.addPrepared(ctx, s, ev, after)
+			ev.addPrepared(ctx, after)
 			var rows []results.DigestRow
 			for i, d := range mysqlwatch.TopDigests(ev.digests, after, wp.Digests.Top) {
 				rows = append(rows, results.DigestRow{
-					Iteration: x.it.Index, Target: s.Name(), Rank: i + 1, Schema: x.r.log.redact(d.Schema), Digest: d.Digest, Text: x.r.log.redact(d.Text),
+					Iteration: index, Target: name, Rank: i + 1, Schema: ev.run.Redact(d.Schema), Digest: d.Digest, Text: ev.run.Redact(d.Text),
 					Count: int64(d.Count), TotalMs: d.TimerPs / 1e9, AvgMs: d.TimerPs / 1e9 / d.Count,
 					RowsExamined: int64(d.RowsExamined), RowsSent: int64(d.RowsSent), NoIndexUsed: int64(d.NoIndexUsed),
 					NoGoodIndexUsed: int64(d.NoGoodIndexUsed), Errors: int64(d.Errors),
 				})
 			}
-			if err := x.r.out.AppendDigests(rows); err != nil {
-				x.r.resultsFailed(err)
+			if err := ev.run.Out.AppendDigests(rows); err != nil {
+				ev.run.Failed(err)
 			}
 		}
 	}
 	if ev.waits != nil {
-		after, err := mysqlwatch.Waits(ctx, s.db)
+		after, err := mysqlwatch.Waits(ctx, db)
 		if err != nil {
-			x.r.logf("warning: iteration %d: %s: waits at the end: %v", x.it.Index, s.Name(), err)
+			logf("warning: iteration %d: %s: waits at the end: %v", index, name, err)
 		} else {
 			var rows []results.WaitRow
 			for i, w := range mysqlwatch.TopWaits(ev.waits, after, wp.Waits.Top) {
 				rows = append(rows, results.WaitRow{
-					Iteration: x.it.Index, Target: s.Name(), Rank: i + 1, Event: w.Event,
+					Iteration: index, Target: name, Rank: i + 1, Event: w.Event,
 					Count: int64(w.Count), TotalMs: w.TimerPs / 1e9, AvgUs: w.TimerPs / 1e6 / w.Count,
 				})
 			}
-			if err := x.r.out.AppendWaits(rows); err != nil {
-				x.r.resultsFailed(err)
+			if err := ev.run.Out.AppendWaits(rows); err != nil {
+				ev.run.Failed(err)
 			}
 		}
 	}
@@ -110,27 +120,28 @@ func (x *iteration) evidenceAfter(ctx context.Context, s *liveTarget, ev *eviden
 // addPrepared stops the prepared-statement poll and adds its per-class sums to the end's digests, then
 // says how many of the server's prepared executions (statement/com/Execute) they cover: those after an
 // instance's last poll, on a connection that closed, are not seen.
-func (x *iteration) addPrepared(ctx context.Context, s *liveTarget, ev *evidence, after map[string]mysqlwatch.DigestStats) {
+func (ev *Evidence) addPrepared(ctx context.Context, after map[string]mysqlwatch.DigestStats) {
+	db, name, logf, index := ev.target.DB, ev.target.Name, ev.run.Logf, ev.iteration
 	if ev.prepared == nil {
 		return
 	}
 	sums, seen, polls, err := ev.prepared.Stop(ctx)
 	ev.prepared = nil
 	if err != nil {
-		x.r.logf("warning: iteration %d: %s: prepared statements: %v (digests.csv has what the other polls saw)", x.it.Index, s.Name(), err)
+		logf("warning: iteration %d: %s: prepared statements: %v (digests.csv has what the other polls saw)", index, name, err)
 	}
 	for k, d := range sums {
 		after[k] = d
 	}
-	n, err := mysqlwatch.PreparedExecutions(ctx, s.db)
+	n, err := mysqlwatch.PreparedExecutions(ctx, db)
 	if err != nil || n-ev.executes <= 0 {
 		return
 	}
 	total := n - ev.executes
 	msg := fmt.Sprintf("iteration %d: %s: digests.csv's prepared statements (digest %s...) hold %.0f of the server's %.0f prepared executions (%.1f%%), read from performance_schema.prepared_statements_instances %d times, every %s; executions after a statement's last read are not seen",
-		x.it.Index, s.Name(), mysqlwatch.PreparedDigestPrefix, seen, total, 100*seen/total, polls, preparedPollEvery)
+		index, name, mysqlwatch.PreparedDigestPrefix, seen, total, 100*seen/total, polls, preparedPollEvery)
 	if seen < 0.9*total {
 		msg = "warning: " + msg
 	}
-	x.r.logf("%s", msg)
+	logf("%s", msg)
 }

@@ -1,4 +1,4 @@
-package executor
+package collect
 
 import (
 	"context"
@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/link"
 	"github.com/quadrant-bench/quadrant/executor/watch"
-	"github.com/quadrant-bench/quadrant/executor/watch/hostwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
-	"github.com/quadrant-bench/quadrant/executor/watch/procwatch"
-	"github.com/quadrant-bench/quadrant/executor/watch/snmpwatch"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -24,9 +22,11 @@ import (
 // sampler is one watch.Sampler with the target whose rows it fills. busy keeps a slow
 // source (a dead SNMP agent) from being asked again before it answered.
 type sampler struct {
-	target string // "" for the client and local host samplers: their rows are the workload's target's
+	kind   *watch.SamplerKind
+	target string // "" for the run's samplers (the client, the local host): their rows are the workload's target's
 	local  bool   // a sampler of this machine: only for a workload target on it
 	what   string
+	conns  int // connections it holds open on its target's server during a workload
 	s      watch.Sampler
 	busy   atomic.Bool
 	// rebase asks the sampler's next reading to start from the one before it: the warmup ended there.
@@ -87,163 +87,124 @@ func (h *health) answered() int64 {
 	return h.missed.Load() - h.streakFrom
 }
 
-// watchers are every sampler of the run, opened once (so wrong credentials fail the run
+// Watchers are every sampler of the run, opened once (so wrong credentials fail the run
 // at its start) and baselined at each measured workload.
-type watchers struct {
+type Watchers struct {
 	all      []*sampler
 	active   []*sampler
 	targets  []string // of the current workload, in order
 	workload string   // the current workload's target
 	local    map[string]bool
+	known    []Target // the run's, in plan order
+	run      Run
 }
 
-// openWatchers starts the samplers plan p's watch section asks for, on every target of f;
-// a shard that is not the leader samples no server (the leader's watchers are the run's).
-// via, when set, gives the address the samplers of a server connect to (tests: a fault proxy).
-func openWatchers(ctx context.Context, p *spec.Plan, f *fleet, leader bool, via func(target, addr string) string) (*watchers, error) {
-	w := &watchers{}
-	wp := p.Watch
-	snmpSeen := map[string]bool{}
-	for _, name := range f.order {
+// Open starts the samplers of kinds that plan p's watch section asks for, each per-target
+// kind on every one of targets and each per-run kind once; a shard that is not the leader
+// samples no server (the leader's watchers are the run's).
+func Open(ctx context.Context, p *spec.Plan, targets []Target, leader bool, run Run, kinds []*watch.SamplerKind) (*Watchers, error) {
+	w := &Watchers{known: targets, run: run}
+	seen := map[string]bool{}
+	env := watch.Env{Targets: targets, Logf: run.Logf, Once: func(key string) bool {
+		first := !seen[key]
+		seen[key] = true
+		return first
+	}}
+	for i := range targets {
 		if !leader {
 			break // the leader's watchers are the run's: a merge takes its columns
 		}
-		s := f.servers[name]
-		cfg := f.watchConfig(s)
-		fr := f.frontOf(name)
-		if via != nil {
-			cfg.Addr = via(name, cfg.Addr)
-		}
-		dsn := cfg.FormatDSN()
-		st, err := mysqlwatch.NewStatus(mysqlwatch.StatusConfig{DSN: dsn, Status: wp.Status, Counters: wp.Counters, Gauges: wp.Gauges})
-		if err != nil {
-			return nil, fmt.Errorf("watch.status: %w", err)
-		}
-		w.all = append(w.all, &sampler{target: name, what: "status", s: st, front: fr})
-		if len(wp.Queries) > 0 {
-			var qs []mysqlwatch.Query
-			for _, q := range wp.Queries {
-				qs = append(qs, mysqlwatch.Query{Name: q.Name, SQL: q.SQL})
+		for _, k := range kinds {
+			if !k.PerRun {
+				if err := w.open(k, &p.Watch, &targets[i], env); err != nil {
+					return nil, err
+				}
 			}
-			q, err := mysqlwatch.NewQueries(mysqlwatch.QueriesConfig{DSN: dsn, Queries: qs})
-			if err != nil {
-				return nil, fmt.Errorf("watch.queries: %w", err)
-			}
-			w.all = append(w.all, &sampler{target: name, what: "queries", s: q, front: fr})
-		}
-		if wp.Replication && f.isReplica(name) {
-			w.all = append(w.all, &sampler{target: name, what: "replication", s: mysqlwatch.NewReplication(mysqlwatch.ReplicationConfig{DSN: dsn})})
-		}
-		if ps := procSampler(f, name, s); ps != nil && !s.hosting.Managed() {
-			w.all = append(w.all, &sampler{target: name, what: "process", s: ps, front: fr})
-		}
-		if t := f.planTarget(name); s.hosting.Managed() && (wp.WantsHost() || t != nil && (t.Pid > 0 || t.PidFile != "")) && (t == nil || t.SNMP == nil) {
-			f.log.logf("target %s is %s: its host.* and proc.* columns are left out: they come from /proc of the machine a server runs on or from an SNMP agent there, and a managed server offers neither (its provider's monitoring has them)", name, s.hosting.Name())
-		}
-		if t := f.planTarget(name); t != nil && t.SNMP != nil && !snmpSeen[t.SNMP.Address] {
-			snmpSeen[t.SNMP.Address] = true // one agent per host, however many servers run there
-			sn, err := snmpwatch.New(snmpConfig(t.SNMP, wp.HostMetrics()))
-			if err != nil {
-				return nil, fmt.Errorf("target %s: snmp: %w", name, err)
-			}
-			w.all = append(w.all, &sampler{target: name, what: "snmp " + t.SNMP.Address, s: sn})
 		}
 	}
-	w.all = append(w.all, &sampler{what: "client", s: procwatch.NewClient()})
 	w.local = map[string]bool{}
-	for _, name := range f.order {
-		w.local[name] = f.onThisMachine(name)
+	for _, t := range targets {
+		w.local[t.Name] = t.Local
 	}
-	if wp.WantsHost() {
-		hs, err := localHost(f, wp.HostMetrics())
-		if err != nil {
-			return nil, fmt.Errorf("watch.host: %w", err)
-		}
-		if hs != nil {
-			w.all = append(w.all, &sampler{what: "host /proc", s: hs, local: true})
+	for _, k := range kinds {
+		if k.PerRun {
+			if err := w.open(k, &p.Watch, nil, env); err != nil {
+				return nil, err
+			}
 		}
 	}
-	if err := checkEvidence(ctx, p, f); err != nil {
+	if err := checkEvidence(ctx, p, targets); err != nil {
 		return nil, err
 	}
+	if err := w.start(ctx, env); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// open adds kind k's sampler of target t (nil: the run's) when it applies there.
+func (w *Watchers) open(k *watch.SamplerKind, wp *spec.Watch, t *Target, env watch.Env) error {
+	o, err := k.Open(wp, t, env)
+	if err != nil || o == nil {
+		return err
+	}
+	sm := &sampler{kind: k, what: k.Name, s: o.Sampler, local: o.Local, conns: o.Conns}
+	if o.What != "" {
+		sm.what = o.What
+	}
+	if t != nil {
+		sm.target = t.Name
+		if o.Follows {
+			sm.front = t.Front
+		}
+	}
+	w.all = append(w.all, sm)
+	return nil
+}
+
+// start starts every sampler: one whose source is unavailable is left out when its
+// columns come from a first reading, kept (its columns empty until it answers) otherwise.
+func (w *Watchers) start(ctx context.Context, env watch.Env) error {
 	for _, sm := range w.all {
 		sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 		err := sm.s.Start(sctx)
 		cancel()
 		if err != nil {
 			if errors.Is(err, watch.ErrUnavailable) && len(sm.s.Columns()) == 0 {
-				f.log.logf("warning: %s %s: %v (its columns come from a first reading: this run has none of them)", sm.target, sm.what, err)
+				w.run.Logf("warning: %s %s: %v (its columns come from a first reading: this run has none of them)", sm.target, sm.what, err)
 				sm.s.Close()
 				sm.s = nil
 				continue
 			}
 			if errors.Is(err, watch.ErrUnavailable) {
-				f.log.logf("warning: %s %s: %v (its columns stay empty until it answers)", sm.target, sm.what, err)
+				w.run.Logf("warning: %s %s: %v (its columns stay empty until it answers)", sm.target, sm.what, err)
 				continue
 			}
-			w.close()
-			return nil, fmt.Errorf("watch %s on %s: %w", sm.what, sm.target, err)
+			w.Close()
+			return fmt.Errorf("watch %s on %s: %w", sm.what, sm.target, err)
 		}
-		if st, ok := sm.s.(*mysqlwatch.Status); ok {
-			for _, g := range st.Unmatched() {
-				info := f.servers[sm.target].info
-				f.log.logf("warning: watch.status: %q matches no status variable of target %s (%s %s): it gives no column; see SHOW GLOBAL STATUS LIKE for what this server has",
-					g, sm.target, info.Flavor, info.Version)
-			}
+		if sm.kind != nil && sm.kind.Started != nil {
+			t := w.Target(sm.target)
+			sm.kind.Started(sm.s, &t, env)
 		}
 	}
 	w.all = slices.DeleteFunc(w.all, func(sm *sampler) bool { return sm.s == nil })
-	return w, nil
-}
-
-// procSampler reads the server process of a target on this machine: a sandbox's, or a dsn target's given by
-// pid or pid_file; nil when quadrant cannot know the process.
-func procSampler(f *fleet, name string, s *liveTarget) *procwatch.Sampler {
-	if s.sb != nil {
-		sb := s.sb
-		return procwatch.New(procwatch.Config{What: "sandbox " + name, Pid: f.followedPid(name, sb.Pid)})
-	}
-	t := f.planTarget(name)
-	switch {
-	case t == nil || f.isReplica(name):
-		return nil
-	case t.PidFile != "":
-		file := t.PidFile
-		return procwatch.New(procwatch.Config{What: "pid_file " + file, Pid: func() (int, error) { return procwatch.ReadPidFile(file) }})
-	case t.Pid > 0:
-		pid := t.Pid
-		return procwatch.New(procwatch.Config{What: fmt.Sprintf("pid %d", pid), Pid: func() (int, error) { return pid, nil }})
-	}
 	return nil
 }
 
-// localHost is the /proc host sampler for targets on this machine, when the run has any without an snmp
-// agent: one for the machine, on the workload's target's rows. Custom OIDs are SNMP's alone.
-func localHost(f *fleet, metrics spec.SNMPMetrics) (*hostwatch.Sampler, error) {
-	local := false
-	for _, name := range f.order {
-		local = local || f.onThisMachine(name)
-	}
-	if !local {
-		return nil, nil
-	}
-	var names []string
-	for _, m := range metrics {
-		if m.OID != "" {
-			f.log.logf("watch.host: %s is an OID, read only over SNMP: targets on this machine without snmp: have no column for it", m.Name)
-			continue
+// Target is the run's target name as the fleet gave it (zero when it has none).
+func (w *Watchers) Target(name string) Target {
+	for _, t := range w.known {
+		if t.Name == name {
+			return t
 		}
-		names = append(names, m.Name)
 	}
-	if len(metrics) > 0 && len(names) == 0 {
-		return nil, nil
-	}
-	return hostwatch.New(names, "")
+	return Target{}
 }
 
 // checkEvidence fails the run before setup when plan p asks for digests or waits and a workload's target
 // cannot give them.
-func checkEvidence(ctx context.Context, p *spec.Plan, f *fleet) error {
+func checkEvidence(ctx context.Context, p *spec.Plan, targets []Target) error {
 	wp := p.Watch
 	if wp.Digests == nil && wp.Waits == nil {
 		return nil
@@ -255,23 +216,53 @@ func checkEvidence(ctx context.Context, p *spec.Plan, f *fleet) error {
 	case wp.Waits != nil:
 		what = "watch.digests and watch.waits"
 	}
-	for _, name := range f.order {
-		if !workloadTarget(p, name) {
+	for _, t := range targets {
+		if !workloadTarget(p, t.Name) {
 			continue
 		}
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := mysqlwatch.CheckPerformanceSchema(cctx, f.servers[name].db, what, wp.Digests != nil)
+		err := mysqlwatch.CheckPerformanceSchema(cctx, t.DB, what, wp.Digests != nil)
 		cancel()
 		if err != nil {
-			return fmt.Errorf("target %s: %w", name, err)
+			return fmt.Errorf("target %s: %w", t.Name, err)
 		}
 	}
 	return nil
 }
 
-// record lists each target's watched columns and their kind (for run.json), so readers
+// SNMPMachines fills in the server machine of each target watched over SNMP from its agent
+// (HOST-RESOURCES-MIB: processors, memory; sysDescr: the kernel), once its sampler started;
+// an agent that does not answer leaves the reason.
+func (w *Watchers) SNMPMachines(ctx context.Context, targets []results.TargetInfo) {
+	for i := range targets {
+		ti := &targets[i]
+		t := w.Target(ti.Name).Plan
+		if t == nil || t.SNMP == nil || ti.ServerHost != nil {
+			continue
+		}
+		ti.ServerHostAbsent = "its host's SNMP agent (" + t.SNMP.Address + ") did not answer"
+		for _, sm := range w.all {
+			sn, ok := sm.s.(watch.MachineReader)
+			if !ok || sm.what != "snmp "+t.SNMP.Address {
+				continue
+			}
+			mctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+			m, err := sn.Machine(mctx)
+			cancel()
+			if err != nil {
+				w.run.LogFile("target %s: its machine over SNMP: %v", ti.Name, err)
+				break
+			}
+			ti.ServerHost = &results.HostInfo{Source: "snmp", Evidence: "the SNMP agent at " + t.SNMP.Address, Hostname: m.Hostname,
+				CPUModel: m.CPUModel, CPUs: m.CPUs, MemoryBytes: m.MemoryBytes, Kernel: m.Kernel}
+			ti.ServerHostAbsent = ""
+		}
+	}
+}
+
+// Record lists each target's watched columns and their kind (for run.json), so readers
 // know them without guessing from names.
-func (w *watchers) record(p *spec.Plan, targets []results.TargetInfo) {
+func (w *Watchers) Record(p *spec.Plan, targets []results.TargetInfo) {
 	for i := range targets {
 		ti := &targets[i]
 		ti.Watched = nil
@@ -301,19 +292,8 @@ func workloadTarget(p *spec.Plan, name string) bool {
 	return false
 }
 
-func snmpConfig(t *spec.SNMP, metrics spec.SNMPMetrics) snmpwatch.Config {
-	c := snmpwatch.Config{
-		Address: t.Address, Version: t.Version, Community: t.Community, User: t.User,
-		AuthProtocol: t.AuthProtocol, AuthPassword: t.AuthPassword, PrivProtocol: t.PrivProtocol, PrivPassword: t.PrivPassword,
-	}
-	for _, m := range metrics {
-		c.Metrics = append(c.Metrics, snmpwatch.Metric{Name: m.Name, OID: m.OID})
-	}
-	return c
-}
-
-// use selects the samplers of targets for the next workload and baselines them.
-func (w *watchers) use(ctx context.Context, workload string, targets []string, logf func(string, ...any)) {
+// Use selects the samplers of targets for the next workload and baselines them.
+func (w *Watchers) Use(ctx context.Context, workload string, targets []string, logf func(string, ...any)) {
 	w.targets = targets
 	w.workload = workload
 	w.active = nil
@@ -355,7 +335,7 @@ type sampled struct {
 // within the interval, and wg is done when all have.
 // measuredFrom says that the workload's measured part began at the previous tick: summaries
 // start from the readings taken there, so they leave the warmup out as the workload's Total does.
-func (w *watchers) sample(at time.Time, interval time.Duration, measuredFrom bool, wg *sync.WaitGroup) []sampled {
+func (w *Watchers) sample(at time.Time, interval time.Duration, measuredFrom bool, wg *sync.WaitGroup) []sampled {
 	out := make([]sampled, len(w.active))
 	if measuredFrom {
 		for _, sm := range w.active {
@@ -418,9 +398,9 @@ func (w *watchers) sample(at time.Time, interval time.Duration, measuredFrom boo
 	return out
 }
 
-// gaps are the active samplers that missed readings during the workload, for run.json.
+// Gaps are the active samplers that missed readings during the workload, for run.json.
 // Called once the workload's rows are written: no reading is under way.
-func (w *watchers) gaps() []results.WatchGap {
+func (w *Watchers) Gaps() []results.WatchGap {
 	var out []results.WatchGap
 	for _, sm := range w.active {
 		h := &sm.health
@@ -432,13 +412,36 @@ func (w *watchers) gaps() []results.WatchGap {
 	return out
 }
 
-// settle reads once more, after the workload, each active sampler whose reading of the
+// GapWarnings are the active samplers that missed readings during the workload (Gaps, their
+// errors redacted) and a warning for each: a lost sampler connection costs those cells, not
+// the iteration (an assertion on a status column still needs its summary), unless the plan
+// says watch.on_error: fail, when the error returned names them.
+func (w *Watchers) GapWarnings(onError string) ([]results.WatchGap, []string, error) {
+	gaps := w.Gaps()
+	var warnings, failed []string
+	for i := range gaps {
+		g := &gaps[i]
+		g.Error = w.run.Redact(g.Error)
+		warn := fmt.Sprintf("watch %s on %s: %d of %d readings missed in %d outage(s) (%s): those cells are empty", g.Sampler, g.Target, g.Missed, g.Ticks, g.Outages, g.Error)
+		if g.Error == "" {
+			warn = fmt.Sprintf("watch %s on %s: %d of %d readings missed (the previous reading was still under way): those cells are empty", g.Sampler, g.Target, g.Missed, g.Ticks)
+		}
+		warnings = append(warnings, warn)
+		failed = append(failed, fmt.Sprintf("%s on %s (%d of %d)", g.Sampler, g.Target, g.Missed, g.Ticks))
+	}
+	if len(failed) == 0 || onError != "fail" {
+		return gaps, warnings, nil
+	}
+	return gaps, warnings, fmt.Errorf("watch.on_error is fail and samplers missed readings: %s (watch_gaps in run.json; on_error: gap keeps such an iteration, with those cells empty)", strings.Join(failed, ", "))
+}
+
+// Settle reads once more, after the workload, each active sampler whose reading of the
 // workload's last tick did not happen (the one before was still under way, or it was backing
 // off a source that failed): its counters' increases would otherwise end at an earlier tick
 // and leave out the workload's last work (a busy host's summary counted 299 of 300 inserts).
 // Its time-series row stays empty; the summary covers the whole workload and the moments
 // until this reading. Called once the rows are written: no reading is under way.
-func (w *watchers) settle(ctx context.Context, logf func(string, ...any)) {
+func (w *Watchers) Settle(ctx context.Context, logf func(string, ...any)) {
 	for _, sm := range w.active {
 		if sm.health.ticks.Load() == 0 || sm.read.Load() == sm.health.ticks.Load() {
 			continue
@@ -451,9 +454,9 @@ func (w *watchers) settle(ctx context.Context, logf func(string, ...any)) {
 	}
 }
 
-// summaries are, per target, every active sampler's summary (counter increases, gauges'
+// Summaries are, per target, every active sampler's summary (counter increases, gauges'
 // last values) over the workload, sorted by name.
-func (w *watchers) summaries() map[string][]measure.Value {
+func (w *Watchers) Summaries() map[string][]measure.Value {
 	out := map[string][]measure.Value{}
 	for _, sm := range w.active {
 		for k, v := range sm.s.Summary() {
@@ -466,15 +469,27 @@ func (w *watchers) summaries() map[string][]measure.Value {
 	return out
 }
 
+// Conns is how many connections target name's samplers hold open on its server while a
+// workload runs (the preflight counts them against max_connections).
+func (w *Watchers) Conns(name string) int {
+	n := 0
+	for _, sm := range w.all {
+		if sm.target == name {
+			n += sm.conns
+		}
+	}
+	return n
+}
+
 // rowsOf is the target whose rows get sm's columns.
-func (w *watchers) rowsOf(sm *sampler) string {
+func (w *Watchers) rowsOf(sm *sampler) string {
 	if sm.target == "" {
 		return w.workload
 	}
 	return sm.target
 }
 
-func (w *watchers) close() {
+func (w *Watchers) Close() {
 	for _, sm := range w.all {
 		sm.s.Close()
 	}

@@ -1,4 +1,4 @@
-package executor
+package collect
 
 import (
 	"context"
@@ -56,8 +56,8 @@ func (c *counting) add(n float64) { c.mu.Lock(); c.n += n; c.mu.Unlock() }
 // still under way) is read once more after the workload, so its summary counts all of it.
 func TestSettleReadsWhatTheLastTickMissed(t *testing.T) {
 	src := &counting{}
-	w := &watchers{all: []*sampler{{target: "db", what: "status", s: src}}}
-	w.use(context.Background(), "db", []string{"db"}, t.Logf)
+	w := &Watchers{all: []*sampler{{target: "db", what: "status", s: src}}}
+	w.Use(context.Background(), "db", []string{"db"}, t.Logf)
 	at := time.Now()
 	var wg sync.WaitGroup
 	src.add(100)
@@ -80,11 +80,11 @@ func TestSettleReadsWhatTheLastTickMissed(t *testing.T) {
 	src.mu.Unlock()
 	close(release)
 	slow.Wait()
-	if got := w.summaries()["db"][0].Value; got != 250 {
+	if got := w.Summaries()["db"][0].Value; got != 250 {
 		t.Fatalf("before settling the summary says %v, want 250 (the last reading's)", got)
 	}
-	w.settle(context.Background(), t.Logf)
-	if got := w.summaries()["db"][0].Value; got != 300 {
+	w.Settle(context.Background(), t.Logf)
+	if got := w.Summaries()["db"][0].Value; got != 300 {
 		t.Errorf("after settling the summary says %v, want all 300 of the workload", got)
 	}
 }

@@ -1,4 +1,4 @@
-package executor
+package collect
 
 import (
 	"time"
