@@ -63,7 +63,8 @@ func docTypes(ks *Kinds) []reflect.Type {
 			t = t.Elem()
 		}
 		if t.Kind() != reflect.Struct || slices.Contains(out, t) || slices.Contains(laterTypes, t) ||
-			reflect.PointerTo(t).Implements(scalarType) || reflect.PointerTo(t).Implements(nodeDecoderType) {
+			reflect.PointerTo(t).Implements(scalarType) || reflect.PointerTo(t).Implements(nodeDecoderType) ||
+			reflect.PointerTo(t).Implements(kindDecoderType) {
 			continue // no keys of its own to list (a scalar, a map that reads itself)
 		}
 		if t.PkgPath() != planType.PkgPath() {
@@ -149,11 +150,6 @@ func (Matrix) jsonSchema() map[string]any {
 		"additionalProperties": orExpr(map[string]any{"type": "array", "minItems": 1})}
 }
 func (Expr) jsonSchema() map[string]any { return map[string]any{"type": "string"} }
-func (SetGlobal) jsonSchema() map[string]any {
-	s := Settings{}.jsonSchema()
-	s["minProperties"] = 1
-	return s
-}
 func (SNMPMetrics) jsonSchema() map[string]any {
 	return map[string]any{"anyOf": []any{
 		map[string]any{"type": "array", "items": map[string]any{"enum": toAny(SNMPMetricNames())}},
@@ -313,9 +309,11 @@ func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
 		exclusive = g.kinds.StepKeys()
 		for _, k := range g.kinds.Steps() {
 			prop := map[string]any{"description": k.Doc}
-			schema := g.typeSchema(reflect.TypeOf(k.Body()), nil)
+			var schema map[string]any
 			if k.Schema != nil {
-				schema = k.Schema()
+				schema = k.Schema() // the body's type says not all of it: no section of its own
+			} else {
+				schema = g.typeSchema(reflect.TypeOf(k.Body()), nil)
 			}
 			for key, val := range schema {
 				prop[key] = val

@@ -30,7 +30,7 @@ type bodyType struct{ pkg, name string }
 // No type switch, type assertion or hand list over step kinds outside their own packages
 // (executor/step/NAME) but the files stillSwitching names: go/ast over every production
 // file of the module, so a constant or a new helper cannot dodge it as a grep of literals
-// would. A body type is named through its package's import (spec.Wait, restart.Restart).
+// would. A body type is named through its package's import (wait.Wait, restart.Restart).
 func TestNoStepKindSwitchOutsideTheRegistry(t *testing.T) {
 	bodies, keys := map[bodyType]bool{}, map[string]bool{}
 	own := map[string]string{} // body type's package -> the kind's package
