@@ -97,6 +97,10 @@ type Kind struct {
 	// Explain are lines explain prints under the workload (a custom mix's statements, a
 	// replayed file's first statements and its counts).
 	Explain func(w *Workload) []string
+	// Prepared, if set, is how many server-side prepared statements one connection of w
+	// keeps: the pre-flight (executor/preflight) checks threads times it against the
+	// server's max_prepared_stmt_count, knowing the kind by this alone.
+	Prepared func(w *Workload) int
 }
 
 // Estimate is what a prepare loads, as explain shows it, and over how many threads.
