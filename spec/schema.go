@@ -39,12 +39,6 @@ var (
 	}
 )
 
-// sectioned is a step body of spec's whose own types have sections of their own in the
-// plan reference (a generate's tables and columns).
-type sectioned interface {
-	sections() []reflect.Type
-}
-
 // Documented is a kind's plan type that has a section of its own in the plan reference.
 type Documented interface {
 	PlanDoc() string
@@ -54,8 +48,8 @@ type Documented interface {
 // hold, in the order the reference lists them.
 func docTypes(ks *Kinds) []reflect.Type {
 	out := append([]reflect.Type(nil), planTypes...)
-	// the step kinds' bodies, in registry order: spec's own (the account checks read them)
-	// with the sections they name, the others as the workload kinds' below
+	// the step kinds' bodies, in registry order, each with the sections it names
+	// (Sectioned); the types their fields hold follow, as the workload kinds' below
 	var external []reflect.Type
 	for _, k := range ks.Steps() {
 		t := reflect.TypeOf(k.Body())
@@ -71,8 +65,8 @@ func docTypes(ks *Kinds) []reflect.Type {
 			external = append(external, t)
 		}
 		out = append(out, t)
-		if s, ok := reflect.New(t).Interface().(sectioned); ok {
-			out = append(out, s.sections()...)
+		if s, ok := reflect.New(t).Interface().(Sectioned); ok {
+			out = append(out, s.PlanSections()...)
 		}
 	}
 	out = append(out, laterTypes...)
@@ -209,6 +203,9 @@ func (g *schemaGen) typeSchema(t reflect.Type, f *field) map[string]any {
 	}
 	if s, ok := reflect.New(t).Elem().Interface().(schemaer); ok {
 		return s.jsonSchema()
+	}
+	if s, ok := reflect.New(t).Elem().Interface().(PlanSchemaer); ok {
+		return s.PlanSchema()
 	}
 	if reflect.PointerTo(t).Implements(scalarType) {
 		return map[string]any{"type": "string", "minLength": 1}
