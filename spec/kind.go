@@ -97,6 +97,10 @@ type Kind struct {
 	// database or else defaultSchema: on a dsn target the run refuses, before setup, to
 	// create them where they exist already (another run's data, the user's).
 	Creates func(w *Workload) (tables []string, defaultSchema string)
+	// Prepared, if set, is how many server-side prepared statements one connection of w
+	// keeps: the pre-flight (executor/preflight) checks threads times it against the
+	// server's max_prepared_stmt_count, knowing the kind by this alone.
+	Prepared func(w *Workload) int
 
 	// == Run ==
 	// What runs it, and how a run (a sharded one too) places it.

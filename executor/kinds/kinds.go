@@ -97,14 +97,6 @@ func New(w *spec.Workload, env workload.Env) (workload.Workload, error) {
 	return k.New(w, env)
 }
 
-// Prepared is how many server-side prepared statements one connection of w keeps.
-func Prepared(w *spec.Workload) int {
-	if k, err := Of(w); err == nil && k.Prepared != nil {
-		return k.Prepared(w)
-	}
-	return 0
-}
-
 // Do runs w's action on its server: prepare, cleanup, check, or (run) the load, whose
 // intervals go to onInterval.
 func Do(ctx context.Context, w *spec.Workload, env workload.Env, onInterval func(*measure.Interval)) (*measure.Total, error) {

@@ -30,7 +30,7 @@ type bodyType struct{ pkg, name string }
 // No type switch, type assertion or hand list over step kinds outside their own packages
 // (executor/step/NAME) but the files stillSwitching names: go/ast over every production
 // file of the module, so a constant or a new helper cannot dodge it as a grep of literals
-// would. A body type is named through its package's import (spec.Wait, restart.Restart).
+// would. A body type is named through its package's import (wait.Wait, restart.Restart).
 func TestNoStepKindSwitchOutsideTheRegistry(t *testing.T) {
 	bodies, keys := map[bodyType]bool{}, map[string]bool{}
 	own := map[string]string{} // body type's package -> the kind's package
@@ -161,4 +161,33 @@ func stepKindUses(f *ast.File, pkg string, bodies map[bodyType]bool, keys map[st
 		return true
 	})
 	return out
+}
+
+// stillInSpec are the step body types still declared in spec, each with where it goes. The
+// list only shrinks: a body that leaves spec must leave it, and none may join it.
+var stillInSpec = map[string]string{}
+
+// A step kind's body type, its checks and its docs are its own package's: spec declares
+// none (the plan's Workload, which a workload step and a capture's while: share, aside).
+func TestNoStepBodyInSpec(t *testing.T) {
+	specPkg := reflect.TypeOf(spec.Plan{}).PkgPath()
+	found := map[string]bool{}
+	for _, k := range kinds.Steps() {
+		bt := reflect.TypeOf(k.Body())
+		for bt.Kind() == reflect.Pointer {
+			bt = bt.Elem()
+		}
+		if bt.PkgPath() != specPkg || bt == reflect.TypeOf(spec.Workload{}) {
+			continue
+		}
+		found[bt.Name()] = true
+		if _, ok := stillInSpec[bt.Name()]; !ok {
+			t.Errorf("step kind %s: its body type spec.%s is declared in spec; declare it in the kind's own package", k.Key, bt.Name())
+		}
+	}
+	for name := range stillInSpec {
+		if !found[name] {
+			t.Errorf("spec.%s is no step's body any more: remove it from stillInSpec", name)
+		}
+	}
 }

@@ -85,9 +85,6 @@ type Kind struct {
 	Spec spec.Kind
 	// New binds a workload of this kind to its settings and server.
 	New func(w *spec.Workload, env Env) (Workload, error)
-	// Prepared, if set, is how many server-side prepared statements one connection of w
-	// keeps, for the pre-flight check against max_prepared_stmt_count.
-	Prepared func(w *spec.Workload) int
 	// Metrics are the kind's own columns of the time series and the summary, after the
 	// counts every workload has; its runs put them on their figures (measure.Own). The
 	// registry gives spec their names (assertions) and the executor writes their

@@ -31,9 +31,9 @@ var Kind = workload.Kind{
 		Estimate:      estimate,
 		Privileges:    privileges,
 		Creates:       creates,
+		Prepared:      prepared,
 	},
-	New:      newBuiltin,
-	Prepared: prepared,
+	New: newBuiltin,
 }
 
 // Script is the builtin's name: oltp_read_write, ...

@@ -1,8 +1,9 @@
-package spec
+package genplan
 
 import (
 	"slices"
 
+	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
@@ -33,7 +34,7 @@ var schemaPrivs = map[string]string{
 // the server's local_infile setting is not a privilege, and without it generate inserts
 // instead. The database is the step's, else the schema file's last USE, else the DSN's;
 // with none known nothing is asked (the step will say it has no database).
-func (g *Generate) Privileges(srv AccountServer) (needs []AccountNeed) {
+func (g *Generate) Privileges(srv spec.AccountServer) (needs []spec.AccountNeed) {
 	db := g.Database
 	var sf ddl.SchemaFile
 	if g.SchemaPath != "" {
@@ -48,12 +49,12 @@ func (g *Generate) Privileges(srv AccountServer) (needs []AccountNeed) {
 	if db == "" {
 		return nil
 	}
-	var schema []Privilege
+	var schema []spec.Privilege
 	seen := map[string]bool{}
 	want := func(name string) {
 		if name != "" && !seen[name] {
 			seen[name] = true
-			schema = append(schema, Privilege{Names: []string{name}, DB: db})
+			schema = append(schema, spec.Privilege{Names: []string{name}, DB: db})
 		}
 	}
 	for _, v := range sf.Verbs {
@@ -63,25 +64,25 @@ func (g *Generate) Privileges(srv AccountServer) (needs []AccountNeed) {
 		want("REFERENCES")
 	}
 	if len(schema) > 0 {
-		needs = append(needs, AccountNeed{Pos: g.Src.At("schema"), What: "generate schema", Why: "run the statements of " + g.Schema, Any: [][]Privilege{schema}})
+		needs = append(needs, spec.AccountNeed{Pos: g.Src.At("schema"), What: "generate schema", Why: "run the statements of " + g.Schema, Any: [][]spec.Privilege{schema}})
 	}
 	if g.AfterPath != "" {
 		af, _ := ddl.ReadSchemaFile(g.AfterPath, nil)
-		var after []Privilege
+		var after []spec.Privilege
 		for _, v := range af.Verbs {
-			if name := schemaPrivs[v]; name != "" && !slices.ContainsFunc(after, func(p Privilege) bool { return p.Names[0] == name }) {
-				after = append(after, Privilege{Names: []string{name}, DB: db})
+			if name := schemaPrivs[v]; name != "" && !slices.ContainsFunc(after, func(p spec.Privilege) bool { return p.Names[0] == name }) {
+				after = append(after, spec.Privilege{Names: []string{name}, DB: db})
 			}
 		}
 		if af.ForeignKeys && srv.ChecksReferences {
-			after = append(after, Privilege{Names: []string{"REFERENCES"}, DB: db})
+			after = append(after, spec.Privilege{Names: []string{"REFERENCES"}, DB: db})
 		}
 		if len(after) > 0 {
-			needs = append(needs, AccountNeed{Pos: g.Src.At("after"), What: "generate after", Why: "run the statements of " + g.After, Any: [][]Privilege{after}})
+			needs = append(needs, spec.AccountNeed{Pos: g.Src.At("after"), What: "generate after", Why: "run the statements of " + g.After, Any: [][]spec.Privilege{after}})
 		}
 	}
 	for _, t := range g.Tables {
-		needs = append(needs, AccountNeed{Pos: t.Src.Pos, What: "generate " + t.Name, Why: "check it is empty, then insert its rows", Any: [][]Privilege{{
+		needs = append(needs, spec.AccountNeed{Pos: t.Src.Pos, What: "generate " + t.Name, Why: "check it is empty, then insert its rows", Any: [][]spec.Privilege{{
 			{Names: []string{"SELECT"}, DB: db, Table: t.Name},
 			{Names: []string{"INSERT"}, DB: db, Table: t.Name},
 		}}})

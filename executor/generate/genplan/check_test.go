@@ -1,4 +1,4 @@
-package spec
+package genplan_test
 
 import (
 	"os"
@@ -6,8 +6,13 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/quadrant-bench/quadrant/executor/kinds"
+	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
+
+// testEnv is the environment plans are loaded with, so that results do not depend on the machine.
+var testEnv = map[string]string{"HOME": "/home/dba"}
 
 // generatePlan is a plan whose setup generates tables (YAML under tables:) from schema.sql.
 func generatePlan(extra, tables string) string {
@@ -24,7 +29,7 @@ const rentalSchema = "CREATE TABLE c (id INT AUTO_INCREMENT PRIMARY KEY);\n" +
 // TestGenerateSchemaChecks: what validate says (or must not say) about a generate: step
 // from its schema file; the errors' positions are checked by the bad plan generate-schema.
 func TestGenerateSchemaChecks(t *testing.T) {
-	dump, err := os.ReadFile("ddl/testdata/dump.sql")
+	dump, err := os.ReadFile("../../../spec/ddl/testdata/dump.sql")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +121,7 @@ func TestGenerateSchemaChecks(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fsys := fstest.MapFS{"schema.sql": {Data: []byte(c.schema)}, "plan.yaml": {Data: []byte(generatePlan(c.extra, c.tables))},
 				"names.txt": {Data: []byte("Sales\r\n\nResearch\nFinance\n")}}
-			_, err := Load("plan.yaml", withKinds(Options{FS: fsys, Env: testEnv}))
+			_, err := spec.Load("plan.yaml", spec.Options{FS: fsys, Env: testEnv, Kinds: kinds.Registry()})
 			if len(c.want) == 0 {
 				if err != nil {
 					t.Fatalf("want no error, got:\n%v", err)
@@ -140,17 +145,5 @@ func TestGenerateSchemaChecks(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// TestSchemaFileLimit: a schema file above the limit is not read at validate (left to the
-// run), one within it is.
-func TestSchemaFileLimit(t *testing.T) {
-	v := &validator{d: &decoder{fsys: fstest.MapFS{"schema.sql": {Data: []byte("CREATE TABLE t (id INT);")}}}}
-	if data, err := v.readFile("schema.sql", 10); err != nil || data != nil {
-		t.Errorf("a 24-byte file with a limit of 10: %q, %v; want nothing read", data, err)
-	}
-	if data, err := v.readFile("schema.sql", 24); err != nil || len(data) != 24 {
-		t.Errorf("a 24-byte file with a limit of 24: %q, %v; want it read", data, err)
 	}
 }

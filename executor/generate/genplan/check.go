@@ -1,15 +1,13 @@
-package spec
+package genplan
 
 import (
 	"fmt"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
@@ -19,11 +17,11 @@ import (
 // generator does not know) fails at validate instead of after the schema ran. What the file
 // does not let it read (a table made by a query, an ALTER it does not know) is left to the
 // run, which checks again on what the server says.
-func (g *Generate) checkSchema(v *validator) {
+func (g *Generate) checkSchema(v *spec.Check) {
 	if g.SchemaPath == "" {
 		return
 	}
-	data, err := v.readFile(g.SchemaPath, maxSchemaFile)
+	data, err := v.ReadFile(g.SchemaPath, maxSchemaFile)
 	if err != nil || data == nil {
 		return // v.path said the file is missing; a file too big to read is left to the run
 	}
@@ -53,7 +51,7 @@ func (g *Generate) checkSchema(v *validator) {
 }
 
 type schemaCheck struct {
-	v    *validator
+	v    *spec.Check
 	g    *Generate
 	s    *ddl.Schema
 	file string // as the plan names it
@@ -66,27 +64,6 @@ type schemaCheck struct {
 // smaller, and a dump with its rows (which generate would refuse anyway: its tables would
 // not be empty) is not worth holding in memory to check.
 const maxSchemaFile = 32 << 20
-
-// readFile reads the file at path, or nil when it is larger than limit.
-func (v *validator) readFile(path string, limit int64) ([]byte, error) {
-	var st fs.FileInfo
-	var err error
-	if v.d.fsys != nil {
-		st, err = fs.Stat(v.d.fsys, filepath.ToSlash(path))
-	} else {
-		st, err = os.Stat(path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() > limit {
-		return nil, nil
-	}
-	if v.d.fsys != nil {
-		return fs.ReadFile(v.d.fsys, filepath.ToSlash(path))
-	}
-	return os.ReadFile(path)
-}
 
 func (c *schemaCheck) at(p ddl.Pos) string { return fmt.Sprintf("%s:%d", c.file, p.Line) }
 
@@ -112,7 +89,7 @@ func (c *schemaCheck) tables() {
 			if c.db != "" {
 				in = " in database " + c.db
 			}
-			c.v.errorf(t.Src.Pos, "schema %s creates no table %s%s (it creates %s); create it in the schema or remove it from tables%s", c.file, t.Name, in, strings.Join(created, ", "), suggest(t.Name, names))
+			c.v.Errorf(t.Src.Pos, "schema %s creates no table %s%s (it creates %s); create it in the schema or remove it from tables%s", c.file, t.Name, in, strings.Join(created, ", "), spec.Suggest(t.Name, names))
 		case dt != nil && !dt.Unread:
 			c.read[t.Name] = dt
 		}
@@ -167,7 +144,7 @@ func (c *schemaCheck) columns(t *GenerateTable, dt *ddl.Table) {
 		gc := &t.Columns[j]
 		col := column(dt, gc.Name)
 		if col == nil {
-			c.v.errorf(gc.Src.Pos, "table %s has no column %s (%s creates it with %s)%s", t.Name, gc.Name, c.at(dt.Pos), strings.Join(names, ", "), suggest(gc.Name, names))
+			c.v.Errorf(gc.Src.Pos, "table %s has no column %s (%s creates it with %s)%s", t.Name, gc.Name, c.at(dt.Pos), strings.Join(names, ", "), spec.Suggest(gc.Name, names))
 			continue
 		}
 		c.foreignValues(t, dt, gc, col)
@@ -176,7 +153,7 @@ func (c *schemaCheck) columns(t *GenerateTable, dt *ddl.Table) {
 			if p.Option != "" && gc.Src.Has(p.Option) {
 				pos = gc.Src.At(p.Option)
 			}
-			c.v.errorf(pos, "%s (%s)", p.Msg, c.at(col.Pos))
+			c.v.Errorf(pos, "%s (%s)", p.Msg, c.at(col.Pos))
 		}
 	}
 	for _, col := range dt.Columns {
@@ -188,7 +165,7 @@ func (c *schemaCheck) columns(t *GenerateTable, dt *ddl.Table) {
 		if gc != nil {
 			pos = gc.Src.Pos
 		}
-		c.v.errorf(pos, "%s (%s)", ddl.UnknownType(t.Name+"."+col.Name, col.TypeText), c.at(col.Pos))
+		c.v.Errorf(pos, "%s (%s)", ddl.UnknownType(t.Name+"."+col.Name, col.TypeText), c.at(col.Pos))
 	}
 }
 
@@ -259,28 +236,28 @@ func (c *schemaCheck) uniques(t *GenerateTable, dt *ddl.Table) {
 		if len(own) == 1 && !withFK && listed(t, own[0]) > 0 {
 			gc := t.Columns.Lookup(own[0].Name)
 			if a, b, dup := ddl.Repeated(gc.AllValues()); dup {
-				c.v.errorf(gc.valuesAt(), "%s.%s is in %s, so each value is used once, and values lists %q and %q, which the key takes as one; remove one (%s)", t.Name, own[0].Name, what, a, b, c.at(own[0].Pos))
+				c.v.Errorf(gc.valuesAt(), "%s.%s is in %s, so each value is used once, and values lists %q and %q, which the key takes as one; remove one (%s)", t.Name, own[0].Name, what, a, b, c.at(own[0].Pos))
 			}
 		}
 		switch {
 		case why != "" && !withFK && len(own) == 1:
-			c.v.errorf(rowsAt, "%s.%s is in %s, which generate makes unique, and %s; fill this table yourself or key it by an integer (%s)", t.Name, own[0].Name, what, why, c.at(own[0].Pos))
+			c.v.Errorf(rowsAt, "%s.%s is in %s, which generate makes unique, and %s; fill this table yourself or key it by an integer (%s)", t.Name, own[0].Name, what, why, c.at(own[0].Pos))
 		case why != "" && withFK:
 			// which column numbers the rows of a parent, the run knows
 		case withFK && product < float64(t.Rows):
-			c.v.errorf(rowsAt, "%s can take at most %s distinct rows (%s), fewer than the %d rows asked; lower rows or give the parents more (%s)", what, distinct(product), strings.Join(parts, " × "), t.Rows, c.at(k.Pos))
+			c.v.Errorf(rowsAt, "%s can take at most %s distinct rows (%s), fewer than the %d rows asked; lower rows or give the parents more (%s)", what, distinct(product), strings.Join(parts, " × "), t.Rows, c.at(k.Pos))
 		case !withFK && len(own) == 1 && best < float64(t.Rows) && listed(t, own[0]) > 0:
 			col, gc := own[0], t.Columns.Lookup(own[0].Name)
-			c.v.errorf(gc.valuesAt(), "%s.%s is in %s, so each of the %d rows needs its own value, and values lists %d; list at least %d (each is used once) or lower rows (%s)", t.Name, col.Name, what, t.Rows, len(gc.AllValues()), t.Rows, c.at(col.Pos))
+			c.v.Errorf(gc.valuesAt(), "%s.%s is in %s, so each of the %d rows needs its own value, and values lists %d; list at least %d (each is used once) or lower rows (%s)", t.Name, col.Name, what, t.Rows, len(gc.AllValues()), t.Rows, c.at(col.Pos))
 		case !withFK && len(own) == 1 && best < float64(t.Rows):
 			col := own[0]
-			c.v.errorf(rowsAt, "%s.%s is in %s, so each of the %d rows needs its own value, and %s holds %s values%s; widen the column or lower rows (%s)", t.Name, col.Name, what, t.Rows, col.TypeText, distinct(best), from(col, t.Columns.Lookup(col.Name)), c.at(col.Pos))
+			c.v.Errorf(rowsAt, "%s.%s is in %s, so each of the %d rows needs its own value, and %s holds %s values%s; widen the column or lower rows (%s)", t.Name, col.Name, what, t.Rows, col.TypeText, distinct(best), from(col, t.Columns.Lookup(col.Name)), c.at(col.Pos))
 		case !withFK && best < float64(t.Rows) && len(parts) > 0:
 			together := ""
 			if product < float64(t.Rows) {
 				together = fmt.Sprintf(", and together at most %s", distinct(product))
 			}
-			c.v.errorf(rowsAt, "no column of %s holds %d distinct values by itself (%s%s), and generate makes one column of a key unique; widen one or lower rows (%s)", what, t.Rows, strings.Join(parts, ", "), together, c.at(k.Pos))
+			c.v.Errorf(rowsAt, "no column of %s holds %d distinct values by itself (%s%s), and generate makes one column of a key unique; widen one or lower rows (%s)", what, t.Rows, strings.Join(parts, ", "), together, c.at(k.Pos))
 		}
 	}
 }
@@ -336,7 +313,7 @@ func (c *schemaCheck) foreignKeys() {
 				continue // the run says generate fills one database
 			}
 			if _, listed := c.rows[f.Parent]; !listed {
-				c.v.errorf(t.Src.Pos, "%s (%s)", ddl.UnlistedParent(t.Name, f.Columns, f.Parent), c.at(f.Pos))
+				c.v.Errorf(t.Src.Pos, "%s (%s)", ddl.UnlistedParent(t.Name, f.Columns, f.Parent), c.at(f.Pos))
 			}
 		}
 	}
@@ -364,7 +341,7 @@ func (c *schemaCheck) foreignKeys() {
 	}
 	for i := range c.g.Tables {
 		if t := &c.g.Tables[i]; t.Name == cycle[0] {
-			c.v.errorf(t.Src.Pos, "%s (%s)", ddl.CycleMessage(cycle), strings.Join(where, "; "))
+			c.v.Errorf(t.Src.Pos, "%s (%s)", ddl.CycleMessage(cycle), strings.Join(where, "; "))
 		}
 	}
 }
@@ -419,15 +396,15 @@ func (c *schemaCheck) perParent(t *GenerateTable, dt *ddl.Table) {
 	}
 	switch {
 	case len(dt.Foreign) == 0:
-		c.v.errorf(t.Src.At("per_parent"), "%s has no foreign key, so per_parent has no parent to count rows of; give rows: N instead (%s)", t.Name, c.at(dt.Pos))
+		c.v.Errorf(t.Src.At("per_parent"), "%s has no foreign key, so per_parent has no parent to count rows of; give rows: N instead (%s)", t.Name, c.at(dt.Pos))
 		return
 	case parent == "":
-		c.v.errorf(t.Src.At("per_parent"), "%s references %s; say whose rows per_parent counts with parent: TABLE (%s)", t.Name, strings.Join(refs, " and "), c.at(dt.Pos))
+		c.v.Errorf(t.Src.At("per_parent"), "%s references %s; say whose rows per_parent counts with parent: TABLE (%s)", t.Name, strings.Join(refs, " and "), c.at(dt.Pos))
 		return
 	case fk == nil && c.rows[parent] == 0 && !c.listed(parent):
 		return // checkRows said the parent is not listed
 	case fk == nil:
-		c.v.errorf(pp.Src.At("parent"), "%s has no foreign key to %s (it references %s), so per_parent cannot count %s's rows; name one of those (%s)", t.Name, parent, strings.Join(refs, ", "), parent, c.at(dt.Pos))
+		c.v.Errorf(pp.Src.At("parent"), "%s has no foreign key to %s (it references %s), so per_parent cannot count %s's rows; name one of those (%s)", t.Name, parent, strings.Join(refs, ", "), parent, c.at(dt.Pos))
 		return
 	}
 	_, hi := pp.Range()
@@ -458,15 +435,15 @@ func (c *schemaCheck) perParent(t *GenerateTable, dt *ddl.Table) {
 		what := fmt.Sprintf("key %s (%s) of %s", k.Name, strings.Join(k.Columns, ", "), t.Name)
 		switch {
 		case len(own) == 0 && other == nil && hi > 1:
-			c.v.errorf(most, "%s makes its foreign key to %s unique, so a parent row has at most 1 row, not %d; lower it to 1 or give rows: N (%s)", what, parent, hi, c.at(k.Pos))
+			c.v.Errorf(most, "%s makes its foreign key to %s unique, so a parent row has at most 1 row, not %d; lower it to 1 or give rows: N (%s)", what, parent, hi, c.at(k.Pos))
 		case len(own) > 0:
 			col := dt.Column(own[len(own)-1])
 			if n, why := ddl.Distinct(col, settings(t.Columns.Lookup(col.Name))); why == "" && n < float64(hi) {
-				c.v.errorf(most, "%s numbers the rows of each %s row with %s, which holds %s values, fewer than the %d one parent may get; lower it or widen %s (%s)", what, parent, col.Name, distinct(n), hi, col.Name, c.at(col.Pos))
+				c.v.Errorf(most, "%s numbers the rows of each %s row with %s, which holds %s values, fewer than the %d one parent may get; lower it or widen %s (%s)", what, parent, col.Name, distinct(n), hi, col.Name, c.at(col.Pos))
 			}
 		case other != nil:
 			if p, listed := c.rows[other.Parent]; listed && p < hi {
-				c.v.errorf(most, "%s takes a distinct %s row for each row of one %s row, and %s gets %d rows, fewer than the %d one parent may get; lower it or give %s more rows (%s)", what, other.Parent, parent, other.Parent, p, hi, other.Parent, c.at(k.Pos))
+				c.v.Errorf(most, "%s takes a distinct %s row for each row of one %s row, and %s gets %d rows, fewer than the %d one parent may get; lower it or give %s more rows (%s)", what, other.Parent, parent, other.Parent, p, hi, other.Parent, c.at(k.Pos))
 			}
 		}
 		return
@@ -508,12 +485,13 @@ func (c *schemaCheck) exprs(t *GenerateTable, dt *ddl.Table) {
 			c.foreignExpr(t, dt, gc, col)
 			continue
 		} else if r != ddl.Free {
-			c.v.errorf(gc.Src.At("expr"), "%s.%s is part of a key generate builds (auto-increment, unique or foreign), which expr cannot keep; remove expr (%s)", t.Name, col.Name, c.at(col.Pos))
+			c.v.Errorf(gc.Src.At("expr"), "%s.%s is part of a key generate builds (auto-increment, unique or foreign), which expr cannot keep; remove expr (%s)", t.Name, col.Name, c.at(col.Pos))
 			continue
 		}
 		_, uses, err := CompileGenerateExpr(gc.Expr.Source, ExprColumn{col.Name, col.Type}, cols, parentCols, ExprDraws{})
 		if err != nil {
-			c.v.errorf(at(gc.Expr.Pos, err), "%s.%s: expr %q: %s (%s)", t.Name, col.Name, gc.Expr.Source, exprMessage(err), c.at(col.Pos))
+			pos, msg := spec.ExprError(gc.Expr.Pos, err)
+			c.v.Errorf(pos, "%s.%s: expr %q: %s (%s)", t.Name, col.Name, gc.Expr.Source, msg, c.at(col.Pos))
 			continue
 		}
 		names = append(names, gc.Name)
@@ -530,7 +508,7 @@ func (c *schemaCheck) exprs(t *GenerateTable, dt *ddl.Table) {
 	})
 	if cycle != nil {
 		gc := t.Columns.Lookup(cycle[0])
-		c.v.errorf(gc.Expr.Pos, "%s: the expr columns %s make each other (%s); one must come from the others without them", t.Name, strings.Join(cycle[:len(cycle)-1], ", "), strings.Join(cycle, " -> "))
+		c.v.Errorf(gc.Expr.Pos, "%s: the expr columns %s make each other (%s); one must come from the others without them", t.Name, strings.Join(cycle[:len(cycle)-1], ", "), strings.Join(cycle, " -> "))
 	}
 }
 
@@ -580,11 +558,11 @@ func (c *schemaCheck) rowSample(t *GenerateTable, dt *ddl.Table) {
 	}
 	for _, sc := range rs.Columns {
 		if column(dt, sc.Name) == nil {
-			c.v.errorf(sc.Pos, "%s: from_sample column %s is not a column of %s (%s creates it with %s); name one of its columns%s", t.Name, sc.Name, t.Name, c.at(dt.Pos), strings.Join(columnNames(dt), ", "), suggest(sc.Name, columnNames(dt)))
+			c.v.Errorf(sc.Pos, "%s: from_sample column %s is not a column of %s (%s creates it with %s); name one of its columns%s", t.Name, sc.Name, t.Name, c.at(dt.Pos), strings.Join(columnNames(dt), ", "), spec.Suggest(sc.Name, columnNames(dt)))
 			continue
 		}
 		if src != nil && column(src, sc.Name) == nil {
-			c.v.errorf(sc.Pos, "%s: from_sample table %s has no column %s (%s creates it with %s); the sample's column must have the same name", t.Name, rs.Table, sc.Name, c.at(src.Pos), strings.Join(columnNames(src), ", "))
+			c.v.Errorf(sc.Pos, "%s: from_sample table %s has no column %s (%s creates it with %s); the sample's column must have the same name", t.Name, rs.Table, sc.Name, c.at(src.Pos), strings.Join(columnNames(src), ", "))
 		}
 	}
 }
@@ -658,7 +636,7 @@ func (c *schemaCheck) widths(t *GenerateTable, dt *ddl.Table) {
 			continue
 		}
 		if why := ddl.AutoIncrementFits(t.Name+"."+col.Name, col.TypeText, col.Type, col.Unsigned, rows, t.PerParent != nil); why != "" {
-			c.v.errorf(at, "%s (%s)", why, c.at(col.Pos))
+			c.v.Errorf(at, "%s (%s)", why, c.at(col.Pos))
 		}
 	}
 }

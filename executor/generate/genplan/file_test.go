@@ -1,10 +1,12 @@
-package spec
+package genplan
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // A generate step's body in a file of its own (quadrant generate --settings): defaults as in
@@ -66,8 +68,8 @@ func TestGenerateAfter(t *testing.T) {
 	if g.AfterPath != filepath.Join(dir, "after.sql") {
 		t.Errorf("after resolves to %q", g.AfterPath)
 	}
-	var after *AccountNeed
-	for _, n := range g.Privileges(AccountServer{ChecksReferences: true}) {
+	var after *spec.AccountNeed
+	for _, n := range g.Privileges(spec.AccountServer{ChecksReferences: true}) {
 		if n.What == "generate after" {
 			after = &n
 		}

@@ -1,4 +1,4 @@
-package spec
+package genplan
 
 import (
 	"fmt"
@@ -15,6 +15,7 @@ import (
 	"github.com/expr-lang/expr/parser"
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
@@ -154,7 +155,7 @@ func CompileGenerateExpr(src string, col ExprColumn, cols, parentCols []ExprColu
 		return out
 	}
 	has := func(cs []ExprColumn, n string) bool { return slices.Contains(names(cs), n) }
-	nodes, _, callees := exprNodes(tree.Node)
+	nodes, callees := spec.ExprNodes(tree.Node)
 	for _, n := range nodes {
 		switch x := n.(type) {
 		case *ast.MemberNode:
@@ -167,7 +168,7 @@ func CompileGenerateExpr(src string, col ExprColumn, cols, parentCols []ExprColu
 			case parentCols == nil:
 				bad = located(prop, fmt.Errorf("%s has no parent to read %s from (parent.COLUMN reads the row its foreign key points at; the table has no foreign key, or references several tables: give per_parent: {parent: TABLE})", col.Name, prop.Value))
 			case !has(parentCols, prop.Value):
-				bad = located(prop, fmt.Errorf("the parent row has no column %s (it has %s)%s", prop.Value, strings.Join(names(parentCols), ", "), suggest(prop.Value, names(parentCols))))
+				bad = located(prop, fmt.Errorf("the parent row has no column %s (it has %s)%s", prop.Value, strings.Join(names(parentCols), ", "), spec.Suggest(prop.Value, names(parentCols))))
 			default:
 				uses.Parent = append(uses.Parent, prop.Value)
 			}
@@ -182,7 +183,7 @@ func CompileGenerateExpr(src string, col ExprColumn, cols, parentCols []ExprColu
 			case x.Value == col.Name:
 				bad = located(x, fmt.Errorf("%s names itself; an expression makes a column from the others", col.Name))
 			case !has(cols, x.Value):
-				bad = located(x, fmt.Errorf("unknown column %s (the row has %s; parent.COLUMN for the parent's)%s", x.Value, strings.Join(names(cols), ", "), suggest(x.Value, names(cols))))
+				bad = located(x, fmt.Errorf("unknown column %s (the row has %s; parent.COLUMN for the parent's)%s", x.Value, strings.Join(names(cols), ", "), spec.Suggest(x.Value, names(cols))))
 			default:
 				uses.Columns = append(uses.Columns, x.Value)
 			}
