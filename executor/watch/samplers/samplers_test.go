@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor"
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/executor/watch/samplers"
 	"github.com/quadrant-bench/quadrant/executor/watch/testdata/example"
-	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
