@@ -12,6 +12,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/template"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
@@ -263,8 +264,9 @@ type comparisonData struct {
 	// Verdicts and VerdictNote are drawn by verdicts.js.
 	Verdicts    []verdictRow `json:"verdicts,omitempty"`
 	VerdictNote string       `json:"verdict_note,omitempty"`
-	// Fingerprints: replayed statement fingerprints lined up across runs, as a table.
-	Fingerprints *dataTable `json:"fingerprints,omitempty"`
+	// Tables are the kinds' tables compare lined up across runs (replayed statement
+	// fingerprints), each titled.
+	Tables []ownTable `json:"tables,omitempty"`
 	// Throughput is the metric whose verdict servers.js puts first in each cell.
 	Throughput string `json:"throughput"`
 	// Differences are, per later run, what differed around the numbers, most likely to move
@@ -353,26 +355,8 @@ func RenderComparisonGate(w io.Writer, c *compare.Comparison, g *gate.Result, ve
 		}
 		cd.Cells = append(cd.Cells, cc)
 	}
-	if len(c.Fingerprints) > 0 {
-		t := &dataTable{Header: []string{"cell", results.ColFingerprint}}
-		for i := range c.Runs {
-			t.Header = append(t.Header, fmt.Sprintf("run %d %s", i+1, results.ColFingerprintP95), fmt.Sprintf("run %d %s", i+1, results.ColCount))
-			if i > 0 {
-				t.Header = append(t.Header, fmt.Sprintf("run %d Δ%% p95", i+1))
-			}
-		}
-		t.Header = append(t.Header, "statement")
-		for _, f := range c.Fingerprints {
-			row := []string{f.Cell, f.ID}
-			for i := range c.Runs {
-				row = append(row, cellText(f.P95[i]), cellText(f.Count[i]))
-				if i > 0 {
-					row = append(row, cellText(f.Change[i]))
-				}
-			}
-			t.Rows = append(t.Rows, append(row, f.Text))
-		}
-		cd.Fingerprints = t
+	for _, t := range c.Tables {
+		cd.Tables = append(cd.Tables, comparedTable(c, t))
 	}
 	data, err := json.Marshal(map[string]any{"compare": cd})
 	if err != nil {
@@ -386,6 +370,43 @@ func RenderComparisonGate(w io.Writer, c *compare.Comparison, g *gate.Result, ve
 		"ReportJS": reportJS + "\n" + verdictsJS + "\n" + serversJS + "\n" + reproduceJS,
 		"Data":     string(data),
 	})
+}
+
+// comparedTable is a kind's table lined up across runs, titled with what it compares: the
+// id and text of each row, and per run its value, count and change against run 1.
+func comparedTable(c *compare.Comparison, t compare.TableChange) ownTable {
+	decl := t.Table.Compare
+	d := dataTable{Header: []string{"cell", t.RowLabel()}}
+	for i := range c.Runs {
+		d.Header = append(d.Header, fmt.Sprintf("run %d %s", i+1, decl.Value))
+		if decl.Count != "" {
+			d.Header = append(d.Header, fmt.Sprintf("run %d %s", i+1, decl.Count))
+		}
+		if i > 0 {
+			d.Header = append(d.Header, fmt.Sprintf("run %d Δ%% %s", i+1, t.ValueName()))
+		}
+	}
+	if decl.Text != "" {
+		d.Header = append(d.Header, t.TextLabel())
+	}
+	for _, r := range t.Rows {
+		row := []string{r.Cell, r.ID}
+		for i := range c.Runs {
+			row = append(row, cellText(r.Value[i]))
+			if decl.Count != "" {
+				row = append(row, cellText(r.Count[i]))
+			}
+			if i > 0 {
+				row = append(row, cellText(r.Change[i]))
+			}
+		}
+		if decl.Text != "" {
+			row = append(row, r.Text)
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	title := t.Title() + " (" + t.ValueLabel() + " per run, change against run 1)"
+	return ownTable{Title: title, Class: strings.TrimSuffix(t.Table.File, ".csv"), dataTable: d}
 }
 
 func cellText(v float64) string {

@@ -17,6 +17,35 @@ type Table struct {
 	Last string `json:"last,omitempty"`
 	// Columns describe the table's columns, in their order.
 	Columns []TableColumn `json:"columns"`
+	// Compare, when set, has quadrant compare line the table's rows up across runs.
+	Compare *TableCompare `json:"compare,omitempty"`
+}
+
+// TableCompare declares how quadrant compare lines a kind's table up across runs: a row of
+// one run beside the same row of the others, in the same cell (the summary's rows of an
+// iteration and target, its repeats together), with one value per run and its change
+// against the first run. The names are the table's columns; the labels are the words
+// compare shows, the column's name when empty.
+type TableCompare struct {
+	// Title heads the lined-up table ("Statement fingerprints"), followed by what is
+	// compared; the table's Title when empty.
+	Title string `json:"title,omitempty"`
+	// Row is the column that identifies a row across runs besides the iteration and target
+	// (a statement's fingerprint id); RowLabel heads it.
+	Row      string `json:"row"`
+	RowLabel string `json:"row_label,omitempty"`
+	// Text is the column shown last as the row's text (the statement), the first run's
+	// that has the row; TextLabel heads it. None when empty.
+	Text      string `json:"text,omitempty"`
+	TextLabel string `json:"text_label,omitempty"`
+	// Value is the column compared, per run the median over the cell's repeats (a
+	// fingerprint's replayed p95); ValueLabel says what it is in the title ("replayed p95").
+	// Column heads name it by its name without its unit ("p95" of p95_ms).
+	Value      string `json:"value"`
+	ValueLabel string `json:"value_label,omitempty"`
+	// Count is the column shown beside Value per run, the median over the repeats too (how
+	// many statements the row counts); none when empty.
+	Count string `json:"count,omitempty"`
 }
 
 // TableColumn is one column of a kind's table.

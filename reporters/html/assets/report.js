@@ -680,10 +680,10 @@
     var ol = el("ol");
     C.runs.forEach(function (r) { ol.appendChild(el("li", { text: r })); });
     root.appendChild(ol);
-    if (C.fingerprints) {
-      root.appendChild(el("h2", { text: "Statement fingerprints (replayed p95 per run, change against run 1)" }));
-      root.appendChild(sortableTable(C.fingerprints, "fingerprints"));
-    }
+    (C.tables || []).forEach(function (T) {
+      root.appendChild(el("h2", { text: T.title }));
+      root.appendChild(sortableTable(T, T["class"]));
+    });
     (C.differences || []).forEach(function (d) {
       root.appendChild(el("h2", { text: d.title }));
       if (d.table) root.appendChild(sortableTable(d.table, "differences"));
