@@ -58,3 +58,29 @@ func cells(r results.Record) map[string]string {
 	}
 	return m
 }
+
+// TestFingerprintsAreComparedByTheirP95: the fingerprints table declares that compare lines
+// it up across runs by columns it has: the fingerprint id, the statement, the replayed p95
+// (of the fingerprint's histogram, in ms) and the count; the replay.csv table is not lined up.
+func TestFingerprintsAreComparedByTheirP95(t *testing.T) {
+	for _, tb := range Tables {
+		if tb.File != fingerprintsFile {
+			if tb.Compare != nil {
+				t.Errorf("%s is lined up across runs by %+v", tb.File, tb.Compare)
+			}
+			continue
+		}
+		c := tb.Compare
+		if c == nil {
+			t.Fatalf("%s declares no comparison", tb.File)
+		}
+		for _, col := range []string{c.Row, c.Text, c.Value, c.Count} {
+			if _, ok := tb.Column(col); !ok || col == "" {
+				t.Errorf("%s is compared by %q, not a column of it", tb.File, col)
+			}
+		}
+		if v, _ := tb.Column(c.Value); c.Row != tb.Key[len(tb.Key)-1] || v.Histogram != "tx" || v.Percentile != 95 || v.Unit != measure.Millis {
+			t.Errorf("%s is compared by row %s and value %+v, want its key's fingerprint id and the replayed p95", tb.File, c.Row, v)
+		}
+	}
+}
