@@ -1,6 +1,8 @@
 package results
 
 import (
+	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -114,4 +116,40 @@ const (
 func oldCompare(r *Run) *measure.TableCompare {
 	t, _ := r.Info.table(fingerprintsCSV)
 	return t.Compare
+}
+
+// A folder whose run.json declares the replay's tables as they were before a table declared
+// its comparison has its fingerprints.csv lined up as today's (oldtables.json's comparison);
+// a table that lacks a column of it is not.
+func TestDeclaredTablesOfThenGetTheirComparison(t *testing.T) {
+	var old []measure.Table
+	if err := json.Unmarshal(oldTables, &old); err != nil {
+		t.Fatal(err)
+	}
+	for i := range old {
+		old[i].Compare = nil
+	}
+	r, err := Load(writeTablesFolder(t, old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := oldCompare(r); c == nil || c.Row != ColFingerprintID || c.Value != ColFingerprintP95 {
+		t.Errorf("fingerprints.csv declared without a comparison is lined up by %+v, want by its id and p95", c)
+	}
+	for _, tb := range r.Info.Tables {
+		if tb.File == replayCSV && tb.Compare != nil {
+			t.Errorf("replay.csv is lined up by %+v", tb.Compare)
+		}
+	}
+	for i := range old {
+		if old[i].File == fingerprintsCSV {
+			old[i].Columns = slices.DeleteFunc(old[i].Columns, func(c measure.TableColumn) bool { return c.Name == ColFingerprintP95 })
+		}
+	}
+	if r, err = Load(writeTablesFolder(t, old)); err != nil {
+		t.Fatal(err)
+	}
+	if c := oldCompare(r); c != nil {
+		t.Errorf("fingerprints.csv without p95_ms is lined up by %+v", c)
+	}
 }
