@@ -29,53 +29,6 @@ type RowChange struct {
 	Change         []float64 // % of Value against the first run; Change[0] is 0
 }
 
-// Title heads the lined-up table: the declaration's, else the table's.
-func (t TableChange) Title() string {
-	if t.Table.Compare.Title != "" {
-		return t.Table.Compare.Title
-	}
-	return t.Table.Title
-}
-
-// RowLabel heads the column of the rows' ids; TextLabel that of their text.
-func (t TableChange) RowLabel() string {
-	return or(t.Table.Compare.RowLabel, t.Table.Compare.Row)
-}
-
-func (t TableChange) TextLabel() string {
-	return or(t.Table.Compare.TextLabel, t.Table.Compare.Text)
-}
-
-// ValueLabel says what the value compared is, in a title.
-func (t TableChange) ValueLabel() string {
-	return or(t.Table.Compare.ValueLabel, t.Table.Compare.Value)
-}
-
-// Unit is the value's unit, from the column's declaration.
-func (t TableChange) Unit() string {
-	c, _ := t.Table.Column(t.Table.Compare.Value)
-	return c.Unit
-}
-
-// ValueName is the value's column name without its unit ("p95" of p95_ms), what the column
-// heads call it.
-func (t TableChange) ValueName() string {
-	v := t.Table.Compare.Value
-	if u := t.Unit(); u != "" {
-		if s, ok := strings.CutSuffix(v, "_"+u); ok && s != "" {
-			return s
-		}
-	}
-	return v
-}
-
-func or(s, otherwise string) string {
-	if s != "" {
-		return s
-	}
-	return otherwise
-}
-
 // lineUpTables lines up every table the runs declare for comparison, in the first run's
 // order of declaration, then those only later runs declare.
 func lineUpTables(runs []*results.Run) []TableChange {
@@ -198,16 +151,16 @@ func (c *Comparison) writeTables(w io.Writer) error {
 }
 
 func (c *Comparison) writeTable(w io.Writer, t TableChange) error {
-	what := t.ValueLabel()
-	if u := t.Unit(); u != "" {
+	decl := t.Table.Compare
+	what := decl.ValueWords()
+	if u := t.Table.ComparedUnit(); u != "" {
 		what += " " + u
 	}
-	fmt.Fprintf(w, "\n%s (%s per run, the median over repeats):\n", results.Printable(t.Title()), results.Printable(what))
+	fmt.Fprintf(w, "\n%s (%s per run, the median over repeats):\n", results.Printable(t.Table.CompareTitle()), results.Printable(what))
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	decl := t.Table.Compare
-	head := []string{"cell", results.Printable(t.RowLabel())}
+	head := []string{"cell", results.Printable(decl.RowHead())}
 	for i := range c.Runs {
-		head = append(head, fmt.Sprintf("run %d %s", i+1, results.Printable(t.ValueName())))
+		head = append(head, fmt.Sprintf("run %d %s", i+1, results.Printable(t.Table.ComparedName())))
 		if decl.Count != "" {
 			head = append(head, results.Printable(decl.Count))
 		}
@@ -216,7 +169,7 @@ func (c *Comparison) writeTable(w io.Writer, t TableChange) error {
 		}
 	}
 	if decl.Text != "" {
-		head = append(head, results.Printable(t.TextLabel()))
+		head = append(head, results.Printable(decl.TextHead()))
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, r := range t.Rows {

@@ -80,18 +80,15 @@ type pageData struct {
 	Failed map[string]string `json:"failed,omitempty"`
 }
 
-// pageKeys are the names of the row keys and fingerprints.csv's columns the page reads.
+// pageKeys are the names of the row keys the page reads; a kind's table says by which of
+// its columns the page lines its rows up (ownTable.Compare).
 type pageKeys struct {
-	Iteration      string `json:"iteration"`
-	Target         string `json:"target"`
-	Status         string `json:"status"`
-	FingerprintID  string `json:"fingerprint_id"`
-	Fingerprint    string `json:"fingerprint"`
-	FingerprintP95 string `json:"fingerprint_p95"`
+	Iteration string `json:"iteration"`
+	Target    string `json:"target"`
+	Status    string `json:"status"`
 }
 
-var keys = pageKeys{Iteration: results.ColIteration, Target: results.ColTarget, Status: results.ColStatus,
-	FingerprintID: results.ColFingerprintID, Fingerprint: results.ColFingerprint, FingerprintP95: results.ColFingerprintP95}
+var keys = pageKeys{Iteration: results.ColIteration, Target: results.ColTarget, Status: results.ColStatus}
 
 // columnJSON is a column as the page sees it: a key places a row (never a metric to pick).
 type columnJSON struct {
@@ -376,18 +373,18 @@ func RenderComparisonGate(w io.Writer, c *compare.Comparison, g *gate.Result, ve
 // id and text of each row, and per run its value, count and change against run 1.
 func comparedTable(c *compare.Comparison, t compare.TableChange) ownTable {
 	decl := t.Table.Compare
-	d := dataTable{Header: []string{"cell", t.RowLabel()}}
+	d := dataTable{Header: []string{"cell", decl.RowHead()}}
 	for i := range c.Runs {
 		d.Header = append(d.Header, fmt.Sprintf("run %d %s", i+1, decl.Value))
 		if decl.Count != "" {
 			d.Header = append(d.Header, fmt.Sprintf("run %d %s", i+1, decl.Count))
 		}
 		if i > 0 {
-			d.Header = append(d.Header, fmt.Sprintf("run %d Δ%% %s", i+1, t.ValueName()))
+			d.Header = append(d.Header, fmt.Sprintf("run %d Δ%% %s", i+1, t.Table.ComparedName()))
 		}
 	}
 	if decl.Text != "" {
-		d.Header = append(d.Header, t.TextLabel())
+		d.Header = append(d.Header, decl.TextHead())
 	}
 	for _, r := range t.Rows {
 		row := []string{r.Cell, r.ID}
@@ -405,7 +402,7 @@ func comparedTable(c *compare.Comparison, t compare.TableChange) ownTable {
 		}
 		d.Rows = append(d.Rows, row)
 	}
-	title := t.Title() + " (" + t.ValueLabel() + " per run, change against run 1)"
+	title := t.Table.CompareTitle() + " (" + decl.ValueWords() + " per run, change against run 1)"
 	return ownTable{Title: title, Class: strings.TrimSuffix(t.Table.File, ".csv"), dataTable: d}
 }
 

@@ -1,5 +1,7 @@
 package measure
 
+import "strings"
+
 // Table is a workload kind's own table of figures, one file of the results folder beside
 // the shared ones, declared by the kind (workload.Kind.Tables) and written into run.json,
 // so that results reads, describes and merges it, and the report shows it, without
@@ -46,6 +48,53 @@ type TableCompare struct {
 	// Count is the column shown beside Value per run, the median over the repeats too (how
 	// many statements the row counts); none when empty.
 	Count string `json:"count,omitempty"`
+}
+
+// RowHead heads the column of the rows' ids: RowLabel, else Row.
+func (c TableCompare) RowHead() string { return or(c.RowLabel, c.Row) }
+
+// TextHead heads the column of the rows' text: TextLabel, else Text.
+func (c TableCompare) TextHead() string { return or(c.TextLabel, c.Text) }
+
+// ValueWords say what the value compared is, in a title: ValueLabel, else Value.
+func (c TableCompare) ValueWords() string { return or(c.ValueLabel, c.Value) }
+
+// CompareTitle heads the table lined up across runs: its comparison's Title, else its own.
+func (t Table) CompareTitle() string {
+	if t.Compare == nil {
+		return t.Title
+	}
+	return or(t.Compare.Title, t.Title)
+}
+
+// ComparedUnit is the unit of the column its comparison compares.
+func (t Table) ComparedUnit() string {
+	if t.Compare == nil {
+		return ""
+	}
+	c, _ := t.Column(t.Compare.Value)
+	return c.Unit
+}
+
+// ComparedName is the name of the column its comparison compares without its unit ("p95"
+// of p95_ms), what column heads call it.
+func (t Table) ComparedName() string {
+	if t.Compare == nil {
+		return ""
+	}
+	if u := t.ComparedUnit(); u != "" {
+		if s, ok := strings.CutSuffix(t.Compare.Value, "_"+u); ok && s != "" {
+			return s
+		}
+	}
+	return t.Compare.Value
+}
+
+func or(s, otherwise string) string {
+	if s != "" {
+		return s
+	}
+	return otherwise
 }
 
 // TableColumn is one column of a kind's table.
