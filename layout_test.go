@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/kinds"
+	"github.com/quadrant-bench/quadrant/executor/workload"
 )
 
 // TestImportRules keeps the data flowing one way: spec knows nothing of running a plan,
@@ -184,12 +185,7 @@ func kindVocabulary(t *testing.T) (words []string, pkgs map[string]bool) {
 		}
 	}
 	for _, k := range kinds.Workloads {
-		fn := runtime.FuncForPC(reflect.ValueOf(k.New).Pointer()).Name()
-		// fn is PKG.New or PKG.init.func1: the package ends at the first dot after the last slash
-		pkg := fn[:strings.LastIndex(fn, "/")+strings.Index(fn[strings.LastIndex(fn, "/"):], ".")]
-		if !strings.HasPrefix(pkg, mod+"/executor/workload/") {
-			t.Fatalf("kind %s is run by %s, outside executor/workload", k.Spec.Name, fn)
-		}
+		pkg := kindPackage(t, k)
 		pkgs[pkg] = true
 		add(path.Base(pkg))
 		add(k.Spec.Name)
@@ -207,6 +203,18 @@ func kindVocabulary(t *testing.T) (words []string, pkgs map[string]bool) {
 		t.Fatalf("kinds.Workloads gave packages %v and words %v", pkgs, words)
 	}
 	return words, pkgs
+}
+
+// kindPackage is the import path of the package that runs kind k (its New).
+func kindPackage(t *testing.T, k *workload.Kind) string {
+	t.Helper()
+	fn := runtime.FuncForPC(reflect.ValueOf(k.New).Pointer()).Name()
+	// fn is PKG.New or PKG.init.func1: the package ends at the first dot after the last slash
+	pkg := fn[:strings.LastIndex(fn, "/")+strings.Index(fn[strings.LastIndex(fn, "/"):], ".")]
+	if !strings.HasPrefix(pkg, mod+"/executor/workload/") {
+		t.Fatalf("kind %s is run by %s, outside executor/workload", k.Spec.Name, fn)
+	}
+	return pkg
 }
 
 // kindData are folders of test data written in Go: the folders kinds' runs write, tpcc's

@@ -2,8 +2,6 @@ package executor
 
 import (
 	"testing"
-
-	"github.com/quadrant-bench/quadrant/results"
 )
 
 // TestCaptureStepThenReplay: a capture: step records what its while: workload runs on one
@@ -55,8 +53,8 @@ iteration:
 		}
 	}
 	counts := map[string]string{}
-	for i := range run.Table(results.FingerprintsFile).Rows {
-		counts[run.Table(results.FingerprintsFile).Value(i, "fingerprint")] = run.Table(results.FingerprintsFile).Value(i, "count")
+	for i := range run.Table("fingerprints.csv").Rows {
+		counts[run.Table("fingerprints.csv").Value(i, "fingerprint")] = run.Table("fingerprints.csv").Value(i, "count")
 	}
 	if counts["select v from shop.t where id=?"] != "200" || counts["update shop.t set v=v + ? where id=?"] != "200" {
 		t.Errorf("fingerprints %v", counts)

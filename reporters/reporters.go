@@ -108,7 +108,7 @@ type summaryJSON struct{}
 func (summaryJSON) Name() string                        { return "json" }
 func (summaryJSON) Wanted(o results.ReportOptions) bool { return o.Wants("json") }
 func (summaryJSON) Write(run *results.Run, _ string) ([]string, error) {
-	path := filepath.Join(run.Dir, "summary.json")
+	path := filepath.Join(run.Dir, results.SummaryJSON)
 	out := struct {
 		Plan       string           `json:"plan"`
 		Status     string           `json:"status"`

@@ -37,6 +37,8 @@ const (
 	// summary and its JUnit XML.
 	GateMarkdown = "gate.md"
 	GateJUnit    = "gate-junit.xml"
+	// SummaryJSON is summary.csv's rows as JSON objects, what the json report writes.
+	SummaryJSON = "summary.json"
 )
 
 // Writer owns an open results folder while a run writes it.

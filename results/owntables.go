@@ -11,14 +11,6 @@ import (
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
-// FingerprintsFile is the per-fingerprint table of a kind that runs captured statements;
-// compare reads it to set a fingerprint's latency beside another run's.
-const FingerprintsFile = "fingerprints.csv"
-
-// OtherFingerprint is the fingerprint id of the statements outside the top ones, ranked
-// last.
-const OtherFingerprint = "other"
-
 // AppendTables adds the rows of the kinds' own tables an iteration's total holds
 // (measure.Total.Rows), the iteration and target first, so the executor writes them without
 // knowing which kind has which.

@@ -80,14 +80,16 @@ func (r *Run) loadTables() error {
 var oldTables []byte
 
 // declareOldTables declares, in a folder whose run.json declares no table, those of
-// oldTables whose file it has.
+// oldTables whose file it has; in a folder that declares them, it adds the comparisons of
+// oldTables (addOldComparisons).
 func (r *Run) declareOldTables() error {
-	if r.Info.Tables != nil {
-		return nil
-	}
 	var old []measure.Table
 	if err := json.Unmarshal(oldTables, &old); err != nil {
 		return err // the embedded file is broken: a test reads it
+	}
+	if r.Info.Tables != nil {
+		addOldComparisons(r.Info.Tables, old)
+		return nil
 	}
 	for _, t := range old {
 		if _, err := os.Lstat(filepath.Join(r.Dir, t.File)); err == nil { // a link is declared, then refused reading it
@@ -95,6 +97,34 @@ func (r *Run) declareOldTables() error {
 		}
 	}
 	return nil
+}
+
+// addOldComparisons gives a table declared without a comparison, as run.json declared
+// tables before a declaration said how compare lines them up (measure.TableCompare), the
+// comparison of old's table of the same file, when the table has every column it names:
+// a replay's fingerprints.csv of then is lined up as today's.
+func addOldComparisons(tables, old []measure.Table) {
+	for i, t := range tables {
+		for _, o := range old {
+			if t.Compare != nil || o.File != t.File || o.Compare == nil {
+				continue
+			}
+			if hasColumns(t, o.Compare.Row, o.Compare.Text, o.Compare.Value, o.Compare.Count) {
+				c := *o.Compare
+				tables[i].Compare = &c
+			}
+		}
+	}
+}
+
+// hasColumns says whether t declares each of names ("" aside).
+func hasColumns(t measure.Table, names ...string) bool {
+	for _, n := range names {
+		if _, ok := t.Column(n); !ok && n != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // AppendTableRows adds rows to a workload's own table file (merge writes the shards'

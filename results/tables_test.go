@@ -1,6 +1,8 @@
 package results
 
 import (
+	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -25,9 +27,9 @@ func writeTablesFolder(t *testing.T, decl []measure.Table) string {
 		return r
 	}
 	for file, rec := range map[string]Record{
-		replayCSV:        row(ColIteration, "1", ColTarget, "db", "statements_captured", "40"),
-		FingerprintsFile: row(ColIteration, "1", ColTarget, "db", ColFingerprintID, "q1", "p95_ms", "2.5"),
-		"own.csv":        row(ColIteration, "1", ColTarget, "db", "widgets", "7"),
+		replayCSV:       row(ColIteration, "1", ColTarget, "db", "statements_captured", "40"),
+		fingerprintsCSV: row(ColIteration, "1", ColTarget, "db", ColFingerprintID, "q1", "p95_ms", "2.5"),
+		"own.csv":       row(ColIteration, "1", ColTarget, "db", "widgets", "7"),
 	} {
 		if err := w.appendRows(file, []Record{rec}); err != nil {
 			t.Fatal(err)
@@ -60,8 +62,11 @@ func TestTablesAreReadAsDeclared(t *testing.T) {
 		if v := r.Table(replayCSV).Value(0, "statements_captured"); v != "40" {
 			t.Errorf("%s: old folder's replay.csv statements_captured %q, want 40", name, v)
 		}
-		if v := r.Table(FingerprintsFile).Value(0, "p95_ms"); v != "2.5" {
+		if v := r.Table(fingerprintsCSV).Value(0, "p95_ms"); v != "2.5" {
 			t.Errorf("%s: old folder's fingerprints.csv p95_ms %q, want 2.5", name, v)
+		}
+		if c := oldCompare(r); c == nil || c.Row != ColFingerprintID || c.Value != ColFingerprintP95 || c.Count != ColCount || c.Text != ColFingerprint {
+			t.Errorf("%s: old folder's fingerprints.csv is lined up across runs by %+v, want by its id, text, p95 and count", name, c)
 		}
 		if n := len(r.Table("own.csv").Rows); n != 0 || len(r.Info.Tables) != 2 {
 			t.Errorf("%s: old folder declares %d tables and reads %d undeclared rows, want 2 and 0", name, len(r.Info.Tables), n)
@@ -76,11 +81,11 @@ func TestTablesAreReadAsDeclared(t *testing.T) {
 			{replayCSV, "lag_p99_ms", MergeEmpty, RoleOther, measure.Millis, "", 0},
 			{replayCSV, ColBlockedMaxMs, MergeMax, RoleOther, measure.Millis, "", 0},
 			{replayCSV, "statements_captured", MergeSum, RoleOther, "", "", 0},
-			{FingerprintsFile, ColFingerprintP95, MergeHistogram, RoleOther, measure.Millis, "tx", 95},
-			{FingerprintsFile, "captured_p95_ms", MergeEmpty, RoleOther, measure.Millis, "", 0},
-			{FingerprintsFile, ColRank, MergeRank, RoleKey, "", "", 0},
-			{FingerprintsFile, ColFingerprintID, MergeKey, RoleKey, "", "", 0},
-			{FingerprintsFile, ColErrorsByCode, MergeCodes, RoleOther, "", "", 0},
+			{fingerprintsCSV, ColFingerprintP95, MergeHistogram, RoleOther, measure.Millis, "tx", 95},
+			{fingerprintsCSV, "captured_p95_ms", MergeEmpty, RoleOther, measure.Millis, "", 0},
+			{fingerprintsCSV, ColRank, MergeRank, RoleKey, "", "", 0},
+			{fingerprintsCSV, ColFingerprintID, MergeKey, RoleKey, "", "", 0},
+			{fingerprintsCSV, ColErrorsByCode, MergeCodes, RoleOther, "", "", 0},
 		} {
 			d := r.DescribeTable(c.file, c.col)
 			if d.Merge != c.merge || d.Role != c.role || d.Unit != c.unit || d.Histogram != c.hist || d.Percentile != c.q {
@@ -100,6 +105,51 @@ func TestTablesAreReadAsDeclared(t *testing.T) {
 	}
 }
 
-// replayCSV is the replay kind's fidelity table, which old folders' declarations
-// (oldtables.json) describe.
-const replayCSV = "replay.csv"
+// replayCSV and fingerprintsCSV are the replay kind's tables, which old folders'
+// declarations (oldtables.json) describe.
+const (
+	replayCSV       = "replay.csv"
+	fingerprintsCSV = "fingerprints.csv"
+)
+
+// oldCompare is how compare lines up the old folder's fingerprints.csv.
+func oldCompare(r *Run) *measure.TableCompare {
+	t, _ := r.Info.table(fingerprintsCSV)
+	return t.Compare
+}
+
+// A folder whose run.json declares the replay's tables as they were before a table declared
+// its comparison has its fingerprints.csv lined up as today's (oldtables.json's comparison);
+// a table that lacks a column of it is not.
+func TestDeclaredTablesOfThenGetTheirComparison(t *testing.T) {
+	var old []measure.Table
+	if err := json.Unmarshal(oldTables, &old); err != nil {
+		t.Fatal(err)
+	}
+	for i := range old {
+		old[i].Compare = nil
+	}
+	r, err := Load(writeTablesFolder(t, old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := oldCompare(r); c == nil || c.Row != ColFingerprintID || c.Value != ColFingerprintP95 {
+		t.Errorf("fingerprints.csv declared without a comparison is lined up by %+v, want by its id and p95", c)
+	}
+	for _, tb := range r.Info.Tables {
+		if tb.File == replayCSV && tb.Compare != nil {
+			t.Errorf("replay.csv is lined up by %+v", tb.Compare)
+		}
+	}
+	for i := range old {
+		if old[i].File == fingerprintsCSV {
+			old[i].Columns = slices.DeleteFunc(old[i].Columns, func(c measure.TableColumn) bool { return c.Name == ColFingerprintP95 })
+		}
+	}
+	if r, err = Load(writeTablesFolder(t, old)); err != nil {
+		t.Fatal(err)
+	}
+	if c := oldCompare(r); c != nil {
+		t.Errorf("fingerprints.csv without p95_ms is lined up by %+v", c)
+	}
+}

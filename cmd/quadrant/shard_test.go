@@ -579,7 +579,7 @@ iteration:
 			t.Errorf("merged replay.csv %s = %q, want %v", col, mr.Table("replay.csv").Value(0, col), want)
 		}
 	}
-	fp := mr.Table(results.FingerprintsFile)
+	fp := mr.Table("fingerprints.csv")
 	want := map[string]float64{"SELECT 1": 4, "SELECT 1, 2": 2, "DO 1": 2, "SELECT 'a' AS x": 2}
 	var sum float64
 	for i := range fp.Rows {

@@ -47,8 +47,9 @@ type Comparison struct {
 	Metrics []string
 	Cells   []Cell
 	Notes   []string // differences around the numbers, one sentence each
-	// Fingerprints line up replayed statement fingerprints (fingerprints.csv) across runs.
-	Fingerprints []FingerprintChange
+	// Tables are the kinds' tables whose declaration has compare line them up across runs
+	// (measure.TableCompare): replayed statement fingerprints, by their p95.
+	Tables []TableChange
 	// Evidence is where the time went, per cell with any: costs, statements, waits per transaction.
 	Evidence []CellEvidence
 	// Differences are, per later run against the first, what differed around the numbers,
@@ -159,7 +160,7 @@ func Compare(runs []*results.Run, metrics []string) *Comparison {
 		c.Differences = append(c.Differences, RunDifferences{Run: i + 2, Ranked: ds, Hidden: hidden})
 	}
 	c.evidence()
-	c.Fingerprints = fingerprints(runs)
+	c.Tables = lineUpTables(runs)
 	return c
 }
 
@@ -496,7 +497,7 @@ func (c *Comparison) writeText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if err := c.writeFingerprints(w); err != nil {
+	if err := c.writeTables(w); err != nil {
 		return err
 	}
 	if err := c.writeEvidence(w); err != nil {

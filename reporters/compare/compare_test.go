@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -145,42 +146,108 @@ func TestCheckMetricsNamesTheUnknownOnes(t *testing.T) {
 	}
 }
 
-// TestFingerprintsLineUp: the fingerprints two runs replayed line up by cell and id, each
-// with its p95 per run and the change; one only the second run replayed has no base.
-func TestFingerprintsLineUp(t *testing.T) {
-	a := load(t, 1, nil)
-	b := load(t, 1, nil)
-	header := []string{"iteration", "target", "rank", "fingerprint_id", "count", "p95_ms", "fingerprint"}
-	it := a.Summary.Value(0, "iteration")
-	a.Tables = map[string]*results.Data{results.FingerprintsFile: results.NewData(header, [][]string{
-		{it, "primary", "1", "q000000000001", "100", "2", "select ?"},
-		{it, "primary", "2", "q000000000002", "50", "4", "update t set v=?"},
-	})}
-	b.Tables = map[string]*results.Data{results.FingerprintsFile: results.NewData(header, [][]string{
-		{it, "primary", "1", "q000000000002", "50", "3", "update t set v=?"},
-		{it, "primary", "2", "q000000000001", "100", "3", "select ?"},
-		{it, "primary", "3", "q000000000003", "7", "1", "delete from t"},
-	})}
-	c := Compare([]*results.Run{a, b}, []string{"tps"})
-	if len(c.Fingerprints) != 3 {
-		t.Fatalf("fingerprints %+v", c.Fingerprints)
+// withTable is a fixture folder with a kind's table file of those rows (after the header,
+// "IT" the first summary row's iteration), its run.json declaring decl (none: a folder of
+// before declarations, whose replay tables results declares as of their time).
+func withTable(t *testing.T, file string, header []string, rows [][]string, decl *measure.Table) *results.Run {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	fixture.Folder(t, dir, 1)
+	r, err := results.Load(dir)
+	if err != nil {
+		t.Fatal(err)
 	}
-	f := c.Fingerprints[0]
-	if f.ID != "q000000000001" || f.P95[0] != 2 || f.P95[1] != 3 || f.Change[1] != 50 || f.Cell != cellKey(a, 0) {
+	text := strings.Join(header, ",") + "\n"
+	for _, row := range rows {
+		text += strings.ReplaceAll(strings.Join(row, ","), "IT", r.Summary.Value(0, "iteration")) + "\n"
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if decl != nil {
+		r.Info.AddTables([]measure.Table{*decl})
+		if err := results.WriteJSON(filepath.Join(dir, results.RunFile), r.Info); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, err = results.Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestFingerprintsLineUp: the fingerprints two old folders replayed (fingerprints.csv,
+// declared by results as of their time) line up by cell and id, each with its p95 per run
+// and the change; one only the second run replayed has no base.
+func TestFingerprintsLineUp(t *testing.T) {
+	header := []string{"iteration", "target", "rank", "fingerprint_id", "count", "p95_ms", "fingerprint"}
+	a := withTable(t, "fingerprints.csv", header, [][]string{
+		{"IT", "primary", "1", "q000000000001", "100", "2", "select ?"},
+		{"IT", "primary", "2", "q000000000002", "50", "4", "update t set v=?"},
+	}, nil)
+	b := withTable(t, "fingerprints.csv", header, [][]string{
+		{"IT", "primary", "1", "q000000000002", "50", "3", "update t set v=?"},
+		{"IT", "primary", "2", "q000000000001", "100", "3", "select ?"},
+		{"IT", "primary", "3", "q000000000003", "7", "1", "delete from t"},
+	}, nil)
+	c := Compare([]*results.Run{a, b}, []string{"tps"})
+	if len(c.Tables) != 1 || len(c.Tables[0].Rows) != 3 {
+		t.Fatalf("tables %+v", c.Tables)
+	}
+	rows := c.Tables[0].Rows
+	f := rows[0]
+	if f.ID != "q000000000001" || f.Text != "select ?" || f.Value[0] != 2 || f.Value[1] != 3 || f.Change[1] != 50 || f.Cell != cellKey(a, 0) {
 		t.Errorf("first: %+v", f)
 	}
-	if f := c.Fingerprints[1]; f.ID != "q000000000002" || f.Change[1] != -25 {
+	if f := rows[1]; f.ID != "q000000000002" || f.Change[1] != -25 {
 		t.Errorf("second: %+v", f)
 	}
-	if f := c.Fingerprints[2]; !math.IsNaN(f.P95[0]) || !math.IsNaN(f.Change[1]) || f.Count[1] != 7 {
+	if f := rows[2]; !math.IsNaN(f.Value[0]) || !math.IsNaN(f.Change[1]) || f.Count[1] != 7 {
 		t.Errorf("only in run 2: %+v", f)
 	}
 	var buf bytes.Buffer
 	if err := c.WriteText(&buf); err != nil {
 		t.Fatal(err)
 	}
-	if out := buf.String(); !strings.Contains(out, "Statement fingerprints") || !strings.Contains(out, "-25.0") || !strings.Contains(out, "update t set v=?") {
-		t.Errorf("text:\n%s", out)
+	out := buf.String()
+	for _, want := range []string{"Statement fingerprints (replayed p95 ms per run, the median over repeats):\n",
+		"fingerprint    run 1 p95  count  run 2 p95  count  Δ%     statement\n", "-25.0", "update t set v=?"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// A kind's table whose declaration says so is lined up by its own columns, titled by its
+// declaration; a table declared without it, or with no rows, is not.
+func TestDeclaredTablesLineUp(t *testing.T) {
+	header := []string{"iteration", "target", "widget", "made", "seconds"}
+	decl := &measure.Table{File: "widgets.csv", Title: "Widgets made", Key: []string{"iteration", "target", "widget"},
+		Columns: []measure.TableColumn{{Name: "widget", Merge: "key"}, {Name: "made", Merge: "sum"}, {Name: "seconds", Unit: "s", Merge: "sum"}},
+		Compare: &measure.TableCompare{Row: "widget", Value: "seconds"}}
+	a := withTable(t, "widgets.csv", header, [][]string{{"IT", "primary", "cog", "3", "10"}}, decl)
+	b := withTable(t, "widgets.csv", header, [][]string{{"IT", "primary", "cog", "4", "12"}}, decl)
+	plain := *decl
+	plain.Compare = nil
+	d := withTable(t, "widgets.csv", header, [][]string{{"IT", "primary", "cog", "4", "12"}}, &plain)
+	if c := Compare([]*results.Run{d, d}, []string{"tps"}); len(c.Tables) != 0 {
+		t.Errorf("a table not declared for comparison is lined up: %+v", c.Tables)
+	}
+	c := Compare([]*results.Run{a, b}, []string{"tps"})
+	if len(c.Tables) != 1 || len(c.Tables[0].Rows) != 1 {
+		t.Fatalf("tables %+v", c.Tables)
+	}
+	if r := c.Tables[0].Rows[0]; r.ID != "cog" || r.Value[1] != 12 || r.Change[1] != 20 || !math.IsNaN(r.Count[0]) {
+		t.Errorf("row %+v", r)
+	}
+	var buf bytes.Buffer
+	if err := c.WriteText(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Widgets made (seconds s per run, the median over repeats):\n", "widget  run 1 seconds  run 2 seconds  Δ%\n", "20.0"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, buf.String())
+		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"text/template"
 
 	"github.com/quadrant-bench/quadrant/reporters/compare"
@@ -79,18 +80,15 @@ type pageData struct {
 	Failed map[string]string `json:"failed,omitempty"`
 }
 
-// pageKeys are the names of the row keys and fingerprints.csv's columns the page reads.
+// pageKeys are the names of the row keys the page reads; a kind's table says by which of
+// its columns the page lines its rows up (ownTable.Compare).
 type pageKeys struct {
-	Iteration      string `json:"iteration"`
-	Target         string `json:"target"`
-	Status         string `json:"status"`
-	FingerprintID  string `json:"fingerprint_id"`
-	Fingerprint    string `json:"fingerprint"`
-	FingerprintP95 string `json:"fingerprint_p95"`
+	Iteration string `json:"iteration"`
+	Target    string `json:"target"`
+	Status    string `json:"status"`
 }
 
-var keys = pageKeys{Iteration: results.ColIteration, Target: results.ColTarget, Status: results.ColStatus,
-	FingerprintID: results.ColFingerprintID, Fingerprint: results.ColFingerprint, FingerprintP95: results.ColFingerprintP95}
+var keys = pageKeys{Iteration: results.ColIteration, Target: results.ColTarget, Status: results.ColStatus}
 
 // columnJSON is a column as the page sees it: a key places a row (never a metric to pick).
 type columnJSON struct {
@@ -263,8 +261,9 @@ type comparisonData struct {
 	// Verdicts and VerdictNote are drawn by verdicts.js.
 	Verdicts    []verdictRow `json:"verdicts,omitempty"`
 	VerdictNote string       `json:"verdict_note,omitempty"`
-	// Fingerprints: replayed statement fingerprints lined up across runs, as a table.
-	Fingerprints *dataTable `json:"fingerprints,omitempty"`
+	// Tables are the kinds' tables compare lined up across runs (replayed statement
+	// fingerprints), each titled.
+	Tables []ownTable `json:"tables,omitempty"`
 	// Throughput is the metric whose verdict servers.js puts first in each cell.
 	Throughput string `json:"throughput"`
 	// Differences are, per later run, what differed around the numbers, most likely to move
@@ -353,26 +352,8 @@ func RenderComparisonGate(w io.Writer, c *compare.Comparison, g *gate.Result, ve
 		}
 		cd.Cells = append(cd.Cells, cc)
 	}
-	if len(c.Fingerprints) > 0 {
-		t := &dataTable{Header: []string{"cell", results.ColFingerprint}}
-		for i := range c.Runs {
-			t.Header = append(t.Header, fmt.Sprintf("run %d %s", i+1, results.ColFingerprintP95), fmt.Sprintf("run %d %s", i+1, results.ColCount))
-			if i > 0 {
-				t.Header = append(t.Header, fmt.Sprintf("run %d Δ%% p95", i+1))
-			}
-		}
-		t.Header = append(t.Header, "statement")
-		for _, f := range c.Fingerprints {
-			row := []string{f.Cell, f.ID}
-			for i := range c.Runs {
-				row = append(row, cellText(f.P95[i]), cellText(f.Count[i]))
-				if i > 0 {
-					row = append(row, cellText(f.Change[i]))
-				}
-			}
-			t.Rows = append(t.Rows, append(row, f.Text))
-		}
-		cd.Fingerprints = t
+	for _, t := range c.Tables {
+		cd.Tables = append(cd.Tables, comparedTable(c, t))
 	}
 	data, err := json.Marshal(map[string]any{"compare": cd})
 	if err != nil {
@@ -386,6 +367,43 @@ func RenderComparisonGate(w io.Writer, c *compare.Comparison, g *gate.Result, ve
 		"ReportJS": reportJS + "\n" + verdictsJS + "\n" + serversJS + "\n" + reproduceJS,
 		"Data":     string(data),
 	})
+}
+
+// comparedTable is a kind's table lined up across runs, titled with what it compares: the
+// id and text of each row, and per run its value, count and change against run 1.
+func comparedTable(c *compare.Comparison, t compare.TableChange) ownTable {
+	decl := t.Table.Compare
+	d := dataTable{Header: []string{"cell", decl.RowHead()}}
+	for i := range c.Runs {
+		d.Header = append(d.Header, fmt.Sprintf("run %d %s", i+1, decl.Value))
+		if decl.Count != "" {
+			d.Header = append(d.Header, fmt.Sprintf("run %d %s", i+1, decl.Count))
+		}
+		if i > 0 {
+			d.Header = append(d.Header, fmt.Sprintf("run %d Δ%% %s", i+1, t.Table.ComparedName()))
+		}
+	}
+	if decl.Text != "" {
+		d.Header = append(d.Header, decl.TextHead())
+	}
+	for _, r := range t.Rows {
+		row := []string{r.Cell, r.ID}
+		for i := range c.Runs {
+			row = append(row, cellText(r.Value[i]))
+			if decl.Count != "" {
+				row = append(row, cellText(r.Count[i]))
+			}
+			if i > 0 {
+				row = append(row, cellText(r.Change[i]))
+			}
+		}
+		if decl.Text != "" {
+			row = append(row, r.Text)
+		}
+		d.Rows = append(d.Rows, row)
+	}
+	title := t.Table.CompareTitle() + " (" + decl.ValueWords() + " per run, change against run 1)"
+	return ownTable{Title: title, Class: strings.TrimSuffix(t.Table.File, ".csv"), dataTable: d}
 }
 
 func cellText(v float64) string {

@@ -218,10 +218,19 @@ func TestComparisonRendersInChromium(t *testing.T) {
 		}
 		runs = append(runs, r)
 	}
-	// Both runs replayed one statement fingerprint; its p95 went from 2 to 3 ms.
+	// Both runs replayed one statement fingerprint; its p95 went from 2 to 3 ms. The folders
+	// are of before run.json declared tables: results declares fingerprints.csv as of then.
 	for i, p95 := range []string{"2", "3"} {
-		runs[i].Tables = map[string]*results.Data{results.FingerprintsFile: results.NewData([]string{"iteration", "target", "fingerprint_id", "count", "p95_ms", "fingerprint"},
-			[][]string{{runs[i].Summary.Value(0, "iteration"), runs[i].Summary.Value(0, "target"), "q0123456789ab", "10", p95, "select c from t where id=?"}})}
+		text := "iteration,target,fingerprint_id,count,p95_ms,fingerprint\n" + runs[i].Summary.Value(0, "iteration") + "," +
+			runs[i].Summary.Value(0, "target") + ",q0123456789ab,10," + p95 + ",select c from t where id=?\n"
+		if err := os.WriteFile(filepath.Join(runs[i].Dir, fingerprintsCSV), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := results.Load(runs[i].Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = r
 	}
 	c := compare.Compare(runs, []string{"tps", "p95_ms"})
 	path := filepath.Join(t.TempDir(), "compare.html")
@@ -236,7 +245,7 @@ func TestComparisonRendersInChromium(t *testing.T) {
 	if !strings.Contains(dom, "-20.0") {
 		t.Errorf("comparison lacks the -20.0%% tps change")
 	}
-	if !strings.Contains(dom, "Statement fingerprints") || !strings.Contains(dom, "<td>50</td>") || !strings.Contains(dom, "select c from t where id=?") {
+	if !strings.Contains(dom, "Statement fingerprints (replayed p95 per run, change against run 1)") || !strings.Contains(dom, "<td>50</td>") || !strings.Contains(dom, "select c from t where id=?") {
 		t.Errorf("comparison lacks the fingerprint q0123456789ab with its +50%% p95")
 	}
 	if !strings.Contains(dom, `id="verdicts"`) || !strings.Contains(dom, c.Cells[0].Verdicts["tps"][1].Text) {
@@ -411,8 +420,8 @@ func TestReplaySectionsRender(t *testing.T) {
 		rp.Add(c.Column, c.Value)
 	}
 	for file, recs := range map[string][]results.Record{
-		results.FingerprintsFile: append(results.TableRecords(1, "primary", fp(2)), results.TableRecords(2, "primary", fp(4))...),
-		"replay.csv":             results.TableRecords(1, "primary", []measure.Row{rp}),
+		fingerprintsCSV: append(results.TableRecords(1, "primary", fp(2)), results.TableRecords(2, "primary", fp(4))...),
+		"replay.csv":    results.TableRecords(1, "primary", []measure.Row{rp}),
 	} {
 		tb, err := results.OpenTable(filepath.Join(dir, file))
 		if err != nil {
@@ -429,8 +438,8 @@ func TestReplaySectionsRender(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.Table(results.FingerprintsFile).Value(0, "captured_p50_ms") == "" || run.Table(results.FingerprintsFile).Value(0, "errors_by_code") != "1062:2" || run.Table("replay.csv").Value(0, "statements_replayed") != "39" {
-		t.Fatalf("read back: %v %v", run.Table(results.FingerprintsFile).Rows, run.Table("replay.csv").Rows)
+	if run.Table(fingerprintsCSV).Value(0, "captured_p50_ms") == "" || run.Table(fingerprintsCSV).Value(0, "errors_by_code") != "1062:2" || run.Table("replay.csv").Value(0, "statements_replayed") != "39" {
+		t.Fatalf("read back: %v %v", run.Table(fingerprintsCSV).Rows, run.Table("replay.csv").Rows)
 	}
 	dom := reportDOM(t, run)
 	if !regexp.MustCompile(`<td>100\.\d</td>`).MatchString(dom) {
@@ -445,6 +454,10 @@ func TestReplaySectionsRender(t *testing.T) {
 }
 
 // rendered is the page's DOM after its scripts ran, which must have run without an error.
+// fingerprintsCSV is the replay kind's table of statement fingerprints, which results
+// declares for folders of before run.json declared tables.
+const fingerprintsCSV = "fingerprints.csv"
+
 func rendered(t *testing.T, page string) string {
 	t.Helper()
 	dom := chromium(t, page)

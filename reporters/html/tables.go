@@ -7,14 +7,35 @@ import (
 	"strings"
 
 	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/results/measure"
 )
 
 // ownTable is a workload's own table on the page: its title, a class from its file name
-// and its rows.
+// and its rows; when it declares a comparison, its value per row across iterations too.
 type ownTable struct {
-	Title string `json:"title"`
-	Class string `json:"class"`
+	Title   string       `json:"title"`
+	Class   string       `json:"class"`
+	Compare *pageCompare `json:"compare,omitempty"`
 	dataTable
+}
+
+// pageCompare is how the page lines a table's rows up across iterations: the columns of its
+// comparison (measure.TableCompare) and the words that head them.
+type pageCompare struct {
+	Row       string `json:"row"`
+	RowHead   string `json:"row_head"`
+	Text      string `json:"text,omitempty"`
+	TextHead  string `json:"text_head,omitempty"`
+	Value     string `json:"value"`
+	ValueName string `json:"value_name"`
+}
+
+func pageCompareOf(t measure.Table) *pageCompare {
+	c := t.Compare
+	if c == nil || c.Row == "" || c.Value == "" {
+		return nil
+	}
+	return &pageCompare{Row: c.Row, RowHead: c.RowHead(), Text: c.Text, TextHead: c.TextHead(), Value: c.Value, ValueName: t.ComparedName()}
 }
 
 // ownTables are the tables run.json declares that the folder has rows of, each sorted by
@@ -46,7 +67,7 @@ func ownTables(run *results.Run) []ownTable {
 				return cmp.Compare(y, x)
 			})
 		}
-		out = append(out, ownTable{Title: t.Title, Class: strings.TrimSuffix(t.File, ".csv"), dataTable: dataTable{d.Header, rows}})
+		out = append(out, ownTable{Title: t.Title, Class: strings.TrimSuffix(t.File, ".csv"), Compare: pageCompareOf(t), dataTable: dataTable{d.Header, rows}})
 	}
 	return out
 }

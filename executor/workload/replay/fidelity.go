@@ -71,7 +71,7 @@ func fidelityOf(t *measure.Total) *Fidelity {
 
 // tableRows are the replay's rows of its tables.
 func tableRows(t *measure.Total, f *Fidelity) map[string][]measure.Row {
-	return map[string][]measure.Row{fidelityFile: {replayRow(t, f)}, results.FingerprintsFile: fingerprintRows(t, f)}
+	return map[string][]measure.Row{fidelityFile: {replayRow(t, f)}, fingerprintsFile: fingerprintRows(t, f)}
 }
 
 // replayRow is the row of replay.csv: how faithfully the replay reproduced the capture (its
@@ -124,8 +124,8 @@ func fingerprintRows(t *measure.Total, f *Fidelity) []measure.Row {
 	}
 	fps := slices.Clone(f.Fingerprints)
 	slices.SortStableFunc(fps, func(a, b Fingerprint) int {
-		if (a.ID == results.OtherFingerprint) != (b.ID == results.OtherFingerprint) {
-			if a.ID == results.OtherFingerprint {
+		if (a.ID == otherFingerprint) != (b.ID == otherFingerprint) {
+			if a.ID == otherFingerprint {
 				return 1
 			}
 			return -1

@@ -21,10 +21,10 @@ func TestFidelityRows(t *testing.T) {
 	f := &Fidelity{StatementsCaptured: 10, StatementsReplayed: 10, ErrorsCaptured: 1, ErrorsUnlikeCapture: 2,
 		LockWaits: 1, LockWaitTime: 5 * time.Second, LongStatements: 3, LongTime: 1500 * time.Millisecond, SessionsBlocked: 2, BlockedMost: 5200 * time.Millisecond,
 		EndState: "different", EndDiffers: []string{"db.a", "db.b"},
-		Fingerprints: []Fingerprint{{ID: results.OtherFingerprint}, {ID: "q0fast"},
+		Fingerprints: []Fingerprint{{ID: otherFingerprint}, {ID: "q0fast"},
 			{ID: "q0slow", ErrorsByCode: map[int]int64{1062: 1, 1205: 1}, CapturedErrorsByCode: map[int]int64{1213: 1}}}}
 	tot := &measure.Total{Summary: f}
-	tot.Transactions = []measure.Named{{Name: "q0fast", Latency: fast}, {Name: "q0slow", Latency: slow}, {Name: results.OtherFingerprint, Latency: slow}}
+	tot.Transactions = []measure.Named{{Name: "q0fast", Latency: fast}, {Name: "q0slow", Latency: slow}, {Name: otherFingerprint, Latency: slow}}
 	rows := tableRows(tot, f)
 	recs := results.TableRecords(1, "primary", rows[fidelityFile])
 	if len(recs) != 1 || recs[0][0] != (results.Field{Name: "iteration", Value: "1"}) || recs[0][1] != (results.Field{Name: "target", Value: "primary"}) {
@@ -37,12 +37,12 @@ func TestFidelityRows(t *testing.T) {
 			t.Errorf("replay.csv %s = %q, want %q", k, got[k], want)
 		}
 	}
-	fps := results.TableRecords(1, "primary", rows[results.FingerprintsFile])
+	fps := results.TableRecords(1, "primary", rows[fingerprintsFile])
 	var order []string
 	for _, r := range fps {
 		order = append(order, cells(r)["fingerprint_id"])
 	}
-	if len(order) != 3 || order[0] != "q0slow" || order[1] != "q0fast" || order[2] != results.OtherFingerprint {
+	if len(order) != 3 || order[0] != "q0slow" || order[1] != "q0fast" || order[2] != otherFingerprint {
 		t.Fatalf("fingerprints.csv order %v, want q0slow, q0fast, other", order)
 	}
 	fp := cells(fps[0])
@@ -57,4 +57,30 @@ func cells(r results.Record) map[string]string {
 		m[f.Name] = f.Value
 	}
 	return m
+}
+
+// TestFingerprintsAreComparedByTheirP95: the fingerprints table declares that compare lines
+// it up across runs by columns it has: the fingerprint id, the statement, the replayed p95
+// (of the fingerprint's histogram, in ms) and the count; the replay.csv table is not lined up.
+func TestFingerprintsAreComparedByTheirP95(t *testing.T) {
+	for _, tb := range Tables {
+		if tb.File != fingerprintsFile {
+			if tb.Compare != nil {
+				t.Errorf("%s is lined up across runs by %+v", tb.File, tb.Compare)
+			}
+			continue
+		}
+		c := tb.Compare
+		if c == nil {
+			t.Fatalf("%s declares no comparison", tb.File)
+		}
+		for _, col := range []string{c.Row, c.Text, c.Value, c.Count} {
+			if _, ok := tb.Column(col); !ok || col == "" {
+				t.Errorf("%s is compared by %q, not a column of it", tb.File, col)
+			}
+		}
+		if v, _ := tb.Column(c.Value); c.Row != tb.Key[len(tb.Key)-1] || v.Histogram != "tx" || v.Percentile != 95 || v.Unit != measure.Millis {
+			t.Errorf("%s is compared by row %s and value %+v, want its key's fingerprint id and the replayed p95", tb.File, c.Row, v)
+		}
+	}
 }

@@ -203,7 +203,7 @@ func (sc *scanned) rank(order []*fpScan, top int) {
 			continue
 		}
 		if i == top {
-			sc.names, sc.texts, sc.captured = append(sc.names, "other"), append(sc.texts, ""), append(sc.captured, 0)
+			sc.names, sc.texts, sc.captured = append(sc.names, otherFingerprint), append(sc.texts, ""), append(sc.captured, 0)
 		}
 		sc.top[x.num] = top
 		sc.captured[top] += x.own

@@ -43,8 +43,8 @@ var Tables = []measure.Table{
 		),
 	},
 	{
-		File: results.FingerprintsFile, Title: "Statement fingerprints (replayed vs captured latency)",
-		Key: []string{"iteration", "target", "fingerprint_id"}, Sort: "total_ms", Last: "other",
+		File: fingerprintsFile, Title: "Statement fingerprints (replayed vs captured latency)",
+		Key: []string{"iteration", "target", "fingerprint_id"}, Sort: "total_ms", Last: otherFingerprint,
 		Columns: append(keyColumns(),
 			measure.TableColumn{Name: "rank", Description: "rank by replayed total time", Merge: "rank"},
 			measure.TableColumn{Name: "fingerprint_id", Description: "the fingerprint's id", Merge: "key"},
@@ -61,6 +61,9 @@ var Tables = []measure.Table{
 			percentile("p99_ms", 99), millis("captured_p99_ms", "captured 99th percentile duration", "empty"),
 			measure.TableColumn{Name: "fingerprint", Description: "the statement, its literals replaced", Merge: "key"},
 		),
+		// compare sets a fingerprint's replayed p95 in one run beside another's
+		Compare: &measure.TableCompare{Title: "Statement fingerprints", Row: results.ColFingerprintID, RowLabel: "fingerprint",
+			Text: results.ColFingerprint, TextLabel: "statement", Value: results.ColFingerprintP95, ValueLabel: "replayed p95", Count: results.ColCount},
 	},
 }
 
@@ -86,5 +89,12 @@ func percentile(name string, q float64) measure.TableColumn {
 	return c
 }
 
-// fidelityFile (replay.csv) is the replay's table of how faithfully it reproduced the capture.
-const fidelityFile = "replay.csv"
+const (
+	// fidelityFile (replay.csv) is the replay's table of how faithfully it reproduced the
+	// capture; fingerprintsFile its table of statement fingerprints.
+	fidelityFile     = "replay.csv"
+	fingerprintsFile = "fingerprints.csv"
+	// otherFingerprint is the fingerprint id of the statements outside the top ones, ranked
+	// last.
+	otherFingerprint = "other"
+)

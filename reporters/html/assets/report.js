@@ -12,7 +12,7 @@
 
   var D = JSON.parse(document.getElementById("quadrant-data").textContent);
   var palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"];
-  // K names the row keys and fingerprint columns the page reads; D.columns says what each
+  // K names the row keys the page reads (a kind's table names its own, T.compare); D.columns says what each
   // column is (results.Describe): the page knows no column by name.
   var K = D.keys || {};
   function isKey(h) { var c = (D.columns || {})[h]; return !!c && c.role === "key"; }
@@ -627,47 +627,48 @@
   }
 
   // ownTables: the workloads' own tables run.json declares (a replay's fidelity and its
-  // statement fingerprints among them), each under its declared title; a table keyed by
-  // statement fingerprint also gets its p95 across iterations.
+  // statement fingerprints among them), each under its declared title; a table that declares
+  // a comparison (a replay's fingerprints) also gets its value per row across iterations.
   function ownTables(root) {
     (D.tables || []).forEach(function (T) {
       root.appendChild(el("h2", { text: T.title }));
       root.appendChild(sortableTable(T, T.class));
-      if (col(T, K.fingerprint_id) >= 0 && col(T, K.fingerprint_p95) >= 0) byFingerprint(root, T);
+      if (T.compare && col(T, T.compare.row) >= 0 && col(T, T.compare.value) >= 0) rowsAcrossIterations(root, T);
     });
   }
-  // byFingerprint: one row per fingerprint and target, its replayed p95 in each iteration and the
-  // change against the first: the per-query comparison of a matrix of replays.
-  function byFingerprint(root, F) {
-    var ci = col(F, K.iteration), ct = col(F, K.target), cid = col(F, K.fingerprint_id), cp = col(F, K.fingerprint_p95), cf = col(F, K.fingerprint);
+  // rowsAcrossIterations: one row per row id and target, its value in each iteration and the change
+  // against the first: the per-query comparison of a matrix of replays.
+  function rowsAcrossIterations(root, F) {
+    var c = F.compare;
+    var ci = col(F, K.iteration), ct = col(F, K.target), cid = col(F, c.row), cv = col(F, c.value), cf = c.text ? col(F, c.text) : -1;
     var its = [], rows = {}, order = [];
     F.rows.forEach(function (r) {
       var it = r[ci];
       if (its.indexOf(it) < 0) its.push(it);
       var k = r[ct] + " " + r[cid];
-      if (!rows[k]) { rows[k] = { target: r[ct], id: r[cid], text: r[cf], p95: {} }; order.push(k); }
-      rows[k].p95[it] = r[cp];
+      if (!rows[k]) { rows[k] = { target: r[ct], id: r[cid], text: cf >= 0 ? r[cf] : "", v: {} }; order.push(k); }
+      rows[k].v[it] = r[cv];
     });
     if (its.length < 2) return;
     its.sort(function (a, b) { return a - b; });
-    var T = { header: [K.target, K.fingerprint], rows: [] };
+    var T = { header: [K.target, c.row_head], rows: [] };
     its.forEach(function (it, i) {
-      T.header.push(K.fingerprint_p95 + " " + iterLabel(Number(it)));
+      T.header.push(c.value + " " + iterLabel(Number(it)));
       if (i > 0) T.header.push("Δ% " + iterLabel(Number(it)));
     });
-    T.header.push("statement");
+    if (cf >= 0) T.header.push(c.text_head);
     order.forEach(function (k) {
-      var x = rows[k], row = [x.target, x.id], base = num(x.p95[its[0]]);
+      var x = rows[k], row = [x.target, x.id], base = num(x.v[its[0]]);
       its.forEach(function (it, i) {
-        var v = num(x.p95[it]);
+        var v = num(x.v[it]);
         row.push(v === null ? "" : String(v));
         if (i > 0) row.push(v === null || base === null || base === 0 ? "" : (100 * (v - base) / base).toFixed(1));
       });
-      row.push(x.text);
+      if (cf >= 0) row.push(x.text);
       T.rows.push(row);
     });
-    root.appendChild(el("h3", { text: "p95 per fingerprint across iterations (change against the first)" }));
-    root.appendChild(sortableTable(T, "fingerprints-by-iteration"));
+    root.appendChild(el("h3", { text: c.value_name + " per " + c.row_head + " across iterations (change against the first)" }));
+    root.appendChild(sortableTable(T, F.class + "-by-iteration"));
   }
 
   function plan(root) {
@@ -680,10 +681,10 @@
     var ol = el("ol");
     C.runs.forEach(function (r) { ol.appendChild(el("li", { text: r })); });
     root.appendChild(ol);
-    if (C.fingerprints) {
-      root.appendChild(el("h2", { text: "Statement fingerprints (replayed p95 per run, change against run 1)" }));
-      root.appendChild(sortableTable(C.fingerprints, "fingerprints"));
-    }
+    (C.tables || []).forEach(function (T) {
+      root.appendChild(el("h2", { text: T.title }));
+      root.appendChild(sortableTable(T, T["class"]));
+    });
     (C.differences || []).forEach(function (d) {
       root.appendChild(el("h2", { text: d.title }));
       if (d.table) root.appendChild(sortableTable(d.table, "differences"));
