@@ -1,0 +1,133 @@
+package sandbox_test
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
+)
+
+// A Galera sandbox of three nodes is one cluster: every node counts three and is Synced, a
+// row written on node 3 is read on node 1, and Stop leaves no process, directory or port.
+func TestGaleraClusterOfThree(t *testing.T) {
+	sandboxtest.SkipShort(t)
+	dir := sandboxtest.Dir(t)
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	c, err := sandbox.Start(ctx, sandbox.Options{Name: "g", Galera: 3, Dir: dir, Logf: t.Logf})
+	if err != nil {
+		t.Fatalf("start a Galera sandbox: %v", err)
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			c.Stop(context.Background())
+		}
+	}()
+	t.Logf("3-node Galera sandbox started in %s (load average %s)", time.Since(began).Round(time.Millisecond), loadavg())
+	if c.Galera() != 3 || len(c.Nodes) != 2 || len(c.Replicas) != 0 {
+		t.Fatalf("Galera() %d, %d other nodes, %d replicas; want 3, 2, 0", c.Galera(), len(c.Nodes), len(c.Replicas))
+	}
+	want := []string{"g", "g_node2", "g_node3"}
+	for i, s := range c.Servers() {
+		if s.Name() != want[i] {
+			t.Errorf("node %d is %s, want %s", i+1, s.Name(), want[i])
+		}
+		db := sandboxtest.DB(t, s.DSN(""), 1)
+		for q, w := range map[string]string{
+			"SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'wsrep_cluster_size'":        "3",
+			"SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'wsrep_local_state_comment'": "Synced",
+			"SELECT @@wsrep_sst_method": sandbox.SSTMethod,
+			"SELECT @@bind_address":     "127.0.0.1",
+		} {
+			var got string
+			if err := db.QueryRow(q).Scan(&got); err != nil || got != w {
+				t.Errorf("%s: %s = %q (%v), want %q", s.Name(), q, got, err, w)
+			}
+		}
+	}
+	n1 := sandboxtest.DB(t, c.Primary.DSN(""), 1)
+	n3 := sandboxtest.DB(t, c.Nodes[1].DSN(""), 1)
+	for _, q := range []string{"CREATE DATABASE g", "CREATE TABLE g.t (id INT PRIMARY KEY, v VARCHAR(20))", "INSERT INTO g.t VALUES (1, 'from node 3')"} {
+		if _, err := n3.Exec(q); err != nil {
+			t.Fatalf("node 3: %s: %v", q, err)
+		}
+	}
+	// wsrep_sync_wait makes the read wait until node 1 applied what the cluster committed
+	// before it: Galera commits synchronously but applies asynchronously.
+	if _, err := n1.Exec("SET SESSION wsrep_sync_wait = 1"); err != nil {
+		t.Fatal(err)
+	}
+	var v string
+	if err := n1.QueryRow("SELECT v FROM g.t WHERE id = 1").Scan(&v); err != nil || v != "from node 3" {
+		t.Errorf("node 1 reads %q (%v), want the row node 3 wrote", v, err)
+	}
+
+	// Teardown: note what runs and listens, stop, and find none of it.
+	type trace struct {
+		name  string
+		pid   int
+		ports []int
+	}
+	var traces []trace
+	for _, s := range c.Servers() {
+		g, ist, sst := s.GaleraPorts()
+		if g == 0 || ist == 0 || sst == 0 {
+			t.Errorf("%s: Galera ports %d, %d, %d", s.Name(), g, ist, sst)
+		}
+		traces = append(traces, trace{s.Name(), s.Pid(), []int{s.Port(), g, ist, sst}})
+	}
+	cdir := c.Dir()
+	stopped = true
+	if err := c.Stop(context.Background()); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	if _, err := os.Stat(cdir); !os.IsNotExist(err) {
+		t.Errorf("%s is still there after Stop (%v)", cdir, err)
+	}
+	for _, tr := range traces {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", tr.pid)); err == nil {
+			t.Errorf("%s: process %d still runs after Stop", tr.name, tr.pid)
+		}
+		for _, p := range tr.ports {
+			l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", p))
+			if err != nil {
+				t.Errorf("%s: port %d still taken after Stop: %v", tr.name, p, err)
+				continue
+			}
+			l.Close()
+		}
+	}
+	if left := processesIn(cdir); len(left) > 0 {
+		t.Errorf("processes still name %s after Stop: %s", cdir, strings.Join(left, "; "))
+	}
+}
+
+// processesIn lists the processes whose command line names dir (a server, an SST's rsync daemon).
+func processesIn(dir string) []string {
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(b), dir) {
+			out = append(out, filepath.Base(filepath.Dir(p))+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	return strings.Join(strings.Fields(string(b))[:3], " ")
+}
