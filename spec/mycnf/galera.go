@@ -13,19 +13,19 @@ var galeraNode = map[string]bool{
 }
 
 // galeraSet are the options a Galera sandbox writes after the config, with the value it
-// writes ("" for one it names after the sandbox): a config may say the same, not else.
-var galeraSet = map[string]string{
-	"wsrep_on":                 "on",
-	"binlog_format":            "row",
-	"innodb_autoinc_lock_mode": "2",
-	"wsrep_cluster_name":       "",
-	"wsrep_node_name":          "",
-	"wsrep_new_cluster":        "",
+// writes ("" for one it names after the sandbox) and why: a config may say the same, not else.
+var galeraSet = map[string]struct{ want, why string }{
+	"wsrep_on":                 {"on", "every node replicates through the cluster"},
+	"binlog_format":            {"row", "Galera replicates row events only"},
+	"innodb_autoinc_lock_mode": {"2", "Galera applies inserts in parallel with interleaved auto-increment locks"},
+	"wsrep_cluster_name":       {"", "a Galera sandbox names its cluster after its own directory, so no other cluster's node gets in"},
+	"wsrep_node_name":          {"", "a Galera sandbox names each node after its target (NAME, NAME_node2, ...)"},
+	"wsrep_new_cluster":        {"", "a Galera sandbox's node 1 bootstraps the cluster when no other node runs"},
 }
 
 // galeraRefuse says why a Galera node's config may not set opt to v ("" when it may).
 func galeraRefuse(opt, v string, bare bool) string {
-	want, ok := galeraSet[opt]
+	set, ok := galeraSet[opt]
 	if !ok {
 		return ""
 	}
@@ -33,14 +33,11 @@ func galeraRefuse(opt, v string, bare bool) string {
 	if opt == "wsrep_on" && (bare || got == "1" || got == "true") {
 		got = "on"
 	}
-	if want != "" && got == want {
+	switch {
+	case set.want != "" && got == set.want:
 		return ""
+	case set.want == "":
+		return set.why + " (" + opt + "); leave it out"
 	}
-	switch opt {
-	case "wsrep_cluster_name", "wsrep_node_name":
-		return "a Galera sandbox names its cluster and nodes after itself (" + opt + "); leave it out"
-	case "wsrep_new_cluster":
-		return "a Galera sandbox's node 1 bootstraps the cluster when no other node runs; leave it out"
-	}
-	return "a Galera sandbox sets " + opt + "=" + strings.ToUpper(want) + " itself (Galera replicates row events with interleaved auto-increment locks, on every node); leave it out"
+	return "a Galera sandbox sets " + opt + "=" + strings.ToUpper(set.want) + " itself (" + set.why + "); leave it out"
 }
