@@ -20,7 +20,7 @@ iteration:
         statements: [{sql: "INSERT INTO bench.t VALUES (?)", args: ["seq()"]}]
     events: 20
   after:
-    - sql: "SET SESSION wsrep_sync_wait = 1; DO IF((SELECT COUNT(*) FROM bench.t) = 20, 1, (SELECT 1 UNION SELECT 2))"
+    - sql: "SET SESSION wsrep_sync_wait = 1; SELECT IF((SELECT COUNT(*) FROM bench.t) = 20, 1, (SELECT 1 UNION SELECT 2))"
       target: db_node2
   assert: ["errors == 0"]
 `), nil, Options{})

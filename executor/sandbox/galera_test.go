@@ -71,6 +71,19 @@ func TestGaleraClusterOfThree(t *testing.T) {
 		t.Errorf("node 1 reads %q (%v), want the row node 3 wrote", v, err)
 	}
 
+	// A restart of node 1 while the others run joins them (IST), not a cluster of its own.
+	if err := c.Primary.Restart(ctx, []sandbox.Option{{Name: "max_connections", Value: "50"}}); err != nil {
+		t.Fatalf("restart node 1: %v", err)
+	}
+	n1 = sandboxtest.DB(t, c.Primary.DSN(""), 1)
+	var size string
+	if err := n1.QueryRow("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME = 'wsrep_cluster_size'").Scan(&size); err != nil || size != "3" {
+		t.Errorf("node 1 restarted: wsrep_cluster_size %q (%v), want 3: it bootstrapped a cluster of its own", size, err)
+	}
+	if err := n1.QueryRow("SELECT v FROM g.t WHERE id = 1").Scan(&v); err != nil || v != "from node 3" {
+		t.Errorf("node 1 restarted reads %q (%v), want the row node 3 wrote", v, err)
+	}
+
 	// Teardown: note what runs and listens, stop, and find none of it.
 	type trace struct {
 		name  string
