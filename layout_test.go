@@ -17,7 +17,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 )
 
 // TestImportRules keeps the data flowing one way: spec knows nothing of running a plan,
@@ -43,6 +43,9 @@ func TestImportRules(t *testing.T) {
 	for _, r := range rules {
 		deps := listDeps(t, "./"+r.from+"/...")
 		for pkg, imports := range deps {
+			if r.from == "spec" && r.forbidden == "executor" && specsOwnCorpus(pkg) {
+				continue // checked below: the registry alone
+			}
 			for _, d := range imports {
 				if under(d, r.forbidden) {
 					t.Errorf("%s imports %s: %s must not depend on %s", pkg, d, r.from, r.forbidden)
@@ -50,6 +53,37 @@ func TestImportRules(t *testing.T) {
 			}
 		}
 	}
+	// spec's external tests (package spec_test) load spec's own corpus of plans with the real
+	// kinds: of the executor they import the registry alone, never what runs a plan.
+	for pkg, imports := range listXTestImports(t, "./spec/...") {
+		for _, d := range imports {
+			if under(d, "executor") && d != mod+"/executor/kinds" {
+				t.Errorf("%s's external tests import %s: spec's tests may import only the registry (executor/kinds) of the executor", pkg, d)
+			}
+		}
+	}
+}
+
+// specsOwnCorpus is whether pkg (as go list -test names it) is the external test package of
+// spec or its test binary, which depend on the executor through executor/kinds alone.
+func specsOwnCorpus(pkg string) bool {
+	return pkg == mod+"/spec_test" || pkg == mod+"/spec.test"
+}
+
+// listXTestImports maps every package matched by pattern to its external tests' direct imports.
+func listXTestImports(t *testing.T, pattern string) map[string][]string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .XTestImports " "}}`, pattern).Output()
+	if err != nil {
+		t.Fatalf("go list %s: %v", pattern, err)
+	}
+	m := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			m[f[0]] = f[1:]
+		}
+	}
+	return m
 }
 
 const mod = "github.com/quadrant-bench/quadrant"
@@ -79,11 +113,11 @@ func under(pkg, dir string) bool {
 
 // TestKindsOwnTheirNames keeps every workload kind's knowledge in its own package: the
 // shared layers (spec, results, reporters, the executor's top level, the loop, verify and
-// the CLI) import no kind's package, only the registry (executor/workload/kinds), and no
+// the CLI) import no kind's package, only the registry (executor/kinds), and no
 // identifier or string of theirs names a kind's own concept. It reads the Go files with
 // go/parser, so a constant, an alias or a field does not get a kind's name past it: the
-// words are the kinds' own (their packages, names and metrics, from kinds.All) and
-// kindWords. A kind added is one package and one line in kinds.All.
+// words are the kinds' own (their packages, names and metrics, from kinds.Workloads) and
+// kindWords. A kind added is one package and one line in kinds.Workloads.
 func TestKindsOwnTheirNames(t *testing.T) {
 	words, pkgs := kindVocabulary(t)
 	fset := token.NewFileSet()
@@ -114,8 +148,8 @@ func TestKindsOwnTheirNames(t *testing.T) {
 	}
 	for pkg, imports := range listImports(t, "./cmd/...") {
 		for _, d := range imports {
-			if under(d, "executor/workload") && d != mod+"/executor/workload/kinds" {
-				t.Errorf("%s imports %s: the CLI (its tests too) reaches the kinds only through executor/workload/kinds", pkg, d)
+			if under(d, "executor/workload") {
+				t.Errorf("%s imports %s: the CLI (its tests too) reaches the workload kinds only through executor/kinds", pkg, d)
 			}
 		}
 	}
@@ -129,15 +163,17 @@ func TestKindsOwnTheirNames(t *testing.T) {
 }
 
 // kindWords are the words of the kinds' own concepts their declarations do not spell:
-// tpcc's NewOrder and warehouses, tpm (transactions per minute).
-var kindWords = []string{"neworder", "warehouse", "tpm"}
+// tpcc's NewOrder and warehouses, tpm (transactions per minute); oltp (sysbench's scripts,
+// the builtin kind's) and custom (a transactions mix), which their packages spelled before
+// they took the plan's names, builtin and transactions, which are shared words.
+var kindWords = []string{"neworder", "warehouse", "tpm", "oltp", "custom"}
 
 // sharedWords are kinds' names that are also the plan's shared words: the builtin: key and
 // a workload's transactions.
 var sharedWords = []string{"builtin", "transactions"}
 
 // kindVocabulary is what names a kind: the words (lower case, no underscores) of each kind's
-// package, name, values and metrics in kinds.All, and kindWords; and the kinds' import paths.
+// package, name, values and metrics in kinds.Workloads, and kindWords; and the kinds' import paths.
 func kindVocabulary(t *testing.T) (words []string, pkgs map[string]bool) {
 	t.Helper()
 	pkgs = map[string]bool{}
@@ -147,7 +183,7 @@ func kindVocabulary(t *testing.T) (words []string, pkgs map[string]bool) {
 			words = append(words, w)
 		}
 	}
-	for _, k := range kinds.All {
+	for _, k := range kinds.Workloads {
 		fn := runtime.FuncForPC(reflect.ValueOf(k.New).Pointer()).Name()
 		// fn is PKG.New or PKG.init.func1: the package ends at the first dot after the last slash
 		pkg := fn[:strings.LastIndex(fn, "/")+strings.Index(fn[strings.LastIndex(fn, "/"):], ".")]
@@ -168,7 +204,7 @@ func kindVocabulary(t *testing.T) (words []string, pkgs map[string]bool) {
 		add(w)
 	}
 	if len(pkgs) < 5 || !slices.Contains(words, "tpcc") {
-		t.Fatalf("kinds.All gave packages %v and words %v", pkgs, words)
+		t.Fatalf("kinds.Workloads gave packages %v and words %v", pkgs, words)
 	}
 	return words, pkgs
 }
@@ -206,7 +242,7 @@ func kindLeaks(fset *token.FileSet, f *ast.File, words []string, pkgs map[string
 	at := func(n ast.Node) string { return fset.Position(n.Pos()).String() }
 	for _, im := range f.Imports {
 		if p, _ := strconv.Unquote(im.Path.Value); pkgs[p] {
-			out = append(out, leak{p, fmt.Sprintf("%s imports the workload kind %s: ask the registry (executor/workload/kinds) or the kind's declaration", at(im), p)})
+			out = append(out, leak{p, fmt.Sprintf("%s imports the workload kind %s: ask the registry (executor/kinds) or the kind's declaration", at(im), p)})
 		}
 	}
 	ast.Inspect(f, func(n ast.Node) bool {

@@ -61,7 +61,7 @@ func (f *fleet) createDatabase(ctx context.Context, s *liveTarget) error {
 // sandboxes.
 func (f *fleet) dropCreated(ctx context.Context) {
 	for _, c := range f.created {
-		s := f.servers[c.target]
+		s := f.targets[c.target]
 		if s == nil {
 			continue
 		}
@@ -158,7 +158,7 @@ func (r *runner) existingTables(ctx context.Context) []string {
 			break
 		}
 		k := pw.Workload.Kind
-		s := r.servers[pw.Target]
+		s := r.targets[pw.Target]
 		if k == nil || k.Creates == nil {
 			break
 		}

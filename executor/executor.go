@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/barrier"
+	"github.com/quadrant-bench/quadrant/executor/collect"
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/executor/watch/samplers"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
@@ -58,6 +60,9 @@ type Options struct {
 	RunID          string
 	BarrierDSN     string
 	BarrierTimeout time.Duration
+	// Samplers are the samplers a run may open (nil: executor/watch/samplers.All()); a test
+	// adds its own with samplers.With.
+	Samplers []*watch.SamplerKind
 	// watchVia, in tests, gives the address a target's samplers connect to instead of the
 	// target's (a fault proxy in front of the samplers only); nil: the target's.
 	watchVia func(target, addr string) string
@@ -86,11 +91,12 @@ type runner struct {
 	opts  Options
 	obs   Observer
 	fleet *fleet
-	// servers is the fleet's, for preflight.go and shards.go.
-	servers  map[string]*liveTarget
+	// targets is the fleet's (by name), for preflight.go and shards.go.
+	targets  map[string]*liveTarget
 	globals  *globals
 	steps    *stepRunner
-	watch    *watchers
+	watch    *collect.Watchers
+	collect  collect.Run      // what the collection gets of the run: its results folder and log
 	barrier  *barrier.Barrier // sharded runs only
 	restore  *restorer        // after setup: what iterations' restore: put back
 	prepares int              // split prepares run so far: they name their meeting points
@@ -112,6 +118,9 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 	if o.StopTimeout <= 0 {
 		o.StopTimeout = 2 * time.Minute
 	}
+	if o.Samplers == nil {
+		o.Samplers = samplers.All()
+	}
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)
 	r := &runner{plan: p, out: out, opts: o, obs: o.Observer, globals: newGlobals(), stopRun: stopRun}
@@ -119,8 +128,9 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		r.obs = quiet{}
 	}
 	r.log = &runLog{out: out, obs: r.obs, plan: p}
+	r.collect = collect.Run{Out: out, Logf: r.logf, LogFile: r.logFile, Redact: r.log.redact, Failed: r.resultsFailed}
 	r.fleet = newFleet(p, r.log, r.obs, o)
-	r.servers = r.fleet.servers
+	r.targets = r.fleet.targets
 	r.steps = &stepRunner{fleet: r.fleet, log: r.log, globals: r.globals, out: out, runs: r.shardRuns, workload: r.runWorkload, shard: o.Shard, meet: r.meet}
 	r.ctx = ctx
 	r.info = newRunInfo(p, o)
@@ -327,7 +337,7 @@ func (r *runner) iterations(ctx context.Context, out *Outcome) {
 // finish runs teardown, restores globals, records the final variables and stops the
 // sandboxes. It runs on a fresh context: an interrupted run still cleans up.
 func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
-	if len(r.fleet.servers) > 0 {
+	if len(r.fleet.targets) > 0 {
 		r.logFile("teardown: %d step(s)", len(r.plan.Teardown))
 		if err := r.steps.run(ctx, r.plan.Teardown, stepScope{phase: spec.PhaseTeardown, target: r.plan.DefaultTarget()}); err != nil {
 			r.logf("teardown: %v", err)
@@ -344,7 +354,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 		r.fleet.dropCreated(ctx)
 		for i := range r.info.Targets {
 			ti := &r.info.Targets[i]
-			if s := r.fleet.servers[ti.Name]; s != nil {
+			if s := r.fleet.targets[ti.Name]; s != nil {
 				if vars, err := target.Variables(ctx, s.db); err == nil {
 					ti.VariablesAfter = vars
 				}
@@ -352,7 +362,7 @@ func (r *runner) finish(ctx context.Context, out *Outcome, runErr error) {
 		}
 	}
 	if r.watch != nil {
-		r.watch.close()
+		r.watch.Close()
 	}
 	r.closeBarrier(ctx)
 	r.fleet.stop(ctx)
@@ -413,7 +423,7 @@ func (r *runner) open(ctx context.Context) error {
 	r.saveInfo()
 	if len(r.plan.Unbound) > 0 {
 		addrs := map[string]spec.Addr{}
-		for name, s := range r.fleet.servers {
+		for name, s := range r.fleet.targets {
 			addrs[name] = spec.Addr{Host: s.Host(), Port: s.Port()}
 		}
 		bound, err := r.plan.Bind(addrs)
@@ -431,7 +441,7 @@ func (r *runner) open(ctx context.Context) error {
 			return err
 		}
 	}
-	if r.watch, err = openWatchers(ctx, r.plan, r.fleet, r.leader(), r.opts.watchVia); err != nil {
+	if r.watch, err = collect.Open(ctx, r.plan, r.fleet.watchTargets(r.opts.watchVia), r.leader(), r.collect, r.opts.Samplers); err != nil {
 		if errors.Is(err, watch.ErrUnknownName) {
 			if privErr != nil {
 				err = fmt.Errorf("%w\n  %w", privErr.(*PlanError).Err, err)
@@ -443,8 +453,8 @@ func (r *runner) open(ctx context.Context) error {
 	if privErr != nil {
 		return privErr // finish closes the watchers
 	}
-	r.watch.record(r.plan, r.info.Targets)
-	r.watch.snmpMachines(ctx, r.fleet, r.info.Targets)
+	r.watch.Record(r.plan, r.info.Targets)
+	r.watch.SNMPMachines(ctx, r.info.Targets)
 	r.saveInfo()
 	return r.preflight(ctx)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/collect"
 	"github.com/quadrant-bench/quadrant/executor/internal/fsinfo"
 	"github.com/quadrant-bench/quadrant/executor/link"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
@@ -30,8 +31,8 @@ type fleet struct {
 	keep       bool
 	runAs      string
 
-	servers  map[string]*liveTarget
-	order    []string // target names, plan order (replicas after their primary)
+	targets  map[string]*liveTarget // by name
+	order    []string               // target names, plan order (replicas after their primary)
 	clusters []*sandbox.Cluster
 	fronts   map[string]*link.Link        // by target: the addresses that follow a primary (fronts.go)
 	links    map[string]*sandboxNet       // by sandbox target: its links (links.go)
@@ -45,7 +46,7 @@ type fleet struct {
 
 func newFleet(p *spec.Plan, log *runLog, obs Observer, o Options) *fleet {
 	return &fleet{plan: p, log: log, obs: obs, sandboxDir: o.SandboxDir, keep: o.KeepSandboxes, runAs: o.SandboxRunAs,
-		servers: map[string]*liveTarget{}, createDBs: !o.Shard.Sharded() && o.RunID == ""}
+		targets: map[string]*liveTarget{}, createDBs: !o.Shard.Sharded() && o.RunID == ""}
 }
 
 // start starts every sandbox (replicas included), in its directory of iteration first,
@@ -75,7 +76,7 @@ func (f *fleet) start(ctx context.Context, first *spec.Iteration) error {
 func (f *fleet) describe(ctx context.Context, client *results.HostInfo) ([]results.TargetInfo, error) {
 	var out []results.TargetInfo
 	for _, name := range f.order {
-		s := f.servers[name]
+		s := f.targets[name]
 		ti := results.TargetInfo{Name: name, Kind: s.Kind(), Address: s.Redacted(), Flavor: s.info.Flavor, ServerVersion: s.info.Version,
 			TLS: target.TLSInfo(ctx, s.Target, s.db)}
 		vars, err := target.Variables(ctx, s.db)
@@ -209,7 +210,7 @@ func (f *fleet) connect(ctx context.Context, s *liveTarget) error {
 		db.Close()
 		return fmt.Errorf("target %s: %w", s.Name(), err)
 	}
-	f.servers[s.Name()] = s
+	f.targets[s.Name()] = s
 	f.order = append(f.order, s.Name())
 	return nil
 }
@@ -231,7 +232,7 @@ func (f *fleet) place(ctx context.Context, it *spec.Iteration) ([]results.Storag
 			}
 			f.obs.SandboxStarted(c.Dir())
 			for _, srv := range c.Servers() {
-				if s := f.servers[srv.Name()]; s != nil {
+				if s := f.targets[srv.Name()]; s != nil {
 					s.dropIdle()
 				}
 			}
@@ -285,7 +286,7 @@ func (f *fleet) exited(index int, s *liveTarget) {
 func (f *fleet) stop(ctx context.Context) {
 	f.closeFronts()
 	f.closeLinks()
-	for _, s := range f.servers {
+	for _, s := range f.targets {
 		s.db.Close()
 		if r, ok := s.Target.(interface{ Release() }); ok {
 			r.Release()
@@ -341,10 +342,10 @@ func (f *fleet) onThisMachine(name string) bool {
 	if t != nil && t.SNMP != nil {
 		return false // its host metrics come from its agent
 	}
-	if s := f.servers[name]; s != nil && s.sb != nil {
+	if s := f.targets[name]; s != nil && s.sb != nil {
 		return true
 	}
-	if s := f.servers[name]; s != nil && s.hosting.Managed() {
+	if s := f.targets[name]; s != nil && s.hosting.Managed() {
 		return false // a loopback address is a proxy or tunnel to it (Cloud SQL Auth Proxy): this machine is not its host
 	}
 	if t == nil {
@@ -353,7 +354,7 @@ func (f *fleet) onThisMachine(name string) bool {
 	if t.Pid > 0 || t.PidFile != "" {
 		return true
 	}
-	if s := f.servers[name]; s != nil {
+	if s := f.targets[name]; s != nil {
 		switch h := s.Host(); {
 		case h == "localhost" || h == "::1" || strings.HasPrefix(h, "127."):
 			return true
@@ -362,6 +363,26 @@ func (f *fleet) onThisMachine(name string) bool {
 		}
 	}
 	return false
+}
+
+// watchTargets are the targets as the collection sees them (collect.Target), in plan order;
+// via, when set, gives the address a target's samplers connect to (tests: a fault proxy).
+func (f *fleet) watchTargets(via func(target, addr string) string) []collect.Target {
+	var out []collect.Target
+	for _, name := range f.order {
+		s := f.targets[name]
+		cfg := f.workloadConfig(s).Clone() // through its front when it has one (collect/follow.go)
+		if via != nil {
+			cfg.Addr = via(name, cfg.Addr)
+		}
+		ct := collect.Target{Name: name, Plan: f.planTarget(name), Replica: f.isReplica(name), Config: cfg, Front: f.fronts[name],
+			DB: s.db, Flavor: s.info.Flavor, Version: s.info.Version, Hosting: s.hosting, Local: f.onThisMachine(name)}
+		if s.sb != nil {
+			ct.SandboxPid = f.followedPid(name, s.sb.Pid)
+		}
+		out = append(out, ct)
+	}
+	return out
 }
 
 // watched are the targets sampled during iteration it's workload on main: watch.targets
@@ -398,7 +419,7 @@ func (f *fleet) watched(it *spec.Iteration, main string) []string {
 func (f *fleet) variablesNow(ctx context.Context, targets []string) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	for _, name := range targets {
-		s := f.servers[name]
+		s := f.targets[name]
 		now, err := target.Variables(ctx, s.db)
 		if err != nil {
 			f.log.logf("warning: %s: SHOW GLOBAL VARIABLES: %v", name, err)

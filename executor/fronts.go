@@ -70,6 +70,24 @@ func (f *fleet) workloadConfig(s *liveTarget) *mysql.Config {
 	return c
 }
 
+// followedPid is the pid of the server target name's front points at (0: none, a pause),
+// else of the target's own server: a failover's samplers read the promoted server's process.
+func (f *fleet) followedPid(name string, own func() int) func() (int, error) {
+	fr, c := f.fronts[name], f.cluster(name)
+	if fr == nil || c == nil {
+		return func() (int, error) { return own(), nil }
+	}
+	return func() (int, error) {
+		up := fr.Upstream()
+		for _, srv := range c.Servers() {
+			if serverAddr(srv) == up {
+				return srv.Pid(), nil
+			}
+		}
+		return 0, nil
+	}
+}
+
 func serverAddr(s *sandbox.Server) string {
 	return net.JoinHostPort(s.Host(), strconv.Itoa(s.Port()))
 }

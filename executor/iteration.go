@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/collect"
 	"github.com/quadrant-bench/quadrant/executor/internal/loadavg"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/spec/verdict"
 )
 
 // iteration is one run of a matrix cell: its line in run.json, the record_as metrics its
@@ -64,9 +66,9 @@ func (r *runner) runIteration(ctx context.Context, it *spec.Iteration, info *res
 // run does the iteration's work up to its after steps; the error is the first failure.
 func (x *iteration) run(ctx context.Context) error {
 	r, it := x.r, x.it
-	s := r.fleet.servers[x.target]
+	s := r.fleet.targets[x.target]
 	if s == nil {
-		return fmt.Errorf("no target: set iteration.target (the plan has %d targets)", len(r.fleet.servers))
+		return fmt.Errorf("no target: set iteration.target (the plan has %d targets)", len(r.fleet.targets))
 	}
 	if err := x.prepare(ctx, s); err != nil {
 		return err
@@ -120,7 +122,9 @@ func (x *iteration) end(ctx context.Context, err error) {
 		// One shard's numbers are a part: assertions hold over the merged run (quadrant merge).
 		info.Status = results.StatusDone
 	default:
-		info.Failed = x.assertions()
+		// The iteration's assert: expressions, on its summary row as the folder will have it;
+		// quadrant merge judges a sharded run's merged row with the same evaluator.
+		info.Failed = verdict.Failed(x.r.plan, x.it, x.summaryRow(x.target).Figures())
 		info.Status = results.StatusDone
 		if len(info.Failed) > 0 {
 			info.Status = results.StatusFailed
@@ -174,20 +178,25 @@ func (x *iteration) prepare(ctx context.Context, s *liveTarget) error {
 // interval becomes a time-series row per watched target as soon as it is sampled.
 func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	r, it := x.r, x.it
-	r.watch.use(ctx, x.target, x.watched, r.logf)
+	r.watch.Use(ctx, x.target, x.watched, r.logf)
 	hl, err := r.out.OpenHistogramLog(s.Name(), it.Index, time.Now())
 	if err != nil {
 		return fmt.Errorf("histogram log: %w", err)
 	}
 	defer hl.Close()
 
-	rows := newRowWriter(rowInputs{
-		out: r.out, samplers: r.watch, histograms: hl, obs: r.obs, logf: r.logf, failed: r.resultsFailed,
-		iteration: it.Index, target: s.Name(), reportInterval: it.Workload.ReportInterval,
-		progress: Progress{Measured: true, Iteration: it.Index, Of: len(r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(it), ": "), Target: s.Name(),
-			OpenLoop: it.Workload.OpenLoop(), Length: it.Workload.Duration, Left: remaining(r.plan, it.Index), Stages: it.Workload.Stages},
+	progress := Progress{Measured: true, Iteration: it.Index, Of: len(r.plan.Iterations), Cell: strings.TrimPrefix(describeCell(it), ": "), Target: s.Name(),
+		OpenLoop: it.Workload.OpenLoop(), Length: it.Workload.Duration, Left: remaining(r.plan, it.Index), Stages: it.Workload.Stages}
+	rows := collect.NewRows(collect.RowInputs{
+		Out: r.out, Watchers: r.watch, Histograms: hl, Logf: r.logf, Failed: r.resultsFailed,
+		Iteration: it.Index, Target: s.Name(), ReportInterval: it.Workload.ReportInterval,
+		OnInterval: func(iv *measure.Interval) { p := progress; p.Interval = iv; r.obs.Interval(p) },
+		OnWatched:  watchedBy(r.obs, progress),
 	})
-	ev := x.evidenceBefore(ctx, s)
+	var ev *collect.Evidence
+	if r.leader() { // a sharded run's evidence is the leader's, as its watchers are
+		ev = collect.StartEvidence(ctx, r.collect, &r.plan.Watch, it.Index, r.watch.Target(s.Name()))
+	}
 	var during *duringSteps
 	var ready func(context.Context) error
 	if r.barrier == nil {
@@ -206,9 +215,9 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 	}
 	r.logf("iteration %d: %s on %s", it.Index, it.Workload, s.Name())
 	began := time.Now()
-	onInterval := func(iv *measure.Interval) { x.marks.interval(iv); rows.interval(iv) }
+	onInterval := func(iv *measure.Interval) { x.marks.interval(iv); rows.Interval(iv) }
 	total, werr := r.runWorkload(ctx, s, it.Workload, "", onInterval, ready)
-	rows.close()
+	rows.Close()
 	var derr error
 	if during != nil {
 		derr = during.stop()
@@ -217,33 +226,35 @@ func (x *iteration) measure(ctx context.Context, s *liveTarget) error {
 		// The leader's after steps must see every shard's load finished.
 		werr = r.meet(ctx, fmt.Sprintf("iteration %d end", it.Index))
 	}
-	x.evidenceAfter(ctx, s, ev)
-	r.watch.settle(ctx, r.logf)
-	x.m = &measurement{total: total, summary: r.watch.summaries(), duration: time.Since(began)}
+	ev.Finish(ctx)
+	r.watch.Settle(ctx, r.logf)
+	x.m = &measurement{total: total, summary: r.watch.Summaries(), duration: time.Since(began)}
 	x.clientBound(x.m.summary[x.target], time.Since(began))
-	for name, cm := range rows.costs {
-		x.m.summary[name] = append(x.m.summary[name], cm.Total()...)
+	for name, costs := range rows.Costs() {
+		x.m.summary[name] = append(x.m.summary[name], costs...)
 	}
-	x.m.stageCosts = map[int][]measure.Value{}
-	for stage, cm := range rows.stageCosts {
-		x.m.stageCosts[stage] = cm.Total()
-	}
+	x.m.stageCosts = rows.StageCosts()
 	if total != nil {
 		x.m.duration = total.End.Sub(total.Start)
 	}
 	if total != nil {
 		x.info.Events = x.marks.events(total.Start)
 	}
-	gerr := x.watchGaps()
-	if st := rows.stall.result(it.Workload.Duration, total); st != nil {
+	gaps, warnings, gerr := r.watch.GapWarnings(r.plan.Watch.OnError)
+	x.info.WatchGaps = gaps
+	for _, w := range warnings {
+		x.info.Warnings = append(x.info.Warnings, w)
+		r.logf("warning: iteration %d: %s", it.Index, w)
+	}
+	if st := rows.Stall(it.Workload.Duration, total); st != nil {
 		x.info.Stall = st
 		w := fmt.Sprintf("stalled: %s; the figures average over the stop: run the cell again (repeat: shows how often it happens)", st)
 		x.info.Warnings = append(x.info.Warnings, w)
 		r.logf("warning: iteration %d: %s", it.Index, w)
 	}
-	if b := rows.behind.result(total); b != nil {
+	if b := rows.Behind(total); b != nil {
 		x.info.Behind = b
-		w := behindWarning(b)
+		w := collect.BehindWarning(b)
 		x.info.Warnings = append(x.info.Warnings, w)
 		r.logf("warning: iteration %d: %s", it.Index, w)
 	}
@@ -427,29 +438,4 @@ func groupWorkerErrors(err error, threads int) error {
 	}
 	total := max(threads, len(errs))
 	return &workerErrors{msg: fmt.Sprintf("%d of %d workers %s: %s", len(errs), total, what, strings.Join(parts, ", ")), errs: err}
-}
-
-// watchGaps records the samplers that missed readings during the workload in run.json and
-// says so once each among the iteration's warnings: a lost sampler connection costs those
-// cells, not the iteration (an assertion on a status column still needs its summary),
-// unless the plan says watch.on_error: fail, when the error returned names them.
-func (x *iteration) watchGaps() error {
-	gaps := x.r.watch.gaps()
-	var failed []string
-	for i := range gaps {
-		g := &gaps[i]
-		g.Error = x.r.log.redact(g.Error)
-		w := fmt.Sprintf("watch %s on %s: %d of %d readings missed in %d outage(s) (%s): those cells are empty", g.Sampler, g.Target, g.Missed, g.Ticks, g.Outages, g.Error)
-		if g.Error == "" {
-			w = fmt.Sprintf("watch %s on %s: %d of %d readings missed (the previous reading was still under way): those cells are empty", g.Sampler, g.Target, g.Missed, g.Ticks)
-		}
-		x.info.Warnings = append(x.info.Warnings, w)
-		x.r.logf("warning: iteration %d: %s", x.it.Index, w)
-		failed = append(failed, fmt.Sprintf("%s on %s (%d of %d)", g.Sampler, g.Target, g.Missed, g.Ticks))
-	}
-	x.info.WatchGaps = gaps
-	if len(failed) == 0 || x.r.plan.Watch.OnError != "fail" {
-		return nil
-	}
-	return fmt.Errorf("watch.on_error is fail and samplers missed readings: %s (watch_gaps in run.json; on_error: gap keeps such an iteration, with those cells empty)", strings.Join(failed, ", "))
 }

@@ -83,7 +83,7 @@ func (f *fleet) shapeLinks(ctx context.Context, it *spec.Iteration) []results.Li
 		if n == nil {
 			continue
 		}
-		primary := f.servers[c.Primary.Name()]
+		primary := f.targets[c.Primary.Name()]
 		if n.client != nil && sl.Client != nil {
 			out = append(out, f.shapeLink(ctx, it.Index, n.client, *sl.Client, results.Link{Target: c.Name(), From: "client", To: c.Primary.Name()}, primary))
 		}

@@ -110,6 +110,20 @@ type WatchObserver interface {
 	Watched(p Progress, target string, values []measure.Value)
 }
 
+// watchedBy is how obs gets the watched values of a measured workload's intervals (p: where
+// the run stands): nil when it does not want them.
+func watchedBy(obs Observer, p Progress) func(*measure.Interval, string, []measure.Value) {
+	wo, ok := obs.(WatchObserver)
+	if !ok {
+		return nil
+	}
+	return func(iv *measure.Interval, target string, values []measure.Value) {
+		p := p
+		p.Interval = iv
+		wo.Watched(p, target, values)
+	}
+}
+
 // IterationObserver is an Observer that also wants each iteration's end, once its summary
 // rows are written: its outcome and what its workload measured (nil when it never ran), for
 // the console's line of what the iteration came to.

@@ -30,7 +30,7 @@ func (r *runner) preflight(ctx context.Context) error {
 	if err := preflight.AssertedStatus(r.plan, watched); err != nil {
 		return &PlanError{Err: fmt.Errorf("pre-flight: %w", err)}
 	}
-	if err := preflight.CheckLimits(r.plan, limitsOf(ctx, r.servers, r.logf), r.otherConns); err != nil {
+	if err := preflight.CheckLimits(r.plan, limitsOf(ctx, r.targets, r.logf), r.otherConns); err != nil {
 		return fmt.Errorf("pre-flight: %w", err)
 	}
 	return nil
@@ -64,18 +64,13 @@ func limitsOf(ctx context.Context, servers map[string]*liveTarget, logf func(str
 // otherConns are the connections the run holds open on a target besides the workload's:
 // the samplers' that stay open during a workload, and the executor's own; on MariaDB with
 // digests watched, one more for the prepared statements' poll, which runs on the control
-// pool while the executor may use it too (evidence.go).
+// pool while the executor may use it too (collect/evidence.go).
 func (r *runner) otherConns(name string) int {
 	n := 1
-	if s := r.servers[name]; s != nil && r.plan.Watch.Digests != nil && strings.Contains(s.info.Flavor, "MariaDB") {
+	if s := r.targets[name]; s != nil && r.plan.Watch.Digests != nil && strings.Contains(s.info.Flavor, "MariaDB") {
 		n++
 	}
-	for _, sm := range r.watch.all {
-		if sm.target == name && (sm.what == "status" || sm.what == "queries" || sm.what == "replication") {
-			n++
-		}
-	}
-	return n
+	return n + r.watch.Conns(name)
 }
 
 // loadAverage is this machine's one-minute load average.
@@ -97,7 +92,7 @@ func loadAverage() (float64, error) {
 func (r *runner) checkPrivileges(ctx context.Context) error {
 	var lines []string
 	for _, name := range r.fleet.order {
-		s := r.servers[name]
+		s := r.targets[name]
 		if s.sb != nil {
 			continue
 		}

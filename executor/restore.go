@@ -146,7 +146,7 @@ func (f *fleet) cluster(name string) *sandbox.Cluster {
 // restarted drops the pools' idle connections to the servers of c, which a stop broke.
 func (f *fleet) restarted(c *sandbox.Cluster) {
 	for _, srv := range c.Servers() {
-		if s := f.servers[srv.Name()]; s != nil {
+		if s := f.targets[srv.Name()]; s != nil {
 			s.dropIdle()
 		}
 	}

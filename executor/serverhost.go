@@ -14,7 +14,6 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/internal/hostinfo"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch/procwatch"
-	"github.com/quadrant-bench/quadrant/executor/watch/snmpwatch"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -52,7 +51,7 @@ func (f *fleet) serverHost(ctx context.Context, s *liveTarget, vars map[string]s
 		return &h, ""
 	}
 	if t := f.planTarget(s.Name()); t != nil && t.SNMP != nil {
-		return nil, "its host's SNMP agent (" + t.SNMP.Address + ") was not asked yet" // snmpMachines fills it in
+		return nil, "its host's SNMP agent (" + t.SNMP.Address + ") was not asked yet" // collect.Watchers.SNMPMachines fills it in
 	}
 	if s.hosting.Managed() {
 		return nil, "a managed server (" + s.hosting.Name() + "): its host is the provider's"
@@ -214,7 +213,7 @@ func (f *fleet) storage(ctx context.Context, index int, placed []results.Storage
 	}
 	out := append([]results.Storage(nil), placed...)
 	for i := range out {
-		s := f.servers[out[i].Target]
+		s := f.targets[out[i].Target]
 		if s == nil {
 			continue
 		}
@@ -226,7 +225,7 @@ func (f *fleet) storage(ctx context.Context, index int, placed []results.Storage
 		out[i].Binlog = serverStorage(s.Name(), out[i].DataDir, vars, logf).Binlog
 	}
 	for _, name := range f.order {
-		s := f.servers[name]
+		s := f.targets[name]
 		if s == nil || !s.local {
 			continue
 		}
@@ -238,34 +237,4 @@ func (f *fleet) storage(ctx context.Context, index int, placed []results.Storage
 		out = append(out, serverStorage(name, filepath.Clean(vars["datadir"]), vars, logf))
 	}
 	return out
-}
-
-// snmpMachines fills in the server machine of each target watched over SNMP from its agent
-// (HOST-RESOURCES-MIB: processors, memory; sysDescr: the kernel), once its sampler started;
-// an agent that does not answer leaves the reason.
-func (w *watchers) snmpMachines(ctx context.Context, f *fleet, targets []results.TargetInfo) {
-	for i := range targets {
-		ti := &targets[i]
-		t := f.planTarget(ti.Name)
-		if t == nil || t.SNMP == nil || ti.ServerHost != nil {
-			continue
-		}
-		ti.ServerHostAbsent = "its host's SNMP agent (" + t.SNMP.Address + ") did not answer"
-		for _, sm := range w.all {
-			sn, ok := sm.s.(*snmpwatch.Sampler)
-			if !ok || sm.what != "snmp "+t.SNMP.Address {
-				continue
-			}
-			mctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-			m, err := sn.Machine(mctx)
-			cancel()
-			if err != nil {
-				f.log.logFile("target %s: its machine over SNMP: %v", ti.Name, err)
-				break
-			}
-			ti.ServerHost = &results.HostInfo{Source: "snmp", Evidence: "the SNMP agent at " + t.SNMP.Address, Hostname: m.Hostname,
-				CPUModel: m.CPUModel, CPUs: m.CPUs, MemoryBytes: m.MemoryBytes, Kernel: m.Kernel}
-			ti.ServerHostAbsent = ""
-		}
-	}
 }

@@ -36,7 +36,7 @@ func (r *runner) openBarrier(ctx context.Context) error {
 	dsn := r.opts.BarrierDSN
 	if dsn == "" {
 		for i := range r.plan.Iterations {
-			if s := r.servers[r.plan.TargetOf(&r.plan.Iterations[i])]; s != nil {
+			if s := r.targets[r.plan.TargetOf(&r.plan.Iterations[i])]; s != nil {
 				dsn = s.Config().FormatDSN()
 				break
 			}

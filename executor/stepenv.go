@@ -46,7 +46,7 @@ type stepTargets struct{ f *fleet }
 func (ts stepTargets) Names() []string { return ts.f.order }
 
 func (ts stepTargets) Target(name string) step.Target {
-	if s := ts.f.servers[name]; s != nil {
+	if s := ts.f.targets[name]; s != nil {
 		return stepTarget{s}
 	}
 	return nil

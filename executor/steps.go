@@ -68,7 +68,7 @@ func (sr *stepRunner) declared(ctx context.Context, st *spec.Step, sc stepScope,
 		return fmt.Errorf("step kind %s declares nothing that runs it (its Impl is not a step.Runner)", st.Kind.Key)
 	}
 	if st.Kind.Target && s == nil {
-		return fmt.Errorf("no target: give the step a target: (the plan has %d)", len(sr.fleet.servers))
+		return fmt.Errorf("no target: give the step a target: (the plan has %d)", len(sr.fleet.targets))
 	}
 	return r.Run(ctx, st, sr.env(st, sc, s))
 }
@@ -97,7 +97,7 @@ func (sr *stepRunner) step(ctx context.Context, st *spec.Step, sc stepScope) err
 	}
 	var s *liveTarget
 	if name != "" {
-		s = sr.fleet.servers[name]
+		s = sr.fleet.targets[name]
 	}
 	if st.Timeout > 0 {
 		var cancel context.CancelFunc

@@ -16,7 +16,7 @@ type stepServers struct{ f *fleet }
 func (t stepServers) Cluster(name string) *sandbox.Cluster { return t.f.cluster(name) }
 
 func (t stepServers) Config(name string) (*mysql.Config, error) {
-	s := t.f.servers[name]
+	s := t.f.targets[name]
 	if s == nil {
 		return nil, fmt.Errorf("no target %s", name)
 	}

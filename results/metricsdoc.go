@@ -10,10 +10,10 @@ import (
 // MetricsMarkdown is docs/metrics.md, generated from measure.Metrics and measure.Families
 // and the kinds' own metrics (own, in the order of the kinds): the workload's columns of
 // timeseries/TARGET.csv and summary.csv. The kinds' registry generates it
-// (go generate ./executor/workload/kinds).
+// (go generate ./executor/kinds).
 func MetricsMarkdown(own []measure.Metric) []byte {
 	var b strings.Builder
-	b.WriteString("# Measured columns\n\n<!-- Generated from results/measure/metrics.go and the workload kinds' declarations by `go generate ./executor/workload/kinds`; do not edit. -->\n\n" +
+	b.WriteString("# Measured columns\n\n<!-- Generated from results/measure/metrics.go and the workload kinds' declarations by `go generate ./executor/kinds`; do not edit. -->\n\n" +
 		"Every workload figure quadrant writes, in column order. The time series (`timeseries/TARGET.csv`) has them on the " +
 		"workload's target, per report interval, after `iteration`, `elapsed_s` and `time`; the summary (`summary.csv`) " +
 		"has them per iteration, over the measured part (warmup excluded), after `iteration`, `repeat`, the matrix axes, " +

@@ -47,6 +47,31 @@ type nodeDecoder interface {
 	decodeNode(d *decoder, n *yaml.Node, name string)
 }
 
+// NodeDecoder is a kind's plan type that reads its own YAML shape (a map whose order
+// matters, a value that may be empty in one way only), as spec's own such types do: Load
+// hands DecodeNode the value's node, already resolved from an alias, and name, the key it
+// was written under.
+type NodeDecoder interface {
+	DecodeNode(d Decoding, n *yaml.Node, name string)
+}
+
+// Decoding is what Load lends a NodeDecoder: its messages land among the plan's, with
+// the position of the node they name.
+type Decoding struct{ d *decoder }
+
+// Errorf reports a problem at n's position.
+func (d Decoding) Errorf(n *yaml.Node, format string, args ...any) {
+	d.d.errs.add(d.d.t.pos(n), format, args...)
+}
+
+// Decode decodes n into v (a pointer) as Load decodes any plan value.
+func (d Decoding) Decode(n *yaml.Node, v any, name string) {
+	d.d.decode(n, reflect.ValueOf(v).Elem(), name)
+}
+
+// IsNull says n is empty (null, ~ or nothing written).
+func IsNull(n *yaml.Node) bool { return isNull(n) }
+
 var (
 	durationType    = reflect.TypeOf(time.Duration(0))
 	sourceType      = reflect.TypeOf(Source{})
@@ -56,6 +81,8 @@ var (
 	restoreType     = reflect.TypeOf(Restore{})
 	scalarType      = reflect.TypeOf((*Scalar)(nil)).Elem()
 	nodeDecoderType = reflect.TypeOf((*nodeDecoder)(nil)).Elem()
+	// kindDecoderType is NodeDecoder's: a kind's type that reads itself.
+	kindDecoderType = reflect.TypeOf((*NodeDecoder)(nil)).Elem()
 )
 
 // field describes a struct field's YAML key.
@@ -209,6 +236,10 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, name string) {
 	if v.CanAddr() {
 		if nd, ok := v.Addr().Interface().(nodeDecoder); ok {
 			nd.decodeNode(d, n, name)
+			return
+		}
+		if nd, ok := v.Addr().Interface().(NodeDecoder); ok {
+			nd.DecodeNode(Decoding{d}, n, name)
 			return
 		}
 		if sc, ok := v.Addr().Interface().(Scalar); ok {

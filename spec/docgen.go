@@ -11,7 +11,7 @@ import (
 )
 
 // MarkdownReference returns docs/plan-reference.md, generated from the types of the plan
-// and of the kinds ks (executor/workload/kinds generates it: go generate ./executor/workload/kinds).
+// and of the kinds ks (executor/kinds generates it: go generate ./executor/kinds).
 func MarkdownReference(ks *Kinds) []byte {
 	var b strings.Builder
 	b.WriteString(refIntro)
@@ -110,12 +110,6 @@ func typeWord(t reflect.Type, f field) string {
 		return "map NAME: scalar (ordered)"
 	case reflect.TypeOf(Targets{}):
 		return "map NAME: [target](#target)"
-	case reflect.TypeOf(Bound("")):
-		return "number, or date"
-	case reflect.TypeOf(GenerateTables{}):
-		return "map TABLE: [generate_table](#generate_table)"
-	case reflect.TypeOf(GenerateColumns{}):
-		return "map COLUMN: [generate_column](#generate_column)"
 	case reflect.TypeOf(Vars{}):
 		return "map NAME: value"
 	case reflect.TypeOf(Matrix{}):
@@ -132,6 +126,11 @@ func typeWord(t reflect.Type, f field) string {
 		return "refused here"
 	case reflect.TypeOf(Loss(0)):
 		return "percentage (0.1%)"
+	}
+	if t.Kind() != reflect.Pointer {
+		if pt, ok := reflect.Zero(t).Interface().(PlanTyped); ok {
+			return pt.PlanType()
+		}
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
@@ -169,29 +168,23 @@ func typeWord(t reflect.Type, f field) string {
 }
 
 var sectionText = map[string]string{
-	"Plan":              "A plan is one YAML file. Unknown keys are errors (with a \"did you mean\"); all errors are reported together, sorted by position.",
-	"Target":            "A server, by name (`[a-z][a-z0-9_]*`). A sandbox's replicas are the targets `NAME_replica1`, `NAME_replica2`, ...; a Galera sandbox's nodes after the first (the target itself) are `NAME_node2`, `NAME_node3`, ...",
-	"Sandbox":           "A throwaway local server (127.0.0.1 only) started and removed by quadrant.",
-	"Links":             "The network between a sandbox's parts (see docs/network.md): each link is a TCP proxy of quadrant's on 127.0.0.1 that delays what it carries in each direction, throttles it to a bandwidth and holds a share of writes for a retransmission's time (loss). `client` is the path of the workloads to the primary (a failover drill's front is that proxy, so the drill still switches it), `replicas` each replica's path to the primary (its IO thread connects through it: semi-sync waits one round trip of it per commit), `NAME_replicaN` (the replica's target name) overrides `replicas` for one replica, key by key. Each value may use `matrix.*` and `iteration.*`; before each iteration the links take that iteration's values and are probed (a median of pings through each to the server behind it), both logged and kept in run.json's `links`. Example: `links: {replicas: {rtt: \"${{ matrix.rtt }}\"}}` with `matrix: {rtt: [0ms, 2ms, 10ms]}`.",
-	"Link":              "One link's shape. Every key is optional (0: nothing added); a key left out under `NAME_replicaN` is taken from `replicas`.",
-	"SNMP":              "Host metrics of the machine a target runs on. v1/v2c need `community`; v3 needs `user`, and auth/priv protocol and password in pairs.",
-	"Iteration":         "What each matrix cell does, in this order: the sandboxes' moves (sandbox.dir), restore, server_config (restart when it changed), globals, the sandboxes' links shaped and probed (sandbox.links), before, workload (with during steps at their offsets), after, assert.",
-	"Restore":           "`restore: setup` (or this mapping) starts every iteration from the data as setup left it, so that a write workload's second iteration does not run on the first one's leftovers. When setup ends, each sandbox restored is stopped, a copy of its datadir (its replicas' too, caught up first) is taken inside its own directory (a reflink per file where the filesystem can clone, XFS or Btrfs, else a full copy; log.txt says which, how many bytes and how long), and it starts again. Before each iteration but the first, which starts from setup's end as it is, the sandbox is stopped, the copy put back and the sandbox started (a server_config change then restarts it once more); then `steps` run, which bring the dsn targets back (quadrant cannot copy their data). run.json records each restore per iteration (`restore`: method, seconds, bytes) and the copies taken (`snapshots`). The copy moves with the sandbox (`sandbox.dir`) and goes with it.",
-	"Step":              "`shell`, `drop_caches` and a dsn target's `restart` command need `--allow-shell`, as does a `sysbench:` workload with a Lua script of its own; a file a step reads or writes outside the plan's folder needs `--allow-path` (see docs/security.md).",
-	"Wait":              "Polls until `until` is true, every `interval`, failing after `timeout`.",
-	"Stage":             "One level of a workload's load shape (`stages:`): `{duration, threads}` or `{duration, rate}`. Under `--shard K/N` each stage's threads and rate are split like the workload's (see docs/distributed.md).",
-	"Capture":           "Records what the step's target runs for `duration` into a capture file, through SQL only (see docs/replay.md); `while:` runs a workload on the target meanwhile.",
-	"Generate":          "Fills the step's target's tables with generated rows (see docs/generate.md): the column definitions are read from information_schema after `schema` ran, parents are filled before their children, foreign keys take values their parent has, and primary and unique keys never collide. The same seed gives the same rows whatever `threads` is.",
-	"GenerateTable":     "How one table of `generate.tables` is filled.",
-	"GenerateColumn":    "How one column's values are drawn; without settings, values that look real for the column's type.",
-	"GenerateNoOverlap": "The intervals [from, to) of the rows of one entity never overlap (a copy's rentals, an employee's salaries, a room's bookings): each row's to is cut at the start of the entity's next interval, and a NULL to (still open) is kept on its last interval only (see docs/generate.md).",
-	"OnError":           "Which MySQL errors a workload tolerates.",
-	"Watch":             "What is sampled during every measured workload. Counters are reported as per-second rates and increases; gauges as values.",
-	"WatchQuery":        "A custom sampled query.",
-	"Report":            "Where results go and in which formats.",
+	"Plan":       "A plan is one YAML file. Unknown keys are errors (with a \"did you mean\"); all errors are reported together, sorted by position.",
+	"Target":     "A server, by name (`[a-z][a-z0-9_]*`). A sandbox's replicas are the targets `NAME_replica1`, `NAME_replica2`, ...; a Galera sandbox's nodes after the first (the target itself) are `NAME_node2`, `NAME_node3`, ...",
+	"Sandbox":    "A throwaway local server (127.0.0.1 only) started and removed by quadrant.",
+	"Links":      "The network between a sandbox's parts (see docs/network.md): each link is a TCP proxy of quadrant's on 127.0.0.1 that delays what it carries in each direction, throttles it to a bandwidth and holds a share of writes for a retransmission's time (loss). `client` is the path of the workloads to the primary (a failover drill's front is that proxy, so the drill still switches it), `replicas` each replica's path to the primary (its IO thread connects through it: semi-sync waits one round trip of it per commit), `NAME_replicaN` (the replica's target name) overrides `replicas` for one replica, key by key. Each value may use `matrix.*` and `iteration.*`; before each iteration the links take that iteration's values and are probed (a median of pings through each to the server behind it), both logged and kept in run.json's `links`. Example: `links: {replicas: {rtt: \"${{ matrix.rtt }}\"}}` with `matrix: {rtt: [0ms, 2ms, 10ms]}`.",
+	"Link":       "One link's shape. Every key is optional (0: nothing added); a key left out under `NAME_replicaN` is taken from `replicas`.",
+	"SNMP":       "Host metrics of the machine a target runs on. v1/v2c need `community`; v3 needs `user`, and auth/priv protocol and password in pairs.",
+	"Iteration":  "What each matrix cell does, in this order: the sandboxes' moves (sandbox.dir), restore, server_config (restart when it changed), globals, the sandboxes' links shaped and probed (sandbox.links), before, workload (with during steps at their offsets), after, assert.",
+	"Restore":    "`restore: setup` (or this mapping) starts every iteration from the data as setup left it, so that a write workload's second iteration does not run on the first one's leftovers. When setup ends, each sandbox restored is stopped, a copy of its datadir (its replicas' too, caught up first) is taken inside its own directory (a reflink per file where the filesystem can clone, XFS or Btrfs, else a full copy; log.txt says which, how many bytes and how long), and it starts again. Before each iteration but the first, which starts from setup's end as it is, the sandbox is stopped, the copy put back and the sandbox started (a server_config change then restarts it once more); then `steps` run, which bring the dsn targets back (quadrant cannot copy their data). run.json records each restore per iteration (`restore`: method, seconds, bytes) and the copies taken (`snapshots`). The copy moves with the sandbox (`sandbox.dir`) and goes with it.",
+	"Step":       "`shell`, `drop_caches` and a dsn target's `restart` command need `--allow-shell`, as does a `sysbench:` workload with a Lua script of its own; a file a step reads or writes outside the plan's folder needs `--allow-path` (see docs/security.md).",
+	"Stage":      "One level of a workload's load shape (`stages:`): `{duration, threads}` or `{duration, rate}`. Under `--shard K/N` each stage's threads and rate are split like the workload's (see docs/distributed.md).",
+	"OnError":    "Which MySQL errors a workload tolerates.",
+	"Watch":      "What is sampled during every measured workload. Counters are reported as per-second rates and increases; gauges as values.",
+	"WatchQuery": "A custom sampled query.",
+	"Report":     "Where results go and in which formats.",
 }
 
-const refIntro = `<!-- Generated by spec.MarkdownReference (go generate ./executor/workload/kinds); do not edit by hand. -->
+const refIntro = `<!-- Generated by spec.MarkdownReference (go generate ./executor/kinds); do not edit by hand. -->
 # Plan reference (format version 1)
 
 A plan is one YAML file that says everything a benchmark run does. This page is generated from the code that

@@ -16,7 +16,16 @@ import (
 // spec keeps the plan's skeleton (the workload keys every kind shares: action, threads,
 // duration, stages, on_error, ...) and asks the kinds for the rest, so it holds no kind's
 // name, options or rules.
+//
+// Its fields come in five groups, one section each: decode and check, explain and
+// estimate, trust, effects and privileges, run, results. Every field is optional but Name,
+// Key and Body, and a nil hook or a zero field means what its comment says.
+// docs/architecture.md ("The kind contract") has them as one table, which executor/kinds'
+// TestKindContractTable keeps in step with this struct.
 type Kind struct {
+	// == Decode and check ==
+	// What a plan may write under the kind's key, and the rules it is checked by when it loads.
+
 	// Name is the kind's name: what Workload.Type gives and run.json records.
 	Name string
 	// Key is the workload key that names the kind (builtin:, transactions:, replay:, ...).
@@ -45,14 +54,6 @@ type Kind struct {
 	// Ends says a run ends by itself (a replay at the end of its file): duration and events
 	// are optional.
 	Ends bool
-	// Metrics are the summary metrics only this kind's runs have (the registry fills them in
-	// from the kind's declaration): an assertion may name them, and one of another kind's
-	// iteration that names one is refused.
-	Metrics []OwnMetric
-	// SplitsPrepare says a sharded run splits the kind's prepare over the shards, each
-	// loading its part; any other step runs whole on the leader.
-	SplitsPrepare bool
-
 	// Check checks the kind's own settings when the plan loads, after what spec checks of
 	// every workload; it reports through c, at the plan's positions.
 	Check func(c *Check, w *Workload)
@@ -63,40 +64,68 @@ type Kind struct {
 	// spec/shard's checks of threads and events: a kind that splits its own way (a replay,
 	// by captured session) or not at all (sysbench, whose percentiles do not add up).
 	Shards func(w *Workload, n int) Errors
+
+	// == Explain and estimate ==
+	// What validate, explain and a workload's description say of it before anything runs.
+
 	// Describe is the part of Workload.String that says what runs ("oltp_read_write run
 	// (tables=4)"); the common settings follow it.
 	Describe func(w *Workload) string
+	// Explain are lines explain prints under the workload (a custom mix's statements, a
+	// replayed file's first statements and its counts).
+	Explain func(w *Workload) []string
+	// Estimate is explain's estimate of what a prepare loads; ok false when the kind
+	// cannot say.
+	Estimate func(w *Workload) (e Estimate, ok bool)
 	// Connections, if set, is how many connections a run opens, when it is not threads
 	// (a SQL file's replay opens its connections:).
 	Connections func(w *Workload) int
-	// Files are the files the workload reads, as written and resolved (a results folder
-	// carries them for a rerun).
-	Files func(w *Workload) []DataFile
+
+	// == Trust, effects and privileges ==
+	// What it does beyond its folder and its targets, and what it needs of the server: spec/trust
+	// and the pre-flight refuse a run on these before setup touches anything.
+
+	// Effects are what a workload of this kind does beyond its folder and its target
+	// (spec/trust refuses them unless the user allows): a script it runs is RunsCode. The
+	// files it reads through Check.Input are declared already; nil: nothing more.
+	Effects func(w *Workload) []Effect
+	// Privileges are what a workload of this kind needs on its schema for its action, and
+	// the schema it uses when the target's DSN names none; nil, or no privileges: the kind
+	// cannot say (its SQL is the plan's), and the pre-flight asks nothing of it.
+	Privileges func(w *Workload) (privileges []string, defaultSchema string)
+	// Creates, if set, are the tables the workload creates (a prepare's), in the DSN's
+	// database or else defaultSchema: on a dsn target the run refuses, before setup, to
+	// create them where they exist already (another run's data, the user's).
+	Creates func(w *Workload) (tables []string, defaultSchema string)
+	// Prepared, if set, is how many server-side prepared statements one connection of w
+	// keeps: the pre-flight (executor/preflight) checks threads times it against the
+	// server's max_prepared_stmt_count, knowing the kind by this alone.
+	Prepared func(w *Workload) int
+
+	// == Run ==
+	// What runs it, and how a run (a sharded one too) places it.
+
+	// Impl is what runs workloads of this kind, for the executor; spec never looks inside.
+	Impl any
+	// SplitsPrepare says a sharded run splits the kind's prepare over the shards, each
+	// loading its part; any other step runs whole on the leader.
+	SplitsPrepare bool
+
+	// == Results ==
+	// What it adds to the results folder: its columns and metrics, the files a rerun needs.
+
+	// Metrics are the summary metrics only this kind's runs have (the registry fills them in
+	// from the kind's declaration): an assertion may name them, and one of another kind's
+	// iteration that names one is refused.
+	Metrics []OwnMetric
 	// TxNames are the names of the workload's tx.NAME.* columns.
 	TxNames func(w *Workload) []string
 	// Statements are the classes of the workload's stmt.CLASS.* columns, and whether
 	// the workload times them (an option may turn it on).
 	Statements func(w *Workload) (classes []string, timed bool)
-	// Estimate is explain's estimate of what a prepare loads; ok false when the kind
-	// cannot say.
-	Estimate func(w *Workload) (e Estimate, ok bool)
-	// Privileges are what a workload of this kind needs on its schema for its action, and
-	// the schema it uses when the target's DSN names none; nil, or no privileges: the kind
-	// cannot say (its SQL is the plan's), and the pre-flight asks nothing of it.
-	Privileges func(w *Workload) (privileges []string, defaultSchema string)
-	// Effects are what a workload of this kind does beyond its folder and its target
-	// (spec/trust refuses them unless the user allows): a script it runs is RunsCode. The
-	// files it reads through Check.Input are declared already; nil: nothing more.
-	Effects func(w *Workload) []Effect
-	// Creates, if set, are the tables the workload creates (a prepare's), in the DSN's
-	// database or else defaultSchema: on a dsn target the run refuses, before setup, to
-	// create them where they exist already (another run's data, the user's).
-	Creates func(w *Workload) (tables []string, defaultSchema string)
-	// Impl is what runs workloads of this kind, for the executor; spec never looks inside.
-	Impl any
-	// Explain are lines explain prints under the workload (a custom mix's statements, a
-	// replayed file's first statements and its counts).
-	Explain func(w *Workload) []string
+	// Files are the files the workload reads, as written and resolved (a results folder
+	// carries them for a rerun).
+	Files func(w *Workload) []DataFile
 }
 
 // Estimate is what a prepare loads, as explain shows it, and over how many threads.

@@ -40,7 +40,7 @@ type Options struct {
 	// user's choice, kept even when it does not verify (it is the user's connection).
 	TLS map[string]TLSFlag
 	// Kinds are the workload kinds a plan's workloads may be: the executor's registry
-	// (executor/workload/kinds) fills it, and cmd/quadrant hands it to whatever loads a plan.
+	// (executor/kinds) fills it, and cmd/quadrant hands it to whatever loads a plan.
 	Kinds *Kinds
 	// ServerOptions, when set, says which my.cnf options the server a sandbox of flavor and
 	// basedir would run knows (any spelling: dashes or underscores), and names that server for

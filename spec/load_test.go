@@ -306,7 +306,7 @@ iteration:
 	if err != nil || ok {
 		t.Errorf("assert 2: %v %v", ok, err)
 	}
-	w := StepBody[*Wait](&it.After[0])
+	w := StepBody[*testWait](&it.After[0])
 	ok, err = w.Until.EvalBool(map[string]any{"status": map[string]any{"Threads_running": 1.0}, "replica": map[string]any{"Seconds_Behind_Master": 0.0}})
 	if err != nil || !ok {
 		t.Errorf("until: %v %v", ok, err)

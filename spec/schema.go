@@ -39,12 +39,6 @@ var (
 	}
 )
 
-// sectioned is a step body of spec's whose own types have sections of their own in the
-// plan reference (a generate's tables and columns).
-type sectioned interface {
-	sections() []reflect.Type
-}
-
 // Documented is a kind's plan type that has a section of its own in the plan reference.
 type Documented interface {
 	PlanDoc() string
@@ -54,8 +48,8 @@ type Documented interface {
 // hold, in the order the reference lists them.
 func docTypes(ks *Kinds) []reflect.Type {
 	out := append([]reflect.Type(nil), planTypes...)
-	// the step kinds' bodies, in registry order: spec's own (the account checks read them)
-	// with the sections they name, the others as the workload kinds' below
+	// the step kinds' bodies, in registry order, each with the sections it names
+	// (Sectioned); the types their fields hold follow, as the workload kinds' below
 	var external []reflect.Type
 	for _, k := range ks.Steps() {
 		t := reflect.TypeOf(k.Body())
@@ -63,15 +57,16 @@ func docTypes(ks *Kinds) []reflect.Type {
 			t = t.Elem()
 		}
 		if t.Kind() != reflect.Struct || slices.Contains(out, t) || slices.Contains(laterTypes, t) ||
-			reflect.PointerTo(t).Implements(scalarType) || reflect.PointerTo(t).Implements(nodeDecoderType) {
+			reflect.PointerTo(t).Implements(scalarType) || reflect.PointerTo(t).Implements(nodeDecoderType) ||
+			reflect.PointerTo(t).Implements(kindDecoderType) {
 			continue // no keys of its own to list (a scalar, a map that reads itself)
 		}
 		if t.PkgPath() != planType.PkgPath() {
 			external = append(external, t)
 		}
 		out = append(out, t)
-		if s, ok := reflect.New(t).Interface().(sectioned); ok {
-			out = append(out, s.sections()...)
+		if s, ok := reflect.New(t).Interface().(Sectioned); ok {
+			out = append(out, s.PlanSections()...)
 		}
 	}
 	out = append(out, laterTypes...)
@@ -149,11 +144,6 @@ func (Matrix) jsonSchema() map[string]any {
 		"additionalProperties": orExpr(map[string]any{"type": "array", "minItems": 1})}
 }
 func (Expr) jsonSchema() map[string]any { return map[string]any{"type": "string"} }
-func (SetGlobal) jsonSchema() map[string]any {
-	s := Settings{}.jsonSchema()
-	s["minProperties"] = 1
-	return s
-}
 func (SNMPMetrics) jsonSchema() map[string]any {
 	return map[string]any{"anyOf": []any{
 		map[string]any{"type": "array", "items": map[string]any{"enum": toAny(SNMPMetricNames())}},
@@ -213,6 +203,9 @@ func (g *schemaGen) typeSchema(t reflect.Type, f *field) map[string]any {
 	}
 	if s, ok := reflect.New(t).Elem().Interface().(schemaer); ok {
 		return s.jsonSchema()
+	}
+	if s, ok := reflect.New(t).Elem().Interface().(PlanSchemaer); ok {
+		return s.PlanSchema()
 	}
 	if reflect.PointerTo(t).Implements(scalarType) {
 		return map[string]any{"type": "string", "minLength": 1}
@@ -313,9 +306,11 @@ func (g *schemaGen) structSchema(t reflect.Type) map[string]any {
 		exclusive = g.kinds.StepKeys()
 		for _, k := range g.kinds.Steps() {
 			prop := map[string]any{"description": k.Doc}
-			schema := g.typeSchema(reflect.TypeOf(k.Body()), nil)
+			var schema map[string]any
 			if k.Schema != nil {
-				schema = k.Schema()
+				schema = k.Schema() // the body's type says not all of it: no section of its own
+			} else {
+				schema = g.typeSchema(reflect.TypeOf(k.Body()), nil)
 			}
 			for key, val := range schema {
 				prop[key] = val

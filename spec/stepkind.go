@@ -18,7 +18,16 @@ import (
 // skeleton (target, timeout, at, ...) and asks the step's kind for the rest; the kinds are
 // handed to Load with the workload kinds (Kinds.WithSteps), so the generic code holds no
 // step kind's name or rules.
+//
+// Its fields come in the same five groups as Kind's (decode and check, explain and
+// estimate, trust, effects and privileges, run, results); every field is optional but Key
+// and Body, and a nil hook or a zero field means what its comment says. docs/architecture.md
+// ("The kind contract") has them as one table, which executor/kinds' TestKindContractTable
+// keeps in step with this struct.
 type StepKind struct {
+	// == Decode and check ==
+	// What a plan may write under the kind's key, and the rules it is checked by when it loads.
+
 	// Key is the step key that names the kind (sql:, shell:, ...): what a step's log lines
 	// and errors call it.
 	Key string
@@ -49,33 +58,54 @@ type StepKind struct {
 	// Check checks the step's own settings when the plan loads, after what spec checks of
 	// every step (the target then is resolved); it reports through c.
 	Check func(c *Check, s *Step)
-	// Effects are what a step of this kind does beyond its folder and its targets
-	// (spec/trust refuses them unless the user allows); ps is where it stands in p. The
-	// files it reads through Check.Input are declared already; nil: nothing more.
-	Effects func(p *Plan, ps PlacedStep) []Effect
 	// Inspect, if set, checks what only the files the kind's steps name can say (a
 	// statement over a sandbox's max_allowed_packet), once the plan loaded: validate and
 	// explain run it (Plan.Inspect), a run does not (its steps check as they go). steps are
 	// the plan's steps of this kind.
 	Inspect func(p *Plan, steps []PlacedStep) []error
-	// Reads are the files a step reads, as written and resolved: what a results folder
-	// carries for a rerun. A file another step writes (Writes) is left out.
-	Reads func(s *Step) []DataFile
 	// Writes is the file a step writes, as written and resolved (File "" none), which other
 	// steps may read though it does not exist before the run.
 	Writes func(s *Step) DataFile
 	// Names says a step of this kind in setup may write file, which it names: restore
 	// steps may then read it though it does not exist before the run (a shell step's dump).
 	Names func(s *Step, file string) bool
+
+	// == Explain and estimate ==
+	// What explain says of a step and adds to its estimates before anything runs.
+
+	// Explain, if set, is what explain prints of a step and adds to its estimates; x is
+	// explain's view of the plan. nil: the step's key and target.
+	Explain func(s *Step, x Explainer) Explanation
+
+	// == Trust, effects and privileges ==
+	// What it does beyond its folder and its targets, and what it needs of the server: spec/trust
+	// and the pre-flight refuse a run on these before setup touches anything.
+
+	// Effects are what a step of this kind does beyond its folder and its targets
+	// (spec/trust refuses them unless the user allows); ps is where it stands in p. The
+	// files it reads through Check.Input are declared already; nil: nothing more.
+	Effects func(p *Plan, ps PlacedStep) []Effect
+	// Privileges are what a step needs of the account it runs as on its target (the one
+	// OwnTarget names, else the step's), beyond the plan's own SQL: the pre-flight refuses,
+	// before setup touches anything, a run whose dsn target's account lacks one
+	// (executor/preflight). srv is what the privileges depend on of that target's server.
+	// nil: nothing is asked (a sql: step's statements are the user's own, not guessed at).
+	Privileges func(s *Step, srv AccountServer) []AccountNeed
 	// RestoresAny says a restore: step of this kind may bring back any dsn target (a shell
 	// step runs the user's own tool), not only its own.
 	RestoresAny bool
+	// Restarts says a step restarts its target (whose account then needs to survive it).
+	Restarts bool
+
+	// == Run ==
+	// What runs it, and how a run (a sharded one too) places it.
+
+	// Impl is what runs steps of this kind, for the executor; spec never looks inside.
+	Impl any
 	// Front says a step moves its target's primary (a failover): the run keeps an address
 	// in front of the target that follows it, and the workloads on that target connect
 	// through it (the runner reaches it as step.Targets.Front).
 	Front bool
-	// Restarts says a step restarts its target (whose account then needs to survive it).
-	Restarts bool
 	// Splits says every shard of a sharded run (--shard K/N) runs the step, each its part
 	// (a prepare of a kind that splits, a generate's rows); nil or false: the leader runs
 	// it whole.
@@ -83,6 +113,10 @@ type StepKind struct {
 	// Workloads are the workloads a step runs (a workload step's, a capture's while:),
 	// which Plan.Workloads walks.
 	Workloads func(s *Step) []*Workload
+
+	// == Results ==
+	// What it adds to the results folder: its columns and metrics, the files a rerun needs.
+
 	// RecordAs is the iteration metric the step records ("" none).
 	RecordAs func(s *Step) string
 	// Records are the iteration metrics a step of this kind records besides RecordAs (a
@@ -92,17 +126,9 @@ type StepKind struct {
 	// what the step came to, Outcome, and which counts a loss, Loss): run.json carries them,
 	// so the console, the report and compare read the figures without the kind.
 	Metrics []measure.Metric
-	// Privileges are what a step needs of the account it runs as on its target (the one
-	// OwnTarget names, else the step's), beyond the plan's own SQL: the pre-flight refuses,
-	// before setup touches anything, a run whose dsn target's account lacks one
-	// (executor/preflight). srv is what the privileges depend on of that target's server.
-	// nil: nothing is asked (a sql: step's statements are the user's own, not guessed at).
-	Privileges func(s *Step, srv AccountServer) []AccountNeed
-	// Explain, if set, is what explain prints of a step and adds to its estimates; x is
-	// explain's view of the plan. nil: the step's key and target.
-	Explain func(s *Step, x Explainer) Explanation
-	// Impl is what runs steps of this kind, for the executor; spec never looks inside.
-	Impl any
+	// Reads are the files a step reads, as written and resolved: what a results folder
+	// carries for a rerun. A file another step writes (Writes) is left out.
+	Reads func(s *Step) []DataFile
 }
 
 // Explanation is what explain shows of one step and adds to its estimates.
@@ -171,7 +197,7 @@ func (ks *Kinds) WithSteps(sks ...*StepKind) (*Kinds, error) {
 }
 
 // Steps lists the step kinds in registration order (the executor's are
-// executor/step/steps.All).
+// executor/kinds.Steps).
 func (ks *Kinds) Steps() []*StepKind {
 	if ks == nil {
 		return nil

@@ -270,20 +270,6 @@ func (s *Step) KindKey() string {
 	return s.Kind.Key
 }
 
-// SetGlobal is a `set_global:` step.
-type SetGlobal struct{ Settings Settings }
-
-// Wait is a `wait:` step.
-type Wait struct {
-	Src      Source        `yaml:"-"`
-	Until    Expr          `yaml:"until,required" doc:"Expression over status.NAME, replica.NAME (replica status fields) and row.COLUMN (first row of sql:)."`
-	SQL      string        `yaml:"sql" doc:"Query whose first row is row.* in until."`
-	Target   string        `yaml:"target" doc:"Target polled (default: the step's target)."`
-	Interval time.Duration `yaml:"interval" default:"1s" doc:"Time between polls."`
-	Timeout  time.Duration `yaml:"timeout" default:"10m" doc:"Fail the step after this long."`
-	RecordAs string        `yaml:"record_as" pattern:"^[a-z][a-z0-9_]*$" doc:"Store the seconds the wait took as an iteration metric of this name (usable in assert)."`
-}
-
 // Workload is a load generator of one kind: the plan writes the kind's key (builtin:,
 // transactions:, replay:, sysbench:, ...), which the kind decodes into its own Body, and
 // the settings every kind shares.
@@ -327,19 +313,6 @@ func (w *Workload) Type() string {
 		return ""
 	}
 	return w.Kind.Name
-}
-
-// Capture is a `capture:` step: what the step's target runs for Duration, recorded through SQL
-// into a capture file, as `quadrant capture` does.
-type Capture struct {
-	Src      Source        `yaml:"-"`
-	Out      string        `yaml:"out,required" doc:"The capture file to write, relative to the plan (a replay: file: of the same name reads it)."`
-	Duration time.Duration `yaml:"duration,required" doc:"How long to capture."`
-	Method   string        `yaml:"method" default:"auto" enum:"auto,slow_log,performance_schema" doc:"slow_log: the slow log to TABLE with long_query_time=0 for the duration (settings restored); performance_schema: poll events_statements_history_long; auto: the slow log, else performance_schema."`
-	Schemas  []string      `yaml:"schemas" doc:"Keep only statements run in these default databases."`
-	Users    []string      `yaml:"users" doc:"Keep only statements run by these users."`
-	While    *Workload     `yaml:"while" doc:"A workload run on the target while capturing, to have traffic to capture on a server that has none of its own (a sandbox); it is not measured."`
-	Path     string        `yaml:"-"`
 }
 
 // OnError says which MySQL errors a workload tolerates.

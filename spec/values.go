@@ -82,13 +82,6 @@ func (s *Settings) decodeNode(d *decoder, n *yaml.Node, name string) {
 	*s = out
 }
 
-func (s *SetGlobal) decodeNode(d *decoder, n *yaml.Node, name string) {
-	s.Settings.decodeNode(d, n, name)
-	if len(s.Settings) == 0 && isNull(n) || n.Kind == yaml.MappingNode && len(n.Content) == 0 {
-		d.errs.add(d.t.pos(n), "set_global needs at least one NAME: VALUE")
-	}
-}
-
 // Scalar is a step body written as one non-empty string (sql: TEXT, sql_file: FILE) that
 // keeps more than the string: what its kind's Check resolves from it. Its JSON Schema is a
 // non-empty string, and the plan reference gives it no section of its own.

@@ -32,8 +32,8 @@ import (
 
 	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/generate"
+	"github.com/quadrant-bench/quadrant/executor/generate/genplan"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
-	"github.com/quadrant-bench/quadrant/spec"
 )
 
 const schema = `CREATE TABLE sbtest1 (
@@ -156,7 +156,7 @@ func run(rows int64, threads, pairs int, method, cpuprofile string, employees, r
 		if _, err := db.ExecContext(ctx, "DROP DATABASE IF EXISTS employees"); err != nil {
 			return measured{}, 0, err
 		}
-		g, err := spec.LoadGenerate("executor/generate/testdata/employees.yaml")
+		g, err := genplan.LoadGenerate("executor/generate/testdata/employees.yaml")
 		if err != nil {
 			return measured{}, 0, err
 		}

@@ -33,8 +33,8 @@ import (
 
 	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/executor/workload/builtin"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
-	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
 	"github.com/quadrant-bench/quadrant/executor/workload/sysbench"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -155,7 +155,7 @@ func run(f flags) error {
 	}
 	fmt.Printf("server %s (MariaDB sandbox), %d CPUs, %s\n", c.Primary.RedactedDSN(""), numCPU(), loadavg())
 	t0 := time.Now()
-	if _, err := benchrun.Workload(ctx, cfg, benchrun.Timed(oltp.Workload("oltp_read_write", "prepare", benchrun.Settings(b.opts)), min(4, f.tables), 0)); err != nil {
+	if _, err := benchrun.Workload(ctx, cfg, benchrun.Timed(builtin.Workload("oltp_read_write", "prepare", benchrun.Settings(b.opts)), min(4, f.tables), 0)); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
 	fmt.Printf("prepared %d x %d rows in %.1fs\n", f.tables, f.size, time.Since(t0).Seconds())
@@ -189,7 +189,7 @@ func (b *bench) table() error {
 		b.threads = 8
 	}
 	// Warm the buffer pool so the first pair is not penalised.
-	if _, err := benchrun.Workload(b.ctx, b.cfg, benchrun.Timed(oltp.Workload("oltp_read_only", "run", benchrun.Settings(b.opts)), b.threads, 3*time.Second)); err != nil {
+	if _, err := benchrun.Workload(b.ctx, b.cfg, benchrun.Timed(builtin.Workload("oltp_read_only", "run", benchrun.Settings(b.opts)), b.threads, 3*time.Second)); err != nil {
 		return fmt.Errorf("warm: %w", err)
 	}
 	type row struct {
@@ -295,7 +295,7 @@ func (b *bench) oltpRun(script, kind string) (sample, error) {
 			opts = maps.Clone(b.opts)
 			opts[name] = value
 		}
-		o = oltp.Workload(script, "run", benchrun.Settings(opts))
+		o = builtin.Workload(script, "run", benchrun.Settings(opts))
 		if b.profile != nil {
 			if err := pprof.StartCPUProfile(b.profile); err == nil {
 				defer pprof.StopCPUProfile()
@@ -371,12 +371,12 @@ func numCPU() int {
 // engineRun runs a builtin on the engine as workload.Run does, timing each
 // worker's connection setup (connect, authenticate, prepare its statements).
 func (b *bench) engineRun(script string, threads int, rate float64, dur time.Duration) (*measure.Total, []time.Duration, error) {
-	p, err := oltp.ParseParams(script, b.opts)
+	p, err := builtin.ParseParams(script, b.opts)
 	if err != nil {
 		return nil, nil, err
 	}
 	dc := engine.DialConfig(b.cfg, p.Prepared, time.Minute, threads)
-	shared := &oltp.Shared{}
+	shared := &builtin.Shared{}
 	setup := make([]time.Duration, threads)
 	return func() (*measure.Total, []time.Duration, error) {
 		tot, err := engine.Run(b.ctx, engine.Config{
@@ -387,7 +387,7 @@ func (b *bench) engineRun(script string, threads int, rate float64, dur time.Dur
 				if err != nil {
 					return nil, nil, fmt.Errorf("worker %d: %w", i+1, err)
 				}
-				w, err := oltp.NewWorker(script, p, i, threads, shared, c)
+				w, err := builtin.NewWorker(script, p, i, threads, shared, c)
 				if err != nil {
 					_ = c.Close()
 					return nil, nil, err

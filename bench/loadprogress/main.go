@@ -15,10 +15,10 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/workload"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
-	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
+	"github.com/quadrant-bench/quadrant/executor/workload/builtin"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -51,7 +51,7 @@ func run(pairs, rows int) error {
 		return err
 	}
 	w := func(action string) *spec.Workload {
-		return oltp.Workload("oltp_read_only", action, spec.Settings{{Name: "table_size", Value: rows}})
+		return builtin.Workload("oltp_read_only", action, spec.Settings{{Name: "table_size", Value: rows}})
 	}
 	load := func(report bool) (wall, own time.Duration, err error) {
 		env := workload.Env{Server: cfg}

@@ -26,7 +26,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/bench/internal/benchrun"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
-	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
+	"github.com/quadrant-bench/quadrant/executor/workload/builtin"
 	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/executor/workload/sysbench"
 )
@@ -102,18 +102,18 @@ func run(mode, script string, kinds []string, pairs int, dur time.Duration, thre
 func oltpBench(ctx context.Context, cfg *mysql.Config, db *sql.DB, serverPid int, script string, kinds []string, pairs int, dur time.Duration, threads, tables, size int) error {
 	opts := map[string]string{"tables": fmt.Sprint(tables), "table_size": fmt.Sprint(size)}
 	t0 := time.Now()
-	if _, err := benchrun.Workload(ctx, cfg, benchrun.Timed(oltp.Workload(script, "prepare", benchrun.Settings(opts)), threads, 0)); err != nil {
+	if _, err := benchrun.Workload(ctx, cfg, benchrun.Timed(builtin.Workload(script, "prepare", benchrun.Settings(opts)), threads, 0)); err != nil {
 		return fmt.Errorf("prepare: %w", err)
 	}
 	fmt.Printf("prepared %d x %d rows with quadrant in %.1fs\n", tables, size, time.Since(t0).Seconds())
 	// Warm the buffer pool once so the first run is not penalised.
-	if _, err := benchrun.Workload(ctx, cfg, benchrun.Timed(oltp.Workload(script, "run", benchrun.Settings(opts)), threads, 3*time.Second)); err != nil {
+	if _, err := benchrun.Workload(ctx, cfg, benchrun.Timed(builtin.Workload(script, "run", benchrun.Settings(opts)), threads, 3*time.Second)); err != nil {
 		return fmt.Errorf("warm: %w", err)
 	}
 	var sb, qd []float64
 	for i := 1; i <= pairs; i++ {
 		for _, kind := range kinds {
-			o := oltp.Workload(script, "run", benchrun.Settings(opts))
+			o := builtin.Workload(script, "run", benchrun.Settings(opts))
 			if kind == "sysbench" {
 				o = sysbench.Workload(script, benchrun.Settings(opts))
 			}

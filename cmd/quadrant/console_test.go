@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/measure"
 )
@@ -79,7 +79,7 @@ func TestConsoleTerminalKeepsTheStatusLineBelow(t *testing.T) {
 func tpccTotal() *measure.Total {
 	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	t := &measure.Total{Start: start, End: start.Add(time.Minute)}
-	for _, k := range kinds.All {
+	for _, k := range kinds.Workloads {
 		if k.Spec.Name == "tpcc" {
 			t.Own = &measure.Own{Metrics: k.Metrics, Params: map[string]float64{"warehouses": 1}}
 		}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -149,4 +150,9 @@ func (g *gateFlags) judgeFolders(baseline, dir string, w io.Writer) (code int, e
 		}
 	}
 	return code, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/quadrant-bench/quadrant/executor"
 	"github.com/quadrant-bench/quadrant/executor/generate"
+	"github.com/quadrant-bench/quadrant/executor/generate/genplan"
 	"github.com/quadrant-bench/quadrant/executor/preflight"
 	stepgenerate "github.com/quadrant-bench/quadrant/executor/step/generate"
 	"github.com/quadrant-bench/quadrant/executor/target"
@@ -87,7 +88,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 
 // fillTables checks the account's grants, then fills the tables on db, with progress on
 // stderr and the last line on stdout.
-func fillTables(g *spec.Generate, name string, db *sql.DB, dsnDB string, stdout, stderr io.Writer) int {
+func fillTables(g *genplan.Generate, name string, db *sql.DB, dsnDB string, stdout, stderr io.Writer) int {
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "quadrant generate: "+format+"\n", a...)
 		return code
@@ -176,7 +177,7 @@ func (p *generateProgress) end() {
 
 // generatePreflight refuses, before the schema runs, an account that lacks what g needs
 // (executor's pre-flight of a plan's generate step). ok false: stop with code.
-func generatePreflight(ctx context.Context, g *spec.Generate, name string, db *sql.DB, schema string, stderr io.Writer) (code int, ok bool) {
+func generatePreflight(ctx context.Context, g *genplan.Generate, name string, db *sql.DB, schema string, stderr io.Writer) (code int, ok bool) {
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	info, err := target.Probe(pctx, db)
@@ -204,13 +205,13 @@ func validateGenerate(settings string, rows []string, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "quadrant generate: --validate checks a settings file: give --settings FILE")
 		return exitInvalid
 	}
-	g, err := spec.LoadGenerateWith(settings, func(g *spec.Generate) error {
+	g, err := genplan.LoadGenerateWith(settings, func(g *genplan.Generate) error {
 		for _, r := range rows { // before the checks, which count the rows asked
 			if err := setRows(g, r); err != nil {
 				return err
 			}
 			// a problem with these rows is the flag's: it says so where a file says file:line:col
-			t := &g.Tables[slices.IndexFunc(g.Tables, func(t spec.GenerateTable) bool { return t.Name == strings.TrimSpace(strings.SplitN(r, "=", 2)[0]) })]
+			t := &g.Tables[slices.IndexFunc(g.Tables, func(t genplan.GenerateTable) bool { return t.Name == strings.TrimSpace(strings.SplitN(r, "=", 2)[0]) })]
 			at := spec.Pos{File: "--rows " + r}
 			if t.Src.Keys == nil {
 				t.Src = spec.Source{Pos: at, Keys: map[string]spec.Pos{}}
@@ -258,10 +259,10 @@ type settingsLoadError struct{ err error }
 func (e settingsLoadError) Error() string { return e.err.Error() }
 
 // generateSettings reads the settings file (if any) and lays the flags over it.
-func generateSettings(file string, f generateFlags) (*spec.Generate, error) {
-	g := &spec.Generate{Seed: 1, Threads: 1}
+func generateSettings(file string, f generateFlags) (*genplan.Generate, error) {
+	g := &genplan.Generate{Seed: 1, Threads: 1}
 	if file != "" {
-		loaded, err := spec.LoadGenerate(file)
+		loaded, err := genplan.LoadGenerate(file)
 		if err != nil {
 			return nil, settingsLoadError{err}
 		}
@@ -304,7 +305,7 @@ func generateSettings(file string, f generateFlags) (*spec.Generate, error) {
 
 // setRows applies one --rows TABLE=N: the table's rows (adding the table), replacing
 // per_parent too.
-func setRows(g *spec.Generate, r string) error {
+func setRows(g *genplan.Generate, r string) error {
 	name, n, ok := strings.Cut(r, "=")
 	v, err := strconv.ParseInt(strings.TrimSpace(n), 10, 64)
 	if !ok || strings.TrimSpace(name) == "" || err != nil || v < 0 {
@@ -316,7 +317,7 @@ func setRows(g *spec.Generate, r string) error {
 		i++
 	}
 	if i == len(g.Tables) {
-		g.Tables = append(g.Tables, spec.GenerateTable{Name: name})
+		g.Tables = append(g.Tables, genplan.GenerateTable{Name: name})
 	}
 	g.Tables[i].Rows, g.Tables[i].PerParent = v, nil
 	return nil

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quadrant-bench/quadrant/executor/generate/genplan"
 	stepgenerate "github.com/quadrant-bench/quadrant/executor/step/generate"
-	"github.com/quadrant-bench/quadrant/spec"
 )
 
 const estimateSchema = "-- a mysqldump-like table, and one with a type the estimate does not know\n" +
@@ -65,10 +65,10 @@ iteration:
 // A per_parent table is estimated at its parent's rows times the middle count, through a
 // chain, the parent named or the only one the schema's foreign keys reference.
 func TestExpectedRowsPerParent(t *testing.T) {
-	g := &spec.Generate{Tables: spec.GenerateTables{
-		{Name: "salaries", PerParent: &spec.GeneratePerParent{Min: 5, Max: 15}},
+	g := &genplan.Generate{Tables: genplan.GenerateTables{
+		{Name: "salaries", PerParent: &genplan.GeneratePerParent{Min: 5, Max: 15}},
 		{Name: "employees", Rows: 2000},
-		{Name: "notes", PerParent: &spec.GeneratePerParent{Parent: "salaries", Min: 0, Max: 2}},
+		{Name: "notes", PerParent: &genplan.GeneratePerParent{Parent: "salaries", Min: 0, Max: 2}},
 	}}
 	got := stepgenerate.ExpectedRows(g, map[string][]string{"salaries": {"employees"}})
 	if got["salaries"] != 20000 || got["notes"] != 20000 || got["employees"] != 2000 {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,9 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"os/user"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,7 +17,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
-	"github.com/quadrant-bench/quadrant/results"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/owned"
 )
 
 const sandboxIntro = `Usage: quadrant sandbox up|down|list|prune [options]
@@ -104,83 +101,6 @@ func runSandbox(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quadrant sandbox: unknown command %q (want up, down, list or prune)\n\n%s", args[0], sandboxUsage)
 		return 2
 	}
-}
-
-// sandboxState is what `up` records for `down` and `list`. It holds no password: with --all,
-// other users read it.
-type sandboxState struct {
-	Name         string          `json:"name"`
-	Pid          int             `json:"pid"`
-	ProcStart    string          `json:"proc_start,omitempty"` // with Pid, names the process even after the pid is reused
-	Owner        string          `json:"owner"`
-	UID          int             `json:"uid"`
-	RunAs        string          `json:"run_as,omitempty"` // the servers' OS user
-	Dir          string          `json:"dir"`
-	PasswordFile string          `json:"password_file,omitempty"`
-	Started      time.Time       `json:"started"`
-	Servers      []sandboxServer `json:"servers"`
-
-	path string // the state file it was read from
-}
-
-type sandboxServer struct {
-	Name   string `json:"name"`
-	DSN    string `json:"dsn"` // password as ***
-	Socket string `json:"socket"`
-}
-
-// sandboxStateDir is this OS user's directory of state files.
-func sandboxStateDir() string {
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "quadrant", "sandboxes")
-	}
-	return filepath.Join(os.TempDir(), fmt.Sprintf("quadrant-%d", os.Geteuid()), "sandboxes")
-}
-
-// allStateDirs are the state directories of every user that this process can find: its own, and
-// those under the shared temp dir and /run/user.
-func allStateDirs() []string {
-	dirs := []string{sandboxStateDir()}
-	for _, pat := range []string{filepath.Join(os.TempDir(), "quadrant-*", "sandboxes"), "/run/user/*/quadrant/sandboxes"} {
-		m, _ := filepath.Glob(pat)
-		dirs = append(dirs, m...)
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, d := range dirs {
-		if c := filepath.Clean(d); !seen[c] {
-			seen[c] = true
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// ensureStateDir makes this user's state directory and refuses one that is not its own: /tmp is
-// shared, and a directory another user planted there could feed `down` a pid to signal.
-func ensureStateDir() (string, error) {
-	dir := sandboxStateDir()
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Mkdir(d, 0o755); err != nil && !os.IsExist(err) {
-			return "", fmt.Errorf("sandbox state directory: %w", err)
-		}
-		if err := checkOwnDir(d); err != nil {
-			return "", err
-		}
-	}
-	return dir, nil
-}
-
-func checkOwnDir(d string) error {
-	st, err := os.Lstat(d)
-	if err != nil {
-		return fmt.Errorf("sandbox state directory: %w", err)
-	}
-	sys, _ := st.Sys().(*syscall.Stat_t)
-	if !st.IsDir() || sys == nil || int(sys.Uid) != os.Geteuid() || st.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("sandbox state directory %s is not yours alone (a symlink, another user's, or writable by others): remove it, or set XDG_RUNTIME_DIR or TMPDIR to a directory of your own", d)
-	}
-	return nil
 }
 
 func newSandboxFlags(name string, stderr io.Writer) *flag.FlagSet {
@@ -272,36 +192,23 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 	if code >= 0 {
 		return code
 	}
-	owner := os.Getenv(sandboxOwnerEnv) != ""
+	owner := owned.IsOwner()
 	if detach && !owner {
 		return sandboxDetach(args, stdout, stderr)
 	}
-	if owner {
-		// The ready pipe must not reach the servers: up --detach waits until every copy of
-		// its write end is closed.
-		syscall.CloseOnExec(3)
-	}
 	o.Logf = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 
-	stateDir, err := ensureStateDir()
-	if err != nil {
+	claim, err := owned.ClaimName(o.Name)
+	var inUse *owned.InUseError
+	switch {
+	case errors.As(err, &inUse):
+		fmt.Fprintf(stderr, "quadrant sandbox up: %v; use another --name or run `quadrant sandbox down %s`\n", err, o.Name)
+		return 2
+	case err != nil:
 		fmt.Fprintf(stderr, "quadrant sandbox up: %v\n", err)
 		return 3
 	}
-	statePath := filepath.Join(stateDir, o.Name+".json")
-	// The name is this process's for its whole life: two `up --name X` started at the same
-	// instant both see no state file, but only one gets the lock (the kernel drops it when the
-	// process dies, even by SIGKILL).
-	release, err := lockName(filepath.Join(stateDir, o.Name+".lock"))
-	if err != nil {
-		fmt.Fprintf(stderr, "quadrant sandbox up: a sandbox named %s is already up or starting; use another --name or run `quadrant sandbox down %s`\n", o.Name, o.Name)
-		return 2
-	}
-	defer release()
-	if st, err := readSandboxState(statePath); err == nil && sandboxAlive(st) {
-		fmt.Fprintf(stderr, "quadrant sandbox up: a sandbox named %s is already up (pid %d); use another --name or run `quadrant sandbox down %s`\n", o.Name, st.Pid, o.Name)
-		return 2
-	}
+	defer claim.Release()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -316,17 +223,16 @@ func sandboxUp(args []string, stdout, stderr io.Writer) int {
 		if err := c.Stop(sctx); err != nil {
 			fmt.Fprintf(stderr, "quadrant sandbox: stop %s: %v\n", o.Name, err)
 		}
-		os.Remove(statePath)
 	}()
 
 	printSandboxUp(stdout, c, printEnv)
-	if err := writeSandboxState(statePath, upState(o.Name, c)); err != nil {
+	if err := claim.Record(owned.NewState(o.Name, c)); err != nil {
 		fmt.Fprintf(stderr, "quadrant sandbox: %v (`down` and `list` will not see this sandbox)\n", err)
 	}
 	if owner {
 		fmt.Fprintf(stderr, "sandbox %s is up (owner pid %d, servers running as OS user %s, password in %s); stop it with `quadrant sandbox down %s`\n",
 			o.Name, os.Getpid(), c.RunAs(), c.PasswordFile(), o.Name)
-		if err := detachOutput(filepath.Join(stateDir, o.Name+".log")); err != nil {
+		if err := owned.DetachOutput(claim.LogPath()); err != nil {
 			fmt.Fprintf(stderr, "quadrant sandbox up: %v\n", err)
 			return 3
 		}
@@ -353,16 +259,6 @@ func startExitCode(ctx context.Context, err error) int {
 	return 3
 }
 
-// upState is what the state file says of the sandbox this process owns.
-func upState(name string, c *sandbox.Cluster) sandboxState {
-	st := sandboxState{Name: name, Pid: os.Getpid(), ProcStart: sandbox.ProcessStart(os.Getpid()), Owner: currentUser(), UID: os.Geteuid(),
-		RunAs: c.RunAs(), Dir: c.Dir(), PasswordFile: c.PasswordFile(), Started: time.Now().UTC()}
-	for _, s := range c.Servers() {
-		st.Servers = append(st.Servers, sandboxServer{Name: s.Name(), DSN: s.RedactedDSN(""), Socket: s.Socket()})
-	}
-	return st
-}
-
 // printSandboxUp prints the servers' DSNs (shell export lines with printEnv) and the CA
 // file of a TLS sandbox.
 func printSandboxUp(stdout io.Writer, c *sandbox.Cluster, printEnv bool) {
@@ -380,14 +276,8 @@ func printSandboxUp(stdout io.Writer, c *sandbox.Cluster, printEnv bool) {
 	}
 }
 
-// sandboxOwnerEnv marks the process `up --detach` starts: it owns the sandbox as `up` in the
-// foreground would, and hands its output back once the servers answer.
-const sandboxOwnerEnv = "QUADRANT_SANDBOX_OWNER"
-
-// sandboxDetach runs `up` again as the sandbox's owner, in a session of its own (so neither the
-// terminal's hangup nor its Ctrl-C reach it, and its servers die with it rather than with this
-// process), passes on what it prints until it says the servers answer, and returns: 0 with the
-// servers answering, else the owner's exit code.
+// sandboxDetach runs `up` again as the sandbox's owner (owned.Detach) and returns once its
+// servers answer: 0, else the owner's exit code.
 func sandboxDetach(args []string, stdout, stderr io.Writer) int {
 	fail := func(err error) int {
 		fmt.Fprintf(stderr, "quadrant sandbox up --detach: %v\n", err)
@@ -397,67 +287,15 @@ func sandboxDetach(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	readyR, readyW, err := os.Pipe()
-	if err != nil {
+	err = owned.Detach(exec.Command(exe, append([]string{"sandbox", "up"}, args...)...), stdout, stderr)
+	var exit *owned.OwnerExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.Code
+	case err != nil:
 		return fail(err)
 	}
-	defer readyR.Close()
-	cmd := exec.Command(exe, append([]string{"sandbox", "up"}, args...)...)
-	cmd.Env = append(os.Environ(), sandboxOwnerEnv+"=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	cmd.ExtraFiles = []*os.File{readyW} // fd 3: the owner writes "ready" there once the servers answer
-	outR, err := cmd.StdoutPipe()
-	if err != nil {
-		return fail(err)
-	}
-	errR, err := cmd.StderrPipe()
-	if err != nil {
-		return fail(err)
-	}
-	err = cmd.Start()
-	readyW.Close()
-	if err != nil {
-		return fail(err)
-	}
-	// The owner closes its output once it is ready (detachOutput), or exits: either way the
-	// copies end, and the ready pipe says which.
-	copied := make(chan struct{}, 2)
-	go func() { io.Copy(stdout, outR); copied <- struct{}{} }()
-	go func() { io.Copy(stderr, errR); copied <- struct{}{} }()
-	ready, _ := io.ReadAll(readyR)
-	<-copied
-	<-copied
-	if string(ready) == sandboxReady {
-		return 0
-	}
-	err = cmd.Wait()
-	if code := cmd.ProcessState.ExitCode(); code > 0 {
-		return code
-	}
-	return fail(fmt.Errorf("the owner process ended before the servers were up: %v", err))
-}
-
-// sandboxReady is what the owner of a detached sandbox writes on fd 3 once its servers answer.
-const sandboxReady = "ready\n"
-
-// detachOutput tells `up --detach` that the servers answer and points the owner's stdout and
-// stderr at its log file, which closes the pipes that process reads.
-func detachOutput(logPath string) error {
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600) // one sandbox's worth per name
-	if err != nil {
-		return fmt.Errorf("owner log: %w", err)
-	}
-	defer f.Close()
-	for _, fd := range []int{1, 2} {
-		if err := syscall.Dup3(int(f.Fd()), fd, 0); err != nil {
-			return fmt.Errorf("owner log: %w", err)
-		}
-	}
-	ready := os.NewFile(3, "ready")
-	if _, err := ready.WriteString(sandboxReady); err != nil {
-		return fmt.Errorf("tell up --detach the servers are ready: %w", err)
-	}
-	return ready.Close()
+	return 0
 }
 
 // printSandboxEnv writes shell export lines for scripts: eval "$(...)" or source a file of them.
@@ -481,116 +319,13 @@ func printSandboxEnv(w io.Writer, c *sandbox.Cluster) {
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
-func currentUser() string {
-	if u, err := user.Current(); err == nil {
-		return u.Username
-	}
-	return strconv.Itoa(os.Geteuid())
-}
-
-func readSandboxState(path string) (sandboxState, error) {
-	var st sandboxState
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return st, err
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return st, fmt.Errorf("%s: %w", path, err)
-	}
-	st.path = path
-	// The owner is whoever owns the file, whatever it says about itself.
-	if fi, err := os.Lstat(path); err == nil {
-		if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-			st.UID = int(sys.Uid)
-			st.Owner = strconv.Itoa(st.UID)
-			if u, err := user.LookupId(st.Owner); err == nil {
-				st.Owner = u.Username
-			}
-		}
-	}
-	return st, nil
-}
-
-func writeSandboxState(path string, st sandboxState) error {
-	b, err := json.MarshalIndent(st, "", "  ")
-	if err != nil {
-		return err
-	}
-	// Readable by others (`list --all`): it holds no password.
-	return results.WriteFileAtomic(path, b)
-}
-
-// sandboxAlive: the `up` process recorded in the state is still the one running (its pid has not
-// been reused), judged by the owner file in the sandbox's directory.
-func sandboxAlive(st sandboxState) bool {
-	if st.ProcStart != "" {
-		return st.Pid > 0 && sandbox.ProcessStart(st.Pid) == st.ProcStart
-	}
-	pid, alive := sandbox.OwnerAlive(st.Dir)
-	return alive && pid == st.Pid
-}
-
-// sandboxStates reads the state files of this user (all: of every user it can find). Stale files
-// of its own (process gone) are removed, with the sandbox directory they point to, and reported
-// in stale; other users' stale files are skipped: theirs to clean.
-func sandboxStates(all bool, stderr io.Writer) (live []sandboxState, stale []string) {
-	dirs := []string{sandboxStateDir()}
-	if all {
-		dirs = allStateDirs()
-	}
-	own := filepath.Clean(sandboxStateDir())
-	for _, dir := range dirs {
-		mine := filepath.Clean(dir) == own && checkOwnDir(dir) == nil
-		if filepath.Clean(dir) == own && !mine {
-			if _, err := os.Lstat(dir); err == nil {
-				fmt.Fprintf(stderr, "quadrant sandbox: %v\n", checkOwnDir(dir))
-			}
-			continue
-		}
-		paths, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-		sort.Strings(paths)
-		for _, p := range paths {
-			st, err := readSandboxState(p)
-			if err != nil {
-				if mine {
-					fmt.Fprintf(stderr, "quadrant sandbox: removing unreadable state file: %v\n", err)
-					os.Remove(p)
-				}
-				continue
-			}
-			if sandboxAlive(st) {
-				live = append(live, st)
-				continue
-			}
-			if !mine {
-				continue
-			}
-			stale = append(stale, st.Name)
-			os.Remove(p)
-			if st.Dir != "" && strings.Contains(filepath.Base(st.Dir), "quadrant-") && ownedByMe(st.Dir) {
-				os.RemoveAll(st.Dir) // the killed process could not; its servers died with it
-			}
-		}
-	}
-	return live, stale
-}
-
-func ownedByMe(path string) bool {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return false
-	}
-	sys, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && int(sys.Uid) == os.Geteuid()
-}
-
 func sandboxList(args []string, stdout, stderr io.Writer) int {
 	fs := newSandboxFlags("list", stderr)
 	all := fs.Bool("all", false, "list every OS user's sandboxes, with their owner")
 	if code := parseSandboxFlags(fs, args, stdout, stderr); code >= 0 {
 		return code
 	}
-	live, stale := sandboxStates(*all, stderr)
+	live, stale := owned.List(*all, sandboxWarn(stderr))
 	for _, n := range stale {
 		fmt.Fprintf(stderr, "sandbox %s: its process is gone; removed the stale entry\n", n)
 	}
@@ -604,7 +339,7 @@ func sandboxList(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	owner := func(st sandboxState) string {
+	owner := func(st owned.State) string {
 		if *all {
 			return st.Owner + "\t"
 		}
@@ -713,94 +448,25 @@ func sandboxDown(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "quadrant sandbox down: --all needs a NAME (or OWNER/NAME): it never stops every sandbox at once")
 		return 2
 	}
-	live, stale := sandboxStates(*all, stderr)
-	var st *sandboxState
+	live, stale := owned.List(*all, sandboxWarn(stderr))
+	st, err := owned.Find(live, stale, fs.Arg(0), *all)
 	switch {
-	case fs.NArg() == 1:
-		want := fs.Arg(0)
-		wantOwner, wantName, hasOwner := strings.Cut(want, "/")
-		if !hasOwner {
-			wantOwner, wantName = "", want
-		}
-		var found []*sandboxState
-		for i := range live {
-			if live[i].Name == wantName && (wantOwner == "" || live[i].Owner == wantOwner) {
-				found = append(found, &live[i])
-			}
-		}
-		if len(found) > 1 {
-			var owners []string
-			for _, f := range found {
-				owners = append(owners, f.Owner+"/"+f.Name)
-			}
-			fmt.Fprintf(stderr, "quadrant sandbox down: several users have a sandbox %s (%s): name one as OWNER/NAME\n", wantName, strings.Join(owners, ", "))
-			return 2
-		}
-		if len(found) == 1 {
-			st = found[0]
-		}
-		if st == nil {
-			for _, n := range stale {
-				if n == want {
-					fmt.Fprintf(stdout, "sandbox %s was not running any more; cleaned up its leftovers\n", n)
-					return 0
-				}
-			}
-			hint := "see `quadrant sandbox list`"
-			if !*all {
-				hint = "see `quadrant sandbox list`; another user's needs --all"
-			}
-			fmt.Fprintf(stderr, "quadrant sandbox down: no sandbox named %q is up (%s)\n", want, hint)
-			return 2
-		}
-	case len(live) == 1:
-		st = &live[0]
-	case len(live) == 0:
-		fmt.Fprintln(stderr, "quadrant sandbox down: no sandbox of yours is up")
+	case err != nil:
+		fmt.Fprintf(stderr, "quadrant sandbox down: %v\n", err)
 		return 2
-	default:
-		var names []string
-		for _, l := range live {
-			names = append(names, l.Name)
-		}
-		fmt.Fprintf(stderr, "quadrant sandbox down: several sandboxes are up (%s): name one\n", strings.Join(names, ", "))
-		return 2
+	case st == nil:
+		fmt.Fprintf(stdout, "sandbox %s was not running any more; cleaned up its leftovers\n", fs.Arg(0))
+		return 0
 	}
-	if err := syscall.Kill(st.Pid, syscall.SIGTERM); err != nil {
-		if errors.Is(err, syscall.EPERM) {
-			fmt.Fprintf(stderr, "quadrant sandbox down %s: it belongs to OS user %s (pid %d), and you may not signal that process: ask %s, or run this as root\n", st.Name, st.Owner, st.Pid, st.Owner)
-			return 3
-		}
-		fmt.Fprintf(stderr, "quadrant sandbox down %s: signal pid %d: %v\n", st.Name, st.Pid, err)
+	if err := owned.Stop(st, *timeout); err != nil {
+		fmt.Fprintf(stderr, "quadrant sandbox down %s: %v\n", st.Name, err)
 		return 3
-	}
-	// Done when the process has stopped the servers, removed its state file and exited.
-	deadline := time.Now().Add(*timeout)
-	for sandboxAlive(*st) || (fileExists(st.path) && syscall.Kill(st.Pid, 0) == nil) {
-		if time.Now().After(deadline) {
-			fmt.Fprintf(stderr, "quadrant sandbox down %s: pid %d still running after %s\n", st.Name, st.Pid, *timeout)
-			return 3
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 	fmt.Fprintf(stdout, "sandbox %s stopped\n", st.Name)
 	return 0
 }
 
-// lockName takes the flock of a sandbox name, or fails at once when another process has it.
-func lockName(path string) (func(), error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() { f.Close() }, nil
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
+// sandboxWarn prints what is wrong with the user's sandbox state files.
+func sandboxWarn(stderr io.Writer) func(error) {
+	return func(err error) { fmt.Fprintf(stderr, "quadrant sandbox: %v\n", err) }
 }

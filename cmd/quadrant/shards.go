@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"io"
 	"os"
 	"path/filepath"

@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/generate"
+	"github.com/quadrant-bench/quadrant/executor/generate/genplan"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
-	"github.com/quadrant-bench/quadrant/spec"
 )
 
 var departmentNames = []string{"Marketing", "Finance", "Human Resources", "Production", "Development", "Quality Management", "Sales", "Research", "Customer Service"}
@@ -22,7 +22,7 @@ var employeesTables = []string{"employees", "departments", "dept_emp", "dept_man
 // the settings file docs/generate.md walks through.
 func employees(t *testing.T, seed int64, threads int) generate.Options {
 	t.Helper()
-	g, err := spec.LoadGenerate("testdata/employees.yaml")
+	g, err := genplan.LoadGenerate("testdata/employees.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 
-	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/executor/generate/genplan"
 	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
@@ -37,11 +37,11 @@ func exprParent(ti *tableInfo, t Table) int {
 	return 0
 }
 
-func exprColumns(cols []*column) []spec.ExprColumn {
-	var out []spec.ExprColumn
+func exprColumns(cols []*column) []genplan.ExprColumn {
+	var out []genplan.ExprColumn
 	for _, c := range cols {
 		if !c.generated {
-			out = append(out, spec.ExprColumn{Name: c.name, Type: c.dataType})
+			out = append(out, genplan.ExprColumn{Name: c.name, Type: c.dataType})
 		}
 	}
 	return out
@@ -54,20 +54,20 @@ type exprRow struct {
 	parent     *tablePlan
 	pick       func(row int64) (int64, bool)
 	parentType reflect.Type
-	parentCols []spec.ExprColumn
+	parentCols []genplan.ExprColumn
 	lineOf     func(row int64) int64
 }
 
 // exprGen compiles column c's expression and makes its values; uses are the columns of its
 // row it reads (for the cycle check).
-func exprGen(c *column, src string, er exprRow, cols []spec.ExprColumn) (valueGen, []string, error) {
-	_, uses, err := spec.CompileGenerateExpr(src, spec.ExprColumn{Name: c.name, Type: c.dataType}, cols, er.parentCols, spec.ExprDraws{})
+func exprGen(c *column, src string, er exprRow, cols []genplan.ExprColumn) (valueGen, []string, error) {
+	_, uses, err := genplan.CompileGenerateExpr(src, genplan.ExprColumn{Name: c.name, Type: c.dataType}, cols, er.parentCols, genplan.ExprDraws{})
 	if err != nil {
 		return nil, nil, fmt.Errorf("expr %q: %w", src, err)
 	}
 	var parentIdx []int
 	for _, n := range uses.Parent {
-		parentIdx = append(parentIdx, slices.IndexFunc(er.parentCols, func(pc spec.ExprColumn) bool { return pc.Name == n }))
+		parentIdx = append(parentIdx, slices.IndexFunc(er.parentCols, func(pc genplan.ExprColumn) bool { return pc.Name == n }))
 	}
 	// a program, VM and environment per goroutine at a time, its draws bound to the row's
 	// stream through a holder: no map, closure or VM made per row
@@ -80,9 +80,9 @@ func exprGen(c *column, src string, er exprRow, cols []spec.ExprColumn) (valueGe
 	}
 	pool := sync.Pool{New: func() any {
 		sc := &scratch{env: map[string]any{}}
-		draws := spec.ExprDraws{Float: func() float64 { return sc.r.float() }, Zipf: func(n uint64) uint64 { return zipf(sc.r, n) }}
+		draws := genplan.ExprDraws{Float: func() float64 { return sc.r.float() }, Zipf: func(n uint64) uint64 { return zipf(sc.r, n) }}
 		// it compiled above with the same source and columns
-		sc.prog, _, _ = spec.CompileGenerateExpr(src, spec.ExprColumn{Name: c.name, Type: c.dataType}, cols, er.parentCols, draws)
+		sc.prog, _, _ = genplan.CompileGenerateExpr(src, genplan.ExprColumn{Name: c.name, Type: c.dataType}, cols, er.parentCols, draws)
 		if er.parentType != nil {
 			sc.parent = reflect.New(er.parentType).Elem()
 		}
@@ -143,7 +143,7 @@ func (cp *colPlan) value(row int64) (any, error) {
 	if lit == "NULL" {
 		return nil, nil
 	}
-	switch spec.ExprType(cp.col.dataType) {
+	switch genplan.ExprType(cp.col.dataType) {
 	case reflect.TypeFor[time.Time]():
 		layout := "2006-01-02 15:04:05" // the layouts timeGen and uniqueGen write
 		if cp.col.dataType == "date" {
@@ -205,7 +205,7 @@ func appendValue(dst []byte, c *column, v any) ([]byte, error) {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return dst, fmt.Errorf("%s: the expression gave %v", c.name, f)
 	}
-	switch spec.ExprType(c.dataType) {
+	switch genplan.ExprType(c.dataType) {
 	case reflect.TypeFor[int]():
 		return strconv.AppendInt(dst, int64(math.Floor(f)), 10), nil
 	case reflect.TypeFor[float64]():

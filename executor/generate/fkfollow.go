@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/executor/generate/genplan"
 	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
@@ -52,7 +52,7 @@ func (pl *planner) planFKSettings(cp *colPlan, s Settings, fi int, er exprRow) e
 // followBase gives foreign key column c (key f) the value of the parent row's column that src
 // (parent.COLUMN) names: a column of the parent that references f's table too.
 func followBase(c *column, src string, f key, er exprRow, where string) (valueGen, error) {
-	name, ok := spec.FollowedParentColumn(src)
+	name, ok := genplan.FollowedParentColumn(src)
 	if !ok {
 		return nil, fmt.Errorf("tables: %s is a foreign key column, whose expr can only be parent.COLUMN (a column of the parent row that references %s too), so that its value is a key of %s; got %q", where, f.parent, f.parent, src)
 	}

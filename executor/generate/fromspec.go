@@ -1,9 +1,9 @@
 package generate
 
-import "github.com/quadrant-bench/quadrant/spec"
+import "github.com/quadrant-bench/quadrant/executor/generate/genplan"
 
 // FromSpec is what a generate: step (or quadrant generate's settings) asks for, as Options.
-func FromSpec(g *spec.Generate) Options {
+func FromSpec(g *genplan.Generate) Options {
 	o := Options{Schema: g.SchemaPath, After: g.AfterPath, Database: g.Database, Seed: g.Seed, Threads: g.Threads, Method: g.Method}
 	for _, t := range g.Tables {
 		gt := Table{Name: t.Name, Rows: t.Rows, Columns: map[string]Settings{}, Time: t.Time}

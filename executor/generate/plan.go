@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/quadrant-bench/quadrant/spec"
+	"github.com/quadrant-bench/quadrant/executor/generate/genplan"
 	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
@@ -402,9 +402,9 @@ func (pl *planner) exprRow() exprRow {
 	if fi := exprParent(pl.ti, pl.t); fi >= 0 {
 		er.parent, er.pick = pl.picks[fi].parent, pl.picks[fi].pick
 		for _, g := range er.parent.gens {
-			er.parentCols = append(er.parentCols, spec.ExprColumn{Name: g.col.name, Type: g.col.dataType})
+			er.parentCols = append(er.parentCols, genplan.ExprColumn{Name: g.col.name, Type: g.col.dataType})
 		}
-		er.parentType = spec.ParentType(er.parentCols)
+		er.parentType = genplan.ParentType(er.parentCols)
 		if fi == pl.layoutFK {
 			er.lineOf = pl.lay.timeLine
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
 
-// Settings are a column's optional settings (spec.GenerateColumn).
+// Settings are a column's optional settings (genplan.GenerateColumn).
 type Settings struct {
 	Distribution string
 	Values       []string
@@ -23,7 +23,7 @@ type Settings struct {
 	Length       int
 	Pattern      string
 	FromSample   string
-	Expr         string // an expression over the row's columns and its parent's (spec.CompileGenerateExpr)
+	Expr         string // an expression over the row's columns and its parent's (genplan.CompileGenerateExpr)
 
 	sample *sample    // what FromSample read, set by Run before planning
 	rows   *rowSample // the table's from_sample, when it draws this column

@@ -103,7 +103,7 @@ func CheckAccount(ctx context.Context, p *spec.Plan, name string, db *sql.DB, in
 }
 
 // CheckNeeds reads the grants of the account db is connected as on target name and says
-// which of needs they do not meet (quadrant generate's: spec.Generate.Privileges).
+// which of needs they do not meet (quadrant generate's: genplan.Generate.Privileges).
 func CheckNeeds(ctx context.Context, name string, db *sql.DB, info target.ServerInfo, needs []spec.AccountNeed) (Result, error) {
 	res := Result{Target: name}
 	if len(needs) == 0 {

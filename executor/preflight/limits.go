@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/target"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
@@ -63,7 +62,7 @@ func CheckLimits(p *spec.Plan, limits func(name string) (Limits, bool), others f
 			errs = append(errs, fmt.Errorf("iteration %d: %d workload threads + %d watcher and control connections = %d connections to %s, over its max_connections of %d: lower threads, or raise max_connections (server_config, globals, or the server's my.cnf)",
 				it.Index, threads, more, threads+more, name, maxConn))
 		}
-		if per := kinds.Prepared(it.Workload); per > 0 {
+		if per := prepared(it.Workload); per > 0 {
 			maxStmt := override(it, "max_prepared_stmt_count", lim.MaxPrepared)
 			if need := threads*per + lim.Prepared; need > maxStmt {
 				errs = append(errs, fmt.Errorf("iteration %d: %d threads x %d prepared statements each (+ %d already prepared on the server) = %d, over max_prepared_stmt_count %d on %s: raise max_prepared_stmt_count, lower threads or tables, or set the workload option ps_mode: disable",
@@ -101,4 +100,13 @@ func dedupe(errs []error) error {
 		}
 	}
 	return errors.Join(out...)
+}
+
+// prepared is how many server-side prepared statements one connection of w keeps, as its
+// kind declares it (spec.Kind.Prepared): the pre-flight knows no kind by its package.
+func prepared(w *spec.Workload) int {
+	if w == nil || w.Kind == nil || w.Kind.Prepared == nil {
+		return 0
+	}
+	return w.Kind.Prepared(w)
 }

@@ -4,8 +4,9 @@
 // report interval (the engine's own ticker: the clock watchers sample on) and returns the
 // measure.Total of the measured part.
 //
-// The kinds live in sub-packages (oltp, custom, replay, sysbench) and are registered in
-// package kinds, which is what the executor and `quadrant validate` use.
+// The kinds live in sub-packages named as the plan names them (builtin, transactions,
+// replay, sysbench, tpcc) and are registered in executor/kinds, which is what the executor
+// and `quadrant validate` use.
 package workload
 
 import (
@@ -84,9 +85,6 @@ type Kind struct {
 	Spec spec.Kind
 	// New binds a workload of this kind to its settings and server.
 	New func(w *spec.Workload, env Env) (Workload, error)
-	// Prepared, if set, is how many server-side prepared statements one connection of w
-	// keeps, for the pre-flight check against max_prepared_stmt_count.
-	Prepared func(w *spec.Workload) int
 	// Metrics are the kind's own columns of the time series and the summary, after the
 	// counts every workload has; its runs put them on their figures (measure.Own). The
 	// registry gives spec their names (assertions) and the executor writes their

@@ -13,15 +13,15 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/executor/workload"
-	"github.com/quadrant-bench/quadrant/executor/workload/custom"
+	"github.com/quadrant-bench/quadrant/executor/workload/builtin"
 	"github.com/quadrant-bench/quadrant/executor/workload/engine"
-	"github.com/quadrant-bench/quadrant/executor/workload/kinds"
-	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
 	"github.com/quadrant-bench/quadrant/executor/workload/replay"
 	"github.com/quadrant-bench/quadrant/executor/workload/sysbench"
+	"github.com/quadrant-bench/quadrant/executor/workload/transactions"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -58,7 +58,7 @@ func config(t *testing.T, c *sandbox.Cluster) *mysql.Config {
 type Options struct {
 	Builtin, Action string
 	Options         map[string]string
-	Transactions    []custom.Transaction
+	Transactions    []transactions.Transaction
 	Vars            map[string]any
 	Replay          *Replay
 	Sysbench        *Sysbench
@@ -99,11 +99,11 @@ func (o Options) workload() *spec.Workload {
 	case o.Sysbench != nil:
 		w = sysbench.Workload(o.Sysbench.Script, settings(o.Sysbench.Args))
 	case o.Transactions != nil:
-		var txs []custom.PlanTransaction
+		var txs []transactions.PlanTransaction
 		for _, tx := range o.Transactions {
-			st := custom.PlanTransaction{Name: tx.Name, Weight: max(tx.Weight, 1)}
+			st := transactions.PlanTransaction{Name: tx.Name, Weight: max(tx.Weight, 1)}
 			for _, s := range tx.Statements {
-				ts := custom.PlanStatement{SQL: s.SQL}
+				ts := transactions.PlanStatement{SQL: s.SQL}
 				for _, a := range s.Args {
 					ts.Args = append(ts.Args, spec.Expr{Source: a})
 				}
@@ -111,9 +111,9 @@ func (o Options) workload() *spec.Workload {
 			}
 			txs = append(txs, st)
 		}
-		w = custom.Workload(txs)
+		w = transactions.Workload(txs)
 	default:
-		w = oltp.Workload(o.Builtin, o.Action, settings(o.Options))
+		w = builtin.Workload(o.Builtin, o.Action, settings(o.Options))
 	}
 	if o.Action != "" {
 		w.Action = o.Action
@@ -251,10 +251,10 @@ func TestDeadlocksAreCountedAndRetried(t *testing.T) {
 		}
 	}
 	// Two transactions lock the same two rows in opposite order; SLEEP widens the window.
-	txs := []custom.Transaction{
-		{Name: "ab", Statements: []custom.Statement{{SQL: "BEGIN"}, {SQL: "UPDATE dl SET v=v+1 WHERE id=1"},
+	txs := []transactions.Transaction{
+		{Name: "ab", Statements: []transactions.Statement{{SQL: "BEGIN"}, {SQL: "UPDATE dl SET v=v+1 WHERE id=1"},
 			{SQL: "DO SLEEP(0.01)"}, {SQL: "UPDATE dl SET v=v+1 WHERE id=2"}, {SQL: "COMMIT"}}},
-		{Name: "ba", Statements: []custom.Statement{{SQL: "BEGIN"}, {SQL: "UPDATE dl SET v=v+1 WHERE id=2"},
+		{Name: "ba", Statements: []transactions.Statement{{SQL: "BEGIN"}, {SQL: "UPDATE dl SET v=v+1 WHERE id=2"},
 			{SQL: "DO SLEEP(0.01)"}, {SQL: "UPDATE dl SET v=v+1 WHERE id=1"}, {SQL: "COMMIT"}}},
 	}
 	tot, _, err := run(t, cfg, Options{Transactions: txs, Threads: 4, Duration: 3 * time.Second})
@@ -436,10 +436,10 @@ func TestCustomArgsAndVars(t *testing.T) {
 	if _, err := db.Exec("CREATE TABLE kv (id INT PRIMARY KEY, tid INT, code CHAR(7), r INT)"); err != nil {
 		t.Fatal(err)
 	}
-	txs := []custom.Transaction{
-		{Name: "insert", Weight: 3, Statements: []custom.Statement{{SQL: "INSERT INTO kv VALUES (?, ?, ?, ?)",
+	txs := []transactions.Transaction{
+		{Name: "insert", Weight: 3, Statements: []transactions.Statement{{SQL: "INSERT INTO kv VALUES (?, ?, ?, ?)",
 			Args: []string{"seq()", "thread_id()", `rand_string("###-@@@")`, "rand_int(1, vars.rows)"}}}},
-		{Name: "read", Weight: 1, Statements: []custom.Statement{{SQL: "SELECT * FROM kv WHERE id = ?", Args: []string{"rand_int(1, 10)"}}}},
+		{Name: "read", Weight: 1, Statements: []transactions.Statement{{SQL: "SELECT * FROM kv WHERE id = ?", Args: []string{"rand_int(1, 10)"}}}},
 	}
 	tot, _, err := run(t, cfg, Options{Transactions: txs, Vars: map[string]any{"rows": 5}, Threads: 2, Events: 400})
 	if err != nil {

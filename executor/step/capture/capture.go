@@ -14,10 +14,10 @@ import (
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// Kind is the capture step kind; its body is spec.Capture (the account checks read it).
+// Kind is the capture step kind.
 var Kind = spec.StepKind{
 	Key: "capture", Doc: "Record what the step's target runs for a while into a capture file that replay: replays (see docs/replay.md).",
-	Body: func() any { return new(spec.Capture) }, Target: true,
+	Body: func() any { return new(Capture) }, Target: true,
 	Check: check,
 	Writes: func(s *spec.Step) spec.DataFile {
 		c := Of(s)
@@ -34,8 +34,27 @@ var Kind = spec.StepKind{
 	Impl:       step.Func(run),
 }
 
+// Capture is a `capture:` step's body: what the step's target runs for Duration, recorded through SQL
+// into a capture file, as `quadrant capture` does.
+type Capture struct {
+	Src      spec.Source    `yaml:"-"`
+	Out      string         `yaml:"out,required" doc:"The capture file to write, relative to the plan (a replay: file: of the same name reads it)."`
+	Duration time.Duration  `yaml:"duration,required" doc:"How long to capture."`
+	Method   string         `yaml:"method" default:"auto" enum:"auto,slow_log,performance_schema" doc:"slow_log: the slow log to TABLE with long_query_time=0 for the duration (settings restored); performance_schema: poll events_statements_history_long; auto: the slow log, else performance_schema."`
+	Schemas  []string       `yaml:"schemas" doc:"Keep only statements run in these default databases."`
+	Users    []string       `yaml:"users" doc:"Keep only statements run by these users."`
+	While    *spec.Workload `yaml:"while" doc:"A workload run on the target while capturing, to have traffic to capture on a server that has none of its own (a sandbox); it is not measured."`
+	// Path is Out resolved against the plan's directory (check).
+	Path string `yaml:"-"`
+}
+
+// PlanDoc is the capture section's text in the plan reference.
+func (*Capture) PlanDoc() string {
+	return "Records what the step's target runs for `duration` into a capture file, through SQL only (see docs/replay.md); `while:` runs a workload on the target meanwhile."
+}
+
 // Of is s's body.
-func Of(s *spec.Step) *spec.Capture { return spec.StepBody[*spec.Capture](s) }
+func Of(s *spec.Step) *Capture { return spec.StepBody[*Capture](s) }
 
 func check(c *spec.Check, s *spec.Step) {
 	cp := Of(s)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/quadrant-bench/quadrant/executor/generate/genplan"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/ddl"
 )
@@ -34,7 +35,7 @@ type tableEstimate struct {
 // estimateGenerate estimates each table of g: its size from the schema file's column types
 // (average stored widths as generate makes them, plus InnoDB's row overhead; secondary
 // indexes not counted) and its time at generateRate per thread.
-func estimateGenerate(g *spec.Generate) []tableEstimate {
+func estimateGenerate(g *genplan.Generate) []tableEstimate {
 	var cols map[string][]*ddl.Column
 	if g.SchemaPath != "" {
 		cols = schemaColumns(g.SchemaPath)
@@ -58,7 +59,7 @@ func estimateGenerate(g *spec.Generate) []tableEstimate {
 // ExpectedRows is each table's rows: rows, or for per_parent its parent's times the middle
 // count (the parent named, else the only one the schema file's foreign keys reference; 0
 // when neither says).
-func ExpectedRows(g *spec.Generate, parents map[string][]string) map[string]int64 {
+func ExpectedRows(g *genplan.Generate, parents map[string][]string) map[string]int64 {
 	out := map[string]int64{}
 	for range g.Tables { // a chain of per_parent tables settles in as many passes
 		for _, t := range g.Tables {
@@ -122,7 +123,7 @@ func schemaColumns(path string) map[string][]*ddl.Column {
 
 // rowWidth is the average bytes of a row's columns as generate fills them (docs/generate.md:
 // VARCHAR a quarter to all of its length, TEXT up to 255...), 0 when a type is unknown.
-func rowWidth(defs []*ddl.Column, settings spec.GenerateColumns) int64 {
+func rowWidth(defs []*ddl.Column, settings genplan.GenerateColumns) int64 {
 	var w int64
 	for _, d := range defs {
 		length := int64(0)

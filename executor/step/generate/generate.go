@@ -1,6 +1,6 @@
 // Package generate is the generate: step kind: the user's own tables filled with
 // generated rows, keys kept (executor/generate fills them; docs/generate.md). Its body is
-// spec.Generate, which quadrant generate reads from a file of its own too.
+// genplan.Generate, which quadrant generate reads from a file of its own too.
 package generate
 
 import (
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	gen "github.com/quadrant-bench/quadrant/executor/generate"
+	"github.com/quadrant-bench/quadrant/executor/generate/genplan"
 	"github.com/quadrant-bench/quadrant/executor/step"
 	sqlstep "github.com/quadrant-bench/quadrant/executor/step/sql"
 	"github.com/quadrant-bench/quadrant/spec"
@@ -18,7 +19,7 @@ import (
 // Kind is the generate step kind.
 var Kind = spec.StepKind{
 	Key: "generate", Doc: "Fill the user's own tables with generated rows, foreign, primary and unique keys kept (see docs/generate.md).",
-	Body: func() any { return new(spec.Generate) }, Target: true, Keys: []string{"timeout"},
+	Body: func() any { return new(genplan.Generate) }, Target: true, Keys: []string{"timeout"},
 	Check:   func(c *spec.Check, s *spec.Step) { Of(s).CheckOn(c, s.Target) },
 	Effects: effects,
 	Reads:   reads,
@@ -30,7 +31,7 @@ var Kind = spec.StepKind{
 }
 
 // Of is s's body.
-func Of(s *spec.Step) *spec.Generate { return spec.StepBody[*spec.Generate](s) }
+func Of(s *spec.Step) *genplan.Generate { return spec.StepBody[*genplan.Generate](s) }
 
 func explain(s *spec.Step, _ spec.Explainer) spec.Explanation {
 	g := Of(s)

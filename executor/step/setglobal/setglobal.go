@@ -7,22 +7,41 @@ import (
 	"fmt"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/quadrant-bench/quadrant/executor/step"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// Kind is the set_global step kind; its body is spec.SetGlobal (the account checks read it).
+// Kind is the set_global step kind.
 var Kind = spec.StepKind{
 	Key: "set_global", DocType: "map NAME: scalar", Doc: "{NAME: VALUE}: SET GLOBAL with a validated name and a bound value; restored at the end of the run.",
-	Body: func() any { return new(spec.SetGlobal) }, Target: true, Keys: []string{"timeout"},
+	Body: func() any { return new(SetGlobal) }, Schema: schema, Target: true, Keys: []string{"timeout"},
 	Check:      func(c *spec.Check, s *spec.Step) { c.Globals(Of(s).Settings, "set_global") },
 	Explain:    explain,
 	Privileges: privileges,
 	Impl:       step.Func(run),
 }
 
+// SetGlobal is a set_global: step's body: the globals to set, in written order.
+type SetGlobal struct{ Settings spec.Settings }
+
+// DecodeNode reads the globals as a plan's settings, and refuses none.
+func (b *SetGlobal) DecodeNode(d spec.Decoding, n *yaml.Node, name string) {
+	d.Decode(n, &b.Settings, name)
+	if len(b.Settings) == 0 && spec.IsNull(n) || n.Kind == yaml.MappingNode && len(n.Content) == 0 {
+		d.Errorf(n, "set_global needs at least one NAME: VALUE")
+	}
+}
+
+// schema is the body's JSON Schema: a plan's settings, one at least.
+func schema() map[string]any {
+	return map[string]any{"type": "object", "minProperties": 1,
+		"additionalProperties": map[string]any{"type": []any{"string", "number", "boolean"}}}
+}
+
 // Of is s's body.
-func Of(s *spec.Step) *spec.SetGlobal { return spec.StepBody[*spec.SetGlobal](s) }
+func Of(s *spec.Step) *SetGlobal { return spec.StepBody[*SetGlobal](s) }
 
 func explain(s *spec.Step, _ spec.Explainer) spec.Explanation {
 	x := spec.Explanation{Line: "set_global:"}

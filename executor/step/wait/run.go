@@ -75,7 +75,7 @@ func run(ctx context.Context, st *spec.Step, env step.Env) error {
 }
 
 // poll reads what the condition sees now.
-func poll(ctx context.Context, t step.Target, w *spec.Wait) (map[string]any, error) {
+func poll(ctx context.Context, t step.Target, w *Wait) (map[string]any, error) {
 	status, err := t.Status(ctx)
 	if err != nil {
 		return nil, err

@@ -5,14 +5,15 @@ package wait
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/step"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
-// Kind is the wait step kind; its body is spec.Wait (the account checks read it).
+// Kind is the wait step kind.
 var Kind = spec.StepKind{
-	Key: "wait", Doc: "Poll until an expression is true.", Body: func() any { return new(spec.Wait) }, Target: true,
+	Key: "wait", Doc: "Poll until an expression is true.", Body: func() any { return new(Wait) }, Target: true,
 	OwnTarget:  func(s *spec.Step) (string, spec.Pos) { w := Of(s); return w.Target, w.Src.At("target") },
 	RecordAs:   func(s *spec.Step) string { return Of(s).RecordAs },
 	Check:      check,
@@ -21,8 +22,24 @@ var Kind = spec.StepKind{
 	Impl:       step.Func(run),
 }
 
+// Wait is a `wait:` step's body.
+type Wait struct {
+	Src      spec.Source   `yaml:"-"`
+	Until    spec.Expr     `yaml:"until,required" doc:"Expression over status.NAME, replica.NAME (replica status fields) and row.COLUMN (first row of sql:)."`
+	SQL      string        `yaml:"sql" doc:"Query whose first row is row.* in until."`
+	Target   string        `yaml:"target" doc:"Target polled (default: the step's target)."`
+	Interval time.Duration `yaml:"interval" default:"1s" doc:"Time between polls."`
+	Timeout  time.Duration `yaml:"timeout" default:"10m" doc:"Fail the step after this long."`
+	RecordAs string        `yaml:"record_as" pattern:"^[a-z][a-z0-9_]*$" doc:"Store the seconds the wait took as an iteration metric of this name (usable in assert)."`
+}
+
+// PlanDoc is the wait section's text in the plan reference.
+func (*Wait) PlanDoc() string {
+	return "Polls until `until` is true, every `interval`, failing after `timeout`."
+}
+
 // Of is s's body.
-func Of(s *spec.Step) *spec.Wait { return spec.StepBody[*spec.Wait](s) }
+func Of(s *spec.Step) *Wait { return spec.StepBody[*Wait](s) }
 
 // maps are what a condition reads besides the iteration's names.
 var maps = []string{"status", "replica", "row"}

@@ -7,18 +7,13 @@ import (
 	"strings"
 
 	"github.com/gosnmp/gosnmp"
+
+	"github.com/quadrant-bench/quadrant/executor/watch"
 )
 
 // Machine is what an agent says of its host: HOST-RESOURCES-MIB's processors and memory, and
 // SNMPv2-MIB's sysDescr and sysName.
-type Machine struct {
-	Hostname    string // sysName
-	Description string // sysDescr: "Linux db1 6.1.0-18-amd64 #1 SMP ... x86_64"
-	Kernel      string // "Linux 6.1.0-18-amd64" from a Linux sysDescr, else the sysDescr
-	CPUs        int    // rows of hrProcessorTable
-	CPUModel    string // hrDeviceDescr of the first processor, without net-snmp's "Vendor: " prefix
-	MemoryBytes uint64 // hrMemorySize
-}
+type Machine = watch.Machine
 
 const (
 	oidSysDescr      = ".1.3.6.1.2.1.1.1.0"

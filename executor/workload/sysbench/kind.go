@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor/workload"
-	"github.com/quadrant-bench/quadrant/executor/workload/oltp"
+	"github.com/quadrant-bench/quadrant/executor/workload/builtin"
 	"github.com/quadrant-bench/quadrant/results/measure"
 	"github.com/quadrant-bench/quadrant/spec"
 )
@@ -46,10 +46,10 @@ var Kind = workload.Kind{
 			return spec.Errors{{Pos: w.Src.At("sysbench"), Msg: "a sysbench: workload cannot be sharded: sysbench prints percentiles, which do not merge; use the same script as builtin: (e.g. builtin: oltp_read_write), whose latency histograms merge exactly"}}
 		},
 		Privileges: func(w *spec.Workload) ([]string, string) {
-			if !slices.Contains(oltp.Builtins, body(w).Script) {
+			if !slices.Contains(builtin.Builtins, body(w).Script) {
 				return nil, "" // a script of the user's: what it does is its own
 			}
-			return oltp.Privileges(w.Action), "sbtest"
+			return builtin.Privileges(w.Action), "sbtest"
 		},
 		Describe: func(w *spec.Workload) string {
 			s := fmt.Sprintf("sysbench %s %s", body(w).Script, w.Action)
