@@ -134,8 +134,8 @@ func (c *Cluster) startGalera(ctx context.Context, o Options, provider string, n
 			return err
 		}
 		if i > 1 {
-			// A joiner gets node 1's data, accounts and passwords included, by SST: an init
-			// file of its own would change root's password cluster-wide while it joins.
+			// A joiner gets node 1's data by SST, accounts and root's password included: it
+			// needs no init file, whose statements would run on a node still joining.
 			os.Remove(s.initFile)
 			s.initFile = ""
 		}
@@ -259,8 +259,12 @@ func waitSynced(ctx context.Context, s *Server, size int) error {
 			}
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: not a Synced node of %d after %s (state %q, ready %q, cluster %q of %q nodes; last error %v); error log:\n%s",
-				s.name, size, galeraWait, last["wsrep_local_state_comment"], last["wsrep_ready"], last["wsrep_cluster_status"], last["wsrep_cluster_size"], err, s.ErrorLogTail(15))
+			want := "a Synced node"
+			if size > 0 {
+				want = fmt.Sprintf("a Synced node of a cluster of %d", size)
+			}
+			return fmt.Errorf("%s: not %s after %s (state %q, ready %q, cluster %q of %q nodes; last error %v); error log:\n%s",
+				s.name, want, galeraWait, last["wsrep_local_state_comment"], last["wsrep_ready"], last["wsrep_cluster_status"], last["wsrep_cluster_size"], err, s.ErrorLogTail(15))
 		}
 		select {
 		case <-ctx.Done():
