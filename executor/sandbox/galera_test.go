@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +52,25 @@ func TestGaleraClusterOfThree(t *testing.T) {
 			var got string
 			if err := db.QueryRow(q).Scan(&got); err != nil || got != w {
 				t.Errorf("%s: %s = %q (%v), want %q", s.Name(), q, got, err, w)
+			}
+		}
+	}
+	// As private as any sandbox: an unprivileged OS user, listening on 127.0.0.1 only (its
+	// client and group communication ports among what it listens on).
+	for _, s := range c.Servers() {
+		if uid := procUID(t, s.Pid()); uid == 0 {
+			t.Errorf("%s runs as root", s.Name())
+		}
+		gcomm, _, _ := s.GaleraPorts()
+		addrs := listening(t, s.Pid())
+		for _, want := range []int{s.Port(), gcomm} {
+			if !addrs[fmt.Sprintf("127.0.0.1:%d", want)] {
+				t.Errorf("%s does not listen on 127.0.0.1:%d: %v", s.Name(), want, addrs)
+			}
+		}
+		for a := range addrs {
+			if !strings.HasPrefix(a, "127.0.0.1:") {
+				t.Errorf("%s listens on %s", s.Name(), a)
 			}
 		}
 	}
@@ -122,6 +142,42 @@ func TestGaleraClusterOfThree(t *testing.T) {
 	if left := processesIn(cdir); len(left) > 0 {
 		t.Errorf("processes still name %s after Stop: %s", cdir, strings.Join(left, "; "))
 	}
+}
+
+// listening are the TCP addresses process pid listens on (its sockets in LISTEN state, from
+// /proc/net/tcp and tcp6 matched by inode): "127.0.0.1:3306", an IPv6 one as "[hex]:port".
+func listening(t *testing.T, pid int) map[string]bool {
+	t.Helper()
+	inodes := map[string]bool{}
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	for _, fd := range fds {
+		if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, "socket:[") {
+			inodes[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")] = true
+		}
+	}
+	out := map[string]bool{}
+	for _, table := range []string{"tcp", "tcp6"} {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, table))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(b), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "0A" || !inodes[f[9]] {
+				continue
+			}
+			host, port, _ := strings.Cut(f[1], ":")
+			p, _ := strconv.ParseInt(port, 16, 32)
+			if table == "tcp" && len(host) == 8 {
+				ip, _ := strconv.ParseUint(host, 16, 32)
+				host = fmt.Sprintf("%d.%d.%d.%d", ip&0xff, ip>>8&0xff, ip>>16&0xff, ip>>24)
+			} else {
+				host = "[" + host + "]"
+			}
+			out[fmt.Sprintf("%s:%d", host, p)] = true
+		}
+	}
+	return out
 }
 
 // processesIn lists the processes whose command line names dir (a server, an SST's rsync daemon).
