@@ -17,7 +17,6 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/kinds"
 	"github.com/quadrant-bench/quadrant/executor/target"
 	"github.com/quadrant-bench/quadrant/executor/watch"
-	"github.com/quadrant-bench/quadrant/executor/watch/samplers"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 	"github.com/quadrant-bench/quadrant/spec/shard"
@@ -60,8 +59,8 @@ type Options struct {
 	RunID          string
 	BarrierDSN     string
 	BarrierTimeout time.Duration
-	// Samplers are the samplers a run may open (nil: executor/watch/samplers.All()); a test
-	// adds its own with samplers.With.
+	// Samplers are the samplers a run may open (nil: kinds.Samplers()); a test
+	// adds its own with kinds.SamplersWith.
 	Samplers []*watch.SamplerKind
 	// watchVia, in tests, gives the address a target's samplers connect to instead of the
 	// target's (a fault proxy in front of the samplers only); nil: the target's.
@@ -119,7 +118,7 @@ func Run(ctx context.Context, p *spec.Plan, out *results.Writer, o Options) (out
 		o.StopTimeout = 2 * time.Minute
 	}
 	if o.Samplers == nil {
-		o.Samplers = samplers.All()
+		o.Samplers = kinds.Samplers()
 	}
 	ctx, stopRun := context.WithCancelCause(ctx)
 	defer stopRun(nil)

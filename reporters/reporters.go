@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/quadrant-bench/quadrant/reporters/checks"
 	"github.com/quadrant-bench/quadrant/reporters/html"
+	"github.com/quadrant-bench/quadrant/reporters/verifyfolder"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -31,8 +31,8 @@ func All() []Reporter {
 // Rebuild loads dir and writes every wanted report; it returns the paths written. A verify
 // folder (queries.csv) gets its own page: it has no summary or time series to chart.
 func Rebuild(dir, version string) ([]string, error) {
-	if checks.Is(dir) {
-		f, err := checks.Load(dir)
+	if verifyfolder.Is(dir) {
+		f, err := verifyfolder.Load(dir)
 		if err != nil {
 			return nil, err
 		}
@@ -57,9 +57,9 @@ func Rebuild(dir, version string) ([]string, error) {
 			return written, fmt.Errorf("%s report: %w", r.Name(), err)
 		}
 	}
-	if checks.Has(dir) {
+	if verifyfolder.Has(dir) {
 		// a verify: step's queries.csv gets its own page beside the run's
-		f, err := checks.Load(dir)
+		f, err := verifyfolder.Load(dir)
 		if err != nil {
 			return written, err
 		}

@@ -5,14 +5,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quadrant-bench/quadrant/reporters/effects"
+	"github.com/quadrant-bench/quadrant/reporters/axiseffects"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec/plantest"
 )
 
 // quadrant report DIR of a real 2-axis run with repeats prints, on the console, one effect
 // sentence per axis value pair and combination of the other axis, each with its interval:
-// the sentences reporters/effects computes (whose agreement with compare of the same cells
+// the sentences reporters/axiseffects computes (whose agreement with compare of the same cells
 // is TestComputeMatchesCompareByHand's).
 func TestReportPrintsEachAxisEffect(t *testing.T) {
 	if testing.Short() {
@@ -39,7 +39,7 @@ iteration:
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := effects.Compute(run)
+	lines := axiseffects.Compute(run)
 	// threads 2 vs 1 at mode=plain and at mode=same; mode same vs plain at threads=1 and 2.
 	if len(lines) != 4 {
 		t.Fatalf("%d effect lines, want 4: %v", len(lines), lines)

@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/quadrant-bench/quadrant/reporters"
-	"github.com/quadrant-bench/quadrant/reporters/checks"
+	"github.com/quadrant-bench/quadrant/reporters/axiseffects"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
-	"github.com/quadrant-bench/quadrant/reporters/effects"
 	"github.com/quadrant-bench/quadrant/reporters/gate"
 	"github.com/quadrant-bench/quadrant/reporters/html"
 	"github.com/quadrant-bench/quadrant/reporters/outcomes"
+	"github.com/quadrant-bench/quadrant/reporters/verifyfolder"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -60,7 +60,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 }
 
 // printEffects prints what each matrix axis does at each combination of the others
-// (reporters/effects), one sentence a line: the question "A vs B at each thread count"
+// (reporters/axiseffects), one sentence a line: the question "A vs B at each thread count"
 // answered without dividing the report's percentages by hand.
 // The reproductions recorded next to the folder follow (reproductions/): what each rerun
 // found of each effect, and where it ran.
@@ -73,7 +73,7 @@ func printEffects(dir string, w, stderr io.Writer) error {
 	if err := outcomes.WriteText(w, outcomes.Of(run)); err != nil {
 		return err
 	}
-	if err := effects.WriteText(w, dir, effects.Compute(run)); err != nil {
+	if err := axiseffects.WriteText(w, dir, axiseffects.Compute(run)); err != nil {
 		return err
 	}
 	return printReproductions(run, w, stderr)
@@ -183,7 +183,7 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 func compareChecks(dirs []string, out, metrics string, stdout, stderr io.Writer) (handled bool, code int) {
 	var verify, runs []string
 	for _, d := range dirs {
-		if checks.Is(d) {
+		if verifyfolder.Is(d) {
 			verify = append(verify, d)
 		} else {
 			runs = append(runs, d)
@@ -204,18 +204,18 @@ func compareChecks(dirs []string, out, metrics string, stdout, stderr io.Writer)
 	case metrics != "":
 		return fail(exitInvalid, "--metrics picks summary columns of runs; verify folders are compared per fingerprint, without it")
 	}
-	var fs [2]*checks.Folder
+	var fs [2]*verifyfolder.Folder
 	for i, d := range verify {
 		for _, w := range results.TornLines(d) {
 			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
-		f, err := checks.Load(d)
+		f, err := verifyfolder.Load(d)
 		if err != nil {
 			return fail(exitInvalid, "%v", err)
 		}
 		fs[i] = f
 	}
-	c := checks.Compare(fs[0], fs[1])
+	c := verifyfolder.Compare(fs[0], fs[1])
 	if err := c.WriteText(stdout); err != nil {
 		return fail(exitFailed, "%v", err)
 	}

@@ -2,12 +2,12 @@
 
 // Package kinds is the one registry of the kinds of every layer: the workload kinds
 // (Workloads, this file) and the step kinds (Steps, steps.go), which Registry hands to
-// spec when it loads a plan and which generate the plan reference. A new kind is a package
+// spec when it loads a plan and which generate the plan reference, and the samplers
+// (Samplers, samplers.go), which the run hands to the collection. A new kind is a package
 // that declares itself (a workload.Kind under executor/workload, a spec.StepKind under
-// executor/step) and one line here. testdata/noop and testdata/echo are a whole kind of
-// each layer in one file, run end to end by this package's tests.
-//
-// Samplers: see executor/watch.
+// executor/step, a watch.SamplerKind under executor/watch) and one line here.
+// testdata/noop, testdata/echo and testdata/example are a whole kind of each layer in one
+// file, run end to end by this package's tests.
 package kinds
 
 import (
@@ -32,8 +32,6 @@ var Workloads = []*workload.Kind{
 	&replay.Kind,
 	&sysbench.Kind,
 }
-
-// Samplers: see executor/watch. (The sampler kinds' list joins Workloads and Steps here.)
 
 // Metrics are the workload kinds' own metrics, in the order of Workloads (docs/metrics.md lists them).
 func Metrics() []measure.Metric {

@@ -14,7 +14,7 @@ import (
 // SamplerKind is a sampler as its package declares it: what it needs (the plan's watch:
 // keys it reads, the targets it applies to, which its Open decides) and what it produces
 // (its column prefix, the Sampler Open returns). A sampler is its package plus one line in
-// the list the collection reads (executor/watch/samplers); the collection knows no sampler
+// the list the collection reads (executor/kinds.Samplers); the collection knows no sampler
 // by name.
 type SamplerKind struct {
 	// Name is the sampler's name in the log and in run.json's watch_gaps ("status").

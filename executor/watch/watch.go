@@ -4,7 +4,7 @@
 // interval, so one time-series row holds throughput, latency and everything watched for the same second.
 //
 // Implementations live in sub-packages (mysqlwatch, snmpwatch, hostwatch, procwatch), each declaring its
-// SamplerKind (kind.go), listed in executor/watch/samplers; this package holds what they share: the interface,
+// SamplerKind (kind.go), listed in executor/kinds (Samplers); this package holds what they share: the interface,
 // the declaration, the sample shape, counter arithmetic, glob matching, the status counter/gauge rule and the
 // host metric names.
 package watch

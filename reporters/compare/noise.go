@@ -223,7 +223,7 @@ func batchMeans(cs *cellSamples, m string) []float64 {
 }
 
 // Judge is the verdict of b against the base a for metric col, both comparable: what
-// Compare says of a cell between runs, for any two sets of samples (reporters/effects
+// Compare says of a cell between runs, for any two sets of samples (reporters/axiseffects
 // judges one axis value against another within a run). seedKey seeds the bootstrap.
 func Judge(col results.ColumnInfo, a, b Stats, seedKey string) Verdict {
 	return verdict(col, a, b, "", seedKey)

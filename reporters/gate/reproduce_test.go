@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quadrant-bench/quadrant/reporters/effects"
+	"github.com/quadrant-bench/quadrant/reporters/axiseffects"
 	"github.com/quadrant-bench/quadrant/reporters/reproduce"
 	"github.com/quadrant-bench/quadrant/results"
 )
@@ -26,7 +26,7 @@ func TestParseNotReproduced(t *testing.T) {
 // The not-reproduced rule fails on an effect not reproduced, skips an inconclusive one (too
 // little evidence fails no build) and passes a reproduced one; without the rule, nothing.
 func TestNotReproducedFailsOnlyARefutedEffect(t *testing.T) {
-	line := effects.Line{Axis: "flush_log", Value: "2", Base: "1", At: []results.Field{{Name: "threads", Value: "16"}}, Target: "db", Targets: 1}
+	line := axiseffects.Line{Axis: "flush_log", Value: "2", Base: "1", At: []results.Field{{Name: "threads", Value: "16"}}, Target: "db", Targets: 1}
 	rep := &reproduce.Result{}
 	for _, v := range []string{reproduce.Reproduced, reproduce.NotReproduced, reproduce.Inconclusive} {
 		rep.Effects = append(rep.Effects, reproduce.Effect{Line: line, Metric: "tps", Verdict: v, Why: "because", Diff: -16, DiffLo: -30, DiffHi: -2})

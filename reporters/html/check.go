@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/quadrant-bench/quadrant/reporters/checks"
+	"github.com/quadrant-bench/quadrant/reporters/verifyfolder"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -61,7 +61,7 @@ type checkDetail struct {
 	Col             int    `json:"col"`
 }
 
-func checkPage(f *checks.Folder) checkData {
+func checkPage(f *verifyfolder.Folder) checkData {
 	base := f.Base()
 	targets := f.Compared()
 	d := checkData{Title: "quadrant verify: " + base, Notes: f.Notes}
@@ -72,7 +72,7 @@ func checkPage(f *checks.Folder) checkData {
 			d.Title += ", "
 		}
 		d.Title += t
-		v := checks.Verdict(f.Rows, t)
+		v := verifyfolder.Verdict(f.Rows, t)
 		if len(targets) > 1 {
 			v = t + " vs " + base + ": " + v // the target's name as written, never capitalised
 		} else {
@@ -99,8 +99,8 @@ func checkPage(f *checks.Folder) checkData {
 	}
 	d.Rest.Header = []string{results.ColFingerprintID, results.ColTarget, results.ColCount, results.ColResults, results.ColPlan,
 		results.ColLatency, results.ColBaseErrors, results.ColErrors, results.ColFingerprint}
-	for _, r := range checks.Rank(f.Rows) {
-		if r.Class == checks.Fine {
+	for _, r := range verifyfolder.Rank(f.Rows) {
+		if r.Class == verifyfolder.Fine {
 			d.Rest.Rows = append(d.Rest.Rows, []string{r.FingerprintID, r.Target, strconv.FormatInt(r.Count, 10), r.Results, r.Plan,
 				r.Latency, results.ErrorCodes(r.BaseErrors), results.ErrorCodes(r.Errors), r.Fingerprint})
 			continue
@@ -110,7 +110,7 @@ func checkPage(f *checks.Folder) checkData {
 	return d
 }
 
-func checkItemOf(f *checks.Folder, r checks.Ranked, base string) checkItem {
+func checkItemOf(f *verifyfolder.Folder, r verifyfolder.Ranked, base string) checkItem {
 	it := checkItem{Class: r.Class.String(), ClassID: int(r.Class), Title: r.FingerprintID + " on " + r.Target + ": " + r.Fingerprint,
 		Example: r.Example}
 	add := func(label, v string) {
@@ -125,14 +125,14 @@ func checkItemOf(f *checks.Folder, r checks.Ranked, base string) checkItem {
 	if lat == results.VerifyNoLatency {
 		lat = "not timed on both sides"
 	}
-	if l := checks.Latency(r.QueryRow); l != "" {
+	if l := verifyfolder.Latency(r.QueryRow); l != "" {
 		lat += ": " + l
 	}
 	add(results.ColLatency, lat)
 	add(results.ColBaseErrors, results.ErrorCodes(r.BaseErrors))
 	add(results.ColErrors, results.ErrorCodes(r.Errors))
 	add(results.ColDifferences, r.Differences)
-	qd, ok := f.Details[checks.Key(r.FingerprintID, r.Target)]
+	qd, ok := f.Details[verifyfolder.Key(r.FingerprintID, r.Target)]
 	if !ok {
 		return it
 	}
@@ -141,7 +141,7 @@ func checkItemOf(f *checks.Folder, r checks.Ranked, base string) checkItem {
 	if qd.Statement != r.Example {
 		cd.Statement = qd.Statement
 	}
-	cd.Row, cd.Col, cd.Marked = checks.FirstDifference(qd)
+	cd.Row, cd.Col, cd.Marked = verifyfolder.FirstDifference(qd)
 	it.Detail = cd
 	return it
 }
@@ -155,7 +155,7 @@ func upperFirst(s string) string {
 
 // RenderCheck writes the page of a verify folder: the verdict, then the fingerprints that
 // differ riskiest first with both plans and the differing rows side by side, then the rest.
-func RenderCheck(w io.Writer, f *checks.Folder, version string) error {
+func RenderCheck(w io.Writer, f *verifyfolder.Folder, version string) error {
 	d := checkPage(f)
 	return renderCheckData(w, d.Title, version, map[string]any{"check": d})
 }
@@ -177,9 +177,9 @@ func renderCheckData(w io.Writer, title, version string, data any) error {
 
 // WriteCheckReport (re)builds the page of a verify folder: report.html, or CheckPage in the
 // folder of a plan run with a verify: step (whose report.html is the run's).
-func WriteCheckReport(f *checks.Folder, version string) (string, error) {
+func WriteCheckReport(f *verifyfolder.Folder, version string) (string, error) {
 	name := results.ReportFile
-	if !checks.Is(f.Dir) {
+	if !verifyfolder.Is(f.Dir) {
 		name = results.CheckPage
 	}
 	path := filepath.Join(f.Dir, name)
@@ -200,21 +200,21 @@ type checkSummary struct {
 }
 
 // RenderCheckComparison writes the comparison of two verify folders as one page.
-func RenderCheckComparison(w io.Writer, c *checks.Comparison, version string) error {
+func RenderCheckComparison(w io.Writer, c *verifyfolder.Comparison, version string) error {
 	d := checkComparisonData{Unchanged: c.Unchanged}
 	for i, f := range c.Checks {
 		d.Checks = append(d.Checks, checkSummary{Label: "check " + strconv.Itoa(i+1) + ": " + f.Dir + " (" + f.Info.Start.Format("2006-01-02 15:04") + ")",
-			Headlines: checks.Headline(f)})
+			Headlines: verifyfolder.Headline(f)})
 	}
 	d.Changes.Header = []string{"change", results.ColFingerprintID, results.ColTarget, "check 1", "check 2", results.ColFingerprint}
 	for _, ch := range c.Changes {
-		d.Changes.Rows = append(d.Changes.Rows, []string{ch.Kind, ch.FingerprintID, ch.Target, checks.State(ch.Before), checks.State(ch.After), ch.Statement()})
+		d.Changes.Rows = append(d.Changes.Rows, []string{ch.Kind, ch.FingerprintID, ch.Target, verifyfolder.State(ch.Before), verifyfolder.State(ch.After), ch.Statement()})
 		d.Kinds = append(d.Kinds, ch.Direction())
 	}
 	return renderCheckData(w, "quadrant: comparison of two checks", version, map[string]any{"check_compare": d})
 }
 
 // WriteCheckComparison renders c to path.
-func WriteCheckComparison(path string, c *checks.Comparison, version string) error {
+func WriteCheckComparison(path string, c *verifyfolder.Comparison, version string) error {
 	return writeFile(path, func(w io.Writer) error { return RenderCheckComparison(w, c, version) })
 }

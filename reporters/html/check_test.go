@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quadrant-bench/quadrant/reporters/checks"
 	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
+	"github.com/quadrant-bench/quadrant/reporters/verifyfolder"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -44,7 +44,7 @@ func checkFolder(t *testing.T) string {
 
 func TestCheckReportRendersInChromium(t *testing.T) {
 	dir := checkFolder(t)
-	f, err := checks.Load(dir)
+	f, err := verifyfolder.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestOlderCheckReportRenders(t *testing.T) {
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
 	}
-	f, err := checks.Load(dir)
+	f, err := verifyfolder.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestCheckPageOfTwoTargets(t *testing.T) {
 	b.Target = "new2"
 	dir := filepath.Join(t.TempDir(), "v")
 	fixture.Check(t, dir, []string{"base", "new", "new2"}, []results.QueryRow{a, b}, nil)
-	f, err := checks.Load(dir)
+	f, err := verifyfolder.Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	_ "embed"
 	"math"
 
-	"github.com/quadrant-bench/quadrant/reporters/effects"
+	"github.com/quadrant-bench/quadrant/reporters/axiseffects"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -37,10 +37,10 @@ type effectMetric struct {
 	Reruns []rerunJSON `json:"reruns,omitempty"`
 }
 
-// effectsOf is what each matrix axis does (reporters/effects); nil without a matrix.
+// effectsOf is what each matrix axis does (reporters/axiseffects); nil without a matrix.
 func effectsOf(run *results.Run) []effectLine {
 	var out []effectLine
-	lines := effects.Compute(run)
+	lines := axiseffects.Compute(run)
 	var reruns map[string][]rerunJSON
 	if len(lines) > 0 {
 		reruns = rerunsOf(run)

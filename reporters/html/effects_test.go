@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quadrant-bench/quadrant/reporters/effects"
+	"github.com/quadrant-bench/quadrant/reporters/axiseffects"
 	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
 	"github.com/quadrant-bench/quadrant/results"
 )
@@ -24,7 +24,7 @@ func TestHeadlineEffects(t *testing.T) {
 	}
 	dom := reportDOM(t, run)
 	box := headlineBox(t, dom)
-	lines := effects.Compute(run)
+	lines := axiseffects.Compute(run)
 	if len(lines) != 7 {
 		t.Fatalf("%d effect lines, want 7 (threads 4 and 16 vs 1 at 2 flushes, fsync vs O_DIRECT at 3 thread counts)", len(lines))
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/quadrant-bench/quadrant/reporters/effects"
+	"github.com/quadrant-bench/quadrant/reporters/axiseffects"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -13,7 +13,7 @@ import (
 // across several folders of one plan: each folder's change with its interval, in the
 // folders' order; a folder without the effect has a Point of NaN change.
 type Series struct {
-	Line   effects.Line // the first folder's line that has it
+	Line   axiseffects.Line // the first folder's line that has it
 	Metric string
 	Points []Point
 }
@@ -35,7 +35,7 @@ func Across(runs []*results.Run) []Series {
 	var order []string
 	series := map[string]*Series{}
 	for ri, run := range runs {
-		for _, l := range effects.Compute(run) {
+		for _, l := range axiseffects.Compute(run) {
 			for _, e := range l.Effects {
 				key := lineKey(l) + "\x00" + e.Metric
 				s, ok := series[key]

@@ -7,14 +7,14 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/quadrant-bench/quadrant/reporters/effects"
+	"github.com/quadrant-bench/quadrant/reporters/axiseffects"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
 // Claim is one effect a folder states, for one metric, with what each recorded rerun of
 // the folder found of it.
 type Claim struct {
-	Line   effects.Line
+	Line   axiseffects.Line
 	Metric string
 	Reruns []Rerun
 }
@@ -98,7 +98,7 @@ func History(run *results.Run, recs []*results.Reproduction) (claims []Claim, no
 	if len(kept) == 0 {
 		return nil, notes
 	}
-	for _, l := range effects.Compute(run) {
+	for _, l := range axiseffects.Compute(run) {
 		for _, e := range l.Effects {
 			c := Claim{Line: l, Metric: e.Metric}
 			key := results.ReproducedEffect{Axis: l.Axis, Value: l.Value, Base: l.Base, At: l.At, Target: l.Target, Metric: e.Metric}.Key()

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/quadrant-bench/quadrant/reporters/effects"
+	"github.com/quadrant-bench/quadrant/reporters/axiseffects"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
@@ -16,7 +16,7 @@ const assertionsMark = "failed its assertions"
 // marks are the iterations of l's two cells in run (its Base and its Value at l's other
 // axes, on l's target) that stalled, fell behind their schedule or failed, each said with
 // who (published or here), the iteration and its cell.
-func marks(run *results.Run, l effects.Line, who string) []string {
+func marks(run *results.Run, l axiseffects.Line, who string) []string {
 	if run == nil || run.Summary == nil || run.Info == nil {
 		return nil
 	}
@@ -46,7 +46,7 @@ func marks(run *results.Run, l effects.Line, who string) []string {
 
 // inLine says summary row i is one of l's two cells: the axis at Base or Value, every
 // other axis at l's value.
-func inLine(run *results.Run, i int, l effects.Line) bool {
+func inLine(run *results.Run, i int, l axiseffects.Line) bool {
 	S := run.Summary
 	if v := S.Value(i, l.Axis); v != l.Base && v != l.Value {
 		return false

@@ -2,7 +2,7 @@
 // effects it claims ("innodb_flush_log_at_trx_commit 2 vs 1: tps +21.9% at threads=16")
 // come out again? Cell against cell, a rerun can be "within noise" everywhere and still
 // miss the claim, which is a difference between two cells. So every effect the published
-// folder states (reporters/effects: each axis's value against its first, at each
+// folder states (reporters/axiseffects: each axis's value against its first, at each
 // combination of the other axes, per target and metric) is matched with the same effect
 // in the rerun and judged reproduced, not reproduced or inconclusive from the two effects
 // and the bootstrap interval of their difference (results/noise), by the rule in Decide
@@ -16,8 +16,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/quadrant-bench/quadrant/reporters/axiseffects"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
-	"github.com/quadrant-bench/quadrant/reporters/effects"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/noise"
 )
@@ -63,7 +63,7 @@ func (s Side) Significant() bool { return s.Lo > 0 || s.Hi < 0 }
 
 // Effect is one published effect, for one metric, and its verdict in the rerun.
 type Effect struct {
-	Line      effects.Line // the published line: axis, value pair, other axes, target
+	Line      axiseffects.Line // the published line: axis, value pair, other axes, target
 	Metric    string
 	Published Side
 	Here      Side
@@ -107,11 +107,11 @@ func (r *Result) Count(v string) int {
 // each; nil when published has no matrix (no effect to reproduce).
 func Judge(published, here *results.Run) *Result {
 	res := &Result{Published: published, Here: here}
-	hereLines := map[string]effects.Line{}
-	for _, l := range effects.Compute(here) {
+	hereLines := map[string]axiseffects.Line{}
+	for _, l := range axiseffects.Compute(here) {
 		hereLines[lineKey(l)] = l
 	}
-	for _, l := range effects.Compute(published) {
+	for _, l := range axiseffects.Compute(published) {
 		h, ok := hereLines[lineKey(l)]
 		for _, pe := range l.Effects {
 			e := Effect{Line: l, Metric: pe.Metric, Published: side(pe), Diff: math.NaN(), DiffLo: math.NaN(), DiffHi: math.NaN()}
@@ -146,20 +146,20 @@ func missingWhy(lineFound bool) string {
 }
 
 // lineKey matches a line between folders: axis, value pair, the other axes' values, target.
-func lineKey(l effects.Line) string {
+func lineKey(l axiseffects.Line) string {
 	return l.Pair() + "\x00" + l.Where() + "\x00" + l.Target
 }
 
-func effectOf(l effects.Line, metric string) (effects.Effect, bool) {
+func effectOf(l axiseffects.Line, metric string) (axiseffects.Effect, bool) {
 	for _, e := range l.Effects {
 		if e.Metric == metric {
 			return e, true
 		}
 	}
-	return effects.Effect{}, false
+	return axiseffects.Effect{}, false
 }
 
-func side(e effects.Effect) Side {
+func side(e axiseffects.Effect) Side {
 	v := e.Verdict
 	return Side{Change: v.Change, Lo: v.Lo, Hi: v.Hi, Kind: v.Kind, Text: v.Text, Repeats: min(repeats(e.Base), repeats(e.This))}
 }
@@ -187,7 +187,7 @@ func band(c float64) float64 {
 // published on a busy host came out "not reproduced": +161% published, +310% here, the
 // difference +64 to +233 points while the effects' intervals overlapped from +152 to +328%.
 // NaN when a cell has fewer than MinRepeats repeats.
-func diffCI(pub, here effects.Effect, seedKey string) (lo, hi float64) {
+func diffCI(pub, here axiseffects.Effect, seedKey string) (lo, hi float64) {
 	cells := []compare.Stats{pub.Base, pub.This, here.Base, here.This}
 	for _, c := range cells {
 		if repeats(c) < MinRepeats {
@@ -207,7 +207,7 @@ func diffCI(pub, here effects.Effect, seedKey string) (lo, hi float64) {
 	return est - k*(est-lo), est + k*(hi-est)
 }
 
-func changeOf(e effects.Effect) float64 {
+func changeOf(e axiseffects.Effect) float64 {
 	return noise.Change(noise.Mean(e.Base.Samples), noise.Mean(e.This.Samples))
 }
 
@@ -217,10 +217,10 @@ func changeOf(e effects.Effect) float64 {
 // times sqrt(n/(n-1)) for the bootstrap's shrunk spread at the fewest repeats n, over
 // 1.96. Four cells of 3 repeats alike give 8 degrees of freedom (factor 1.44); one noisy
 // cell's 2 (factor 2.69, as compare's widening of one change).
-func diffWiden(pub, here effects.Effect) float64 {
+func diffWiden(pub, here axiseffects.Effect) float64 {
 	var parts []float64
 	var ns []int
-	for _, e := range []effects.Effect{pub, here} {
+	for _, e := range []axiseffects.Effect{pub, here} {
 		mb, mt := noise.Mean(e.Base.Samples), noise.Mean(e.This.Samples)
 		// d(100·(t/b-1)) = 100/b·dt - 100·t/b²·db
 		dt, db := 100/mb, 100*mt/(mb*mb)

@@ -5,15 +5,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/quadrant-bench/quadrant/reporters/axiseffects"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
-	"github.com/quadrant-bench/quadrant/reporters/effects"
 	"github.com/quadrant-bench/quadrant/results"
 )
 
 // noisyEffect is one folder's effect of a cell whose repeats are noisy: its base's 3 repeats
 // around 100 and its value's around 100·(1+change/100), each with a coefficient of variation
 // cv (a log-normal draw).
-func noisyEffect(r *rand.Rand, change, cv float64, key string) effects.Effect {
+func noisyEffect(r *rand.Rand, change, cv float64, key string) axiseffects.Effect {
 	cell := func(mean float64) compare.Stats {
 		v := make([]float64, 3)
 		for i := range v {
@@ -21,7 +21,7 @@ func noisyEffect(r *rand.Rand, change, cv float64, key string) effects.Effect {
 		}
 		return compare.Stats{N: len(v), Source: compare.FromRepeats, Samples: v}
 	}
-	e := effects.Effect{Metric: "p95_ms", Base: cell(100), This: cell(100 * (1 + change/100))}
+	e := axiseffects.Effect{Metric: "p95_ms", Base: cell(100), This: cell(100 * (1 + change/100))}
 	e.Verdict = compare.Judge(results.Describe(results.SummaryCSV, "p95_ms"), e.Base, e.This, key)
 	return e
 }

@@ -1,6 +1,6 @@
 // Package example is a whole sampler in one file, kept as test data: on every target it
 // reads the server's uptime (SHOW GLOBAL STATUS LIKE 'Uptime') on a connection of its own,
-// a gauge in the column example.uptime_s. Registered only by a test (samplers.With), it
+// a gauge in the column example.uptime_s. Registered only by a test (kinds.SamplersWith), it
 // shows that a sampler is one package: what it needs and produces is its declaration, and
 // the collection opens, baselines, reads and closes it as any other.
 package example

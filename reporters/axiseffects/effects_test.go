@@ -1,4 +1,4 @@
-package effects_test
+package axiseffects_test
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quadrant-bench/quadrant/reporters/axiseffects"
 	"github.com/quadrant-bench/quadrant/reporters/compare"
-	"github.com/quadrant-bench/quadrant/reporters/effects"
 	"github.com/quadrant-bench/quadrant/reporters/internal/fixture"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/results/noise"
@@ -37,7 +37,7 @@ func TestComputeMatchesCompareByHand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := effects.Compute(run)
+	lines := axiseffects.Compute(run)
 	var got []string
 	for _, l := range lines {
 		got = append(got, l.Pair()+" at "+l.Where())
@@ -80,7 +80,7 @@ func TestComputeMatchesCompareByHand(t *testing.T) {
 }
 
 // cellOf is the threads and flush of l's cell with its axis at v.
-func cellOf(l effects.Line, v string) [2]string {
+func cellOf(l axiseffects.Line, v string) [2]string {
 	c := map[string]string{l.Axis: v}
 	for _, f := range l.At {
 		c[f.Name] = f.Value
@@ -103,7 +103,7 @@ func TestComputeNoMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	run.Info.Axes = nil
-	if l := effects.Compute(run); l != nil {
+	if l := axiseffects.Compute(run); l != nil {
 		t.Errorf("effects of a run without axes: %v", fmt.Sprint(l))
 	}
 }
@@ -116,9 +116,9 @@ func TestWriteText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := effects.Compute(run)
+	lines := axiseffects.Compute(run)
 	var b strings.Builder
-	if err := effects.WriteText(&b, dir, lines); err != nil {
+	if err := axiseffects.WriteText(&b, dir, lines); err != nil {
 		t.Fatal(err)
 	}
 	out := strings.Split(strings.TrimSpace(b.String()), "\n")

@@ -1,4 +1,4 @@
-package samplers_test
+package kinds_test
 
 import (
 	"context"
@@ -10,16 +10,15 @@ import (
 	"time"
 
 	"github.com/quadrant-bench/quadrant/executor"
-	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
-	"github.com/quadrant-bench/quadrant/executor/watch/samplers"
-	"github.com/quadrant-bench/quadrant/executor/watch/testdata/example"
 	"github.com/quadrant-bench/quadrant/executor/kinds"
+	"github.com/quadrant-bench/quadrant/executor/kinds/testdata/example"
+	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // A sampler is one package and one registration line: testdata/example, registered here
-// with samplers.With, is opened, read every interval and summarized on a real sandbox by
+// with kinds.SamplersWith, is opened, read every interval and summarized on a real sandbox by
 // the collection, which knows it only by its declaration: the time series and the summary
 // have its column, run.json describes it; a run without the line has none of it.
 func TestASamplerIsOnePackage(t *testing.T) {
@@ -60,7 +59,7 @@ func TestASamplerIsOnePackage(t *testing.T) {
 		}
 		return r
 	}
-	r := run("with", executor.Options{Samplers: samplers.With(&example.Kind)}) // the one line
+	r := run("with", executor.Options{Samplers: kinds.SamplersWith(&example.Kind)}) // the one line
 	ts := r.Timeseries["db"]
 	if ts == nil || len(ts.Rows) == 0 {
 		t.Fatalf("no time series of db")

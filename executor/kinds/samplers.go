@@ -1,8 +1,9 @@
-// Package samplers lists every built-in sampler: a new one is a package under
-// executor/watch that declares its watch.SamplerKind, and one line in All. The collection
-// (executor/collect) opens what this list gives it; executor.Options.Samplers replaces the
-// list (a test's own sampler, With).
-package samplers
+package kinds
+
+// The samplers: a new one is a package under executor/watch that declares its
+// watch.SamplerKind, and one line in SamplersWith. The collection (executor/collect) opens
+// what the run gives it, these unless executor.Options.Samplers replaces them (a test's own
+// sampler, SamplersWith).
 
 import (
 	"github.com/quadrant-bench/quadrant/executor/watch"
@@ -12,12 +13,12 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/watch/snmpwatch"
 )
 
-// All are the built-in samplers, in the order their columns come: per target, then the
+// Samplers are the built-in samplers, in the order their columns come: per target, then the
 // run's own; each call gives fresh copies, which a caller may change.
-func All() []*watch.SamplerKind { return With() }
+func Samplers() []*watch.SamplerKind { return SamplersWith() }
 
-// With is All and extra after them.
-func With(extra ...*watch.SamplerKind) []*watch.SamplerKind {
+// SamplersWith is Samplers and extra after them.
+func SamplersWith(extra ...*watch.SamplerKind) []*watch.SamplerKind {
 	list := []watch.SamplerKind{
 		mysqlwatch.StatusKind,
 		mysqlwatch.QueriesKind,

@@ -2,7 +2,7 @@
 // server): it ranks their fingerprints by the risk of moving to the checked server, says the
 // verdict in one sentence, and compares two checks. The HTML page and `quadrant compare` are
 // views of what it returns.
-package checks
+package verifyfolder
 
 import (
 	"errors"

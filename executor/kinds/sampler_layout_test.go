@@ -1,4 +1,4 @@
-package samplers_test
+package kinds_test
 
 import (
 	"go/ast"
@@ -13,7 +13,6 @@ import (
 	"testing"
 )
 
-const module = "github.com/quadrant-bench/quadrant/"
 
 // samplerType is a concrete sampler, by package path and type name.
 type samplerType struct{ pkg, name string }
@@ -24,7 +23,7 @@ type samplerType struct{ pkg, name string }
 // of package watch (watch.Mover, watch.Health, watch.MachineReader). go/ast over every
 // production file of the module, so a new helper cannot dodge it.
 func TestNoSamplerTypeAssertionOutsideItsPackage(t *testing.T) {
-	root := "../../.."
+	root := "../.."
 	types := concreteSamplers(t, root)
 	if len(types) < 5 {
 		t.Fatalf("found %d concrete sampler types, want the status, queries, replication, snmp, host and process ones: %v", len(types), types)

@@ -1,4 +1,4 @@
-package checks_test
+package verifyfolder_test
 
 import (
 	"bytes"

@@ -2,7 +2,7 @@
 // axis, each of its values against its first value, at each combination of the other
 // axes (and target), judged by compare's noise-aware verdict over the cells' repeats:
 // "flush fsync vs O_DIRECT at threads=4: tps -20.0%, slower by 20% (95% CI 19–21%)".
-package effects
+package axiseffects
 
 import (
 	"fmt"
