@@ -128,14 +128,18 @@ func (f *fleet) startSandbox(ctx context.Context, t spec.Target, first *spec.Ite
 			return fmt.Errorf("target %s: sandbox dir: %s", t.Name, why)
 		}
 	}
-	f.log.logf("starting sandbox %s (%s, %d replicas, %s)", t.Name, sb.Flavor, sb.Replicas, sb.Replication)
+	if sb.Galera > 0 {
+		f.log.logf("starting sandbox %s (%s, a Galera cluster of %d nodes, SST by %s)", t.Name, sb.Flavor, sb.Galera, sandbox.SSTMethod)
+	} else {
+		f.log.logf("starting sandbox %s (%s, %d replicas, %s)", t.Name, sb.Flavor, sb.Replicas, sb.Replication)
+	}
 	var links spec.SandboxLinks
 	if first != nil {
 		links = first.Links[t.Name] // which links there are: every iteration has the same
 	}
 	c, err := sandbox.Start(ctx, sandbox.Options{
 		Name: t.Name, Flavor: sb.Flavor, Basedir: sb.Basedir, Config: base, Replicas: sb.Replicas,
-		Replication: sb.Replication, Dir: dir, Keep: f.keep, TLS: sb.TLS == "on",
+		Replication: sb.Replication, Galera: sb.Galera, Dir: dir, Keep: f.keep, TLS: sb.TLS == "on",
 		RunAs: runAs, Logf: f.log.logFile, Working: f.working(t.Name),
 		ConfigPaths: true, // the trust check allowed the paths the config names (spec/trust)
 		Via:         f.via(t.Name, links),
@@ -300,17 +304,18 @@ func (f *fleet) stop(ctx context.Context) {
 	}
 }
 
-func (f *fleet) isReplica(name string) bool { return f.primaryOf(name) != name }
+// isReplica says name is a sandbox's replica (not a Galera node: no replica status).
+func (f *fleet) isReplica(name string) bool {
+	t := f.planTarget(name)
+	return t != nil && t.Name != name && t.Sandbox.Galera == 0
+}
 
-// primaryOf is the sandbox target a replica belongs to (NAME for NAME_replicaN), or
-// name itself.
+// primaryOf is the sandbox target a replica or a Galera node belongs to (NAME for
+// NAME_replicaN, NAME_nodeN), or name itself.
 func (f *fleet) primaryOf(name string) string {
 	for _, t := range f.plan.Targets {
-		if t.Sandbox == nil {
-			continue
-		}
-		for i := 1; i <= t.Sandbox.Replicas; i++ {
-			if spec.ReplicaName(t.Name, i) == name {
+		for _, m := range t.Members() {
+			if m == name {
 				return t.Name
 			}
 		}

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what Quadrant needs on Debian/Ubuntu, and only what is missing, so it is
 # safe to run on every `make demo` / `make test`.
-#   scripts/setup.sh          MariaDB server and client, sysbench, net-snmp (snmpd, snmp)
+#   scripts/setup.sh          MariaDB server and client, sysbench, net-snmp (snmpd, snmp), galera-4 and rsync
+#                             (Galera sandboxes: the provider library and the rsync their nodes join by; Debian's
+#                             mariadb-server depends on both, named here for the systems where it does not)
 #   scripts/setup.sh --test   the same plus Chromium (headless checks of the HTML report), tmux (a real terminal for the live progress lines),
 #                             HAProxy and socat (the proxy and its runtime API client of the failover drill on one's own servers,
 #                             examples/failover-own-servers.yaml), staticcheck and deadcode (Go tools, into $(go env GOPATH)/bin)
 set -euo pipefail
 
-packages=(mariadb-server mariadb-client sysbench snmpd snmp)
+packages=(mariadb-server mariadb-client sysbench snmpd snmp galera-4 rsync)
 if [[ "${1:-}" == "--test" ]]; then
   packages+=(chromium tmux haproxy socat)
 fi

@@ -122,18 +122,16 @@ func (p *Plan) serverConfigEffects() []Effect {
 }
 
 // UsersServer says target name is a server of the user's (a dsn target, one --target
-// pointed at a DSN), not a sandbox quadrant starts and throws away, nor a sandbox's replica:
+// pointed at a DSN), not a sandbox quadrant starts and throws away, nor a sandbox's replica or Galera node:
 // what SQL changes on a sandbox's server goes with it. An unknown name counts as the user's.
 func (p *Plan) UsersServer(name string) bool {
 	for _, t := range p.Targets {
 		if t.Name == name {
 			return t.Sandbox == nil
 		}
-		if t.Sandbox != nil {
-			for r := 1; r <= t.Sandbox.Replicas; r++ {
-				if ReplicaName(t.Name, r) == name {
-					return false
-				}
+		for _, m := range t.Members() {
+			if m == name {
+				return false
 			}
 		}
 	}

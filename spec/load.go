@@ -303,10 +303,8 @@ func (p *Plan) bindTargets(addrs map[string]Addr, errs *errorList) map[string]an
 			t.Host, t.Port = a.Host, a.Port
 		}
 		bind(t.Name, t.Host, t.Port)
-		if t.Sandbox != nil {
-			for r := 1; r <= t.Sandbox.Replicas; r++ {
-				bind(ReplicaName(t.Name, r), "127.0.0.1", 0)
-			}
+		for _, m := range t.Members() {
+			bind(m, "127.0.0.1", 0)
 		}
 	}
 	return out

@@ -60,11 +60,9 @@ func validate(d *decoder, p *Plan) {
 		v.target(t)
 		v.targets[t.Name] = t
 		v.names = append(v.names, t.Name)
-		if t.Sandbox != nil {
-			for r := 1; r <= t.Sandbox.Replicas; r++ {
-				v.targets[ReplicaName(t.Name, r)] = t
-				v.names = append(v.names, ReplicaName(t.Name, r))
-			}
+		for _, m := range t.Members() {
+			v.targets[m] = t
+			v.names = append(v.names, m)
 		}
 	}
 
@@ -160,6 +158,7 @@ func (v *validator) target(t *Target) {
 		}
 		v.settings(t.Sandbox.Config, "config", false)
 		v.sandboxConfig(t.Sandbox, t.Sandbox.Config, "sandbox config of target "+t.Name)
+		v.galera(t)
 		if t.Sandbox.RunAs == "root" || t.Sandbox.RunAs == "0" {
 			v.errorf(t.Sandbox.Src.At("run_as"), "run_as %s: a sandbox never runs as the OS root; name an unprivileged user (default %s) or remove run_as", t.Sandbox.RunAs, "mysql")
 		}
@@ -629,7 +628,7 @@ func (v *validator) settings(s Settings, what string, global bool) {
 // once, at the option's position.
 func (v *validator) sandboxConfig(sb *Sandbox, s Settings, what string) {
 	so := v.serverOptions(sb)
-	guard := mycnf.Guard{Known: so.known, TLS: sb.TLS == "on"}
+	guard := mycnf.Guard{Known: so.known, TLS: sb.TLS == "on", Galera: sb.Galera > 0}
 	var at Setting
 	guard.Outside = func(option, path string) bool {
 		// the server writes (or reads) there: the trust check wants it in the plan's folder or --allow-path

@@ -76,6 +76,9 @@ func (e *explainer) header() {
 				}
 				e.printf(", %d %s replica(s): %s", t.Sandbox.Replicas, t.Sandbox.Replication, strings.Join(names, ", "))
 			}
+			if t.Sandbox.Galera > 0 {
+				e.printf(", %s", galeraLine(t))
+			}
 			e.printf("\n")
 			if len(t.Sandbox.Config) > 0 {
 				e.printf("  %-20s my.cnf: %s\n", "", t.Sandbox.Config.String())

@@ -146,5 +146,10 @@ func (c *Cluster) startAll(ctx context.Context) error {
 			return err
 		}
 	}
+	for _, n := range c.Nodes {
+		if err := waitSynced(ctx, n, len(c.Nodes)+1); err != nil {
+			return err
+		}
+	}
 	return nil
 }

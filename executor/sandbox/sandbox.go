@@ -29,8 +29,11 @@ type Options struct {
 	Config      []Option
 	Replicas    int
 	Replication string // "async" (default) | "semisync"
-	Dir         string // parent dir for sandbox dirs; "" -> os.TempDir()
-	Keep        bool   // keep datadirs after Stop
+	// Galera, if above 0, makes the cluster a Galera cluster of that many MariaDB nodes
+	// (galera.go): NAME bootstraps it, NAME_node2... join by SST; no replicas.
+	Galera int
+	Dir    string // parent dir for sandbox dirs; "" -> os.TempDir()
+	Keep   bool   // keep datadirs after Stop
 	// TLS gives the cluster a CA of its own and each server a certificate it signed, and has
 	// the servers require TLS over TCP (require_secure_transport); clients verify with the CA.
 	TLS bool
@@ -59,10 +62,12 @@ type Options struct {
 	pickPort func() (int, error) // tests substitute it to simulate a taken port
 }
 
-// Cluster is a running sandbox: a primary and its replicas.
+// Cluster is a running sandbox: a primary and its replicas, or a Galera cluster's first
+// node (Primary) and the others (Nodes).
 type Cluster struct {
 	Primary  *Server
 	Replicas []*Server
+	Nodes    []*Server
 
 	name     string
 	dir      string
@@ -74,8 +79,10 @@ type Cluster struct {
 	stopErr  error
 }
 
-// Servers returns the primary followed by the replicas.
-func (c *Cluster) Servers() []*Server { return append([]*Server{c.Primary}, c.Replicas...) }
+// Servers returns the primary followed by the replicas, or a Galera cluster's nodes in order.
+func (c *Cluster) Servers() []*Server {
+	return append(append([]*Server{c.Primary}, c.Replicas...), c.Nodes...)
+}
 
 // Dir is the cluster's directory (one sub-directory per server).
 func (c *Cluster) Dir() string { return c.dir }
@@ -101,6 +108,9 @@ func (o *Options) normalise() error {
 	}
 	if !nameRe.MatchString(o.Name) {
 		return fmt.Errorf("sandbox name %q: use letters, digits, '_', '-' or '.' (at most 40)", o.Name)
+	}
+	if o.Galera < 0 {
+		return fmt.Errorf("sandbox %s: galera %d: must be 0 (none) or the number of nodes", o.Name, o.Galera)
 	}
 	if o.Replicas < 0 {
 		return fmt.Errorf("sandbox %s: replicas %d: must be 0 or more", o.Name, o.Replicas)
@@ -157,7 +167,14 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
+	var provider string
+	if o.Galera > 0 {
+		if provider, err = checkGalera(ctx, o, bin); err != nil {
+			return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
+		}
+	}
 	guard := guardOf(ctx, bin, o.TLS, o.ConfigPaths, o.Logf)
+	guard.Galera = o.Galera > 0
 	if err := validateConfig(o.Config, guard); err != nil {
 		return nil, fmt.Errorf("sandbox %s: %w", o.Name, err)
 	}
@@ -208,6 +225,15 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 		}
 		return s, nil
 	}
+	if o.Galera > 0 {
+		if err := c.startGalera(ctx, o, provider, newServer); err != nil {
+			return fail(err)
+		}
+		if err := c.ready(o); err != nil {
+			return fail(err)
+		}
+		return c, nil
+	}
 	p, err := newServer(o.Name, role{serverID: 1, primary: o.Replicas > 0, semisync: semisync})
 	if err != nil {
 		return fail(err)
@@ -227,13 +253,21 @@ func Start(ctx context.Context, o Options) (*Cluster, error) {
 	if err := c.replicate(ctx, semisync, o.Via); err != nil {
 		return fail(err)
 	}
+	if err := c.ready(o); err != nil {
+		return fail(err)
+	}
+	return c, nil
+}
+
+// ready writes each server's client option file and says where it listens.
+func (c *Cluster) ready(o Options) error {
 	for _, s := range c.Servers() {
 		if err := writePrivate(s.ClientConfigFile(), clientCnf(s)); err != nil {
-			return fail(err)
+			return err
 		}
 		o.Logf("sandbox %s: %s ready on %s (socket %s, password in %s)", o.Name, s.Name(), s.RedactedDSN(""), s.Socket(), c.PasswordFile())
 	}
-	return c, nil
+	return nil
 }
 
 // prepareTemplate makes the sandbox directory, checks the server's user can reach it and
@@ -404,14 +438,15 @@ func initSQL(s *Server) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// Stop stops every server (replicas first, in parallel, then the primary) and removes the cluster's
-// directory unless Keep. Calling it again does nothing.
+// Stop stops every server (replicas or a Galera cluster's other nodes first, in parallel, then
+// the primary: node 1 leaves last, so it may bootstrap the cluster again) and removes the
+// cluster's directory unless Keep. Calling it again does nothing.
 func (c *Cluster) Stop(ctx context.Context) error {
 	c.stopped.Do(func() {
 		var errs []error
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		for _, r := range c.Replicas {
+		for _, r := range append(append([]*Server(nil), c.Replicas...), c.Nodes...) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

@@ -63,7 +63,8 @@ type role struct {
 	replica   bool
 	semisync  bool
 	replicaOf *Server
-	replicas  []*Server // of a primary
+	replicas  []*Server   // of a primary
+	galera    *galeraNode // a Galera cluster's node (galera.go)
 }
 
 type process struct {
@@ -234,6 +235,9 @@ func (s *Server) redact(text string) string {
 
 // forcedOptions are the settings replication needs; they are written after the config so they win.
 func (s *Server) forcedOptions(config []Option) []Option {
+	if s.role.galera != nil {
+		return append(s.galeraOptions(), s.tlsOptions()...)
+	}
 	if !s.role.primary && !s.role.replica {
 		return s.tlsOptions()
 	}
@@ -314,6 +318,12 @@ func (s *Server) start(ctx context.Context, config []Option, keepPort bool) erro
 		if errors.As(err, &pe) && !keepPort && i+1 < attempts {
 			s.logf("sandbox: %s: port %d is in use, trying another", s.name, s.port)
 			s.port = 0
+			if s.role.galera != nil {
+				// The taken port may be one of its Galera ports: all four anew.
+				if err := s.pickGaleraPorts(); err != nil {
+					return fmt.Errorf("start %s: %w", s.name, err)
+				}
+			}
 			continue
 		}
 		return err
@@ -488,6 +498,9 @@ func (s *Server) Start(ctx context.Context) error {
 // acknowledging), so a measurement right after the restart does not see the catch-up or the
 // semi-sync fallback to async.
 func (s *Server) waitReplication(ctx context.Context) error {
+	if s.role.galera != nil {
+		return waitSynced(ctx, s, 0) // rejoined: by IST, or SST when the others moved too far on
+	}
 	if s.role.replica {
 		if p := s.role.replicaOf; p != nil && !p.Running() {
 			return nil // nothing to connect to

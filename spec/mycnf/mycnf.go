@@ -20,6 +20,9 @@ const SandboxMaxConnections = 1000
 type Guard struct {
 	Known Known // the server's options; the zero Known when nobody could say
 	TLS   bool  // the sandbox has tls: on and owns the server's TLS options
+	// Galera: the sandbox is a Galera cluster's node (sandbox galera: N) and owns its wsrep
+	// options and what Galera requires of the server (galera.go).
+	Galera bool
 	// Dir is the server's own directory (absolute), where an absolute secure_file_priv may
 	// point; "" at validation, before there is one: then only a relative one is allowed.
 	Dir string
@@ -48,7 +51,15 @@ func (g Guard) Refuse(name, value string, bare bool) string {
 func (g Guard) refuse(n Name, v string, bare bool) string {
 	opt := n.Option
 	if why, ok := owned[opt]; ok {
+		if g.Galera && galeraNode[opt] {
+			why = galeraWhy
+		}
 		return "the sandbox sets " + opt + " itself (" + why + "); leave it out"
+	}
+	if g.Galera {
+		if why := galeraRefuse(opt, v, bare); why != "" {
+			return why
+		}
 	}
 	if g.TLS && tlsOwned[opt] {
 		return "the sandbox sets " + opt + " itself with tls: on (its own CA and certificate, require_secure_transport=ON); leave it out, or set tls: off and configure TLS yourself"
