@@ -97,32 +97,23 @@ func folderNames(t *testing.T) map[string]string {
 	t.Helper()
 	owner := map[string]string{}
 	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, "results", func(fi fs.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, parser.SkipObjectResolution)
+	names, err := filepath.Glob(filepath.Join("results", "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, d := range f.Decls {
-				g, ok := d.(*ast.GenDecl)
-				if !ok || g.Tok != token.CONST {
-					continue
-				}
-				for _, spec := range g.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for i, v := range vs.Values {
-						lit, ok := v.(*ast.BasicLit)
-						s, err := strconv.Unquote(litValue(lit, ok))
-						if err != nil || i >= len(vs.Names) {
-							continue
-						}
-						if folderFileName.MatchString(s) || strings.HasSuffix(vs.Names[i].Name, "Dir") && folderDirName.MatchString(s) {
-							owner[s] = "results"
-						}
-					}
-				}
-			}
+	var files []*ast.File
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
 		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	for _, name := range folderConstants(files) {
+		owner[name] = "results"
 	}
 	for _, k := range kinds.Workloads {
 		dir := strings.TrimPrefix(kindPackage(t, k), mod+"/")
@@ -178,5 +169,33 @@ func folderNamesIn(f *ast.File, names map[string]string) []folderName {
 		}
 		return true
 	})
+	return out
+}
+
+// folderConstants are the string constants of files that name a file or (a ...Dir
+// constant) a folder of the results folder.
+func folderConstants(files []*ast.File) []string {
+	var out []string
+	for _, f := range files {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range g.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, v := range vs.Values {
+					lit, ok := v.(*ast.BasicLit)
+					s, err := strconv.Unquote(litValue(lit, ok))
+					if err != nil || i >= len(vs.Names) {
+						continue
+					}
+					if folderFileName.MatchString(s) || strings.HasSuffix(vs.Names[i].Name, "Dir") && folderDirName.MatchString(s) {
+						out = append(out, s)
+					}
+				}
+			}
+		}
+	}
 	return out
 }

@@ -13,7 +13,6 @@ import (
 	"testing"
 )
 
-
 // samplerType is a concrete sampler, by package path and type name.
 type samplerType struct{ pkg, name string }
 
