@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -99,15 +98,7 @@ func walkGo(t *testing.T, dir string, each func(rel string, fset *token.FileSet,
 // samplerAssertions are where f (of package pkg) asserts or switches on a concrete sampler
 // type of another package.
 func samplerAssertions(f *ast.File, pkg string, types map[samplerType]bool) []token.Pos {
-	imports := map[string]string{} // name in f -> import path
-	for _, im := range f.Imports {
-		p, _ := strconv.Unquote(im.Path.Value)
-		name := p[strings.LastIndex(p, "/")+1:]
-		if im.Name != nil {
-			name = im.Name.Name
-		}
-		imports[name] = p
-	}
+	imports := importNames(f)
 	foreign := func(e ast.Expr) bool {
 		if st, ok := e.(*ast.StarExpr); ok {
 			e = st.X

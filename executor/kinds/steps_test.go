@@ -96,15 +96,7 @@ func TestNoStepKindSwitchOutsideTheRegistry(t *testing.T) {
 // with a step body type in a case, a StepBody, type assertion or value of a step body
 // type in reflect.TypeOf, a list of three step keys or more.
 func stepKindUses(f *ast.File, pkg string, bodies map[bodyType]bool, keys map[string]bool) []token.Pos {
-	imports := map[string]string{} // name in f -> import path
-	for _, im := range f.Imports {
-		p, _ := strconv.Unquote(im.Path.Value)
-		name := p[strings.LastIndex(p, "/")+1:]
-		if im.Name != nil {
-			name = im.Name.Name
-		}
-		imports[name] = p
-	}
+	imports := importNames(f)
 	isBody := func(e ast.Expr) bool {
 		if st, ok := e.(*ast.StarExpr); ok {
 			e = st.X
@@ -190,4 +182,18 @@ func TestNoStepBodyInSpec(t *testing.T) {
 			t.Errorf("spec.%s is no step's body any more: remove it from stillInSpec", name)
 		}
 	}
+}
+
+// importNames maps the names f's imports go by in f to their paths.
+func importNames(f *ast.File) map[string]string {
+	imports := map[string]string{}
+	for _, im := range f.Imports {
+		p, _ := strconv.Unquote(im.Path.Value)
+		name := p[strings.LastIndex(p, "/")+1:]
+		if im.Name != nil {
+			name = im.Name.Name
+		}
+		imports[name] = p
+	}
+	return imports
 }
