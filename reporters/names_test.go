@@ -61,7 +61,7 @@ func columnPrefixes() []string {
 // allowed are the literals that equal a column name without being one, by file (relative to
 // reporters/) and literal, each with why.
 var allowed = map[string]map[string]string{
-	"checks/checks.go": {
+	"verifyfolder/checks.go": {
 		// The noun of the verdict sentence ("3 of 212 fingerprints return different
 		// results"), English rather than a column read.
 		"fingerprint": "verdict sentence's noun",

@@ -283,7 +283,7 @@ type Workload struct {
 	// matrix and iteration in an iteration, target), as spec checked its expressions against
 	// them: what a kind that evaluates expressions as it runs (transactions' args) gives them.
 	// nil for a workload built in Go.
-	Names           map[string]any `yaml:"-"`
+	Names           map[string]any `yaml:"-" json:"-"`
 	Options         any            `yaml:"options,skip" doc:"The kind's own options (see the kind): the builtin scripts' sysbench options, tpcc's warehouses and mix."`
 	Action          string         `yaml:"action" default:"run" enum:"run,prepare,cleanup,check" doc:"run, or what the kind has besides: prepare (create and load its tables), cleanup (drop them), check (verify its data's consistency, failing the step naming each broken condition)."`
 	Threads         int            `yaml:"threads" default:"1" min:"1" doc:"Concurrent connections."`
