@@ -113,8 +113,8 @@ func nodeSignal(t *testing.T, dir, node string, sig syscall.Signal) {
 
 // A node that falls behind asks the others to pause, and the wsrep.* flow control columns
 // show it: db_node3 applies with gcs.fc_limit=1 (a receive queue of more than one write set
-// is too long) and is stopped (SIGSTOP) for about a second while four threads write to node
-// 1. db_node3 sent flow control, node 1 received it and was paused: counts and seconds in
+// is too long: with the default 16, a quiet host's node may keep up) and is stopped
+// (SIGSTOP) for about a second while four threads write to node 1. db_node3 sent flow control, node 1 received it and was paused: counts and seconds in
 // the summary, per-second rates in some tick, the paused fraction of an interval within
 // 0..1.
 func TestGaleraWsrepFlowControl(t *testing.T) {
@@ -178,7 +178,9 @@ func TestGaleraWsrepFlowControl(t *testing.T) {
 	if m := maxOf("db_node3", "wsrep.fc_sent"); m <= 0 {
 		t.Errorf("no tick of db_node3 has flow control sent per second")
 	}
-	if m := maxOf("db", "wsrep.fc_paused_s"); m <= 0 || m > 1.05 {
+	// At most 1 but for the readings' estimated times (a busy host's slow round trip): not
+	// nanoseconds, not a growing total.
+	if m := maxOf("db", "wsrep.fc_paused_s"); m <= 0 || m > 1.5 {
 		t.Errorf("db's largest fraction of an interval paused by flow control is %v, want in (0, 1]", m)
 	}
 }

@@ -26,11 +26,11 @@ const Prefix = "wsrep."
 // fields are the sampler's columns, in their order.
 var fields = []field{
 	{name: "fc_paused_s", kind: watch.Counter, unit: "s", status: "wsrep_flow_control_paused_ns", scale: 1e-9,
-		doc: "time replication was paused by flow control (wsrep_flow_control_paused_ns): in the time series the fraction of the interval paused (0 to 1), in the summary the seconds paused over the measured part; replication pauses on every node, whichever node asked"},
+		doc: "time replication was paused by flow control (wsrep_flow_control_paused_ns): in the time series the fraction of the interval paused (0 to 1, a pause under way counted up to the reading; the readings' times are estimated, so a wholly paused interval may read a little above 1), in the summary the seconds paused over the measured part; replication pauses on every node, whichever node asked"},
 	{name: "fc_sent", kind: watch.Counter, unit: "count", status: "wsrep_flow_control_sent",
-		doc: "flow control messages this node sent (wsrep_flow_control_sent): it is the one falling behind, its receive queue past gcs.fc_limit"},
+		doc: "flow control pause requests (FC_PAUSE) this node sent (wsrep_flow_control_sent): it fell behind, its receive queue past gcs.fc_limit"},
 	{name: "fc_recv", kind: watch.Counter, unit: "count", status: "wsrep_flow_control_recv",
-		doc: "flow control messages this node received, its own included (wsrep_flow_control_recv)"},
+		doc: "flow control pause requests this node received, its own included (wsrep_flow_control_recv)"},
 	{name: "cert_failures", kind: watch.Counter, unit: "count", status: "wsrep_local_cert_failures",
 		doc: "local transactions that failed certification, a conflict with a write set from another node: the client gets a deadlock error (wsrep_local_cert_failures)"},
 	{name: "bf_aborts", kind: watch.Counter, unit: "count", status: "wsrep_local_bf_aborts",
