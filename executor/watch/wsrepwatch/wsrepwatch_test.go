@@ -11,6 +11,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/sandbox"
 	"github.com/quadrant-bench/quadrant/executor/sandbox/sandboxtest"
 	"github.com/quadrant-bench/quadrant/executor/watch"
+	"github.com/quadrant-bench/quadrant/results"
 )
 
 // reading is a wsrep status as MariaDB 10.11 with galera-4 26.4.23 answers it (names as the
@@ -72,12 +73,16 @@ func TestReadings(t *testing.T) {
 	}
 }
 
-// docs/metrics.md lists every column the sampler gives, with its kind.
+// docs/metrics.md lists every column the sampler gives, with its kind, and a reader without
+// run.json (results.Describe) knows each for a watched one.
 func TestColumnsDeclared(t *testing.T) {
 	md := string(watch.ColumnsMarkdown([]*watch.SamplerKind{&Kind}))
 	for _, c := range columns {
 		if !strings.Contains(md, "| `"+c.Name+"` | "+string(c.Kind)+" |") {
 			t.Errorf("docs/metrics.md's section has no row for %s (%s)", c.Name, c.Kind)
+		}
+		if d := results.Describe(results.TimeseriesCSV, c.Name); d.Role != results.RoleWatched {
+			t.Errorf("results.Describe(%s) is a %s column, want watched", c.Name, d.Role)
 		}
 	}
 }
