@@ -21,9 +21,9 @@ func newGaleraDrill(t *testing.T, c *sandbox.Cluster, node string, b Failover) *
 	return d
 }
 
-// One 3-node Galera sandbox for three drills, each leaving the cluster whole for the next:
-// a kill of the node the ledger writes through (its clients have no node to write to
-// until it is back: seconds without a write), a kill of another node (the clients write
+// One 3-node Galera sandbox for five drills, each leaving the cluster whole for the next:
+// a kill and a clean shutdown of the node the ledger writes through (its clients have no
+// node to write to until it is back: seconds without a write), a kill of another node (the clients write
 // on through node 1), a partition of node 3 (gmcast.isolate) and a pause of it (SIGSTOP,
 // then SIGCONT: the others hold their commits meanwhile). None may lose an
 // acknowledged id (a Galera commit is acknowledged once the other nodes certified it),
@@ -37,6 +37,7 @@ func TestGaleraDrills(t *testing.T) {
 		name, node, fault string
 	}{
 		{"kill of the node written to", c.Primary.Name(), "kill"},
+		{"shutdown of the node written to", c.Primary.Name(), "shutdown"},
 		{"kill of another node", c.Nodes[0].Name(), "kill"},
 		{"partition of another node", c.Nodes[1].Name(), "partition"},
 		{"pause of another node", c.Nodes[1].Name(), "pause"},
