@@ -302,8 +302,8 @@ func (s *Server) ErrorLogSince(offset int64) string { return s.logSince(offset) 
 // it rejoined), and the log line that says so: "SST" when a donor copied its data over
 // (wsrep_sst_rsync run as donor), "IST" when a donor sent only the writesets it missed (the
 // script run with --bypass, or the joiner's "IST received" without a donor's script), ""
-// when the logs say neither (a node that never left its cluster).
-func (c *Cluster) StateTransfer(joiner *Server, offsets map[*Server]int64) (how, line string) {
+// when the logs say neither (a node that never left its cluster). why says which log said it.
+func (c *Cluster) StateTransfer(joiner *Server, offsets map[*Server]int64) (how, why string) {
 	for _, n := range c.Servers() {
 		if n == joiner {
 			continue
@@ -311,15 +311,15 @@ func (c *Cluster) StateTransfer(joiner *Server, offsets map[*Server]int64) (how,
 		for _, l := range strings.Split(n.logSince(offsets[n]), "\n") {
 			if strings.Contains(l, "--role 'donor'") {
 				if strings.Contains(l, "--bypass") {
-					return "IST", n.name + ": " + l
+					return "IST", n.name + "'s error log: wsrep_sst_rsync run as donor with --bypass (the writesets missed only)"
 				}
-				return "SST", n.name + ": " + l
+				return "SST", n.name + "'s error log: wsrep_sst_rsync run as donor (a copy of its data directory)"
 			}
 		}
 	}
 	for _, l := range strings.Split(joiner.logSince(offsets[joiner]), "\n") {
-		if strings.Contains(l, "IST received") {
-			return "IST", joiner.name + ": " + l
+		if i := strings.Index(l, "IST received"); i >= 0 {
+			return "IST", joiner.name + "'s error log: " + strings.TrimSpace(l[i:])
 		}
 	}
 	return "", ""

@@ -168,7 +168,7 @@ func (g *galeraSide) heal(ctx context.Context, faultAt time.Time, m map[string]f
 	rejoined := time.Now()
 	m[MetricRejoin] = rejoined.Sub(backAt).Seconds()
 	d.marked(EventRejoined, rejoined)
-	how, line := g.c.StateTransfer(g.node, offsets)
+	how, why := g.c.StateTransfer(g.node, offsets)
 	switch how {
 	case "SST":
 		m[MetricSST] = 1
@@ -177,8 +177,8 @@ func (g *galeraSide) heal(ctx context.Context, faultAt time.Time, m map[string]f
 	default:
 		how = "no state transfer in the nodes' error logs"
 	}
-	if line != "" {
-		d.logf("%s's state transfer: %.300s", g.node.Name(), strings.TrimSpace(line))
+	if why != "" {
+		how += ", as " + why + " says"
 	}
 	d.logf("%s back %.3fs after the fault, Synced in a cluster of %d %.3fs later (%s)", g.node.Name(), backAt.Sub(faultAt).Seconds(), len(all), m[MetricRejoin], how)
 	return rejoined, nil
