@@ -30,6 +30,10 @@ func (sr *stepRunner) during(ctx context.Context, it *spec.Iteration, sc stepSco
 	sc.phase = "during"
 	for i := range it.During {
 		st := &it.During[i]
+		if st.Skipped() {
+			sr.log.logFile("%s: skipped (when: false)", sc.where(st))
+			continue
+		}
 		d.wg.Add(1)
 		go func() {
 			defer d.wg.Done()

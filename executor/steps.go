@@ -82,6 +82,10 @@ func (sr *stepRunner) run(ctx context.Context, list []spec.Step, sc stepScope) e
 		if !sr.runs(&list[i]) {
 			continue
 		}
+		if list[i].Skipped() {
+			sr.log.logFile("%s: skipped (when: false)", sc.where(&list[i]))
+			continue
+		}
 		if err := sr.step(ctx, &list[i], sc); err != nil {
 			return err
 		}

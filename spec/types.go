@@ -259,7 +259,11 @@ type Step struct {
 	SaveAs       string        `yaml:"save_as" pattern:"^[a-z][a-z0-9_]*$" doc:"sql: keep the last result set in the results under this name."`
 	Timeout      time.Duration `yaml:"timeout" doc:"Fail the step when it takes longer (shell, sql, sql_file, set_global, restart, workload, generate, verify; wait has its own)."`
 	At           time.Duration `yaml:"at" doc:"during steps only: offset into the measured workload."`
+	When         *bool         `yaml:"when" doc:"false: the step does not run in this iteration (the log says so), e.g. when: \"${{ matrix.cell == 'drill' }}\" runs a drill in one cell of the matrix only; default true."`
 }
+
+// Skipped reports whether the plan's when: leaves the step out of its iteration.
+func (s *Step) Skipped() bool { return s.When != nil && !*s.When }
 
 // KindKey is the key of the step's kind ("sql", "shell", ...; "" for an invalid step,
 // which Load rejects).

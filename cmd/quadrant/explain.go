@@ -300,6 +300,11 @@ func (e *explainer) steps(name string, steps []spec.Step, indent string) {
 // step prints a step as its kind explains it (spec.StepKind.Explain), else its key and
 // target, and adds what it says to the estimates.
 func (e *explainer) step(s *spec.Step, in, prefix string) {
+	if s.Skipped() {
+		// nothing of it runs here, so it adds nothing to the estimates either
+		e.printf("%s%s%s: skipped in this iteration (when: false)\n", in, prefix, s.KindKey())
+		return
+	}
 	var x spec.Explanation
 	if s.Kind != nil && s.Kind.Explain != nil {
 		x = s.Kind.Explain(s, e)

@@ -128,3 +128,33 @@ iteration:
 		}
 	}
 }
+
+// explain says which iterations leave a step out (when: false) and shows it where it runs.
+func TestExplainSaysWhenAStepIsSkipped(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "when.yaml")
+	if err := os.WriteFile(path, []byte(`version: 1
+name: w
+targets:
+  db: {sandbox: {}}
+matrix:
+  cell: [a, b]
+iteration:
+  before:
+    - sql: "SELECT 42"
+      when: "${{ matrix.cell == 'b' }}"
+  workload: {builtin: oltp_point_select, threads: 1, duration: 2s}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", path)
+	if code != exitOK {
+		t.Fatalf("explain: exit %d %s", code, errOut)
+	}
+	a, b, _ := strings.Cut(out, "Iteration 2/2")
+	if !strings.Contains(a, "sql: skipped in this iteration (when: false)") || strings.Contains(a, "SELECT 42") {
+		t.Errorf("iteration 1 should show the step skipped:\n%s", a)
+	}
+	if !strings.Contains(b, "SELECT 42") || strings.Contains(b, "skipped") {
+		t.Errorf("iteration 2 should show the step:\n%s", b)
+	}
+}
