@@ -49,6 +49,9 @@ type Kind struct {
 	// Loop says the kind's workers run on quadrant's own loop, so that stages, ramp,
 	// connect and idle_connections apply.
 	Loop bool
+	// Spreads says each of the kind's workers connects to the server workload.Env gives it
+	// (Env.ServerFor), so that nodes: may spread them over a Galera cluster's nodes.
+	Spreads bool
 	// NoRate, when set, says why rate: does not apply (a kind that paces itself).
 	NoRate string
 	// Ends says a run ends by itself (a replay at the end of its file): duration and events

@@ -1,0 +1,69 @@
+package executor
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/quadrant-bench/quadrant/spec/plantest"
+)
+
+// A hot row (one row every transaction updates) written through every node of a Galera
+// cluster loses certification (error 1213; MariaDB 10.11 words it as a deadlock): the cell
+// with nodes: all counts cert failures, in cert_failures, in its nodes' own columns and in
+// errors, and its nodes' transactions add up to the cell's; the same load on node 1 alone
+// waits on InnoDB's row lock instead and counts none. The axis gives nodes: its value.
+func TestGaleraSpreadCertFailures(t *testing.T) {
+	run, out, err := runPlan(t, plantest.Sandbox("galera-spread", "{galera: 3}", `setup:
+  - sql: "CREATE DATABASE bench; CREATE TABLE bench.t (id INT PRIMARY KEY, v INT NOT NULL); INSERT INTO bench.t VALUES (1, 0)"
+matrix:
+  writers: [one, all]
+iteration:
+  workload:
+    nodes: ${{ matrix.writers }}
+    threads: 6
+    events: 600
+    transactions:
+      - name: hot
+        statements:
+          - {sql: "BEGIN"}
+          - {sql: "UPDATE bench.t SET v = v + 1 WHERE id = 1"}
+          - {sql: "COMMIT"}
+`), nil, Options{})
+	requireDone(t, run, out, err, 2)
+	seen := map[string]bool{}
+	for i := range run.Summary.Rows {
+		if run.Summary.Value(i, "target") != "db" {
+			continue
+		}
+		writers := run.Summary.Value(i, "writers")
+		seen[writers] = true
+		certs, errs := col(t, run.Summary, i, "cert_failures"), col(t, run.Summary, i, "errors")
+		t.Logf("writers=%s: %v transactions, %v errors, %v cert failures", writers, col(t, run.Summary, i, "transactions"), errs, certs)
+		switch writers {
+		case "one":
+			if certs != 0 || errs != 0 {
+				t.Errorf("one node: %v cert failures, %v errors; want 0 (InnoDB's row lock queues the writers)", certs, errs)
+			}
+			for _, h := range run.Summary.Header {
+				if strings.HasPrefix(h, "node.") && run.Summary.Value(i, h) != "" {
+					t.Errorf("one node: column %s = %q, want none", h, run.Summary.Value(i, h))
+				}
+			}
+		case "all":
+			if certs == 0 || certs > errs {
+				t.Errorf("every node: %v cert failures of %v errors; want some, counted among the errors", certs, errs)
+			}
+			var sumTx, sumCert float64
+			for _, node := range []string{"db", "db_node2", "db_node3"} {
+				sumTx += col(t, run.Summary, i, "node."+node+".transactions")
+				sumCert += col(t, run.Summary, i, "node."+node+".cert_failures")
+			}
+			if tx := col(t, run.Summary, i, "transactions"); sumTx != tx || sumCert != certs {
+				t.Errorf("every node: the nodes' transactions %v and cert failures %v, want the cell's %v and %v", sumTx, sumCert, tx, certs)
+			}
+		}
+	}
+	if !seen["one"] || !seen["all"] {
+		t.Fatalf("summary rows of db for writers %v, want one and all", seen)
+	}
+}
