@@ -377,6 +377,12 @@ func (c *Check) Compile(e *Expr, gens []Generator) {
 // Check included.
 func (c *Check) Workload(w *Workload) { c.v.workload(w) }
 
+// WorkloadOn checks w as Workload does, and its nodes: against target, where it runs.
+func (c *Check) WorkloadOn(w *Workload, target string) {
+	c.v.workload(w)
+	c.v.spread(w, target)
+}
+
 // Output resolves a file the step writes, relative to the plan's directory, and declares
 // the write (the trust check judges it).
 func (c *Check) Output(name string, pos Pos, what string) string { return c.v.written(name, pos, what) }
