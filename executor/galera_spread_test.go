@@ -66,4 +66,18 @@ iteration:
 	if !seen["one"] || !seen["all"] {
 		t.Fatalf("summary rows of db for writers %v, want one and all", seen)
 	}
+	// The time series has them per interval, in db's rows: a rate of each node's.
+	ts := run.Timeseries["db"]
+	if ts == nil || ts.Col("cert_failures") < 0 || ts.Col("node.db_node3.cert_failures") < 0 {
+		t.Fatalf("db's time series lacks cert_failures or node.db_node3.cert_failures")
+	}
+	var rate float64
+	for i := range ts.Rows {
+		if v, ok := ts.Float(i, "cert_failures"); ok {
+			rate += v
+		}
+	}
+	if rate == 0 {
+		t.Errorf("db's time series has no cert failure in any interval")
+	}
 }
