@@ -81,3 +81,43 @@ iteration:
 		t.Errorf("db's time series has no cert failure in any interval")
 	}
 }
+
+// An OLTP builtin spread over two of the nodes by a list: its threads connect to db_node2
+// and db_node3 only (node 1 none), and read_write's transactions commit there: the nodes'
+// own wsrep_local_commits say so, and the node.NAME.transactions columns.
+func TestGaleraSpreadBuiltin(t *testing.T) {
+	run, out, err := runPlan(t, plantest.Sandbox("galera-spread-builtin", "{galera: 3}", `setup:
+  - workload: {builtin: oltp_read_write, action: prepare, options: {tables: 1, table_size: 100}}
+iteration:
+  workload:
+    builtin: oltp_read_write
+    options: {tables: 1, table_size: 100}
+    nodes: [db_node2, db_node3]
+    threads: 4
+    events: 80
+watch:
+  status: [wsrep_local_commits]
+  counters: [wsrep_local_commits]
+`), nil, Options{})
+	requireDone(t, run, out, err, 1)
+	// Where the transactions committed, as each node counts its own (not those it applied).
+	commits := map[string]float64{}
+	for i := range run.Summary.Rows {
+		commits[run.Summary.Value(i, "target")] = col(t, run.Summary, i, "status.wsrep_local_commits")
+	}
+	if commits["db"] != 0 || commits["db_node2"] == 0 || commits["db_node3"] == 0 {
+		t.Errorf("local commits per node %v; want none on db, some on db_node2 and db_node3", commits)
+	}
+	for i := range run.Summary.Rows {
+		if run.Summary.Value(i, "target") != "db" {
+			continue
+		}
+		n1, n2, n3 := col(t, run.Summary, i, "node.db.transactions"), col(t, run.Summary, i, "node.db_node2.transactions"), col(t, run.Summary, i, "node.db_node3.transactions")
+		t.Logf("transactions per node: db %v, db_node2 %v, db_node3 %v; cert failures %v", n1, n2, n3, col(t, run.Summary, i, "cert_failures"))
+		if n1 != 0 || n2 == 0 || n3 == 0 || n2+n3 != col(t, run.Summary, i, "transactions") {
+			t.Errorf("transactions per node: db %v, db_node2 %v, db_node3 %v; want none on db and the rest on the two", n1, n2, n3)
+		}
+		return
+	}
+	t.Fatal("no summary row of db")
+}
