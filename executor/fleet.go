@@ -386,15 +386,18 @@ func (f *fleet) watchTargets(via func(target, addr string) string) []collect.Tar
 }
 
 // watched are the targets sampled during iteration it's workload on main: watch.targets
-// when the plan names them, else main, its replicas and every target the iteration's
-// steps use.
+// when the plan names them, else main, its replicas, every node of its Galera cluster
+// (whichever node main is: flow control and certification are the cluster's) and every
+// target the iteration's steps use.
 func (f *fleet) watched(it *spec.Iteration, main string) []string {
 	if len(f.plan.Watch.Targets) > 0 {
 		return f.plan.Watch.Targets
 	}
 	want := map[string]bool{main: true}
+	pt := f.planTarget(main)
+	galera := pt != nil && pt.Sandbox != nil && pt.Sandbox.Galera > 0
 	for _, name := range f.order {
-		if f.primaryOf(name) == main {
+		if f.primaryOf(name) == main || galera && f.primaryOf(name) == f.primaryOf(main) {
 			want[name] = true
 		}
 	}

@@ -136,8 +136,8 @@ type ColumnInfo struct {
 func (c ColumnInfo) IsCost() bool { return c.Role == RoleCost }
 
 // WatchedPrefixes start the names of watched columns, for folders written before run.json
-// listed them.
-var WatchedPrefixes = []string{StatusPrefix, "repl.", "query.", HostPrefix, "proc.", "client."}
+// listed them (and wsrep.*, a Galera node's, for a reader without run.json).
+var WatchedPrefixes = []string{StatusPrefix, "repl.", "query.", HostPrefix, "proc.", "client.", "wsrep."}
 
 // StatusFamily is the watched columns of SHOW GLOBAL STATUS, status.NAME (StatusPrefix), as
 // an assertion sees them.

@@ -18,7 +18,7 @@ func MetricsMarkdown(own []measure.Metric) []byte {
 		"workload's target, per report interval, after `iteration`, `elapsed_s` and `time`; the summary (`summary.csv`) " +
 		"has them per iteration, over the measured part (warmup excluded), after `iteration`, `repeat`, the matrix axes, " +
 		"`target`, `status` and `duration_s`, followed by the plan's `record_as` names. Watched columns (`status.*`, " +
-		"`repl.*`, `host.*`, `proc.*`, custom queries) follow; run.json lists them per target with their kind. Latencies are per transaction; in open loop (`rate`) they count from each " +
+		"`repl.*`, `wsrep.*`, `host.*`, `proc.*`, custom queries) follow; run.json lists them per target with their kind. Latencies are per transaction; in open loop (`rate`) they count from each " +
 		"transaction's intended start, so queueing counts, and `histograms/` also keeps the service time. An empty " +
 		"cell is a value that was not measured, never a zero: a watched cell is empty too when its sampler's source did " +
 		"not answer at that tick (a lost connection costs those samples, not the run; run.json's iteration `watch_gaps` " +

@@ -29,7 +29,7 @@ Throwaway local MariaDB/MySQL servers on 127.0.0.1, as a plan's sandbox target g
 // sandboxHelp is each subcommand's part of the usage: `sandbox --help` prints them all,
 // `sandbox CMD --help` its own, then its options.
 var sandboxHelp = map[string]string{
-	"up": `  quadrant sandbox up [--name N] [--replicas N] [--semisync] [--config K=V]... [--flavor F] [--basedir D] [--dir D] [--keep] [--run-as USER] [--tls] [--print-env] [--detach]
+	"up": `  quadrant sandbox up [--name N] [--replicas N] [--semisync] [--galera N] [--config K=V]... [--flavor F] [--basedir D] [--dir D] [--keep] [--run-as USER] [--tls] [--print-env] [--detach]
       Starts a primary (and replicas), prints one line per server: NAME and its DSN
       (root:PASSWORD@tcp(127.0.0.1:PORT)/; the password is random per sandbox and also in
       DIR/password, mode 0600), or with --print-env shell export lines for scripts (eval them).
@@ -50,6 +50,9 @@ var sandboxHelp = map[string]string{
         eval "$(quadrant sandbox up --detach --print-env)" && mariadb --defaults-extra-file="$QUADRANT_SANDBOX_CNF"
       The owner's own messages after that go to NAME.log in the state directory (below).
       Run as root, the servers run as the OS user mysql (or --run-as USER), never as root.
+      With --galera N it starts a Galera cluster of N MariaDB nodes instead (NAME, NAME_node2,
+      ...; node 1 bootstraps, the others join by rsync SST), as a plan's sandbox: {galera: N};
+      --print-env names the other nodes QUADRANT_SANDBOX_NODEn_ (n from 2).
 `,
 	"down": `  quadrant sandbox down [--all] [NAME | OWNER/NAME]
       Stops your sandbox NAME (the only one running when NAME is omitted) and waits until it is
@@ -136,6 +139,7 @@ func upOptions(args []string, stdout, stderr io.Writer) (o sandbox.Options, deta
 	fs := newSandboxFlags("up", stderr)
 	fs.StringVar(&o.Name, "name", "sandbox", "label of the sandbox (servers NAME, NAME_replica1, ...)")
 	fs.IntVar(&o.Replicas, "replicas", 0, "number of replicas")
+	fs.IntVar(&o.Galera, "galera", 0, "a Galera cluster of this many nodes instead of a primary (MariaDB with the galera-4 provider)")
 	semisync := fs.Bool("semisync", false, "semi-synchronous replication (default async)")
 	fs.StringVar(&o.Flavor, "flavor", "auto", "auto, mariadb or mysql")
 	fs.StringVar(&o.Basedir, "basedir", "", "server installation holding bin/ or sbin/ (default: PATH, /usr/sbin)")
@@ -184,7 +188,29 @@ func upOptions(args []string, stdout, stderr io.Writer) (o sandbox.Options, deta
 			return o, false, false, 2
 		}
 	}
+	if msg := galeraFlagsRefused(o); msg != "" {
+		fmt.Fprintf(stderr, "quadrant sandbox up: %s\n", msg)
+		return o, false, false, 2
+	}
 	return o, *detachF, *printEnvF, -1
+}
+
+// galeraFlagsRefused says what in up's flags a Galera sandbox cannot be, as a plan's
+// validation does for sandbox: {galera: N}; "" when nothing.
+func galeraFlagsRefused(o sandbox.Options) string {
+	switch {
+	case o.Galera < 0:
+		return fmt.Sprintf("--galera %d: want the number of nodes, 1 or more", o.Galera)
+	case o.Galera == 0:
+		return ""
+	case o.Replicas > 0:
+		return "--galera with --replicas: a Galera cluster has nodes, not replicas; give one of them"
+	case o.TLS:
+		return "--galera with --tls: a TLS Galera sandbox is not built; leave --tls out"
+	case o.Flavor == "mysql":
+		return "--galera with --flavor mysql: Galera sandboxes are MariaDB's (built with wsrep); use --flavor mariadb or auto"
+	}
+	return ""
 }
 
 func sandboxUp(args []string, stdout, stderr io.Writer) int {
@@ -302,7 +328,10 @@ func sandboxDetach(args []string, stdout, stderr io.Writer) int {
 func printSandboxEnv(w io.Writer, c *sandbox.Cluster) {
 	for i, s := range c.Servers() {
 		prefix := "QUADRANT_SANDBOX_"
-		if i > 0 {
+		switch {
+		case i > 0 && c.Galera() > 0:
+			prefix = fmt.Sprintf("QUADRANT_SANDBOX_NODE%d_", i+1)
+		case i > 0:
 			prefix = fmt.Sprintf("QUADRANT_SANDBOX_REPLICA%d_", i)
 		}
 		for _, kv := range [][2]string{

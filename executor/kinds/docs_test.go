@@ -6,12 +6,14 @@ import (
 	"testing"
 
 	"github.com/quadrant-bench/quadrant/executor/kinds"
+	"github.com/quadrant-bench/quadrant/executor/watch"
 	"github.com/quadrant-bench/quadrant/results"
 	"github.com/quadrant-bench/quadrant/spec"
 )
 
 // TestGeneratedDocs fails when docs/plan.schema.json, docs/plan-reference.md or
-// docs/metrics.md differ from what the plan's and the kinds' types and metrics generate. Regenerate with: go generate ./executor/kinds.
+// docs/metrics.md differ from what the plan's and the kinds' types and metrics (and the
+// samplers' declared columns) generate. Regenerate with: go generate ./executor/kinds.
 func TestGeneratedDocs(t *testing.T) {
 	schema := spec.JSONSchema(kinds.Registry())
 	var v map[string]any
@@ -27,7 +29,7 @@ func TestGeneratedDocs(t *testing.T) {
 	for file, want := range map[string][]byte{
 		"../../docs/plan.schema.json":  schema,
 		"../../docs/plan-reference.md": spec.MarkdownReference(kinds.Registry()),
-		"../../docs/metrics.md":        results.MetricsMarkdown(kinds.Metrics()),
+		"../../docs/metrics.md":        append(results.MetricsMarkdown(kinds.Metrics()), watch.ColumnsMarkdown(kinds.Samplers())...),
 	} {
 		if *update {
 			if err := os.WriteFile(file, want, 0o644); err != nil {

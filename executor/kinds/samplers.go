@@ -11,6 +11,7 @@ import (
 	"github.com/quadrant-bench/quadrant/executor/watch/mysqlwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/procwatch"
 	"github.com/quadrant-bench/quadrant/executor/watch/snmpwatch"
+	"github.com/quadrant-bench/quadrant/executor/watch/wsrepwatch"
 )
 
 // Samplers are the built-in samplers, in the order their columns come: per target, then the
@@ -23,6 +24,7 @@ func SamplersWith(extra ...*watch.SamplerKind) []*watch.SamplerKind {
 		mysqlwatch.StatusKind,
 		mysqlwatch.QueriesKind,
 		mysqlwatch.ReplicationKind,
+		wsrepwatch.Kind,
 		procwatch.ProcessKind,
 		snmpwatch.Kind,
 		procwatch.ClientKind,

@@ -1,14 +1,19 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/internal/tail"
 )
 
 // SSTMethod is how a Galera sandbox's joining node gets its first copy of the data (State
@@ -272,4 +277,82 @@ func waitSynced(ctx context.Context, s *Server, size int) error {
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
+}
+
+// WaitSynced waits until the Galera node s is Synced and ready in a Primary component of
+// size nodes (0: of any size), at most two minutes: a node started again, reconnected or
+// resumed has rejoined its cluster then.
+func (s *Server) WaitSynced(ctx context.Context, size int) error { return waitSynced(ctx, s, size) }
+
+// ErrorLogSize is the size of the server's error log now: what it writes from here on is
+// ErrorLogSince(size).
+func (s *Server) ErrorLogSize() int64 {
+	st, err := os.Stat(s.errorLog())
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// ErrorLogSince is what the server wrote to its error log from offset on (ErrorLogSize).
+func (s *Server) ErrorLogSince(offset int64) string { return s.logSince(offset) }
+
+// StateTransfer says how a Galera node that rejoined got the writes it missed, from the
+// error logs its cluster's nodes wrote since offsets (ErrorLogSize of each, by node, before
+// it rejoined), and the log line that says so: "SST" when a donor copied its data over
+// (wsrep_sst_rsync run as donor), "IST" when a donor sent only the writesets it missed (the
+// script run with --bypass, or the joiner's "IST received" without a donor's script), ""
+// when the logs say neither (a node that never left its cluster). why says which log said it.
+func (c *Cluster) StateTransfer(joiner *Server, offsets map[*Server]int64) (how, why string) {
+	for _, n := range c.Servers() {
+		if n == joiner {
+			continue
+		}
+		for _, l := range strings.Split(n.logSince(offsets[n]), "\n") {
+			if strings.Contains(l, "--role 'donor'") {
+				if strings.Contains(l, "--bypass") {
+					return "IST", n.name + "'s error log: wsrep_sst_rsync run as donor with --bypass (the writesets missed only)"
+				}
+				return "SST", n.name + "'s error log: wsrep_sst_rsync run as donor (a copy of its data directory)"
+			}
+		}
+	}
+	for _, l := range strings.Split(joiner.logSince(offsets[joiner]), "\n") {
+		if i := strings.Index(l, "IST received"); i >= 0 {
+			return "IST", joiner.name + "'s error log: " + strings.TrimSpace(l[i:])
+		}
+	}
+	return "", ""
+}
+
+// galeraStartPosition is the position a Galera node that was killed recovers from its
+// storage before it starts, as the galera_recovery script of MariaDB's systemd unit does
+// (mariadbd --wsrep-recover): a crash leaves seqno -1 in its grastate.dat, and a node that
+// starts so knows no position, so it asks for a full copy of a donor's data (SST). Given as
+// --wsrep_start_position, it asks only for the writesets it missed (IST) when a donor still
+// has them. "" when the node saved its position (a clean stop), has none yet (its first
+// start) or recovery found none (the log says so; the node then joins by SST).
+func (s *Server) galeraStartPosition(ctx context.Context) string {
+	state, err := os.ReadFile(filepath.Join(s.dir, "data", "grastate.dat"))
+	if err != nil || !regexp.MustCompile(`(?m)^seqno:\s*-1\s*$`).Match(state) {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, s.bin.Path, "--defaults-file="+s.cnfPath(), "--wsrep-recover", "--disable-log-error")
+	cmd.Dir = s.dir
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.acct.credential()}
+	err = startProcess(cmd)
+	if err == nil {
+		err = cmd.Wait()
+	}
+	m := regexp.MustCompile(`WSREP: Recovered position: ([0-9a-f-]{36}:\d+)`).FindStringSubmatch(out.String())
+	if m == nil {
+		s.logf("sandbox: %s: no position recovered from its storage after a crash (mariadbd --wsrep-recover: %v): it rejoins by a full copy (SST); its output:\n%s", s.name, err, tail.Lines(s.redact(out.String()), 10))
+		return ""
+	}
+	s.logf("sandbox: %s: position %s recovered from its storage after a crash (mariadbd --wsrep-recover), given as wsrep_start_position", s.name, m[1])
+	return m[1]
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,7 +24,15 @@ func TestGaleraClusterOfThree(t *testing.T) {
 	began := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	c, err := sandbox.Start(ctx, sandbox.Options{Name: "g", Galera: 3, Dir: dir, Logf: t.Logf})
+	var logMu sync.Mutex
+	var logged []string
+	logf := func(format string, a ...any) {
+		logMu.Lock()
+		logged = append(logged, fmt.Sprintf(format, a...))
+		logMu.Unlock()
+		t.Logf(format, a...)
+	}
+	c, err := sandbox.Start(ctx, sandbox.Options{Name: "g", Galera: 3, Dir: dir, Logf: logf})
 	if err != nil {
 		t.Fatalf("start a Galera sandbox: %v", err)
 	}
@@ -123,6 +132,14 @@ func TestGaleraClusterOfThree(t *testing.T) {
 	if err := c.Stop(context.Background()); err != nil {
 		t.Fatalf("stop: %v", err)
 	}
+	logMu.Lock()
+	for _, l := range logged {
+		// Every node leaves by SHUTDOWN: a signal means a node was outside a Primary component.
+		if strings.Contains(l, "SHUTDOWN failed") || strings.Contains(l, "sending SIGTERM") {
+			t.Errorf("a node did not stop cleanly: %s", l)
+		}
+	}
+	logMu.Unlock()
 	if _, err := os.Stat(cdir); !os.IsNotExist(err) {
 		t.Errorf("%s is still there after Stop (%v)", cdir, err)
 	}

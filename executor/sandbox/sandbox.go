@@ -438,15 +438,20 @@ func initSQL(s *Server) string {
 	return strings.Join(lines, "\n") + "\n"
 }
 
-// Stop stops every server (replicas or a Galera cluster's other nodes first, in parallel, then
-// the primary: node 1 leaves last, so it may bootstrap the cluster again) and removes the
-// cluster's directory unless Keep. Calling it again does nothing.
+// Stop stops every server (the replicas first, in parallel, or a Galera cluster's other nodes
+// one at a time, the last first; then the primary: node 1 leaves last, so it may bootstrap the
+// cluster again) and removes the cluster's directory unless Keep. Calling it again does nothing.
 func (c *Cluster) Stop(ctx context.Context) error {
 	c.stopped.Do(func() {
 		var errs []error
+		// Galera nodes leave one at a time: two leaving at once left node 1 outside a Primary
+		// component, which refuses SHUTDOWN (1047) and so was stopped by a signal instead.
+		for i := len(c.Nodes) - 1; i >= 0; i-- {
+			errs = append(errs, c.Nodes[i].Stop(ctx))
+		}
 		var mu sync.Mutex
 		var wg sync.WaitGroup
-		for _, r := range append(append([]*Server(nil), c.Replicas...), c.Nodes...) {
+		for _, r := range c.Replicas {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()

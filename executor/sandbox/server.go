@@ -350,7 +350,13 @@ func (s *Server) startOnce(ctx context.Context, config []Option) error {
 	}
 	st, _ := logf.Stat()
 	offset := st.Size() // lines before this belong to earlier runs
-	cmd := exec.Command(s.bin.Path, "--defaults-file="+s.cnfPath())
+	args := []string{"--defaults-file=" + s.cnfPath()}
+	if s.role.galera != nil {
+		if pos := s.galeraStartPosition(ctx); pos != "" {
+			args = append(args, "--wsrep_start_position="+pos)
+		}
+	}
+	cmd := exec.Command(s.bin.Path, args...)
 	cmd.Dir = s.dir
 	cmd.Stdout, cmd.Stderr = logf, logf // output before the server opens log-error lands in the same file
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.acct.credential()}
@@ -607,6 +613,26 @@ func (s *Server) Kill() error {
 	s.proc = nil
 	if !s.killProc(p) {
 		return fmt.Errorf("kill %s: pid %d survived SIGKILL", s.name, p.cmd.Process.Pid)
+	}
+	return nil
+}
+
+// Pause stops the server's process with SIGSTOP: it neither answers nor exits, as a host
+// that stalls (swapping, a frozen VM); its clients' connections stay open and hang. Resume
+// lets it go on. A paused server still stops or is killed (SIGKILL reaches it).
+func (s *Server) Pause() error { return s.signal(syscall.SIGSTOP) }
+
+// Resume sends SIGCONT to a paused server.
+func (s *Server) Resume() error { return s.signal(syscall.SIGCONT) }
+
+func (s *Server) signal(sig syscall.Signal) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.proc == nil || s.proc.done() {
+		return fmt.Errorf("%s: %v: the server is not running", s.name, sig)
+	}
+	if err := s.proc.cmd.Process.Signal(sig); err != nil {
+		return fmt.Errorf("%s: %v: %w", s.name, sig, err)
 	}
 	return nil
 }

@@ -28,12 +28,25 @@ type SamplerKind struct {
 	PerRun bool
 	// Doc says what it samples and when it applies.
 	Doc string
+	// Columns are the columns it gives, when it names them itself, for docs/metrics.md
+	// (ColumnsMarkdown); nil when the plan or the server names them (status.NAME, query.NAME).
+	Columns []ColumnDoc
 	// Open makes the sampler for target t (nil for a PerRun kind) under the plan's watch w;
 	// a nil Opened, nil error: it does not apply there.
 	Open func(w *spec.Watch, t *Target, env Env) (*Opened, error)
 	// Started, when set, is told once the sampler started (a status glob that matched
 	// nothing is the plan's to know).
 	Started func(s Sampler, t *Target, env Env)
+}
+
+// ColumnDoc is one column a sampler gives, as docs/metrics.md lists it.
+type ColumnDoc struct {
+	Name string
+	Kind Kind
+	// Unit is the unit of the value a gauge reads, or of what a counter counts: its time
+	// series is that per second, its summary the increase.
+	Unit string
+	Doc  string
 }
 
 // Opened is one sampler a kind opened, with what the collection does with it.

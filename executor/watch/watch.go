@@ -3,7 +3,7 @@
 // Samplers are pull-based: the executor asks every sampler for one Sample on each tick of the workload's report
 // interval, so one time-series row holds throughput, latency and everything watched for the same second.
 //
-// Implementations live in sub-packages (mysqlwatch, snmpwatch, hostwatch, procwatch), each declaring its
+// Implementations live in sub-packages (mysqlwatch, wsrepwatch, snmpwatch, hostwatch, procwatch), each declaring its
 // SamplerKind (kind.go), listed in executor/kinds (Samplers); this package holds what they share: the interface,
 // the declaration, the sample shape, counter arithmetic, glob matching, the status counter/gauge rule and the
 // host metric names.

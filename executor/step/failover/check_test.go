@@ -67,3 +67,50 @@ func wantErr(t *testing.T, what, want string, err error) bool {
 	}
 	return true
 }
+
+// A drill on a Galera sandbox fails one node: validation accepts the node faults and
+// refuses, each at its key's position with what to do, what only a primary with replicas
+// has (a replica's promotion, its links) and a node the cluster lacks; node:, down: and
+// pause are refused on a primary with replicas.
+func TestCheckGaleraDrills(t *testing.T) {
+	const galera = "db: {sandbox: {galera: 3}}"
+	for _, tc := range []struct{ targets, step, want string }{
+		{galera, "{fault: kill}", ""},
+		{galera, "{fault: partition, node: db_node3, down: 5s}", ""},
+		{galera, "{fault: pause, node: db}", ""},
+		{galera, "{fault: shutdown, node: db_node2}", ""},
+		{galera, "{fault: switchover}", "plan.yaml:11:25: fault switchover fails a primary over to its replicas; a Galera node fails by kill, shutdown, partition, pause"},
+		{galera, "{fault: partition_replicas}", "plan.yaml:11:25: fault partition_replicas fails a primary over"},
+		{galera, "{fault: kill, node: db_node4}", "plan.yaml:11:37: node db_node4 is no node of the Galera sandbox db: give one of db, db_node2, db_node3"},
+		{galera, "{fault: kill, link: {cut: true, before: 1s}}", "plan.yaml:11:37: link cuts or slows a primary's replication links"},
+		{galera, "{fault: kill, catchup_timeout: 5s}", "plan.yaml:11:48: catchup_timeout bounds a replica's catch-up"},
+		{galera, "{promote: {shell: ./promote.sh}}", "plan.yaml:11:27: promote applies to dsn targets only"},
+		{"db: {sandbox: {replicas: 1}}", "{fault: pause}", "plan.yaml:11:25: fault pause stops a Galera node"},
+		{"db: {sandbox: {replicas: 1}}", "{fault: kill, node: db_replica1}", "plan.yaml:11:37: node applies to a Galera sandbox's drill"},
+		{"db: {sandbox: {replicas: 1}}", "{fault: kill, down: 5s}", "plan.yaml:11:37: down applies to a Galera sandbox's drill"},
+	} {
+		_, err := loadDrill(tc.targets, tc.step)
+		wantErr(t, tc.targets+" "+tc.step, tc.want, err)
+	}
+	// The step's target is the sandbox's: a node's name is refused, saying so.
+	_, err := loadDrillOn(galera, "db_node2", "{fault: kill}")
+	wantErr(t, "target db_node2", "failover on db_node2, a node of the Galera sandbox db: the step's target is the sandbox's (target: db", err)
+}
+
+// loadDrillOn is loadDrill with the step's target: given.
+func loadDrillOn(targets, target, step string) (*spec.Plan, error) {
+	plan := `version: 1
+name: drill
+targets:
+  ` + targets + `
+iteration:
+  workload:
+    builtin: oltp_point_select
+    duration: 4s
+  during:
+    - at: 1s
+      target: ` + target + `
+      failover: ` + step + `
+`
+	return spec.LoadBytes("plan.yaml", []byte(plan), spec.Options{Kinds: kinds.Registry()})
+}

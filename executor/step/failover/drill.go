@@ -29,6 +29,14 @@ func (runner) Run(ctx context.Context, st *spec.Step, env step.Env) error {
 	b := body(st)
 	d := &drill{b: b, cfg: cfg, front: env.Servers.Front(st.Target), logf: func(f string, a ...any) { env.Logf("%s: "+f, append([]any{env.Where}, a...)...) }, mark: env.Mark, intervals: env.Intervals}
 	switch c := env.Servers.Cluster(st.Target); {
+	case c != nil && c.Galera() > 0:
+		node := b.Node
+		if node == "" {
+			node = st.Target
+		}
+		if d.side, err = newGaleraSide(d, c, node); err != nil {
+			return err
+		}
 	case c != nil && len(c.Replicas) > 0:
 		d.side = &sandboxSide{d: d, c: c}
 	case c == nil && b.Promote != nil:
@@ -72,6 +80,9 @@ type side interface {
 	failover(ctx context.Context, m map[string]float64) (string, error)
 	// restore leaves the servers running after the drill, a failed one too.
 	restore() error
+	// commits is how many write transactions the primary committed so far, -1 when it
+	// cannot tell (binlogCommits).
+	commits(ctx context.Context) int64
 }
 
 // drill is one failover.
@@ -95,6 +106,9 @@ type drill struct {
 // run is the drill's timeline: ledger, fault, promotion, first write, count. The metrics
 // measured so far come back with an error too; the servers are left running either way.
 func (d *drill) run(ctx context.Context) (map[string]float64, error) {
+	if g, ok := d.side.(*galeraSide); ok {
+		return g.drill(ctx) // one node failed and brought back: galera.go
+	}
 	m := map[string]float64{}
 	l, err := d.lead(ctx, m)
 	if l != nil {
@@ -147,12 +161,12 @@ func (d *drill) lead(ctx context.Context, m map[string]float64) (*ledger, error)
 		addr = d.front.Addr()
 	}
 	l.addr.Store(&addr)
-	began, commits0 := time.Now(), d.binlogCommits(ctx)
+	began, commits0 := time.Now(), d.side.commits(ctx)
 	l.start(ctx)
 	if err := d.wait(ctx); err != nil {
 		return l, err
 	}
-	if n := d.binlogCommits(ctx); commits0 >= 0 && n >= 0 {
+	if n := d.side.commits(ctx); commits0 >= 0 && n >= 0 {
 		// the workload's own: the ledger's commits are the drill's
 		ledgerCommits := int64(len(l.ackedBefore(time.Now())))
 		m[MetricTPSBefore] = float64(max(0, n-commits0-ledgerCommits)) / time.Since(began).Seconds()
@@ -210,7 +224,9 @@ const (
 	EventLinkFault   = "failover link fault"   // the replication link cut or slowed (link:)
 	EventFault       = "failover fault"        // the primary failed (or, switchover, was cut off)
 	EventPromoted    = "failover promoted"     // a replica is the primary, the front points at it
-	EventFirstCommit = "failover first commit" // the first write commit on the new primary
+	EventFirstCommit = "failover first commit" // the first write commit on the new primary (Galera: the end of the longest time without one)
+	EventPrimary     = "failover primary"      // Galera: the other nodes a Primary component without the failed node
+	EventRejoined    = "failover rejoined"     // Galera: the failed node back, Synced in a cluster of every node
 )
 
 func (d *drill) marked(name string, at time.Time) {
@@ -221,15 +237,17 @@ func (d *drill) marked(name string, at time.Time) {
 
 // binlogCommits is the primary's Binlog_commits (MariaDB: transactions written to its binary
 // log), -1 when it has none to tell.
-func (d *drill) binlogCommits(ctx context.Context) int64 {
+func (d *drill) binlogCommits(ctx context.Context) int64 { return d.status(ctx, "Binlog_commits") }
+
+// status is a counter of the primary's SHOW GLOBAL STATUS, -1 when it has none to tell.
+func (d *drill) status(ctx context.Context, name string) int64 {
 	db, _, err := d.side.primary()
 	if err != nil {
 		return -1
 	}
 	defer db.Close()
-	var name string
 	var n int64
-	if db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE 'Binlog_commits'").Scan(&name, &n) != nil {
+	if db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+name+"'").Scan(&name, &n) != nil {
 		return -1
 	}
 	return n

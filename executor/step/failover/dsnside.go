@@ -171,3 +171,5 @@ func serverOf(ctx context.Context, db *sql.DB) string {
 	}
 	return id
 }
+
+func (s *dsnSide) commits(ctx context.Context) int64 { return s.d.binlogCommits(ctx) }

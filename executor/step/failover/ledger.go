@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,7 @@ type ledger struct {
 	acked map[int64]time.Time
 	// firstNew is when a connection of the current epoch first committed (zero: not yet).
 	firstNew time.Time
+	last     time.Time // the latest acknowledgement
 	errs     int
 
 	halt chan struct{}
@@ -133,6 +135,7 @@ func (l *ledger) ack(id, epoch int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.acked[id] = now
+	l.last = now
 	if epoch > 0 && epoch == l.epoch.Load() && l.firstNew.IsZero() {
 		l.firstNew = now
 	}
@@ -179,9 +182,59 @@ func (l *ledger) firstCommit(ctx context.Context, since time.Time, timeout time.
 	}
 }
 
+// ackAfter waits until a write is acknowledged after t, at most timeout, and returns when
+// the latest was.
+func (l *ledger) ackAfter(ctx context.Context, t time.Time, timeout time.Duration) (time.Time, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		l.mu.Lock()
+		last, errs := l.last, l.errs
+		l.mu.Unlock()
+		if last.After(t) {
+			return last, nil
+		}
+		if time.Now().After(deadline) {
+			return time.Time{}, fmt.Errorf("no ledger write acknowledged within %s (%d failed writes since the drill began; raise recover_timeout if the server is slow to accept them)", timeout, errs)
+		}
+		if err := sleep(ctx, 10*time.Millisecond); err != nil {
+			return time.Time{}, err
+		}
+	}
+}
+
+// longestGap is the longest span from `from` to `to` in which no write was acknowledged
+// (from `from` to the first acknowledgement after it, between two, to `to`), and the moment
+// it ended.
+func (l *ledger) longestGap(from, to time.Time) (time.Duration, time.Time) {
+	l.mu.Lock()
+	var ats []time.Time
+	for _, at := range l.acked {
+		if at.After(from) && !at.After(to) {
+			ats = append(ats, at)
+		}
+	}
+	l.mu.Unlock()
+	slices.SortFunc(ats, time.Time.Compare)
+	ats = append(ats, to)
+	var gap time.Duration
+	end, prev := to, from
+	for _, at := range ats {
+		if d := at.Sub(prev); d > gap {
+			gap, end = d, at
+		}
+		prev = at
+	}
+	return gap, end
+}
+
+// querier is a pool or one of its connections.
+type querier interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+}
+
 // count compares the new primary's ledger with what the clients saw: acknowledged ids it
 // lacks, and ids it has that no client saw acknowledged (a commit whose OK the fault cut).
-func count(ctx context.Context, db *sql.DB, l *ledger) (lost []int64, extra int, err error) {
+func count(ctx context.Context, db querier, l *ledger) (lost []int64, extra int, err error) {
 	rows, err := db.QueryContext(ctx, "SELECT id FROM "+ledgerTable)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read the ledger: %w", err)

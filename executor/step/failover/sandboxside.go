@@ -147,3 +147,5 @@ func (s *sandboxSide) restore() error {
 }
 
 func addrOf(s *sandbox.Server) string { return net.JoinHostPort(s.Host(), strconv.Itoa(s.Port())) }
+
+func (s *sandboxSide) commits(ctx context.Context) int64 { return s.d.binlogCommits(ctx) }
