@@ -24,6 +24,18 @@ func (r *runner) runWorkload(ctx context.Context, s *liveTarget, w *spec.Workloa
 		onInterval = func(iv *measure.Interval) { r.obs.Interval(Progress{Interval: iv, OpenLoop: openLoop}) }
 	}
 	env := workload.Env{Server: r.fleet.workloadConfig(s), Log: func(msg string) { r.logf("%s", msg) }, Vars: r.varsMap(), Shard: r.opts.Shard, Ready: ready, Open: r.fleet.plan.Roots().Open}
+	// A Galera node's deadlock errors are its certification failures (engine.CertFailure).
+	env.Certifies = r.fleet.vars[s.Name()]["wsrep_on"] == "ON"
+	if w.Action == "run" || w.Action == "" {
+		nodes, err := r.fleet.spreadNodes(s, w)
+		if err != nil {
+			return nil, err
+		}
+		if nodes != nil {
+			env.SpreadOver(nodes, w.Connections())
+			r.logf("workload on %s: %s", s.Name(), w.Nodes.Describe(nodeNames(nodes), w.Connections()))
+		}
+	}
 	if step != "" && !splitStep(w) {
 		// A step's workload that is not split (the leader runs it alone) does all of its work.
 		env.Shard = shard.Shard{}

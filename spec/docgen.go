@@ -118,6 +118,8 @@ func typeWord(t reflect.Type, f field) string {
 		return "expression"
 	case reflect.TypeOf(SNMPMetrics{}):
 		return "list of names, or map NAME: OID"
+	case reflect.TypeOf(Spread{}):
+		return "`one`, `all`, list of nodes, or map NODE: weight"
 	case reflect.TypeOf(&Restore{}):
 		return "`setup` or [restore](#restore)"
 	case reflect.TypeOf(Bandwidth(0)):

@@ -49,6 +49,9 @@ type Kind struct {
 	// Loop says the kind's workers run on quadrant's own loop, so that stages, ramp,
 	// connect and idle_connections apply.
 	Loop bool
+	// Spreads says each of the kind's workers connects to the server workload.Env gives it
+	// (Env.ServerFor), so that nodes: may spread them over a Galera cluster's nodes.
+	Spreads bool
 	// NoRate, when set, says why rate: does not apply (a kind that paces itself).
 	NoRate string
 	// Ends says a run ends by itself (a replay at the end of its file): duration and events
@@ -373,6 +376,12 @@ func (c *Check) Compile(e *Expr, gens []Generator) {
 // Workload checks a workload a step runs as spec checks every workload, its kind's
 // Check included.
 func (c *Check) Workload(w *Workload) { c.v.workload(w) }
+
+// WorkloadOn checks w as Workload does, and its nodes: against target, where it runs.
+func (c *Check) WorkloadOn(w *Workload, target string) {
+	c.v.workload(w)
+	c.v.spread(w, target)
+}
 
 // Output resolves a file the step writes, relative to the plan's directory, and declares
 // the write (the trust check judges it).

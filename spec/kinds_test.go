@@ -14,10 +14,10 @@ func testKinds() *Kinds {
 	ks, err := NewKinds(
 		&Kind{Name: "builtin", Key: "builtin", Body: func() any { return new(string) }, Options: func() any { return new(Settings) },
 			Values:  []string{"oltp_read_only", "oltp_read_write", "oltp_write_only", "oltp_point_select", "oltp_insert"},
-			Actions: []string{"prepare", "cleanup"}, Loop: true, SplitsPrepare: true},
+			Actions: []string{"prepare", "cleanup"}, Loop: true, Spreads: true, SplitsPrepare: true},
 		&Kind{Name: "tpcc", Key: "builtin", Values: []string{"tpcc"}, Body: func() any { return new(string) },
 			Options: func() any { return new(Settings) }, Actions: []string{"prepare", "cleanup", "check"}, Metrics: []OwnMetric{{Name: "tpmC", Unit: "1/min"}}},
-		&Kind{Name: "transactions", Key: "transactions", Body: plain, Loop: true},
+		&Kind{Name: "transactions", Key: "transactions", Body: plain, Loop: true, Spreads: true},
 		&Kind{Name: "replay", Key: "replay", Body: plain, Ends: true},
 		&Kind{Name: "sysbench", Key: "sysbench", Body: plain, Actions: []string{"prepare", "cleanup"}},
 	)

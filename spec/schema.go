@@ -151,6 +151,15 @@ func (SNMPMetrics) jsonSchema() map[string]any {
 	}}
 }
 
+func (Spread) jsonSchema() map[string]any {
+	return map[string]any{"anyOf": []any{
+		map[string]any{"enum": []any{SpreadOne, SpreadAll}},
+		map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "string"}},
+		map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "integer", "minimum": 0}},
+		exprRef(),
+	}}
+}
+
 func (Links) jsonSchema() map[string]any {
 	link := map[string]any{"$ref": "#/$defs/link"}
 	return map[string]any{"type": "object", "additionalProperties": false,

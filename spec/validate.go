@@ -350,6 +350,7 @@ func (v *validator) iteration(it *Iteration) {
 	v.steps(it.Before, place)
 	if it.Workload != nil {
 		v.workload(it.Workload)
+		v.spread(it.Workload, it.Target)
 		v.maxConnections(it)
 	}
 	place.name, place.during = "during", true

@@ -223,6 +223,9 @@ func (e *explainer) iteration(it *spec.Iteration, prevConfig map[string]string) 
 	e.steps("before", it.Before, "  ")
 	if w := it.Workload; w != nil {
 		e.printf("  workload (measured) on %s: %s\n", it.Target, e.workload(w))
+		if line := spreadLine(e.p, it.Target, w); line != "" {
+			e.printf("    %s\n", line)
+		}
 	}
 	if len(it.During) > 0 {
 		during := append([]spec.Step(nil), it.During...)

@@ -29,6 +29,32 @@ func TestExplainShowsGaleraNodes(t *testing.T) {
 	}
 }
 
+// Explain says how a workload spread over the nodes places its threads, cell by cell of
+// the axis that gives nodes:.
+func TestExplainShowsSpread(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "plan.yaml")
+	plan := "version: 1\nname: g\ntargets: {db: {sandbox: {galera: 3}}}\nmatrix: {writers: [one, all, {db_node2: 1, db_node3: 2}]}\n" +
+		"iteration:\n  workload: {builtin: oltp_read_only, threads: 8, duration: 5s, nodes: \"${{ matrix.writers }}\"}\n"
+	if err := os.WriteFile(f, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", f)
+	if code != exitOK {
+		t.Fatalf("explain: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"threads spread round robin over every node: db 3, db_node2 3, db_node3 2",
+		"threads spread by weight {db_node2: 1, db_node3: 2}: db_node2 3, db_node3 5",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explain does not say %q:\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "threads spread"); n != 2 {
+		t.Errorf("explain says threads spread %d times, want 2 (not for writers=one):\n%s", n, out)
+	}
+}
+
 // What a Galera sandbox cannot be is refused at validation, at its line.
 func TestValidateRefusesWhatGaleraIsNot(t *testing.T) {
 	for _, c := range []struct{ sandbox, step, want string }{

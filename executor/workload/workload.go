@@ -47,6 +47,14 @@ type Checker interface {
 // Env is what a workload runs against and with.
 type Env struct {
 	Server *mysql.Config
+	// Nodes, when set (SpreadOver), are the servers the workers are spread over (a Galera
+	// cluster's nodes, spec.Workload.Nodes), the target's own first: a kind whose
+	// spec.Kind.Spreads is set connects worker i to ServerFor(i). Empty: every worker on Server.
+	Nodes  []Node
+	assign []int // global worker id -> index of Nodes, for the threads SpreadOver was told
+	// Certifies says the server (every node) is a Galera node, wsrep_on=ON: the loop counts
+	// its deadlock errors as certification failures (engine.Config.Certifies).
+	Certifies bool
 	// Log gets progress messages (prepare, the sysbench command line without password).
 	Log func(msg string)
 	// Loaded, if set, is told how many rows a data load has inserted of how many, about
@@ -69,6 +77,58 @@ type Env struct {
 	Meet func(ctx context.Context, point string) error
 	// Open opens a file the plan names (a replay's), through the plan's roots; nil is os.Open.
 	Open func(path string) (*os.File, error)
+}
+
+// Node is one server a spread workload's workers connect to: its target's name and address,
+// with the account, database and settings of Env.Server (a Galera sandbox's nodes share
+// its accounts), and its weight in the spread (spec.Spread.Weights).
+type Node struct {
+	Name      string
+	Net, Addr string
+	Weight    int
+}
+
+// SpreadOver spreads the workers over nodes by their weights (spec.Assign), computed for
+// the first threads global worker ids.
+func (e *Env) SpreadOver(nodes []Node, threads int) {
+	e.Nodes = nodes
+	e.assign = spec.Assign(e.weights(), threads)
+}
+
+func (e Env) weights() []int {
+	out := make([]int, len(e.Nodes))
+	for i, n := range e.Nodes {
+		out[i] = n.Weight
+	}
+	return out
+}
+
+// NodeOf is the index in Nodes of the worker with local id local (this shard's); 0 without nodes.
+func (e Env) NodeOf(local int) int {
+	if len(e.Nodes) == 0 {
+		return 0
+	}
+	g := e.Shard.Global(local)
+	if g < len(e.assign) {
+		return e.assign[g]
+	}
+	return spec.Assign(e.weights(), g+1)[g] // beyond the threads SpreadOver was told: the same rule
+}
+
+// ServerFor is how the worker with local id local connects: Server, or its node's address
+// with Server's account and settings.
+func (e Env) ServerFor(local int) *mysql.Config { return e.WorkerConfig(e.Server, local) }
+
+// WorkerConfig is cfg, a config made from Server (engine.DialConfig's), as the worker with
+// local id local dials it: cfg itself without Nodes, else a copy with its node's address.
+func (e Env) WorkerConfig(cfg *mysql.Config, local int) *mysql.Config {
+	if len(e.Nodes) == 0 {
+		return cfg
+	}
+	n := e.Nodes[e.NodeOf(local)]
+	c := cfg.Clone()
+	c.Net, c.Addr = n.Net, n.Addr
+	return c
 }
 
 // OpenFile opens path as Open says, os.Open when it is not set.
@@ -130,9 +190,17 @@ func Loop(w *spec.Workload, onInterval func(*measure.Interval)) engine.Config {
 
 // Split cuts a loop's settings down to this shard's share: its workers (the kind's Setup
 // gets local ids; Shard.Global gives the global id its seeds and ranges use), its part
-// of the events and of the rate.
+// of the events and of the rate; with Nodes, it tells the loop each worker's node, whose
+// counts it keeps apart.
 func (e Env) Split(c engine.Config) engine.Config {
 	c.Ready = e.Ready
+	c.Certifies = e.Certifies
+	if len(e.Nodes) > 0 {
+		for _, n := range e.Nodes {
+			c.Nodes = append(c.Nodes, n.Name)
+		}
+		c.NodeOf = e.NodeOf
+	}
 	if !e.Shard.Sharded() {
 		return c
 	}

@@ -19,6 +19,9 @@ type Counts struct {
 	// Rollbacks are transactions the workload rolled back on purpose (TPC-C's NewOrder
 	// with an unused item): completed events, never errors.
 	Rollbacks int64 `json:"rollbacks,omitempty"`
+	// CertFailures are the errors that were a Galera node's certification failure (error
+	// 1213 with the WSREP message, engine.CertFailure): counted in Errors too.
+	CertFailures int64 `json:"cert_failures,omitempty"`
 }
 
 // Queries is reads + writes + other.
@@ -32,6 +35,7 @@ func (c *Counts) add(o Counts) {
 	c.Errors += o.Errors
 	c.Reconnects += o.Reconnects
 	c.Rollbacks += o.Rollbacks
+	c.CertFailures += o.CertFailures
 }
 
 // Latency is the derived summary of a latency histogram. A negative field
@@ -100,6 +104,9 @@ type Stats struct {
 	// Statements: per-statement-class statistics of an OLTP builtin (point_select, begin...),
 	// Counts.Events being the statements executed; in the builtin's order.
 	Statements []Named `json:"statements,omitempty"`
+	// Nodes: a workload whose threads are spread over a Galera cluster's nodes (nodes:),
+	// each node's counts under its target name, in the nodes' order; nil otherwise.
+	Nodes []Named `json:"nodes,omitempty"`
 	// Own is set for a workload whose kind has metrics of its own (workload.Kind.Metrics):
 	// those metrics and what they are relative to, on every Interval and the Total.
 	Own *Own `json:"own,omitempty"`
@@ -215,6 +222,7 @@ func (s *Stats) Merge(o *Stats) {
 	s.Connect = mergeHist(s.Connect, o.Connect)
 	s.Transactions = mergeNamed(s.Transactions, o.Transactions)
 	s.Statements = mergeNamed(s.Statements, o.Statements)
+	s.Nodes = mergeNamed(s.Nodes, o.Nodes)
 	s.Summarize()
 }
 

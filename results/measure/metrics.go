@@ -146,12 +146,14 @@ const (
 	StageName  = "stage"
 )
 
-// Prefixes of the families named by key: error.CODE, tx.NAME.SUFFIX, stmt.CLASS.SUFFIX. An
+// Prefixes of the families named by key: error.CODE, tx.NAME.SUFFIX, stmt.CLASS.SUFFIX,
+// node.NAME.SUFFIX. An
 // assertion sees tx.NAME.SUFFIX under TxPrefix.
 const (
 	ErrorPrefix = "error"
 	TxPrefix    = "tx"
 	StmtPrefix  = "stmt"
+	NodePrefix  = "node"
 )
 
 // Units.
@@ -211,6 +213,7 @@ var Metrics = []Metric{
 	counted("other", "any other statement: BEGIN, COMMIT, DDL... (per second in the time series)", func(c Counts) int64 { return c.Other }, false, Higher),
 	counted("errors", "errors, ignored ones (deadlocks, lock wait timeouts) included, as in sysbench (per second in the time series)", func(c Counts) int64 { return c.Errors }, true, Lower),
 	counted("reconnects", "reconnections after an error in on_error.reconnect (per second in the time series)", func(c Counts) int64 { return c.Reconnects }, false, Lower),
+	counted("cert_failures", "Galera certification failures: errors 1213 of a Galera node (wsrep_on=ON), a transaction that lost to a conflicting one another node committed first (it failed certification, or that one's writes aborted it); MariaDB words them as a deadlock, so an InnoDB deadlock on a Galera node counts too, and elsewhere only a 1213 worded \"WSREP detected deadlock/conflict\" does. Counted in errors and error.1213 too, retried as on_error says (per second in the time series)", func(c Counts) int64 { return c.CertFailures }, false, Lower),
 	counted("rollbacks", "transactions rolled back on purpose (tpcc: NewOrder with an unused item, 1%), completed events and never errors (per second in the time series)", func(c Counts) int64 { return c.Rollbacks }, false, 0),
 	latency("lat_avg_ms", "mean transaction latency", func(l Latency) time.Duration { return l.Avg }, true, false),
 	latency("p50_ms", "median transaction latency", func(l Latency) time.Duration { return l.P50 }, false, false),
@@ -255,6 +258,9 @@ var Families = []Family{
 				add(ErrorPrefix+"."+strconv.Itoa(code), float64(t.ErrorsByCode[code]))
 			}
 		}},
+	nodeCounted("transactions", "with nodes: (a workload spread over a Galera cluster's nodes): transactions completed by the threads on node NAME (its target name)", func(c Counts) int64 { return c.Events }, Higher),
+	nodeCounted("errors", "with nodes: errors of the threads on node NAME, as errors counts them", func(c Counts) int64 { return c.Errors }, Lower),
+	nodeCounted("cert_failures", "with nodes: certification failures of the threads on node NAME, as cert_failures counts them", func(c Counts) int64 { return c.CertFailures }, Lower),
 	txCounted("count", "executions of transaction NAME (custom transactions, tpcc)", func(c Counts) int64 { return c.Events }, Higher),
 	txCounted("rollbacks", "executions of NAME rolled back on purpose (tpcc's NewOrder with an unused item), counted in tx.NAME.count too", func(c Counts) int64 { return c.Rollbacks }, 0),
 	txLatency("p50_ms", "median", func(l Latency) time.Duration { return l.P50 }),
@@ -374,6 +380,12 @@ func suffixesOf(prefix string) []string {
 		}
 	}
 	return out
+}
+
+// nodeCounted is a count per node of a spread workload: per second in the time series, a
+// total in the summary.
+func nodeCounted(suffix, doc string, pick func(Counts) int64, better Direction) Family {
+	return namedCounted(NodePrefix, "NAME", suffix, doc, func(s *Stats) []Named { return s.Nodes }, pick, better)
 }
 
 // txCounted is a per-transaction count: per second in the time series, a total in the summary.

@@ -61,6 +61,7 @@ type Recorder struct {
 	mu    sync.Mutex
 	cur   *bucket
 	spare *bucket
+	node  int // its worker's index in CollectorOptions.Nodes; -1 without
 }
 
 // Statements counts executed statements (also those of failed, retried events).
@@ -144,6 +145,16 @@ func (r *Recorder) Error(code int, tx int) {
 	r.mu.Unlock()
 }
 
+// CertFailure counts one error that was a certification failure; record its Error too.
+func (r *Recorder) CertFailure(tx int) {
+	r.mu.Lock()
+	r.cur.counts.CertFailures++
+	if tx >= 0 && tx < len(r.cur.named) {
+		r.cur.named[tx].counts.CertFailures++
+	}
+	r.mu.Unlock()
+}
+
 // Rollback counts one transaction rolled back on purpose; record its Event too.
 func (r *Recorder) Rollback(tx int) {
 	r.mu.Lock()
@@ -178,11 +189,17 @@ type CollectorOptions struct {
 	StageEnds []time.Duration
 	// Connect keeps the latency of connecting (connect: per_transaction).
 	Connect bool
+	// Nodes name the servers a spread workload's workers connect to (a Galera cluster's
+	// nodes) and NodeOf gives worker i's index in Nodes: each Interval and the Total then
+	// count every node's events and errors apart (Stats.Nodes). Nil: one server.
+	Nodes  []string
+	NodeOf func(worker int) int
 }
 
 // merged is the interval being cut, reused.
 type merged struct {
 	counts Counts
+	nodes  []Counts
 	errs   map[int]int64
 	named  []Counts
 	stmts  []Counts
@@ -220,11 +237,12 @@ type stageTotal struct {
 
 // NewCollector creates o.Workers recorders.
 func NewCollector(o CollectorOptions) *Collector {
-	c := &Collector{o: o, last: o.Start, merged: merged{errs: map[int]int64{}, named: make([]Counts, len(o.Names)), stmts: make([]Counts, len(o.Statements))}}
-	for range o.Workers {
+	c := &Collector{o: o, last: o.Start, merged: merged{errs: map[int]int64{}, named: make([]Counts, len(o.Names)), stmts: make([]Counts, len(o.Statements)), nodes: make([]Counts, len(o.Nodes))}}
+	for i := range o.Workers {
 		c.recs = append(c.recs, &Recorder{
 			cur:   newBucket(o.OpenLoop, len(o.Names), len(o.Statements)),
 			spare: newBucket(o.OpenLoop, len(o.Names), len(o.Statements)),
+			node:  c.nodeOf(i),
 		})
 	}
 	c.total.Latency = NewHistogram()
@@ -263,6 +281,17 @@ func (c *Collector) Pending() bool {
 	return false
 }
 
+// nodeOf is worker i's index in o.Nodes, -1 without nodes (or out of their range).
+func (c *Collector) nodeOf(i int) int {
+	if len(c.o.Nodes) == 0 || c.o.NodeOf == nil {
+		return -1
+	}
+	if n := c.o.NodeOf(i); n >= 0 && n < len(c.o.Nodes) {
+		return n
+	}
+	return -1
+}
+
 // Recorder returns worker i's recorder.
 func (c *Collector) Recorder(i int) *Recorder { return c.recs[i] }
 
@@ -275,6 +304,7 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 	clear(m.errs)
 	clear(m.named)
 	clear(m.stmts)
+	clear(m.nodes)
 	lat := NewHistogram()
 	var svc, lag, conn *Histogram
 	if c.o.OpenLoop {
@@ -297,6 +327,9 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 		r.cur, r.spare = r.spare, b
 		r.mu.Unlock()
 		m.counts.add(b.counts)
+		if r.node >= 0 {
+			m.nodes[r.node].add(b.counts)
+		}
 		for code, n := range b.errs {
 			m.errs[code] += n
 		}
@@ -338,6 +371,9 @@ func (c *Collector) Cut(end time.Time, threads int, backlog int64) *Interval {
 	}
 	for i, n := range c.o.Statements {
 		iv.Statements = append(iv.Statements, Named{Name: n, Counts: m.stmts[i], Latency: stmts[i]})
+	}
+	for i, n := range c.o.Nodes {
+		iv.Nodes = append(iv.Nodes, Named{Name: n, Counts: m.nodes[i]})
 	}
 	iv.Summarize()
 	if !iv.Warmup {
@@ -416,6 +452,10 @@ func total(s Stats, start, end time.Time, threads int, maxBacklog int64) *Total 
 	t.Statements = nil
 	for _, n := range s.Statements {
 		t.Statements = append(t.Statements, Named{Name: n.Name, Counts: n.Counts, Latency: n.Latency.Clone(), Lat: n.Lat})
+	}
+	t.Nodes = nil
+	for _, n := range s.Nodes {
+		t.Nodes = append(t.Nodes, Named{Name: n.Name, Counts: n.Counts}) // counts only: no histogram
 	}
 	t.Summarize()
 	return t

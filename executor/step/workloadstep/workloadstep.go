@@ -13,7 +13,7 @@ import (
 var Kind = spec.StepKind{
 	Key: "workload", Doc: "Run a workload without measuring it (e.g. prepare data).",
 	Body: func() any { return new(spec.Workload) }, Target: true, Keys: []string{"timeout"},
-	Check:     func(c *spec.Check, s *spec.Step) { c.Workload(Of(s)) },
+	Check:     func(c *spec.Check, s *spec.Step) { c.WorkloadOn(Of(s), s.Target) },
 	Workloads: func(s *spec.Step) []*spec.Workload { return []*spec.Workload{Of(s)} },
 	Splits:    splits,
 	Explain:   explain,

@@ -24,6 +24,7 @@ var Kind = workload.Kind{
 			"and quadrant's statement_stats (on: per-statement latency, the stmt.CLASS.* columns; off by default).",
 		Actions:       []string{"prepare", "cleanup"},
 		Loop:          true,
+		Spreads:       true,
 		SplitsPrepare: true,
 		Check:         func(c *spec.Check, w *spec.Workload) { c.Add(validate(w)) },
 		Describe:      describe,
@@ -173,7 +174,7 @@ func (b *builtin) Run(ctx context.Context, onInterval func(*measure.Interval)) (
 	lc.Dial = func(ctx context.Context) (*engine.Conn, error) { return engine.Dial(ctx, dc, false) }
 	lc.Setup = func(ctx context.Context, local int) (engine.Worker, *engine.Conn, error) {
 		i := b.env.Shard.Global(local)
-		c, err := engine.Dial(ctx, dc, b.p.Prepared)
+		c, err := engine.Dial(ctx, b.env.WorkerConfig(dc, local), b.p.Prepared)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s worker %d: %w", name, i+1, err)
 		}

@@ -882,6 +882,29 @@ func Code(err error) int {
 	return 0
 }
 
+// CodeDeadlock is ER_LOCK_DEADLOCK (SQLSTATE 40001): an InnoDB deadlock, or on a Galera node
+// a transaction that lost certification (CertFailure).
+const CodeDeadlock = 1213
+
+// CertFailure reports whether err is a Galera node's certification failure: the transaction
+// conflicted with one another node committed first (it failed certification at COMMIT, or
+// the other's write set aborted it where it stood, a brute-force abort), and the node rolled
+// it back. It comes as error 1213, as an InnoDB deadlock. Builds that word it their own way
+// say "WSREP detected deadlock/conflict and aborted the transaction"; MariaDB 10.11 sends
+// a deadlock's own message ("Deadlock found when trying to get lock"), as seen on its
+// sandboxes (executor.TestGaleraSpreadCertFailures), so certifies, set when the server is a
+// Galera node (wsrep_on=ON), counts every 1213 there: on such a node a transaction of a
+// workload spread over the cluster loses mostly to the other nodes' (the wsrep status'
+// wsrep_local_cert_failures and wsrep_local_bf_aborts against InnoDB's deadlocks tell how
+// many of them were).
+func CertFailure(err error, certifies bool) bool {
+	var me *mysql.MySQLError
+	if !errors.As(err, &me) || me.Number != CodeDeadlock {
+		return false
+	}
+	return certifies || strings.HasPrefix(me.Message, "WSREP")
+}
+
 // Broken reports whether err leaves the connection unusable (no server error number).
 func Broken(err error) bool {
 	var me *mysql.MySQLError

@@ -37,17 +37,41 @@ type control struct {
 	dc  driver.Conn
 }
 
-// openControl connects a control connection like the workers' first; nil without one to
-// copy. Failing to connect is not an error: the run goes on and tries again when it kills.
-func openControl(ctx context.Context, conns []*Conn) *control {
+// controls are the control connections of a run, one per server its workers connect to (a
+// connection id means something only on its own server: a workload spread over a Galera
+// cluster's nodes kills each worker's statement on the worker's node).
+type controls map[string]*control
+
+// openControl connects a control connection like the first worker's on each server; none
+// without a worker to copy. Failing to connect is not an error: the run goes on and tries
+// again when it kills.
+func openControl(ctx context.Context, conns []*Conn) controls {
+	ctls := controls{}
 	for _, c := range conns {
-		if c != nil && c.cfg != nil {
-			ctl := &control{cfg: c.cfg}
-			_ = ctl.connect(ctx)
-			return ctl
+		if c == nil || c.cfg == nil || ctls[serverKey(c.cfg)] != nil {
+			continue
 		}
+		ctl := &control{cfg: c.cfg}
+		_ = ctl.connect(ctx)
+		ctls[serverKey(c.cfg)] = ctl
 	}
-	return nil
+	return ctls
+}
+
+func serverKey(cfg *mysql.Config) string { return cfg.Net + " " + cfg.Addr }
+
+// of is the control connection of c's server; nil when c has none.
+func (ctls controls) of(c *Conn) *control {
+	if c == nil || c.cfg == nil {
+		return nil
+	}
+	return ctls[serverKey(c.cfg)]
+}
+
+func (ctls controls) close() {
+	for _, ctl := range ctls {
+		ctl.close()
+	}
 }
 
 func (ctl *control) connect(ctx context.Context) error {
@@ -89,12 +113,12 @@ func (ctl *control) close() {
 
 // reap waits for the workload to stop, gives the workers' statements killGrace to end, then
 // kills those still running, every killEvery, until every worker has exited (done); then it
-// closes ctl. It only reads the connections' ids, which stay safe to read after they close.
-func (r *run) reap(ctx context.Context, ctl *control, conns []*Conn, done <-chan struct{}) {
-	if ctl == nil {
+// closes ctls. It only reads the connections' ids, which stay safe to read after they close.
+func (r *run) reap(ctx context.Context, ctls controls, conns []*Conn, done <-chan struct{}) {
+	if len(ctls) == 0 {
 		return
 	}
-	defer ctl.close()
+	defer ctls.close()
 	select {
 	case <-r.Done():
 	case <-done:
@@ -118,7 +142,7 @@ func (r *run) reap(ctx context.Context, ctl *control, conns []*Conn, done <-chan
 					continue
 				}
 			}
-			if id := c.ID(); id != 0 {
+			if id, ctl := c.ID(), ctls.of(c); id != 0 && ctl != nil {
 				// Marked before the KILL: the worker's errors from here on are quadrant's doing.
 				r.killed[i].Store(true)
 				c.killed.Store(true)

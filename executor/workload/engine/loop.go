@@ -90,6 +90,16 @@ type Config struct {
 	// Own, set for a kind with metrics of its own (workload.Kind.Metrics) and the settings
 	// they are relative to, goes on every Interval and the Total.
 	Own *measure.Own
+	// Nodes, set when the workers connect to several servers (a workload spread over a
+	// Galera cluster's nodes: workload.Env.Nodes), name them, and NodeOf says which one
+	// worker i's Setup connects to: each node's counts are kept apart (measure.Stats.Nodes).
+	// The kind's Setup does the connecting; the loop only counts.
+	Nodes  []string
+	NodeOf func(worker int) int
+	// Certifies says the workers' servers are Galera nodes (wsrep_on=ON), which certify each
+	// transaction against the other nodes': a deadlock error there is counted as a
+	// certification failure too (CertFailure).
+	Certifies bool
 	// Setup connects worker i and prepares its statements. Called for all workers
 	// before the clock starts.
 	Setup      func(ctx context.Context, i int) (Worker, *Conn, error)
@@ -198,7 +208,7 @@ func Run(ctx context.Context, cfg Config) (*measure.Total, error) {
 	}
 	r.col = measure.NewCollector(measure.CollectorOptions{
 		Workers: cfg.Threads, OpenLoop: cfg.Rate > 0 || cfg.Scheduled, Names: cfg.Names, Statements: cfg.Statements, Start: r.start, MeasuredStart: r.measured,
-		StageEnds: stageEnds(sh), Connect: cfg.PerTransaction, Own: cfg.Own,
+		StageEnds: stageEnds(sh), Connect: cfg.PerTransaction, Own: cfg.Own, Nodes: cfg.Nodes, NodeOf: cfg.NodeOf,
 	})
 	if cfg.Rate > 0 {
 		r.arrivals = newArrivals(cfg.Rate)
@@ -565,6 +575,9 @@ func (r *run) ignores(code int) bool {
 func (r *run) handle(ctx context.Context, id int, rec *measure.Recorder, c *Conn, tx int, err error) bool {
 	code := Code(err)
 	rec.Error(code, tx)
+	if CertFailure(err, r.cfg.Certifies) {
+		rec.CertFailure(tx)
+	}
 	if !r.CountError(code, err) {
 		return false
 	}

@@ -128,6 +128,7 @@ func (r *fileReplay) Run(ctx context.Context, onInterval func(*measure.Interval)
 	lc := workload.Loop(r.w, onInterval)
 	lc.Rollback = false // the file decides its transactions
 	lc.Ready = r.env.Ready
+	lc.Certifies = r.env.Certifies // a Galera node's deadlocks are its certification failures
 	dc := engine.DialConfig(r.env.Server, false, r.env.Timeout(), lc.Threads)
 	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
 		c, err := engine.Dial(ctx, dc, false)

@@ -571,6 +571,7 @@ func (r *sessionReplay) Run(ctx context.Context, onInterval func(*measure.Interv
 	// Under --shard the sessions are already this shard's (scan); the start barrier is all
 	// the split the loop needs.
 	lc.Ready = r.env.Ready
+	lc.Certifies = r.env.Certifies            // a Galera node's deadlocks are its certification failures
 	lc.Events = r.env.Shard.Events(lc.Events) // a limit of statements, split as every kind's events are
 	dc := engine.DialConfig(r.env.Server, false, r.env.Timeout(), lc.Threads)
 	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {

@@ -29,6 +29,7 @@ var Kind = workload.Kind{
 		OptionsDoc: "builtin tpcc: warehouses, wait_times, weight_new_order/payment/order_status/delivery/stock_level, " +
 			"secondary_indexes, foreign_keys, load_batch (see docs/tpcc.md).",
 		Actions:       []string{"prepare", "cleanup", "check"},
+		Spreads:       true,
 		NoRate:        "its terminals pace themselves; use options: {wait_times: true} for the specification's keying and think times",
 		SplitsPrepare: true,
 		Check:         func(c *spec.Check, w *spec.Workload) { c.Add(validate(w)) },

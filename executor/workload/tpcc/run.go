@@ -47,7 +47,7 @@ func (t *tpcc) runTerminals(ctx context.Context, dc *mysql.Config, threads int, 
 	}
 	prepared := !t.p.WaitTimes
 	lc.Setup = func(ctx context.Context, i int) (engine.Worker, *engine.Conn, error) {
-		c, err := engine.Dial(ctx, dc, prepared)
+		c, err := engine.Dial(ctx, t.env.WorkerConfig(dc, i), prepared)
 		if err != nil {
 			return nil, nil, fmt.Errorf("tpcc terminal %d: %w", i+1, err)
 		}

@@ -17,6 +17,7 @@ var Kind = workload.Kind{
 		Doc:      "A custom weighted mix of transactions.",
 		Body:     func() any { return new([]PlanTransaction) },
 		Loop:     true,
+		Spreads:  true,
 		Check:    check,
 		Describe: describe,
 		Explain:  explain,
@@ -70,7 +71,7 @@ func (m *mixWorkload) Run(ctx context.Context, onInterval func(*measure.Interval
 	lc.Dial = func(ctx context.Context) (*engine.Conn, error) { return engine.Dial(ctx, dc, false) }
 	lc.Setup = func(ctx context.Context, local int) (engine.Worker, *engine.Conn, error) {
 		i := m.env.Shard.Global(local) // thread_id() and the seeds see the global id
-		c, err := engine.Dial(ctx, dc, true)
+		c, err := engine.Dial(ctx, m.env.WorkerConfig(dc, local), true)
 		if err != nil {
 			return nil, nil, fmt.Errorf("worker %d: %w", i+1, err)
 		}
