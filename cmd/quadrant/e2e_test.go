@@ -459,7 +459,8 @@ func TestExamplesRun(t *testing.T) {
 			"--set", "binlog_dirs=[" + binlogDir + "/a, " + binlogDir + "/b]", "--allow-shell", "--allow-path", binlogDir}, checkReplicaAttach},
 		// The example replaces the template's setup: the template's own runs here too.
 		{"builtin:replica-attach", []string{"--set", "table_size=1000", "--set", "threads=2", "--set", "duration=4s", "--set", "attach_at=2s"}, checkReplicaAttach},
-		{"builtin:galera-cost", []string{"--set", "rows=100", "--set", "duration=2s", "--set", "warmup=0s", "--set", "threads=[3]", "--set", "repeat=1"}, checkGaleraCost},
+		{"builtin:galera-cost", []string{"--set", "rows=100", "--set", "duration=2s", "--set", "warmup=0s", "--set", "threads=[3]", "--set", "repeat=1",
+			"--set", "drill_duration=60s", "--set", "drill_at=2s", "--set", "down=1s"}, checkGaleraCost},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()

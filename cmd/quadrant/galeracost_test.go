@@ -7,42 +7,98 @@ import (
 	"github.com/quadrant-bench/quadrant/results"
 )
 
-// builtin:galera-cost's cells: writers=one runs every thread on db and has no node
-// columns; writers=all has each node's transactions, which add up to the cell's, and its
-// cert_failures among its errors.
+// builtin:galera-cost's cells: writers=one runs every thread on db, has no node columns and
+// no certification failure; writers=all has each node's transactions, which add up to the
+// cell's, and certification failures (the hot row) among its errors; the kill drill's node
+// was out for a while and lost no acknowledged id; the pause drill made flow control move.
 func checkGaleraCost(t *testing.T, run *results.Run) {
 	rows := summaryRows(run, "db")
-	if len(rows) != 2 {
-		t.Fatalf("summary rows of db %v, want writers one and all", rows)
+	if len(rows) != 4 {
+		t.Fatalf("summary rows of db %v, want writers one and all, and the two drills", rows)
 	}
+	s := run.Summary
 	for _, i := range rows {
-		writers, s := run.Summary.Value(i, "writers"), run.Summary
+		writers, drill := s.Value(i, "writers"), s.Value(i, "drill")
 		certs, _ := s.Float(i, "cert_failures")
 		errs, _ := s.Float(i, "errors")
 		tx, _ := s.Float(i, "transactions")
-		t.Logf("writers=%s: %v transactions, %v errors, %v cert failures", writers, tx, errs, certs)
+		t.Logf("writers=%s drill=%s: %v transactions, %v errors, %v cert failures", writers, drill, tx, errs, certs)
 		if certs > errs {
 			t.Errorf("writers=%s: %v cert failures of %v errors; a cert failure is an error too", writers, certs, errs)
 		}
-		var nodes float64
-		var named int
-		for _, h := range s.Header {
-			if v, ok := s.Float(i, h); ok && strings.HasPrefix(h, "node.") && strings.HasSuffix(h, ".transactions") {
-				nodes += v
-				named++
-			}
-		}
-		switch writers {
-		case "one":
-			if named != 0 {
-				t.Errorf("writers=one has %d node.*.transactions cells, want none", named)
-			}
-		case "all":
-			if named != 3 || nodes != tx {
-				t.Errorf("writers=all: %d nodes' transactions adding up to %v, want 3 adding up to %v", named, nodes, tx)
-			}
+		switch drill {
+		case "none":
+			checkGaleraCostWriters(t, s, i, writers, tx, certs)
+		case "kill":
+			checkGaleraKill(t, s, i)
+		case "pause":
+			checkGaleraPause(t, run, s.Value(i, "iteration"))
 		default:
-			t.Errorf("a summary row of writers %q", writers)
+			t.Errorf("a summary row of drill %q", drill)
 		}
+	}
+}
+
+func checkGaleraCostWriters(t *testing.T, s *results.Table, i int, writers string, tx, certs float64) {
+	var nodes float64
+	var named int
+	for _, h := range s.Header {
+		if v, ok := s.Float(i, h); ok && strings.HasPrefix(h, "node.") && strings.HasSuffix(h, ".transactions") {
+			nodes += v
+			named++
+		}
+	}
+	switch writers {
+	case "one":
+		if named != 0 || certs != 0 {
+			t.Errorf("writers=one: %d node.*.transactions cells and %v cert failures, want none of either", named, certs)
+		}
+	case "all":
+		if named != 3 || nodes != tx {
+			t.Errorf("writers=all: %d nodes' transactions adding up to %v, want 3 adding up to %v", named, nodes, tx)
+		}
+		if certs == 0 {
+			t.Errorf("writers=all on a hot row: no certification failure")
+		}
+	default:
+		t.Errorf("a summary row of writers %q", writers)
+	}
+}
+
+// checkGaleraKill: node 1, which the clients write to, was killed: a while without a write,
+// the other two a Primary component, the node back, nothing acknowledged lost.
+func checkGaleraKill(t *testing.T, s *results.Table, i int) {
+	got := map[string]float64{}
+	for _, m := range []string{"failover_unavailable_s", "failover_primary_s", "failover_rejoin_s", "failover_rejoin_sst", "failover_acked", "failover_acked_lost"} {
+		v, ok := s.Float(i, m)
+		if !ok {
+			t.Errorf("kill drill: no %s", m)
+		}
+		got[m] = v
+	}
+	t.Logf("kill drill: %v", got)
+	if got["failover_unavailable_s"] <= 0 || got["failover_acked"] <= 0 || got["failover_acked_lost"] != 0 {
+		t.Errorf("kill drill: %v; want time without a write, acknowledged ids and none of them lost", got)
+	}
+}
+
+// checkGaleraPause: node 3 stopped for a while asked the others to pause (its flow control
+// sent), or node 1 counted time paused.
+func checkGaleraPause(t *testing.T, run *results.Run, iteration string) {
+	var sent, paused float64
+	for _, target := range []string{"db_node3", "db"} {
+		for _, i := range summaryRows(run, target) {
+			if run.Summary.Value(i, "iteration") != iteration {
+				continue
+			}
+			v, _ := run.Summary.Float(i, "wsrep.fc_sent")
+			p, _ := run.Summary.Float(i, "wsrep.fc_paused_s")
+			t.Logf("pause drill: %s sent %v flow control pauses, was paused %v s", target, v, p)
+			sent += v
+			paused += p
+		}
+	}
+	if sent == 0 && paused == 0 {
+		t.Errorf("pause drill: no flow control sent by node 3 and no time paused on node 1")
 	}
 }
