@@ -39,7 +39,7 @@ func checkGaleraCost(t *testing.T, run *results.Run) {
 	}
 }
 
-func checkGaleraCostWriters(t *testing.T, s *results.Table, i int, writers string, tx, certs float64) {
+func checkGaleraCostWriters(t *testing.T, s *results.Data, i int, writers string, tx, certs float64) {
 	var nodes float64
 	var named int
 	for _, h := range s.Header {
@@ -67,7 +67,7 @@ func checkGaleraCostWriters(t *testing.T, s *results.Table, i int, writers strin
 
 // checkGaleraKill: node 1, which the clients write to, was killed: a while without a write,
 // the other two a Primary component, the node back, nothing acknowledged lost.
-func checkGaleraKill(t *testing.T, s *results.Table, i int) {
+func checkGaleraKill(t *testing.T, s *results.Data, i int) {
 	got := map[string]float64{}
 	for _, m := range []string{"failover_unavailable_s", "failover_primary_s", "failover_rejoin_s", "failover_rejoin_sst", "failover_acked", "failover_acked_lost"} {
 		v, ok := s.Float(i, m)
