@@ -143,6 +143,7 @@ func (f *fleet) startSandbox(ctx context.Context, t spec.Target, first *spec.Ite
 		RunAs: runAs, Logf: f.log.logFile, Working: f.working(t.Name),
 		ConfigPaths: true, // the trust check allowed the paths the config names (spec/trust)
 		Via:         f.via(t.Name, links),
+		NodeLink:    f.nodeLink(t.Name, links),
 	})
 	if err != nil {
 		return fmt.Errorf("target %s: %w", t.Name, err)

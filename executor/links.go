@@ -18,7 +18,8 @@ import (
 // A sandbox's links (sandbox.links, docs/network.md) are proxies of executor/link on
 // loopback between its parts, opened when it starts and kept for the whole run: each
 // replica replicates through its own (its CHANGE MASTER names the link's port, which its
-// datadir keeps across restarts and restores), and the client link is the target's front
+// datadir keeps across restarts and restores), each Galera node's group communication is
+// reached through its own (nodeLink), and the client link is the target's front
 // (fronts.go), which a failover drill switches as any front. They carry nothing extra
 // while setup runs; before each iteration they take its shape and are probed.
 
@@ -29,6 +30,30 @@ const probes = 20
 type sandboxNet struct {
 	client   *link.Link            // nil: the workloads connect to the primary directly
 	replicas map[string]*link.Link // by replica target name; absent: it replicates directly
+	nodes    map[string]*link.Link // a Galera sandbox's, by node target name (galeraLinks)
+}
+
+// nodeLink is the sandbox option that puts a link in front of each node of a Galera
+// sandbox whose plan links its nodes (sandbox.GaleraLinkedHost says why one per node, on
+// the node's own port, dialling from 127.0.0.1, keeps every connection between two nodes
+// on exactly one link); nil when it does not. A node given new ports gets a new link.
+func (f *fleet) nodeLink(name string, ls spec.SandboxLinks) func(node, listen, upstream string) error {
+	if ls.Nodes == nil {
+		return nil
+	}
+	return func(node, listen, upstream string) error {
+		l, err := link.ListenAt(listen, upstream, "127.0.0.1", link.Shape{})
+		if err != nil {
+			return err
+		}
+		n := f.netOf(name)
+		if old := n.nodes[node]; old != nil {
+			old.Close()
+		}
+		n.nodes[node] = l
+		f.log.logf("target %s: %s's group communication (gcomm) is reached through link %s (the other nodes -> %s)", name, node, l.Addr(), node)
+		return nil
+	}
 }
 
 // via is the sandbox option that puts a link between each replica the plan links and its
@@ -58,7 +83,7 @@ func (f *fleet) netOf(name string) *sandboxNet {
 	}
 	n := f.links[name]
 	if n == nil {
-		n = &sandboxNet{replicas: map[string]*link.Link{}}
+		n = &sandboxNet{replicas: map[string]*link.Link{}, nodes: map[string]*link.Link{}}
 		f.links[name] = n
 	}
 	return n
@@ -67,6 +92,9 @@ func (f *fleet) netOf(name string) *sandboxNet {
 func (f *fleet) closeLinks() {
 	for _, n := range f.links {
 		for _, l := range n.replicas {
+			l.Close()
+		}
+		for _, l := range n.nodes {
 			l.Close()
 		}
 		// the client link is a front: closeFronts closes it
@@ -92,8 +120,23 @@ func (f *fleet) shapeLinks(ctx context.Context, it *spec.Iteration) []results.Li
 				out = append(out, f.shapeLink(ctx, it.Index, l, sl.Replicas[r.Name()], results.Link{Target: c.Name(), From: c.Primary.Name(), To: r.Name()}, primary))
 			}
 		}
+		for _, s := range c.Servers() {
+			if l := n.nodes[s.Name()]; l != nil && sl.Nodes != nil {
+				out = append(out, f.shapeNodeLink(it.Index, l, *sl.Nodes, results.Link{Target: c.Name(), From: "nodes", To: s.Name()}))
+			}
+		}
 	}
 	return out
+}
+
+// shapeNodeLink shapes the link in front of a Galera node's group communication. It is not
+// probed (gcomm answers no ping quadrant could send) nor calibrated: its delay is as
+// configured, and the commits' latency shows the round trip it adds.
+func (f *fleet) shapeNodeLink(index int, l *link.Link, s spec.LinkShape, rec results.Link) results.Link {
+	l.Set(link.Shape{Delay: s.Delay, Jitter: s.Jitter, Bandwidth: int64(s.Bandwidth), Loss: s.Loss})
+	rec.Configured = results.LinkShape{RTTMs: ms(s.RTT()), JitterMs: ms(s.Jitter), Bandwidth: s.Bandwidth, Loss: s.Loss}
+	f.log.logf("iteration %d: link %s: %s (not probed: a Galera node's group communication)", index, rec.Name(), s)
+	return rec
 }
 
 func (f *fleet) shapeLink(ctx context.Context, index int, l *link.Link, s spec.LinkShape, rec results.Link, primary *liveTarget) results.Link {
@@ -155,6 +198,11 @@ func (f *fleet) each() []*link.Link {
 		}
 		for _, r := range c.Replicas {
 			if l := n.replicas[r.Name()]; l != nil {
+				out = append(out, l)
+			}
+		}
+		for _, s := range c.Servers() {
+			if l := n.nodes[s.Name()]; l != nil {
 				out = append(out, l)
 			}
 		}

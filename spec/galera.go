@@ -23,7 +23,7 @@ func (t Target) Members() []string {
 	return out
 }
 
-// galera refuses what a Galera sandbox cannot be (yet): one with replicas, links or TLS,
+// galera refuses what a Galera sandbox cannot be (yet): one with replicas or TLS,
 // or a MySQL one.
 func (v *validator) galera(t *Target) {
 	sb := t.Sandbox
@@ -39,8 +39,5 @@ func (v *validator) galera(t *Target) {
 	}
 	if sb.TLS == "on" {
 		v.errorf(sb.Src.At("tls"), "target %s: tls: on with galera is not built yet (the nodes' group communication and SST would not be encrypted); remove tls", t.Name)
-	}
-	if sb.Links != nil {
-		v.errorf(sb.Src.At("links"), "target %s: links with galera are not built yet (the nodes talk over loopback directly); remove links", t.Name)
 	}
 }

@@ -13,15 +13,17 @@ import (
 )
 
 // A sandbox's links are the network between its parts (docs/network.md): the client's path
-// to the primary and each replica's path to it, each a proxy of quadrant's on loopback that
+// to the primary, each replica's path to it and a Galera sandbox's paths between its nodes,
+// each a proxy of quadrant's on loopback that
 // delays, throttles and slows what it carries. Their values may use matrix.* and
 // iteration.*, so they are decoded once per iteration, as sandbox.dir is.
 
-// Links is `sandbox.links:` as written: client, replicas, and NAME_replicaN keys.
+// Links is `sandbox.links:` as written: client, replicas, nodes, and NAME_replicaN keys.
 type Links struct {
 	Src      Source `yaml:"-"`
 	Client   *Link  `yaml:"client" doc:"The path from quadrant (the workloads, the steps' workloads, a failover drill's writes) to the primary. sql steps, waits and the samplers connect directly: they are the operator's, not the application's."`
 	Replicas *Link  `yaml:"replicas" doc:"The path from the primary to every replica (the replica's IO thread connects through it, so semi-sync waits a round trip of it per commit). A key NAME_replicaN (the replica's target name, e.g. primary_replica2) overrides it for that replica, key by key."`
+	Nodes    *Link  `yaml:"nodes" doc:"A Galera sandbox's network between its nodes (galera: N): every node's group communication goes through a link of its own, so each commit waits this round trip (the group's certification) once. Each connection between two nodes crosses one link, shaped with this in both directions."`
 	// Each are the NAME_replicaN keys, by replica target name.
 	Each map[string]*Link `yaml:"-"`
 }
@@ -97,6 +99,7 @@ func FormatBandwidth(bytesPerSecond float64) string {
 type SandboxLinks struct {
 	Client   *LinkShape           // nil: the client connects directly
 	Replicas map[string]LinkShape // by replica target name; a replica not in it replicates directly
+	Nodes    *LinkShape           // a Galera sandbox's nodes; nil: they talk directly
 }
 
 // replicaKey is a per-replica key of links: (the target's name)_replicaN.
@@ -264,6 +267,10 @@ func (ls *Links) resolve(t string, replicas int) SandboxLinks {
 		s := ls.Client.shape(nil)
 		out.Client = &s
 	}
+	if ls.Nodes != nil {
+		s := ls.Nodes.shape(nil)
+		out.Nodes = &s
+	}
 	for r := 1; r <= replicas; r++ {
 		name := ReplicaName(t, r)
 		own := ls.Each[name]
@@ -295,13 +302,20 @@ func (ls *Links) check(d *decoder, t *Target) {
 		}
 	}
 	if t.Sandbox.Replicas == 0 && (ls.Replicas != nil || len(ls.Each) > 0) {
-		d.errs.add(ls.Src.At("replicas"), "links: target %s has no replicas to link; give it replicas: N, or keep only client:", t.Name)
+		if t.Sandbox.Galera > 0 {
+			d.errs.add(ls.Src.At("replicas"), "links: target %s is a Galera sandbox: it has nodes, not replicas; link them with nodes: {rtt: ...}", t.Name)
+		} else {
+			d.errs.add(ls.Src.At("replicas"), "links: target %s has no replicas to link; give it replicas: N, or keep only client:", t.Name)
+		}
+	}
+	if t.Sandbox.Galera == 0 && ls.Nodes != nil {
+		d.errs.add(ls.Src.At("nodes"), "links: nodes: target %s is not a Galera sandbox; nodes: links a Galera sandbox's nodes (galera: 3); use replicas: for replicas", t.Name)
 	}
 }
 
 func (ls *Links) all() []*Link {
 	out := []*Link{}
-	for _, l := range []*Link{ls.Client, ls.Replicas} {
+	for _, l := range []*Link{ls.Client, ls.Replicas, ls.Nodes} {
 		if l != nil {
 			out = append(out, l)
 		}

@@ -62,6 +62,8 @@ func TestValidateRefusesWhatGaleraIsNot(t *testing.T) {
 		{"{galera: 2}", "db_node3", "db_node3"},
 		{"{galera: 3, flavor: mysql}", "", "galera needs MariaDB"},
 		{"{galera: 3, tls: on}", "", "tls: on with galera is not built yet"},
+		{"{galera: 3, links: {replicas: {rtt: 2ms}}}", "", "plan.yaml:3:55: links: target db is a Galera sandbox: it has nodes, not replicas; link them with nodes: {rtt: ...}"},
+		{"{replicas: 1, links: {nodes: {rtt: 2ms}}}", "", "plan.yaml:3:54: links: nodes: target db is not a Galera sandbox"},
 		{"{galera: 3, config: {binlog_format: STATEMENT}}", "", "a Galera sandbox sets binlog_format=ROW itself"},
 		{"{galera: 3, config: {wsrep_provider_options: \"gcache.size=1G\"}}", "", "a Galera sandbox gives each node its provider"},
 	} {

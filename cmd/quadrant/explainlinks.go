@@ -8,7 +8,7 @@ import (
 )
 
 // linkNames lists sandbox t's links as ends, for the targets of explain: "client -> db,
-// db -> db_replica1".
+// db -> db_replica1"; a Galera sandbox's node links as "nodes -> db, nodes -> db_node2, ...".
 func linkNames(t spec.Target) string {
 	var out []string
 	if t.Sandbox.Links.Client != nil {
@@ -18,6 +18,11 @@ func linkNames(t spec.Target) string {
 		name := spec.ReplicaName(t.Name, r)
 		if t.Sandbox.Links.Replicas != nil || t.Sandbox.Links.Each[name] != nil {
 			out = append(out, t.Name+" -> "+name)
+		}
+	}
+	if t.Sandbox.Links.Nodes != nil {
+		for _, node := range append([]string{t.Name}, t.Members()...) {
+			out = append(out, "nodes -> "+node)
 		}
 	}
 	return strings.Join(out, ", ")
@@ -41,6 +46,9 @@ func iterationLinks(it *spec.Iteration) map[string]string {
 		})
 		for _, r := range replicas {
 			parts = append(parts, name+" -> "+r+": "+sl.Replicas[r].String())
+		}
+		if sl.Nodes != nil {
+			parts = append(parts, "between the nodes of "+name+" (one link in front of each): "+sl.Nodes.String()+" (not probed)")
 		}
 		out[name] = strings.Join(parts, "; ")
 	}

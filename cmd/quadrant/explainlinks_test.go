@@ -32,3 +32,28 @@ func TestExplainShowsLinks(t *testing.T) {
 		}
 	}
 }
+
+// explain names a Galera sandbox's node links (one in front of each node) and their shape
+// per iteration, saying they are not probed.
+func TestExplainShowsGaleraNodeLinks(t *testing.T) {
+	f := filepath.Join(t.TempDir(), "plan.yaml")
+	plan := "version: 1\nname: e\nmatrix: {rtt: [0ms, 20ms]}\n" +
+		"targets: {db: {sandbox: {galera: 3, links: {nodes: {rtt: \"${{ matrix.rtt }}\"}}}}}\n" +
+		"iteration:\n  workload: {builtin: oltp_read_only, duration: 5s}\n"
+	if err := os.WriteFile(f, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCLI("explain", f)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"links: nodes -> db, nodes -> db_node2, nodes -> db_node3 (proxies",
+		"links of sandbox db (set, then probed): between the nodes of db (one link in front of each): rtt 0ms (not probed)\n",
+		"links of sandbox db (set, then probed): between the nodes of db (one link in front of each): rtt 20ms (not probed)\n",
+	} {
+		if strings.Count(out, want) != 1 {
+			t.Errorf("explain does not say once %q:\n%s", want, out)
+		}
+	}
+}

@@ -23,6 +23,7 @@ import (
 type Link struct {
 	ln       net.Listener
 	upstream atomic.Pointer[string]
+	from     string // the local IP it dials the upstream from; "" the kernel's choice
 
 	mu        sync.Mutex
 	shape     Shape
@@ -57,15 +58,21 @@ type counters struct {
 }
 
 // Listen opens a link on a free port of 127.0.0.1 to upstream (host:port), shaped by s.
-func Listen(upstream string, s Shape) (*Link, error) {
+func Listen(upstream string, s Shape) (*Link, error) { return ListenAt("127.0.0.1:0", upstream, "", s) }
+
+// ListenAt opens a link on addr (host:port) to upstream, shaped by s, that dials the
+// upstream from the local IP from ("": the kernel's choice). A server that records its
+// peers by the address their connections come from (Galera's group communication) then
+// sees every peer that came through a link as from, not as the peer's own address.
+func ListenAt(addr, upstream, from string, s Shape) (*Link, error) {
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("link to %s: %w", upstream, err)
 	}
-	l := &Link{ln: ln, changed: make(chan struct{}), conns: map[*conn]struct{}{}}
+	l := &Link{ln: ln, from: from, changed: make(chan struct{}), conns: map[*conn]struct{}{}}
 	l.upstream.Store(&upstream)
 	l.Set(s)
 	l.wg.Add(1)
@@ -187,7 +194,11 @@ func (l *Link) carry(client net.Conn) {
 	if to == "" {
 		return
 	}
-	up, err := net.Dial("tcp", to)
+	var d net.Dialer
+	if l.from != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(l.from)}
+	}
+	up, err := d.Dial("tcp", to)
 	if err != nil {
 		return
 	}

@@ -40,6 +40,26 @@ type galeraCluster struct {
 	name     string
 	provider string
 	nodes    []*Server
+	// link, if set, puts a link in front of a node's group communication (Options.NodeLink).
+	link func(node, listen, upstream string) error
+}
+
+// GaleraLinkedHost is the loopback address a Galera node's group communication listens on
+// when the nodes are linked (Options.NodeLink); its link listens on 127.0.0.1 with the same
+// port. Galera learns its peers' addresses itself: a node accepting a connection records the
+// peer as the address the connection comes from with the port the peer says it listens on,
+// and tells the others. Through a link, that is 127.0.0.1 (the link dials from there) and
+// the peer's port: the peer's link, never its own listener, so every connection between two
+// nodes goes through exactly one link (the accepting node's). Linux routes all of
+// 127.0.0.0/8 to loopback, so binding 127.0.0.2 needs no setup.
+const GaleraLinkedHost = "127.0.0.2"
+
+// gcommHost is where the node's group communication listens.
+func (g *galeraNode) gcommHost() string {
+	if g.cluster.link != nil {
+		return GaleraLinkedHost
+	}
+	return "127.0.0.1"
 }
 
 // galeraNode is one node's place in its cluster and its ports on 127.0.0.1: group
@@ -90,7 +110,7 @@ func checkGalera(ctx context.Context, o Options, bin Binary) (string, error) {
 		return "", fmt.Errorf("galera with tls: on is not built yet: the nodes' group communication and SST would go unencrypted; leave tls out")
 	}
 	if o.Via != nil {
-		return "", fmt.Errorf("galera with links is not built yet: the nodes talk over loopback directly")
+		return "", fmt.Errorf("galera with replica links: a Galera sandbox has no replicas; link its nodes (NodeLink)")
 	}
 	if bin.Flavor != FlavorMariaDB {
 		return "", fmt.Errorf("galera: the server is %s; a Galera sandbox needs MariaDB (built with wsrep): set flavor: mariadb", bin.Line)
@@ -123,7 +143,7 @@ func contains(list []string, s string) bool {
 // node 1 with wsrep-new-cluster and joins the others one at a time (each Synced before
 // the next starts), then waits until every node sees them all.
 func (c *Cluster) startGalera(ctx context.Context, o Options, provider string, newServer func(string, role) (*Server, error)) error {
-	g := &galeraCluster{name: filepath.Base(c.dir), provider: provider}
+	g := &galeraCluster{name: filepath.Base(c.dir), provider: provider, link: o.NodeLink}
 	for i := 1; i <= o.Galera; i++ {
 		name := o.Name
 		if i > 1 {
@@ -196,11 +216,18 @@ func (s *Server) pickGaleraPorts() error {
 	s.port = ports[0]
 	g := s.role.galera
 	g.gcomm, g.ist, g.sst = ports[1], ports[2], ports[3]
+	if g.cluster.link != nil {
+		listen := fmt.Sprintf("127.0.0.1:%d", g.gcomm)
+		if err := g.cluster.link(s.name, listen, fmt.Sprintf("%s:%d", GaleraLinkedHost, g.gcomm)); err != nil {
+			return fmt.Errorf("%s: link in front of its group communication on %s: %w", s.name, listen, err)
+		}
+	}
 	return nil
 }
 
 // galeraOptions are a node's wsrep settings, after the config so they win: its provider,
-// cluster and ports on 127.0.0.1, the rsync SST, and what Galera requires of the server
+// cluster and ports on 127.0.0.1 (its group communication on GaleraLinkedHost when linked:
+// the peers it names are then their links), the rsync SST, and what Galera requires of the server
 // (row-based binary log events, interleaved auto-increment locks). Node 1 bootstraps a new
 // cluster when it starts while no other node runs (the cluster's first start, or every node
 // stopped, node 1 last, as Stop does); otherwise a node joins the others.
@@ -223,7 +250,7 @@ func (s *Server) galeraOptions() []Option {
 		{Name: "wsrep_node_incoming_address", Value: fmt.Sprintf("127.0.0.1:%d", s.port)},
 		{Name: "wsrep_sst_method", Value: SSTMethod},
 		{Name: "wsrep_sst_receive_address", Value: fmt.Sprintf("127.0.0.1:%d", g.sst)},
-		{Name: "wsrep_provider_options", Value: fmt.Sprintf("gmcast.listen_addr=tcp://127.0.0.1:%d; ist.recv_addr=127.0.0.1:%d", g.gcomm, g.ist)},
+		{Name: "wsrep_provider_options", Value: fmt.Sprintf("gmcast.listen_addr=tcp://%s:%d; ist.recv_addr=127.0.0.1:%d", g.gcommHost(), g.gcomm, g.ist)},
 	}
 	if g.index == 1 && !g.cluster.othersRunning(s) {
 		opts = append(opts, Option{Name: "wsrep-new-cluster", Bare: true})

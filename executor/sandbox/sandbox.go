@@ -52,6 +52,13 @@ type Options struct {
 	// is the primary's own. The replica's CHANGE MASTER keeps it, so replication goes
 	// through it across restarts and restores; a failover drill's Repoint does not.
 	Via func(replica, primary string) (string, error)
+	// NodeLink, if set, puts a link of the caller's in front of each Galera node's group
+	// communication (the network of sandbox.links' nodes:, galera.go): the node listens on
+	// GaleraLinkedHost:port and the caller on listen (127.0.0.1:port, the same port),
+	// carrying to upstream and dialling it from 127.0.0.1. Called for each node before it
+	// first starts, and again when a start found a port taken and the node's ports changed
+	// (the caller replaces that node's link).
+	NodeLink func(node, listen, upstream string) error
 	// Working, if set, is told what a long first start is doing (building the template
 	// datadir: seconds to a minute), and "" when that is done; the lines also go to Logf.
 	Working func(what string)
@@ -114,6 +121,9 @@ func (o *Options) normalise() error {
 	}
 	if o.Replicas < 0 {
 		return fmt.Errorf("sandbox %s: replicas %d: must be 0 or more", o.Name, o.Replicas)
+	}
+	if o.NodeLink != nil && o.Galera == 0 {
+		return fmt.Errorf("sandbox %s: node links are for a Galera sandbox's nodes, and it has none: set galera", o.Name)
 	}
 	switch o.Replication {
 	case "":

@@ -1,0 +1,153 @@
+package executor
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quadrant-bench/quadrant/executor/sandbox"
+	"github.com/quadrant-bench/quadrant/spec/plantest"
+)
+
+// A Galera sandbox's node links put the round trip between its nodes under each commit:
+// with links: {nodes: {rtt: 20ms}}, a single-threaded autocommit INSERT on node 1 takes at
+// least 20 ms (the group's certification waits it once; a lower bound only, a busy host adds).
+// The links hold every connection between the nodes: while the plan runs (node 3 restarted
+// in setup, rejoining), /proc/net/tcp never shows a connection from one node's group
+// communication (sandbox.GaleraLinkedHost) to another's, only to the links on 127.0.0.1;
+// run.json has a link per node, which carried the workload's writesets, delayed.
+func TestGaleraNodeLinksPayTheRoundTrip(t *testing.T) {
+	ctx, stop := context.WithCancel(context.Background())
+	seen := watchGcomm(ctx)
+	run, out, err := runPlan(t, plantest.Sandbox("galeralinks", `{galera: 3, links: {nodes: {rtt: "${{ matrix.rtt }}"}}}`, `setup:
+  - sql: "CREATE DATABASE bench; CREATE TABLE bench.t (id INT PRIMARY KEY)"
+  - restart: {}
+    target: db_node3
+matrix:
+  rtt: [20ms]
+iteration:
+  workload:
+    transactions:
+      - name: ins
+        statements: [{sql: "INSERT INTO bench.t VALUES (?)", args: ["seq()"]}]
+    events: 30
+  after:
+    - sql: "SET SESSION wsrep_sync_wait = 1; SELECT IF((SELECT COUNT(*) FROM bench.t) = 30, 1, (SELECT 1 UNION SELECT 2))"
+      target: db_node3
+  assert: ["errors == 0"]
+`), nil, Options{})
+	stop()
+	direct, linked := seen()
+	requireDone(t, run, out, err, 1)
+	for i := range run.Summary.Rows {
+		if run.Summary.Value(i, "target") == "db" {
+			p50 := col(t, run.Summary, i, "p50_ms")
+			if p50 < 20 {
+				t.Errorf("commit p50 %.3f ms on node 1 with 20 ms links between the nodes, want at least 20", p50)
+			}
+			t.Logf("commit p50 %.2f ms with links: {nodes: {rtt: 20ms}}", p50)
+		}
+	}
+	if len(direct) > 0 {
+		t.Errorf("connections between the nodes' group communication that bypass the links: %v", direct)
+	}
+	if linked == 0 {
+		t.Errorf("no connection from a node's group communication (%s) to a link seen in /proc/net/tcp", sandbox.GaleraLinkedHost)
+	}
+	links := run.Info.Iterations[0].Links
+	var carried, delayed int64
+	for _, l := range links {
+		if l.Configured.RTTMs != 20 || l.From != "nodes" {
+			t.Errorf("link %s configured %+v, want nodes -> NODE with rtt 20 ms", l.Name(), l.Configured)
+		}
+		if l.Workload != nil {
+			carried += l.Workload.BytesUp + l.Workload.BytesDown
+			delayed += l.Workload.Delayed
+		}
+	}
+	if len(links) != 3 || carried == 0 || delayed == 0 {
+		t.Errorf("iteration 1's links %+v: want 3 (one per node) that carried the workload's writesets, delayed", links)
+	}
+}
+
+// watchGcomm polls /proc/net/tcp until ctx ends and returns what it saw: the established
+// connections between two sockets of sandbox.GaleraLinkedHost (one node's group
+// communication to another's, bypassing the links), and how many connections it saw from
+// that host to 127.0.0.1 (a node to a link).
+func watchGcomm(ctx context.Context) func() (direct []string, linked int) {
+	var mu sync.Mutex
+	bypass, through := map[string]bool{}, map[string]bool{}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			for _, c := range tcpConns() {
+				mu.Lock()
+				switch {
+				case c[0] == sandbox.GaleraLinkedHost && c[2] == sandbox.GaleraLinkedHost:
+					bypass[fmt.Sprint(c)] = true
+				case c[0] == sandbox.GaleraLinkedHost && c[2] == "127.0.0.1":
+					through[fmt.Sprint(c)] = true
+				}
+				mu.Unlock()
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+	}()
+	return func() ([]string, int) {
+		<-done
+		mu.Lock()
+		defer mu.Unlock()
+		var out []string
+		for c := range bypass {
+			out = append(out, c)
+		}
+		return out, len(through)
+	}
+}
+
+// tcpConns are the established IPv4 connections of /proc/net/tcp as local IP, local port,
+// remote IP, remote port.
+func tcpConns() [][4]string {
+	f, err := os.Open("/proc/net/tcp")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var out [][4]string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fs := strings.Fields(sc.Text())
+		if len(fs) < 4 || fs[3] != "01" { // 01: ESTABLISHED
+			continue
+		}
+		lip, lport := hexAddr(fs[1])
+		rip, rport := hexAddr(fs[2])
+		out = append(out, [4]string{lip, lport, rip, rport})
+	}
+	return out
+}
+
+// hexAddr reads /proc/net/tcp's 0100007F:0CEA (little-endian IPv4, port) as 127.0.0.1, 3306.
+func hexAddr(s string) (string, string) {
+	ip, port, ok := strings.Cut(s, ":")
+	if !ok || len(ip) != 8 {
+		return "", ""
+	}
+	var b [4]uint64
+	for i := range b {
+		fmt.Sscanf(ip[2*i:2*i+2], "%x", &b[i])
+	}
+	var p uint64
+	fmt.Sscanf(port, "%x", &p)
+	return fmt.Sprintf("%d.%d.%d.%d", b[3], b[2], b[1], b[0]), fmt.Sprint(p)
+}
