@@ -70,6 +70,7 @@ iteration:
 			delayed += l.Workload.Delayed
 		}
 	}
+	t.Logf("connections from a node's group communication to a link seen: %d; bypassing: %d; the links carried %d bytes in %d delayed chunks", linked, len(direct), carried, delayed)
 	if len(links) != 3 || carried == 0 || delayed == 0 {
 		t.Errorf("iteration 1's links %+v: want 3 (one per node) that carried the workload's writesets, delayed", links)
 	}

@@ -10,8 +10,10 @@ import (
 // quadrant's on loopback between two of its parts, as configured and as measured.
 type Link struct {
 	Target string `json:"target"` // the sandbox target (its primary)
-	// From and To are its ends: "client" and the primary's target name, or the primary's
-	// and a replica's (the replica's IO thread connects through it).
+	// From and To are its ends: "client" and the primary's target name, the primary's and
+	// a replica's (the replica's IO thread connects through it), or "nodes" and a Galera
+	// node's (the link in front of its group communication: the connections the other
+	// nodes opened to it).
 	From       string    `json:"from"`
 	To         string    `json:"to"`
 	Configured LinkShape `json:"configured"`
@@ -20,7 +22,8 @@ type Link struct {
 	// round trip through it is the configured one above the direct one.
 	SetRTTMs float64 `json:"set_rtt_ms,omitempty"`
 	// Measured is the probe before the iteration: pings through the link to the server
-	// behind it; nil when the probe failed (ProbeError says why).
+	// behind it; nil when the probe failed (ProbeError says why) and for a Galera node's
+	// link, which is not probed (its group communication answers no ping).
 	Measured   *LinkProbe `json:"measured,omitempty"`
 	ProbeError string     `json:"probe_error,omitempty"`
 	// Workload is what the link carried while the iteration's measured workload ran, and how

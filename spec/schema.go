@@ -163,7 +163,7 @@ func (Spread) jsonSchema() map[string]any {
 func (Links) jsonSchema() map[string]any {
 	link := map[string]any{"$ref": "#/$defs/link"}
 	return map[string]any{"type": "object", "additionalProperties": false,
-		"properties":        map[string]any{"client": link, "replicas": link},
+		"properties":        map[string]any{"client": link, "replicas": link, "nodes": link},
 		"patternProperties": map[string]any{replicaKey.String(): link}}
 }
 func (Bandwidth) jsonSchema() map[string]any {
