@@ -186,7 +186,7 @@ iteration:
       - name: ins
         statements: [{sql: "INSERT IGNORE INTO bench.t VALUES (?)", args: ["seq()"]}]
     threads: 2
-    duration: 20s
+    duration: 45s
     on_error: {reconnect: [2013, 2006, 2003, 1047, 1927, 1053]}
   during:
     - at: 2s
