@@ -162,7 +162,8 @@ func hexAddr(s string) (string, string) {
 	return fmt.Sprintf("%d.%d.%d.%d", b[3], b[2], b[1], b[0]), fmt.Sprint(p)
 }
 
-// A Galera sandbox's node links survive what restarts its nodes: sandbox.dir as a matrix
+// A Galera sandbox's node links (and its client link, the workload's path to node 1, probed
+// by pings) survive what restarts its nodes: sandbox.dir as a matrix
 // axis moves every node (stopped, moved, started again), restore: setup puts their data back
 // (restarted again), and a failover drill kills node 1 during the workload and starts it
 // again; each time the nodes rejoin through the links (an after: step finds a cluster of
@@ -176,7 +177,7 @@ matrix:
   storage: [%s, %s]
 targets:
   db:
-    sandbox: {galera: 3, dir: "${{ matrix.storage }}", links: {nodes: {rtt: 2ms}}}
+    sandbox: {galera: 3, dir: "${{ matrix.storage }}", links: {nodes: {rtt: 2ms}, client: {rtt: 1ms}}}
 setup:
   - sql: "CREATE DATABASE bench; CREATE TABLE bench.t (id BIGINT PRIMARY KEY)"
 iteration:
@@ -207,6 +208,18 @@ iteration:
 	}
 	if linked == 0 {
 		t.Errorf("no connection from a node's group communication (%s) to a link seen in /proc/net/tcp", sandbox.GaleraLinkedHost)
+	}
+	for _, it := range run.Info.Iterations {
+		names := map[string]bool{}
+		for _, l := range it.Links {
+			names[l.Name()] = true
+			if l.From == "client" && (l.Measured == nil || l.Measured.RTTMsP50 < setRTT(l) || l.Workload == nil || l.Workload.BytesDown == 0) {
+				t.Errorf("iteration %d: link %s measured %+v, carried %+v: want the workload through it, its probe at least its round trip", it.Index, l.Name(), l.Measured, l.Workload)
+			}
+		}
+		if len(names) != 4 || !names["client -> db"] || !names["nodes -> db_node3"] {
+			t.Errorf("iteration %d: links %v, want client -> db and nodes -> each node", it.Index, names)
+		}
 	}
 	log, err := os.ReadFile(filepath.Join(run.Dir, "log.txt"))
 	if err != nil {

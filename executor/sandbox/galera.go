@@ -190,8 +190,28 @@ func (c *Cluster) startGalera(ctx context.Context, o Options, provider string, n
 
 // pickGaleraPorts gives node s a client port and its three Galera ports, none of them
 // another node's (a free port is found by binding and releasing it, so two picks may
-// agree): at its creation, and again when its start found one of them taken.
+// agree): at its creation, and again when its start found one of them taken. When the
+// nodes are linked, the node's link takes its group communication port on 127.0.0.1 at
+// once; another process that took the port in between makes it pick again.
 func (s *Server) pickGaleraPorts() error {
+	g := s.role.galera
+	for attempt := 1; ; attempt++ {
+		if err := s.pickPorts(); err != nil || g.cluster.link == nil {
+			return err
+		}
+		listen := fmt.Sprintf("127.0.0.1:%d", g.gcomm)
+		err := g.cluster.link(s.name, listen, fmt.Sprintf("%s:%d", GaleraLinkedHost, g.gcomm))
+		if err == nil {
+			return nil
+		}
+		if attempt == 5 {
+			return fmt.Errorf("%s: link in front of its group communication on %s: %w", s.name, listen, err)
+		}
+	}
+}
+
+// pickPorts picks node s's four ports.
+func (s *Server) pickPorts() error {
 	taken := map[int]bool{}
 	for _, n := range s.role.galera.cluster.nodes {
 		if n != s {
@@ -216,12 +236,6 @@ func (s *Server) pickGaleraPorts() error {
 	s.port = ports[0]
 	g := s.role.galera
 	g.gcomm, g.ist, g.sst = ports[1], ports[2], ports[3]
-	if g.cluster.link != nil {
-		listen := fmt.Sprintf("127.0.0.1:%d", g.gcomm)
-		if err := g.cluster.link(s.name, listen, fmt.Sprintf("%s:%d", GaleraLinkedHost, g.gcomm)); err != nil {
-			return fmt.Errorf("%s: link in front of its group communication on %s: %w", s.name, listen, err)
-		}
-	}
 	return nil
 }
 
