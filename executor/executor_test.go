@@ -184,6 +184,10 @@ func (verbose) Working(w Work)        { fmt.Fprintln(os.Stderr, w) }
 
 // The summary's watched counters cover the measured part only, as its transactions do: a
 // long warmup must not be added to them (it would multiply Com_select here by about four).
+// The bounds are wide on purpose: the sampler reads at its ticks, and on a busy host a tick
+// read late shifts the counted span by a tenth of this 1 s part or more (Com_select 1244 for
+// 1392 transactions was seen under make test-busy); how exact the span is belongs in a
+// benchmark, not in this test of what the span leaves out.
 func TestSummaryCountersLeaveOutTheWarmup(t *testing.T) {
 	plan := plantest.Sandbox("warmup-left-out", "", `setup:
   - workload: {builtin: oltp_point_select, action: prepare, options: {tables: 1, table_size: 1000}}
@@ -203,7 +207,7 @@ watch:
 	}
 	S := run.Summary
 	tx, sel := col(t, S, 0, "transactions"), col(t, S, 0, "status.Com_select")
-	if tx <= 0 || sel < tx*0.95 || sel > tx*1.05+50 {
+	if tx <= 0 || sel < tx*0.5 || sel > tx*1.5+50 {
 		t.Fatalf("Com_select increased by %v over the measured part, in which %v transactions ran", sel, tx)
 	}
 }
