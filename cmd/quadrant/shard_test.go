@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -602,6 +603,8 @@ iteration:
 	}
 }
 
+var missingShard2 = regexp.MustCompile(`missing: (\d+/3, )*2/3`)
+
 func TestShardsNeverArrives(t *testing.T) {
 	dsn, _, _ := shardServer(t)
 	plan := writePlan(t, fmt.Sprintf(shardPlan, dsn, "", "2s"))
@@ -612,7 +615,9 @@ func TestShardsNeverArrives(t *testing.T) {
 	}
 	for k, p := range procs {
 		code := p.wait(t, 2*time.Minute)
-		if code != exitFailed || !strings.Contains(p.out.String(), "missing: 2/3") || strings.Contains(p.out.String(), "goroutine ") {
+		// Shard 2 is missing; on a busy host shard 1 may start later than the 10 s too, and
+		// then both are named (seen under make test-busy): the message must name shard 2.
+		if code != exitFailed || !missingShard2.MatchString(p.out.String()) || strings.Contains(p.out.String(), "goroutine ") {
 			t.Errorf("shard %d: exit %d, want 3 naming the missing shard:\n%s", k, code, p.out.String())
 		}
 	}
