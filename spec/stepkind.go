@@ -152,6 +152,10 @@ type Explainer interface {
 	Plan() *Plan
 	// Workload describes a workload a step runs, counted in the estimate as one.
 	Workload(w *Workload) string
+	// Spread says how a workload run on target spreads its threads over a Galera target's
+	// nodes ("threads spread round robin over every node: db 3, db_node2 3"); "" when they
+	// all run on the target.
+	Spread(w *Workload, target string) string
 	// Statements are the lines explain shows of a SQL file: its first statements, its size
 	// and how many it has (only a note for a file outside the plan's folder).
 	Statements(path string) []string

@@ -335,6 +335,9 @@ func (e *explainer) Plan() *spec.Plan { return e.p }
 // Workload describes a step's workload (spec.Explainer).
 func (e *explainer) Workload(w *spec.Workload) string { return e.workload(w) }
 
+// Spread says where a step's workload runs its threads (spec.Explainer).
+func (e *explainer) Spread(w *spec.Workload, target string) string { return spreadLine(e.p, target, w) }
+
 // Statements are what explain shows of a SQL file (spec.Explainer).
 func (e *explainer) Statements(path string) []string { return e.fileStatements(path, shownStatements) }
 

@@ -30,11 +30,12 @@ func TestExplainShowsGaleraNodes(t *testing.T) {
 }
 
 // Explain says how a workload spread over the nodes places its threads, cell by cell of
-// the axis that gives nodes:.
+// the axis that gives nodes:, and for a workload step's too.
 func TestExplainShowsSpread(t *testing.T) {
 	f := filepath.Join(t.TempDir(), "plan.yaml")
 	plan := "version: 1\nname: g\ntargets: {db: {sandbox: {galera: 3}}}\nmatrix: {writers: [one, all, {db_node2: 1, db_node3: 2}]}\n" +
-		"iteration:\n  workload: {builtin: oltp_read_only, threads: 8, duration: 5s, nodes: \"${{ matrix.writers }}\"}\n"
+		"iteration:\n  before: [{workload: {builtin: oltp_read_write, threads: 4, duration: 2s, nodes: [db_node2, db_node3]}, when: \"${{ matrix.writers == 'one' }}\"}]\n" +
+		"  workload: {builtin: oltp_read_only, threads: 8, duration: 5s, nodes: \"${{ matrix.writers }}\"}\n"
 	if err := os.WriteFile(f, []byte(plan), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -45,13 +46,14 @@ func TestExplainShowsSpread(t *testing.T) {
 	for _, want := range []string{
 		"threads spread round robin over every node: db 3, db_node2 3, db_node3 2",
 		"threads spread by weight {db_node2: 1, db_node3: 2}: db_node2 3, db_node3 5",
+		"    workload (not measured) on db: builtin oltp_read_write run, 4 thread(s), 2s\n      threads spread by weight {db_node2: 1, db_node3: 1}: db_node2 2, db_node3 2\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain does not say %q:\n%s", want, out)
 		}
 	}
-	if n := strings.Count(out, "threads spread"); n != 2 {
-		t.Errorf("explain says threads spread %d times, want 2 (not for writers=one):\n%s", n, out)
+	if n := strings.Count(out, "threads spread"); n != 3 {
+		t.Errorf("explain says threads spread %d times, want 3 (the step in the writers=one cell, not its workload; the workload in the two others):\n%s", n, out)
 	}
 }
 

@@ -66,6 +66,11 @@ func check(c *spec.Check, s *spec.Step) {
 		return
 	}
 	c.Workload(cp.While)
+	if cp.While.Nodes.Spreads() {
+		// what the capture records is the target's own traffic: threads on other nodes
+		// would load the cluster unrecorded
+		c.Errorf(cp.While.Src.At("nodes"), "nodes: %s: a capture records one server, so its while: workload runs there; remove nodes: or write nodes: one", cp.While.Nodes)
+	}
 	for _, f := range cp.While.Files() {
 		if f.Path == cp.Path {
 			c.Errorf(cp.While.Src.Pos, "the capture's while: workload reads %s, the file the capture writes; give it another file", f.File)

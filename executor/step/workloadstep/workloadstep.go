@@ -35,7 +35,11 @@ func explain(s *spec.Step, x spec.Explainer) spec.Explanation {
 	if s.Target != "" {
 		on = " on " + s.Target
 	}
-	return spec.Explanation{Line: "workload (not measured)" + on + ": " + x.Workload(Of(s))}
+	e := spec.Explanation{Line: "workload (not measured)" + on + ": " + x.Workload(Of(s))}
+	if line := x.Spread(Of(s), s.Target); line != "" {
+		e.More = []string{line}
+	}
+	return e
 }
 
 func run(ctx context.Context, s *spec.Step, env step.Env) error {
