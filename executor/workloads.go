@@ -33,7 +33,9 @@ func (r *runner) runWorkload(ctx context.Context, s *liveTarget, w *spec.Workloa
 		}
 		if nodes != nil {
 			env.SpreadOver(nodes, w.Connections())
-			r.logf("workload on %s: %s", s.Name(), w.Nodes.Describe(nodeNames(nodes), w.Connections()))
+		}
+		if line := w.Nodes.Describe(nodeNames(nodes), w.Connections()); line != "" {
+			r.logf("workload on %s: %s", s.Name(), line)
 		}
 	}
 	if step != "" && !splitStep(w) {

@@ -98,24 +98,27 @@ func (w *Workload) StatementStats() bool {
 // StmtMetrics is what `assert:` sees as stmt: stmt.CLASS.SUFFIX for every statement class
 // and every per-statement figure of the metric table (stmt.point_select.p99_ms).
 func StmtMetrics(classes []string, value func(class, suffix string) float64) map[string]any {
-	m := make(map[string]any, len(classes))
-	for _, n := range classes {
-		per := make(map[string]any, len(measure.StmtSuffixes))
-		for _, sfx := range measure.StmtSuffixes {
-			per[sfx] = value(n, sfx)
-		}
-		m[n] = per
-	}
-	return m
+	return namedMetrics(classes, measure.StmtSuffixes, value)
 }
 
 // TxMetrics is what `assert:` sees as tx: tx.NAME.SUFFIX for every transaction name and
 // every per-transaction figure of the metric table (tx.new_order.p90_ms).
 func TxMetrics(names []string, value func(name, suffix string) float64) map[string]any {
+	return namedMetrics(names, measure.TxSuffixes, value)
+}
+
+// NodeMetrics is what `assert:` sees as node: node.NAME.SUFFIX for every node a spread
+// workload's threads run on and every per-node figure (node.db_node2.cert_failures).
+func NodeMetrics(nodes []string, value func(node, suffix string) float64) map[string]any {
+	return namedMetrics(nodes, measure.NodeSuffixes, value)
+}
+
+// namedMetrics is a family's map of maps: NAME -> SUFFIX -> value.
+func namedMetrics(names, suffixes []string, value func(name, suffix string) float64) map[string]any {
 	m := make(map[string]any, len(names))
 	for _, n := range names {
-		per := make(map[string]any, len(measure.TxSuffixes))
-		for _, sfx := range measure.TxSuffixes {
+		per := make(map[string]any, len(suffixes))
+		for _, sfx := range suffixes {
 			per[sfx] = value(n, sfx)
 		}
 		m[n] = per

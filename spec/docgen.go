@@ -75,6 +75,8 @@ func MarkdownReference(ks *Kinds) []byte {
 	fmt.Fprintf(&b, "\nWith a workload that has transactions (a custom mix's are its own; each kind's section says its names), "+
 		"`tx.NAME.SUFFIX` gives transaction NAME's figures, SUFFIX one of %s (`\"tx.new_order.p90_ms < 5000\"`).\n",
 		"`"+strings.Join(measure.TxSuffixes, "`, `")+"`")
+	fmt.Fprintf(&b, "\nWith a workload of a kind that can spread its threads (builtin, tpcc, transactions) on a Galera sandbox target, `node.NAME.SUFFIX` gives node NAME's figures (NAME the node's "+
+		"target name), SUFFIX one of %s (`\"node.db_node2.cert_failures == 0\"`).\n", codeList(measure.NodeSuffixes))
 	b.WriteString("\n## Generator functions for transaction args\n\n| function | signature | meaning |\n| --- | --- | --- |\n")
 	for _, g := range Generators {
 		fmt.Fprintf(&b, "| `%s` | `%s` | %s |\n", g.Name, strings.TrimPrefix(reflect.TypeOf(g.Sig).Elem().String(), "func"), g.Doc)

@@ -264,3 +264,19 @@ func (v *validator) spreadKinds() []string {
 	}
 	return out
 }
+
+// SpreadNodes are the nodes whose node.NAME.* figures a workload run on target has: every
+// node of target's Galera sandbox, node 1 (the target) first, for a kind whose threads can
+// be spread, whatever its nodes: says (with one, node 1 has every thread and the others
+// none), so that cells of a writers axis have the same columns; nil on any other target.
+func (p *Plan) SpreadNodes(w *Workload, target string) []string {
+	if w == nil || w.Kind == nil || !w.Kind.Spreads {
+		return nil
+	}
+	for _, t := range p.Targets {
+		if t.Name == target && t.Sandbox != nil && t.Sandbox.Galera >= 2 {
+			return append([]string{t.Name}, t.Members()...)
+		}
+	}
+	return nil
+}

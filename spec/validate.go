@@ -378,6 +378,11 @@ func (v *validator) iteration(it *Iteration) {
 		env["stmt"] = StmtMetrics(stmts, func(string, string) float64 { return 0 })
 		maps = append(maps, "stmt")
 	}
+	nodes := v.p.SpreadNodes(it.Workload, it.Target)
+	if len(nodes) > 0 {
+		env[measure.NodePrefix] = NodeMetrics(nodes, func(string, string) float64 { return 0 })
+		maps = append(maps, measure.NodePrefix)
+	}
 	idents := append(v.d.kinds.assertionNames(), v.records...)
 	if it.Workload != nil && it.Workload.Connect == "per_transaction" {
 		for _, n := range measure.ConnectNames {
@@ -390,6 +395,7 @@ func (v *validator) iteration(it *Iteration) {
 		v.d.compile(&it.Assert[i], ns, env, expr.AsBool())
 		v.txNames(&it.Assert[i], it.Workload.TxNames())
 		v.stmtNames(&it.Assert[i], it.Workload)
+		v.nodeNames(&it.Assert[i], nodes)
 		v.statusNames(&it.Assert[i])
 		v.kindMetrics(&it.Assert[i], it.Workload)
 	}
@@ -515,6 +521,28 @@ func (v *validator) txNames(a *Expr, names []string) {
 			v.errorf(at, "tx.%s needs a figure: tx.%s.SUFFIX with SUFFIX one of %s", name, name, strings.Join(measure.TxSuffixes, ", "))
 		case !contains(measure.TxSuffixes, a.Source[m[4]:m[5]]):
 			v.errorf(at, "tx.%s.%s: no such figure; use one of %s", name, a.Source[m[4]:m[5]], strings.Join(measure.TxSuffixes, ", "))
+		}
+	}
+}
+
+var nodeRef = regexp.MustCompile(`\bnode\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?`)
+
+// nodeNames checks the node.NAME.SUFFIX an assertion uses against the nodes of the
+// workload's Galera target (Plan.SpreadNodes), with the messages of txNames.
+func (v *validator) nodeNames(a *Expr, nodes []string) {
+	for _, m := range nodeRef.FindAllStringSubmatchIndex(a.Source, -1) {
+		at := a.Pos
+		at.Col += m[0]
+		node := a.Source[m[2]:m[3]]
+		switch {
+		case len(nodes) == 0:
+			return // the compiler has said node is unknown here
+		case !contains(nodes, node):
+			v.errorf(at, "node.%s: not a node of the workload's target (its nodes: %s)%s", node, strings.Join(nodes, ", "), suggest(node, nodes))
+		case m[4] < 0:
+			v.errorf(at, "node.%s needs a figure: node.%s.SUFFIX with SUFFIX one of %s", node, node, strings.Join(measure.NodeSuffixes, ", "))
+		case !contains(measure.NodeSuffixes, a.Source[m[4]:m[5]]):
+			v.errorf(at, "node.%s.%s: no such figure (use one of %s)%s", node, a.Source[m[4]:m[5]], strings.Join(measure.NodeSuffixes, ", "), suggest(a.Source[m[4]:m[5]], measure.NodeSuffixes))
 		}
 	}
 }

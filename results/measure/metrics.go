@@ -258,9 +258,9 @@ var Families = []Family{
 				add(ErrorPrefix+"."+strconv.Itoa(code), float64(t.ErrorsByCode[code]))
 			}
 		}},
-	nodeCounted("transactions", "with nodes: (a workload spread over a Galera cluster's nodes): transactions completed by the threads on node NAME (its target name)", func(c Counts) int64 { return c.Events }, Higher),
-	nodeCounted("errors", "with nodes: errors of the threads on node NAME, as errors counts them", func(c Counts) int64 { return c.Errors }, Lower),
-	nodeCounted("cert_failures", "with nodes: certification failures of the threads on node NAME, as cert_failures counts them", func(c Counts) int64 { return c.CertFailures }, Lower),
+	nodeCounted("transactions", "on a Galera target (whatever nodes: says; 0 for a node without threads): transactions completed by the threads on node NAME (its target name)", func(c Counts) int64 { return c.Events }, Higher),
+	nodeCounted("errors", "on a Galera target: errors of the threads on node NAME, as errors counts them", func(c Counts) int64 { return c.Errors }, Lower),
+	nodeCounted("cert_failures", "on a Galera target: certification failures of the threads on node NAME, as cert_failures counts them", func(c Counts) int64 { return c.CertFailures }, Lower),
 	txCounted("count", "executions of transaction NAME (custom transactions, tpcc)", func(c Counts) int64 { return c.Events }, Higher),
 	txCounted("rollbacks", "executions of NAME rolled back on purpose (tpcc's NewOrder with an unused item), counted in tx.NAME.count too", func(c Counts) int64 { return c.Rollbacks }, 0),
 	txLatency("p50_ms", "median", func(l Latency) time.Duration { return l.P50 }),
@@ -370,6 +370,10 @@ func stmtLatency(suffix, what string, pick func(Latency) time.Duration) Family {
 // TxSuffixes are the per-transaction figures, tx.NAME.SUFFIX, in column order: the
 // Families' rows of prefix tx.
 var TxSuffixes = suffixesOf(TxPrefix)
+
+// NodeSuffixes are the per-node figures of a spread workload, node.NAME.SUFFIX, in column
+// order: the Families' rows of prefix node.
+var NodeSuffixes = suffixesOf(NodePrefix)
 
 // suffixesOf are the suffixes of the Families of prefix, in order.
 func suffixesOf(prefix string) []string {

@@ -21,7 +21,7 @@ func seen(src string, env map[string]any) string {
 			add(k, v)
 		}
 	}
-	for _, root := range []string{measure.TxPrefix, measure.StmtPrefix} {
+	for _, root := range []string{measure.TxPrefix, measure.StmtPrefix, measure.NodePrefix} {
 		named, _ := env[root].(map[string]any)
 		for _, n := range slices.Sorted(maps.Keys(named)) {
 			per, _ := named[n].(map[string]any)

@@ -51,7 +51,7 @@ func Failed(p *spec.Plan, it *spec.Iteration, row map[string]float64) []string {
 // namespace is what an assertion of it sees, from the summary row: every metric by name (the
 // kind's own too), connect_* under connect: per_transaction, the plan's record_as names,
 // tx.NAME.SUFFIX and stmt.CLASS.SUFFIX of the workload's transactions and statement
-// classes, and status.NAME (under its name as the server spells it and in lower case). A
+// classes, node.NAME.SUFFIX of the nodes a spread workload runs on, and status.NAME (under its name as the server spells it and in lower case). A
 // name the row has no value for is NaN, never 0.
 func namespace(p *spec.Plan, it *spec.Iteration, row map[string]float64) map[string]any {
 	value := func(name string) float64 {
@@ -80,6 +80,11 @@ func namespace(p *spec.Plan, it *spec.Iteration, row map[string]float64) map[str
 	if stmts := it.Workload.StmtNames(); len(stmts) > 0 {
 		env[measure.StmtPrefix] = spec.StmtMetrics(stmts, func(class, suffix string) float64 {
 			return value(measure.StmtPrefix + "." + class + "." + suffix)
+		})
+	}
+	if nodes := p.SpreadNodes(it.Workload, it.Target); len(nodes) > 0 {
+		env[measure.NodePrefix] = spec.NodeMetrics(nodes, func(node, suffix string) float64 {
+			return value(measure.NodePrefix + "." + node + "." + suffix)
 		})
 	}
 	status := map[string]float64{}

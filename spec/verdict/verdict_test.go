@@ -14,7 +14,7 @@ import (
 func testKinds(t *testing.T) *spec.Kinds {
 	t.Helper()
 	ks, err := spec.NewKinds(&spec.Kind{
-		Name: "shop", Key: "shop", Body: func() any { return new(string) }, Loop: true,
+		Name: "shop", Key: "shop", Body: func() any { return new(string) }, Loop: true, Spreads: true,
 		TxNames:    func(*spec.Workload) []string { return []string{"pay"} },
 		Statements: func(*spec.Workload) ([]string, bool) { return []string{"point_select"}, true },
 		Metrics:    []spec.OwnMetric{{Name: "baskets", Unit: "1"}},
@@ -97,6 +97,35 @@ func TestFailedJudgesEveryNameAnAssertionMayUse(t *testing.T) {
 		if got := Failed(p, it, row); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s:\n got %q\nwant %q", c.name, got, c.want)
 		}
+	}
+}
+
+// A workload spread over a Galera sandbox's nodes has node.NAME.SUFFIX, read from the row's
+// node.NAME.SUFFIX columns; an empty one is NaN and fails.
+func TestFailedJudgesTheNodesOfASpread(t *testing.T) {
+	const spread = `
+version: 1
+name: verdict
+targets:
+  db: {sandbox: {galera: 3}}
+iteration:
+  workload: {shop: x, duration: 1s, nodes: all}
+  assert: ["node.db_node2.cert_failures == 0", "node.db.transactions > 0"]
+`
+	p, err := spec.LoadBytes("plan.yaml", []byte(spread), spec.Options{Kinds: testKinds(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it := &p.Iterations[0]
+	row := map[string]float64{"node.db.transactions": 10, "node.db_node2.cert_failures": 0, "node.db_node3.cert_failures": 9}
+	if got := Failed(p, it, row); got != nil {
+		t.Fatalf("all hold, got %q", got)
+	}
+	row["node.db_node2.cert_failures"] = 3
+	delete(row, "node.db.transactions")
+	want := []string{"node.db_node2.cert_failures == 0 (node.db_node2.cert_failures=3)", "node.db.transactions > 0 (node.db.transactions=NaN)"}
+	if got := Failed(p, it, row); !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
 
