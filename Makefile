@@ -23,7 +23,8 @@ test:
 	scripts/lint.sh
 	# -timeout is per package and catches a hang: cmd/quadrant's tests took 885 s on a 2-core
 	# host at load average 20 (557 s on CI at load 5), too near 15m to be a hang's bound.
-	$(GO) test -count=1 -timeout 25m ./...
+	# scripts/gotest.sh is go test through gotestsum, which lists the slowest tests at the end.
+	GO="$(GO)" scripts/gotest.sh -timeout 25m
 
 # The same suite on a host kept busy by CPU hogs of its own (HOGS busy loops per core, default 2),
 # ROUNDS times in a row (default 1): make test-busy ROUNDS=3. Not part of `make test` or CI

@@ -6,7 +6,7 @@
 #                             mariadb-server depends on both, named here for the systems where it does not)
 #   scripts/setup.sh --test   the same plus Chromium (headless checks of the HTML report), tmux (a real terminal for the live progress lines),
 #                             HAProxy and socat (the proxy and its runtime API client of the failover drill on one's own servers,
-#                             examples/failover-own-servers.yaml), staticcheck and deadcode (Go tools, into $(go env GOPATH)/bin)
+#                             examples/failover-own-servers.yaml), staticcheck, deadcode and gotestsum (Go tools, into $(go env GOPATH)/bin)
 set -euo pipefail
 
 packages=(mariadb-server mariadb-client sysbench snmpd snmp galera-4 rsync)
@@ -19,11 +19,12 @@ if ! command -v go >/dev/null 2>&1; then
   exit 1
 fi
 
-# The static analysers `make test` runs (scripts/lint.sh), at pinned versions, into $(go env GOPATH)/bin,
+# The static analysers `make test` runs (scripts/lint.sh) and gotestsum, which runs the suite and
+# says which tests took longest (scripts/gotest.sh), at pinned versions, into $(go env GOPATH)/bin,
 # from the Go module proxy; not in go.mod: the module does not import them.
 if [[ "${1:-}" == "--test" ]]; then
   gobin="$(go env GOPATH | cut -d: -f1)/bin"
-  for tool in honnef.co/go/tools/cmd/staticcheck@v0.8.2 golang.org/x/tools/cmd/deadcode@v0.52.0; do
+  for tool in honnef.co/go/tools/cmd/staticcheck@v0.8.2 golang.org/x/tools/cmd/deadcode@v0.52.0 gotest.tools/gotestsum@v1.13.0; do
     name=${tool%@*}
     name=${name##*/}
     if [[ ! -x $gobin/$name ]]; then
