@@ -1,7 +1,9 @@
 package failover_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,8 +16,38 @@ import (
 // back (reconnects), its figures are summary.csv columns the plan's assertions read, the
 // moments are run.json's events in order, the ids behind the counts are in the folder, and
 // an after: step finds every node Synced in a cluster of three.
+//
+// The drill must end inside the workload (a during: step still running then is cancelled).
+// A killed node rejoins in 9 to 16 s on a quiet host; on a busy one (a make test-busy round
+// beside another Galera cluster) it was not back 49 s after the kill, and the run said so
+// ("cut short"): the case then runs again with a workload three times as long rather than
+// fail on the host's speed.
 func TestGaleraDrillDuringAWorkload(t *testing.T) {
-	run := runPlanWithin(t, 8*time.Minute, `version: 1
+	duration := 50 * time.Second
+	for attempt := 1; ; attempt++ {
+		run := runPlanWithin(t, 6*time.Minute+2*duration, fmt.Sprintf(galeraDrillPlan, duration))
+		if attempt == 1 && cutShort(run) {
+			duration *= 3
+			t.Logf("the drill was cut short by the workload's end (the node rejoined late: a busy host); again with a %s workload", duration)
+			continue
+		}
+		checkGaleraDrillRun(t, run)
+		return
+	}
+}
+
+// cutShort says whether a during: step of the first iteration was still running when its
+// workload ended (the run's warning).
+func cutShort(run *results.Run) bool {
+	for _, w := range run.Info.Iterations[0].Warnings {
+		if strings.Contains(w, "cut short") {
+			return true
+		}
+	}
+	return false
+}
+
+const galeraDrillPlan = `version: 1
 name: galera-drill
 targets:
   db: {sandbox: {galera: 3}}
@@ -29,7 +61,7 @@ iteration:
           - sql: "INSERT IGNORE INTO bench.t VALUES (?)"
             args: ["seq()"]
     threads: 2
-    duration: 50s
+    duration: %s
     on_error: {reconnect: [2013, 2006, 2003, 1047, 1927, 1053]}
   during:
     - at: 2s
@@ -40,7 +72,10 @@ iteration:
   assert:
     - "failover_acked > 0 && failover_acked_lost == 0 && failover_rejoin_s > 0 && failover_primary_s > 0"
     - "failover_unavailable_s >= 2 && reconnects > 0"
-`)
+`
+
+func checkGaleraDrillRun(t *testing.T, run *results.Run) {
+	t.Helper()
 	it := run.Info.Iterations[0]
 	if it.Status != results.StatusDone {
 		t.Fatalf("iteration: %s (%s)", it.Status, it.Error)
