@@ -34,7 +34,7 @@ for ((r = 1; r <= rounds; r++)); do
   start=$(date +%s)
   echo "busy-test: round $r of $rounds, load $(cut -d' ' -f1-3 /proc/loadavg)"
   status=0
-  "$GO" vet ./... && scripts/lint.sh && scripts/gotest.sh -timeout 60m || status=$?
+  "$GO" vet ./... && scripts/lint.sh && GO="$GO" scripts/gotest.sh -timeout 60m || status=$?
   echo "busy-test: round $r took $(($(date +%s) - start)) s, exit $status, load $(cut -d' ' -f1-3 /proc/loadavg)"
   if ((status != 0)); then
     exit "$status"
