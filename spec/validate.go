@@ -528,47 +528,47 @@ func (v *validator) txNames(a *Expr, names []string) {
 var nodeRef = regexp.MustCompile(`\bnode\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?`)
 
 // nodeNames checks the node.NAME.SUFFIX an assertion uses against the nodes of the
-// workload's Galera target (Plan.SpreadNodes), with the messages of txNames.
+// workload's Galera target (Plan.SpreadNodes).
 func (v *validator) nodeNames(a *Expr, nodes []string) {
-	for _, m := range nodeRef.FindAllStringSubmatchIndex(a.Source, -1) {
-		at := a.Pos
-		at.Col += m[0]
-		node := a.Source[m[2]:m[3]]
-		switch {
-		case len(nodes) == 0:
-			return // the compiler has said node is unknown here
-		case !contains(nodes, node):
-			v.errorf(at, "node.%s: not a node of the workload's target (its nodes: %s)%s", node, strings.Join(nodes, ", "), suggest(node, nodes))
-		case m[4] < 0:
-			v.errorf(at, "node.%s needs a figure: node.%s.SUFFIX with SUFFIX one of %s", node, node, strings.Join(measure.NodeSuffixes, ", "))
-		case !contains(measure.NodeSuffixes, a.Source[m[4]:m[5]]):
-			v.errorf(at, "node.%s.%s: no such figure (use one of %s)%s", node, a.Source[m[4]:m[5]], strings.Join(measure.NodeSuffixes, ", "), suggest(a.Source[m[4]:m[5]], measure.NodeSuffixes))
-		}
-	}
+	v.namedRefs(a, nodeRef, "node", nodes, measure.NodeSuffixes,
+		"not a node of the workload's target (its nodes: "+strings.Join(nodes, ", ")+")")
 }
 
 var stmtRef = regexp.MustCompile(`\bstmt\.([A-Za-z0-9_]+)(?:\.([A-Za-z0-9_]+))?`)
 
-// stmtNames checks the stmt.CLASS.SUFFIX an assertion uses against the statement classes,
-// with the messages of txNames.
+// stmtNames checks the stmt.CLASS.SUFFIX an assertion uses against the statement classes.
 func (v *validator) stmtNames(a *Expr, w *Workload) {
 	classes := w.StmtNames()
-	for _, m := range stmtRef.FindAllStringSubmatchIndex(a.Source, -1) {
+	if m := stmtRef.FindStringSubmatchIndex(a.Source); m != nil && len(classes) > 0 && !w.StatementStats() {
 		at := a.Pos
 		at.Col += m[0]
-		class := a.Source[m[2]:m[3]]
+		v.errorf(at, "stmt.%s needs the builtin's per-statement timing, off by default; add statement_stats: on to the workload's options", a.Source[m[2]:m[3]])
+		return
+	}
+	v.namedRefs(a, stmtRef, "stmt", classes, measure.StmtSuffixes,
+		"no such statement class (the OLTP builtins' are "+strings.Join(classes, ", ")+")")
+}
+
+// namedRefs checks each FAMILY.NAME.SUFFIX of an assertion (ref matches them) against
+// names, unknown saying what a NAME not among them is, and suffixes: FAMILY is a map,
+// which the expression compiler cannot check. With no names the compiler has said FAMILY
+// is unknown here, and nothing is added.
+func (v *validator) namedRefs(a *Expr, ref *regexp.Regexp, family string, names, suffixes []string, unknown string) {
+	if len(names) == 0 {
+		return
+	}
+	for _, m := range ref.FindAllStringSubmatchIndex(a.Source, -1) {
+		at := a.Pos
+		at.Col += m[0]
+		name := a.Source[m[2]:m[3]]
 		switch {
-		case len(classes) == 0:
-			return // the compiler has said stmt is unknown here
-		case !w.StatementStats():
-			v.errorf(at, "stmt.%s needs the builtin's per-statement timing, off by default; add statement_stats: on to the workload's options", class)
-			return
-		case !contains(classes, class):
-			v.errorf(at, "stmt.%s: no such statement class (the OLTP builtins' are %s)%s", class, strings.Join(classes, ", "), suggest(class, classes))
+		case !contains(names, name):
+			v.errorf(at, "%s.%s: %s%s", family, name, unknown, suggest(name, names))
 		case m[4] < 0:
-			v.errorf(at, "stmt.%s needs a figure: stmt.%s.SUFFIX with SUFFIX one of %s", class, class, strings.Join(measure.StmtSuffixes, ", "))
-		case !contains(measure.StmtSuffixes, a.Source[m[4]:m[5]]):
-			v.errorf(at, "stmt.%s.%s: no such figure (use one of %s)%s", class, a.Source[m[4]:m[5]], strings.Join(measure.StmtSuffixes, ", "), suggest(a.Source[m[4]:m[5]], measure.StmtSuffixes))
+			v.errorf(at, "%s.%s needs a figure: %s.%s.SUFFIX with SUFFIX one of %s", family, name, family, name, strings.Join(suffixes, ", "))
+		case !contains(suffixes, a.Source[m[4]:m[5]]):
+			sfx := a.Source[m[4]:m[5]]
+			v.errorf(at, "%s.%s.%s: no such figure (use one of %s)%s", family, name, sfx, strings.Join(suffixes, ", "), suggest(sfx, suffixes))
 		}
 	}
 }
